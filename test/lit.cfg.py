@@ -1,0 +1,21 @@
+import os
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "wsc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.wsc_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"])
+llvm_config.use_default_substitutions()
+config.environment["PATH"] = os.pathsep.join(
+    [config.wsc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+
+config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%protoc", config.protoc))
+config.substitutions.append(("%wsc_src", config.wsc_src_root))
+config.substitutions.append(("%inputs", os.path.join(config.wsc_src_root, "test", "Inputs")))
+config.substitutions.append(("%wafer_proto", os.path.join(config.wsc_src_root, "runtime", "wafer.proto")))
