@@ -1,0 +1,49 @@
+//===- WsgraphDialect.cpp - wsgraph dialect registration ------------------===//
+#include "wsgraph/WsgraphDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+using namespace wsc::wsgraph;
+
+#include "wsgraph/WsgraphDialect.cpp.inc"
+
+void WsgraphDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "wsgraph/WsgraphOps.cpp.inc"
+      >();
+}
+
+Operation *WsgraphDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,
+                                               Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}
+
+DenseElementsAttr wsc::wsgraph::getConstantElements(Value value, int64_t maxElements) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return {};
+  if (auto constant = dyn_cast<ConstantOp>(def))
+    return dyn_cast<DenseElementsAttr>(constant.getValue());
+  auto weight = dyn_cast<WeightOp>(def);
+  if (!weight || weight.isElided())
+    return {};
+  auto type = cast<RankedTensorType>(weight.getType());
+  if (!type.hasStaticShape() || type.getNumElements() > maxElements ||
+      type.getElementType().isInteger(1))
+    return {};
+  auto buffer = llvm::MemoryBuffer::getFileSlice(*weight.getFile(), weight.getByteSize(),
+                                                 weight.getOffset(), /*IsVolatile=*/false);
+  if (!buffer)
+    return {};
+  ArrayRef<char> bytes((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+  if (static_cast<int64_t>(bytes.size()) != weight.getByteSize())
+    return {};
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}

@@ -1,0 +1,496 @@
+//===- WsgraphFolds.cpp - constant folding of wsgraph ops -----------------===//
+//
+// Folds evaluate small constants on the host. They exist so that the shape
+// computations of dynamic ONNX exports and the causal-mask subgraph collapse
+// into constants; results larger than kMaxFoldElements are left alone so that
+// no weight is ever copied into the IR.
+//
+//===----------------------------------------------------------------------===//
+#include "wsgraph/WsgraphDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace wsc::wsgraph;
+
+static constexpr int64_t kMaxFoldElements = 1 << 18;
+
+namespace {
+/// A small constant unpacked for host evaluation: floats as double, integers
+/// and i1 as int64.
+struct Values {
+  RankedTensorType type;
+  bool isFloat = false;
+  std::vector<double> f;
+  std::vector<int64_t> i;
+
+  int64_t size() const { return isFloat ? f.size() : i.size(); }
+  double asDouble(int64_t k) const { return isFloat ? f[k] : static_cast<double>(i[k]); }
+  int64_t asInt(int64_t k) const { return isFloat ? static_cast<int64_t>(f[k]) : i[k]; }
+};
+} // namespace
+
+static bool foldable(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.hasStaticShape() && t.getNumElements() <= kMaxFoldElements;
+}
+
+static std::optional<Values> unpack(Attribute attr, int64_t maxElements = kMaxFoldElements) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || !dense.getType().hasStaticShape() || dense.getNumElements() > maxElements)
+    return std::nullopt;
+  Values v;
+  v.type = cast<RankedTensorType>(dense.getType());
+  Type element = v.type.getElementType();
+  if (isa<FloatType>(element)) {
+    v.isFloat = true;
+    for (APFloat x : dense.getValues<APFloat>()) {
+      bool lost;
+      x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      v.f.push_back(x.convertToDouble());
+    }
+    return v;
+  }
+  if (auto intType = dyn_cast<IntegerType>(element)) {
+    bool isBool = intType.getWidth() == 1;
+    for (APInt x : dense.getValues<APInt>())
+      v.i.push_back(isBool || intType.isUnsigned() ? x.getZExtValue() : x.getSExtValue());
+    return v;
+  }
+  return std::nullopt;
+}
+
+static DenseElementsAttr pack(RankedTensorType type, const Values &v) {
+  Type element = type.getElementType();
+  int64_t n = type.getNumElements();
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> out;
+    out.reserve(n);
+    for (int64_t k = 0; k < n; ++k) {
+      APFloat x(v.asDouble(k));
+      bool lost;
+      x.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      out.push_back(x);
+    }
+    return DenseElementsAttr::get(type, out);
+  }
+  auto intType = cast<IntegerType>(element);
+  SmallVector<APInt> out;
+  out.reserve(n);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t x = v.isFloat ? static_cast<int64_t>(v.f[k]) : v.i[k];
+    if (intType.getWidth() == 1)
+      x = x != 0;
+    out.push_back(APInt(intType.getWidth(), x, /*isSigned=*/true, /*implicitTrunc=*/true));
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+/// For each element of `resultShape`, the linear index of the element of a
+/// tensor of `sourceShape` that numpy broadcasting maps to it.
+static std::vector<int64_t> broadcastIndices(ArrayRef<int64_t> resultShape,
+                                             ArrayRef<int64_t> sourceShape) {
+  int64_t rank = resultShape.size(), offset = rank - sourceShape.size();
+  SmallVector<int64_t> strides(rank, 0);
+  for (int64_t d = rank - 1, s = 1; d >= offset; --d) {
+    int64_t dim = sourceShape[d - offset];
+    strides[d] = dim == 1 ? 0 : s;
+    s *= dim;
+  }
+  int64_t n = 1;
+  for (int64_t d : resultShape)
+    n *= d;
+  std::vector<int64_t> out(n);
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += index[d] * strides[d];
+    out[k] = src;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < resultShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// Evaluates an elementwise op over broadcast operands.
+template <typename FloatFn, typename IntFn>
+static OpFoldResult foldElementwise(Type resultType, ArrayRef<Attribute> operands,
+                                    FloatFn floatFn, IntFn intFn) {
+  if (!foldable(resultType))
+    return {};
+  auto type = cast<RankedTensorType>(resultType);
+  SmallVector<Values> in;
+  for (Attribute a : operands) {
+    auto v = unpack(a);
+    if (!v)
+      return {};
+    in.push_back(std::move(*v));
+  }
+  SmallVector<std::vector<int64_t>> maps;
+  for (const Values &v : in)
+    maps.push_back(broadcastIndices(type.getShape(), v.type.getShape()));
+  Values out;
+  out.type = type;
+  // Compute in the operands' domain (the last operand decides for where).
+  out.isFloat = in.back().isFloat;
+  int64_t n = type.getNumElements();
+  SmallVector<double> fargs(in.size());
+  SmallVector<int64_t> iargs(in.size());
+  for (int64_t k = 0; k < n; ++k) {
+    if (out.isFloat) {
+      for (size_t j = 0; j < in.size(); ++j)
+        fargs[j] = in[j].asDouble(maps[j][k]);
+      out.f.push_back(floatFn(fargs));
+    } else {
+      for (size_t j = 0; j < in.size(); ++j)
+        iargs[j] = in[j].asInt(maps[j][k]);
+      out.i.push_back(intFn(iargs));
+    }
+  }
+  return pack(type, out);
+}
+
+static bool isSplatOf(Attribute attr, double value) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return false;
+  auto v = unpack(DenseElementsAttr::get(
+      RankedTensorType::get({}, dense.getElementType()), dense.getSplatValue<Attribute>()));
+  return v && v->asDouble(0) == value;
+}
+
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() && isSplatOf(adaptor.getRhs(), 0))
+    return getLhs();
+  if (getRhs().getType() == getType() && isSplatOf(adaptor.getLhs(), 0))
+    return getRhs();
+  return foldElementwise(
+      getType(), adaptor.getOperands(), [](auto a) { return a[0] + a[1]; },
+      [](auto a) { return a[0] + a[1]; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() && isSplatOf(adaptor.getRhs(), 0))
+    return getLhs();
+  return foldElementwise(
+      getType(), adaptor.getOperands(), [](auto a) { return a[0] - a[1]; },
+      [](auto a) { return a[0] - a[1]; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() && isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  if (getRhs().getType() == getType() && isSplatOf(adaptor.getLhs(), 1))
+    return getRhs();
+  return foldElementwise(
+      getType(), adaptor.getOperands(), [](auto a) { return a[0] * a[1]; },
+      [](auto a) { return a[0] * a[1]; });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() && isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  // Integer division by zero is left for the runtime to report.
+  if (auto rhs = unpack(adaptor.getRhs()); rhs && !rhs->isFloat)
+    for (int64_t x : rhs->i)
+      if (x == 0)
+        return {};
+  return foldElementwise(
+      getType(), adaptor.getOperands(), [](auto a) { return a[0] / a[1]; },
+      [](auto a) { return a[0] / a[1]; });
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() && isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  return foldElementwise(
+      getType(), adaptor.getOperands(), [](auto a) { return std::pow(a[0], a[1]); },
+      [](auto a) { return static_cast<int64_t>(std::pow(a[0], a[1])); });
+}
+
+OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
+  auto lhs = unpack(adaptor.getLhs()), rhs = unpack(adaptor.getRhs());
+  if (!lhs || !rhs || !foldable(getType()))
+    return {};
+  auto type = getType();
+  auto ml = broadcastIndices(type.getShape(), lhs->type.getShape());
+  auto mr = broadcastIndices(type.getShape(), rhs->type.getShape());
+  Values out;
+  out.type = type;
+  for (int64_t k = 0; k < type.getNumElements(); ++k)
+    out.i.push_back(lhs->isFloat ? lhs->f[ml[k]] == rhs->f[mr[k]]
+                                 : lhs->i[ml[k]] == rhs->i[mr[k]]);
+  return pack(type, out);
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
+    return getOnTrue();
+  return foldElementwise(
+      getType(), adaptor.getOperands(), [](auto a) { return a[0] != 0 ? a[1] : a[2]; },
+      [](auto a) { return a[0] != 0 ? a[1] : a[2]; });
+}
+
+template <typename Fn>
+static OpFoldResult foldUnary(Type type, Attribute input, Fn fn) {
+  return foldElementwise(
+      type, {input}, [&](auto a) { return fn(a[0]); }, [](auto a) { return a[0]; });
+}
+
+OpFoldResult SqrtOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::sqrt(x); });
+}
+OpFoldResult ErfOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::erf(x); });
+}
+OpFoldResult TanhOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::tanh(x); });
+}
+OpFoldResult ExpOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::exp(x); });
+}
+OpFoldResult NegOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return -x; });
+}
+OpFoldResult GeluOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(),
+                   [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); });
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto in = unpack(adaptor.getInput());
+  if (!in || !foldable(getType()))
+    return {};
+  return pack(getType(), *in);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getInput();
+  // transpose(transpose(x, p), q) is transpose(x, p o q).
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner.getPerm()[p]);
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    return getResult();
+  }
+  auto in = unpack(adaptor.getInput());
+  if (!in || !foldable(getType()))
+    return {};
+  auto type = cast<RankedTensorType>(getType());
+  ArrayRef<int64_t> inShape = in->type.getShape();
+  int64_t rank = inShape.size();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  Values out;
+  out.type = type;
+  out.isFloat = in->isFloat;
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += index[d] * inStrides[perm[d]];
+    in->isFloat ? out.f.push_back(in->f[src]) : out.i.push_back(in->i[src]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < type.getDimSize(d))
+        break;
+      index[d] = 0;
+    }
+  }
+  return pack(type, out);
+}
+
+/// Reshape-like ops keep the row-major element order.
+static OpFoldResult foldReshapeLike(Operation *op, Value input, Attribute inputAttr) {
+  Type type = op->getResult(0).getType();
+  if (input.getType() == type)
+    return input;
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(inputAttr);
+  if (dense && cast<ShapedType>(type).hasStaticShape())
+    return dense.reshape(cast<ShapedType>(type));
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  // reshape(reshape(x)) is reshape(x).
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return foldReshapeLike(*this, getInput(), adaptor.getInput());
+}
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
+  return foldReshapeLike(*this, getInput(), adaptor.getInput());
+}
+OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
+  return foldReshapeLike(*this, getInput(), adaptor.getInput());
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (dense.isSplat() && getType().hasStaticShape())
+      return DenseElementsAttr::get(getType(), dense.getSplatValue<Attribute>());
+  return foldElementwise(
+      getType(), {adaptor.getInput()}, [](auto a) { return a[0]; }, [](auto a) { return a[0]; });
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  auto data = unpack(adaptor.getData()), indices = unpack(adaptor.getIndices());
+  if (!data || !indices || !foldable(getType()))
+    return {};
+  ArrayRef<int64_t> shape = data->type.getShape();
+  int64_t axis = *normalizeAxis(getAxis(), shape.size());
+  int64_t outer = 1, inner = 1, dim = shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
+    inner *= shape[d];
+  Values out;
+  out.type = getType();
+  out.isFloat = data->isFloat;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t idx : indices->i) {
+      if (idx < -dim || idx >= dim)
+        return {};
+      int64_t row = idx < 0 ? idx + dim : idx;
+      for (int64_t k = 0; k < inner; ++k) {
+        int64_t src = (o * dim + row) * inner + k;
+        data->isFloat ? out.f.push_back(data->f[src]) : out.i.push_back(data->i[src]);
+      }
+    }
+  return pack(getType(), out);
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  if (!foldable(getType()))
+    return {};
+  SmallVector<Values> in;
+  for (Attribute a : adaptor.getInputs()) {
+    auto v = unpack(a);
+    if (!v)
+      return {};
+    in.push_back(std::move(*v));
+  }
+  auto type = getType();
+  int64_t axis = *normalizeAxis(getAxis(), type.getRank());
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  Values out;
+  out.type = type;
+  out.isFloat = in.front().isFloat;
+  for (int64_t o = 0; o < outer; ++o)
+    for (const Values &v : in) {
+      int64_t chunk = v.size() / outer;
+      for (int64_t k = o * chunk; k < (o + 1) * chunk; ++k)
+        v.isFloat ? out.f.push_back(v.f[k]) : out.i.push_back(v.i[k]);
+    }
+  return pack(type, out);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  auto inType = getInput().getType();
+  if (inType == getType() && llvm::all_of(getOffsets(), [](int64_t o) { return o == 0; }) &&
+      llvm::all_of(getStrides(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  // Masks are often sliced weights, so read those too (when small).
+  if (!foldable(getType()) || !inType.hasStaticShape())
+    return {};
+  constexpr int64_t kMaxSliceSource = 1 << 22;
+  auto in = unpack(getConstantElements(getInput(), kMaxSliceSource), kMaxSliceSource);
+  if (!in)
+    return {};
+  int64_t rank = inType.getRank();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * inType.getDimSize(d + 1);
+  Values out;
+  out.type = getType();
+  out.isFloat = in->isFloat;
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t k = 0; k < getType().getNumElements(); ++k) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += (getOffsets()[d] + index[d] * getStrides()[d]) * strides[d];
+    in->isFloat ? out.f.push_back(in->f[src]) : out.i.push_back(in->i[src]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < getSizes()[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return pack(getType(), out);
+}
+
+OpFoldResult TriluOp::fold(FoldAdaptor adaptor) {
+  auto in = unpack(adaptor.getInput());
+  if (!in)
+    return {};
+  auto type = getType();
+  int64_t rows = type.getDimSize(type.getRank() - 2), cols = type.getDimSize(type.getRank() - 1);
+  for (int64_t k = 0; k < in->size(); ++k) {
+    int64_t i = (k / cols) % rows, j = k % cols;
+    int64_t diagonal = static_cast<int64_t>(getK());
+    bool keep = getUpper() ? j - i >= diagonal : j - i <= diagonal;
+    if (!keep)
+      in->isFloat ? void(in->f[k] = 0) : void(in->i[k] = 0);
+  }
+  return pack(type, *in);
+}
+
+OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
+  auto start = unpack(adaptor.getStart()), limit = unpack(adaptor.getLimit()),
+       delta = unpack(adaptor.getDelta());
+  if (!start || !limit || !delta || !getType().hasStaticShape())
+    return {};
+  Values out;
+  out.type = getType();
+  out.isFloat = start->isFloat;
+  double s = start->asDouble(0), d = delta->asDouble(0);
+  int64_t n = getType().getDimSize(0);
+  for (int64_t k = 0; k < n; ++k)
+    out.isFloat ? out.f.push_back(s + k * d) : out.i.push_back(start->i[0] + k * delta->i[0]);
+  return pack(getType(), out);
+}
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  auto in = getInput().getType();
+  int64_t rank = in.getRank();
+  int64_t start = static_cast<int64_t>(getStart());
+  start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+  int64_t end = getEnd() ? static_cast<int64_t>(*getEnd()) : rank;
+  end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+  SmallVector<int64_t> dims;
+  for (int64_t d = start; d < end; ++d) {
+    if (in.isDynamicDim(d))
+      return {};
+    dims.push_back(in.getDimSize(d));
+  }
+  auto type = RankedTensorType::get({static_cast<int64_t>(dims.size())},
+                                    IntegerType::get(getContext(), 64));
+  if (type != getType())
+    return {};
+  return DenseElementsAttr::get(type, ArrayRef<int64_t>(dims));
+}

@@ -1,0 +1,504 @@
+//===- WsgraphOps.td - wsgraph operations ------------------*- tablegen -*-===//
+#ifndef WSGRAPH_OPS_TD
+#define WSGRAPH_OPS_TD
+
+include "Wsgraph.td"
+
+//===----------------------------------------------------------------------===//
+// Sources of values: constants and weights.
+//===----------------------------------------------------------------------===//
+
+def Wsgraph_ConstantOp : Wsgraph_Op<"constant", [ConstantLike, Pure,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "A small literal tensor";
+  let description = [{
+    A tensor whose value is written in the IR. The importer uses it for shape
+    computations, scalars and masks; large tensors become `wsgraph.weight`.
+
+    ```mlir
+    %c = wsgraph.constant dense<[1, 8, 32]> : tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  }
+
+def Wsgraph_WeightOp : Wsgraph_Op<"weight", [Pure]> {
+  let summary = "A named weight tensor stored outside the IR";
+  let description = [{
+    A weight (an ONNX initializer) whose bytes live in `file`, starting at
+    byte `offset`, little-endian, densely packed in the result's element type.
+    Without `file` the weight is elided: only its shape is known, which is
+    enough to compile but not to run.
+
+    ```mlir
+    %w = wsgraph.weight "h.0.attn.c_attn.weight" from "model.onnx.data" at 0 : tensor<32x96xf32>
+    %e = wsgraph.weight "wte.weight" elided : tensor<50257x768xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, OptionalAttr<StrAttr>:$file,
+                       DefaultValuedAttr<I64Attr, "0">:$offset);
+  let results = (outs AnyRankedTensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isElided() { return !getFile(); }
+    /// Bytes this weight occupies in its file.
+    int64_t getByteSize();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops.
+//===----------------------------------------------------------------------===//
+
+class Wsgraph_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Wsgraph_Op<mnemonic, !listconcat(traits, [Pure,
+        InferTypeOpAdaptor])> {
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let description = "Elementwise, with numpy-style broadcasting of the two "
+    "operands. Both operands have the same element type.\n\n```mlir\n"
+    "%r = wsgraph." # mnemonic # " %a, %b : (tensor<2x8xf32>, tensor<8xf32>) "
+    "-> tensor<2x8xf32>\n```";
+}
+
+def Wsgraph_AddOp : Wsgraph_BinaryOp<"add", [Commutative]> {
+  let summary = "Elementwise sum";
+}
+def Wsgraph_SubOp : Wsgraph_BinaryOp<"sub"> {
+  let summary = "Elementwise difference";
+}
+def Wsgraph_MulOp : Wsgraph_BinaryOp<"mul", [Commutative]> {
+  let summary = "Elementwise product";
+}
+def Wsgraph_DivOp : Wsgraph_BinaryOp<"div"> {
+  let summary = "Elementwise quotient (truncating for integers)";
+}
+def Wsgraph_PowOp : Wsgraph_BinaryOp<"pow"> {
+  let summary = "Elementwise power";
+}
+def Wsgraph_EqualOp : Wsgraph_BinaryOp<"equal", [Commutative]> {
+  let summary = "Elementwise equality, giving i1";
+}
+
+class Wsgraph_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Wsgraph_Op<mnemonic, !listconcat(traits,
+        [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let description = "Elementwise on a floating-point tensor.\n\n```mlir\n"
+    "%r = wsgraph." # mnemonic # " %x : tensor<2x8xf32>\n```";
+}
+
+def Wsgraph_SqrtOp : Wsgraph_UnaryOp<"sqrt"> { let summary = "Square root"; }
+def Wsgraph_ErfOp : Wsgraph_UnaryOp<"erf"> { let summary = "Gauss error function"; }
+def Wsgraph_TanhOp : Wsgraph_UnaryOp<"tanh"> { let summary = "Hyperbolic tangent"; }
+def Wsgraph_ExpOp : Wsgraph_UnaryOp<"exp"> { let summary = "Exponential"; }
+def Wsgraph_NegOp : Wsgraph_UnaryOp<"neg"> { let summary = "Negation"; }
+def Wsgraph_GeluOp : Wsgraph_UnaryOp<"gelu"> {
+  let summary = "Exact GELU: x * 0.5 * (1 + erf(x / sqrt(2)))";
+}
+
+def Wsgraph_CastOp : Wsgraph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "Element type conversion";
+  let description = [{
+    Converts each element to the result's element type (ONNX Cast). Floats
+    convert to integers by truncation; any nonzero becomes true for i1.
+
+    ```mlir
+    %r = wsgraph.cast %x : tensor<4xi64> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def Wsgraph_WhereOp : Wsgraph_Op<"where", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Select by a boolean condition, with broadcasting";
+  let description = [{
+    `result = cond ? on_true : on_false`, elementwise, with the three operands
+    broadcast to one shape.
+
+    ```mlir
+    %r = wsgraph.where %m, %ninf, %x
+        : (tensor<1x1x8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$cond, AnyRankedTensor:$on_true,
+                       AnyRankedTensor:$on_false);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$cond `,` $on_true `,` $on_false attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra.
+//===----------------------------------------------------------------------===//
+
+def Wsgraph_MatmulOp : Wsgraph_Op<"matmul", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Batched matrix product with broadcast batch dimensions";
+  let description = [{
+    numpy `matmul` on operands of rank 2 or more: the last two dimensions
+    multiply ([M, K] x [K, N] -> [M, N]); the leading ones broadcast.
+
+    ```mlir
+    %r = wsgraph.matmul %a, %b : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$lhs, RankedTensorOf<[AnyFloat]>:$rhs);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Wsgraph_GemmOp : Wsgraph_Op<"gemm", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "General 2-D matrix multiply: alpha * op(A) op(B) + beta * C";
+  let description = [{
+    ONNX Gemm. `op(X)` transposes X when the matching `trans_*` flag is set.
+    The optional `c` broadcasts to [M, N].
+
+    ```mlir
+    %r = wsgraph.gemm %a, %b, %c {trans_b = true}
+        : (tensor<4x32xf32>, tensor<96x32xf32>, tensor<96xf32>) -> tensor<4x96xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$a, RankedTensorOf<[AnyFloat]>:$b,
+                       Optional<RankedTensorOf<[AnyFloat]>>:$c,
+                       DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0">:$beta,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_b);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)";
+}
+
+def Wsgraph_LinearOp : Wsgraph_Op<"linear", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "x @ weight + bias (fused)";
+  let description = [{
+    A dense layer: `x` is [..., K], `weight` is [K, N], the optional `bias`
+    is [N]; the result is [..., N]. Produced by `--wsgraph-fuse` from a matmul
+    by a 2-D weight and the add of a bias.
+
+    ```mlir
+    %y = wsgraph.linear %x, %w, %b : (tensor<1x8x32xf32>, tensor<32x96xf32>, tensor<96xf32>) -> tensor<1x8x96xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input, RankedTensorOf<[AnyFloat]>:$weight,
+                       Optional<RankedTensorOf<[AnyFloat]>>:$bias);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization and attention.
+//===----------------------------------------------------------------------===//
+
+def Wsgraph_SoftmaxOp : Wsgraph_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "Softmax along one axis";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `axis` (negative counts from
+    the end), as in ONNX opset 13 and later.
+
+    ```mlir
+    %p = wsgraph.softmax %s {axis = -1 : i64} : tensor<1x2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Wsgraph_LayerNormOp : Wsgraph_Op<"layer_norm", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Layer normalization over the trailing dimensions";
+  let description = [{
+    Normalizes `input` over the dimensions from `axis` to the last one:
+    `(x - mean) / sqrt(var + epsilon) * scale + bias`, with the biased
+    variance. `scale` and the optional `bias` have the shape of those
+    trailing dimensions.
+
+    ```mlir
+    %y = wsgraph.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+        : (tensor<1x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input, RankedTensorOf<[AnyFloat]>:$scale,
+                       Optional<RankedTensorOf<[AnyFloat]>>:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Wsgraph_AttentionOp : Wsgraph_Op<"attention", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Scaled dot-product attention, optionally causal";
+  let description = [{
+    `softmax(q @ k^T * scale + mask) @ v` per batch and head. `q` is
+    [B, H, T, D], `k` is [B, H, S, D], `v` is [B, H, S, E]; the result is
+    [B, H, T, E]. With `causal`, query i sees keys 0..i + (S - T) only.
+    Produced by `--wsgraph-fuse`.
+
+    ```mlir
+    %o = wsgraph.attention %q, %k, %v {causal = true, scale = 0.25 : f32}
+        : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$query, RankedTensorOf<[AnyFloat]>:$key,
+                       RankedTensorOf<[AnyFloat]>:$value,
+                       DefaultValuedAttr<BoolAttr, "true">:$causal,
+                       F32Attr:$scale);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$query `,` $key `,` $value attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions.
+//===----------------------------------------------------------------------===//
+
+class Wsgraph_ReduceOp<string mnemonic, string what>
+    : Wsgraph_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Reduce by " # what # " over the given axes";
+  let description = "Reduces `input` over `axes` (negative counts from the "
+    "end; empty means all). With `keepdims` the reduced dimensions stay as 1."
+    "\n\n```mlir\n%m = wsgraph." # mnemonic # " %x {axes = array<i64: -1>, "
+    "keepdims = true} : (tensor<1x8x32xf32>) -> tensor<1x8x1xf32>\n```";
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Wsgraph_ReduceMeanOp : Wsgraph_ReduceOp<"reduce_mean", "the mean">;
+def Wsgraph_ReduceSumOp : Wsgraph_ReduceOp<"reduce_sum", "the sum">;
+def Wsgraph_ReduceMaxOp : Wsgraph_ReduceOp<"reduce_max", "the maximum">;
+
+//===----------------------------------------------------------------------===//
+// Data movement and shapes.
+//===----------------------------------------------------------------------===//
+
+def Wsgraph_TransposeOp : Wsgraph_Op<"transpose", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Permute dimensions";
+  let description = [{
+    Result dimension i is input dimension `perm[i]`.
+
+    ```mlir
+    %t = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Wsgraph_ReshapeOp : Wsgraph_Op<"reshape", [Pure]> {
+  let summary = "Reinterpret the elements in a new static shape";
+  let description = [{
+    Row-major reshape to the result type, which has the same element type
+    and element count.
+
+    ```mlir
+    %r = wsgraph.reshape %x : (tensor<1x8x32xf32>) -> tensor<1x8x2x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Wsgraph_ExpandOp : Wsgraph_Op<"expand", [Pure]> {
+  let summary = "Broadcast to a larger static shape";
+  let description = [{
+    numpy broadcast of `input` to the result type.
+
+    ```mlir
+    %r = wsgraph.expand %x : (tensor<1x8xi64>) -> tensor<2x8xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Wsgraph_UnsqueezeOp : Wsgraph_Op<"unsqueeze", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Insert unit dimensions";
+  let description = [{
+    Inserts a dimension of size 1 at each of `axes`, counted in the result's
+    rank.
+
+    ```mlir
+    %r = wsgraph.unsqueeze %x {axes = array<i64: 0>} : (tensor<8xi64>) -> tensor<1x8xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Wsgraph_SqueezeOp : Wsgraph_Op<"squeeze", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Remove unit dimensions";
+  let description = [{
+    Removes the dimensions `axes`, each of size 1.
+
+    ```mlir
+    %r = wsgraph.squeeze %x {axes = array<i64: 0>} : (tensor<1x8xi64>) -> tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Wsgraph_GatherOp : Wsgraph_Op<"gather", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Take slices along an axis by index (embedding lookup)";
+  let description = [{
+    ONNX Gather: the result is `data.shape[:axis] + indices.shape +
+    data.shape[axis+1:]`. Negative indices count from the end.
+
+    ```mlir
+    %e = wsgraph.gather %wte, %idx {axis = 0 : i64} : (tensor<64x32xf32>, tensor<1x8xi64>) -> tensor<1x8x32xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$data, RankedTensorOf<[I32, I64]>:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Wsgraph_ConcatOp : Wsgraph_Op<"concat", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Join tensors along an axis";
+  let description = [{
+    ```mlir
+    %r = wsgraph.concat %a, %b {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Wsgraph_SliceOp : Wsgraph_Op<"slice", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Strided slice with one offset, size and stride per dimension";
+  let description = [{
+    Result element `i` (a multi-index) is input element
+    `offsets + i * strides`. Strides are nonzero and may be negative. The
+    importer turns ONNX Slice's starts/ends/axes/steps into this
+    normalized form, so every selected index is in bounds.
+
+    ```mlir
+    %r = wsgraph.slice %m {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 8, 8>,
+        strides = array<i64: 1, 1, 1, 1>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x8x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$strides);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Wsgraph_SplitOp : Wsgraph_Op<"split", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Split into consecutive pieces along an axis";
+  let description = [{
+    Piece i has `sizes[i]` elements along `axis`; the sizes add up to that
+    dimension.
+
+    ```mlir
+    %q, %k, %v = wsgraph.split %qkv {axis = 2 : i64, sizes = array<i64: 32, 32, 32>}
+        : (tensor<1x8x96xf32>) -> (tensor<1x8x32xf32>, tensor<1x8x32xf32>, tensor<1x8x32xf32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis, DenseI64ArrayAttr:$sizes);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Wsgraph_TriluOp : Wsgraph_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+  let summary = "Keep the lower or upper triangle of the last two dimensions";
+  let description = [{
+    ONNX Trilu: keeps elements with `j - i <= k` (lower) or `j - i >= k`
+    (upper) and zeroes the rest.
+
+    ```mlir
+    %t = wsgraph.trilu %ones {upper = false, k = 0 : i64} : tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DefaultValuedAttr<BoolAttr, "true">:$upper,
+                       DefaultValuedAttr<I64Attr, "0">:$k);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Wsgraph_RangeOp : Wsgraph_Op<"range", [Pure]> {
+  let summary = "Arithmetic sequence start, start+delta, ... below limit";
+  let description = [{
+    ONNX Range on three scalar (rank-0) tensors. Folds to a constant when
+    all three are constants.
+
+    ```mlir
+    %r = wsgraph.range %start, %limit, %delta : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$start, AnyRankedTensor:$limit, AnyRankedTensor:$delta);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$start `,` $limit `,` $delta attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Wsgraph_ShapeOp : Wsgraph_Op<"shape", [Pure]> {
+  let summary = "The shape of a tensor as a 1-D i64 tensor";
+  let description = [{
+    Dimensions `start` up to `end` (exclusive, negative counts from the end)
+    of the input's shape. Folds away once those dimensions are static.
+
+    ```mlir
+    %s = wsgraph.shape %x : (tensor<1x8x32xf32>) -> tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DefaultValuedAttr<I64Attr, "0">:$start,
+                       OptionalAttr<I64Attr>:$end);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+#endif // WSGRAPH_OPS_TD

@@ -1,0 +1,36 @@
+//===- OnnxImport.h - ONNX model to wsgraph ---------------------*- C++ -*-===//
+#ifndef WSC_TARGET_ONNXIMPORT_H
+#define WSC_TARGET_ONNXIMPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <utility>
+
+namespace wsc {
+
+struct OnnxImportOptions {
+  /// NAME -> static shape, binding the dynamic dimensions of graph inputs.
+  llvm::SmallVector<std::pair<std::string, llvm::SmallVector<int64_t>>> inputShapes;
+  /// Keep weight shapes only, not where their bytes are.
+  bool elideWeights = false;
+};
+
+/// Imports the ONNX model at `path` into a module holding one func.func of
+/// wsgraph ops. On failure prints `error:` lines naming the file and the
+/// nodes at fault and returns null.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnx(llvm::StringRef path, mlir::MLIRContext *context,
+                                             const OnnxImportOptions &options);
+
+/// Parses "NAME=1x16" into options; false (with a message) when malformed.
+bool parseInputShape(llvm::StringRef spec, OnnxImportOptions &options, std::string &error);
+
+/// Registers --import-onnx with mlir-translate's registry.
+void registerOnnxImport();
+
+} // namespace wsc
+
+#endif // WSC_TARGET_ONNXIMPORT_H

@@ -1,0 +1,416 @@
+//===- Fuse.cpp - fold and fuse wsgraph into GPT building blocks ----------===//
+//
+// torch.onnx.export spells layer norm, GELU, attention and dense layers as
+// chains of primitive ops, differently at each opset. This pass folds the
+// constant parts and rewrites the chains into one fused op each, so that what
+// follows sees one form.
+//
+//===----------------------------------------------------------------------===//
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+namespace wsc {
+#define GEN_PASS_DEF_WSGRAPHFUSE
+#include "wsc/Transforms/Passes.h.inc"
+} // namespace wsc
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::wsgraph;
+
+namespace {
+
+/// The single value of a splat (or one-element) constant, as a double.
+std::optional<double> splatValue(Value v) {
+  DenseElementsAttr dense = getConstantElements(v, 1);
+  if (!dense) {
+    auto c = v.getDefiningOp<ConstantOp>();
+    dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return std::nullopt;
+  }
+  if (isa<FloatType>(dense.getElementType()))
+    return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  return double((*dense.getValues<APInt>().begin()).getSExtValue());
+}
+
+bool isSplat(Value v, double expected, double tolerance = 0) {
+  auto s = splatValue(v);
+  return s && (*s == expected || std::abs(*s - expected) <= tolerance);
+}
+
+/// Weights and literals: values known before the model runs.
+bool isStatic(Value v) { return v.getDefiningOp<WeightOp>() || v.getDefiningOp<ConstantOp>(); }
+
+template <typename OpTy>
+OpTy singleUseDef(Value v) {
+  auto op = v.getDefiningOp<OpTy>();
+  return op && op->hasOneUse() ? op : OpTy();
+}
+
+/// For a commutative binary op, binds (a, b) so that pred(a) holds.
+template <typename OpTy, typename Pred>
+bool matchEither(OpTy op, Value &a, Value &b, Pred pred) {
+  if (pred(op.getLhs())) {
+    a = op.getLhs(), b = op.getRhs();
+    return true;
+  }
+  if (pred(op.getRhs())) {
+    a = op.getRhs(), b = op.getLhs();
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// linear
+//===----------------------------------------------------------------------===//
+
+/// matmul(x, W) with a static 2-D W is linear(x, W).
+struct MatmulToLinear : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    auto w = op.getRhs();
+    if (cast<RankedTensorType>(w.getType()).getRank() != 2 || !isStatic(w))
+      return failure();
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getLhs(), w, Value());
+    return success();
+  }
+};
+
+/// linear(x, W) + b with a static [N] b is linear(x, W, b).
+struct FoldBiasIntoLinear : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
+    Value linearValue, bias;
+    if (!matchEither(op, linearValue, bias, [](Value v) {
+          auto l = singleUseDef<LinearOp>(v);
+          return l && !l.getBias();
+        }))
+      return failure();
+    auto linear = linearValue.getDefiningOp<LinearOp>();
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    auto w = cast<RankedTensorType>(linear.getWeight().getType());
+    if (!isStatic(bias) || biasType.getRank() != 1 || biasType.getDimSize(0) != w.getDimSize(1) ||
+        op.getType() != linear.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), linear.getInput(),
+                                          linear.getWeight(), bias);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// gelu
+//===----------------------------------------------------------------------===//
+
+/// x * 0.5 * (1 + erf(x / sqrt(2))), in any association of the product.
+struct FuseGelu : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Is v == 1 + erf(x / sqrt(2)) (or x * 1/sqrt(2)); binds x.
+  static bool isErfTerm(Value v, Value &x) {
+    auto add = v.getDefiningOp<AddOp>();
+    if (!add)
+      return false;
+    Value erfValue, one;
+    if (!matchEither(add, erfValue, one, [](Value e) { return bool(e.getDefiningOp<ErfOp>()); }) ||
+        !isSplat(one, 1.0))
+      return false;
+    Value t = erfValue.getDefiningOp<ErfOp>().getInput();
+    if (auto div = t.getDefiningOp<DivOp>(); div && isSplat(div.getRhs(), std::sqrt(2.0), 1e-6)) {
+      x = div.getLhs();
+      return true;
+    }
+    if (auto mul = t.getDefiningOp<MulOp>()) {
+      Value in, c;
+      if (matchEither(mul, c, in, [](Value s) { return isSplat(s, 1 / std::sqrt(2.0), 1e-6); })) {
+        x = in;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// Are the factors {x, 0.5, 1 + erf(x / sqrt(2))} in some order? Returns x.
+  static Value matchFactors(Value (&factors)[3], Type type) {
+    for (int half = 0; half < 3; ++half) {
+      if (!isSplat(factors[half], 0.5))
+        continue;
+      for (int term = 0; term < 3; ++term) {
+        Value x;
+        if (term == half || !isErfTerm(factors[term], x))
+          continue;
+        if (factors[3 - half - term] == x && x.getType() == type)
+          return x;
+      }
+    }
+    return {};
+  }
+
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    // Flatten the product into three factors, through either operand.
+    for (int side = 0; side < 2; ++side) {
+      Value nested = side == 0 ? op.getLhs() : op.getRhs();
+      Value outer = side == 0 ? op.getRhs() : op.getLhs();
+      auto inner = singleUseDef<MulOp>(nested);
+      if (!inner)
+        continue;
+      Value factors[3] = {inner.getLhs(), inner.getRhs(), outer};
+      if (Value x = matchFactors(factors, op.getType())) {
+        rewriter.replaceOpWithNewOp<GeluOp>(op, x);
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// layer_norm
+//===----------------------------------------------------------------------===//
+
+/// Are `axes` exactly the trailing dimensions from some axis on? Returns it.
+std::optional<int64_t> trailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> sorted;
+  for (int64_t a : axes) {
+    auto n = normalizeAxis(a, rank);
+    if (failed(n))
+      return std::nullopt;
+    sorted.push_back(*n);
+  }
+  llvm::sort(sorted);
+  if (sorted.empty() || sorted.back() != rank - 1)
+    return std::nullopt;
+  for (size_t i = 1; i < sorted.size(); ++i)
+    if (sorted[i] != sorted[i - 1] + 1)
+      return std::nullopt;
+  return sorted.front();
+}
+
+/// (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) is layer_norm(x, ones).
+struct FuseLayerNormCore : OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp op, PatternRewriter &rewriter) const override {
+    auto centered = op.getLhs().getDefiningOp<SubOp>();
+    auto sqrt = op.getRhs().getDefiningOp<SqrtOp>();
+    if (!centered || !sqrt)
+      return failure();
+    Value x = centered.getLhs();
+    auto mean = centered.getRhs().getDefiningOp<ReduceMeanOp>();
+    if (!mean || mean.getInput() != x || !mean.getKeepdims() || x.getType() != op.getType())
+      return failure();
+    auto type = cast<RankedTensorType>(x.getType());
+    auto axis = trailingAxes(mean.getAxes(), type.getRank());
+    if (!axis)
+      return failure();
+    auto addEps = sqrt.getInput().getDefiningOp<AddOp>();
+    if (!addEps)
+      return failure();
+    Value var, eps;
+    if (!matchEither(addEps, var, eps, [](Value v) { return bool(v.getDefiningOp<ReduceMeanOp>()); }))
+      return failure();
+    auto epsValue = splatValue(eps);
+    auto varMean = var.getDefiningOp<ReduceMeanOp>();
+    auto square = varMean.getInput().getDefiningOp<PowOp>();
+    if (!epsValue || !square || square.getLhs() != centered.getResult() ||
+        !isSplat(square.getRhs(), 2.0) || varMean.getAxes() != mean.getAxes() ||
+        !varMean.getKeepdims())
+      return failure();
+    auto normShape = type.getShape().drop_front(*axis);
+    auto scaleType = RankedTensorType::get(normShape, type.getElementType());
+    Value ones = ConstantOp::create(rewriter, 
+        op.getLoc(), scaleType, DenseElementsAttr::get(scaleType, rewriter.getFloatAttr(type.getElementType(), 1.0)));
+    rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), x, ones, Value(),
+                                             rewriter.getI64IntegerAttr(*axis - type.getRank()),
+                                             rewriter.getF32FloatAttr(*epsValue));
+    return success();
+  }
+};
+
+/// layer_norm(x, ones) * gamma is layer_norm(x, gamma).
+struct FoldScaleIntoLayerNorm : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    Value normValue, gamma;
+    if (!matchEither(op, normValue, gamma, [](Value v) {
+          auto ln = singleUseDef<LayerNormOp>(v);
+          return ln && !ln.getBias() && isSplat(ln.getScale(), 1.0);
+        }))
+      return failure();
+    auto ln = normValue.getDefiningOp<LayerNormOp>();
+    if (!isStatic(gamma) || gamma.getType() != ln.getScale().getType() ||
+        op.getType() != ln.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), gamma, Value(),
+                                             ln.getAxisAttr(), ln.getEpsilonAttr());
+    return success();
+  }
+};
+
+/// layer_norm(x, gamma) + beta is layer_norm(x, gamma, beta).
+struct FoldBiasIntoLayerNorm : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
+    Value normValue, beta;
+    if (!matchEither(op, normValue, beta, [](Value v) {
+          auto ln = singleUseDef<LayerNormOp>(v);
+          return ln && !ln.getBias();
+        }))
+      return failure();
+    auto ln = normValue.getDefiningOp<LayerNormOp>();
+    if (!isStatic(beta) || beta.getType() != ln.getScale().getType() ||
+        op.getType() != ln.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), ln.getScale(),
+                                             beta, ln.getAxisAttr(), ln.getEpsilonAttr());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+/// Does the i1 constant `mask`, broadcast to [.., T, S], mark exactly the
+/// future keys (j > i + S - T) when `masksFuture`, or exactly the visible ones
+/// otherwise?
+bool isCausalMask(Value mask, int64_t t, int64_t s, bool masksFuture) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  if (type.getRank() < 2 || type.getDimSize(type.getRank() - 1) != s ||
+      type.getDimSize(type.getRank() - 2) != t)
+    return false;
+  for (int64_t d = 0; d + 2 < type.getRank(); ++d)
+    if (type.getDimSize(d) != 1)
+      return false;
+  DenseElementsAttr dense = getConstantElements(mask);
+  if (!dense || !dense.getElementType().isInteger(1))
+    return false;
+  int64_t k = 0;
+  for (bool bit : dense.getValues<bool>()) {
+    int64_t i = k / s, j = k % s;
+    bool future = j > i + (s - t);
+    if (bit != (masksFuture ? future : !future))
+      return false;
+    ++k;
+  }
+  return true;
+}
+
+/// softmax(mask(q @ kT * scale)) @ v is attention(q, k, v).
+struct FuseAttention : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    auto softmax = singleUseDef<SoftmaxOp>(op.getLhs());
+    Value v = op.getRhs();
+    if (!softmax || softmax.getType().getRank() != 4 ||
+        *normalizeAxis(softmax.getAxis(), 4) != 3)
+      return failure();
+    Value scores = softmax.getInput();
+    int64_t t = softmax.getType().getDimSize(2), s = softmax.getType().getDimSize(3);
+    bool causal = false;
+    if (auto where = singleUseDef<WhereOp>(scores)) {
+      double ninf = -std::numeric_limits<double>::infinity();
+      if (isSplat(where.getOnTrue(), ninf) && isCausalMask(where.getCond(), t, s, true))
+        scores = where.getOnFalse();
+      else if (isSplat(where.getOnFalse(), ninf) && isCausalMask(where.getCond(), t, s, false))
+        scores = where.getOnTrue();
+      else
+        return failure();
+      causal = true;
+    }
+    double scale = 1.0;
+    if (auto mul = singleUseDef<MulOp>(scores)) {
+      Value c, rest;
+      if (!matchEither(mul, c, rest, [](Value x) { return splatValue(x).has_value(); }))
+        return failure();
+      scale = *splatValue(c), scores = rest;
+    } else if (auto div = singleUseDef<DivOp>(scores)) {
+      auto c = splatValue(div.getRhs());
+      if (!c || *c == 0)
+        return failure();
+      scale = 1.0 / *c, scores = div.getLhs();
+    }
+    auto qk = singleUseDef<MatmulOp>(scores);
+    if (!qk || scores.getType() != softmax.getType())
+      return failure();
+    Value q = qk.getLhs(), kT = qk.getRhs();
+    auto kTType = cast<RankedTensorType>(kT.getType());
+    if (kTType.getRank() != 4 || cast<RankedTensorType>(q.getType()).getRank() != 4 ||
+        cast<RankedTensorType>(v.getType()).getRank() != 4)
+      return failure();
+    Value k = TransposeOp::create(rewriter, op.getLoc(), kT, rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
+    SmallVector<Type> inferred;
+    if (failed(AttentionOp::inferReturnTypes(getContext(), op.getLoc(),
+                                             AttentionOp::Adaptor({q, k, v}, {}), inferred)) ||
+        inferred.front() != op.getType()) {
+      rewriter.eraseOp(k.getDefiningOp());
+      return failure();
+    }
+    rewriter.replaceOpWithNewOp<AttentionOp>(op, op.getType(), q, k, v,
+                                             rewriter.getBoolAttr(causal),
+                                             rewriter.getF32FloatAttr(scale));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+/// Leading rows a..b of a weight are a weight at a later offset: gathering
+/// position embeddings by a constant range, or slicing a weight, must not
+/// copy the weight into the IR.
+struct SliceLeadingRowsOfWeight : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    auto weight = op.getData().getDefiningOp<WeightOp>();
+    if (!weight || op.getAxis() != 0)
+      return failure();
+    DenseElementsAttr indices = getConstantElements(op.getIndices());
+    auto type = cast<RankedTensorType>(weight.getType());
+    if (!indices || indices.getNumElements() == 0)
+      return failure();
+    int64_t first = (*indices.getValues<APInt>().begin()).getSExtValue(), expect = first;
+    for (APInt i : indices.getValues<APInt>())
+      if (i.getSExtValue() != expect++)
+        return failure();
+    if (first < 0 || expect > type.getDimSize(0))
+      return failure();
+    int64_t rowBytes = weight.getByteSize() / type.getDimSize(0);
+    auto rowsType = RankedTensorType::get(
+        llvm::to_vector(llvm::concat<const int64_t>(
+            ArrayRef<int64_t>{indices.getNumElements()}, type.getShape().drop_front())),
+        type.getElementType());
+    auto rows = WeightOp::create(rewriter, 
+        weight.getLoc(), rowsType,
+        rewriter.getStringAttr(weight.getName() + "[" + std::to_string(first) + ":" +
+                               std::to_string(expect) + "]"),
+        weight.getFileAttr(),
+        rewriter.getI64IntegerAttr(weight.getOffset() + (weight.isElided() ? 0 : first * rowBytes)));
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), rows);
+    return success();
+  }
+};
+
+struct WsgraphFusePass : wsc::impl::WsgraphFuseBase<WsgraphFusePass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<MatmulToLinear, FoldBiasIntoLinear, FuseGelu, FuseLayerNormCore,
+                 FoldScaleIntoLayerNorm, FoldBiasIntoLayerNorm, FuseAttention,
+                 SliceLeadingRowsOfWeight>(ctx);
+    // Attention must see q @ kT before matmul-to-linear could claim it; it
+    // never can (kT is not static), so one pattern set suffices.
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

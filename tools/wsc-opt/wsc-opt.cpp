@@ -1,0 +1,16 @@
+//===- wsc-opt.cpp - run wsc passes on MLIR -------------------------------===//
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+#include "wsc/Transforms/Passes.h"
+#include "wsgraph/WsgraphDialect.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  wsc::registerTransformsPasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "wsc optimizer\n", registry));
+}
