@@ -16,13 +16,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
@@ -124,6 +121,10 @@ private:
   bool failed = false;
   llvm::StringMap<Value> values;
   llvm::StringMap<int> initializerIndex;
+  /// "idx [batch, sequence]" for each input left with dynamic dimensions.
+  std::string unboundInputs;
+  /// Initializers are materialized at the top of the function, in order.
+  Operation *lastInitializer = nullptr;
 };
 
 } // namespace
@@ -301,7 +302,14 @@ FailureOr<Value> Importer::initializer(int index) {
   if (::failed(type))
     return failure();
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(builder.getInsertionBlock());
+  if (lastInitializer)
+    builder.setInsertionPointAfter(lastInitializer);
+  else
+    builder.setInsertionPointToStart(builder.getInsertionBlock());
+  auto done = [&](Value v) {
+    lastInitializer = v.getDefiningOp();
+    return v;
+  };
   const TensorBytes &bytes = file.initializerBytes[index];
   bool isFloat = isa<FloatType>(type->getElementType());
   int64_t n = type->getNumElements();
@@ -311,7 +319,7 @@ FailureOr<Value> Importer::initializer(int index) {
     auto weight = wg::WeightOp::create(builder, wloc, *type, builder.getStringAttr(tensor.name()),
                                                StringAttr(), builder.getI64IntegerAttr(0));
     if (options.elideWeights)
-      return weight.getResult();
+      return done(weight.getResult());
     // Locate the bytes: in the model file, in an external file, or (rarely) in
     // typed proto fields, which cannot be referenced and are rejected.
     uint64_t expected = weight.getByteSize();
@@ -335,16 +343,16 @@ FailureOr<Value> Importer::initializer(int index) {
       auto value = tensorValue(tensor, *type, &bytes, what);
       if (::failed(value))
         return failure();
-      return wg::ConstantOp::create(builder, wloc, *type, *value).getResult();
+      return done(wg::ConstantOp::create(builder, wloc, *type, *value).getResult());
     }
     weight.setFileAttr(builder.getStringAttr(where.file));
     weight.setOffsetAttr(builder.getI64IntegerAttr(where.offset));
-    return weight.getResult();
+    return done(weight.getResult());
   }
   auto value = tensorValue(tensor, *type, &bytes, what);
   if (::failed(value))
     return failure();
-  return wg::ConstantOp::create(builder, wloc, *type, *value).getResult();
+  return done(wg::ConstantOp::create(builder, wloc, *type, *value).getResult());
 }
 
 //===----------------------------------------------------------------------===//
@@ -431,6 +439,14 @@ bool Importer::addInputs(func::FuncOp func) {
         shape[i] = dims[i];
       }
     }
+    if (llvm::any_of(shape, ShapedType::isDynamic)) {
+      std::string dimsText;
+      for (size_t i = 0; i < shape.size(); ++i)
+        dimsText += (i ? "x" : "") + (ShapedType::isDynamic(shape[i])
+                                          ? std::string("?")
+                                          : std::to_string(shape[i]));
+      unboundInputs += (unboundInputs.empty() ? "" : ", ") + input.name() + " (" + dimsText + ")";
+    }
     argTypes.push_back(RankedTensorType::get(shape, *element));
     names.push_back(input.name());
   }
@@ -506,7 +522,7 @@ bool Importer::sortNodes(std::vector<int> &order) {
       cycle += "\n  " + nodeLabel(graph.node(i), i);
       ++shown;
     }
-  error("the graph has a cycle; these nodes wait on each other:" + cycle);
+  error("the graph has a cycle; these nodes are on it or wait for it:" + cycle);
   return false;
 }
 
@@ -597,6 +613,10 @@ OwningOpRef<ModuleOp> Importer::run() {
   func.setType(builder.getFunctionType(func.getArgumentTypes(), outTypes));
   for (auto [i, output] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "wsgraph.name", builder.getStringAttr(output.name()));
+  // Shape computations folded into constants that nothing uses any more.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
+    if (op.use_empty() && isPure(&op) && !op.hasTrait<OpTrait::IsTerminator>())
+      op.erase();
   currentNode = "after import";
   if (::failed(verify(*module)) || failed)
     return nullptr;
@@ -683,9 +703,11 @@ FailureOr<SmallVector<int64_t>> Importer::constInts(Value v, const char *what) {
   }
   auto dense = wg::getConstantElements(v);
   if (!dense || !isa<IntegerType>(dense.getElementType())) {
-    nodeError(std::string("the ") + what +
-              " input is not a compile-time constant; bind the model's dynamic input "
-              "dimensions with --input-shape NAME=DIMS (for example --input-shape idx=1x16)");
+    nodeError(std::string("the ") + what + " input is not a compile-time constant" +
+              (unboundInputs.empty()
+                   ? std::string()
+                   : "; bind the dynamic dimensions of " + unboundInputs +
+                         " with --input-shape NAME=DIMS (for example --input-shape idx=1x16)"));
     return failure();
   }
   SmallVector<int64_t> out;
@@ -1228,36 +1250,4 @@ bool wsc::parseInputShape(StringRef spec, OnnxImportOptions &options, std::strin
   }
   options.inputShapes.push_back({name.str(), shape});
   return true;
-}
-
-void wsc::registerOnnxImport() {
-  static llvm::cl::list<std::string> inputShapes(
-      "input-shape", llvm::cl::desc("Bind a graph input's dynamic dimensions: NAME=1x16"),
-      llvm::cl::value_desc("NAME=DIMS"));
-  static llvm::cl::opt<bool> elideWeights(
-      "elide-weights", llvm::cl::desc("Keep weight shapes only, not where their bytes are"),
-      llvm::cl::init(false));
-  static TranslateToMLIRRegistration registration(
-      "import-onnx", "Import an ONNX model into wsgraph",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) -> OwningOpRef<Operation *> {
-        OnnxImportOptions options;
-        options.elideWeights = elideWeights;
-        std::string err;
-        for (const std::string &spec : inputShapes)
-          if (!parseInputShape(spec, options, err)) {
-            llvm::errs() << "error: " << err << "\n";
-            return nullptr;
-          }
-        StringRef path =
-            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier();
-        if (path == "<stdin>") {
-          llvm::errs() << "error: --import-onnx needs a file path (external weights are found "
-                          "next to it), not standard input\n";
-          return nullptr;
-        }
-        return importOnnx(path, context, options);
-      },
-      [](DialectRegistry &registry) {
-        registry.insert<func::FuncDialect, wg::WsgraphDialect>();
-      });
 }

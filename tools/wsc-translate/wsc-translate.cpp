@@ -1,8 +1,70 @@
 //===- wsc-translate.cpp - translations into and out of wsc IR ------------===//
+//
+// Imports (--import-onnx) read their own input: a model file is mapped, never
+// copied, and its weights stay where they are. Everything else goes through
+// mlir-translate's driver.
+//
+//===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "wsc/Target/OnnxImport.h"
+#include "wsgraph/WsgraphDialect.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+/// Writes `module` to `path` only once it is complete.
+static int writeModule(mlir::ModuleOp module, StringRef path) {
+  std::string err;
+  auto out = mlir::openOutputFile(path, &err);
+  if (!out) {
+    errs() << "error: " << err << "\n";
+    return 1;
+  }
+  module.print(out->os());
+  out->keep();
+  return 0;
+}
+
+static int importOnnxMain(int argc, char **argv) {
+  cl::opt<bool> importFlag("import-onnx", cl::desc("Import an ONNX model into wsgraph"));
+  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"), cl::Required);
+  cl::opt<std::string> output("o", cl::desc("Output file"), cl::value_desc("file"),
+                              cl::init("-"));
+  cl::list<std::string> inputShapes(
+      "input-shape", cl::desc("Bind a graph input's dynamic dimensions: NAME=1x16"),
+      cl::value_desc("NAME=DIMS"));
+  cl::opt<bool> elideWeights("elide-weights",
+                             cl::desc("Keep weight shapes only, not where their bytes are"));
+  cl::ParseCommandLineOptions(argc, argv, "wsc-translate --import-onnx\n");
+
+  wsc::OnnxImportOptions options;
+  options.elideWeights = elideWeights;
+  for (const std::string &spec : inputShapes) {
+    std::string err;
+    if (!wsc::parseInputShape(spec, options, err)) {
+      errs() << "error: " << err << "\n";
+      return 1;
+    }
+  }
+  mlir::MLIRContext context;
+  auto module = wsc::importOnnx(input, &context, options);
+  if (!module)
+    return 1;
+  return writeModule(*module, output);
+}
 
 int main(int argc, char **argv) {
-  wsc::registerOnnxImport();
-  return mlir::failed(mlir::mlirTranslateMain(argc, argv, "wsc translator\n"));
+  InitLLVM y(argc, argv);
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--import-onnx") || !std::strcmp(argv[i], "-import-onnx"))
+      return importOnnxMain(argc, argv);
+  return mlir::failed(mlir::mlirTranslateMain(
+      argc, argv, "wsc translator\n\n  wsc-translate --import-onnx model.onnx [--input-shape NAME=DIMS] [--elide-weights] -o model.mlir\n"));
 }

@@ -28,9 +28,6 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnx(llvm::StringRef path, mlir::MLIRCon
 /// Parses "NAME=1x16" into options; false (with a message) when malformed.
 bool parseInputShape(llvm::StringRef spec, OnnxImportOptions &options, std::string &error);
 
-/// Registers --import-onnx with mlir-translate's registry.
-void registerOnnxImport();
-
 } // namespace wsc
 
 #endif // WSC_TARGET_ONNXIMPORT_H
