@@ -4,11 +4,14 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "wsc/Transforms/Passes.h"
+#include "wafer/WaferDialect.h"
 #include "wsgraph/WsgraphDialect.h"
+#include "wskernel/WskernelDialect.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect>();
+  registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,
+                  wsc::wskernel::WskernelDialect, wsc::wafer::WaferDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   wsc::registerTransformsPasses();

@@ -1,0 +1,310 @@
+//===- Wskernel.td - per-core kernels -----------------------*- tablegen -*-===//
+//
+// A kernel is a rectangle of h x w PEs that runs one SPMD body: the program
+// every PE of the rectangle executes, parameterised by the PE's coordinate
+// (px, py) inside it. Bodies work on SRAM byte addresses and on ports: the
+// kernel's input and output streams and its internal channels.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSKERNEL_TD
+#define WSKERNEL_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Wskernel_Dialect : Dialect {
+  let name = "wskernel";
+  let cppNamespace = "::wsc::wskernel";
+  let summary = "Per-core SPMD kernels on rectangles of PEs, joined by streams.";
+  let description = [{
+    A model at this level is a function of `wskernel.kernel` ops joined by
+    `!wskernel.stream` values: one vector per token flows along each stream.
+    Each kernel states its rectangle, its per-PE SRAM bytes and its estimated
+    cycles per token, and holds the body that the runtime's emulator executes
+    on every PE of the rectangle. Body ops map one to one onto the runtime's
+    instructions (docs/runtime.md).
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Wskernel_StreamType : TypeDef<Wskernel_Dialect, "Stream"> {
+  let mnemonic = "stream";
+  let summary = "A stream of one fixed-size vector per token";
+  let description = [{
+    `!wskernel.stream<768, f32>` carries, for every token, 768 f32 words from
+    the producing kernel to every consuming kernel.
+  }];
+  let parameters = (ins "int64_t":$size, "mlir::Type":$elementType);
+  let assemblyFormat = "`<` $size `,` $elementType `>`";
+}
+
+def Wskernel_AffAttr : AttrDef<Wskernel_Dialect, "Aff"> {
+  let mnemonic = "aff";
+  let summary = "An integer affine in the loop indices and the PE coordinate";
+  let description = [{
+    `base + sum(loop[k] * index_k) + px * x + py * y`, where index_0 is the
+    innermost enclosing `wskernel.loop`. Used for SRAM byte addresses and
+    element counts.
+
+    ```mlir
+    #wskernel.aff<base = 128, loop = [64], px = 256>
+    ```
+  }];
+  let parameters = (ins "int64_t":$base,
+                        OptionalArrayRefParameter<"int64_t">:$loop,
+                        DefaultValuedParameter<"int64_t", "0">:$px,
+                        DefaultValuedParameter<"int64_t", "0">:$py);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let builders = [
+    AttrBuilder<(ins "int64_t":$base), [{ return $_get($_ctxt, base, llvm::ArrayRef<int64_t>{}, 0, 0); }]>
+  ];
+}
+
+def Wskernel_PeRangeAttr : AttrDef<Wskernel_Dialect, "PeRange"> {
+  let mnemonic = "pes";
+  let summary = "An inclusive rectangle of PE coordinates inside a kernel";
+  let description = [{
+    `#wskernel.pes<x0 = 0, x1 = 3, y0 = 2, y1 = 2>` selects row 2, columns
+    0 to 3. A body op with `when = [...]` runs only on PEs inside one of them.
+  }];
+  let parameters = (ins "int64_t":$x0, "int64_t":$x1, "int64_t":$y0, "int64_t":$y1);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+class Wskernel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Wskernel_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
+    SingleBlock, NoTerminator, DeclareOpInterfaceMethods<RegionKindInterface>]> {
+  let summary = "One rectangle of h x w PEs running an SPMD body";
+  let description = [{
+    Operands are the input streams, plus tensors that the body loads into
+    SRAM (weights, with `wskernel.init_tile`, or host inputs, with
+    `wskernel.host_input`). Results are output streams, or host tensors
+    written by `wskernel.host_output`. `grid` is [h, w]. `channels` names
+    the internal channels and their shape: `col_chain` joins each PE to the
+    one south of it, `row_chain` joins the PEs of the last row west to east.
+    Ports are `in<i>`, `out<i>` and the channel names. After placement the
+    op also carries `wafer.origin = [wafer, x, y]`; after routing,
+    `wafer.colors` maps every port to its color.
+
+    ```mlir
+    %y = wskernel.kernel "l0_ln1" kind "layer_norm" grid [1, 2] sram 1024 cycles 80.0
+        channels {row = "row_chain"} (%x, %g) : (!wskernel.stream<32, f32>, tensor<32xf32>)
+        -> !wskernel.stream<32, f32> {
+      wskernel.init_tile 1 at 512 rows 1 cols 16 col_origin [0, 16]
+      wskernel.loop 8 {
+        wskernel.recv "in0" to <base = 0> n <base = 32>
+        wskernel.send "out0" from <base = 256> n <base = 32>
+      }
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, StrAttr:$kind, DenseI64ArrayAttr:$grid,
+                       I64Attr:$sram_bytes_per_pe, F64Attr:$cycles_per_token,
+                       DictionaryAttr:$channels, Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $name `kind` $kind `grid` $grid `sram` $sram_bytes_per_pe `cycles` $cycles_per_token
+    `channels` $channels `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getHeight() { return getGrid()[0]; }
+    int64_t getWidth() { return getGrid()[1]; }
+    /// The largest SRAM byte the body touches on any PE, over all loop
+    /// iterations; failure (with an error on `op`) when a count is negative.
+    static mlir::FailureOr<int64_t> bodyExtent(KernelOp kernel);
+  }];
+}
+
+def Wskernel_LoopOp : Wskernel_Op<"loop", [SingleBlock, NoTerminator]> {
+  let summary = "Repeat the body `count` times";
+  let description = [{
+    The innermost enclosing loop's index is index 0 of every `#wskernel.aff`
+    inside. Kernels loop over batch (outer) and tokens (inner).
+
+    ```mlir
+    wskernel.loop 2 { wskernel.loop 8 { ... } }
+    ```
+  }];
+  let arguments = (ins I64Attr:$count);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$count attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// SRAM contents and host I/O
+//===----------------------------------------------------------------------===//
+
+def Wskernel_InitTileOp : Wskernel_Op<"init_tile"> {
+  let summary = "Initial SRAM: a tile of a weight operand, chosen by PE coordinate";
+  let description = [{
+    Before the run, each PE's SRAM at byte `offset` holds a `rows` x `cols`
+    row-major tile of operand `source` (a 1-D operand counts as one row).
+    The tile's first row is `row_origin[0] * py + row_origin[1] * px` and its
+    first column `col_origin[0] * py + col_origin[1] * px`; elements outside
+    the operand are zero.
+
+    ```mlir
+    wskernel.init_tile 1 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]
+    ```
+  }];
+  let arguments = (ins I64Attr:$source, I64Attr:$offset, I64Attr:$rows, I64Attr:$cols,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin);
+  let assemblyFormat = [{
+    $source `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
+    (`col_origin` $col_origin^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Wskernel_HostInputOp : Wskernel_Op<"host_input"> {
+  let summary = "The host writes a whole input tensor into every PE's SRAM";
+  let description = [{
+    Before the run, operand `source` (a host tensor such as the token ids)
+    is written to byte `offset` of every PE in `when` (all PEs without it),
+    one 32-bit word per element.
+
+    ```mlir
+    wskernel.host_input 0 at 0
+    ```
+  }];
+  let arguments = (ins I64Attr:$source, I64Attr:$offset, OptionalAttr<ArrayAttr>:$when);
+  let assemblyFormat = "$source `at` $offset attr-dict";
+}
+
+def Wskernel_HostOutputOp : Wskernel_Op<"host_output"> {
+  let summary = "After the run, the host reads a result tensor from one PE";
+  let description = [{
+    Result `result` is read from byte `offset` of PE (px, py) of this kernel,
+    one 32-bit word per element, row-major.
+
+    ```mlir
+    wskernel.host_output 0 at 128 from [0, 0]
+    ```
+  }];
+  let arguments = (ins I64Attr:$result, I64Attr:$offset, DenseI64ArrayAttr:$pe);
+  let assemblyFormat = "$result `at` $offset `from` $pe attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+class Wskernel_InstrOp<string mnemonic, dag args, string format>
+    : Wskernel_Op<mnemonic> {
+  let arguments = !con(args, (ins OptionalAttr<ArrayAttr>:$when));
+  let assemblyFormat = format # " attr-dict";
+}
+
+def Wskernel_SendOp : Wskernel_InstrOp<"send",
+    (ins StrAttr:$port, Wskernel_AffAttr:$src, Wskernel_AffAttr:$n),
+    "$port `from` $src `n` $n"> {
+  let summary = "Send n words from SRAM on a port";
+  let description = "```mlir\nwskernel.send \"out0\" from <base = 0> n <base = 32>\n```";
+}
+
+def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
+    (ins StrAttr:$port, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$n,
+         DefaultValuedAttr<StrAttr, "\"copy\"">:$combine),
+    "$port `to` $dst `n` $n"> {
+  let summary = "Wait for n words on a port and store (copy), add or max them into SRAM";
+  let description = "```mlir\nwskernel.recv \"col\" to <base = 0> n <base = 16> {combine = \"add\"}\n```";
+  let hasVerifier = 1;
+}
+
+def Wskernel_MatvecOp : Wskernel_InstrOp<"matvec",
+    (ins Wskernel_AffAttr:$dst, Wskernel_AffAttr:$matrix, Wskernel_AffAttr:$vector,
+         Wskernel_AffAttr:$rows, Wskernel_AffAttr:$cols,
+         DefaultValuedAttr<BoolAttr, "false">:$transposed,
+         DefaultValuedAttr<BoolAttr, "false">:$accumulate),
+    "$dst `=` $matrix `x` $vector `rows` $rows `cols` $cols"> {
+  let summary = "Matrix-vector product with a rows x cols row-major matrix";
+  let description = [{
+    `dst[r] = sum_c M[r][c] * v[c]`, or with `transposed`
+    `dst[c] = sum_r v[r] * M[r][c]`; `accumulate` adds to dst.
+
+    ```mlir
+    wskernel.matvec <base = 0> = <base = 64> x <base = 32> rows <base = 8> cols <base = 16> {transposed = true}
+    ```
+  }];
+}
+
+def Wskernel_VectorOp : Wskernel_InstrOp<"vector",
+    (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$lhs, Wskernel_AffAttr:$rhs,
+         Wskernel_AffAttr:$n),
+    "$kind $dst `=` $lhs `,` $rhs `n` $n"> {
+  let summary = "Elementwise add, sub, mul, div or max of two SRAM vectors";
+  let description = "```mlir\nwskernel.vector \"add\" <base = 0> = <base = 0>, <base = 64> n <base = 16>\n```";
+  let hasVerifier = 1;
+}
+
+def Wskernel_ScalarOp : Wskernel_InstrOp<"scalar",
+    (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$lhs, Wskernel_AffAttr:$scalar,
+         Wskernel_AffAttr:$n),
+    "$kind $dst `=` $lhs `,` `scalar` $scalar `n` $n"> {
+  let summary = "Add, sub, mul or div of an SRAM vector by one SRAM word";
+  let description = "```mlir\nwskernel.scalar \"sub\" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>\n```";
+  let hasVerifier = 1;
+}
+
+def Wskernel_ImmOp : Wskernel_InstrOp<"imm",
+    (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$src, F32Attr:$value,
+         Wskernel_AffAttr:$n),
+    "$kind $dst `=` $src `,` $value `n` $n"> {
+  let summary = "Add or mul by an immediate, or fill with it";
+  let description = [{
+    `add` and `mul` combine `src` with `value`; `fill` writes `value` (src unused).
+
+    ```mlir
+    wskernel.imm "mul" <base = 0> = <base = 0>, 2.500000e-01 n <base = 8>
+    ```
+  }];
+  let hasVerifier = 1;
+}
+
+def Wskernel_UnaryOp : Wskernel_InstrOp<"unary",
+    (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$src, Wskernel_AffAttr:$n),
+    "$kind $dst `=` $src `n` $n"> {
+  let summary = "exp, erf, tanh, sqrt, rsqrt, neg, gelu or copy of an SRAM vector";
+  let description = "```mlir\nwskernel.unary \"gelu\" <base = 0> = <base = 0> n <base = 64>\n```";
+  let hasVerifier = 1;
+}
+
+def Wskernel_ReduceOp : Wskernel_InstrOp<"reduce",
+    (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$src, Wskernel_AffAttr:$n),
+    "$kind $dst `=` $src `n` $n"> {
+  let summary = "Sum or max of an SRAM vector into one word";
+  let description = "```mlir\nwskernel.reduce \"sum\" <base = 128> = <base = 0> n <base = 32>\n```";
+  let hasVerifier = 1;
+}
+
+def Wskernel_GatherOp : Wskernel_InstrOp<"gather",
+    (ins Wskernel_AffAttr:$dst, Wskernel_AffAttr:$table, Wskernel_AffAttr:$index,
+         Wskernel_AffAttr:$rows, Wskernel_AffAttr:$cols, Wskernel_AffAttr:$row_lo),
+    "$dst `=` $table `[` $index `]` `rows` $rows `cols` $cols `from` $row_lo"> {
+  let summary = "Copy the table row named by an int32 word, if this PE holds it";
+  let description = [{
+    With `i` the int32 word at `index`, `dst[0..cols)` becomes row
+    `i - row_lo` of the `rows` x `cols` table when `row_lo <= i < row_lo +
+    rows`, and zeros otherwise (an embedding lookup split over PEs).
+
+    ```mlir
+    wskernel.gather <base = 0> = <base = 64>[<base = 8, loop = [4]>] rows <base = 16> cols <base = 32> from <base = 0, py = 16>
+    ```
+  }];
+}
+
+#endif // WSKERNEL_TD

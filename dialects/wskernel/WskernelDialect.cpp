@@ -1,0 +1,248 @@
+//===- WskernelDialect.cpp - per-core kernels -----------------------------===//
+#include "wskernel/WskernelDialect.h"
+
+#include "wafer/WaferDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace wsc::wskernel;
+
+#include "wskernel/WskernelDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "wskernel/WskernelTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "wskernel/WskernelAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "wskernel/WskernelOps.cpp.inc"
+
+void WskernelDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "wskernel/WskernelTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "wskernel/WskernelAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "wskernel/WskernelOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+RegionKind KernelOp::getRegionKind(unsigned) { return RegionKind::Graph; }
+
+LogicalResult KernelOp::verify() {
+  if (getGrid().size() != 2 || getGrid()[0] <= 0 || getGrid()[1] <= 0)
+    return emitOpError("grid must be [h, w] with positive sizes");
+  for (NamedAttribute channel : getChannels()) {
+    auto shape = dyn_cast<StringAttr>(channel.getValue());
+    if (!shape || (shape.getValue() != "col_chain" && shape.getValue() != "row_chain"))
+      return emitOpError("channel '") << channel.getName().getValue()
+                                      << "' must be \"col_chain\" or \"row_chain\"";
+  }
+  if (auto module = (*this)->getParentOfType<ModuleOp>())
+    if (auto arch = module->getAttrOfType<wsc::wafer::ArchAttr>(wsc::wafer::kArchAttrName))
+      if (static_cast<int64_t>(getSramBytesPerPe()) > arch.getSramBytes())
+        return emitOpError("kernel '") << getName() << "' needs " << getSramBytesPerPe()
+                                       << " bytes of SRAM per PE, but a PE of arch '"
+                                       << arch.getName() << "' has " << arch.getSramBytes();
+  return success();
+}
+
+namespace {
+/// Upper bounds of affine values over the loop nest and the rectangle.
+struct Bounds {
+  SmallVector<int64_t> loopCounts; // innermost first
+  int64_t h, w;
+
+  int64_t max(AffAttr a) const {
+    int64_t v = a.getBase();
+    for (auto [k, s] : llvm::enumerate(a.getLoop()))
+      if (k < loopCounts.size())
+        v += std::max<int64_t>(0, s * (loopCounts[k] - 1));
+    v += std::max<int64_t>(0, a.getPx() * (w - 1)) + std::max<int64_t>(0, a.getPy() * (h - 1));
+    return v;
+  }
+  int64_t min(AffAttr a) const {
+    int64_t v = a.getBase();
+    for (auto [k, s] : llvm::enumerate(a.getLoop()))
+      if (k < loopCounts.size())
+        v += std::min<int64_t>(0, s * (loopCounts[k] - 1));
+    v += std::min<int64_t>(0, a.getPx() * (w - 1)) + std::min<int64_t>(0, a.getPy() * (h - 1));
+    return v;
+  }
+};
+} // namespace
+
+/// Byte ranges [addr, addr + 4 * words) that an op touches.
+static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, const Bounds &b) {
+  SmallVector<std::pair<AffAttr, int64_t>> r;
+  auto words = [&](AffAttr n) { return b.max(n); };
+  if (auto send = dyn_cast<SendOp>(op))
+    r.push_back({send.getSrc(), words(send.getN())});
+  else if (auto recv = dyn_cast<RecvOp>(op))
+    r.push_back({recv.getDst(), words(recv.getN())});
+  else if (auto mv = dyn_cast<MatvecOp>(op)) {
+    int64_t rows = words(mv.getRows()), cols = words(mv.getCols());
+    r.push_back({mv.getMatrix(), rows * cols});
+    r.push_back({mv.getDst(), mv.getTransposed() ? cols : rows});
+    r.push_back({mv.getVector(), mv.getTransposed() ? rows : cols});
+  } else if (auto v = dyn_cast<VectorOp>(op)) {
+    for (AffAttr a : {v.getDst(), v.getLhs(), v.getRhs()})
+      r.push_back({a, words(v.getN())});
+  } else if (auto s = dyn_cast<ScalarOp>(op)) {
+    r.push_back({s.getDst(), words(s.getN())});
+    r.push_back({s.getLhs(), words(s.getN())});
+    r.push_back({s.getScalar(), 1});
+  } else if (auto i = dyn_cast<ImmOp>(op)) {
+    r.push_back({i.getDst(), words(i.getN())});
+    if (i.getKind() != "fill")
+      r.push_back({i.getSrc(), words(i.getN())});
+  } else if (auto u = dyn_cast<UnaryOp>(op)) {
+    r.push_back({u.getDst(), words(u.getN())});
+    r.push_back({u.getSrc(), words(u.getN())});
+  } else if (auto red = dyn_cast<ReduceOp>(op)) {
+    r.push_back({red.getDst(), 1});
+    r.push_back({red.getSrc(), words(red.getN())});
+  } else if (auto g = dyn_cast<GatherOp>(op)) {
+    r.push_back({g.getDst(), words(g.getCols())});
+    r.push_back({g.getTable(), words(g.getRows()) * words(g.getCols())});
+    r.push_back({g.getIndex(), 1});
+  }
+  return r;
+}
+
+static LogicalResult walkExtent(Block &block, Bounds &b, int64_t &extent) {
+  for (Operation &op : block) {
+    if (auto loop = dyn_cast<LoopOp>(op)) {
+      b.loopCounts.insert(b.loopCounts.begin(), loop.getCount());
+      if (failed(walkExtent(loop.getBody().front(), b, extent)))
+        return failure();
+      b.loopCounts.erase(b.loopCounts.begin());
+      continue;
+    }
+    for (auto [addr, words] : touchedRanges(&op, b)) {
+      if (b.min(addr) < 0)
+        return op.emitOpError("address ") << addr << " can be negative";
+      if (words < 0)
+        return op.emitOpError("element count can be negative");
+      extent = std::max(extent, b.max(addr) + 4 * words);
+    }
+  }
+  return success();
+}
+
+FailureOr<int64_t> KernelOp::bodyExtent(KernelOp kernel) {
+  Bounds b{{}, kernel.getHeight(), kernel.getWidth()};
+  int64_t extent = 0;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto init = dyn_cast<InitTileOp>(op))
+      extent = std::max<int64_t>(extent, init.getOffset() + 4 * init.getRows() * init.getCols());
+    if (auto in = dyn_cast<HostInputOp>(op)) {
+      auto type = dyn_cast<ShapedType>(kernel.getInputs()[in.getSource()].getType());
+      extent = std::max<int64_t>(extent, in.getOffset() + 4 * (type ? type.getNumElements() : 0));
+    }
+    if (auto out = dyn_cast<HostOutputOp>(op)) {
+      auto type = dyn_cast<ShapedType>(kernel.getResult(out.getResult()).getType());
+      extent = std::max<int64_t>(extent, out.getOffset() + 4 * (type ? type.getNumElements() : 0));
+    }
+  }
+  if (failed(walkExtent(kernel.getBody().front(), b, extent)))
+    return failure();
+  return extent;
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  int64_t numIn = getInputs().size(), numOut = getNumResults();
+  auto validPort = [&](StringRef port) {
+    int64_t i;
+    if (port.consume_front("in") && !port.getAsInteger(10, i))
+      return i >= 0 && i < numIn;
+    if (port.consume_front("out") && !port.getAsInteger(10, i))
+      return i >= 0 && i < numOut;
+    return bool(getChannels().get(port));
+  };
+  auto result = getBody().walk([&](Operation *op) -> WalkResult {
+    StringRef port;
+    if (auto send = dyn_cast<SendOp>(op))
+      port = send.getPort();
+    else if (auto recv = dyn_cast<RecvOp>(op))
+      port = recv.getPort();
+    if (!port.empty() && !validPort(port))
+      return op->emitOpError("port '") << port << "' is not an input, output or channel of '"
+                                       << getName() << "'",
+             WalkResult::interrupt();
+    if (auto init = dyn_cast<InitTileOp>(op);
+        init && static_cast<int64_t>(init.getSource()) >= numIn)
+      return op->emitOpError("source ") << init.getSource() << " is not an operand",
+             WalkResult::interrupt();
+    if (auto in = dyn_cast<HostInputOp>(op); in && static_cast<int64_t>(in.getSource()) >= numIn)
+      return op->emitOpError("source ") << in.getSource() << " is not an operand",
+             WalkResult::interrupt();
+    if (auto out = dyn_cast<HostOutputOp>(op);
+        out && static_cast<int64_t>(out.getResult()) >= numOut)
+      return op->emitOpError("result ") << out.getResult() << " is not a result",
+             WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  auto extent = bodyExtent(*this);
+  if (failed(extent))
+    return failure();
+  if (*extent > static_cast<int64_t>(getSramBytesPerPe()))
+    return emitOpError("kernel '") << getName() << "' touches SRAM up to byte " << *extent
+                                   << " but declares " << getSramBytesPerPe() << " bytes per PE";
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  if (static_cast<int64_t>(getCount()) <= 0)
+    return emitOpError("count must be positive");
+  return success();
+}
+
+LogicalResult InitTileOp::verify() {
+  if (static_cast<int64_t>(getRows()) <= 0 || static_cast<int64_t>(getCols()) <= 0 ||
+      getRowOrigin().size() != 2 || getColOrigin().size() != 2)
+    return emitOpError("needs positive rows and cols, and [py, px] origins");
+  if (getOffset() % 4)
+    return emitOpError("offset must be a multiple of 4");
+  return success();
+}
+
+static LogicalResult checkKind(Operation *op, StringRef kind, ArrayRef<StringRef> allowed) {
+  if (llvm::is_contained(allowed, kind))
+    return success();
+  std::string list;
+  for (StringRef a : allowed)
+    list += (list.empty() ? "" : ", ") + a.str();
+  return op->emitOpError("kind '") << kind << "' is not one of " << list;
+}
+
+LogicalResult RecvOp::verify() { return checkKind(*this, getCombine(), {"copy", "add", "max"}); }
+LogicalResult VectorOp::verify() {
+  return checkKind(*this, getKind(), {"add", "sub", "mul", "div", "max"});
+}
+LogicalResult ScalarOp::verify() {
+  return checkKind(*this, getKind(), {"add", "sub", "mul", "div"});
+}
+LogicalResult ImmOp::verify() { return checkKind(*this, getKind(), {"add", "mul", "fill"}); }
+LogicalResult UnaryOp::verify() {
+  return checkKind(*this, getKind(),
+                   {"exp", "erf", "tanh", "sqrt", "rsqrt", "neg", "gelu", "copy"});
+}
+LogicalResult ReduceOp::verify() { return checkKind(*this, getKind(), {"sum", "max"}); }
