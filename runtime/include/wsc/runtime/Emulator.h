@@ -1,0 +1,122 @@
+// The functional wafer emulator: loads a .wafer Program, runs it PE by PE
+// through the router tables, and reports numbers, cycles and faults.
+#ifndef WSC_RUNTIME_EMULATOR_H
+#define WSC_RUNTIME_EMULATOR_H
+
+#include "wsc/runtime/HostArray.h"
+#include "wsc/runtime/Status.h"
+#include "wafer.pb.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wsc::runtime {
+
+/// The only .wafer format version this runtime reads.
+constexpr uint32_t kFormatVersion = 1;
+
+/// Parses a .wafer file. Errors are "FILE: not a .wafer program (...)" or
+/// "FILE: .wafer format version N, this runtime reads version 1".
+Expected<wafer::Program> loadProgramFile(const std::string &path);
+/// The same for bytes already in memory; `name` stands for FILE.
+Expected<wafer::Program> parseProgram(const std::string &bytes, const std::string &name);
+
+struct RunOptions {
+  /// Worker threads; 0 = all cores. Results do not depend on it.
+  unsigned threads = 0;
+  /// Record trace events (first PE of every kernel).
+  bool trace = false;
+  /// Bound on recorded trace events per kernel.
+  uint32_t traceEventsPerKernel = 20000;
+  /// A PE whose clock or executed-instruction count passes this faults; 0 = no limit.
+  uint64_t maxCycles = 0;
+};
+
+struct KernelReport {
+  std::string name;
+  std::string kind;
+  uint32_t wafer = 0;
+  uint64_t pes = 0;
+  /// Sum of instruction costs over the kernel's PEs (waiting excluded).
+  uint64_t busyCycles = 0;
+  /// busyCycles / (pes * total cycles), in percent.
+  double busyPct = 0;
+};
+
+/// One executed instruction of a traced PE, in cycles.
+struct TraceEvent {
+  uint32_t wafer = 0;
+  uint32_t kernel = 0; ///< index into RunReport::kernels
+  wafer::Op op = wafer::NOP;
+  uint32_t color = 0;
+  uint64_t start = 0;
+  uint64_t duration = 0;
+  uint64_t wait = 0; ///< part of duration spent waiting for wavelets
+};
+
+struct RunReport {
+  uint64_t cycles = 0; ///< max PE clock
+  double clockHz = 0;
+  uint32_t tokens = 0;
+  double tokensPerS = 0; ///< tokens * clockHz / cycles
+  uint32_t wafers = 0;
+  uint64_t pesActive = 0; ///< PEs that belong to a kernel
+  double wallS = 0;
+  uint64_t rounds = 0;       ///< bulk-synchronous scheduling rounds
+  uint64_t instructions = 0; ///< executed (non-skipped) instructions, LOOP and END included
+  uint64_t messages = 0;     ///< SENDs
+  uint64_t wavelets = 0;     ///< words times links crossed
+  uint64_t linksUsed = 0;    ///< directed PE-to-PE or inter-wafer links that carried data
+  double linkMaxUtilization = 0;  ///< busiest link: words / total cycles (of its capacity)
+  double linkMeanUtilization = 0; ///< mean over the links used
+  std::vector<KernelReport> kernels;
+  std::vector<std::string> warnings;
+  std::vector<TraceEvent> trace;
+};
+
+namespace detail {
+struct Model;
+class Machine;
+} // namespace detail
+
+/// Runs one Program; reusable for several runs.
+class Emulator {
+public:
+  /// Validates `program`; every violation is an error naming the region/PE.
+  static Expected<std::unique_ptr<Emulator>> create(wafer::Program program);
+  ~Emulator();
+  Emulator(const Emulator &) = delete;
+  Emulator &operator=(const Emulator &) = delete;
+
+  const wafer::Program &program() const;
+  /// Sets an input by name; shape and dtype must match the HostTensor.
+  /// F32 inputs take float data, I64/I32 inputs integer data.
+  Status setInput(const std::string &name, const HostArray &value);
+  /// Runs the program: every input must have been set. A fault is an error
+  /// whose message names wafer, PE, color and kernel.
+  Status run(const RunOptions &options = {});
+  /// An output of the last successful run.
+  Expected<HostArray> output(const std::string &name) const;
+  const RunReport &report() const { return report_; }
+
+private:
+  Emulator();
+  Status runUnguarded(const RunOptions &options);
+  wafer::Program program_;
+  std::unique_ptr<detail::Model> model_;
+  std::map<std::string, HostArray> inputs_;
+  std::map<std::string, HostArray> outputs_;
+  RunReport report_;
+};
+
+/// The --report JSON of a run.
+std::string reportJson(const RunReport &report);
+/// Chrome trace-event JSON ({"traceEvents": [...]}) of a traced run.
+std::string traceJson(const RunReport &report);
+
+} // namespace wsc::runtime
+
+#endif

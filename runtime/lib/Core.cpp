@@ -1,0 +1,448 @@
+// The PE core: interprets a region's SPMD code on one PE's SRAM, charging
+// cycles per the timing model. It only touches its own PeState, so PEs can
+// run in parallel.
+#include "Machine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace wsc::runtime::detail {
+namespace {
+
+using wafer::Op;
+
+inline float asF(uint32_t w) {
+  float f;
+  std::memcpy(&f, &w, 4);
+  return f;
+}
+inline uint32_t asW(float f) {
+  uint32_t w;
+  std::memcpy(&w, &f, 4);
+  return w;
+}
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+bool isTranscendental(Op op) {
+  switch (op) {
+  case wafer::EXP:
+  case wafer::ERF:
+  case wafer::TANH:
+  case wafer::SQRT:
+  case wafer::RSQRT:
+  case wafer::GELU:
+  case wafer::DIV:
+  case wafer::DIV_S:
+    return true;
+  default:
+    return false;
+  }
+}
+
+float unary(Op op, float x) {
+  switch (op) {
+  case wafer::EXP:
+    return std::exp(x);
+  case wafer::ERF:
+    return std::erf(x);
+  case wafer::TANH:
+    return std::tanh(x);
+  case wafer::SQRT:
+    return std::sqrt(x);
+  case wafer::RSQRT:
+    return 1.0f / std::sqrt(x);
+  case wafer::NEG:
+    return -x;
+  case wafer::GELU: {
+    // Double precision inside keeps the fp32 result correctly rounded in practice.
+    double d = x;
+    return float(0.5 * d * (1.0 + std::erf(d * 0.70710678118654752440)));
+  }
+  default:
+    return x;
+  }
+}
+
+float binary(Op op, float a, float b) {
+  switch (op) {
+  case wafer::ADD:
+  case wafer::ADD_S:
+  case wafer::ADD_I:
+    return a + b;
+  case wafer::SUB:
+  case wafer::SUB_S:
+    return a - b;
+  case wafer::MUL:
+  case wafer::MUL_S:
+  case wafer::MUL_I:
+    return a * b;
+  case wafer::DIV:
+  case wafer::DIV_S:
+    return a / b;
+  case wafer::MAX:
+    return std::isnan(a) || a > b ? a : b;
+  default:
+    return a;
+  }
+}
+
+bool isComm(Op op) {
+  return op == wafer::SEND || op == wafer::RECV || op == wafer::RECV_ADD || op == wafer::RECV_MAX;
+}
+
+/// End of a byte range for messages; saturates instead of overflowing.
+int64_t rangeEnd(int64_t begin, uint64_t words) {
+  int64_t end;
+  if (words > uint64_t(INT64_MAX) / 4 || __builtin_add_overflow(begin, int64_t(words * 4), &end))
+    return INT64_MAX;
+  return end;
+}
+
+/// Interprets one PE's code until it blocks in a RECV, ends or faults.
+class Core {
+public:
+  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o)
+      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), traceLimit_(o.traceEventsPerKernel),
+        maxCycles_(o.maxCycles) {
+    uint64_t local = pe - reg_.firstPe;
+    px_ = uint32_t(local % reg_.w);
+    py_ = uint32_t(local / reg_.w);
+  }
+  void run();
+
+private:
+  enum class Step { Next, Blocked, Fault };
+  Step exec(const Instr &in);
+  Step recv(const Instr &in, uint64_t n, uint32_t dst);
+  int64_t eval(const Affine &a) const {
+    // Unsigned arithmetic wraps instead of overflowing; the range checks catch garbage.
+    uint64_t v = uint64_t(a.base);
+    size_t d = s_.loops.size();
+    for (size_t k = 0; k < a.stride.size(); ++k)
+      v += uint64_t(a.stride[k]) * s_.loops[d - 1 - k].iter;
+    return int64_t(v);
+  }
+  bool selected(const Instr &in) const {
+    if (in.pred.empty())
+      return true;
+    for (const PeRange &r : in.pred)
+      if (px_ >= r.x0 && px_ <= r.x1 && py_ >= r.y0 && py_ <= r.y1)
+        return true;
+    return false;
+  }
+  /// Checks that operand k covers `words` words inside the kernel's SRAM and
+  /// returns its first word index.
+  bool span(const Instr &in, int k, uint64_t words, uint32_t &first);
+  bool count(const Instr &in, const Affine &a, const char *what, uint64_t &out);
+  Step fault(const Instr &in, std::string kind, std::string what);
+  float f(uint32_t word) const { return asF(s_.sram[word]); }
+  void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
+  void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
+    if (s_.traced && s_.trace.size() < traceLimit_)
+      s_.trace.push_back(TraceEvent{reg_.wafer, m_.peRegion[reg_.firstPe], in.op, in.color,
+                                    s_.clock, cost + wait, wait});
+    s_.clock += cost + wait;
+    s_.busy += cost;
+  }
+  uint64_t vectorCost(uint64_t n) const { return ceilDiv(n, m_.simd); }
+
+  const Model &m_;
+  const Region &reg_;
+  PeState &s_;
+  uint32_t traceLimit_;
+  uint64_t maxCycles_;
+  uint32_t px_, py_;
+};
+
+Core::Step Core::fault(const Instr &in, std::string kind, std::string what) {
+  s_.status = PeStatus::Faulted;
+  s_.fault = fmt::format("{}: {}{}: instruction {} ({}): {}", kind,
+                         m_.where(reg_.wafer, reg_.x + px_, reg_.y + py_),
+                         isComm(in.op) ? fmt::format(", color {}", in.color) : "", s_.pc,
+                         opName(in.op), what);
+  return Step::Fault;
+}
+
+bool Core::count(const Instr &in, const Affine &a, const char *what, uint64_t &out) {
+  int64_t v = eval(a);
+  if (v < 0) {
+    fault(in, "bad count", fmt::format("{} = {} is negative", what, v));
+    return false;
+  }
+  // Bounding counts here keeps the operand-size products below from overflowing.
+  if (v > int64_t(reg_.sramBytes)) {
+    fault(in, "SRAM overflow",
+          fmt::format("{} = {} words cannot fit the kernel's {} SRAM bytes", what, v,
+                      reg_.sramBytes));
+    return false;
+  }
+  out = uint64_t(v);
+  return true;
+}
+
+bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
+  int64_t addr = eval(in.addr[k]);
+  if (addr % 4) {
+    fault(in, "misaligned address",
+          fmt::format("addr[{}] = {} is not a multiple of 4", k, addr));
+    return false;
+  }
+  if (addr < 0 || words > reg_.sramBytes || uint64_t(addr) + words * 4 > reg_.sramBytes) {
+    fault(in, "SRAM overflow",
+          fmt::format("addr[{}] spans bytes [{}, {}) outside the kernel's {} SRAM bytes", k, addr,
+                      rangeEnd(addr, words), reg_.sramBytes));
+    return false;
+  }
+  first = uint32_t(addr / 4);
+  return true;
+}
+
+Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
+  if (s_.available(in.color) < n) {
+    s_.status = PeStatus::Blocked;
+    s_.waitColor = in.color;
+    s_.waitWords = n;
+    return Step::Blocked;
+  }
+  RecvQueue &q = s_.queue(in.color);
+  // The core pulls one word per cycle and cannot pull a word before it arrived.
+  uint64_t end = s_.clock + n;
+  uint64_t i = 0;
+  while (i < n) {
+    Chunk &c = q.chunks.front();
+    uint64_t take = std::min<uint64_t>(n - i, c.data->size() - c.pos);
+    end = std::max(end, c.t0 + c.pos + (n - i));
+    const uint32_t *src = c.data->data() + c.pos;
+    for (uint64_t j = 0; j < take; ++j) {
+      uint32_t d = dst + uint32_t(i + j);
+      if (in.op == wafer::RECV)
+        s_.sram[d] = src[j];
+      else if (in.op == wafer::RECV_ADD)
+        setF(d, f(d) + asF(src[j]));
+      else
+        setF(d, binary(wafer::MAX, f(d), asF(src[j])));
+    }
+    i += take;
+    c.pos += uint32_t(take);
+    if (c.pos == c.data->size())
+      q.chunks.pop_front();
+  }
+  q.words -= n;
+  charge(in, n, end - s_.clock - n);
+  return Step::Next;
+}
+
+Core::Step Core::exec(const Instr &in) {
+  Op op = in.op;
+  uint64_t n = 0, m = 0;
+  bool usesM = op == wafer::MATVEC || op == wafer::VECMAT || op == wafer::GATHER;
+  if (!count(in, in.n, "n", n) || (usesM && !count(in, in.m, "m", m)))
+    return Step::Fault;
+  uint32_t d = 0, a = 0, b = 0;
+  switch (op) {
+  case wafer::NOP:
+    return Step::Next;
+  case wafer::SEND: {
+    if (!span(in, 0, n, a))
+      return Step::Fault;
+    auto data = std::make_shared<Words>(s_.sram.begin() + a, s_.sram.begin() + a + n);
+    s_.outbox.push_back(OutMsg{in.color, s_.clock, std::move(data)});
+    ++s_.messages;
+    charge(in, n);
+    return Step::Next;
+  }
+  case wafer::RECV:
+  case wafer::RECV_ADD:
+  case wafer::RECV_MAX:
+    if (!span(in, 0, n, d))
+      return Step::Fault;
+    return recv(in, n, d);
+  case wafer::MATVEC:
+  case wafer::VECMAT: {
+    bool mv = op == wafer::MATVEC;
+    // rows = n, cols = m; dst has rows (MATVEC) or cols (VECMAT) words.
+    if (!span(in, 0, mv ? n : m, d) || !span(in, 1, n * m, a) || !span(in, 2, mv ? m : n, b))
+      return Step::Fault;
+    std::vector<float> acc(mv ? n : m, 0.0f);
+    if (mv) {
+      for (uint64_t r = 0; r < n; ++r) {
+        float sum = 0;
+        for (uint64_t c = 0; c < m; ++c)
+          sum += f(a + uint32_t(r * m + c)) * f(b + uint32_t(c));
+        acc[r] = sum;
+      }
+    } else {
+      for (uint64_t r = 0; r < n; ++r) {
+        float x = f(b + uint32_t(r));
+        for (uint64_t c = 0; c < m; ++c)
+          acc[c] += x * f(a + uint32_t(r * m + c));
+      }
+    }
+    for (size_t i = 0; i < acc.size(); ++i)
+      setF(d + uint32_t(i), in.count == 1 ? f(d + uint32_t(i)) + acc[i] : acc[i]);
+    charge(in, ceilDiv(n * m, m_.fmac));
+    return Step::Next;
+  }
+  case wafer::ADD:
+  case wafer::SUB:
+  case wafer::MUL:
+  case wafer::DIV:
+  case wafer::MAX:
+    if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, n, b))
+      return Step::Fault;
+    for (uint64_t i = 0; i < n; ++i)
+      setF(d + uint32_t(i), binary(op, f(a + uint32_t(i)), f(b + uint32_t(i))));
+    break;
+  case wafer::ADD_S:
+  case wafer::SUB_S:
+  case wafer::MUL_S:
+  case wafer::DIV_S: {
+    if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, 1, b))
+      return Step::Fault;
+    float s = f(b); // read once: dst may overlap the scalar
+    for (uint64_t i = 0; i < n; ++i)
+      setF(d + uint32_t(i), binary(op, f(a + uint32_t(i)), s));
+    break;
+  }
+  case wafer::ADD_I:
+  case wafer::MUL_I:
+    if (!span(in, 0, n, d) || !span(in, 1, n, a))
+      return Step::Fault;
+    for (uint64_t i = 0; i < n; ++i)
+      setF(d + uint32_t(i), binary(op, f(a + uint32_t(i)), in.imm));
+    break;
+  case wafer::FILL:
+    if (!span(in, 0, n, d))
+      return Step::Fault;
+    std::fill_n(s_.sram.begin() + d, n, asW(in.imm));
+    break;
+  case wafer::COPY:
+    if (!span(in, 0, n, d) || !span(in, 1, n, a))
+      return Step::Fault;
+    std::memmove(s_.sram.data() + d, s_.sram.data() + a, n * 4);
+    break;
+  case wafer::EXP:
+  case wafer::ERF:
+  case wafer::TANH:
+  case wafer::SQRT:
+  case wafer::RSQRT:
+  case wafer::NEG:
+  case wafer::GELU:
+    if (!span(in, 0, n, d) || !span(in, 1, n, a))
+      return Step::Fault;
+    for (uint64_t i = 0; i < n; ++i)
+      setF(d + uint32_t(i), unary(op, f(a + uint32_t(i))));
+    break;
+  case wafer::REDUCE_SUM:
+  case wafer::REDUCE_MAX: {
+    if (!span(in, 0, 1, d) || !span(in, 1, n, a))
+      return Step::Fault;
+    bool sum = op == wafer::REDUCE_SUM;
+    float acc = sum ? 0.0f : -std::numeric_limits<float>::infinity();
+    for (uint64_t i = 0; i < n; ++i)
+      acc = sum ? acc + f(a + uint32_t(i)) : binary(wafer::MAX, acc, f(a + uint32_t(i)));
+    setF(d, acc);
+    break;
+  }
+  case wafer::GATHER: {
+    if (!span(in, 0, m, d) || !span(in, 1, n * m, a) || !span(in, 2, 1, b))
+      return Step::Fault;
+    int64_t idx = int32_t(s_.sram[b]);
+    int64_t row = idx - int64_t(std::llround(in.imm));
+    if (row >= 0 && uint64_t(row) < n)
+      std::memmove(s_.sram.data() + d, s_.sram.data() + a + row * m, m * 4);
+    else
+      std::fill_n(s_.sram.begin() + d, m, 0u);
+    charge(in, vectorCost(m));
+    return Step::Next;
+  }
+  case wafer::EXT_LOAD: {
+    if (!span(in, 0, n, d))
+      return Step::Fault;
+    const std::string &blob = *m_.blobs[in.blob];
+    int64_t src = eval(in.addr[1]);
+    if (src < 0 || src % 4 || n * 4 > blob.size() || uint64_t(src) > blob.size() - n * 4)
+      return fault(in, "external memory overflow",
+                   fmt::format("bytes [{}, {}) of blob {} which has {} bytes", src,
+                               rangeEnd(src, n), m_.program->external(int(in.blob)).id(),
+                               blob.size()));
+    std::memcpy(s_.sram.data() + d, blob.data() + src, n * 4);
+    charge(in, uint64_t(std::ceil(double(n) * 4 / m_.extBytesPerCycle)));
+    return Step::Next;
+  }
+  default:
+    return fault(in, "bad instruction", "not executable");
+  }
+  // Elementwise, reduction and copy ops end here.
+  uint64_t cost = isTranscendental(op) ? n * m_.transcendentalCycles : vectorCost(n);
+  charge(in, cost);
+  return Step::Next;
+}
+
+void Core::run() {
+  const std::vector<Instr> &code = reg_.code;
+  s_.status = PeStatus::Ready;
+  while (s_.pc < code.size()) {
+    const Instr &in = code[s_.pc];
+    // Counting END too makes every loop iteration count towards the limit.
+    if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
+      fault(in, "cycle limit",
+            fmt::format("the PE passed {} cycles or instructions", maxCycles_));
+      return;
+    }
+    if (in.op == wafer::END) {
+      ++s_.instructions;
+      LoopFrame &f = s_.loops.back();
+      if (++f.iter < f.count) {
+        s_.pc = in.jump + 1;
+      } else {
+        s_.loops.pop_back();
+        ++s_.pc;
+      }
+      continue;
+    }
+    if (!selected(in)) {
+      s_.pc = in.op == wafer::LOOP ? in.jump + 1 : s_.pc + 1;
+      continue;
+    }
+    ++s_.instructions;
+    if (in.op == wafer::LOOP) {
+      if (in.count == 0) {
+        s_.pc = in.jump + 1;
+      } else {
+        s_.loops.push_back(LoopFrame{0, in.count});
+        ++s_.pc;
+      }
+      continue;
+    }
+    Step st = exec(in);
+    if (st != Step::Next) {
+      if (st == Step::Blocked)
+        --s_.instructions; // counted again when it completes
+      return;
+    }
+    ++s_.pc;
+  }
+  s_.status = PeStatus::Done;
+}
+
+} // namespace
+
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options) {
+  // Runs on worker threads, where an escaping exception would terminate the process.
+  try {
+    Core(m, pe, s, options).run();
+  } catch (const std::exception &e) {
+    s.status = PeStatus::Faulted;
+    s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());
+  }
+}
+
+} // namespace wsc::runtime::detail

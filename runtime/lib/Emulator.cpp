@@ -1,0 +1,211 @@
+// The public Emulator: loading, inputs into SRAM, a run, outputs out of SRAM.
+#include "wsc/runtime/Emulator.h"
+
+#include "Machine.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <new>
+
+namespace wsc::runtime {
+
+using detail::Model;
+using detail::PeState;
+
+Expected<wafer::Program> parseProgram(const std::string &bytes, const std::string &name) {
+  if (bytes.empty())
+    return Status::failure(fmt::format("{}: not a .wafer program (empty file)", name));
+  if (bytes.size() > size_t(INT_MAX))
+    return Status::failure(fmt::format("{}: not a .wafer program (larger than 2 GiB)", name));
+  wafer::Program p;
+  if (!p.ParseFromArray(bytes.data(), int(bytes.size())))
+    return Status::failure(
+        fmt::format("{}: not a .wafer program (truncated or not a Program protobuf)", name));
+  if (p.format_version() == 0)
+    return Status::failure(fmt::format("{}: not a .wafer program (no format_version)", name));
+  if (p.format_version() != kFormatVersion)
+    return Status::failure(fmt::format("{}: .wafer format version {}, this runtime reads version {}",
+                                       name, p.format_version(), kFormatVersion));
+  return p;
+}
+
+Expected<wafer::Program> loadProgramFile(const std::string &path) {
+  Expected<std::string> bytes = readFileBytes(path);
+  if (!bytes)
+    return bytes.status();
+  return parseProgram(*bytes, path);
+}
+
+Emulator::Emulator() = default;
+Emulator::~Emulator() = default;
+
+Expected<std::unique_ptr<Emulator>> Emulator::create(wafer::Program program) {
+  if (program.format_version() != kFormatVersion)
+    return Status::failure(fmt::format(".wafer format version {}, this runtime reads version {}",
+                                       program.format_version(), kFormatVersion));
+  std::unique_ptr<Emulator> e(new Emulator());
+  // The model points into program_, so it is built only once program_ has its final address.
+  e->program_ = std::move(program);
+  Expected<Model> model = detail::buildModel(e->program_);
+  if (!model)
+    return model.status();
+  e->model_ = std::make_unique<Model>(model.take());
+  return e;
+}
+
+const wafer::Program &Emulator::program() const { return program_; }
+
+namespace {
+
+const detail::TensorRef *findTensor(const std::vector<detail::TensorRef> &list,
+                                    const std::string &name) {
+  for (const detail::TensorRef &t : list)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+DType hostType(wafer::DType t) {
+  return t == wafer::I64 ? DType::I64 : t == wafer::I32 ? DType::I32 : DType::F32;
+}
+
+} // namespace
+
+Status Emulator::setInput(const std::string &name, const HostArray &value) {
+  const detail::TensorRef *t = findTensor(model_->inputs, name);
+  if (!t)
+    return Status::failure(fmt::format("input '{}': the program has no such input", name));
+  DType want = hostType(t->dtype);
+  if ((want == DType::F32) != value.isFloat())
+    return Status::failure(fmt::format("input '{}': dtype {} given, the program wants {}", name,
+                                       dtypeName(value.dtype), dtypeName(want)));
+  if (value.shape != t->shape)
+    return Status::failure(fmt::format("input '{}': shape {} given, the program wants {}", name,
+                                       shapeString(value.shape), shapeString(t->shape)));
+  size_t have = value.isFloat() ? value.f32.size() : value.ints.size();
+  if (int64_t(have) != t->numel)
+    return Status::failure(
+        fmt::format("input '{}': {} elements for shape {}", name, have, shapeString(t->shape)));
+  if (!value.isFloat())
+    for (size_t i = 0; i < value.ints.size(); ++i)
+      if (value.ints[i] < INT32_MIN || value.ints[i] > INT32_MAX)
+        return Status::failure(fmt::format(
+            "input '{}': element {} = {} does not fit the 32-bit SRAM word", name, i,
+            value.ints[i]));
+  inputs_[name] = value;
+  return Status::success();
+}
+
+Status Emulator::run(const RunOptions &options) {
+  // A program too big for the host must be an error, not an abort.
+  try {
+    return runUnguarded(options);
+  } catch (const std::bad_alloc &) {
+    return Status::failure("out of host memory while emulating the program");
+  }
+}
+
+Status Emulator::runUnguarded(const RunOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  const Model &m = *model_;
+  outputs_.clear();
+  report_ = RunReport();
+  for (const detail::TensorRef &t : m.inputs)
+    if (!inputs_.count(t.name))
+      return Status::failure(fmt::format("input '{}' was not given", t.name));
+
+  // Only PEs that run a kernel get SRAM; router-only PEs need none.
+  std::vector<PeState> pes(m.numPes);
+  for (const detail::Region &r : m.regions) {
+    for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i)
+      pes[r.firstPe + i].sram.assign(r.sramBytes / 4, 0);
+    for (const wafer::SramInit &init : r.proto->init()) {
+      PeState &s = pes[r.firstPe + uint64_t(init.py()) * r.w + init.px()];
+      std::memcpy(s.sram.data() + init.offset() / 4, init.data().data(), init.data().size());
+    }
+    if (options.trace)
+      pes[r.firstPe].traced = true;
+  }
+  for (const detail::TensorRef &t : m.inputs) {
+    const HostArray &a = inputs_.at(t.name);
+    for (const detail::PieceRef &p : t.pieces) {
+      std::vector<uint32_t> &sram = pes[p.pe].sram;
+      for (uint32_t row = 0; row < p.rows; ++row)
+        for (uint32_t k = 0; k < p.count; ++k) {
+          uint64_t e = p.tensorOffset + row * p.rowStride + k;
+          uint32_t word;
+          if (a.isFloat())
+            std::memcpy(&word, &a.f32[e], 4);
+          else
+            word = uint32_t(int32_t(a.ints[e]));
+          sram[p.offset / 4 + uint64_t(row) * p.count + k] = word;
+        }
+    }
+  }
+
+  Status s = detail::schedule(m, pes, options, report_);
+  if (!s)
+    return s;
+
+  for (const detail::TensorRef &t : m.outputs) {
+    HostArray a;
+    a.dtype = hostType(t.dtype);
+    a.shape = t.shape;
+    if (a.isFloat())
+      a.f32.assign(t.numel, 0.0f);
+    else
+      a.ints.assign(t.numel, 0);
+    for (const detail::PieceRef &p : t.pieces) {
+      const std::vector<uint32_t> &sram = pes[p.pe].sram;
+      for (uint32_t row = 0; row < p.rows; ++row)
+        for (uint32_t k = 0; k < p.count; ++k) {
+          uint64_t e = p.tensorOffset + row * p.rowStride + k;
+          uint32_t word = sram[p.offset / 4 + uint64_t(row) * p.count + k];
+          if (a.isFloat())
+            std::memcpy(&a.f32[e], &word, 4);
+          else
+            a.ints[e] = int32_t(word);
+        }
+    }
+    outputs_[t.name] = std::move(a);
+  }
+
+  report_.clockHz = m.clockHz;
+  report_.tokens = program_.tokens();
+  report_.tokensPerS =
+      report_.cycles ? double(report_.tokens) * m.clockHz / double(report_.cycles) : 0;
+  report_.wafers = m.wafers;
+  report_.pesActive = m.numPes;
+  for (const detail::Region &r : m.regions) {
+    KernelReport k;
+    k.name = r.name;
+    k.kind = r.kind;
+    k.wafer = r.wafer;
+    k.pes = uint64_t(r.w) * r.h;
+    for (uint64_t i = 0; i < k.pes; ++i)
+      k.busyCycles += pes[r.firstPe + i].busy;
+    k.busyPct = report_.cycles ? 100.0 * double(k.busyCycles) / (double(k.pes) * report_.cycles) : 0;
+    report_.kernels.push_back(std::move(k));
+    if (options.trace) {
+      std::vector<TraceEvent> &ev = pes[r.firstPe].trace;
+      report_.trace.insert(report_.trace.end(), ev.begin(), ev.end());
+    }
+  }
+  report_.wallS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::success();
+}
+
+Expected<HostArray> Emulator::output(const std::string &name) const {
+  auto it = outputs_.find(name);
+  if (it != outputs_.end())
+    return it->second;
+  if (!findTensor(model_->outputs, name))
+    return Status::failure(fmt::format("output '{}': the program has no such output", name));
+  return Status::failure(fmt::format("output '{}': the program has not run successfully", name));
+}
+
+} // namespace wsc::runtime

@@ -1,0 +1,114 @@
+// Run-time state of the emulated PEs and the pieces that move it forward:
+// the core interpreter (Core.cpp), the fabric (Fabric.cpp) and the
+// bulk-synchronous scheduler (Scheduler.cpp).
+#ifndef WSC_RUNTIME_LIB_MACHINE_H
+#define WSC_RUNTIME_LIB_MACHINE_H
+
+#include "Model.h"
+#include "wsc/runtime/Emulator.h"
+
+#include <deque>
+#include <memory>
+#include <unordered_set>
+
+namespace wsc::runtime::detail {
+
+using Words = std::vector<uint32_t>;
+using WordsPtr = std::shared_ptr<const Words>;
+
+/// Part of a message waiting in a receive queue. Word j is at the core from
+/// cycle t0 + j on (words stream in one per cycle).
+struct Chunk {
+  WordsPtr data;
+  uint32_t pos = 0; ///< words already popped
+  uint64_t t0 = 0;
+};
+
+struct RecvQueue {
+  uint32_t color = 0;
+  uint64_t words = 0;
+  std::deque<Chunk> chunks;
+};
+
+struct LoopFrame {
+  uint32_t iter = 0;
+  uint32_t count = 0;
+};
+
+/// A SEND waiting for the fabric phase of the round.
+struct OutMsg {
+  uint32_t color = 0;
+  uint64_t time = 0; ///< sender's clock when the SEND started
+  WordsPtr data;
+};
+
+enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
+
+struct PeState {
+  std::vector<uint32_t> sram;
+  uint32_t pc = 0;
+  std::vector<LoopFrame> loops; ///< innermost last
+  uint64_t clock = 0;
+  uint64_t busy = 0; ///< sum of instruction costs
+  uint64_t instructions = 0;
+  uint64_t messages = 0;
+  PeStatus status = PeStatus::Ready;
+  uint32_t waitColor = 0; ///< when Blocked: the RECV's color and word count
+  uint64_t waitWords = 0;
+  std::vector<RecvQueue> queues;
+  std::vector<OutMsg> outbox;
+  std::string fault; ///< when Faulted
+  bool traced = false;
+  std::vector<TraceEvent> trace;
+
+  RecvQueue &queue(uint32_t color) {
+    for (RecvQueue &q : queues)
+      if (q.color == color)
+        return q;
+    queues.push_back(RecvQueue{color, 0, {}});
+    return queues.back();
+  }
+  uint64_t available(uint32_t color) const {
+    for (const RecvQueue &q : queues)
+      if (q.color == color)
+        return q.words;
+    return 0;
+  }
+};
+
+/// Runs PE `pe` until it blocks in a RECV, ends its program or faults.
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
+
+/// Moves messages hop by hop through the router tables and keeps link statistics.
+class Fabric {
+public:
+  explicit Fabric(const Model &m) : m_(m) {}
+  /// Routes one message sent by `origin`, appending it to the receive queues
+  /// of every PE it reaches; those PEs are added to `reached`.
+  Status route(uint64_t origin, const OutMsg &msg, std::vector<PeState> &pes,
+               std::vector<uint64_t> &reached);
+  /// Fills the link fields of `report` for a run of `cycles` cycles.
+  void linkStats(uint64_t cycles, RunReport &report) const;
+
+private:
+  struct Hop {
+    uint32_t wafer, x, y, color, in;
+    uint64_t hops;
+    uint64_t extra; ///< inter-wafer link delays on the way
+  };
+  const Model &m_;
+  /// routeKey(.., color, out port) -> the first origin that used it.
+  std::unordered_map<uint64_t, uint64_t> owner_;
+  /// routeKey(.., 0, out port) -> words carried by that physical link.
+  std::unordered_map<uint64_t, uint64_t> words_;
+  std::unordered_set<uint64_t> used_; ///< links used by the current message
+  std::vector<Hop> stack_;
+};
+
+/// Runs every PE to completion in bulk-synchronous rounds; see docs/runtime.md.
+Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
+                RunReport &report);
+
+} // namespace wsc::runtime::detail
+
+#endif

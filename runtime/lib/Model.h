@@ -1,0 +1,129 @@
+// The validated, flattened form of a Program that the emulator executes.
+#ifndef WSC_RUNTIME_LIB_MODEL_H
+#define WSC_RUNTIME_LIB_MODEL_H
+
+#include "wsc/runtime/Status.h"
+#include "wafer.pb.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace wsc::runtime::detail {
+
+/// base + sum_k stride[k] * idx[k]; validation guarantees stride.size() <= loop depth.
+struct Affine {
+  int64_t base = 0;
+  std::vector<int64_t> stride;
+};
+
+struct PeRange {
+  uint32_t x0, x1, y0, y1;
+};
+
+struct Instr {
+  wafer::Op op = wafer::NOP;
+  std::vector<PeRange> pred;
+  Affine addr[3];
+  Affine n, m;
+  uint32_t color = 0;
+  float imm = 0;
+  uint32_t count = 0;
+  uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)
+  uint32_t jump = 0; ///< LOOP: index of its END; END: index of its LOOP
+};
+
+struct Region {
+  std::string name;
+  std::string kind;
+  uint32_t wafer = 0, x = 0, y = 0, w = 0, h = 0;
+  uint32_t sramBytes = 0; ///< effective per-PE limit
+  uint64_t firstPe = 0;   ///< global index of its PE (0,0); PEs are row-major
+  std::vector<Instr> code;
+  const wafer::Region *proto = nullptr;
+};
+
+struct LinkEnd {
+  uint32_t wafer, x, y, color;
+};
+
+/// Where a host tensor piece lives, resolved to a PE.
+struct PieceRef {
+  uint64_t pe;
+  uint32_t offset;
+  uint64_t tensorOffset;
+  uint32_t count, rows;
+  uint64_t rowStride;
+};
+
+struct TensorRef {
+  std::string name;
+  wafer::DType dtype;
+  std::vector<int64_t> shape;
+  int64_t numel = 0;
+  std::vector<PieceRef> pieces;
+};
+
+constexpr uint32_t kNumPorts = 6;
+constexpr uint32_t kMaxGridSide = 65535;
+constexpr uint32_t kMaxColors = 1024;
+constexpr uint32_t kMaxWafers = 65535;
+
+/// Keys for hash maps of router state; fields are bounded by validation.
+inline uint64_t peKey(uint32_t wafer, uint32_t x, uint32_t y) {
+  return (uint64_t(wafer) << 32) | (uint64_t(y) << 16) | x;
+}
+inline uint64_t routeKey(uint32_t wafer, uint32_t x, uint32_t y, uint32_t color, uint32_t port) {
+  return (peKey(wafer, x, y) << 13) | (uint64_t(color) << 3) | port;
+}
+
+struct Model {
+  const wafer::Program *program = nullptr;
+  // Arch, as plain numbers.
+  uint32_t width = 0, height = 0, sramBytes = 0, colors = 0;
+  double clockHz = 0;
+  uint32_t hopCycles = 0, simd = 1, fmac = 1, transcendentalCycles = 0;
+  double extBytesPerCycle = 0, linkBytesPerCycle = 0;
+  uint32_t linkLatency = 0;
+  uint32_t wafers = 0;
+
+  std::vector<Region> regions; ///< wafer-major, in Program order
+  uint64_t numPes = 0;
+  std::vector<uint32_t> peRegion; ///< global PE index -> region index
+  /// Per wafer, per grid position (y * width + x): region index or -1.
+  std::vector<std::vector<int32_t>> regionAt;
+  std::vector<std::vector<uint8_t>> dead;
+  /// routeKey(wafer, x, y, color, in) -> out mask.
+  std::unordered_map<uint64_t, uint8_t> routes;
+  /// routeKey(wafer, x, y, color, LINK) of the source end -> destination end.
+  std::unordered_map<uint64_t, LinkEnd> links;
+  std::vector<const std::string *> blobs;
+  std::vector<TensorRef> inputs, outputs;
+
+  bool onGrid(int64_t x, int64_t y) const {
+    return x >= 0 && y >= 0 && x < int64_t(width) && y < int64_t(height);
+  }
+  int32_t regionOf(uint32_t wafer, uint32_t x, uint32_t y) const {
+    return regionAt[wafer][size_t(y) * width + x];
+  }
+  /// Global PE index of grid position (x, y), which must be inside region r.
+  uint64_t peIndex(uint32_t r, uint32_t x, uint32_t y) const {
+    const Region &reg = regions[r];
+    return reg.firstPe + uint64_t(y - reg.y) * reg.w + (x - reg.x);
+  }
+  /// "wafer W PE (x,y) kernel 'name'" or "... no kernel".
+  std::string where(uint32_t wafer, uint32_t x, uint32_t y) const;
+  std::string wherePe(uint64_t pe) const;
+  void peXY(uint64_t pe, uint32_t &x, uint32_t &y) const;
+};
+
+/// Validates `program` and builds its Model; errors name the region/PE.
+Expected<Model> buildModel(const wafer::Program &program);
+
+const char *opName(wafer::Op op);
+const char *portName(uint32_t port);
+
+} // namespace wsc::runtime::detail
+
+#endif

@@ -1,0 +1,105 @@
+// Bulk-synchronous scheduling. A round runs every ready PE (in parallel) until
+// it blocks or ends, then routes the round's messages in PE-index order.
+// A PE's results depend only on the words it receives and their timestamps,
+// never on the round or thread that ran it, so any thread count gives
+// bit-identical numbers, cycles and faults.
+#include "Machine.h"
+#include "ThreadPool.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace wsc::runtime::detail {
+namespace {
+
+constexpr size_t kMaxListedPes = 8;
+constexpr size_t kMaxWarnings = 20;
+
+Status deadlock(const Model &m, const std::vector<PeState> &pes) {
+  std::vector<uint64_t> blocked;
+  for (uint64_t pe = 0; pe < pes.size(); ++pe)
+    if (pes[pe].status == PeStatus::Blocked)
+      blocked.push_back(pe);
+  std::string msg = fmt::format("deadlock: {} PE{} blocked in RECV and no wavelet in flight",
+                                blocked.size(), blocked.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < blocked.size() && i < kMaxListedPes; ++i) {
+    const PeState &s = pes[blocked[i]];
+    msg += fmt::format("\n  {}, color {}: waits for {} words, has {} (instruction {})",
+                       m.wherePe(blocked[i]), s.waitColor, s.waitWords, s.available(s.waitColor),
+                       s.pc);
+  }
+  if (blocked.size() > kMaxListedPes)
+    msg += fmt::format("\n  ... and {} more", blocked.size() - kMaxListedPes);
+  return Status::failure(msg);
+}
+
+void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &report) {
+  size_t total = 0;
+  for (uint64_t pe = 0; pe < pes.size(); ++pe)
+    for (const RecvQueue &q : pes[pe].queues) {
+      if (!q.words)
+        continue;
+      if (++total <= kMaxWarnings)
+        report.warnings.push_back(fmt::format("{}, color {}: {} received words never consumed",
+                                              m.wherePe(pe), q.color, q.words));
+    }
+  if (total > kMaxWarnings)
+    report.warnings.push_back(
+        fmt::format("... and {} more PE colors with unconsumed words", total - kMaxWarnings));
+}
+
+} // namespace
+
+Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
+                RunReport &report) {
+  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
+  threads = std::max(1u, std::min<unsigned>(threads, 256));
+  ThreadPool pool(threads);
+  Fabric fabric(m);
+  std::vector<uint64_t> ready(pes.size()), reached;
+  for (uint64_t pe = 0; pe < pes.size(); ++pe)
+    ready[pe] = pe;
+  std::vector<uint8_t> queued(pes.size(), 0);
+  while (!ready.empty()) {
+    ++report.rounds;
+    pool.parallelFor(ready.size(), [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options); });
+    // `ready` is sorted, so the lowest-index fault wins whatever the threads did.
+    for (uint64_t pe : ready)
+      if (pes[pe].status == PeStatus::Faulted)
+        return Status::failure(pes[pe].fault);
+    reached.clear();
+    for (uint64_t pe : ready) {
+      for (const OutMsg &msg : pes[pe].outbox)
+        if (Status s = fabric.route(pe, msg, pes, reached); !s)
+          return s;
+      pes[pe].outbox.clear();
+    }
+    ready.clear();
+    for (uint64_t pe : reached) {
+      PeState &s = pes[pe];
+      if (s.status == PeStatus::Blocked && !queued[pe] && s.available(s.waitColor) >= s.waitWords) {
+        queued[pe] = 1;
+        ready.push_back(pe);
+      }
+    }
+    std::sort(ready.begin(), ready.end());
+    for (uint64_t pe : ready)
+      queued[pe] = 0;
+  }
+  for (const PeState &s : pes)
+    if (s.status != PeStatus::Done)
+      return deadlock(m, pes);
+
+  for (const PeState &s : pes) {
+    report.cycles = std::max(report.cycles, s.clock);
+    report.instructions += s.instructions;
+    report.messages += s.messages;
+  }
+  fabric.linkStats(report.cycles, report);
+  leftovers(m, pes, report);
+  return Status::success();
+}
+
+} // namespace wsc::runtime::detail

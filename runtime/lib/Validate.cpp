@@ -1,0 +1,408 @@
+// Validation of a Program and its translation into the emulator's Model.
+// Every check here turns a malformed program into an error that names the
+// region or PE, so the emulator itself can trust the Model.
+#include "Model.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+namespace wsc::runtime::detail {
+namespace {
+
+using wafer::Op;
+
+Status fail(std::string msg) { return Status::failure(std::move(msg)); }
+
+std::string regionName(const wafer::Region &r, size_t index) {
+  return r.name().empty() ? fmt::format("#{}", index) : r.name();
+}
+
+/// Number of addr operands each op needs.
+int addrCount(Op op) {
+  switch (op) {
+  case wafer::NOP:
+  case wafer::LOOP:
+  case wafer::END:
+    return 0;
+  case wafer::SEND:
+  case wafer::RECV:
+  case wafer::RECV_ADD:
+  case wafer::RECV_MAX:
+  case wafer::FILL:
+    return 1;
+  case wafer::ADD_I:
+  case wafer::MUL_I:
+  case wafer::COPY:
+  case wafer::EXP:
+  case wafer::ERF:
+  case wafer::TANH:
+  case wafer::SQRT:
+  case wafer::RSQRT:
+  case wafer::NEG:
+  case wafer::GELU:
+  case wafer::REDUCE_SUM:
+  case wafer::REDUCE_MAX:
+  case wafer::EXT_LOAD:
+    return 2;
+  default:
+    return 3;
+  }
+}
+
+bool usesColor(Op op) {
+  return op == wafer::SEND || op == wafer::RECV || op == wafer::RECV_ADD || op == wafer::RECV_MAX;
+}
+
+class Builder {
+public:
+  explicit Builder(const wafer::Program &p) : p_(p) {}
+  Expected<Model> build();
+
+private:
+  Status checkArch();
+  Status checkWafer(uint32_t wi);
+  Status checkRegion(uint32_t wi, const wafer::Region &r, size_t index);
+  Status checkCode(const std::string &where, const wafer::Region &r, Region &out);
+  Status checkRoutes(uint32_t wi);
+  Status checkLinks();
+  Status checkTensors(bool outputs);
+  bool isEdge(uint32_t x, uint32_t y) const {
+    return x == 0 || y == 0 || x + 1 == m_.width || y + 1 == m_.height;
+  }
+
+  const wafer::Program &p_;
+  Model m_;
+  std::unordered_map<uint32_t, uint32_t> blobIndex_;
+  bool usesExtLoad_ = false;
+};
+
+Status Builder::checkArch() {
+  const wafer::Arch &a = p_.arch();
+  if (!p_.has_arch())
+    return fail("program has no arch");
+  if (a.width() == 0 || a.height() == 0 || a.width() > kMaxGridSide || a.height() > kMaxGridSide)
+    return fail(fmt::format("arch: grid {}x{} must be between 1x1 and {}x{}", a.width(), a.height(),
+                            kMaxGridSide, kMaxGridSide));
+  if (a.sram_bytes_per_pe() == 0 || a.sram_bytes_per_pe() % 4)
+    return fail(fmt::format("arch: sram_bytes_per_pe {} must be a positive multiple of 4",
+                            a.sram_bytes_per_pe()));
+  if (a.colors() == 0 || a.colors() > kMaxColors)
+    return fail(fmt::format("arch: colors {} must be between 1 and {}", a.colors(), kMaxColors));
+  if (!(a.clock_hz() > 0))
+    return fail("arch: clock_hz must be positive");
+  if (a.simd_fp32() == 0 || a.fmac_per_cycle_fp32() == 0)
+    return fail("arch: simd_fp32 and fmac_per_cycle_fp32 must be positive");
+  if (a.ext_mem_bytes_per_cycle() < 0 || a.link_bytes_per_cycle() < 0)
+    return fail("arch: bandwidths must not be negative");
+  m_.width = a.width();
+  m_.height = a.height();
+  m_.sramBytes = a.sram_bytes_per_pe();
+  m_.colors = a.colors();
+  m_.clockHz = a.clock_hz();
+  m_.hopCycles = a.hop_cycles();
+  m_.simd = a.simd_fp32();
+  m_.fmac = a.fmac_per_cycle_fp32();
+  m_.transcendentalCycles = a.transcendental_cycles();
+  m_.extBytesPerCycle = a.ext_mem_bytes_per_cycle();
+  m_.linkBytesPerCycle = a.link_bytes_per_cycle();
+  m_.linkLatency = a.link_latency_cycles();
+  return Status::success();
+}
+
+Status Builder::checkCode(const std::string &where, const wafer::Region &r, Region &out) {
+  std::vector<uint32_t> open; // pcs of enclosing LOOPs
+  out.code.resize(r.code_size());
+  for (int pc = 0; pc < r.code_size(); ++pc) {
+    const wafer::Instr &in = r.code(pc);
+    Instr &o = out.code[pc];
+    if (!wafer::Op_IsValid(in.op()))
+      return fail(fmt::format("{} instruction {}: unknown op {}", where, pc, int(in.op())));
+    std::string at = fmt::format("{} instruction {} ({})", where, pc, opName(in.op()));
+    o.op = in.op();
+    if (o.op == wafer::END) {
+      if (open.empty())
+        return fail(at + ": END without LOOP");
+      o.jump = open.back();
+      out.code[open.back()].jump = pc;
+      open.pop_back();
+      continue;
+    }
+    for (const wafer::PeRange &pr : in.pred()) {
+      if (pr.x0() > pr.x1() || pr.y0() > pr.y1())
+        return fail(fmt::format("{}: empty predicate range x {}..{} y {}..{}", at, pr.x0(), pr.x1(),
+                                pr.y0(), pr.y1()));
+      o.pred.push_back({pr.x0(), pr.x1(), pr.y0(), pr.y1()});
+    }
+    int need = addrCount(o.op);
+    if (in.addr_size() < need)
+      return fail(fmt::format("{}: needs {} addresses, has {}", at, need, in.addr_size()));
+    auto affine = [&](const wafer::Affine &a, Affine &dst, const char *what) -> Status {
+      if (size_t(a.stride_size()) > open.size())
+        return fail(fmt::format("{}: {} has {} strides but only {} enclosing LOOPs", at, what,
+                                a.stride_size(), open.size()));
+      dst.base = a.base();
+      dst.stride.assign(a.stride().begin(), a.stride().end());
+      return Status::success();
+    };
+    static const char *addrNames[] = {"addr[0]", "addr[1]", "addr[2]"};
+    for (int k = 0; k < need; ++k)
+      if (Status s = affine(in.addr(k), o.addr[k], addrNames[k]); !s)
+        return s;
+    if (Status s = affine(in.n(), o.n, "n"); !s)
+      return s;
+    if (Status s = affine(in.m(), o.m, "m"); !s)
+      return s;
+    if (usesColor(o.op) && in.color() >= m_.colors)
+      return fail(fmt::format("{}: color {} >= arch.colors {}", at, in.color(), m_.colors));
+    o.color = in.color();
+    o.imm = in.imm();
+    o.count = in.count();
+    if (o.op == wafer::EXT_LOAD) {
+      auto it = blobIndex_.find(in.blob());
+      if (it == blobIndex_.end())
+        return fail(fmt::format("{}: no external blob with id {}", at, in.blob()));
+      o.blob = it->second;
+      usesExtLoad_ = true;
+    }
+    if (o.op == wafer::LOOP)
+      open.push_back(pc);
+  }
+  if (!open.empty())
+    return fail(fmt::format("{} instruction {} (LOOP): no matching END", where, open.back()));
+  return Status::success();
+}
+
+Status Builder::checkRegion(uint32_t wi, const wafer::Region &r, size_t index) {
+  std::string where = fmt::format("region '{}' (wafer {})", regionName(r, index), wi);
+  if (r.w() == 0 || r.h() == 0)
+    return fail(fmt::format("{}: empty size {}x{}", where, r.w(), r.h()));
+  if (uint64_t(r.x()) + r.w() > m_.width || uint64_t(r.y()) + r.h() > m_.height)
+    return fail(fmt::format("{}: {}x{} at ({},{}) does not fit the {}x{} grid", where, r.w(), r.h(),
+                            r.x(), r.y(), m_.width, m_.height));
+  if (r.sram_bytes_per_pe() % 4 || r.sram_bytes_per_pe() > m_.sramBytes)
+    return fail(fmt::format("{}: sram_bytes_per_pe {} must be a multiple of 4 and at most {}",
+                            where, r.sram_bytes_per_pe(), m_.sramBytes));
+  uint32_t ri = uint32_t(m_.regions.size());
+  std::vector<int32_t> &at = m_.regionAt[wi];
+  for (uint32_t y = r.y(); y < r.y() + r.h(); ++y)
+    for (uint32_t x = r.x(); x < r.x() + r.w(); ++x) {
+      size_t cell = size_t(y) * m_.width + x;
+      if (m_.dead[wi][cell])
+        return fail(fmt::format("{}: covers dead PE ({},{})", where, x, y));
+      if (at[cell] >= 0)
+        return fail(fmt::format("{}: overlaps region '{}' at PE ({},{})", where,
+                                m_.regions[at[cell]].name, x, y));
+      at[cell] = int32_t(ri);
+    }
+  Region reg;
+  reg.name = regionName(r, index);
+  reg.kind = r.kind();
+  reg.wafer = wi;
+  reg.x = r.x();
+  reg.y = r.y();
+  reg.w = r.w();
+  reg.h = r.h();
+  reg.sramBytes = r.sram_bytes_per_pe() ? r.sram_bytes_per_pe() : m_.sramBytes;
+  reg.firstPe = m_.numPes;
+  reg.proto = &r;
+  if (Status s = checkCode(where, r, reg); !s)
+    return s;
+  for (int i = 0; i < r.init_size(); ++i) {
+    const wafer::SramInit &init = r.init(i);
+    if (init.px() >= r.w() || init.py() >= r.h())
+      return fail(fmt::format("{}: init {} names local PE ({},{}) outside the {}x{} region", where,
+                              i, init.px(), init.py(), r.w(), r.h()));
+    if (init.offset() % 4 || init.data().size() % 4)
+      return fail(fmt::format("{}: init {} offset and size must be multiples of 4", where, i));
+    if (uint64_t(init.offset()) + init.data().size() > reg.sramBytes)
+      return fail(fmt::format("{}: init {} at local PE ({},{}) spans bytes [{}, {}) beyond the "
+                              "kernel's {} SRAM bytes",
+                              where, i, init.px(), init.py(), init.offset(),
+                              uint64_t(init.offset()) + init.data().size(), reg.sramBytes));
+  }
+  m_.numPes += uint64_t(r.w()) * r.h();
+  m_.regions.push_back(std::move(reg));
+  return Status::success();
+}
+
+Status Builder::checkRoutes(uint32_t wi) {
+  const wafer::Wafer &w = p_.wafers(wi);
+  for (int i = 0; i < w.routes_size(); ++i) {
+    const wafer::Route &r = w.routes(i);
+    std::string where = fmt::format("route {} of wafer {} at PE ({},{})", i, wi, r.x(), r.y());
+    if (!m_.onGrid(r.x(), r.y()))
+      return fail(where + ": outside the grid");
+    if (m_.dead[wi][size_t(r.y()) * m_.width + r.x()])
+      return fail(where + ": the PE is dead");
+    if (r.color() >= m_.colors)
+      return fail(fmt::format("{}: color {} >= arch.colors {}", where, r.color(), m_.colors));
+    if (!wafer::Port_IsValid(r.in()))
+      return fail(fmt::format("{}: bad input port {}", where, int(r.in())));
+    if (r.out_mask() == 0 || r.out_mask() >= (1u << kNumPorts))
+      return fail(fmt::format("{}: out_mask {:#x} must be a non-empty set of ports 0..5", where,
+                              r.out_mask()));
+    bool link = r.in() == wafer::LINK || (r.out_mask() & (1u << wafer::LINK));
+    if (link && !isEdge(r.x(), r.y()))
+      return fail(where + ": uses LINK but the PE is not on the wafer's edge");
+    uint64_t key = routeKey(wi, r.x(), r.y(), r.color(), r.in());
+    if (!m_.routes.emplace(key, uint8_t(r.out_mask())).second)
+      return fail(fmt::format("{}: a second entry for color {} input {}", where, r.color(),
+                              portName(r.in())));
+  }
+  return Status::success();
+}
+
+Status Builder::checkLinks() {
+  if (p_.links_size() && !(m_.linkBytesPerCycle > 0))
+    return fail("arch: link_bytes_per_cycle must be positive when the program has links");
+  for (int i = 0; i < p_.links_size(); ++i) {
+    const wafer::InterWaferLink &l = p_.links(i);
+    std::string where = fmt::format("link {}", i);
+    auto end = [&](uint32_t wafer, uint32_t x, uint32_t y, uint32_t color,
+                   const char *side) -> Status {
+      if (wafer >= m_.wafers)
+        return fail(fmt::format("{}: {} wafer {} does not exist", where, side, wafer));
+      if (!m_.onGrid(x, y) || !isEdge(x, y))
+        return fail(fmt::format("{}: {} PE ({},{}) is not on the edge of the grid", where, side, x,
+                                y));
+      if (m_.dead[wafer][size_t(y) * m_.width + x])
+        return fail(fmt::format("{}: {} PE ({},{}) of wafer {} is dead", where, side, x, y, wafer));
+      if (color >= m_.colors)
+        return fail(fmt::format("{}: {} color {} >= arch.colors {}", where, side, color, m_.colors));
+      return Status::success();
+    };
+    if (Status s = end(l.src_wafer(), l.src_x(), l.src_y(), l.color(), "source"); !s)
+      return s;
+    if (Status s = end(l.dst_wafer(), l.dst_x(), l.dst_y(), l.dst_color(), "destination"); !s)
+      return s;
+    uint64_t key = routeKey(l.src_wafer(), l.src_x(), l.src_y(), l.color(), wafer::LINK);
+    LinkEnd dst{l.dst_wafer(), l.dst_x(), l.dst_y(), l.dst_color()};
+    if (!m_.links.emplace(key, dst).second)
+      return fail(fmt::format("{}: a second link from wafer {} PE ({},{}) color {}", where,
+                              l.src_wafer(), l.src_x(), l.src_y(), l.color()));
+  }
+  return Status::success();
+}
+
+Status Builder::checkTensors(bool outputs) {
+  const auto &list = outputs ? p_.outputs() : p_.inputs();
+  const char *kind = outputs ? "output" : "input";
+  std::unordered_set<std::string> names;
+  for (const wafer::HostTensor &t : list) {
+    std::string where = fmt::format("{} '{}'", kind, t.name());
+    if (t.name().empty())
+      return fail(fmt::format("an {} has no name", kind));
+    if (!names.insert(t.name()).second)
+      return fail(where + ": declared twice");
+    if (!wafer::DType_IsValid(t.dtype()))
+      return fail(fmt::format("{}: bad dtype {}", where, int(t.dtype())));
+    TensorRef ref;
+    ref.name = t.name();
+    ref.dtype = t.dtype();
+    ref.numel = 1;
+    for (int64_t d : t.shape()) {
+      if (d < 0 || d > (int64_t(1) << 40) || (d && ref.numel > (int64_t(1) << 40) / d))
+        return fail(fmt::format("{}: bad shape", where));
+      ref.shape.push_back(d);
+      ref.numel *= d;
+    }
+    std::vector<bool> covered(outputs ? size_t(ref.numel) : 0);
+    for (int i = 0; i < t.pieces_size(); ++i) {
+      const wafer::Piece &pc = t.pieces(i);
+      std::string pw = fmt::format("{} piece {}", where, i);
+      if (pc.wafer() >= m_.wafers || !m_.onGrid(pc.x(), pc.y()))
+        return fail(fmt::format("{}: wafer {} PE ({},{}) does not exist", pw, pc.wafer(), pc.x(),
+                                pc.y()));
+      int32_t r = m_.regionOf(pc.wafer(), pc.x(), pc.y());
+      if (r < 0)
+        return fail(fmt::format("{}: wafer {} PE ({},{}) has no kernel, hence no SRAM", pw,
+                                pc.wafer(), pc.x(), pc.y()));
+      uint32_t rows = pc.rows() ? pc.rows() : 1;
+      uint64_t bytes = uint64_t(rows) * pc.count() * 4;
+      if (pc.offset() % 4 || pc.offset() + bytes > m_.regions[r].sramBytes)
+        return fail(fmt::format("{}: SRAM bytes [{}, {}) of wafer {} PE ({},{}) are not aligned or "
+                                "beyond kernel '{}''s {} bytes",
+                                pw, pc.offset(), pc.offset() + bytes, pc.wafer(), pc.x(), pc.y(),
+                                m_.regions[r].name, m_.regions[r].sramBytes));
+      if (pc.count()) {
+        uint64_t last = 0;
+        bool overflow = __builtin_mul_overflow(uint64_t(rows - 1), pc.row_stride(), &last) ||
+                        __builtin_add_overflow(last, pc.tensor_offset(), &last) ||
+                        __builtin_add_overflow(last, uint64_t(pc.count()), &last);
+        if (overflow || last > uint64_t(ref.numel))
+          return fail(fmt::format("{}: tensor elements beyond the {} elements of shape {}", pw,
+                                  ref.numel, fmt::join(ref.shape, "x")));
+      }
+      PieceRef p{m_.peIndex(r, pc.x(), pc.y()), pc.offset(), pc.tensor_offset(), pc.count(), rows,
+                 pc.row_stride()};
+      if (outputs)
+        for (uint32_t row = 0; row < rows; ++row)
+          for (uint32_t k = 0; k < p.count; ++k)
+            covered[p.tensorOffset + row * p.rowStride + k] = true;
+      ref.pieces.push_back(p);
+    }
+    if (outputs)
+      for (int64_t e = 0; e < ref.numel; ++e)
+        if (!covered[e])
+          return fail(fmt::format("{}: element {} is not held by any piece", where, e));
+    (outputs ? m_.outputs : m_.inputs).push_back(std::move(ref));
+  }
+  return Status::success();
+}
+
+Expected<Model> Builder::build() {
+  m_.program = &p_;
+  if (Status s = checkArch(); !s)
+    return s;
+  if (p_.wafers_size() == 0 || uint32_t(p_.wafers_size()) > kMaxWafers)
+    return fail(fmt::format("program has {} wafers; 1 to {} are needed", p_.wafers_size(),
+                            kMaxWafers));
+  m_.wafers = uint32_t(p_.wafers_size());
+  for (const wafer::ExternalBlob &b : p_.external()) {
+    if (b.data().size() % 4)
+      return fail(fmt::format("external blob {}: size {} is not a multiple of 4", b.id(),
+                              b.data().size()));
+    if (!blobIndex_.emplace(b.id(), uint32_t(m_.blobs.size())).second)
+      return fail(fmt::format("external blob {}: id used twice", b.id()));
+    m_.blobs.push_back(&b.data());
+  }
+  size_t cells = size_t(m_.width) * m_.height;
+  for (uint32_t wi = 0; wi < m_.wafers; ++wi) {
+    const wafer::Wafer &w = p_.wafers(wi);
+    if (w.index() != wi)
+      return fail(fmt::format("wafers[{}] has index {}", wi, w.index()));
+    m_.regionAt.emplace_back(cells, -1);
+    m_.dead.emplace_back(cells, 0);
+    for (const wafer::Pe &d : w.dead_pes()) {
+      if (!m_.onGrid(d.x(), d.y()))
+        return fail(fmt::format("wafer {}: dead PE ({},{}) is outside the grid", wi, d.x(), d.y()));
+      m_.dead[wi][size_t(d.y()) * m_.width + d.x()] = 1;
+    }
+    for (int i = 0; i < w.regions_size(); ++i)
+      if (Status s = checkRegion(wi, w.regions(i), i); !s)
+        return s;
+    if (Status s = checkRoutes(wi); !s)
+      return s;
+  }
+  if (usesExtLoad_ && !(m_.extBytesPerCycle > 0))
+    return fail("arch: ext_mem_bytes_per_cycle must be positive when the program uses EXT_LOAD");
+  if (Status s = checkLinks(); !s)
+    return s;
+  if (Status s = checkTensors(false); !s)
+    return s;
+  if (Status s = checkTensors(true); !s)
+    return s;
+  m_.peRegion.resize(m_.numPes);
+  for (uint32_t r = 0; r < m_.regions.size(); ++r) {
+    const Region &reg = m_.regions[r];
+    std::fill_n(m_.peRegion.begin() + reg.firstPe, uint64_t(reg.w) * reg.h, r);
+  }
+  return std::move(m_);
+}
+
+} // namespace
+
+Expected<Model> buildModel(const wafer::Program &program) { return Builder(program).build(); }
+
+} // namespace wsc::runtime::detail

@@ -1,0 +1,176 @@
+// wsc-run: runs a compiled .wafer program on the emulator.
+//   wsc-run model.wafer --input NAME=FILE ... --output NAME=FILE ...
+//           [--trace FILE.json] [--report FILE.json] [--threads N]
+#include "wsc/runtime/Emulator.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <set>
+
+using namespace wsc::runtime;
+namespace wafer = wsc::wafer;
+
+namespace {
+
+constexpr const char *kUsage =
+    "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
+    "               [--trace FILE.json] [--report FILE.json] [--threads N] [--max-cycles N]\n"
+    "Runs a compiled .wafer program on the wafer emulator.\n"
+    "  --input NAME=FILE   input tensor from .npy (float32/float64/int32/int64) or ONNX .pb\n"
+    "  --output NAME=FILE  write output tensor NAME as .npy\n"
+    "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
+    "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
+    "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
+    "  --max-cycles N      fault when a PE passes N cycles or N instructions (default: no limit)\n";
+
+int fail(const std::string &msg) {
+  std::fprintf(stderr, "error: %s\n", msg.c_str());
+  return 1;
+}
+
+struct Args {
+  std::string model, trace, report;
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  unsigned threads = 0;
+  uint64_t maxCycles = 0;
+};
+
+/// Parses the command line; returns an error message or "".
+std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (arg == "-h" || arg == "--help") {
+      help = true;
+      return "";
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (!a.model.empty())
+        return fmt::format("more than one program given ('{}' and '{}')", a.model, arg);
+      a.model = arg;
+      continue;
+    }
+    size_t eq = arg.find('=');
+    std::string flag = arg.substr(0, eq);
+    if (flag != "--input" && flag != "--output" && flag != "--trace" && flag != "--report" &&
+        flag != "--threads" && flag != "--max-cycles")
+      return fmt::format("unknown option '{}'", arg);
+    if (eq != std::string::npos)
+      value = arg.substr(eq + 1);
+    else if (i + 1 < argc)
+      value = argv[++i];
+    else
+      return fmt::format("{} needs a value", flag);
+    if (flag == "--input" || flag == "--output") {
+      size_t sep = value.find('=');
+      if (sep == std::string::npos || sep == 0 || sep + 1 == value.size())
+        return fmt::format("{} wants NAME=FILE, got '{}'", flag, value);
+      (flag == "--input" ? a.inputs : a.outputs).emplace_back(value.substr(0, sep),
+                                                              value.substr(sep + 1));
+    } else if (flag == "--trace") {
+      a.trace = value;
+    } else if (flag == "--report") {
+      a.report = value;
+    } else if (flag == "--max-cycles") {
+      char *end = nullptr;
+      unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end || value[0] == '-' || n == 0)
+        return fmt::format("--max-cycles wants a positive number, got '{}'", value);
+      a.maxCycles = n;
+    } else {
+      char *end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end || n < 1 || n > 1024)
+        return fmt::format("--threads wants a number from 1 to 1024, got '{}'", value);
+      a.threads = unsigned(n);
+    }
+  }
+  if (a.model.empty())
+    return "no program given";
+  return "";
+}
+
+int runMain(int argc, char **argv) {
+  Args args;
+  bool help = false;
+  if (std::string err = parseArgs(argc, argv, args, help); !err.empty()) {
+    std::fprintf(stderr, "%s", kUsage);
+    return fail(err);
+  }
+  if (help) {
+    std::printf("%s", kUsage);
+    return 0;
+  }
+
+  Expected<wafer::Program> program = loadProgramFile(args.model);
+  if (!program)
+    return fail(program.error());
+  Expected<std::unique_ptr<Emulator>> emu = Emulator::create(program.take());
+  if (!emu)
+    return fail(fmt::format("{}: invalid program: {}", args.model, emu.error()));
+  Emulator &e = **emu;
+
+  std::set<std::string> given;
+  for (const auto &[name, file] : args.inputs) {
+    if (!given.insert(name).second)
+      return fail(fmt::format("input '{}' given twice", name));
+    Expected<HostArray> value = readTensorFile(file);
+    if (!value)
+      return fail(fmt::format("input '{}': {}", name, value.error()));
+    if (Status s = e.setInput(name, *value); !s)
+      return fail(s.message());
+  }
+  for (const wafer::HostTensor &t : e.program().inputs())
+    if (!given.count(t.name()))
+      return fail(fmt::format("input '{}' was not given (use --input {}=FILE)", t.name(), t.name()));
+  std::set<std::string> outputNames;
+  for (const wafer::HostTensor &t : e.program().outputs())
+    outputNames.insert(t.name());
+  for (const auto &[name, file] : args.outputs)
+    if (!outputNames.count(name))
+      return fail(fmt::format("output '{}': the program has no such output", name));
+
+  RunOptions options;
+  options.threads = args.threads;
+  options.trace = !args.trace.empty();
+  options.maxCycles = args.maxCycles;
+  if (Status s = e.run(options); !s)
+    return fail(s.message());
+  const RunReport &r = e.report();
+  for (const std::string &w : r.warnings)
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
+
+  // Files are written only after a successful run, each through a rename.
+  for (const auto &[name, file] : args.outputs) {
+    Expected<HostArray> value = e.output(name);
+    if (!value)
+      return fail(value.error());
+    if (Status s = writeNpy(file, *value); !s)
+      return fail(s.message());
+  }
+  if (!args.report.empty())
+    if (Status s = writeFileAtomic(args.report, reportJson(r)); !s)
+      return fail(s.message());
+  if (!args.trace.empty())
+    if (Status s = writeFileAtomic(args.trace, traceJson(r)); !s)
+      return fail(s.message());
+  std::printf("wsc-run: %llu cycles (%.6g s at %.6g GHz), %.6g tokens/s, %llu PEs on %u wafer%s\n",
+              (unsigned long long)r.cycles, r.clockHz > 0 ? double(r.cycles) / r.clockHz : 0.0,
+              r.clockHz / 1e9, r.tokensPerS, (unsigned long long)r.pesActive, r.wafers,
+              r.wafers == 1 ? "" : "s");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Host-side failures (e.g. out of memory) are errors too, never an abort.
+  try {
+    return runMain(argc, argv);
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  }
+}

@@ -1,0 +1,187 @@
+// Single-PE semantics and costs: arithmetic, loops, GATHER, EXT_LOAD.
+#include "TestPrograms.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace wsc::runtime;
+using namespace wsc::runtime::test;
+namespace wafer = wsc::wafer;
+
+namespace {
+
+TEST(Core, ArithmeticOnOnePe) {
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
+  *r->add_code() = ins(wafer::ADD, {32, 0, 16}, 4);    // 1 cycle
+  *r->add_code() = ins(wafer::MUL, {48, 32, 0}, 4);    // 1
+  wafer::Instr addi = ins(wafer::ADD_I, {64, 48}, 4);  // 1
+  addi.set_imm(1.5f);
+  *r->add_code() = addi;
+  *r->add_code() = ins(wafer::REDUCE_SUM, {80, 64}, 4); // 1
+  *r->add_code() = ins(wafer::EXP, {96, 0}, 4);         // 4 * 8
+  *r->add_code() = ins(wafer::GELU, {112, 0}, 4);       // 4 * 8
+  *r->add_code() = ins(wafer::DIV_S, {128, 0, 16}, 4);  // 4 * 8
+  *r->add_code() = ins(wafer::REDUCE_MAX, {84, 0}, 4);  // 1
+  *r->add_code() = ins(wafer::RSQRT, {144, 16}, 4);     // 4 * 8
+  addTensor(p, false, "x", wafer::F32, {4})->add_pieces()->set_count(4);
+  addPiece(addTensor(p, false, "y", wafer::F32, {4}), 0, 0, 16, 0, 4);
+  const char *outs[] = {"sum", "prod", "plus", "red", "exp", "gelu", "divs", "max", "rsqrt"};
+  uint32_t offsets[] = {32, 48, 64, 80, 96, 112, 128, 84, 144};
+  for (int i = 0; i < 9; ++i) {
+    bool scalar = offsets[i] == 80 || offsets[i] == 84;
+    addPiece(addTensor(p, true, outs[i], wafer::F32, {scalar ? 1 : 4}), 0, 0, offsets[i], 0,
+             scalar ? 1 : 4);
+  }
+  std::vector<float> x = {1, -2, 0.5f, 3}, y = {2, 4, 8, -1};
+  RunResult res =
+      runProgram(p, {{"x", HostArray::floats({4}, x)}, {"y", HostArray::floats({4}, y)}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  float red = 0;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(res.out("sum")[i], x[i] + y[i]);
+    EXPECT_EQ(res.out("prod")[i], (x[i] + y[i]) * x[i]);
+    EXPECT_EQ(res.out("plus")[i], (x[i] + y[i]) * x[i] + 1.5f);
+    red += res.out("plus")[i];
+    EXPECT_EQ(res.out("exp")[i], std::exp(x[i]));
+    EXPECT_NEAR(res.out("gelu")[i], 0.5 * x[i] * (1 + std::erf(x[i] / std::sqrt(2.0))), 1e-6);
+    EXPECT_EQ(res.out("divs")[i], x[i] / y[0]);
+    if (i < 3) {
+      EXPECT_EQ(res.out("rsqrt")[i], 1.0f / std::sqrt(y[i]));
+    }
+  }
+  EXPECT_EQ(res.out("red")[0], red);
+  EXPECT_EQ(res.out("max")[0], 3.0f);
+  EXPECT_TRUE(std::isnan(res.out("rsqrt")[3]));
+  EXPECT_EQ(res.report.cycles, 5u + 4 * 32);
+  ASSERT_EQ(res.report.kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(res.report.kernels[0].busyPct, 100.0);
+  EXPECT_DOUBLE_EQ(res.report.tokensPerS, 1e9 / double(5 + 4 * 32));
+}
+
+TEST(Core, MatvecVecmatAndAccumulate) {
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "mm", 0, 0, 1, 1);
+  // W is 2x3 at 0, x3 at 64, x2 at 80.
+  initFloats(r, 0, 0, 0, {1, 2, 3, 4, 5, 6});
+  initFloats(r, 0, 0, 64, {1, 10, 100});
+  initFloats(r, 0, 0, 80, {1, -1});
+  initFloats(r, 0, 0, 96, {1000, 2000});
+  *r->add_code() = ins(wafer::MATVEC, {96, 0, 64}, 2, 3); // overwrite
+  wafer::Instr acc = ins(wafer::MATVEC, {96, 0, 64}, 2, 3);
+  acc.set_count(1); // accumulate
+  *r->add_code() = acc;
+  *r->add_code() = ins(wafer::VECMAT, {112, 0, 80}, 2, 3);
+  addPiece(addTensor(p, true, "mv", wafer::F32, {2}), 0, 0, 96, 0, 2);
+  addPiece(addTensor(p, true, "vm", wafer::F32, {3}), 0, 0, 112, 0, 3);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("mv"), (std::vector<float>{2 * 321, 2 * 654}));
+  EXPECT_EQ(res.out("vm"), (std::vector<float>{-3, -3, -3}));
+  EXPECT_EQ(res.report.cycles, 2u * 3 /* ceil(6/4) each */);
+}
+
+TEST(Core, NestedLoopsWithAffineAddresses) {
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "t", 0, 0, 1, 1);
+  // Transposes a 4x2 matrix at 0 into a 2x4 matrix at 64.
+  *r->add_code() = loop(2); // i1
+  *r->add_code() = loop(4); // i0
+  wafer::Instr c = ins(wafer::COPY, {64, 0}, 1);
+  c.mutable_addr(0)->add_stride(4); // + 4 * i0
+  c.mutable_addr(0)->add_stride(16); // + 16 * i1
+  c.mutable_addr(1)->add_stride(8);
+  c.mutable_addr(1)->add_stride(4);
+  *r->add_code() = c;
+  *r->add_code() = end();
+  // A predicated-off loop skips its body; an empty loop runs nothing.
+  *r->add_code() = only(loop(3), 5, 5, 0, 0);
+  *r->add_code() = ins(wafer::FILL, {64}, 8);
+  *r->add_code() = end();
+  *r->add_code() = loop(0);
+  *r->add_code() = ins(wafer::FILL, {64}, 8);
+  *r->add_code() = end();
+  *r->add_code() = end();
+  // n can depend on loop indices too: n = i0 adds 1 to 0, 1, then 2 words.
+  *r->add_code() = loop(3);
+  wafer::Instr f = ins(wafer::ADD_I, {128, 128}, 0);
+  f.mutable_n()->add_stride(1);
+  f.set_imm(1);
+  *r->add_code() = f;
+  *r->add_code() = end();
+  addTensor(p, false, "x", wafer::F32, {4, 2})->add_pieces()->set_count(8);
+  addPiece(addTensor(p, true, "xt", wafer::F32, {2, 4}), 0, 0, 64, 0, 8);
+  addPiece(addTensor(p, true, "cnt", wafer::F32, {3}), 0, 0, 128, 0, 3);
+  std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7};
+  RunResult res = runProgram(p, {{"x", HostArray::floats({4, 2}, x)}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("xt"), (std::vector<float>{0, 2, 4, 6, 1, 3, 5, 7}));
+  EXPECT_EQ(res.out("cnt"), (std::vector<float>{2, 1, 0}));
+}
+
+TEST(Core, GatherSplitOverPes) {
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "embed", 0, 0, 2, 1);
+  // Rows 0..2 on PE 0 and rows 3..5 on PE 1, 2 columns each; row k = {k, 10k}.
+  initFloats(r, 0, 0, 0, {0, 0, 1, 10, 2, 20});
+  initFloats(r, 1, 0, 0, {3, 30, 4, 40, 5, 50});
+  for (uint32_t px = 0; px < 2; ++px) {
+    wafer::Instr g = only(ins(wafer::GATHER, {64, 0, 32}, 3, 2), px, px, 0, 0);
+    g.set_imm(float(3 * px));
+    *r->add_code() = g;
+  }
+  wafer::HostTensor *ids = addTensor(p, false, "ids", wafer::I64, {1});
+  addPiece(ids, 0, 0, 32, 0, 1);
+  addPiece(ids, 1, 0, 32, 0, 1);
+  wafer::HostTensor *out = addTensor(p, true, "rows", wafer::F32, {2, 2});
+  addPiece(out, 0, 0, 64, 0, 2);
+  addPiece(out, 1, 0, 64, 2, 2);
+  for (int64_t id : {1, 4, 9}) {
+    RunResult res = runProgram(p, {{"ids", HostArray::integers(DType::I64, {1}, {id})}});
+    ASSERT_TRUE(res.status.ok()) << res.status.message();
+    std::vector<float> want(4, 0.0f);
+    if (id < 6) {
+      want[id < 3 ? 0 : 2] = float(id);
+      want[id < 3 ? 1 : 3] = float(10 * id);
+    }
+    EXPECT_EQ(res.out("rows"), want) << "id " << id;
+  }
+}
+
+TEST(Core, ExtLoadReadsExternalMemory) {
+  wafer::Program p = makeProgram(1, 1);
+  wafer::ExternalBlob *b = p.add_external();
+  b->set_id(7);
+  std::vector<float> blob = {0, 1, 2, 3, 4, 5, 6, 7};
+  b->set_data(std::string(reinterpret_cast<const char *>(blob.data()), blob.size() * 4));
+  wafer::Region *r = addRegion(p, "stream", 0, 0, 1, 1);
+  wafer::Instr e = ins(wafer::EXT_LOAD, {0, 16}, 4);
+  e.set_blob(7);
+  *r->add_code() = e;
+  addPiece(addTensor(p, true, "w", wafer::F32, {4}), 0, 0, 0, 0, 4);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("w"), (std::vector<float>{4, 5, 6, 7}));
+  EXPECT_EQ(res.report.cycles, 1u); // 16 bytes at 16 B/cycle
+
+  p.mutable_wafers(0)->mutable_regions(0)->mutable_code(0)->mutable_addr(1)->set_base(20);
+  res = runProgram(p);
+  ASSERT_FALSE(res.status.ok());
+  EXPECT_NE(res.status.message().find("external memory overflow"), std::string::npos)
+      << res.status.message();
+}
+
+TEST(Core, IntegerInputsBecomeInt32Words) {
+  wafer::Program p = makeProgram(1, 1);
+  addRegion(p, "id", 0, 0, 1, 1);
+  addPiece(addTensor(p, false, "i", wafer::I32, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(p, true, "o", wafer::I64, {3}), 0, 0, 0, 0, 3);
+  RunResult res = runProgram(p, {{"i", HostArray::integers(DType::I32, {3}, {-5, 0, 123456})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.outputs.at("o").ints, (std::vector<int64_t>{-5, 0, 123456}));
+  EXPECT_EQ(res.outputs.at("o").dtype, DType::I64);
+}
+
+} // namespace

@@ -1,0 +1,125 @@
+// Results must not depend on the number of threads: a bigger random program
+// (8x8 PEs, uneven work, reductions and broadcasts) run with 1 and 4 threads.
+#include "TestPrograms.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace wsc::runtime;
+using namespace wsc::runtime::test;
+namespace wafer = wsc::wafer;
+
+namespace {
+
+constexpr uint32_t N = 8, L = 16;
+constexpr int64_t V = 0, W = 64, T = W + 4 * L * L, S = T + 4 * L;
+
+wafer::Program randomProgram(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::uniform_int_distribution<uint32_t> coord(0, N - 1), trips(0, 4);
+  wafer::Program p = makeProgram(N, N);
+  wafer::Region *r = addRegion(p, "grid", 0, 0, N, N);
+  for (uint32_t py = 0; py < N; ++py)
+    for (uint32_t px = 0; px < N; ++px) {
+      std::vector<float> w(L * L);
+      for (float &x : w)
+        x = 0.1f * dist(rng);
+      initFloats(r, px, py, W, w);
+    }
+  *r->add_code() = loop(3);
+  *r->add_code() = ins(wafer::MATVEC, {T, W, V}, L, L);
+  // Uneven work: random rectangles repeat a transcendental a random number of times.
+  for (int k = 0; k < 6; ++k) {
+    uint32_t x0 = coord(rng), y0 = coord(rng);
+    uint32_t x1 = std::max(x0, coord(rng)), y1 = std::max(y0, coord(rng));
+    *r->add_code() = only(loop(trips(rng)), x0, x1, y0, y1);
+    *r->add_code() = ins(k % 2 ? wafer::TANH : wafer::GELU, {T, T}, L);
+    *r->add_code() = end();
+  }
+  // Row reduction of T eastwards, column max of V southwards.
+  *r->add_code() = only(recv(0, T, L, wafer::RECV_ADD), 1, N - 1, 0, N - 1);
+  *r->add_code() = only(send(0, T, L), 0, N - 2, 0, N - 1);
+  *r->add_code() = only(recv(1, V, L, wafer::RECV_MAX), 0, N - 1, 1, N - 1);
+  *r->add_code() = only(send(1, V, L), 0, N - 1, 0, N - 2);
+  // The east column broadcasts its row sum back west; everyone folds it into V.
+  *r->add_code() = only(send(2, T, L), N - 1, N - 1, 0, N - 1);
+  *r->add_code() = only(recv(2, S, L), 0, N - 2, 0, N - 1);
+  wafer::Instr scale = only(ins(wafer::MUL_I, {S, S}, L), 0, N - 2, 0, N - 1);
+  scale.set_imm(0.01f);
+  *r->add_code() = scale;
+  *r->add_code() = only(ins(wafer::ADD, {V, V, S}, L), 0, N - 2, 0, N - 1);
+  *r->add_code() = end();
+  for (uint32_t y = 0; y < N; ++y) {
+    routeEast(p, y, 0, 1, 0);
+    for (uint32_t x = 1; x + 1 < N; ++x)
+      addRoute(p, x, y, 0, wafer::RAMP, {wafer::EAST});
+    for (uint32_t x = 2; x < N; ++x)
+      addRoute(p, x, y, 0, wafer::WEST, {wafer::RAMP});
+    addRoute(p, N - 1, y, 2, wafer::RAMP, {wafer::WEST});
+    for (uint32_t x = 1; x + 1 < N; ++x)
+      addRoute(p, x, y, 2, wafer::EAST, {wafer::WEST, wafer::RAMP});
+    addRoute(p, 0, y, 2, wafer::EAST, {wafer::RAMP});
+  }
+  for (uint32_t x = 0; x < N; ++x)
+    for (uint32_t y = 0; y < N; ++y) {
+      if (y + 1 < N)
+        addRoute(p, x, y, 1, wafer::RAMP, {wafer::SOUTH});
+      if (y > 0)
+        addRoute(p, x, y, 1, wafer::NORTH, {wafer::RAMP});
+    }
+  wafer::HostTensor *in = addTensor(p, false, "v", wafer::F32, {N, N, L});
+  wafer::HostTensor *outV = addTensor(p, true, "v_out", wafer::F32, {N, N, L});
+  wafer::HostTensor *outT = addTensor(p, true, "t_out", wafer::F32, {N, N, L});
+  for (uint32_t y = 0; y < N; ++y)
+    for (uint32_t x = 0; x < N; ++x) {
+      addPiece(in, x, y, V, (y * N + x) * L, L);
+      addPiece(outV, x, y, V, (y * N + x) * L, L);
+      addPiece(outT, x, y, T, (y * N + x) * L, L);
+    }
+  return p;
+}
+
+TEST(Determinism, OneAndFourThreadsAgreeBitForBit) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    wafer::Program p = randomProgram(seed);
+    std::mt19937 rng(seed + 100);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> v(N * N * L);
+    for (float &x : v)
+      x = dist(rng);
+    std::map<std::string, HostArray> inputs = {{"v", HostArray::floats({N, N, L}, v)}};
+    RunResult one = runProgram(p, inputs, 1, true);
+    RunResult four = runProgram(p, inputs, 4, true);
+    ASSERT_TRUE(one.status.ok()) << one.status.message();
+    ASSERT_TRUE(four.status.ok()) << four.status.message();
+    for (const char *name : {"v_out", "t_out"}) {
+      const std::vector<float> &a = one.out(name), &b = four.out(name);
+      ASSERT_EQ(a.size(), b.size());
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * 4), 0) << name << " seed " << seed;
+    }
+    EXPECT_EQ(one.report.cycles, four.report.cycles);
+    EXPECT_EQ(one.report.rounds, four.report.rounds);
+    EXPECT_EQ(one.report.instructions, four.report.instructions);
+    EXPECT_EQ(one.report.wavelets, four.report.wavelets);
+    EXPECT_EQ(one.report.kernels[0].busyCycles, four.report.kernels[0].busyCycles);
+    EXPECT_EQ(traceJson(one.report), traceJson(four.report));
+    EXPECT_GT(one.report.cycles, 3u * 64);
+    EXPECT_TRUE(one.report.warnings.empty());
+  }
+}
+
+TEST(Determinism, OddThreadCountsAgreeToo) {
+  wafer::Program p = randomProgram(7);
+  std::vector<float> v(N * N * L, 0.5f);
+  RunResult a = runProgram(p, {{"v", HostArray::floats({N, N, L}, v)}}, 2);
+  RunResult b = runProgram(p, {{"v", HostArray::floats({N, N, L}, v)}}, 7);
+  ASSERT_TRUE(a.status.ok()) << a.status.message();
+  ASSERT_TRUE(b.status.ok()) << b.status.message();
+  EXPECT_EQ(a.out("v_out"), b.out("v_out"));
+  EXPECT_EQ(a.report.cycles, b.report.cycles);
+}
+
+} // namespace

@@ -1,0 +1,208 @@
+// Moving data between PEs: hops, multicast, reductions, a tiled MATVEC and
+// two wafers joined by a link; with the timing model's cycle counts.
+#include "TestPrograms.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace wsc::runtime;
+using namespace wsc::runtime::test;
+namespace wafer = wsc::wafer;
+
+namespace {
+
+HostArray vec(std::vector<float> v) {
+  int64_t n = int64_t(v.size());
+  return HostArray::floats({n}, std::move(v));
+}
+
+TEST(Fabric, SendEastOverThreeHops) {
+  wafer::Program p = makeProgram(5, 1);
+  *addRegion(p, "src", 0, 0, 1, 1)->add_code() = send(1, 0, 4);
+  *addRegion(p, "dst", 3, 0, 1, 1)->add_code() = recv(1, 0, 4);
+  routeEast(p, 0, 0, 3, 1);
+  addPiece(addTensor(p, false, "x", wafer::F32, {4}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "y", wafer::F32, {4}), 3, 0, 0, 0, 4);
+  RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), (std::vector<float>{1, 2, 3, 4}));
+  // Word j is at (3,0) from cycle 0 + 1 + 3 hops + j; pulling the last ends at 8.
+  EXPECT_EQ(res.report.cycles, 8u);
+  EXPECT_EQ(res.report.wavelets, 12u);
+  EXPECT_EQ(res.report.linksUsed, 3u);
+  EXPECT_DOUBLE_EQ(res.report.linkMaxUtilization, 4.0 / 8.0);
+  EXPECT_TRUE(res.report.warnings.empty());
+}
+
+TEST(Fabric, MulticastToTwoPes) {
+  wafer::Program p = makeProgram(3, 2);
+  *addRegion(p, "a", 0, 0, 1, 1)->add_code() = recv(2, 0, 2);
+  *addRegion(p, "s", 1, 0, 1, 1)->add_code() = send(2, 0, 2);
+  *addRegion(p, "b", 2, 1, 1, 1)->add_code() = recv(2, 0, 2);
+  addRoute(p, 1, 0, 2, wafer::RAMP, {wafer::EAST, wafer::WEST});
+  addRoute(p, 0, 0, 2, wafer::EAST, {wafer::RAMP});
+  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::SOUTH});
+  addRoute(p, 2, 1, 2, wafer::NORTH, {wafer::RAMP});
+  addPiece(addTensor(p, false, "x", wafer::F32, {2}), 1, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "ya", wafer::F32, {2}), 0, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "yb", wafer::F32, {2}), 2, 1, 0, 0, 2);
+  RunResult res = runProgram(p, {{"x", vec({7, -7})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("ya"), (std::vector<float>{7, -7}));
+  EXPECT_EQ(res.out("yb"), (std::vector<float>{7, -7}));
+  EXPECT_EQ(res.report.cycles, 1u + 2 + 2); // the far PE is 2 hops away
+}
+
+TEST(Fabric, ChainReductionAlongARow) {
+  wafer::Program p = makeProgram(4, 1);
+  wafer::Region *r = addRegion(p, "reduce", 0, 0, 4, 1);
+  *r->add_code() = only(recv(0, 0, 4, wafer::RECV_ADD), 1, 3, 0, 0);
+  *r->add_code() = only(send(0, 0, 4), 0, 2, 0, 0);
+  for (uint32_t x = 0; x < 3; ++x) {
+    addRoute(p, x, 0, 0, wafer::RAMP, {wafer::EAST});
+    addRoute(p, x + 1, 0, 0, wafer::WEST, {wafer::RAMP});
+  }
+  wafer::HostTensor *x = addTensor(p, false, "x", wafer::F32, {4, 4});
+  for (uint32_t px = 0; px < 4; ++px)
+    addPiece(x, px, 0, 0, 4 * px, 4);
+  addPiece(addTensor(p, true, "sum", wafer::F32, {4}), 3, 0, 0, 0, 4);
+  std::vector<float> in(16);
+  for (int i = 0; i < 16; ++i)
+    in[i] = float(i * i) / 8;
+  RunResult res = runProgram(p, {{"x", HostArray::floats({4, 4}, in)}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  for (int c = 0; c < 4; ++c)
+    EXPECT_EQ(res.out("sum")[c], ((in[c] + in[4 + c]) + in[8 + c]) + in[12 + c]);
+  // Each stage: send 4 at t, first word at t + 2, received by t + 6.
+  EXPECT_EQ(res.report.cycles, 18u);
+}
+
+TEST(Fabric, TiledMatvecOnTwoByTwoPes) {
+  // y = W x with W 8x6, tiled 2x2: PE (px,py) holds rows 4py..4py+3, columns 3px..3px+2.
+  const int R = 8, C = 6, r = 4, c = 3;
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> W(R * C), x(C);
+  for (float &w : W)
+    w = dist(rng);
+  for (float &v : x)
+    v = dist(rng);
+  wafer::Program p = makeProgram(2, 2);
+  wafer::Region *reg = addRegion(p, "matvec", 0, 0, 2, 2);
+  for (uint32_t py = 0; py < 2; ++py)
+    for (uint32_t px = 0; px < 2; ++px) {
+      std::vector<float> tile;
+      for (int i = 0; i < r; ++i)
+        for (int j = 0; j < c; ++j)
+          tile.push_back(W[(py * r + i) * C + px * c + j]);
+      initFloats(reg, px, py, 0, tile);
+    }
+  const int X = 4 * r * c, Y = X + 4 * c;
+  // x chunks enter at the top row and are multicast down the columns.
+  *reg->add_code() = only(send(0, X, c), 0, 1, 0, 0);
+  *reg->add_code() = only(recv(0, X, c), 0, 1, 1, 1);
+  *reg->add_code() = ins(wafer::MATVEC, {Y, 0, X}, r, c);
+  // Partial sums are reduced along the rows into the east column.
+  *reg->add_code() = only(send(1, Y, r), 0, 0, 0, 1);
+  *reg->add_code() = only(recv(1, Y, r, wafer::RECV_ADD), 1, 1, 0, 1);
+  for (uint32_t px = 0; px < 2; ++px) {
+    addRoute(p, px, 0, 0, wafer::RAMP, {wafer::SOUTH});
+    addRoute(p, px, 1, 0, wafer::NORTH, {wafer::RAMP});
+  }
+  for (uint32_t py = 0; py < 2; ++py) {
+    addRoute(p, 0, py, 1, wafer::RAMP, {wafer::EAST});
+    addRoute(p, 1, py, 1, wafer::WEST, {wafer::RAMP});
+  }
+  wafer::HostTensor *xt = addTensor(p, false, "x", wafer::F32, {C});
+  addPiece(xt, 0, 0, X, 0, c);
+  addPiece(xt, 1, 0, X, c, c);
+  wafer::HostTensor *yt = addTensor(p, true, "y", wafer::F32, {R});
+  addPiece(yt, 1, 0, Y, 0, r);
+  addPiece(yt, 1, 1, Y, r, r);
+  RunResult res = runProgram(p, {{"x", HostArray::floats({C}, x)}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  for (int i = 0; i < R; ++i) {
+    double ref = 0;
+    for (int j = 0; j < C; ++j)
+      ref += double(W[i * C + j]) * x[j];
+    EXPECT_NEAR(res.out("y")[i], ref, 1e-5) << "row " << i;
+  }
+  // Bottom row: recv x (done 3 + 1 + 1 = 5), matvec 3, send 4 at 8 -> received at 8 + 2 + 4.
+  EXPECT_EQ(res.report.cycles, 14u);
+}
+
+TEST(Fabric, TwoWafersOverALink) {
+  wafer::Program p = makeProgram(3, 1, 8, 2);
+  *addRegion(p, "a", 0, 0, 1, 1, 0)->add_code() = send(2, 0, 4);
+  *addRegion(p, "b", 1, 0, 1, 1, 1)->add_code() = recv(3, 0, 4);
+  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST}, 0);
+  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::EAST}, 0);
+  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::LINK}, 0);
+  addRoute(p, 0, 0, 3, wafer::LINK, {wafer::EAST}, 1);
+  addRoute(p, 1, 0, 3, wafer::WEST, {wafer::RAMP}, 1);
+  wafer::InterWaferLink *l = p.add_links();
+  l->set_src_wafer(0);
+  l->set_src_x(2);
+  l->set_color(2);
+  l->set_dst_wafer(1);
+  l->set_dst_x(0);
+  l->set_dst_color(3);
+  addPiece(addTensor(p, false, "x", wafer::F32, {4}), 0, 0, 0, 0, 4, 1, 0, 0);
+  addPiece(addTensor(p, true, "y", wafer::F32, {4}), 1, 0, 0, 0, 4, 1, 0, 1);
+  RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), (std::vector<float>{1, 2, 3, 4}));
+  // 3 hops, plus the link: 10 latency + 16 B / 4 B per cycle.
+  EXPECT_EQ(res.report.cycles, 1u + 3 + 14 + 4);
+  EXPECT_EQ(res.report.wafers, 2u);
+  EXPECT_DOUBLE_EQ(res.report.linkMaxUtilization, 4.0 / 22.0);
+}
+
+TEST(Fabric, RecvMaxAndAnEmptySend) {
+  wafer::Program p = makeProgram(2, 1);
+  *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(0, 0, 0); // routed, delivers nothing
+  wafer::Region *s = p.mutable_wafers(0)->mutable_regions(0);
+  *s->add_code() = send(0, 0, 3);
+  wafer::Region *r = addRegion(p, "r", 1, 0, 1, 1);
+  *r->add_code() = recv(0, 0, 3, wafer::RECV_MAX);
+  routeEast(p, 0, 0, 1, 0);
+  addPiece(addTensor(p, false, "x", wafer::F32, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(p, false, "y", wafer::F32, {3}), 1, 0, 0, 0, 3);
+  addPiece(addTensor(p, true, "m", wafer::F32, {3}), 1, 0, 0, 0, 3);
+  RunResult res = runProgram(p, {{"x", vec({1, 5, -2})}, {"y", vec({3, 4, -1})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("m"), (std::vector<float>{3, 5, -1}));
+  EXPECT_EQ(res.report.messages, 2u);
+  EXPECT_TRUE(res.report.warnings.empty());
+}
+
+TEST(Fabric, UnconsumedWordsAreAWarning) {
+  wafer::Program p = makeProgram(2, 1);
+  *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(0, 0, 4);
+  *addRegion(p, "r", 1, 0, 1, 1)->add_code() = recv(0, 0, 3);
+  routeEast(p, 0, 0, 1, 0);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  ASSERT_EQ(res.report.warnings.size(), 1u);
+  EXPECT_EQ(res.report.warnings[0],
+            "wafer 0 PE (1,0) (kernel 'r'), color 0: 1 received words never consumed");
+}
+
+TEST(Fabric, TraceRecordsTheFirstPeOfEachKernel) {
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  *r->add_code() = ins(wafer::FILL, {0}, 8);
+  *r->add_code() = ins(wafer::EXP, {0, 0}, 8);
+  RunResult res = runProgram(p, {}, 1, true);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  ASSERT_EQ(res.report.trace.size(), 2u);
+  EXPECT_EQ(res.report.trace[1].op, wafer::EXP);
+  EXPECT_EQ(res.report.trace[1].start, 2u);
+  EXPECT_EQ(res.report.trace[1].duration, 64u);
+  std::string json = traceJson(res.report);
+  EXPECT_NE(json.find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(json.find("\"ph\":\"X\""), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,164 @@
+#include "TestPrograms.h"
+
+#include <cstring>
+
+namespace wsc::runtime::test {
+
+wafer::Program makeProgram(uint32_t w, uint32_t h, uint32_t colors, uint32_t wafers) {
+  wafer::Program p;
+  p.set_format_version(1);
+  p.set_tokens(1);
+  wafer::Arch *a = p.mutable_arch();
+  a->set_name("unit");
+  a->set_width(w);
+  a->set_height(h);
+  a->set_sram_bytes_per_pe(4096);
+  a->set_colors(colors);
+  a->set_clock_hz(1e9);
+  a->set_hop_cycles(1);
+  a->set_simd_fp32(4);
+  a->set_fmac_per_cycle_fp32(4);
+  a->set_transcendental_cycles(8);
+  a->set_ext_mem_bytes_per_cycle(16);
+  a->set_link_bytes_per_cycle(4);
+  a->set_link_latency_cycles(10);
+  for (uint32_t i = 0; i < wafers; ++i)
+    p.add_wafers()->set_index(i);
+  return p;
+}
+
+wafer::Region *addRegion(wafer::Program &p, const std::string &name, uint32_t x, uint32_t y,
+                         uint32_t w, uint32_t h, uint32_t waferIndex) {
+  wafer::Region *r = p.mutable_wafers(int(waferIndex))->add_regions();
+  r->set_name(name);
+  r->set_x(x);
+  r->set_y(y);
+  r->set_w(w);
+  r->set_h(h);
+  return r;
+}
+
+wafer::Instr ins(wafer::Op op, std::initializer_list<int64_t> addrs, int64_t n, int64_t m) {
+  wafer::Instr i;
+  i.set_op(op);
+  for (int64_t a : addrs)
+    i.add_addr()->set_base(a);
+  i.mutable_n()->set_base(n);
+  i.mutable_m()->set_base(m);
+  return i;
+}
+
+wafer::Instr send(uint32_t color, int64_t addr, int64_t n) {
+  wafer::Instr i = ins(wafer::SEND, {addr}, n);
+  i.set_color(color);
+  return i;
+}
+
+wafer::Instr recv(uint32_t color, int64_t addr, int64_t n, wafer::Op op) {
+  wafer::Instr i = ins(op, {addr}, n);
+  i.set_color(color);
+  return i;
+}
+
+wafer::Instr loop(uint32_t count) {
+  wafer::Instr i;
+  i.set_op(wafer::LOOP);
+  i.set_count(count);
+  return i;
+}
+
+wafer::Instr end() {
+  wafer::Instr i;
+  i.set_op(wafer::END);
+  return i;
+}
+
+wafer::Instr only(wafer::Instr i, uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1) {
+  wafer::PeRange *r = i.add_pred();
+  r->set_x0(x0);
+  r->set_x1(x1);
+  r->set_y0(y0);
+  r->set_y1(y1);
+  return i;
+}
+
+void addRoute(wafer::Program &p, uint32_t x, uint32_t y, uint32_t color, wafer::Port in,
+              std::initializer_list<wafer::Port> out, uint32_t waferIndex) {
+  wafer::Route *r = p.mutable_wafers(int(waferIndex))->add_routes();
+  r->set_x(x);
+  r->set_y(y);
+  r->set_color(color);
+  r->set_in(in);
+  uint32_t mask = 0;
+  for (wafer::Port o : out)
+    mask |= 1u << o;
+  r->set_out_mask(mask);
+}
+
+void routeEast(wafer::Program &p, uint32_t y, uint32_t x0, uint32_t x1, uint32_t color) {
+  addRoute(p, x0, y, color, wafer::RAMP, {wafer::EAST});
+  for (uint32_t x = x0 + 1; x < x1; ++x)
+    addRoute(p, x, y, color, wafer::WEST, {wafer::EAST});
+  addRoute(p, x1, y, color, wafer::WEST, {wafer::RAMP});
+}
+
+void initFloats(wafer::Region *r, uint32_t px, uint32_t py, uint32_t offset,
+                const std::vector<float> &v) {
+  wafer::SramInit *init = r->add_init();
+  init->set_px(px);
+  init->set_py(py);
+  init->set_offset(offset);
+  std::string bytes(v.size() * 4, '\0');
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  init->set_data(bytes);
+}
+
+wafer::HostTensor *addTensor(wafer::Program &p, bool output, const std::string &name,
+                             wafer::DType dtype, std::vector<int64_t> shape) {
+  wafer::HostTensor *t = output ? p.add_outputs() : p.add_inputs();
+  t->set_name(name);
+  t->set_dtype(dtype);
+  for (int64_t d : shape)
+    t->add_shape(d);
+  return t;
+}
+
+void addPiece(wafer::HostTensor *t, uint32_t x, uint32_t y, uint32_t offset, uint64_t tensorOffset,
+              uint32_t count, uint32_t rows, uint64_t rowStride, uint32_t waferIndex) {
+  wafer::Piece *pc = t->add_pieces();
+  pc->set_wafer(waferIndex);
+  pc->set_x(x);
+  pc->set_y(y);
+  pc->set_offset(offset);
+  pc->set_tensor_offset(tensorOffset);
+  pc->set_count(count);
+  pc->set_rows(rows);
+  pc->set_row_stride(rowStride);
+}
+
+RunResult runProgram(const wafer::Program &p, const std::map<std::string, HostArray> &inputs,
+                     unsigned threads, bool trace) {
+  RunResult res;
+  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
+  if (!e) {
+    res.status = e.status();
+    return res;
+  }
+  for (const auto &[name, value] : inputs)
+    if (Status s = (*e)->setInput(name, value); !s) {
+      res.status = s;
+      return res;
+    }
+  RunOptions o;
+  o.threads = threads;
+  o.trace = trace;
+  res.status = (*e)->run(o);
+  if (!res.status)
+    return res;
+  res.report = (*e)->report();
+  for (const wafer::HostTensor &t : p.outputs())
+    res.outputs[t.name()] = *(*e)->output(t.name());
+  return res;
+}
+
+} // namespace wsc::runtime::test
