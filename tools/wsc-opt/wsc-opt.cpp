@@ -3,6 +3,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "wsc/Conversion/Passes.h"
+#include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Transforms/Passes.h"
 #include "wafer/WaferDialect.h"
 #include "wsgraph/WsgraphDialect.h"
@@ -15,5 +17,8 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   wsc::registerTransformsPasses();
+  wsc::registerConversionPasses();
+  wsc::registerPipelinePasses();
+  wsc::registerPipeline();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "wsc optimizer\n", registry));
 }

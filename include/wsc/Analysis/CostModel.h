@@ -1,0 +1,56 @@
+//===- CostModel.h - cycles per token of kernels ----------------*- C++ -*-===//
+//
+// Estimates derived from the arch attribute only. Each kernel runs its
+// per-token body on every PE; a pipeline of kernels streams one token per
+// slowest-kernel time. Formulas are documented in docs/cost-model.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_ANALYSIS_COSTMODEL_H
+#define WSC_ANALYSIS_COSTMODEL_H
+
+#include "wafer/WaferDialect.h"
+
+#include <cstdint>
+
+namespace wsc {
+
+struct CostModel {
+  wafer::ArchAttr arch;
+
+  /// Cycles to receive or send n words through one PE's ramp.
+  double words(int64_t n) const { return double(n); }
+  /// Cycles of an n-element vector op.
+  double vector(int64_t n) const { return double((n + arch.getSimdFp32() - 1) / arch.getSimdFp32()); }
+  /// Cycles of n transcendental evaluations (exp, erf, rsqrt, division).
+  double transcendental(int64_t n) const { return double(n * arch.getTranscendentalCycles()); }
+  /// Cycles of a rows x cols matrix-vector product at fp32.
+  double matvec(int64_t rows, int64_t cols) const {
+    return double((rows * cols + arch.getFmacFp32() - 1) / arch.getFmacFp32());
+  }
+  /// Cycles for a chain of `hops` PEs each forwarding an n-word partial.
+  double chain(int64_t hops, int64_t n) const {
+    return hops <= 0 ? 0.0 : double(hops) * (double(arch.getHopCycles()) + words(n));
+  }
+
+  /// A linear layer x[K] W[K,N] on h x w PEs (column reductions, row gather).
+  double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu) const;
+  /// Layer norm of C on w PEs.
+  double layerNorm(int64_t c, int64_t w) const;
+  /// Causal attention over `t` tokens, one head of size d per PE, h heads.
+  double attention(int64_t t, int64_t d, int64_t heads) const;
+  /// Embedding lookup of a V x C table on h x w PEs, with positions.
+  double embed(int64_t v, int64_t c, int64_t h, int64_t w) const;
+
+  /// The lower bound of a model: all multiply-accumulates spread over every PE.
+  double idealCyclesPerToken(double macsPerToken) const {
+    return macsPerToken / (double(arch.getWidth()) * arch.getHeight() * arch.getFmacFp32());
+  }
+  /// Tokens per second when the slowest kernel needs `cycles` per token.
+  double tokensPerSecond(double cycles) const {
+    return cycles > 0 ? double(arch.getClockHz()) / cycles : 0.0;
+  }
+};
+
+} // namespace wsc
+
+#endif // WSC_ANALYSIS_COSTMODEL_H

@@ -1,0 +1,24 @@
+//===- Passes.td - passes that change level -----------------*- tablegen -*-===//
+#ifndef WSC_CONVERSION_PASSES_TD
+#define WSC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
+  let summary = "Lower fused wsgraph into per-core wskernel kernels sized for the arch";
+  let description = [{
+    Turns each fused op of a GPT into a kernel on a rectangle of PEs:
+    embedding (token + position), layer_norm, linear (with bias, GELU and
+    residual add fused into its last row), causal attention (absorbing the
+    head split and merge), and the host output. Kernels are sized from the
+    cost model so that their cycles per token are close, grown to use the
+    wafer's PEs, and never exceed a PE's SRAM. Reads `wafer.arch`.
+  }];
+  let options = [
+    Option<"utilization", "utilization", "double", "0.6",
+           "Fraction of the wafer's PEs that kernels may take (the rest is left for routing)">
+  ];
+  let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
+}
+
+#endif // WSC_CONVERSION_PASSES_TD

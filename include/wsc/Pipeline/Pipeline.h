@@ -1,0 +1,41 @@
+//===- Pipeline.h - the named compile pipeline ------------------*- C++ -*-===//
+#ifndef WSC_PIPELINE_PIPELINE_H
+#define WSC_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "wafer/WaferDialect.h"
+
+#include <string>
+
+namespace wsc {
+
+#define GEN_PASS_DECL
+#include "wsc/Pipeline/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "wsc/Pipeline/Passes.h.inc"
+
+/// The options of --wsc-pipeline and of wsc-compile (CLI.md).
+struct PipelineOptions {
+  std::string arch = "wse3";
+  std::string wafers = "auto";
+  std::string precision = "fp32";
+  std::string mode = "pipelined";
+  std::string defects;
+  std::string report;
+  int64_t seed = 1;
+};
+
+/// Adds wsgraph-fuse, the lowering, placement, routing and the route check
+/// to `pm`; failure (with a message) for invalid options.
+mlir::LogicalResult buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
+                                  std::string &error);
+
+/// Registers --wsc-pipeline="arch=... wafers=... ...".
+void registerPipeline();
+
+} // namespace wsc
+
+#endif // WSC_PIPELINE_PIPELINE_H

@@ -1,0 +1,661 @@
+//===- LowerToKernels.cpp - fused wsgraph to per-core kernels -------------===//
+//
+// Every kernel follows one dataflow skeleton, per token:
+//   1. every PE receives the whole input vector (a multicast stream);
+//   2. every PE computes a partial result block from its SRAM-resident tile;
+//   3. partials are summed down each column ("col" channel, chain south);
+//   4. the last row finishes its block (bias, GELU, residual, positions);
+//   5. blocks are gathered west to east along the last row ("row" channel);
+//   6. the last PE sends the whole output vector on "out0".
+// Weights are tiled [rows per PE-row] x [columns per PE-column], padded with
+// zeros, so every PE runs the same code with coordinate-affine addresses.
+//
+//===----------------------------------------------------------------------===//
+#include "wsc/Analysis/CostModel.h"
+#include "wsc/Conversion/Passes.h"
+#include "wsgraph/WsgraphDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <cmath>
+
+namespace wsc {
+#define GEN_PASS_DEF_WSCLOWERTOKERNELS
+#include "wsc/Conversion/Passes.h.inc"
+} // namespace wsc
+
+using namespace mlir;
+using namespace wsc;
+namespace wg = wsc::wsgraph;
+namespace wk = wsc::wskernel;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Bump allocation of a PE's SRAM, in bytes.
+struct Sram {
+  int64_t next = 0;
+  int64_t words(int64_t n) {
+    int64_t at = next;
+    next += 4 * n;
+    return at;
+  }
+};
+
+/// What one kernel needs before its body is written.
+struct KernelPlan {
+  std::string name, kind;
+  int64_t h = 1, w = 1;
+  SmallVector<Value> inputs; // streams, then tensors
+  SmallVector<Type> results;
+  Operation *anchor;          // the wsgraph op whose result the kernel replaces
+  double work = 1;            // multiply-accumulates (or elements) per token
+  float epsilon = 1e-5f;      // layer_norm
+  float scale = 1.0f;         // attention
+  std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
+};
+
+/// Builds a kernel body with the skeleton's helpers.
+class Body {
+public:
+  Body(OpBuilder &b, wk::KernelOp kernel, int64_t batch, int64_t tokens)
+      : b(b), ctx(b.getContext()), h(kernel.getHeight()), w(kernel.getWidth()), batch(batch),
+        tokens(tokens) {}
+
+  wk::AffAttr aff(int64_t base, ArrayRef<int64_t> loop = {}, int64_t px = 0, int64_t py = 0) {
+    return wk::AffAttr::get(ctx, base, loop, px, py);
+  }
+  ArrayAttr pes(int64_t x0, int64_t x1, int64_t y0, int64_t y1) {
+    return b.getArrayAttr({wk::PeRangeAttr::get(ctx, x0, x1, y0, y1)});
+  }
+  ArrayAttr all() { return nullptr; }
+  ArrayAttr lastRow() { return pes(0, w - 1, h - 1, h - 1); }
+
+  void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
+            ArrayAttr when = nullptr) {
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, when);
+  }
+  void send(StringRef port, wk::AffAttr src, wk::AffAttr n, ArrayAttr when = nullptr) {
+    wk::SendOp::create(b, loc(), port, src, n, when);
+  }
+  void vector(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr rhs, wk::AffAttr n,
+              ArrayAttr when = nullptr) {
+    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when);
+  }
+  void scalar(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr s, wk::AffAttr n,
+              ArrayAttr when = nullptr) {
+    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when);
+  }
+  void imm(StringRef kind, wk::AffAttr dst, wk::AffAttr src, float value, wk::AffAttr n,
+           ArrayAttr when = nullptr) {
+    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), dst, src, b.getF32FloatAttr(value), n, when);
+  }
+  void unary(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
+             ArrayAttr when = nullptr) {
+    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when);
+  }
+  void reduce(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n) {
+    wk::ReduceOp::create(b, loc(), kind, dst, src, n, nullptr);
+  }
+  void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
+              bool transposed) {
+    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, nullptr);
+  }
+  OpBuilder &builder() { return b; }
+  void gather(wk::AffAttr dst, wk::AffAttr table, wk::AffAttr index, wk::AffAttr rows,
+              wk::AffAttr cols, wk::AffAttr rowLo) {
+    wk::GatherOp::create(b, loc(), dst, table, index, rows, cols, rowLo, nullptr);
+  }
+  void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
+                ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin) {
+    wk::InitTileOp::create(b, loc(), source, offset, rows, cols,
+                           b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin));
+  }
+
+  /// Opens the batch (outer) and token (inner) loops; index 0 is the token.
+  void tokenLoops() {
+    auto outer = wk::LoopOp::create(b, loc(), batch);
+    b.setInsertionPointToStart(&outer.getBody().emplaceBlock());
+    auto inner = wk::LoopOp::create(b, loc(), tokens);
+    b.setInsertionPointToStart(&inner.getBody().emplaceBlock());
+  }
+
+  /// Steps 3 to 6: column reduction of `part` (nb words), a last-row
+  /// epilogue, the last-row gather into `gather` and the send of n words.
+  void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
+                        function_ref<void()> epilogue) {
+    if (h > 1) {
+      recv("col", aff(part), aff(nb), "add", pes(0, w - 1, 1, h - 1));
+      send("col", aff(part), aff(nb), pes(0, w - 1, 0, h - 2));
+    }
+    epilogue();
+    if (w == 1) {
+      send("out0", aff(part), aff(n), lastRow());
+      return;
+    }
+    recv("row", aff(gather), aff(0, {}, nb), "copy", pes(1, w - 1, h - 1, h - 1));
+    unary("copy", aff(gather, {}, 4 * nb), aff(part), aff(nb), lastRow());
+    send("row", aff(gather), aff(nb, {}, nb), pes(0, w - 2, h - 1, h - 1));
+    send("out0", aff(gather), aff(n), pes(w - 1, w - 1, h - 1, h - 1));
+  }
+
+private:
+  Location loc() { return b.getUnknownLoc(); }
+  OpBuilder &b;
+  MLIRContext *ctx;
+  int64_t h, w, batch, tokens;
+};
+
+struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass> {
+  using WscLowerToKernelsBase::WscLowerToKernelsBase;
+  void runOnOperation() override;
+};
+
+LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
+                           int64_t tokens, const CostModel &cost);
+
+/// The channels dictionary of a kernel on h x w PEs.
+DictionaryAttr channelsFor(Builder &b, int64_t h, int64_t w) {
+  SmallVector<NamedAttribute> c;
+  if (h > 1)
+    c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
+  if (w > 1)
+    c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
+  return b.getDictionaryAttr(c);
+}
+
+/// Is `v` known before the model runs (a weight or a literal)?
+bool isStatic(Value v) {
+  return v.getDefiningOp<wg::WeightOp>() || v.getDefiningOp<wg::ConstantOp>();
+}
+
+/// Splits `pes` PEs into h x w with h/w close to rows/cols, h <= rows, w <= cols.
+std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
+                                      int64_t maxW) {
+  double ratio = double(rows) / double(cols);
+  int64_t h = std::max<int64_t>(1, std::llround(std::sqrt(double(pes) * ratio)));
+  h = std::min({h, rows, maxH});
+  int64_t w = std::min({std::max<int64_t>(1, pes / h), cols, maxW});
+  return {h, w};
+}
+
+} // namespace
+
+void LowerToKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto archOr = wafer::getArch(module);
+  if (failed(archOr))
+    return signalPassFailure();
+  wafer::ArchAttr arch = *archOr;
+  CostModel cost{arch};
+  const int64_t sramWords = arch.getSramBytes() / 4;
+
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    if (func.isExternal())
+      continue;
+    // Token geometry from the first [B, T] integer input.
+    int64_t batch = 0, tokens = 0;
+    for (BlockArgument arg : func.getArguments()) {
+      auto t = dyn_cast<RankedTensorType>(arg.getType());
+      if (t && t.getRank() == 2 && isa<IntegerType>(t.getElementType()) && t.hasStaticShape()) {
+        batch = t.getDimSize(0), tokens = t.getDimSize(1);
+        break;
+      }
+    }
+    if (!batch) {
+      func.emitError("wsc-lower-to-kernels expects a [batch, tokens] integer input of static "
+                     "shape (the token ids)");
+      return signalPassFailure();
+    }
+    auto isActivation = [&](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getRank() == 3 && t.getDimSize(0) == batch && t.getDimSize(1) == tokens;
+    };
+    auto width = [](Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(2); };
+
+    OpBuilder b(func.getContext());
+    // Plans, in program order; `produced` maps a wsgraph activation to the
+    // plan that streams it.
+    std::vector<KernelPlan> plans;
+    llvm::DenseMap<Value, int> produced;
+    llvm::DenseSet<Operation *> absorbed;
+    SmallVector<Operation *> deferred;
+    bool failedLowering = false;
+    auto fail = [&](Operation *op, const Twine &msg) {
+      op->emitError() << msg;
+      failedLowering = true;
+    };
+    auto streamOf = [&](Value v, Operation *user) -> bool {
+      if (produced.count(v))
+        return true;
+      fail(user, "operand is not produced by a kernel (unsupported producer '" +
+                     (v.getDefiningOp() ? v.getDefiningOp()->getName().getStringRef()
+                                        : StringRef("argument")) +
+                     "')");
+      return false;
+    };
+    auto singleUser = [](Value v) -> Operation * {
+      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+    };
+
+    int layer = 0;
+    for (Operation &opRef : func.getBody().front()) {
+      Operation *op = &opRef;
+      if (absorbed.count(op) || isa<wg::WeightOp, wg::ConstantOp, func::ReturnOp>(op))
+        continue;
+      // Head split and merge around attention are claimed when the attention
+      // op is reached; anything unclaimed is reported at the end.
+      if (isa<wg::SplitOp, wg::ReshapeOp, wg::TransposeOp>(op)) {
+        deferred.push_back(op);
+        continue;
+      }
+      KernelPlan plan;
+      plan.anchor = op;
+      if (auto gather = dyn_cast<wg::GatherOp>(op)) {
+        // Token embedding, with positions when the only user adds a [T, C] weight.
+        Value table = gather.getData();
+        auto tt = cast<RankedTensorType>(table.getType());
+        if (!isStatic(table) || tt.getRank() != 2 || gather.getAxis() != 0 ||
+            !isa<BlockArgument>(gather.getIndices())) {
+          fail(op, "only an embedding lookup of a 2-D weight by the token ids is supported");
+          continue;
+        }
+        plan.kind = "embed";
+        plan.name = "embed";
+        plan.inputs = {gather.getIndices(), table};
+        Value out = gather.getResult();
+        if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(gather.getResult()))) {
+          Value pos = add.getLhs() == out ? add.getRhs() : add.getLhs();
+          if (auto reshape = pos.getDefiningOp<wg::ReshapeOp>())
+            pos = isStatic(reshape.getInput()) ? reshape.getInput() : pos;
+          auto pt = cast<RankedTensorType>(pos.getType());
+          if (isStatic(pos) && pt.getNumElements() == tokens * tt.getDimSize(1) &&
+              add.getType() == gather.getType()) {
+            plan.inputs.push_back(pos);
+            absorbed.insert(add);
+            plan.anchor = add;
+          }
+        }
+        int64_t v = tt.getDimSize(0), c = tt.getDimSize(1);
+        plan.work = double(v) * c / 64; // a lookup touches one row; weigh by storage
+        plan.size = [=](KernelPlan &p) {
+          // Enough PEs to hold the table; positions and buffers need room too.
+          int64_t perPe = std::max<int64_t>(1, sramWords / 2);
+          int64_t need = ceilDiv(v * c, perPe);
+          auto [h, w] = shapeGrid(need, v, c, arch.getHeight(), arch.getWidth());
+          p.h = h, p.w = w;
+        };
+      } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
+        if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
+            (ln.getBias() && !isStatic(ln.getBias())) ||
+            cast<RankedTensorType>(ln.getScale().getType()).getRank() != 1) {
+          fail(op, "layer_norm must normalize the last dimension of a [batch, tokens, C] "
+                   "activation with static scale and bias");
+          continue;
+        }
+        if (!streamOf(ln.getInput(), op))
+          continue;
+        plan.kind = "layer_norm";
+        plan.name = "l" + std::to_string(layer) + ".ln";
+        if (llvm::any_of(ln->getUsers(), [&](Operation *u) {
+              auto l = dyn_cast<wg::LinearOp>(u);
+              return l && llvm::any_of(l->getUsers(),
+                                       [](Operation *v) { return isa<func::ReturnOp>(v); });
+            }))
+          plan.name = "ln_f";
+        plan.inputs = {ln.getInput(), ln.getScale()};
+        plan.epsilon = ln.getEpsilon().convertToFloat();
+        if (ln.getBias())
+          plan.inputs.push_back(ln.getBias());
+        int64_t c = width(ln.getInput());
+        plan.work = double(c);
+        plan.size = [=](KernelPlan &p) { p.h = 1, p.w = std::min<int64_t>(4, c); };
+      } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
+        if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
+            (linear.getBias() && !isStatic(linear.getBias()))) {
+          fail(op, "linear needs a [batch, tokens, K] activation and static weight and bias");
+          continue;
+        }
+        if (!streamOf(linear.getInput(), op))
+          continue;
+        plan.kind = "linear";
+        plan.inputs = {linear.getInput()};
+        Value out = linear.getResult();
+        bool gelu = false;
+        if (auto g = dyn_cast_or_null<wg::GeluOp>(singleUser(out))) {
+          gelu = true;
+          absorbed.insert(g);
+          out = g.getResult();
+          plan.anchor = g;
+        }
+        // A residual add of another activation finishes in the last row.
+        if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(out))) {
+          Value other = add.getLhs() == out ? add.getRhs() : add.getLhs();
+          if (add.getType() == linear.getType() && produced.count(other)) {
+            plan.inputs.push_back(other);
+            absorbed.insert(add);
+            plan.anchor = add;
+          }
+        }
+        plan.inputs.push_back(linear.getWeight());
+        if (linear.getBias())
+          plan.inputs.push_back(linear.getBias());
+        auto wt = cast<RankedTensorType>(linear.getWeight().getType());
+        int64_t k = wt.getDimSize(0), n = wt.getDimSize(1);
+        // Name by role in a GPT block.
+        std::string role = gelu ? "mlp_fc" : "linear";
+        if (!gelu && llvm::any_of(linear->getUsers(), [](Operation *u) { return isa<wg::SplitOp>(u); }))
+          role = "qkv";
+        else if (auto from = produced.find(linear.getInput()); from != produced.end())
+          role = plans[from->second].kind == "attention"     ? "attn_proj"
+                 : plans[from->second].kind == "linear_gelu" ? "mlp_proj"
+                                                              : role;
+        bool head = llvm::any_of(out.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+        plan.name = head ? "lm_head" : "l" + std::to_string(layer) + "." + role;
+        plan.kind = gelu ? "linear_gelu" : "linear";
+        plan.work = double(k) * n;
+        bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
+        plan.size = [=](KernelPlan &p) {
+          // p.h * p.w was set to a PE budget; fit SRAM by growing if needed.
+          int64_t pes = std::max<int64_t>(1, p.h * p.w);
+          for (;;) {
+            auto [h, w] = shapeGrid(pes, k, n, arch.getHeight(), arch.getWidth());
+            int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
+            int64_t words = h * kb + kb * nb + nb + nb + w * nb + (residual ? n : 0);
+            if (words <= sramWords || (h == std::min(k, arch.getHeight()) &&
+                                       w == std::min(n, arch.getWidth()))) {
+              p.h = h, p.w = w;
+              return;
+            }
+            pes = pes * 5 / 4 + 1;
+          }
+        };
+      } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
+        // q, k, v must be heads of one [B, T, 3C] activation; the result is
+        // merged back into [B, T, C].
+        auto headsOf = [&](Value v, int64_t index) -> Value {
+          auto t = v.getDefiningOp<wg::TransposeOp>();
+          if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+            return {};
+          auto r = t.getInput().getDefiningOp<wg::ReshapeOp>();
+          if (!r)
+            return {};
+          auto split = r.getInput().getDefiningOp<wg::SplitOp>();
+          if (!split || split.getNumResults() != 3 || r.getInput() != split.getResult(index) ||
+              *wg::normalizeAxis(split.getAxis(), 3) != 2)
+            return {};
+          absorbed.insert(t), absorbed.insert(r), absorbed.insert(split);
+          return split.getInput();
+        };
+        Value qkv = headsOf(attn.getQuery(), 0);
+        Value qkv2 = headsOf(attn.getKey(), 1), qkv3 = headsOf(attn.getValue(), 2);
+        auto merge = dyn_cast_or_null<wg::TransposeOp>(singleUser(attn.getResult()));
+        auto merged = merge ? dyn_cast_or_null<wg::ReshapeOp>(singleUser(merge.getResult()))
+                            : wg::ReshapeOp();
+        auto qt = attn.getQuery().getType();
+        if (!qkv || qkv != qkv2 || qkv != qkv3 || !merge ||
+            merge.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !merged ||
+            !isActivation(merged.getResult()) || !attn.getCausal() ||
+            qt.getDimSize(2) != tokens) {
+          fail(op, "attention must be causal self-attention over heads split from one [batch, "
+                   "tokens, 3C] activation and merged back to [batch, tokens, C]");
+          continue;
+        }
+        if (!streamOf(qkv, op))
+          continue;
+        absorbed.insert(merge), absorbed.insert(merged);
+        plan.anchor = merged;
+        plan.kind = "attention";
+        plan.name = "l" + std::to_string(layer) + ".attention";
+        plan.inputs = {qkv};
+        plan.scale = attn.getScale().convertToFloat();
+        int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
+        plan.work = double(tokens) * d * heads;
+        plan.size = [=](KernelPlan &p) { p.h = 1, p.w = heads; };
+      } else if (auto add = dyn_cast<wg::AddOp>(op)) {
+        if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
+            add.getRhs().getType() != add.getType()) {
+          fail(op, "add must join two [batch, tokens, C] activations");
+          continue;
+        }
+        if (!streamOf(add.getLhs(), op) || !streamOf(add.getRhs(), op))
+          continue;
+        plan.kind = "add";
+        plan.name = "l" + std::to_string(layer) + ".add";
+        plan.inputs = {add.getLhs(), add.getRhs()};
+        plan.work = double(width(add.getResult()));
+        plan.size = [](KernelPlan &p) { p.h = 1, p.w = 1; };
+      } else {
+        fail(op, "'" + op->getName().getStringRef() +
+                     "' is not supported by wsc-lower-to-kernels (no kernel implements it)");
+        continue;
+      }
+      // A block ends with the residual add that follows its MLP.
+      if (plan.kind == "linear" && plan.inputs.size() > 1 && !isStatic(plan.inputs[1]) &&
+          plans.size() >= 2 && plans.back().kind == "linear_gelu")
+        ++layer;
+      Value result = plan.anchor->getResult(0);
+      produced[result] = plans.size();
+      plans.push_back(std::move(plan));
+    }
+    for (Operation *op : deferred)
+      if (!absorbed.count(op))
+        fail(op, "'" + op->getName().getStringRef() +
+                     "' is only supported as the head split or merge around attention");
+    if (failedLowering)
+      return signalPassFailure();
+
+    // Size: each kernel gets PEs in proportion to its work, within the budget.
+    double totalWork = 0;
+    for (auto &p : plans)
+      totalWork += p.work;
+    double budget = utilization * double(arch.getWidth()) * double(arch.getHeight());
+    for (auto &p : plans) {
+      int64_t pes = std::max<int64_t>(1, int64_t(budget * p.work / totalWork));
+      p.h = 1, p.w = pes;
+      p.size(p);
+    }
+    if (failed(buildKernels(func, plans, batch, tokens, cost)))
+      return signalPassFailure();
+  }
+}
+
+namespace {
+
+/// Writes the body of one planned kernel; returns the SRAM bytes per PE and
+/// the estimated cycles per token.
+std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type> inTypes,
+                                     int64_t batch, int64_t tokens, const CostModel &cost) {
+  Sram sram;
+  int64_t h = p.h, w = p.w;
+  auto dim = [&](int i, int d) { return cast<ShapedType>(inTypes[i]).getDimSize(d); };
+  auto streamSize = [&](int i) { return cast<wk::StreamType>(inTypes[i]).getSize(); };
+
+  if (p.kind == "embed") {
+    int64_t v = dim(1, 0), c = dim(1, 1);
+    int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
+    bool positions = p.inputs.size() > 2;
+    int64_t idx = sram.words(batch * tokens), table = sram.words(vb * cb);
+    int64_t pos = positions ? sram.words(tokens * cb) : 0;
+    int64_t part = sram.words(cb), gather = sram.words(w * cb);
+    wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, idx, nullptr);
+    k.initTile(1, table, vb, cb, {vb, 0}, {0, cb});
+    if (positions)
+      k.initTile(2, pos, tokens, cb, {0, 0}, {0, cb});
+    k.tokenLoops();
+    k.gather(k.aff(part), k.aff(table), k.aff(idx, {4, 4 * tokens}), k.aff(vb), k.aff(cb),
+             k.aff(0, {}, 0, vb));
+    k.reduceGatherSend(part, cb, c, gather, [&] {
+      if (positions)
+        k.vector("add", k.aff(part), k.aff(part), k.aff(pos, {4 * cb, 0}), k.aff(cb), k.lastRow());
+    });
+    return {sram.next, cost.embed(v, c, h, w)};
+  }
+  if (p.kind == "layer_norm") {
+    int64_t c = streamSize(0), cb = ceilDiv(c, w);
+    bool bias = p.inputs.size() > 2;
+    int64_t x = sram.words(w * cb), d = sram.words(w * cb), sq = sram.words(c);
+    int64_t mean = sram.words(1), var = sram.words(1);
+    int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
+    int64_t part = sram.words(cb), gather = sram.words(w * cb);
+    k.initTile(1, gamma, 1, cb, {0, 0}, {0, cb});
+    if (bias)
+      k.initTile(2, beta, 1, cb, {0, 0}, {0, cb});
+    k.tokenLoops();
+    k.recv("in0", k.aff(x), k.aff(c));
+    k.reduce("sum", k.aff(mean), k.aff(x), k.aff(c));
+    k.imm("mul", k.aff(mean), k.aff(mean), 1.0f / float(c), k.aff(1));
+    k.scalar("sub", k.aff(d), k.aff(x), k.aff(mean), k.aff(c));
+    k.vector("mul", k.aff(sq), k.aff(d), k.aff(d), k.aff(c));
+    k.reduce("sum", k.aff(var), k.aff(sq), k.aff(c));
+    k.imm("mul", k.aff(var), k.aff(var), 1.0f / float(c), k.aff(1));
+    k.imm("add", k.aff(var), k.aff(var), p.epsilon, k.aff(1));
+    k.unary("rsqrt", k.aff(var), k.aff(var), k.aff(1));
+    k.scalar("mul", k.aff(part), k.aff(d, {}, 4 * cb), k.aff(var), k.aff(cb));
+    k.vector("mul", k.aff(part), k.aff(part), k.aff(gamma), k.aff(cb));
+    if (bias)
+      k.vector("add", k.aff(part), k.aff(part), k.aff(beta), k.aff(cb));
+    k.reduceGatherSend(part, cb, c, gather, [] {});
+    return {sram.next, cost.layerNorm(c, w)};
+  }
+  if (p.kind == "linear" || p.kind == "linear_gelu") {
+    bool residual = p.inputs.size() > 1 && isa<wk::StreamType>(inTypes[1]);
+    int first = residual ? 2 : 1;
+    int64_t kdim = dim(first, 0), n = dim(first, 1);
+    bool bias = static_cast<int>(p.inputs.size()) > first + 1;
+    int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
+    int64_t x = sram.words(h * kb), weight = sram.words(kb * nb);
+    int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(w * nb) : 0;
+    int64_t part = sram.words(nb), gather = sram.words(w * nb);
+    k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb});
+    if (bias)
+      k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb});
+    k.tokenLoops();
+    k.recv("in0", k.aff(x), k.aff(kdim));
+    if (residual)
+      k.recv("in1", k.aff(r), k.aff(n));
+    k.matvec(k.aff(part), k.aff(weight), k.aff(x, {}, 0, 4 * kb), k.aff(kb), k.aff(nb), true);
+    k.reduceGatherSend(part, nb, n, gather, [&] {
+      if (bias)
+        k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), k.lastRow());
+      if (p.kind == "linear_gelu")
+        k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), k.lastRow());
+      if (residual)
+        k.vector("add", k.aff(part), k.aff(part), k.aff(r, {}, 4 * nb), k.aff(nb), k.lastRow());
+    });
+    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu")};
+  }
+  if (p.kind == "attention") {
+    int64_t c3 = streamSize(0), c = c3 / 3, heads = w, d = c / heads;
+    int64_t qkv = sram.words(c3), keys = sram.words(tokens * d), vals = sram.words(tokens * d);
+    int64_t scores = sram.words(tokens), mx = sram.words(1), sum = sram.words(1);
+    int64_t part = sram.words(d), gather = sram.words(w * d);
+    k.tokenLoops();
+    wk::AffAttr seen = k.aff(1, {1, 0}); // t + 1 keys are visible to token t
+    k.recv("in0", k.aff(qkv), k.aff(c3));
+    k.unary("copy", k.aff(keys, {4 * d, 0}), k.aff(qkv + 4 * c, {}, 4 * d), k.aff(d));
+    k.unary("copy", k.aff(vals, {4 * d, 0}), k.aff(qkv + 8 * c, {}, 4 * d), k.aff(d));
+    k.matvec(k.aff(scores), k.aff(keys), k.aff(qkv, {}, 4 * d), seen, k.aff(d), false);
+    k.imm("mul", k.aff(scores), k.aff(scores), p.scale, seen);
+    k.reduce("max", k.aff(mx), k.aff(scores), seen);
+    k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(mx), seen);
+    k.unary("exp", k.aff(scores), k.aff(scores), seen);
+    k.reduce("sum", k.aff(sum), k.aff(scores), seen);
+    k.scalar("div", k.aff(scores), k.aff(scores), k.aff(sum), seen);
+    k.matvec(k.aff(part), k.aff(vals), k.aff(scores), seen, k.aff(d), true);
+    k.reduceGatherSend(part, d, c, gather, [] {});
+    return {sram.next, cost.attention(tokens, d, heads)};
+  }
+  if (p.kind == "add") {
+    int64_t c = streamSize(0);
+    int64_t a = sram.words(c), b = sram.words(c);
+    k.tokenLoops();
+    k.recv("in0", k.aff(a), k.aff(c));
+    k.recv("in1", k.aff(b), k.aff(c));
+    k.vector("add", k.aff(a), k.aff(a), k.aff(b), k.aff(c));
+    k.send("out0", k.aff(a), k.aff(c));
+    return {sram.next, cost.words(2 * c) + cost.vector(c) + cost.words(c)};
+  }
+  // The host output: every token's vector lands in this PE's SRAM.
+  int64_t n = streamSize(0);
+  int64_t out = sram.words(batch * tokens * n);
+  wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out,
+                           k.builder().getDenseI64ArrayAttr({0, 0}));
+  k.tokenLoops();
+  k.recv("in0", k.aff(out, {4 * n, 4 * n * tokens}), k.aff(n));
+  return {sram.next, cost.words(n)};
+}
+
+LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
+                           int64_t tokens, const CostModel &cost) {
+  MLIRContext *ctx = func.getContext();
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  OpBuilder b(ret);
+  Type f32 = b.getF32Type();
+  llvm::DenseMap<Value, Value> streams;
+  llvm::StringMap<int> names;
+  auto streamType = [&](Value v) {
+    return wk::StreamType::get(ctx, cast<RankedTensorType>(v.getType()).getDimSize(2), f32);
+  };
+  auto uniqueName = [&](StringRef name) {
+    int n = names[name]++;
+    return n == 0 ? name.str() : (name + "_" + Twine(n + 1)).str();
+  };
+  auto emit = [&](KernelPlan &p, Type resultType) -> FailureOr<Value> {
+    SmallVector<Value> operands;
+    for (Value in : p.inputs)
+      operands.push_back(streams.count(in) ? streams.lookup(in) : in);
+    auto kernel = wk::KernelOp::create(
+        b, p.anchor->getLoc(), TypeRange{resultType}, b.getStringAttr(uniqueName(p.name)),
+        b.getStringAttr(p.kind),
+        b.getDenseI64ArrayAttr({p.h, p.w}), b.getI64IntegerAttr(0), b.getF64FloatAttr(0),
+        channelsFor(b, p.h, p.w), operands);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
+    Body body(b, kernel, batch, tokens);
+    SmallVector<Type> types(ValueRange(operands).getTypes());
+    auto [bytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
+    kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
+    kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
+    if (bytes > cost.arch.getSramBytes())
+      return kernel.emitError("kernel '")
+             << kernel.getName() << "' (" << p.kind << " on " << p.h << "x" << p.w
+             << " PEs) needs " << bytes << " bytes of SRAM per PE, but a PE of arch '"
+             << cost.arch.getName() << "' has " << cost.arch.getSramBytes()
+             << "; a layer this large needs more wafers or weight streaming (wafers=N or "
+                "mode=weight-streaming)";
+    return kernel.getResult(0);
+  };
+  for (KernelPlan &p : plans) {
+    Value result = p.anchor->getResult(0);
+    auto stream = emit(p, streamType(result));
+    if (failed(stream))
+      return failure();
+    streams[result] = *stream;
+  }
+  // Host outputs: a one-PE kernel per returned activation.
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value v = operand.get();
+    if (!streams.count(v))
+      return ret.emitError("returned value is not produced by a kernel");
+    KernelPlan sink;
+    sink.name = "output";
+    sink.kind = "output";
+    sink.inputs = {v};
+    sink.anchor = ret;
+    auto out = emit(sink, v.getType());
+    if (failed(out))
+      return failure();
+    operand.set(*out);
+  }
+  // Drop the wsgraph ops the kernels replaced.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
+    if (op.getDialect() && isa<wg::WsgraphDialect>(op.getDialect()) && op.use_empty())
+      op.erase();
+  return success();
+}
+
+} // namespace

@@ -1,0 +1,80 @@
+//===- Pipeline.cpp - the named compile pipeline --------------------------===//
+#include "wsc/Pipeline/Pipeline.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace mlir;
+
+namespace {
+struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> arch{*this, "arch", llvm::cl::desc("wse2 | wse3 | mesh:WxH | FILE"),
+                           llvm::cl::init("wse3")};
+  Option<std::string> wafers{*this, "wafers", llvm::cl::desc("auto | N"), llvm::cl::init("auto")};
+  Option<std::string> precision{*this, "precision", llvm::cl::desc("fp32 | fp16 | bf16"),
+                                llvm::cl::init("fp32")};
+  Option<std::string> mode{*this, "mode", llvm::cl::desc("pipelined | weight-streaming"),
+                           llvm::cl::init("pipelined")};
+  Option<std::string> defects{*this, "defects", llvm::cl::desc("Defect map file")};
+  Option<std::string> report{*this, "report", llvm::cl::desc("Write the compile report here")};
+  Option<int64_t> seed{*this, "seed", llvm::cl::desc("Placement seed"), llvm::cl::init(1)};
+};
+} // namespace
+
+LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
+                                 std::string &error) {
+  if (o.precision != "fp32" && o.precision != "fp16" && o.precision != "bf16") {
+    error = "precision '" + o.precision + "' is not one of fp32, fp16, bf16";
+    return failure();
+  }
+  if (o.mode != "pipelined" && o.mode != "weight-streaming") {
+    error = "mode '" + o.mode + "' is not one of pipelined, weight-streaming";
+    return failure();
+  }
+  if (o.mode == "weight-streaming") {
+    error = "mode=weight-streaming is not implemented yet";
+    return failure();
+  }
+  if (o.wafers != "auto" && o.wafers != "1") {
+    error = "wafers=" + o.wafers + " is not implemented yet (one wafer: wafers=auto or 1)";
+    return failure();
+  }
+  pm.addPass(createWscSetArch({o.arch}));
+  // Later stages are found by name so that each stays in its own library.
+  std::string rest = "wsgraph-fuse,wsc-lower-to-kernels";
+  if (PassInfo::lookup("wsc-place"))
+    rest += ",wsc-place{seed=" + std::to_string(o.seed) + "}";
+  if (PassInfo::lookup("wsc-route"))
+    rest += ",wsc-route";
+  if (PassInfo::lookup("wsc-verify-routes"))
+    rest += ",wsc-verify-routes";
+  if (failed(parsePassPipeline(rest, pm, llvm::errs()))) {
+    error = "cannot build the pass pipeline '" + rest + "'";
+    return failure();
+  }
+  if (!o.report.empty())
+    pm.addPass(createWscWriteReport({o.report, o.mode, o.precision}));
+  return success();
+}
+
+void wsc::registerPipeline() {
+  registerPassPipeline(
+      "wsc-pipeline",
+      "The whole compile: fuse, partition, lower to kernels, place, route, verify routes",
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) -> LogicalResult {
+        PipelineCLOptions cl;
+        if (failed(cl.parseFromString(optionsText)))
+          return failure();
+        PipelineOptions o;
+        o.arch = cl.arch, o.wafers = cl.wafers, o.precision = cl.precision, o.mode = cl.mode;
+        o.defects = cl.defects, o.report = cl.report, o.seed = cl.seed;
+        std::string error;
+        if (failed(buildPipeline(pm, o, error)))
+          return errorHandler("--wsc-pipeline: " + error);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> handler) {
+        handler(PipelineCLOptions());
+      });
+}
