@@ -57,7 +57,7 @@ def Wskernel_AffAttr : AttrDef<Wskernel_Dialect, "Aff"> {
                         OptionalArrayRefParameter<"int64_t">:$loop,
                         DefaultValuedParameter<"int64_t", "0">:$px,
                         DefaultValuedParameter<"int64_t", "0">:$py);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let hasCustomAssemblyFormat = 1;
   let builders = [
     AttrBuilder<(ins "int64_t":$base), [{ return $_get($_ctxt, base, llvm::ArrayRef<int64_t>{}, 0, 0); }]>
   ];

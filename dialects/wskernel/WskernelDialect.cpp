@@ -39,6 +39,52 @@ void WskernelDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
+// Affine values: <base = B[, loop = [s0, s1]][, px = X][, py = Y]>
+//===----------------------------------------------------------------------===//
+
+Attribute AffAttr::parse(AsmParser &parser, Type) {
+  int64_t base = 0, px = 0, py = 0;
+  SmallVector<int64_t> loop;
+  if (parser.parseLess() || parser.parseKeyword("base") || parser.parseEqual() ||
+      parser.parseInteger(base))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (key == "loop") {
+      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+            return parser.parseInteger(loop.emplace_back());
+          }))
+        return {};
+    } else if (key == "px" || key == "py") {
+      if (parser.parseInteger(key == "px" ? px : py))
+        return {};
+    } else {
+      parser.emitError(parser.getCurrentLocation(), "unknown key '") << key << "' in aff";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return AffAttr::get(parser.getContext(), base, loop, px, py);
+}
+
+void AffAttr::print(AsmPrinter &printer) const {
+  printer << "<base = " << getBase();
+  if (!getLoop().empty()) {
+    printer << ", loop = [";
+    llvm::interleaveComma(getLoop(), printer);
+    printer << "]";
+  }
+  if (getPx())
+    printer << ", px = " << getPx();
+  if (getPy())
+    printer << ", py = " << getPy();
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
 // Kernel
 //===----------------------------------------------------------------------===//
 

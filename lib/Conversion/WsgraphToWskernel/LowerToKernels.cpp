@@ -179,7 +179,24 @@ std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, i
   int64_t h = std::max<int64_t>(1, std::llround(std::sqrt(double(pes) * ratio)));
   h = std::min({h, rows, maxH});
   int64_t w = std::min({std::max<int64_t>(1, pes / h), cols, maxW});
+  // When the columns run out, give the rest of the budget to rows.
+  h = std::min({std::max(h, ceilDiv(pes, w)), rows, maxH});
   return {h, w};
+}
+
+/// Grows a grid from `pes` PEs until `words(h, w)` fits a PE's SRAM or the
+/// grid cannot grow; the caller reports what still does not fit.
+std::pair<int64_t, int64_t> fitGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
+                                    int64_t maxW, int64_t sramWords,
+                                    function_ref<int64_t(int64_t, int64_t)> words) {
+  pes = std::max<int64_t>(1, pes);
+  for (;;) {
+    auto [h, w] = shapeGrid(pes, rows, cols, maxH, maxW);
+    bool full = h == std::min(rows, maxH) && w == std::min(cols, maxW);
+    if (words(h, w) <= sramWords || full)
+      return {h, w};
+    pes = pes * 5 / 4 + 1;
+  }
 }
 
 } // namespace
@@ -281,12 +298,14 @@ void LowerToKernelsPass::runOnOperation() {
         }
         int64_t v = tt.getDimSize(0), c = tt.getDimSize(1);
         plan.work = double(v) * c / 64; // a lookup touches one row; weigh by storage
+        bool positions = plan.inputs.size() > 2;
         plan.size = [=](KernelPlan &p) {
-          // Enough PEs to hold the table; positions and buffers need room too.
-          int64_t perPe = std::max<int64_t>(1, sramWords / 2);
-          int64_t need = ceilDiv(v * c, perPe);
-          auto [h, w] = shapeGrid(need, v, c, arch.getHeight(), arch.getWidth());
-          p.h = h, p.w = w;
+          std::tie(p.h, p.w) = fitGrid(p.h * p.w, v, c, arch.getHeight(), arch.getWidth(),
+                                       sramWords, [&](int64_t h, int64_t w) {
+                                         int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
+                                         return batch * tokens + vb * cb +
+                                                (positions ? tokens * cb : 0) + cb + w * cb;
+                                       });
         };
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
         if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
@@ -359,19 +378,12 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(k) * n;
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
         plan.size = [=](KernelPlan &p) {
-          // p.h * p.w was set to a PE budget; fit SRAM by growing if needed.
-          int64_t pes = std::max<int64_t>(1, p.h * p.w);
-          for (;;) {
-            auto [h, w] = shapeGrid(pes, k, n, arch.getHeight(), arch.getWidth());
-            int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-            int64_t words = h * kb + kb * nb + nb + nb + w * nb + (residual ? n : 0);
-            if (words <= sramWords || (h == std::min(k, arch.getHeight()) &&
-                                       w == std::min(n, arch.getWidth()))) {
-              p.h = h, p.w = w;
-              return;
-            }
-            pes = pes * 5 / 4 + 1;
-          }
+          std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, arch.getHeight(), arch.getWidth(),
+                                       sramWords, [&](int64_t h, int64_t w) {
+                                         int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
+                                         return h * kb + kb * nb + nb + nb + w * nb +
+                                                (residual ? w * nb : 0);
+                                       });
         };
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is

@@ -1,0 +1,77 @@
+// RUN: wsc-opt %s -split-input-file --wsc-set-arch="arch=mesh:4x4" --wsc-lower-to-kernels -verify-diagnostics | FileCheck %s
+
+// Embedding, layer norm and a dense layer on a 4x4 mesh. The sizes, SRAM bytes
+// and cycles below are worked out by hand in the comments.
+
+// CHECK-LABEL: func.func @tiny
+func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
+  %wte = wsgraph.constant dense<0.5> : tensor<16x8xf32>
+  %g = wsgraph.constant dense<1.0> : tensor<8xf32>
+  %b = wsgraph.constant dense<0.0> : tensor<8xf32>
+  %w = wsgraph.constant dense<0.25> : tensor<8x12xf32>
+  %bias = wsgraph.constant dense<0.1> : tensor<12xf32>
+  %e = wsgraph.gather %wte, %idx : (tensor<16x8xf32>, tensor<1x4xi64>) -> tensor<1x4x8xf32>
+  %n = wsgraph.layer_norm %e, %g, %b : (tensor<1x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+  %y = wsgraph.linear %n, %w, %bias : (tensor<1x4x8xf32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
+  return %y : tensor<1x4x12xf32>
+}
+// Embedding on one PE: idx 4 + table 16*8 + part 8 + gather 8 words = 148 words = 592 bytes.
+// cycles = lookup vector(8) + bias-free epilogue vector(8) + send words(8) = 24.
+// CHECK: %[[E:.*]] = wskernel.kernel "embed" kind "embed" grid [1, 1] sram 592 cycles 2.400000e+01 channels {}(%arg0, %{{.*}}) : (tensor<1x4xi64>, tensor<16x8xf32>) -> !wskernel.stream<8, f32>
+// CHECK: wskernel.host_input 0 at 0
+// CHECK: wskernel.init_tile 1 at 16 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8]
+// Layer norm of C=8 on 1x4 PEs, cb = 2: x 8, d 8, sq 8, mean 1, var 1, gamma 2, beta 2,
+// part 2, gather 8 = 40 words = 160 bytes. cycles = recv 8 + 4 vector(8) + rsqrt 8
+// + 3 vector(2) + row chain 3*(1+2) + send 8 = 71.
+// CHECK: %[[N:.*]] = wskernel.kernel "ln_f" kind "layer_norm" grid [1, 4] sram 160 cycles 7.100000e+01 channels {row = "row_chain"}(%[[E]]
+// Linear 8x12 gets 8 of the 9.6-PE budget: h = round(sqrt(8 * 8/12)) = 2, w = 4; kb = 4, nb = 3.
+// SRAM: x 8, weight 12, bias 3, part 3, gather 12 = 38 words = 152 bytes.
+// cycles = recv 8 + matvec 4*3 + col chain 1*(1+3) + bias 3 + row chain 3*(1+3) + send 12 = 51.
+// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [2, 4] sram 152 cycles 5.100000e+01 channels {col = "col_chain", row = "row_chain"}(%[[N]]
+// CHECK: wskernel.init_tile 1 at 32 rows 4 cols 3 row_origin [4, 0] col_origin [0, 3]
+// CHECK: wskernel.loop 1 {
+// CHECK-NEXT: wskernel.loop 4 {
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 8>
+// CHECK-NEXT: wskernel.matvec <base = 92> = <base = 32> x <base = 0, py = 16> rows <base = 4> cols <base = 3> {transposed = true}
+// CHECK-NEXT: wskernel.recv "col" to <base = 92> n <base = 3> {combine = "add", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.send "col" from <base = 92> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.vector "add" <base = 92> = <base = 92>, <base = 80> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.recv "row" to <base = 104> n <base = 0, px = 3> {when = [#wskernel.pes<x0 = 1, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.unary "copy" <base = 104, px = 12> = <base = 92> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.send "row" from <base = 104> n <base = 3, px = 3> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.send "out0" from <base = 104> n <base = 12> {when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 1, y1 = 1>]}
+// The host output keeps every token's logits: 4 * 12 words.
+// CHECK: %[[O:.*]] = wskernel.kernel "output" kind "output" grid [1, 1] sram 192 cycles 1.200000e+01 channels {}(%[[Y]]) : (!wskernel.stream<12, f32>) -> tensor<1x4x12xf32>
+// CHECK: wskernel.host_output 0 at 0 from [0, 0]
+// CHECK: wskernel.recv "in0" to <base = 0, loop = [48, 192]> n <base = 12>
+// CHECK: return %[[O]]
+// CHECK-NOT: wsgraph.gather
+// CHECK-NOT: wsgraph.linear
+
+// -----
+
+func.func @unsupported(%idx: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
+  %wte = wsgraph.constant dense<0.5> : tensor<16x8xf32>
+  %e = wsgraph.gather %wte, %idx : (tensor<16x8xf32>, tensor<1x4xi64>) -> tensor<1x4x8xf32>
+  // expected-error @+1 {{'wsgraph.tanh' is not supported by wsc-lower-to-kernels (no kernel implements it)}}
+  %t = wsgraph.tanh %e : tensor<1x4x8xf32>
+  return %t : tensor<1x4x8xf32>
+}
+
+// -----
+
+func.func @too_big(%idx: tensor<1x4xi64>) -> tensor<1x4x4096xf32> {
+  %wte = wsgraph.constant dense<0.5> : tensor<16x4096xf32>
+  %w = wsgraph.weight "w" elided : tensor<4096x4096xf32>
+  %e = wsgraph.gather %wte, %idx : (tensor<16x4096xf32>, tensor<1x4xi64>) -> tensor<1x4x4096xf32>
+  // expected-error @+1 {{kernel 'lm_head' (linear on 4x4 PEs) needs 4231168 bytes of SRAM per PE, but a PE of arch 'mesh:4x4' has 49152; a layer this large needs more wafers or weight streaming}}
+  %y = wsgraph.linear %e, %w : (tensor<1x4x4096xf32>, tensor<4096x4096xf32>) -> tensor<1x4x4096xf32>
+  return %y : tensor<1x4x4096xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expects a [batch, tokens] integer input of static shape}}
+func.func @no_tokens(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  return %x : tensor<4x8xf32>
+}
