@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -37,6 +38,12 @@ DenseElementsAttr wsc::wsgraph::getConstantElements(Value value, int64_t maxElem
   auto type = cast<RankedTensorType>(weight.getType());
   if (!type.hasStaticShape() || type.getNumElements() > maxElements ||
       type.getElementType().isInteger(1))
+    return {};
+  // getFileSlice zero-fills what lies past the end of the file: a weight the
+  // file is too short for must not read as zeros.
+  uint64_t fileSize;
+  if (llvm::sys::fs::file_size(*weight.getFile(), fileSize) ||
+      weight.getOffset() + weight.getByteSize() > fileSize)
     return {};
   auto buffer = llvm::MemoryBuffer::getFileSlice(*weight.getFile(), weight.getByteSize(),
                                                  weight.getOffset(), /*IsVolatile=*/false);

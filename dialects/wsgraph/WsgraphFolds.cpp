@@ -82,9 +82,11 @@ static DenseElementsAttr pack(RankedTensorType type, const Values &v) {
   SmallVector<APInt> out;
   out.reserve(n);
   for (int64_t k = 0; k < n; ++k) {
-    int64_t x = v.isFloat ? static_cast<int64_t>(v.f[k]) : v.i[k];
+    int64_t x;
     if (intType.getWidth() == 1)
-      x = x != 0;
+      x = v.isFloat ? v.f[k] != 0 : v.i[k] != 0; // Any nonzero is true, 0.5 too.
+    else
+      x = v.isFloat ? static_cast<int64_t>(v.f[k]) : v.i[k];
     out.push_back(APInt(intType.getWidth(), x, /*isSigned=*/true, /*implicitTrunc=*/true));
   }
   return DenseElementsAttr::get(type, out);
@@ -139,8 +141,10 @@ static OpFoldResult foldElementwise(Type resultType, ArrayRef<Attribute> operand
     maps.push_back(broadcastIndices(type.getShape(), v.type.getShape()));
   Values out;
   out.type = type;
-  // Compute in the operands' domain (the last operand decides for where).
-  out.isFloat = in.back().isFloat;
+  // Compute in floating point if any operand is floating point: pow mixes a
+  // float base with an integer exponent (and the reverse), and where's i1
+  // condition must not decide for its branches.
+  out.isFloat = llvm::any_of(in, [](const Values &v) { return v.isFloat; });
   int64_t n = type.getNumElements();
   SmallVector<double> fargs(in.size());
   SmallVector<int64_t> iargs(in.size());
@@ -463,7 +467,7 @@ OpFoldResult TriluOp::fold(FoldAdaptor adaptor) {
 OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
   auto start = unpack(adaptor.getStart()), limit = unpack(adaptor.getLimit()),
        delta = unpack(adaptor.getDelta());
-  if (!start || !limit || !delta || !getType().hasStaticShape())
+  if (!start || !limit || !delta || !foldable(getType()))
     return {};
   Values out;
   out.type = getType();

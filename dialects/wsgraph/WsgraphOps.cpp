@@ -59,6 +59,24 @@ static RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type element) {
 
 static RankedTensorType rankedType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+/// Emits "'op' expects operands of one element type" unless all `operands`
+/// (null ones skipped) have the same element type.
+static LogicalResult verifyOneElementType(std::optional<Location> loc, StringRef opName,
+                                          ArrayRef<Value> operands) {
+  Type first;
+  for (Value v : operands) {
+    if (!v)
+      continue;
+    Type element = getElementTypeOrSelf(v.getType());
+    if (!first)
+      first = element;
+    else if (element != first)
+      return emitOptionalError(loc, "'", opName, "' expects operands of one element type, got ",
+                               first, " and ", element);
+  }
+  return success();
+}
+
 static LogicalResult inferBroadcast(std::optional<Location> loc, StringRef opName,
                                     ArrayRef<Value> operands, Type resultElement,
                                     SmallVectorImpl<Type> &inferred) {
@@ -115,7 +133,8 @@ LogicalResult WeightOp::verify() {
   if (!type.hasStaticShape())
     return emitOpError("weight must have a static shape, got ") << type;
   if (static_cast<int64_t>(getOffset()) < 0)
-    return emitOpError("offset must be non-negative, got ") << getOffset();
+    return emitOpError("offset must be non-negative, got ")
+           << static_cast<int64_t>(getOffset());
   if (getFile() && getFile()->empty())
     return emitOpError("file name must not be empty");
   return success();
@@ -155,7 +174,11 @@ void WeightOp::print(OpAsmPrinter &p) {
   } else {
     p << " elided";
   }
-  p.printOptionalAttrDict((*this)->getAttrs(), {"name", "file", "offset"});
+  // An elided weight has no `at N`: keep a nonzero offset in the attr-dict.
+  SmallVector<StringRef, 3> elidedAttrs = {"name", "file"};
+  if (getFile() || getOffset() == 0)
+    elidedAttrs.push_back("offset");
+  p.printOptionalAttrDict((*this)->getAttrs(), elidedAttrs);
   p << " : " << getType();
 }
 
@@ -208,6 +231,9 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   auto a = rankedType(adaptor.getA()), b = rankedType(adaptor.getB());
   if (a.getRank() != 2 || b.getRank() != 2)
     return emitOptionalError(loc, "'wsgraph.gemm' expects rank-2 operands, got ", a, " and ", b);
+  if (failed(verifyOneElementType(loc, getOperationName(),
+                                  {adaptor.getA(), adaptor.getB(), adaptor.getC()})))
+    return failure();
   bool ta = adaptor.getTransA(), tb = adaptor.getTransB();
   int64_t m = a.getDimSize(ta ? 1 : 0), k1 = a.getDimSize(ta ? 0 : 1);
   int64_t k2 = b.getDimSize(tb ? 1 : 0), n = b.getDimSize(tb ? 0 : 1);
@@ -232,6 +258,9 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   if (x.getRank() < 1 || w.getRank() != 2)
     return emitOptionalError(loc, "'wsgraph.linear' expects an input of rank >= 1 and a rank-2 "
                                   "weight, got ", x, " and ", w);
+  if (failed(verifyOneElementType(loc, getOperationName(),
+                                  {adaptor.getInput(), adaptor.getWeight(), adaptor.getBias()})))
+    return failure();
   if (x.getShape().back() != w.getDimSize(0))
     return emitOptionalError(loc, "'wsgraph.linear' input feature size ", x.getShape().back(),
                              " does not match weight rows ", w.getDimSize(0));
@@ -253,8 +282,8 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 
 LogicalResult SoftmaxOp::verify() {
   if (failed(normalizeAxis(getAxis(), getType().getRank())))
-    return emitOpError("axis ") << getAxis() << " is out of range for rank "
-                                << getType().getRank();
+    return emitOpError("axis ") << static_cast<int64_t>(getAxis())
+                                << " is out of range for rank " << getType().getRank();
   return success();
 }
 
@@ -262,13 +291,16 @@ LogicalResult LayerNormOp::verify() {
   auto x = getInput().getType();
   auto axis = normalizeAxis(getAxis(), x.getRank());
   if (failed(axis))
-    return emitOpError("axis ") << getAxis() << " is out of range for rank " << x.getRank();
+    return emitOpError("axis ") << static_cast<int64_t>(getAxis())
+                                << " is out of range for rank " << x.getRank();
   ArrayRef<int64_t> normalized = x.getShape().drop_front(*axis);
   auto check = [&](Value v, StringRef what) -> LogicalResult {
     if (!v)
       return success();
-    if (rankedType(v).getShape() != normalized)
-      return emitOpError("expects ") << what << " of shape " << shapeStr(normalized) << ", got "
+    if (rankedType(v).getShape() != normalized || rankedType(v).getElementType() !=
+                                                      x.getElementType())
+      return emitOpError("expects ") << what << " of type "
+                                     << tensorOf(normalized, x.getElementType()) << ", got "
                                      << v.getType();
     return success();
   };
@@ -281,6 +313,10 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
        v = rankedType(adaptor.getValue());
   if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
     return emitOptionalError(loc, "'wsgraph.attention' expects rank-4 [B, H, T, D] operands");
+  if (failed(verifyOneElementType(
+          loc, getOperationName(),
+          {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})))
+    return failure();
   if (q.getShape().take_front(2) != k.getShape().take_front(2) ||
       k.getShape().take_front(3) != v.getShape().take_front(3) ||
       q.getDimSize(3) != k.getDimSize(3))
@@ -439,7 +475,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   auto data = rankedType(adaptor.getData()), indices = rankedType(adaptor.getIndices());
   auto axis = normalizeAxis(adaptor.getAxis(), data.getRank());
   if (failed(axis))
-    return emitOptionalError(loc, "'wsgraph.gather' axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "'wsgraph.gather' axis ",
+                             static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for rank ", data.getRank());
   SmallVector<int64_t> shape(data.getShape().take_front(*axis));
   llvm::append_range(shape, indices.getShape());
@@ -455,7 +492,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   auto first = rankedType(adaptor.getInputs().front());
   auto axis = normalizeAxis(adaptor.getAxis(), first.getRank());
   if (failed(axis))
-    return emitOptionalError(loc, "'wsgraph.concat' axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "'wsgraph.concat' axis ",
+                             static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for rank ", first.getRank());
   SmallVector<int64_t> shape(first.getShape());
   shape[*axis] = 0;
@@ -483,6 +521,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto type = rankedType(adaptor.getInput());
+  // A negative size would make an invalid type; verify() reports it.
+  if (llvm::any_of(adaptor.getSizes(), [](int64_t s) { return s < 0; }))
+    return emitOptionalError(loc, "'wsgraph.slice' sizes must be non-negative");
   inferred.push_back(tensorOf(adaptor.getSizes(), type.getElementType()));
   return success();
 }
@@ -518,9 +559,12 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   auto type = rankedType(adaptor.getInput());
   auto axis = normalizeAxis(adaptor.getAxis(), type.getRank());
   if (failed(axis))
-    return emitOptionalError(loc, "'wsgraph.split' axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "'wsgraph.split' axis ",
+                             static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for rank ", type.getRank());
   for (int64_t size : adaptor.getSizes()) {
+    if (size < 0) // verify() reports it; do not build an invalid type.
+      return emitOptionalError(loc, "'wsgraph.split' sizes must be non-negative");
     SmallVector<int64_t> shape(type.getShape());
     shape[*axis] = size;
     inferred.push_back(tensorOf(shape, type.getElementType()));
@@ -530,7 +574,13 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 
 LogicalResult SplitOp::verify() {
   auto type = getInput().getType();
-  int64_t axis = *normalizeAxis(getAxis(), type.getRank());
+  // verify() runs before the inferred result types are checked, so the axis
+  // may still be out of range here.
+  auto normalized = normalizeAxis(getAxis(), type.getRank());
+  if (failed(normalized))
+    return emitOpError("axis ") << static_cast<int64_t>(getAxis())
+                                << " is out of range for rank " << type.getRank();
+  int64_t axis = *normalized;
   int64_t total = 0;
   for (int64_t s : getSizes()) {
     if (s < 0)
@@ -552,7 +602,8 @@ LogicalResult TriluOp::verify() {
 LogicalResult RangeOp::verify() {
   for (Value v : {getStart(), getLimit(), getDelta()}) {
     auto t = rankedType(v);
-    if (t.getNumElements() != 1 || t.getElementType() != getType().getElementType())
+    if (!t.hasStaticShape() || t.getNumElements() != 1 ||
+        t.getElementType() != getType().getElementType())
       return emitOpError("expects scalar operands of the result element type ")
              << getType().getElementType() << ", got " << t;
   }

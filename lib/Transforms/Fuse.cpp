@@ -26,15 +26,14 @@ using namespace wsc::wsgraph;
 
 namespace {
 
-/// The single value of a splat (or one-element) constant, as a double.
+/// The single value of a splat constant (or of a readable one-element weight),
+/// as a double.
 std::optional<double> splatValue(Value v) {
+  // getConstantElements returns a constant's value whatever its size (the
+  // limit is for weights), so a non-splat constant must be rejected here.
   DenseElementsAttr dense = getConstantElements(v, 1);
-  if (!dense) {
-    auto c = v.getDefiningOp<ConstantOp>();
-    dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
-    if (!dense || !dense.isSplat())
-      return std::nullopt;
-  }
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
   if (isa<FloatType>(dense.getElementType()))
     return (*dense.getValues<APFloat>().begin()).convertToDouble();
   return double((*dense.getValues<APInt>().begin()).getSExtValue());
@@ -341,18 +340,22 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     if (!qk || scores.getType() != softmax.getType())
       return failure();
     Value q = qk.getLhs(), kT = qk.getRhs();
+    auto qType = cast<RankedTensorType>(q.getType());
     auto kTType = cast<RankedTensorType>(kT.getType());
-    if (kTType.getRank() != 4 || cast<RankedTensorType>(q.getType()).getRank() != 4 ||
-        cast<RankedTensorType>(v.getType()).getRank() != 4)
+    auto vType = cast<RankedTensorType>(v.getType());
+    if (kTType.getRank() != 4 || qType.getRank() != 4 || vType.getRank() != 4)
+      return failure();
+    // Check the operands attention expects before building anything: a
+    // failed match must neither change the IR nor report an error (the
+    // matmuls may broadcast where attention does not).
+    ArrayRef<int64_t> qs = qType.getShape(), kts = kTType.getShape(), vs = vType.getShape();
+    Type element = qType.getElementType();
+    if (qs[0] != kts[0] || qs[1] != kts[1] || qs[3] != kts[2] || kts[0] != vs[0] ||
+        kts[1] != vs[1] || kts[3] != vs[2] || kTType.getElementType() != element ||
+        vType.getElementType() != element ||
+        op.getType() != RankedTensorType::get({qs[0], qs[1], qs[2], vs[3]}, element))
       return failure();
     Value k = TransposeOp::create(rewriter, op.getLoc(), kT, rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
-    SmallVector<Type> inferred;
-    if (failed(AttentionOp::inferReturnTypes(getContext(), op.getLoc(),
-                                             AttentionOp::Adaptor({q, k, v}, {}), inferred)) ||
-        inferred.front() != op.getType()) {
-      rewriter.eraseOp(k.getDefiningOp());
-      return failure();
-    }
     rewriter.replaceOpWithNewOp<AttentionOp>(op, op.getType(), q, k, v,
                                              rewriter.getBoolAttr(causal),
                                              rewriter.getF32FloatAttr(scale));
