@@ -186,17 +186,27 @@ def Wskernel_HostInputOp : Wskernel_Op<"host_input"> {
 }
 
 def Wskernel_HostOutputOp : Wskernel_Op<"host_output"> {
-  let summary = "After the run, the host reads a result tensor from one PE";
+  let summary = "After the run, the host reads a result tensor from tiles in SRAM";
   let description = [{
-    Result `result` is read from byte `offset` of PE (px, py) of this kernel,
-    one 32-bit word per element, row-major.
+    Result `result`, viewed as a matrix [elements / last dim, last dim], is
+    read back in tiles: each PE in `when` (all PEs without it) holds a
+    `rows` x `cols` row-major tile at byte `offset`, whose first row is
+    `row_origin[0] * py + row_origin[1] * px` and first column
+    `col_origin[0] * py + col_origin[1] * px`. Tile elements outside the
+    matrix are padding and are not read.
 
     ```mlir
-    wskernel.host_output 0 at 128 from [0, 0]
+    wskernel.host_output 0 at 128 rows 8 cols 16 col_origin [0, 16]
     ```
   }];
-  let arguments = (ins I64Attr:$result, I64Attr:$offset, DenseI64ArrayAttr:$pe);
-  let assemblyFormat = "$result `at` $offset `from` $pe attr-dict";
+  let arguments = (ins I64Attr:$result, I64Attr:$offset, I64Attr:$rows, I64Attr:$cols,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin,
+                       OptionalAttr<ArrayAttr>:$when);
+  let assemblyFormat = [{
+    $result `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
+    (`col_origin` $col_origin^)? attr-dict
+  }];
 }
 
 //===----------------------------------------------------------------------===//

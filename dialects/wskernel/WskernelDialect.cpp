@@ -201,10 +201,8 @@ FailureOr<int64_t> KernelOp::bodyExtent(KernelOp kernel) {
       auto type = dyn_cast<ShapedType>(kernel.getInputs()[in.getSource()].getType());
       extent = std::max<int64_t>(extent, in.getOffset() + 4 * (type ? type.getNumElements() : 0));
     }
-    if (auto out = dyn_cast<HostOutputOp>(op)) {
-      auto type = dyn_cast<ShapedType>(kernel.getResult(out.getResult()).getType());
-      extent = std::max<int64_t>(extent, out.getOffset() + 4 * (type ? type.getNumElements() : 0));
-    }
+    if (auto out = dyn_cast<HostOutputOp>(op))
+      extent = std::max<int64_t>(extent, out.getOffset() + 4 * out.getRows() * out.getCols());
   }
   if (failed(walkExtent(kernel.getBody().front(), b, extent)))
     return failure();

@@ -10,12 +10,13 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Every kernel's body runs once per token: receive, compute, reduce down the
 // columns, gather along the last row, send. The PE that does the most of it
 // sets the kernel's time.
-double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu) const {
+double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu,
+                         bool gather) const {
   int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
   double t = words(k) + matvec(kb, nb) + chain(h - 1, nb) + vector(nb);
   if (gelu)
     t += transcendental(nb);
-  return t + chain(w - 1, nb) + words(n);
+  return gather ? t + chain(w - 1, nb) + words(n) : t + vector(nb);
 }
 
 double CostModel::layerNorm(int64_t c, int64_t w) const {

@@ -32,8 +32,9 @@ struct CostModel {
     return hops <= 0 ? 0.0 : double(hops) * (double(arch.getHopCycles()) + words(n));
   }
 
-  /// A linear layer x[K] W[K,N] on h x w PEs (column reductions, row gather).
-  double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu) const;
+  /// A linear layer x[K] W[K,N] on h x w PEs (column reductions, then a row
+  /// gather and send unless the host reads the last row's blocks directly).
+  double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, bool gather = true) const;
   /// Layer norm of C on w PEs.
   double layerNorm(int64_t c, int64_t w) const;
   /// Causal attention over `t` tokens, one head of size d per PE, h heads.

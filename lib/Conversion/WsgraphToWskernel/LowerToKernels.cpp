@@ -55,6 +55,7 @@ struct KernelPlan {
   double work = 1;            // multiply-accumulates (or elements) per token
   float epsilon = 1e-5f;      // layer_norm
   float scale = 1.0f;         // attention
+  bool hostResult = false;    // the result goes to the host, not to a stream
   std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
 };
 
@@ -63,7 +64,10 @@ class Body {
 public:
   Body(OpBuilder &b, wk::KernelOp kernel, int64_t batch, int64_t tokens)
       : b(b), ctx(b.getContext()), h(kernel.getHeight()), w(kernel.getWidth()), batch(batch),
-        tokens(tokens) {}
+        tokens(tokens), topBlock(&kernel.getBody().front()) {}
+
+  /// The kernel's own block, outside the token loops.
+  Block *top() { return topBlock; }
 
   wk::AffAttr aff(int64_t base, ArrayRef<int64_t> loop = {}, int64_t px = 0, int64_t py = 0) {
     return wk::AffAttr::get(ctx, base, loop, px, py);
@@ -97,12 +101,13 @@ public:
              ArrayAttr when = nullptr) {
     wk::UnaryOp::create(b, loc(), kind, dst, src, n, when);
   }
-  void reduce(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n) {
-    wk::ReduceOp::create(b, loc(), kind, dst, src, n, nullptr);
+  void reduce(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
+              ArrayAttr when = nullptr) {
+    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when);
   }
   void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
-              bool transposed) {
-    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, nullptr);
+              bool transposed, ArrayAttr when = nullptr) {
+    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, when);
   }
   OpBuilder &builder() { return b; }
   void gather(wk::AffAttr dst, wk::AffAttr table, wk::AffAttr index, wk::AffAttr rows,
@@ -126,12 +131,15 @@ public:
   /// Steps 3 to 6: column reduction of `part` (nb words), a last-row
   /// epilogue, the last-row gather into `gather` and the send of n words.
   void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
-                        function_ref<void()> epilogue) {
-    if (h > 1) {
+                        function_ref<void()> epilogue, bool reduceColumns = true,
+                        bool gatherRow = true) {
+    if (h > 1 && reduceColumns) {
       recv("col", aff(part), aff(nb), "add", pes(0, w - 1, 1, h - 1));
       send("col", aff(part), aff(nb), pes(0, w - 1, 0, h - 2));
     }
     epilogue();
+    if (!gatherRow)
+      return;
     if (w == 1) {
       send("out0", aff(part), aff(n), lastRow());
       return;
@@ -147,6 +155,7 @@ private:
   OpBuilder &b;
   MLIRContext *ctx;
   int64_t h, w, batch, tokens;
+  Block *topBlock;
 };
 
 struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass> {
@@ -374,6 +383,8 @@ void LowerToKernelsPass::runOnOperation() {
                                                               : role;
         bool head = llvm::any_of(out.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
         plan.name = head ? "lm_head" : "l" + std::to_string(layer) + "." + role;
+        plan.hostResult = head && out.hasOneUse();
+        bool host = plan.hostResult;
         plan.kind = gelu ? "linear_gelu" : "linear";
         plan.work = double(k) * n;
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
@@ -381,7 +392,8 @@ void LowerToKernelsPass::runOnOperation() {
           std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, arch.getHeight(), arch.getWidth(),
                                        sramWords, [&](int64_t h, int64_t w) {
                                          int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-                                         return h * kb + kb * nb + nb + nb + w * nb +
+                                         return h * kb + kb * nb + nb + nb +
+                                                (host ? batch * tokens * nb : w * nb) +
                                                 (residual ? w * nb : 0);
                                        });
         };
@@ -426,7 +438,9 @@ void LowerToKernelsPass::runOnOperation() {
         plan.scale = attn.getScale().convertToFloat();
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
         plan.work = double(tokens) * d * heads;
-        plan.size = [=](KernelPlan &p) { p.h = 1, p.w = heads; };
+        // Keys and values share a PE when both caches fit; else they split.
+        int64_t oneRow = 3 * heads * d + 2 * tokens * d + tokens + 2 + d + heads * d;
+        plan.size = [=](KernelPlan &p) { p.h = oneRow <= sramWords ? 1 : 2, p.w = heads; };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
             add.getRhs().getType() != add.getType()) {
@@ -541,7 +555,7 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
     int64_t x = sram.words(h * kb), weight = sram.words(kb * nb);
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(w * nb) : 0;
-    int64_t part = sram.words(nb), gather = sram.words(w * nb);
+    int64_t part = sram.words(nb), gather = p.hostResult ? -1 : sram.words(w * nb);
     k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb});
     if (bias)
       k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb});
@@ -550,35 +564,61 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     if (residual)
       k.recv("in1", k.aff(r), k.aff(n));
     k.matvec(k.aff(part), k.aff(weight), k.aff(x, {}, 0, 4 * kb), k.aff(kb), k.aff(nb), true);
-    k.reduceGatherSend(part, nb, n, gather, [&] {
+    auto epilogue = [&] {
       if (bias)
         k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), k.lastRow());
       if (p.kind == "linear_gelu")
         k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), k.lastRow());
       if (residual)
         k.vector("add", k.aff(part), k.aff(part), k.aff(r, {}, 4 * nb), k.aff(nb), k.lastRow());
-    });
-    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu")};
+    };
+    if (!p.hostResult) {
+      k.reduceGatherSend(part, nb, n, gather, epilogue);
+    } else {
+      // The host reads each last-row PE's block of every token: no gather.
+      int64_t out = sram.words(batch * tokens * nb);
+      k.reduceGatherSend(part, nb, n, -1, [&] {
+        epilogue();
+        k.unary("copy", k.aff(out, {4 * nb, 4 * nb * tokens}), k.aff(part), k.aff(nb),
+                k.lastRow());
+      }, true, /*gatherRow=*/false);
+      OpBuilder::InsertionGuard guard(k.builder());
+      k.builder().setInsertionPointToStart(k.top());
+      wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out, batch * tokens,
+                               nb, k.builder().getDenseI64ArrayAttr({0, 0}),
+                               k.builder().getDenseI64ArrayAttr({0, nb}), k.lastRow());
+    }
+    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", !p.hostResult)};
   }
   if (p.kind == "attention") {
+    // One column per head. With two rows, keys live in row 0 (scores and
+    // softmax) and values in row 1, which halves the cache each PE holds.
     int64_t c3 = streamSize(0), c = c3 / 3, heads = w, d = c / heads;
-    int64_t qkv = sram.words(c3), keys = sram.words(tokens * d), vals = sram.words(tokens * d);
+    bool split = h == 2;
+    int64_t qkv = sram.words(c3), keys = sram.words(tokens * d);
+    int64_t vals = split ? keys : sram.words(tokens * d);
     int64_t scores = sram.words(tokens), mx = sram.words(1), sum = sram.words(1);
     int64_t part = sram.words(d), gather = sram.words(w * d);
+    ArrayAttr keyRow = split ? k.pes(0, w - 1, 0, 0) : nullptr;
+    ArrayAttr valueRow = split ? k.lastRow() : nullptr;
     k.tokenLoops();
     wk::AffAttr seen = k.aff(1, {1, 0}); // t + 1 keys are visible to token t
     k.recv("in0", k.aff(qkv), k.aff(c3));
-    k.unary("copy", k.aff(keys, {4 * d, 0}), k.aff(qkv + 4 * c, {}, 4 * d), k.aff(d));
-    k.unary("copy", k.aff(vals, {4 * d, 0}), k.aff(qkv + 8 * c, {}, 4 * d), k.aff(d));
-    k.matvec(k.aff(scores), k.aff(keys), k.aff(qkv, {}, 4 * d), seen, k.aff(d), false);
-    k.imm("mul", k.aff(scores), k.aff(scores), p.scale, seen);
-    k.reduce("max", k.aff(mx), k.aff(scores), seen);
-    k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(mx), seen);
-    k.unary("exp", k.aff(scores), k.aff(scores), seen);
-    k.reduce("sum", k.aff(sum), k.aff(scores), seen);
-    k.scalar("div", k.aff(scores), k.aff(scores), k.aff(sum), seen);
-    k.matvec(k.aff(part), k.aff(vals), k.aff(scores), seen, k.aff(d), true);
-    k.reduceGatherSend(part, d, c, gather, [] {});
+    k.unary("copy", k.aff(keys, {4 * d, 0}), k.aff(qkv + 4 * c, {}, 4 * d), k.aff(d), keyRow);
+    k.unary("copy", k.aff(vals, {4 * d, 0}), k.aff(qkv + 8 * c, {}, 4 * d), k.aff(d), valueRow);
+    k.matvec(k.aff(scores), k.aff(keys), k.aff(qkv, {}, 4 * d), seen, k.aff(d), false, keyRow);
+    k.imm("mul", k.aff(scores), k.aff(scores), p.scale, seen, keyRow);
+    k.reduce("max", k.aff(mx), k.aff(scores), seen, keyRow);
+    k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(mx), seen, keyRow);
+    k.unary("exp", k.aff(scores), k.aff(scores), seen, keyRow);
+    k.reduce("sum", k.aff(sum), k.aff(scores), seen, keyRow);
+    k.scalar("div", k.aff(scores), k.aff(scores), k.aff(sum), seen, keyRow);
+    if (split) {
+      k.send("col", k.aff(scores), seen, keyRow);
+      k.recv("col", k.aff(scores), seen, "copy", valueRow);
+    }
+    k.matvec(k.aff(part), k.aff(vals), k.aff(scores), seen, k.aff(d), true, valueRow);
+    k.reduceGatherSend(part, d, c, gather, [] {}, /*reduceColumns=*/false);
     return {sram.next, cost.attention(tokens, d, heads)};
   }
   if (p.kind == "add") {
@@ -594,8 +634,9 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
   // The host output: every token's vector lands in this PE's SRAM.
   int64_t n = streamSize(0);
   int64_t out = sram.words(batch * tokens * n);
-  wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out,
-                           k.builder().getDenseI64ArrayAttr({0, 0}));
+  wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out, batch * tokens, n,
+                           k.builder().getDenseI64ArrayAttr({0, 0}),
+                           k.builder().getDenseI64ArrayAttr({0, 0}), nullptr);
   k.tokenLoops();
   k.recv("in0", k.aff(out, {4 * n, 4 * n * tokens}), k.aff(n));
   return {sram.next, cost.words(n)};
@@ -643,14 +684,19 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
   };
   for (KernelPlan &p : plans) {
     Value result = p.anchor->getResult(0);
-    auto stream = emit(p, streamType(result));
-    if (failed(stream))
+    auto out = emit(p, p.hostResult ? result.getType() : Type(streamType(result)));
+    if (failed(out))
       return failure();
-    streams[result] = *stream;
+    if (p.hostResult)
+      result.replaceUsesWithIf(*out, [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
+    else
+      streams[result] = *out;
   }
   // Host outputs: a one-PE kernel per returned activation.
   for (OpOperand &operand : ret->getOpOperands()) {
     Value v = operand.get();
+    if (v.getDefiningOp<wk::KernelOp>())
+      continue;
     if (!streams.count(v))
       return ret.emitError("returned value is not produced by a kernel");
     KernelPlan sink;
