@@ -35,13 +35,14 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "mode=weight-streaming is not implemented yet";
     return failure();
   }
-  if (o.wafers != "auto" && o.wafers != "1") {
-    error = "wafers=" + o.wafers + " is not implemented yet (one wafer: wafers=auto or 1)";
+  int64_t forced;
+  if (o.wafers != "auto" && (StringRef(o.wafers).getAsInteger(10, forced) || forced <= 0)) {
+    error = "wafers=" + o.wafers + " is not auto or a positive number";
     return failure();
   }
   pm.addPass(createWscSetArch({o.arch}));
   // Later stages are found by name so that each stays in its own library.
-  std::string rest = "wsgraph-fuse,wsc-lower-to-kernels";
+  std::string rest = "wsgraph-fuse,wsc-lower-to-kernels{wafers=" + o.wafers + "}";
   if (PassInfo::lookup("wsc-place"))
     rest += ",wsc-place{seed=" + std::to_string(o.seed) + "}";
   if (PassInfo::lookup("wsc-route"))

@@ -8,6 +8,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
+#include <set>
 
 namespace wsc {
 #define GEN_PASS_DEF_WSCWRITEREPORT
@@ -36,11 +37,25 @@ void WriteReportPass::runOnOperation() {
   };
   std::map<int64_t, WaferFigures> wafers;
   double slowest = 0, macs = 0;
+  int64_t interWaferBytes = 0;
   module.walk([&](wsc::wskernel::KernelOp k) {
     int64_t wafer = 0, x = -1, y = -1;
+    if (auto stage = k->getAttrOfType<IntegerAttr>("wafer.stage"))
+      wafer = stage.getInt();
     if (auto origin = k->getAttrOfType<DenseI64ArrayAttr>("wafer.origin");
         origin && origin.size() == 3)
       wafer = origin[0], x = origin[1], y = origin[2];
+    // Streams to kernels on other wafers cross a link once per wafer.
+    for (Value out : k.getResults()) {
+      auto stream = dyn_cast<wsc::wskernel::StreamType>(out.getType());
+      if (!stream)
+        continue;
+      std::set<int64_t> remote;
+      for (Operation *user : out.getUsers())
+        if (auto s = user->getAttrOfType<IntegerAttr>("wafer.stage"); s && s.getInt() != wafer)
+          remote.insert(s.getInt());
+      interWaferBytes += int64_t(remote.size()) * stream.getSize() * 4;
+    }
     int64_t pes = k.getHeight() * k.getWidth();
     WaferFigures &f = wafers[wafer];
     f.pes += pes;
@@ -82,7 +97,7 @@ void WriteReportPass::runOnOperation() {
                       {"mode", mode},
                       {"precision", precision},
                       {"wafers", std::move(waferList)},
-                      {"inter_wafer_bytes_per_token", int64_t(0)},
+                      {"inter_wafer_bytes_per_token", interWaferBytes},
                       {"estimate", std::move(estimate)}};
   if (auto stats = module->getAttrOfType<DictionaryAttr>("wafer.route_stats")) {
     json::Object routing;

@@ -17,7 +17,7 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 }
 // Embedding on one PE: idx 4 + table 16*8 + part 8 + gather 8 words = 148 words = 592 bytes.
 // cycles = lookup vector(8) + bias-free epilogue vector(8) + send words(8) = 24.
-// CHECK: %[[E:.*]] = wskernel.kernel "embed" kind "embed" grid [1, 1] sram 592 cycles 2.400000e+01 channels {}(%arg0, %{{.*}}) : (tensor<1x4xi64>, tensor<16x8xf32>) -> !wskernel.stream<8, f32>
+// CHECK: %[[E:.*]] = wskernel.kernel "embed" kind "embed" grid [1, 1] sram 592 cycles 2.400000e+01 channels {}(%arg0, %{{.*}}) {wafer.stage = 0 : i64} : (tensor<1x4xi64>, tensor<16x8xf32>) -> !wskernel.stream<8, f32>
 // CHECK: wskernel.host_input 0 at 0
 // CHECK: wskernel.init_tile 1 at 16 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8]
 // Layer norm of C=8 on 1x4 PEs, cb = 2: x 8, d 8, sq 8, mean 1, var 1, gamma 2, beta 2,
@@ -33,7 +33,7 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // Its result goes to the host: the last row keeps each token's block (4 tokens x 3 words).
 // SRAM: x 8, weight 12, bias 3, part 3, logits 12 = 38 words = 152 bytes.
 // cycles = recv 8 + matvec 4*3 + col chain 1*(1+3) + bias 3 + store 3 = 30.
-// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [2, 4] sram 152 cycles 3.000000e+01 channels {col = "col_chain", row = "row_chain"}(%[[N]], %{{.*}}, %{{.*}}) : (!wskernel.stream<8, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
+// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [2, 4] sram 152 cycles 3.000000e+01 channels {col = "col_chain", row = "row_chain"}(%[[N]], %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<8, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
 // CHECK-NEXT: wskernel.host_output 0 at 104 rows 4 cols 3 col_origin [0, 3] {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.init_tile 1 at 32 rows 4 cols 3 row_origin [4, 0] col_origin [0, 3]
 // CHECK: wskernel.loop 1 {
@@ -61,13 +61,13 @@ func.func @unsupported(%idx: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
 
 // -----
 
-func.func @too_big(%idx: tensor<1x4xi64>) -> tensor<1x4x4096xf32> {
-  %wte = wsgraph.constant dense<0.5> : tensor<16x4096xf32>
-  %w = wsgraph.weight "w" elided : tensor<4096x4096xf32>
-  %e = wsgraph.gather %wte, %idx : (tensor<16x4096xf32>, tensor<1x4xi64>) -> tensor<1x4x4096xf32>
-  // expected-error @+1 {{kernel 'lm_head' (linear on 4x4 PEs) needs 4231168 bytes of SRAM per PE, but a PE of arch 'mesh:4x4' has 49152; a layer this large needs more wafers or weight streaming}}
-  %y = wsgraph.linear %e, %w : (tensor<1x4x4096xf32>, tensor<4096x4096xf32>) -> tensor<1x4x4096xf32>
-  return %y : tensor<1x4x4096xf32>
+func.func @too_big(%idx: tensor<1x4xi64>) -> tensor<1x4x200000xf32> {
+  %wte = wsgraph.constant dense<0.5> : tensor<16x8xf32>
+  %w = wsgraph.weight "w" elided : tensor<8x200000xf32>
+  %e = wsgraph.gather %wte, %idx : (tensor<16x8xf32>, tensor<1x4xi64>) -> tensor<1x4x8xf32>
+  // expected-error @+1 {{kernel 'lm_head' needs at least 16 PEs to hold its weights, more than one wafer offers (9); use mode=weight-streaming}}
+  %y = wsgraph.linear %e, %w : (tensor<1x4x8xf32>, tensor<8x200000xf32>) -> tensor<1x4x200000xf32>
+  return %y : tensor<1x4x200000xf32>
 }
 
 // -----

@@ -13,10 +13,17 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     head split and merge), and the host output. Kernels are sized from the
     cost model so that their cycles per token are close, grown to use the
     wafer's PEs, and never exceed a PE's SRAM. Reads `wafer.arch`.
+
+    When the model does not fit one wafer (or `wafers=N` asks for more),
+    kernels are cut into contiguous stages, one per wafer, balancing work;
+    each kernel gets `wafer.stage`. Partitioning lives here because exact
+    memory needs are known only once kernels have shapes (docs/partitioning.md).
   }];
   let options = [
     Option<"utilization", "utilization", "double", "0.6",
-           "Fraction of the wafer's PEs that kernels may take (the rest is left for routing)">
+           "Fraction of the wafer's PEs that kernels may take (the rest is left for routing)">,
+    Option<"wafers", "wafers", "std::string", "\"auto\"",
+           "auto: the fewest wafers that hold the model; N: exactly N wafers">
   ];
   let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
 }

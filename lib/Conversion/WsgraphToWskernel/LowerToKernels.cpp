@@ -56,6 +56,7 @@ struct KernelPlan {
   float epsilon = 1e-5f;      // layer_norm
   float scale = 1.0f;         // attention
   bool hostResult = false;    // the result goes to the host, not to a stream
+  int64_t stage = 0;          // the wafer it runs on
   std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
 };
 
@@ -165,6 +166,88 @@ struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass>
 
 LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
                            int64_t tokens, const CostModel &cost);
+
+/// Contiguous stages [begin, end) of plans, one per wafer: `wafers` "auto"
+/// takes the fewest wafers whose PE capacity holds every kernel's minimum,
+/// a number forces that many. Within that count, stages balance work.
+FailureOr<SmallVector<std::pair<size_t, size_t>>>
+partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, double capacity,
+                StringRef wafers) {
+  size_t n = plans.size();
+  // Fewest stages by first fit in program order.
+  int64_t fewest = 1;
+  double used = 0;
+  for (int64_t m : minPes) {
+    if (used + m > capacity)
+      ++fewest, used = 0;
+    used += m;
+  }
+  int64_t count = fewest;
+  if (wafers != "auto") {
+    if (wafers.getAsInteger(10, count) || count < fewest || count <= 0 || size_t(count) > n)
+      return failure();
+  }
+  // Cut near each equal share of work, at the position (within a window of
+  // a quarter share) where the fewest stream words cross, never overfilling
+  // a wafer. crossing[i] = words per token of streams cut by a cut before i.
+  double total = 0;
+  SmallVector<double> prefix(n + 1, 0);
+  for (size_t i = 0; i < n; ++i)
+    prefix[i + 1] = prefix[i] + plans[i].work;
+  total = prefix[n];
+  llvm::DenseMap<Value, size_t> producer;
+  for (size_t i = 0; i < n; ++i)
+    producer[plans[i].anchor->getResult(0)] = i;
+  // A stream crosses every cut between its producer and its last consumer.
+  SmallVector<size_t> lastUse(n, 0);
+  for (size_t j = 0; j < n; ++j)
+    for (Value in : plans[j].inputs)
+      if (auto it = producer.find(in); it != producer.end())
+        lastUse[it->second] = std::max(lastUse[it->second], j);
+  SmallVector<int64_t> crossing(n + 1, 0);
+  for (size_t k = 0; k < n; ++k)
+    for (size_t cut = k + 1; cut <= lastUse[k]; ++cut)
+      crossing[cut] += cast<RankedTensorType>(plans[k].anchor->getResult(0).getType()).getDimSize(2);
+  SmallVector<std::pair<size_t, size_t>> stages;
+  size_t begin = 0;
+  for (int64_t stage = 0; stage + 1 < count; ++stage) {
+    double share = total * double(stage + 1) / double(count);
+    double window = total / double(count) / 4;
+    size_t best = 0;
+    double pes = 0;
+    for (size_t cut = begin + 1; cut + (count - stage - 1) <= n; ++cut) {
+      pes += minPes[cut - 1];
+      if (pes > capacity)
+        break;
+      auto better = [&](size_t a, size_t b) {
+        if (!b)
+          return true;
+        bool aw = std::abs(prefix[a] - share) <= window, bw = std::abs(prefix[b] - share) <= window;
+        if (aw != bw)
+          return aw;
+        if (aw && crossing[a] != crossing[b])
+          return crossing[a] < crossing[b];
+        return std::abs(prefix[a] - share) < std::abs(prefix[b] - share);
+      };
+      if (better(cut, best))
+        best = cut;
+    }
+    if (!best)
+      return failure();
+    stages.push_back({begin, best});
+    begin = best;
+  }
+  double lastPes = 0;
+  for (size_t i = begin; i < n; ++i)
+    lastPes += minPes[i];
+  if (lastPes > capacity)
+    return failure();
+  if (begin < n)
+    stages.push_back({begin, n});
+  if (int64_t(stages.size()) != count)
+    return failure();
+  return stages;
+}
 
 /// The channels dictionary of a kernel on h x w PEs.
 DictionaryAttr channelsFor(Builder &b, int64_t h, int64_t w) {
@@ -474,15 +557,43 @@ void LowerToKernelsPass::runOnOperation() {
     if (failedLowering)
       return signalPassFailure();
 
-    // Size: each kernel gets PEs in proportion to its work, within the budget.
-    double totalWork = 0;
-    for (auto &p : plans)
-      totalWork += p.work;
-    double budget = utilization * double(arch.getWidth()) * double(arch.getHeight());
+    // Partition into wafers, then size each stage's kernels within its wafer.
+    double capacity = utilization * double(arch.getWidth()) * double(arch.getHeight());
+    SmallVector<int64_t> minPes;
     for (auto &p : plans) {
-      int64_t pes = std::max<int64_t>(1, int64_t(budget * p.work / totalWork));
-      p.h = 1, p.w = pes;
+      p.h = 1, p.w = 1;
       p.size(p);
+      minPes.push_back(p.h * p.w);
+      if (double(minPes.back()) > capacity) {
+        p.anchor->emitError() << "kernel '" << p.name << "' needs at least " << minPes.back()
+                              << " PEs to hold its weights, more than one wafer offers ("
+                              << int64_t(capacity) << "); use mode=weight-streaming";
+        return signalPassFailure();
+      }
+    }
+    auto stages = partitionStages(plans, minPes, capacity, wafers);
+    if (failed(stages)) {
+      func.emitError() << "wafers=" << wafers << " is not a number of wafers, or the model "
+                       << "does not fit that many wafers of arch '" << arch.getName() << "'";
+      return signalPassFailure();
+    }
+    if (int64_t(stages->size()) > arch.getMaxWafers()) {
+      func.emitError() << "the model needs " << stages->size() << " wafers but arch '"
+                       << arch.getName() << "' joins at most " << arch.getMaxWafers()
+                       << "; use mode=weight-streaming";
+      return signalPassFailure();
+    }
+    for (auto [stage, range] : llvm::enumerate(*stages)) {
+      double stageWork = 0;
+      for (size_t i = range.first; i < range.second; ++i)
+        stageWork += plans[i].work;
+      for (size_t i = range.first; i < range.second; ++i) {
+        KernelPlan &p = plans[i];
+        p.stage = stage;
+        int64_t pes = std::max<int64_t>(1, int64_t(capacity * p.work / stageWork));
+        p.h = 1, p.w = std::max(pes, minPes[i]);
+        p.size(p);
+      }
     }
     if (failed(buildKernels(func, plans, batch, tokens, cost)))
       return signalPassFailure();
@@ -672,6 +783,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     SmallVector<Type> types(ValueRange(operands).getTypes());
     auto [bytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
     kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
+    kernel->setAttr("wafer.stage", b.getI64IntegerAttr(p.stage));
     kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
     if (bytes > cost.arch.getSramBytes())
       return kernel.emitError("kernel '")
@@ -704,6 +816,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     sink.kind = "output";
     sink.inputs = {v};
     sink.anchor = ret;
+    sink.stage = plans.empty() ? 0 : plans.back().stage;
     auto out = emit(sink, v.getType());
     if (failed(out))
       return failure();
