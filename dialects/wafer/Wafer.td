@@ -10,6 +10,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
 
 def Wafer_Dialect : Dialect {
   let name = "wafer";
@@ -22,6 +23,7 @@ def Wafer_Dialect : Dialect {
     `--wsc-verify-routes` re-derives every stream from those tables alone.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 def Wafer_ArchAttr : AttrDef<Wafer_Dialect, "Arch"> {
@@ -56,6 +58,63 @@ def Wafer_ArchAttr : AttrDef<Wafer_Dialect, "Arch"> {
       "int64_t":$ext_mem_bytes, "int64_t":$ext_mem_bytes_per_cycle);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+
+def Wafer_DefectsAttr : AttrDef<Wafer_Dialect, "Defects"> {
+  let mnemonic = "defects";
+  let summary = "Dead PEs and dead links of every wafer";
+  let description = [{
+    The defect map of the cluster, attached to the module as `wafer.defects`
+    by `--wsc-defects` and read by placement, routing and the route checker
+    (and by nothing else). `pes` holds one row `[wafer, x, y]` per dead PE;
+    `links` one row `[wafer, x, y, dir]` per dead link, `dir` 2 (EAST) for
+    the link between (x, y) and (x+1, y), 3 (SOUTH) for the link between
+    (x, y) and (x, y+1). A dead link is dead in both directions. Rows are
+    sorted and unique. The text file format is in docs/defects.md.
+
+    ```mlir
+    module attributes {wafer.defects = #wafer.defects<
+        pes = dense<[[0, 3, 4]]> : tensor<1x3xi32>,
+        links = dense<[[0, 1, 1, 2], [0, 5, 0, 3]]> : tensor<2x4xi32>>} {}
+    ```
+  }];
+  let parameters = (ins "::mlir::DenseIntElementsAttr":$pes,
+                        "::mlir::DenseIntElementsAttr":$links);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+class Wafer_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Wafer_Dialect, mnemonic, traits>;
+
+def Wafer_RoutesOp : Wafer_Op<"routes", [HasParent<"mlir::ModuleOp">]> {
+  let summary = "The router tables of one wafer, as one dense table";
+  let description = [{
+    Every row `[x, y, color, in, out_mask]` is one router entry of PE (x, y)
+    of wafer `wafer`: a wavelet of `color` arriving on input port `in` is
+    forwarded to every port whose bit is set in `out_mask` (multicast).
+    Ports are RAMP = 0 (as an input: sent by this PE's core; as an output:
+    delivered to it), NORTH = 1 (y - 1), EAST = 2 (x + 1), SOUTH = 3
+    (y + 1), WEST = 4 (x - 1) and LINK = 5 (off-wafer, reserved). A wavelet
+    forwarded EAST from (x, y) arrives at (x + 1, y) on its input port
+    WEST. This is the runtime's `Route` message. Rows are sorted by
+    (y, x, color, in) and keys are unique. `--wsc-route` writes one op per
+    wafer at the end of the module; `--wsc-verify-routes` re-derives every
+    stream from these tables alone.
+
+    ```mlir
+    // PE (0, 0) sends color 1 east; PE (1, 0) takes it in.
+    wafer.routes 0 dense<[[0, 0, 1, 0, 4], [1, 0, 1, 4, 1]]> : tensor<2x5xi32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$wafer, I32ElementsAttr:$table);
+  let assemblyFormat = "$wafer $table attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of entries.
+    int64_t getNumEntries();
+  }];
 }
 
 #endif // WAFER_TD

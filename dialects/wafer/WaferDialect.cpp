@@ -14,11 +14,126 @@ using namespace wsc::wafer;
 #define GET_ATTRDEF_CLASSES
 #include "wafer/WaferAttrs.cpp.inc"
 
+#define GET_OP_CLASSES
+#include "wafer/WaferOps.cpp.inc"
+
 void WaferDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "wafer/WaferAttrs.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "wafer/WaferOps.cpp.inc"
+      >();
+}
+
+/// Is `a` a rank-2 i32 table with `cols` columns?
+static bool isTable(DenseIntElementsAttr a, int64_t cols) {
+  auto type = dyn_cast<RankedTensorType>(a.getType());
+  return type && type.getRank() == 2 && type.getDimSize(1) == cols &&
+         type.getElementType().isInteger(32);
+}
+
+LogicalResult DefectsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  DenseIntElementsAttr pes, DenseIntElementsAttr links) {
+  if (!pes || !isTable(pes, 3))
+    return emitError() << "defect 'pes' must be a tensor<Nx3xi32> of [wafer, x, y] rows";
+  if (!links || !isTable(links, 4))
+    return emitError() << "defect 'links' must be a tensor<Nx4xi32> of [wafer, x, y, dir] rows";
+  for (int32_t v : pes.getValues<int32_t>())
+    if (v < 0)
+      return emitError() << "defect coordinates must be non-negative";
+  int64_t i = 0;
+  for (int32_t v : links.getValues<int32_t>()) {
+    if (v < 0)
+      return emitError() << "defect coordinates must be non-negative";
+    if (i++ % 4 == 3 && v != East && v != South)
+      return emitError() << "a dead link's direction must be 2 (EAST) or 3 (SOUTH), got " << v;
+  }
+  return success();
+}
+
+int64_t RoutesOp::getNumEntries() {
+  return cast<RankedTensorType>(getTable().getType()).getDimSize(0);
+}
+
+LogicalResult RoutesOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getTable().getType());
+  if (!type || type.getRank() != 2 || type.getDimSize(1) != 5)
+    return emitOpError("table must be a tensor<Nx5xi32> of [x, y, color, in, out_mask] rows");
+  if (getWaferAttr().getInt() < 0)
+    return emitOpError("wafer index must be non-negative");
+  auto values = getTable().getValues<int32_t>();
+  std::array<int32_t, 5> prev{};
+  int64_t n = getNumEntries();
+  auto it = values.begin();
+  for (int64_t i = 0; i < n; ++i) {
+    std::array<int32_t, 5> row;
+    for (int k = 0; k < 5; ++k, ++it)
+      row[k] = *it;
+    auto [x, y, color, in, mask] = row;
+    auto diag = [&]() {
+      return emitOpError("entry ") << i << " [" << x << ", " << y << ", " << color << ", " << in
+                                   << ", " << mask << "]";
+    };
+    if (x < 0 || y < 0 || color < 0)
+      return diag() << " has a negative coordinate or color";
+    if (in < 0 || in > Link)
+      return diag() << " has input port " << in << ", not one of 0..5";
+    if (mask <= 0 || mask >= (1 << 6))
+      return diag() << " has out_mask " << mask << ", not one of 1..63";
+    if (i > 0) {
+      auto key = std::make_tuple(y, x, color, in);
+      auto prevKey = std::make_tuple(prev[1], prev[0], prev[2], prev[3]);
+      if (key == prevKey)
+        return diag() << " repeats the key (x, y, color, in) of the entry before it";
+      if (key < prevKey)
+        return diag() << " is out of order: rows are sorted by (y, x, color, in)";
+    }
+    prev = row;
+  }
+  return success();
+}
+
+LogicalResult WaferDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  if (name == kArchAttrName || name == kDefectsAttrName) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError("'") << name << "' belongs on the module";
+    if (name == kArchAttrName && !isa<ArchAttr>(value))
+      return op->emitError("'") << name << "' must be a #wafer.arch";
+    if (name == kDefectsAttrName && !isa<DefectsAttr>(value))
+      return op->emitError("'") << name << "' must be a #wafer.defects";
+    return success();
+  }
+  if (name == kOriginAttrName) {
+    auto a = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!a || a.size() != 3 || llvm::any_of(a.asArrayRef(), [](int64_t v) { return v < 0; }))
+      return op->emitError("'") << name
+                                << "' must be array<i64: wafer, x, y> with non-negative values";
+    return success();
+  }
+  if (name == kColorsAttrName) {
+    auto d = dyn_cast<DictionaryAttr>(value);
+    if (!d)
+      return op->emitError("'") << name << "' must be a dictionary {port = color : i64}";
+    for (NamedAttribute e : d) {
+      auto c = dyn_cast<IntegerAttr>(e.getValue());
+      if (!c || c.getInt() < 0)
+        return op->emitError("'") << name << "' entry '" << e.getName().getValue()
+                                  << "' must be a non-negative integer color";
+    }
+    return success();
+  }
+  if (name == kStageAttrName) {
+    auto c = dyn_cast<IntegerAttr>(value);
+    if (!c || c.getInt() < 0)
+      return op->emitError("'") << name << "' must be a non-negative integer wafer index";
+    return success();
+  }
+  return success();
 }
 
 LogicalResult ArchAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef name,

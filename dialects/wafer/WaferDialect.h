@@ -2,16 +2,21 @@
 #ifndef WAFER_WAFERDIALECT_H
 #define WAFER_WAFERDIALECT_H
 
+#include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
 
 #include "wafer/WaferDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "wafer/WaferAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "wafer/WaferOps.h.inc"
 
 namespace wsc::wafer {
 
@@ -33,6 +38,19 @@ struct ArchParams {
 
 /// The module attribute that holds the machine.
 inline constexpr llvm::StringLiteral kArchAttrName = "wafer.arch";
+/// The module attribute that holds the defect map (a DefectsAttr).
+inline constexpr llvm::StringLiteral kDefectsAttrName = "wafer.defects";
+/// The module attribute where routing writes its summary figures.
+inline constexpr llvm::StringLiteral kRouteStatsAttrName = "wafer.route_stats";
+/// Kernel attribute written by placement: array<i64: wafer, x, y>.
+inline constexpr llvm::StringLiteral kOriginAttrName = "wafer.origin";
+/// Kernel attribute written by routing: {port = color : i64, ...}.
+inline constexpr llvm::StringLiteral kColorsAttrName = "wafer.colors";
+/// Kernel attribute set by wafer partitioning: the wafer index (i64).
+inline constexpr llvm::StringLiteral kStageAttrName = "wafer.stage";
+
+/// Router ports, as in the runtime's `Port` enum. Out masks use bit (1 << port).
+enum Port : int { Ramp = 0, North = 1, East = 2, South = 3, West = 4, Link = 5 };
 
 /// Resolves `wse2`, `wse3`, `mesh:WxH` or a JSON file into an arch; on
 /// failure returns null and sets `error`.

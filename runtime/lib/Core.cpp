@@ -127,6 +127,7 @@ private:
     size_t d = s_.loops.size();
     for (size_t k = 0; k < a.stride.size(); ++k)
       v += uint64_t(a.stride[k]) * s_.loops[d - 1 - k].iter;
+    v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
     return int64_t(v);
   }
   bool selected(const Instr &in) const {
@@ -355,7 +356,8 @@ Core::Step Core::exec(const Instr &in) {
     if (!span(in, 0, m, d) || !span(in, 1, n * m, a) || !span(in, 2, 1, b))
       return Step::Fault;
     int64_t idx = int32_t(s_.sram[b]);
-    int64_t row = idx - int64_t(std::llround(in.imm));
+    // Wrapping subtraction: a garbage row_lo selects no row rather than overflowing.
+    int64_t row = int64_t(uint64_t(idx) - uint64_t(eval(in.k)));
     if (row >= 0 && uint64_t(row) < n)
       std::memmove(s_.sram.data() + d, s_.sram.data() + a + row * m, m * 4);
     else

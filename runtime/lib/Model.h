@@ -12,10 +12,12 @@
 
 namespace wsc::runtime::detail {
 
-/// base + sum_k stride[k] * idx[k]; validation guarantees stride.size() <= loop depth.
+/// base + sum_k stride[k] * idx[k] + px * localX + py * localY; validation
+/// guarantees stride.size() <= loop depth.
 struct Affine {
   int64_t base = 0;
   std::vector<int64_t> stride;
+  int64_t px = 0, py = 0;
 };
 
 struct PeRange {
@@ -27,6 +29,7 @@ struct Instr {
   std::vector<PeRange> pred;
   Affine addr[3];
   Affine n, m;
+  Affine k; ///< GATHER: row_lo
   uint32_t color = 0;
   float imm = 0;
   uint32_t count = 0;

@@ -143,6 +143,8 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
                                 a.stride_size(), open.size()));
       dst.base = a.base();
       dst.stride.assign(a.stride().begin(), a.stride().end());
+      dst.px = a.px();
+      dst.py = a.py();
       return Status::success();
     };
     static const char *addrNames[] = {"addr[0]", "addr[1]", "addr[2]"};
@@ -152,6 +154,8 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
     if (Status s = affine(in.n(), o.n, "n"); !s)
       return s;
     if (Status s = affine(in.m(), o.m, "m"); !s)
+      return s;
+    if (Status s = affine(in.k(), o.k, "k"); !s)
       return s;
     if (usesColor(o.op) && in.color() >= m_.colors)
       return fail(fmt::format("{}: color {} >= arch.colors {}", at, in.color(), m_.colors));

@@ -1,4 +1,5 @@
-// Single-PE semantics and costs: arithmetic, loops, GATHER, EXT_LOAD.
+// Single-PE semantics and costs: arithmetic, loops, coordinate-affine operands,
+// GATHER, EXT_LOAD.
 #include "TestPrograms.h"
 
 #include <gtest/gtest.h>
@@ -127,11 +128,10 @@ TEST(Core, GatherSplitOverPes) {
   // Rows 0..2 on PE 0 and rows 3..5 on PE 1, 2 columns each; row k = {k, 10k}.
   initFloats(r, 0, 0, 0, {0, 0, 1, 10, 2, 20});
   initFloats(r, 1, 0, 0, {3, 30, 4, 40, 5, 50});
-  for (uint32_t px = 0; px < 2; ++px) {
-    wafer::Instr g = only(ins(wafer::GATHER, {64, 0, 32}, 3, 2), px, px, 0, 0);
-    g.set_imm(float(3 * px));
-    *r->add_code() = g;
-  }
+  // One SPMD instruction: PE px holds rows from row_lo = 3 * px on.
+  wafer::Instr g = ins(wafer::GATHER, {64, 0, 32}, 3, 2);
+  *g.mutable_k() = aff(0, {}, 3);
+  *r->add_code() = g;
   wafer::HostTensor *ids = addTensor(p, false, "ids", wafer::I64, {1});
   addPiece(ids, 0, 0, 32, 0, 1);
   addPiece(ids, 1, 0, 32, 0, 1);
@@ -148,6 +148,87 @@ TEST(Core, GatherSplitOverPes) {
     }
     EXPECT_EQ(res.out("rows"), want) << "id " << id;
   }
+}
+
+TEST(Core, GatherRowLoFollowsLoopsAndIgnoresImm) {
+  wafer::Program p = makeProgram(1, 2);
+  wafer::Region *r = addRegion(p, "embed", 0, 0, 1, 2);
+  // Each PE holds the same 2-row table {k, 10k}; row_lo = 2 * i0 + 4 * py + 1, so
+  // iteration i0 of PE py looks the index up in rows row_lo, row_lo + 1.
+  for (uint32_t py = 0; py < 2; ++py)
+    initFloats(r, 0, py, 0, {1, 10, 2, 20});
+  *r->add_code() = loop(3);
+  wafer::Instr g = ins(wafer::GATHER, {64, 0, 32}, 2, 2);
+  *g.mutable_addr(0) = aff(64, {8});
+  *g.mutable_k() = aff(1, {2}, 0, 4);
+  g.set_imm(100.0f); // not GATHER's: row_lo comes from k alone
+  *r->add_code() = g;
+  *r->add_code() = end();
+  wafer::HostTensor *ids = addTensor(p, false, "ids", wafer::I32, {1});
+  addPiece(ids, 0, 0, 32, 0, 1);
+  addPiece(ids, 0, 1, 32, 0, 1);
+  wafer::HostTensor *out = addTensor(p, true, "rows", wafer::F32, {2, 6});
+  addPiece(out, 0, 0, 64, 0, 6);
+  addPiece(out, 0, 1, 64, 6, 6);
+  // idx 6: PE 0 has row_lo 1, 3, 5 -> iteration 2, row 1;
+  // PE 1 has row_lo 5, 7, 9 -> iteration 0, row 1.
+  RunResult res = runProgram(p, {{"ids", HostArray::integers(DType::I32, {1}, {6})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("rows"), (std::vector<float>{0, 0, 0, 0, 2, 20, 2, 20, 0, 0, 0, 0}));
+}
+
+TEST(Core, AddressesAndCountsFollowThePeCoordinate) {
+  wafer::Program p = makeProgram(3, 2);
+  wafer::Region *r = addRegion(p, "spmd", 0, 0, 3, 2);
+  // Every PE holds the same 2x3 table at 0; PE (px, py) copies element (py, px)
+  // to 64, then fills n = px + 3 * py + 1 ones at 128 and counts them into 192.
+  *r->add_code() = [] {
+    wafer::Instr c = ins(wafer::COPY, {64, 0}, 1);
+    *c.mutable_addr(1) = aff(0, {}, 4, 12);
+    return c;
+  }();
+  wafer::Instr f = ins(wafer::FILL, {128}, 0);
+  *f.mutable_n() = aff(1, {}, 1, 3);
+  f.set_imm(1);
+  *r->add_code() = f;
+  *r->add_code() = ins(wafer::REDUCE_SUM, {192, 128}, 6);
+  // A loop index and the coordinate together: i0 * 4 + px * 16 + 256.
+  *r->add_code() = loop(2);
+  wafer::Instr w = ins(wafer::ADD_I, {256, 64}, 1);
+  *w.mutable_addr(0) = aff(256, {4}, 16);
+  w.set_imm(0.5f);
+  *r->add_code() = w;
+  *r->add_code() = end();
+  wafer::HostTensor *tab = addTensor(p, false, "tab", wafer::F32, {2, 3});
+  wafer::HostTensor *el = addTensor(p, true, "el", wafer::F32, {2, 3});
+  wafer::HostTensor *cnt = addTensor(p, true, "cnt", wafer::F32, {2, 3});
+  wafer::HostTensor *two = addTensor(p, true, "two", wafer::F32, {2, 3, 2});
+  for (uint32_t py = 0; py < 2; ++py)
+    for (uint32_t px = 0; px < 3; ++px) {
+      addPiece(tab, px, py, 0, 0, 6);
+      addPiece(el, px, py, 64, py * 3 + px, 1);
+      addPiece(cnt, px, py, 192, py * 3 + px, 1);
+      addPiece(two, px, py, 256 + 16 * px, 2 * (py * 3 + px), 2);
+    }
+  std::vector<float> t = {1, 2, 3, 4, 5, 6};
+  RunResult res = runProgram(p, {{"tab", HostArray::floats({2, 3}, t)}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("el"), t);
+  EXPECT_EQ(res.out("cnt"), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(res.out("two"), (std::vector<float>{1.5f, 1.5f, 2.5f, 2.5f, 3.5f, 3.5f, 4.5f, 4.5f,
+                                                5.5f, 5.5f, 6.5f, 6.5f}));
+  // FILL costs ceil(n / 4): PE (2, 1) fills 6 words in 2 cycles; 1 + 2 + 2 + 1 + 1.
+  EXPECT_EQ(res.report.cycles, 7u);
+
+  // A coordinate term that turns a count negative on some PE is a fault there.
+  *p.mutable_wafers(0)->mutable_regions(0)->mutable_code(1)->mutable_n() = aff(1, {}, -1);
+  res = runProgram(p, {{"tab", HostArray::floats({2, 3}, t)}});
+  ASSERT_FALSE(res.status.ok());
+  EXPECT_NE(res.status.message().find("bad count: wafer 0 PE (2,0) (kernel 'spmd')"),
+            std::string::npos)
+      << res.status.message();
+  EXPECT_NE(res.status.message().find("n = -1 is negative"), std::string::npos)
+      << res.status.message();
 }
 
 TEST(Core, ExtLoadReadsExternalMemory) {

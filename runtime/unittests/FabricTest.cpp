@@ -177,6 +177,42 @@ TEST(Fabric, RecvMaxAndAnEmptySend) {
   EXPECT_TRUE(res.report.warnings.empty());
 }
 
+TEST(Fabric, CountsFromThePeCoordinate) {
+  // One SPMD region of 3 PEs in a row: PE 0 sends 2 words to PE 1 and 4 to PE 2
+  // (two colors); every PE receives n = 2 * px words (PE 0: none).
+  wafer::Program p = makeProgram(3, 1);
+  wafer::Region *r = addRegion(p, "row", 0, 0, 3, 1);
+  *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
+  *r->add_code() = only(send(2, 0, 4), 0, 0, 0, 0);
+  wafer::Instr in1 = recv(1, 64, 0);
+  *in1.mutable_n() = aff(0, {}, 2);
+  *r->add_code() = only(in1, 1, 1, 0, 0);
+  wafer::Instr in2 = recv(2, 64, 0);
+  *in2.mutable_n() = aff(0, {}, 2);
+  *r->add_code() = in2; // PE 0: n = 0, completes at once; PE 1: color 2 never arrives
+  routeEast(p, 0, 0, 1, 1);
+  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST});
+  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::EAST});
+  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::RAMP});
+  addPiece(addTensor(p, false, "x", wafer::F32, {4}), 0, 0, 0, 0, 4);
+  wafer::HostTensor *y = addTensor(p, true, "y", wafer::F32, {2, 4});
+  addPiece(y, 1, 0, 64, 0, 4);
+  addPiece(y, 2, 0, 64, 4, 4);
+  RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
+  // PE 1 waits for 2 words of color 2 that nobody sends to it.
+  ASSERT_FALSE(res.status.ok());
+  EXPECT_NE(res.status.message().find("deadlock"), std::string::npos) << res.status.message();
+  EXPECT_NE(res.status.message().find("PE (1,0) (kernel 'row'), color 2: waits for 2 words, has 0"),
+            std::string::npos)
+      << res.status.message();
+
+  // Predicate the second RECV to PE 2 only, and the run completes.
+  *p.mutable_wafers(0)->mutable_regions(0)->mutable_code(3) = only(in2, 2, 2, 0, 0);
+  res = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), (std::vector<float>{1, 2, 0, 0, 1, 2, 3, 4}));
+}
+
 TEST(Fabric, UnconsumedWordsAreAWarning) {
   wafer::Program p = makeProgram(2, 1);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(0, 0, 4);

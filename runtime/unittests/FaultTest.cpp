@@ -213,6 +213,13 @@ TEST(Validation, ErrorsNameTheRegionOrPe) {
       },
       "region 'a' (wafer 0) instruction 0 (FILL): addr[0] has 1 strides but only 0 enclosing "
       "LOOPs");
+  check(
+      [](wafer::Program &p) {
+        wafer::Instr i = ins(wafer::GATHER, {0, 0, 0}, 1, 1);
+        *i.mutable_k() = aff(0, {1}, 2, 3);
+        *p.mutable_wafers(0)->mutable_regions(0)->add_code() = i;
+      },
+      "region 'a' (wafer 0) instruction 0 (GATHER): k has 1 strides but only 0 enclosing LOOPs");
   check([](wafer::Program &p) { *p.mutable_wafers(0)->mutable_regions(0)->add_code() = ins(wafer::ADD, {0, 0}, 1); },
         "region 'a' (wafer 0) instruction 0 (ADD): needs 3 addresses, has 2");
   check([](wafer::Program &p) { addPiece(addTensor(p, false, "x", wafer::F32, {2}), 3, 3, 0, 0, 2); },

@@ -38,6 +38,16 @@ wafer::Region *addRegion(wafer::Program &p, const std::string &name, uint32_t x,
   return r;
 }
 
+wafer::Affine aff(int64_t base, std::initializer_list<int64_t> stride, int64_t px, int64_t py) {
+  wafer::Affine a;
+  a.set_base(base);
+  for (int64_t s : stride)
+    a.add_stride(s);
+  a.set_px(px);
+  a.set_py(py);
+  return a;
+}
+
 wafer::Instr ins(wafer::Op op, std::initializer_list<int64_t> addrs, int64_t n, int64_t m) {
   wafer::Instr i;
   i.set_op(op);

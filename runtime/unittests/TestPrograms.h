@@ -17,6 +17,10 @@ wafer::Program makeProgram(uint32_t w, uint32_t h, uint32_t colors = 8, uint32_t
 wafer::Region *addRegion(wafer::Program &p, const std::string &name, uint32_t x, uint32_t y,
                          uint32_t w, uint32_t h, uint32_t waferIndex = 0);
 
+/// base + sum_k stride[k] * idx[k] + px * localX + py * localY.
+wafer::Affine aff(int64_t base, std::initializer_list<int64_t> stride = {}, int64_t px = 0,
+                  int64_t py = 0);
+
 /// An instruction with constant addresses and counts.
 wafer::Instr ins(wafer::Op op, std::initializer_list<int64_t> addrs, int64_t n = 0, int64_t m = 0);
 wafer::Instr send(uint32_t color, int64_t addr, int64_t n);

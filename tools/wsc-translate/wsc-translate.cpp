@@ -9,6 +9,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "wsc/Target/ExportWafer.h"
+#include "wsc/Target/GptConfig.h"
 #include "wsc/Target/OnnxImport.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "llvm/Support/CommandLine.h"
@@ -60,11 +62,42 @@ static int importOnnxMain(int argc, char **argv) {
   return writeModule(*module, output);
 }
 
+static int gptConfigMain(int argc, char **argv) {
+  cl::opt<std::string> config("gpt-config",
+                              cl::desc("A GPT preset (gpt3-125m gpt3-1.3b gpt3-6.7b gpt3-13b "
+                                       "gpt3-175b gpt-1t) or a JSON file"),
+                              cl::Required);
+  cl::opt<int64_t> seq("seq", cl::desc("Tokens per sequence (default: the model's context)"),
+                       cl::init(0));
+  cl::opt<int64_t> batch("batch", cl::desc("Sequences per batch"), cl::init(1));
+  cl::opt<std::string> output("o", cl::desc("Output file"), cl::value_desc("file"),
+                              cl::init("-"));
+  cl::ParseCommandLineOptions(argc, argv, "wsc-translate --gpt-config\n");
+  wsc::GptConfig cfg;
+  std::string err;
+  if (!wsc::resolveGptConfig(config, cfg, err)) {
+    errs() << "error: " << err << "\n";
+    return 1;
+  }
+  int64_t tokens = seq ? int64_t(seq) : cfg.context;
+  if (tokens <= 0 || batch <= 0) {
+    errs() << "error: --seq and --batch must be positive\n";
+    return 1;
+  }
+  mlir::MLIRContext context;
+  auto module = wsc::buildGpt(cfg, batch, tokens, &context);
+  return writeModule(*module, output);
+}
+
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
   for (int i = 1; i < argc; ++i)
+    if (StringRef(argv[i]).starts_with("--gpt-config") || StringRef(argv[i]).starts_with("-gpt-config"))
+      return gptConfigMain(argc, argv);
+  for (int i = 1; i < argc; ++i)
     if (!std::strcmp(argv[i], "--import-onnx") || !std::strcmp(argv[i], "-import-onnx"))
       return importOnnxMain(argc, argv);
+  wsc::registerExportWafer();
   return mlir::failed(mlir::mlirTranslateMain(
-      argc, argv, "wsc translator\n\n  wsc-translate --import-onnx model.onnx [--input-shape NAME=DIMS] [--elide-weights] -o model.mlir\n"));
+      argc, argv, "wsc translator\n\n  wsc-translate --import-onnx model.onnx [--input-shape NAME=DIMS] [--elide-weights] -o model.mlir\n  wsc-translate --export-wafer placed.mlir -o model.wafer\n"));
 }

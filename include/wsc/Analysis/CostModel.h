@@ -1,7 +1,9 @@
 //===- CostModel.h - cycles per token of kernels ----------------*- C++ -*-===//
 //
 // Estimates derived from the arch attribute only. Each kernel runs its
-// per-token body on every PE; a pipeline of kernels streams one token per
+// per-token body on every PE; tokens pipeline through kernels and through
+// the chains inside them, so a kernel's cycles per token is the busiest
+// PE's time per token, and the pipeline streams one token per
 // slowest-kernel time. Formulas are documented in docs/cost-model.md.
 //
 //===----------------------------------------------------------------------===//
@@ -27,9 +29,14 @@ struct CostModel {
   double matvec(int64_t rows, int64_t cols) const {
     return double((rows * cols + arch.getFmacFp32() - 1) / arch.getFmacFp32());
   }
-  /// Cycles for a chain of `hops` PEs each forwarding an n-word partial.
-  double chain(int64_t hops, int64_t n) const {
-    return hops <= 0 ? 0.0 : double(hops) * (double(arch.getHopCycles()) + words(n));
+  /// Cycles a PE inside a reduction chain spends per token: it receives an
+  /// n-word partial and sends one on. Tokens pipeline through the chain, so
+  /// its length adds latency, not time per token.
+  double relay(int64_t n) const { return 2 * words(n) + double(arch.getHopCycles()); }
+  /// Cycles the last PE of a row gather spends per token: it receives every
+  /// other block, copies its own, and sends the whole n-word vector.
+  double gatherLast(int64_t n, int64_t blockWords, int64_t w) const {
+    return w > 1 ? words(n - blockWords) + vector(blockWords) + words(n) : words(n);
   }
 
   /// A linear layer x[K] W[K,N] on h x w PEs (column reductions, then a row

@@ -4,7 +4,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "wafer/WaferDialect.h"
 #include "wsgraph/WsgraphDialect.h"
+#include "wskernel/WskernelDialect.h"
 
 namespace wsc {
 #define GEN_PASS_DECL

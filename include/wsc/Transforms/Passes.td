@@ -19,4 +19,91 @@ def WsgraphFuse : Pass<"wsgraph-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }
 
+def WscDefects : Pass<"wsc-defects", "mlir::ModuleOp"> {
+  let summary = "Attach the defect map (dead PEs and links) to the module";
+  let description = [{
+    Reads a defect file (format in docs/defects.md) and/or draws a random map,
+    and stores the union with any map already on the module as the
+    `wafer.defects` module attribute: the one source of truth that
+    `--wsc-place`, `--wsc-route` and `--wsc-verify-routes` read. Random maps
+    kill each PE with probability `rate` and each link with probability
+    `link-rate` (default: `rate`), on every wafer the kernels use; they are
+    the same for a seed on every platform.
+
+    ```
+    wsc-opt m.mlir --wsc-defects="file=wafer0.defects"
+    wsc-opt m.mlir --wsc-defects="rate=0.01 seed=7"
+    ```
+  }];
+  let options = [
+    Option<"file", "file", "std::string", "", "Defect map file">,
+    Option<"rate", "rate", "double", "0.0", "Random map: probability that a PE is dead">,
+    Option<"linkRate", "link-rate", "double", "-1.0",
+           "Random map: probability that a link is dead (default: rate)">,
+    Option<"seed", "seed", "uint64_t", "1", "Random map seed">
+  ];
+  let dependentDialects = ["wsc::wafer::WaferDialect"];
+}
+
+def WscPlace : Pass<"wsc-place", "mlir::ModuleOp"> {
+  let summary = "Place every kernel rectangle on its wafer, around defects";
+  let description = [{
+    Gives each `wskernel.kernel` a `wafer.origin = array<i64: wafer, x, y>`:
+    inside the grid, not overlapping, with no dead PE or dead link inside.
+    Kernels go to wafer `wafer.stage` (0 without it); kernels that already
+    have an origin stay where they are. A skyline packer lays kernels out
+    in pipeline order, choosing for each the spot that trades height against
+    stream-weighted distance to the kernels it talks to (which turns rows
+    into a serpentine); then a fixed budget of random moves and swaps keeps
+    every change that lowers the stream-weighted distance. Kernels are never
+    shrunk or reshaped: one that does not fit is an error naming it.
+    Deterministic for a seed. docs/placement-and-routing.md has the details.
+  }];
+  let options = [
+    Option<"seed", "seed", "int64_t", "1", "Seed of the improvement moves">,
+    Option<"moves", "moves", "int64_t", "-1",
+           "Improvement moves (-1: 200 per kernel, at most 400000; 0: none)">
+  ];
+  let dependentDialects = ["wsc::wafer::WaferDialect"];
+}
+
+def WscRoute : Pass<"wsc-route", "mlir::ModuleOp"> {
+  let summary = "Route every stream and channel through the routers and assign colors";
+  let description = [{
+    Every stream is a multicast tree from its producer's last PE to every PE
+    of every consumer; every channel is a fixed set of neighbour hops. Trees
+    are grown by A* over link costs (base + history + present congestion),
+    then groups get colors by coloring their conflict graph; congestion
+    (more groups on a link than colors, or more words per token than the
+    link budget) and coloring failures are negotiated away PathFinder-style
+    by ripping up and rerouting. Writes `wafer.colors` on every kernel, one
+    `wafer.routes` table per wafer, and `wafer.route_stats` on the module.
+    An unroutable design is an error naming the stream and the congested
+    region.
+  }];
+  let options = [
+    Option<"maxIterations", "max-iterations", "int64_t", "40",
+           "Rip-up and reroute rounds before giving up">,
+    Option<"linkBudget", "link-budget", "int64_t", "0",
+           "Words per token a link may carry (0: the slowest kernel's cycles per token; "
+           "-1: unchecked)">
+  ];
+  let dependentDialects = ["wsc::wafer::WaferDialect"];
+}
+
+def WscVerifyRoutes : Pass<"wsc-verify-routes", "mlir::ModuleOp"> {
+  let summary = "Check the router tables hop by hop against the kernel graph";
+  let description = [{
+    Trusts nothing the router computed: from the kernel graph, `wafer.origin`
+    and `wafer.colors` it derives which PEs every stream and channel must
+    reach, then walks `wafer.routes` from each sending PE and checks that
+    each flow reaches exactly those PEs on its color, with no missing hop,
+    no loop or merging branches, no two origins on one link and color, no
+    dead PE or link, no color beyond the arch, and no entry left unused.
+    Placement (rectangles inside the grid, disjoint, on live PEs) is checked
+    too. Errors name the kernel, port, color and PE.
+  }];
+  let dependentDialects = ["wsc::wafer::WaferDialect"];
+}
+
 #endif // WSC_TRANSFORMS_PASSES_TD

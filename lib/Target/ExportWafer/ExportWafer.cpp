@@ -1,0 +1,814 @@
+//===- ExportWafer.cpp - placed wskernel module to a .wafer program -------===//
+//
+// One wskernel.kernel becomes one Region; its body ops become Instrs one to
+// one (docs/export-wafer.md has the table). Weight tiles become SramInit words
+// read from the weights' files, host inputs and outputs become HostTensor
+// pieces, and the wafer.routes tables become Route entries. Nothing is
+// computed here: the program runs on the emulator (or a wafer) only.
+//
+//===----------------------------------------------------------------------===//
+#include "WaferFacts.h"
+
+#include "wsc/Target/ExportWafer.h"
+#include "wsgraph/WsgraphDialect.h"
+#include "wskernel/WskernelDialect.h"
+
+#include "wafer.pb.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+
+using namespace mlir;
+namespace pb = wsc::wafer; // the runtime's format classes
+namespace wk = wsc::wskernel;
+namespace wg = wsc::wsgraph;
+using wsc::exportwafer::WaferFacts;
+
+namespace {
+
+constexpr int64_t kU32Max = std::numeric_limits<uint32_t>::max();
+
+/// The values of a tensor operand as 32-bit words, read on demand: fp32 as
+/// is, fp16/bf16 widened to fp32, integers as int32 (they must fit).
+class TensorWords {
+public:
+  ShapedType type;
+  const char *bytes = nullptr; // a weight's bytes in its (mapped) file
+  std::vector<uint32_t> words; // a constant's words
+  unsigned elemBytes = 4;
+  enum class Kind { F32, F16, BF16, I32, I64, Bool } kind = Kind::F32;
+
+  /// Element `flat` (row-major); nullopt when an integer does not fit int32.
+  std::optional<uint32_t> word(int64_t flat) const {
+    if (!bytes)
+      return words[flat];
+    const char *p = bytes + flat * elemBytes;
+    using namespace llvm::support;
+    switch (kind) {
+    case Kind::F32:
+    case Kind::I32:
+      return endian::read32le(p);
+    case Kind::F16:
+    case Kind::BF16: {
+      uint16_t h = endian::read16le(p);
+      if (kind == Kind::BF16)
+        return uint32_t(h) << 16;
+      llvm::APFloat f(llvm::APFloat::IEEEhalf(), llvm::APInt(16, h));
+      bool lost;
+      f.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+      return uint32_t(f.bitcastToAPInt().getZExtValue());
+    }
+    case Kind::I64: {
+      int64_t v = int64_t(endian::read64le(p));
+      if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+        return std::nullopt;
+      return uint32_t(int32_t(v));
+    }
+    case Kind::Bool:
+      return uint32_t(*p != 0);
+    }
+    return std::nullopt;
+  }
+};
+
+/// An error "cannot export: <message> (kernel 'K', 'op')" on an op; the
+/// suffix is added when the streamed message is complete.
+class ExportError {
+public:
+  ExportError(Operation *op, std::string suffix)
+      : diag(op->emitError("cannot export: ")), suffix(std::move(suffix)) {}
+  ExportError(const ExportError &) = delete;
+  ~ExportError() {
+    if (diag.getUnderlyingDiagnostic())
+      diag << suffix;
+  }
+  template <typename T> ExportError &operator<<(T &&value) {
+    diag << std::forward<T>(value);
+    return *this;
+  }
+  operator LogicalResult() const { return failure(); }
+  template <typename T> operator FailureOr<T>() const { return failure(); }
+
+private:
+  InFlightDiagnostic diag;
+  std::string suffix;
+};
+
+class Exporter {
+public:
+  explicit Exporter(ModuleOp module) : module(module) {}
+  LogicalResult run(pb::Program &prog);
+
+private:
+  LogicalResult exportArch(pb::Program &prog);
+  LogicalResult exportKernel(wk::KernelOp kernel);
+  LogicalResult emitBlock(Block &block, unsigned depth);
+  LogicalResult emitInstr(Operation *op, unsigned depth);
+  LogicalResult setAff(Operation *op, StringRef what, wk::AffAttr a, unsigned depth,
+                       pb::Affine *out);
+  LogicalResult setPred(Operation *op, ArrayAttr when, pb::Instr &in);
+  FailureOr<uint32_t> color(Operation *op, StringRef port);
+  LogicalResult exportInitTile(wk::InitTileOp init);
+  LogicalResult exportHostInput(wk::HostInputOp in);
+  LogicalResult exportHostOutput(wk::HostOutputOp out);
+  LogicalResult exportRoutes(pb::Program &prog);
+  FailureOr<TensorWords> tensorWords(Operation *user, Value v);
+  std::optional<pb::DType> dtypeOf(Type elem);
+  /// "cannot export: ... (kernel 'K', 'wskernel.op')" on `op`.
+  ExportError fail(Operation *op) {
+    std::string suffix = (" (kernel '" + kernel.getName() + "'").str();
+    if (op != kernel.getOperation())
+      suffix += ", '" + op->getName().getStringRef().str() + "'";
+    return ExportError(op, suffix + ")");
+  }
+
+  ModuleOp module;
+  WaferFacts facts;
+  func::FuncOp func;
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> files;
+  /// Per wafer, its regions in function order.
+  std::map<int64_t, std::vector<pb::Region>> regions;
+  std::vector<pb::HostTensor> inputs, outputs; // per func argument / result
+  /// The kernel being exported and its placement.
+  wk::KernelOp kernel;
+  pb::Region *region = nullptr;
+  int64_t waferIndex = 0, originX = 0, originY = 0, height = 0, width = 0;
+  DictionaryAttr colors;
+  /// Product of the loop counts around stream ops: the tokens of one run.
+  int64_t tokens = 0, loopTrips = 1, maxTrips = 1;
+};
+
+std::optional<pb::DType> Exporter::dtypeOf(Type elem) {
+  if (elem.isF32())
+    return pb::F32;
+  if (elem.isInteger(64))
+    return pb::I64;
+  if (elem.isInteger(32))
+    return pb::I32;
+  return std::nullopt;
+}
+
+LogicalResult Exporter::exportArch(pb::Program &prog) {
+  const auto &a = facts.arch;
+  auto u32 = [&](StringRef what, int64_t v) -> std::optional<uint32_t> {
+    if (v < 0 || v > kU32Max) {
+      module.emitError("cannot export: arch '")
+          << a.name << "': " << what << " " << v << " does not fit the .wafer format";
+      return std::nullopt;
+    }
+    return uint32_t(v);
+  };
+  pb::Arch *out = prog.mutable_arch();
+  out->set_name(a.name);
+  auto width = u32("width", a.width), height = u32("height", a.height);
+  auto sram = u32("sram_bytes", a.sramBytes), colors = u32("colors", a.colors);
+  auto hop = u32("hop_cycles", a.hopCycles), simd = u32("simd_fp32", a.simdFp32);
+  auto fmac = u32("fmac_fp32", a.fmacFp32),
+       tc = u32("transcendental_cycles", a.transcendentalCycles);
+  auto lat = u32("link_latency_cycles", a.linkLatencyCycles);
+  if (!width || !height || !sram || !colors || !hop || !simd || !fmac || !tc || !lat)
+    return failure();
+  out->set_width(*width);
+  out->set_height(*height);
+  out->set_sram_bytes_per_pe(*sram);
+  out->set_colors(*colors);
+  out->set_clock_hz(double(a.clockHz));
+  out->set_hop_cycles(*hop);
+  out->set_simd_fp32(*simd);
+  out->set_fmac_per_cycle_fp32(*fmac);
+  out->set_transcendental_cycles(*tc);
+  out->set_ext_mem_bytes_per_cycle(double(a.extMemBytesPerCycle));
+  out->set_link_bytes_per_cycle(double(a.linkBytesPerCycle));
+  out->set_link_latency_cycles(*lat);
+  return success();
+}
+
+LogicalResult Exporter::setAff(Operation *op, StringRef what, wk::AffAttr a, unsigned depth,
+                               pb::Affine *out) {
+  ArrayRef<int64_t> strides = a.getLoop();
+  while (!strides.empty() && strides.back() == 0)
+    strides = strides.drop_back();
+  if (strides.size() > depth)
+    return fail(op) << what << " " << a << " has " << strides.size()
+                    << " loop strides but the op is inside " << depth << " wskernel.loop";
+  out->set_base(a.getBase());
+  for (int64_t s : strides)
+    out->add_stride(s);
+  out->set_px(a.getPx());
+  out->set_py(a.getPy());
+  return success();
+}
+
+LogicalResult Exporter::setPred(Operation *op, ArrayAttr when, pb::Instr &in) {
+  if (!when)
+    return success();
+  for (Attribute attr : when) {
+    auto r = dyn_cast<wk::PeRangeAttr>(attr);
+    if (!r)
+      return fail(op) << "'when' holds " << attr << ", not a #wskernel.pes";
+    if (r.getX0() < 0 || r.getY0() < 0 || r.getX0() > r.getX1() || r.getY0() > r.getY1() ||
+        r.getX1() > kU32Max || r.getY1() > kU32Max)
+      return fail(op) << "'when' range " << r << " is empty or negative";
+    pb::PeRange *p = in.add_pred();
+    p->set_x0(uint32_t(r.getX0()));
+    p->set_x1(uint32_t(r.getX1()));
+    p->set_y0(uint32_t(r.getY0()));
+    p->set_y1(uint32_t(r.getY1()));
+  }
+  return success();
+}
+
+FailureOr<uint32_t> Exporter::color(Operation *op, StringRef port) {
+  if (!colors)
+    return fail(op) << "the kernel has no '" << facts.colorsAttr
+                    << "' attribute; run --wsc-route first";
+  auto c = colors.getAs<IntegerAttr>(port);
+  if (!c)
+    return fail(op) << "port '" << port << "' has no color in '" << facts.colorsAttr << "'";
+  if (c.getInt() < 0 || c.getInt() >= facts.arch.colors)
+    return fail(op) << "port '" << port << "' has color " << c.getInt() << ", but arch '"
+                    << facts.arch.name << "' has " << facts.arch.colors << " colors";
+  return uint32_t(c.getInt());
+}
+
+/// Is `port` one of the kernel's streams (in<i>, out<i>), as opposed to a channel?
+static bool isStreamPort(StringRef port) {
+  unsigned i;
+  return (port.consume_front("in") || port.consume_front("out")) && !port.getAsInteger(10, i);
+}
+
+/// Is local PE (px, py) in `when` (every PE when it is null)?
+static bool selectedBy(ArrayAttr when, int64_t px, int64_t py) {
+  if (!when)
+    return true;
+  for (Attribute a : when)
+    if (auto r = dyn_cast<wk::PeRangeAttr>(a))
+      if (px >= r.getX0() && px <= r.getX1() && py >= r.getY0() && py <= r.getY1())
+        return true;
+  return false;
+}
+
+LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
+  pb::Instr in;
+  SmallVector<std::pair<StringRef, wk::AffAttr>, 3> addrs;
+  std::optional<wk::AffAttr> n, m, k;
+  ArrayAttr when;
+  auto binaryOp = [](StringRef kind) {
+    return llvm::StringSwitch<pb::Op>(kind)
+        .Case("add", pb::ADD)
+        .Case("sub", pb::SUB)
+        .Case("mul", pb::MUL)
+        .Case("div", pb::DIV)
+        .Default(pb::MAX);
+  };
+  auto streamOp = [&](StringRef port) -> LogicalResult {
+    FailureOr<uint32_t> c = color(op, port);
+    if (failed(c))
+      return failure();
+    in.set_color(*c);
+    if (isStreamPort(port))
+      tokens = std::max(tokens, loopTrips);
+    return success();
+  };
+  if (auto send = dyn_cast<wk::SendOp>(op)) {
+    in.set_op(pb::SEND);
+    addrs = {{"src", send.getSrc()}};
+    n = send.getN();
+    when = send.getWhenAttr();
+    if (failed(streamOp(send.getPort())))
+      return failure();
+  } else if (auto recv = dyn_cast<wk::RecvOp>(op)) {
+    in.set_op(llvm::StringSwitch<pb::Op>(recv.getCombine())
+                  .Case("add", pb::RECV_ADD)
+                  .Case("max", pb::RECV_MAX)
+                  .Default(pb::RECV));
+    addrs = {{"dst", recv.getDst()}};
+    n = recv.getN();
+    when = recv.getWhenAttr();
+    if (failed(streamOp(recv.getPort())))
+      return failure();
+  } else if (auto mv = dyn_cast<wk::MatvecOp>(op)) {
+    in.set_op(mv.getTransposed() ? pb::VECMAT : pb::MATVEC);
+    addrs = {{"dst", mv.getDst()}, {"matrix", mv.getMatrix()}, {"vector", mv.getVector()}};
+    n = mv.getRows();
+    m = mv.getCols();
+    in.set_count(mv.getAccumulate() ? 1 : 0);
+    when = mv.getWhenAttr();
+  } else if (auto v = dyn_cast<wk::VectorOp>(op)) {
+    in.set_op(binaryOp(v.getKind()));
+    addrs = {{"dst", v.getDst()}, {"lhs", v.getLhs()}, {"rhs", v.getRhs()}};
+    n = v.getN();
+    when = v.getWhenAttr();
+  } else if (auto s = dyn_cast<wk::ScalarOp>(op)) {
+    in.set_op(llvm::StringSwitch<pb::Op>(s.getKind())
+                  .Case("add", pb::ADD_S)
+                  .Case("sub", pb::SUB_S)
+                  .Case("mul", pb::MUL_S)
+                  .Default(pb::DIV_S));
+    addrs = {{"dst", s.getDst()}, {"lhs", s.getLhs()}, {"scalar", s.getScalar()}};
+    n = s.getN();
+    when = s.getWhenAttr();
+  } else if (auto i = dyn_cast<wk::ImmOp>(op)) {
+    in.set_op(llvm::StringSwitch<pb::Op>(i.getKind())
+                  .Case("add", pb::ADD_I)
+                  .Case("mul", pb::MUL_I)
+                  .Default(pb::FILL));
+    addrs = {{"dst", i.getDst()}};
+    if (in.op() != pb::FILL)
+      addrs.push_back({"src", i.getSrc()});
+    in.set_imm(i.getValue().convertToFloat());
+    n = i.getN();
+    when = i.getWhenAttr();
+  } else if (auto u = dyn_cast<wk::UnaryOp>(op)) {
+    in.set_op(llvm::StringSwitch<pb::Op>(u.getKind())
+                  .Case("exp", pb::EXP)
+                  .Case("erf", pb::ERF)
+                  .Case("tanh", pb::TANH)
+                  .Case("sqrt", pb::SQRT)
+                  .Case("rsqrt", pb::RSQRT)
+                  .Case("neg", pb::NEG)
+                  .Case("gelu", pb::GELU)
+                  .Default(pb::COPY));
+    addrs = {{"dst", u.getDst()}, {"src", u.getSrc()}};
+    n = u.getN();
+    when = u.getWhenAttr();
+  } else if (auto r = dyn_cast<wk::ReduceOp>(op)) {
+    in.set_op(r.getKind() == "max" ? pb::REDUCE_MAX : pb::REDUCE_SUM);
+    addrs = {{"dst", r.getDst()}, {"src", r.getSrc()}};
+    n = r.getN();
+    when = r.getWhenAttr();
+  } else if (auto g = dyn_cast<wk::GatherOp>(op)) {
+    in.set_op(pb::GATHER);
+    addrs = {{"dst", g.getDst()}, {"table", g.getTable()}, {"index", g.getIndex()}};
+    n = g.getRows();
+    m = g.getCols();
+    k = g.getRowLo();
+    when = g.getWhenAttr();
+  } else {
+    return fail(op) << "the .wafer format has no instruction for this op";
+  }
+  for (auto [what, a] : addrs)
+    if (failed(setAff(op, what, a, depth, in.add_addr())))
+      return failure();
+  if (n && failed(setAff(op, "n", *n, depth, in.mutable_n())))
+    return failure();
+  if (m && failed(setAff(op, "m", *m, depth, in.mutable_m())))
+    return failure();
+  if (k && failed(setAff(op, "row_lo", *k, depth, in.mutable_k())))
+    return failure();
+  if (failed(setPred(op, when, in)))
+    return failure();
+  *region->add_code() = std::move(in);
+  return success();
+}
+
+LogicalResult Exporter::emitBlock(Block &block, unsigned depth) {
+  for (Operation &op : block) {
+    if (isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp>(op)) {
+      if (depth)
+        return fail(&op) << "it must be at the top of the kernel body, not inside a wskernel.loop";
+      continue;
+    }
+    if (auto loop = dyn_cast<wk::LoopOp>(op)) {
+      int64_t count = static_cast<int64_t>(loop.getCount());
+      if (count < 0 || count > kU32Max)
+        return fail(loop) << "loop count " << count << " does not fit the .wafer format";
+      pb::Instr *begin = region->add_code();
+      begin->set_op(pb::LOOP);
+      begin->set_count(uint32_t(count));
+      int64_t saved = loopTrips;
+      loopTrips = saved > std::numeric_limits<int64_t>::max() / std::max<int64_t>(count, 1)
+                      ? std::numeric_limits<int64_t>::max()
+                      : saved * count;
+      maxTrips = std::max(maxTrips, loopTrips);
+      if (failed(emitBlock(loop.getBody().front(), depth + 1)))
+        return failure();
+      loopTrips = saved;
+      region->add_code()->set_op(pb::END);
+      continue;
+    }
+    if (failed(emitInstr(&op, depth)))
+      return failure();
+  }
+  return success();
+}
+
+FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
+  TensorWords t;
+  t.type = dyn_cast<ShapedType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!t.type || !t.type.hasStaticShape() || !def)
+    return fail(user)
+           << "the operand is not a statically shaped wsgraph.weight or wsgraph.constant";
+  Type elem = t.type.getElementType();
+  if (elem.isF32())
+    t.kind = TensorWords::Kind::F32;
+  else if (elem.isF16())
+    t.kind = TensorWords::Kind::F16, t.elemBytes = 2;
+  else if (elem.isBF16())
+    t.kind = TensorWords::Kind::BF16, t.elemBytes = 2;
+  else if (elem.isInteger(32))
+    t.kind = TensorWords::Kind::I32;
+  else if (elem.isInteger(64))
+    t.kind = TensorWords::Kind::I64, t.elemBytes = 8;
+  else if (elem.isInteger(1) || elem.isInteger(8))
+    t.kind = TensorWords::Kind::Bool, t.elemBytes = 1;
+  else
+    return fail(user) << "element type " << elem << " has no 32-bit word form";
+
+  if (auto weight = dyn_cast<wg::WeightOp>(def)) {
+    if (weight.isElided())
+      return fail(user) << "weight '" << weight.getName() << "' is elided";
+    StringRef path = *weight.getFile();
+    auto &buffer = files[path];
+    if (!buffer) {
+      auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+      if (!file)
+        return fail(user) << "weight '" << weight.getName() << "': cannot read '" << path
+                          << "': " << file.getError().message();
+      buffer = std::move(*file);
+    }
+    uint64_t offset = weight.getOffset(), size = uint64_t(weight.getByteSize());
+    if (offset > buffer->getBufferSize() || size > buffer->getBufferSize() - offset)
+      return fail(user) << "weight '" << weight.getName() << "': bytes [" << offset << ", "
+                        << offset + size << ") are beyond the end of '" << path << "' ("
+                        << buffer->getBufferSize() << " bytes)";
+    t.bytes = buffer->getBufferStart() + offset;
+    return t;
+  }
+  if (auto constant = dyn_cast<wg::ConstantOp>(def)) {
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense)
+      return fail(user) << "constant " << constant.getValue() << " is not a dense literal";
+    t.words.reserve(t.type.getNumElements());
+    if (isa<FloatType>(elem)) {
+      for (llvm::APFloat f : dense.getValues<llvm::APFloat>()) {
+        bool lost;
+        f.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+        t.words.push_back(uint32_t(f.bitcastToAPInt().getZExtValue()));
+      }
+    } else {
+      for (const llvm::APInt &i : dense.getValues<llvm::APInt>()) {
+        int64_t v = elem.isInteger(1) ? int64_t(i.getZExtValue()) : i.getSExtValue();
+        if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+          return fail(user) << "constant element " << v << " does not fit 32 bits";
+        t.words.push_back(uint32_t(int32_t(v)));
+      }
+    }
+    if (int64_t(t.words.size()) != t.type.getNumElements())
+      return fail(user) << "constant holds " << t.words.size() << " elements, its type "
+                        << t.type.getNumElements();
+    return t;
+  }
+  return fail(user) << "the operand is produced by '" << def->getName()
+                    << "', not by a wsgraph.weight or wsgraph.constant";
+}
+
+LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
+  int64_t source = static_cast<int64_t>(init.getSource());
+  FailureOr<TensorWords> t = tensorWords(init, kernel.getInputs()[source]);
+  if (failed(t))
+    return failure();
+  // The operand as a matrix: a 1-D operand is one row; higher ranks fold
+  // their leading dimensions into rows.
+  ArrayRef<int64_t> shape = t->type.getShape();
+  int64_t cols = shape.empty() ? 1 : shape.back();
+  int64_t rows = cols ? t->type.getNumElements() / cols : 0;
+  int64_t tileRows = static_cast<int64_t>(init.getRows());
+  int64_t tileCols = static_cast<int64_t>(init.getCols());
+  int64_t offset = static_cast<int64_t>(init.getOffset());
+  if (offset < 0 || offset > kU32Max)
+    return fail(init) << "offset " << offset << " does not fit the .wafer format";
+  ArrayRef<int64_t> ro = init.getRowOrigin(), co = init.getColOrigin();
+  std::vector<uint32_t> tile(size_t(tileRows * tileCols));
+  std::string data;
+  for (int64_t py = 0; py < height; ++py)
+    for (int64_t px = 0; px < width; ++px) {
+      int64_t r0 = ro[0] * py + ro[1] * px, c0 = co[0] * py + co[1] * px;
+      size_t used = 0; // words up to the last nonzero one
+      for (int64_t r = 0; r < tileRows; ++r)
+        for (int64_t c = 0; c < tileCols; ++c) {
+          int64_t row = r0 + r, col = c0 + c;
+          uint32_t w = 0;
+          if (row >= 0 && row < rows && col >= 0 && col < cols) {
+            std::optional<uint32_t> v = t->word(row * cols + col);
+            if (!v)
+              return fail(init) << "element (" << row << ", " << col
+                                << ") of the operand does not fit 32 bits";
+            w = *v;
+          }
+          size_t i = size_t(r * tileCols + c);
+          tile[i] = w;
+          if (w)
+            used = i + 1;
+        }
+      // SRAM starts zeroed: trailing zero words (padding) and all-zero tiles
+      // need no init.
+      if (!used)
+        continue;
+      data.assign(used * 4, '\0');
+      for (size_t i = 0; i < used; ++i)
+        llvm::support::endian::write32le(&data[4 * i], tile[i]);
+      pb::SramInit *s = region->add_init();
+      s->set_px(uint32_t(px));
+      s->set_py(uint32_t(py));
+      s->set_offset(uint32_t(offset));
+      s->set_data(data);
+    }
+  return success();
+}
+
+LogicalResult Exporter::exportHostInput(wk::HostInputOp in) {
+  int64_t source = static_cast<int64_t>(in.getSource());
+  auto arg = dyn_cast<BlockArgument>(kernel.getInputs()[source]);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return fail(in) << "host_input operand " << source << " is not an argument of the function";
+  pb::HostTensor &t = inputs[arg.getArgNumber()];
+  auto type = cast<ShapedType>(arg.getType());
+  int64_t offset = static_cast<int64_t>(in.getOffset());
+  if (type.getNumElements() > kU32Max || offset < 0 || offset > kU32Max)
+    return fail(in) << "the input or its offset does not fit the .wafer format";
+  for (int64_t py = 0; py < height; ++py)
+    for (int64_t px = 0; px < width; ++px) {
+      if (!selectedBy(in.getWhenAttr(), px, py))
+        continue;
+      pb::Piece *p = t.add_pieces();
+      p->set_wafer(uint32_t(waferIndex));
+      p->set_x(uint32_t(originX + px));
+      p->set_y(uint32_t(originY + py));
+      p->set_offset(uint32_t(offset));
+      p->set_count(uint32_t(type.getNumElements()));
+    }
+  return success();
+}
+
+LogicalResult Exporter::exportHostOutput(wk::HostOutputOp out) {
+  int64_t index = static_cast<int64_t>(out.getResult());
+  Value result = kernel.getResult(index);
+  auto type = dyn_cast<ShapedType>(result.getType());
+  if (!type || !type.hasStaticShape())
+    return fail(out) << "host_output result " << index << " is not a tensor with a static shape";
+  int64_t offset = static_cast<int64_t>(out.getOffset());
+  int64_t tileRows = static_cast<int64_t>(out.getRows());
+  int64_t tileCols = static_cast<int64_t>(out.getCols());
+  ArrayRef<int64_t> ro = out.getRowOrigin(), co = out.getColOrigin();
+  if (ro.size() != 2 || co.size() != 2 || tileRows <= 0 || tileCols <= 0)
+    return fail(out) << "host_output needs positive rows and cols and [py, px] origins";
+  if (offset < 0 || offset + 4 * tileRows * tileCols > kU32Max)
+    return fail(out) << "host_output offset " << offset << " does not fit the .wafer format";
+  // The result as a matrix: columns are its last dimension.
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t cols = shape.empty() ? 1 : shape.back();
+  int64_t rows = cols ? type.getNumElements() / cols : 0;
+
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  bool returned = false;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    if (operand.get() != result)
+      continue;
+    returned = true;
+    pb::HostTensor &t = outputs[operand.getOperandNumber()];
+    for (int64_t py = 0; py < height; ++py)
+      for (int64_t px = 0; px < width; ++px) {
+        if (!selectedBy(out.getWhenAttr(), px, py))
+          continue;
+        // The part of this PE's tile inside the matrix; the rest is padding.
+        int64_t r0 = ro[0] * py + ro[1] * px, c0 = co[0] * py + co[1] * px;
+        int64_t rs = std::max<int64_t>(r0, 0), re = std::min(r0 + tileRows, rows);
+        int64_t cs = std::max<int64_t>(c0, 0), ce = std::min(c0 + tileCols, cols);
+        if (rs >= re || cs >= ce)
+          continue;
+        int64_t count = ce - cs, n = re - rs;
+        int64_t at = offset + 4 * ((rs - r0) * tileCols + (cs - c0));
+        auto piece = [&](int64_t sram, int64_t first, int64_t words, int64_t pieceRows) {
+          pb::Piece *p = t.add_pieces();
+          p->set_wafer(uint32_t(waferIndex));
+          p->set_x(uint32_t(originX + px));
+          p->set_y(uint32_t(originY + py));
+          p->set_offset(uint32_t(sram));
+          p->set_tensor_offset(uint64_t(first));
+          p->set_count(uint32_t(words));
+          if (pieceRows > 1) {
+            p->set_rows(uint32_t(pieceRows));
+            p->set_row_stride(uint64_t(cols));
+          }
+        };
+        if (count == cols && count == tileCols && n * count <= kU32Max)
+          piece(at, rs * cols + cs, n * count, 1); // whole rows: one run of words
+        else if (count == tileCols && n <= kU32Max)
+          piece(at, rs * cols + cs, count, n); // SRAM rows are `count` words apart
+        else
+          for (int64_t r = 0; r < n; ++r) // clipped columns: one piece per row
+            piece(at + 4 * r * tileCols, (rs + r) * cols + cs, count, 1);
+      }
+  }
+  if (!returned)
+    return fail(out) << "host_output result " << index << " is not returned by the function";
+  return success();
+}
+
+LogicalResult Exporter::exportKernel(wk::KernelOp k) {
+  kernel = k;
+  auto origin = k->getAttrOfType<DenseI64ArrayAttr>(facts.originAttr);
+  if (!origin || origin.size() != 3)
+    return fail(k) << "the kernel is not placed (no '" << facts.originAttr
+                   << "' = array<i64: wafer, x, y>); run --wsc-place first";
+  waferIndex = origin[0];
+  originX = origin[1];
+  originY = origin[2];
+  height = k.getHeight();
+  width = k.getWidth();
+  const auto &a = facts.arch;
+  if (waferIndex < 0 || waferIndex >= a.maxWafers || originX < 0 || originY < 0 ||
+      originX + width > a.width || originY + height > a.height)
+    return fail(k) << width << "x" << height << " PEs at (" << originX << ", " << originY
+                   << ") of wafer " << waferIndex << " do not fit arch '" << a.name << "' ("
+                   << a.width << "x" << a.height << " PEs, " << a.maxWafers << " wafers)";
+  int64_t sram = static_cast<int64_t>(k.getSramBytesPerPe());
+  if (sram < 0 || sram % 4 || sram > a.sramBytes)
+    return fail(k) << "sram " << sram << " must be a multiple of 4 and at most the arch's "
+                   << a.sramBytes << " bytes";
+  colors = k->getAttrOfType<DictionaryAttr>(facts.colorsAttr);
+
+  std::vector<pb::Region> &list = regions[waferIndex];
+  list.emplace_back();
+  region = &list.back();
+  region->set_name(k.getName().str());
+  region->set_kind(k.getKind().str());
+  region->set_x(uint32_t(originX));
+  region->set_y(uint32_t(originY));
+  region->set_w(uint32_t(width));
+  region->set_h(uint32_t(height));
+  region->set_sram_bytes_per_pe(uint32_t(sram));
+  if (failed(emitBlock(k.getBody().front(), 0)))
+    return failure();
+  for (Operation &op : k.getBody().front()) {
+    LogicalResult r = success();
+    if (auto init = dyn_cast<wk::InitTileOp>(op))
+      r = exportInitTile(init);
+    else if (auto in = dyn_cast<wk::HostInputOp>(op))
+      r = exportHostInput(in);
+    else if (auto out = dyn_cast<wk::HostOutputOp>(op))
+      r = exportHostOutput(out);
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Exporter::exportRoutes(pb::Program &prog) {
+  for (const auto &table : facts.routes) {
+    if (table.wafer >= prog.wafers_size())
+      continue; // a wafer no kernel uses; validated below
+    pb::Wafer *w = prog.mutable_wafers(int(table.wafer));
+    for (const auto &row : table.rows) {
+      auto [x, y, c, in, mask] = row;
+      if ((in == facts.linkPort || (mask >> facts.linkPort & 1)))
+        return table.op->emitError("cannot export: router entry [")
+               << x << ", " << y << ", " << c << ", " << in << ", " << mask << "] of wafer "
+               << table.wafer << " uses LINK, but inter-wafer links are not exported yet";
+      pb::Route *r = w->add_routes();
+      r->set_x(uint32_t(x));
+      r->set_y(uint32_t(y));
+      r->set_color(uint32_t(c));
+      r->set_in(pb::Port(in));
+      r->set_out_mask(uint32_t(mask));
+    }
+  }
+  return success();
+}
+
+LogicalResult Exporter::run(pb::Program &prog) {
+  if (failed(wsc::exportwafer::readWaferFacts(module, facts)))
+    return failure();
+  prog.set_format_version(1);
+  if (failed(exportArch(prog)))
+    return failure();
+
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isDeclaration())
+      continue;
+    if (func)
+      return f.emitError("cannot export: the module holds more than one function ('")
+             << func.getSymName() << "' and '" << f.getSymName() << "')";
+    func = f;
+  }
+  if (!func)
+    return module.emitError("cannot export: the module holds no function");
+
+  // Host tensors: every tensor argument is an input, every result an output.
+  auto hostTensor = [&](Type type, StringAttr name, StringRef fallback, unsigned i,
+                        pb::HostTensor &t) -> LogicalResult {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    std::optional<pb::DType> dtype =
+        shaped ? dtypeOf(shaped.getElementType()) : std::optional<pb::DType>();
+    if (!shaped || !shaped.hasStaticShape() || !dtype)
+      return func.emitError("cannot export: ")
+             << fallback << " " << i << " has type " << type
+             << "; host tensors are statically shaped tensors of f32, i32 or i64";
+    t.set_name(name ? name.str() : (fallback + Twine(i)).str());
+    t.set_dtype(*dtype);
+    for (int64_t d : shaped.getShape())
+      t.add_shape(d);
+    return success();
+  };
+  inputs.resize(func.getNumArguments());
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (failed(hostTensor(func.getArgument(i).getType(),
+                          func.getArgAttrOfType<StringAttr>(i, "wsgraph.name"), "arg", i,
+                          inputs[i])))
+      return failure();
+  outputs.resize(func.getNumResults());
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (failed(hostTensor(func.getResultTypes()[i],
+                          func.getResultAttrOfType<StringAttr>(i, "wsgraph.name"), "result", i,
+                          outputs[i])))
+      return failure();
+
+  for (Operation &op : func.getBody().front()) {
+    if (auto k = dyn_cast<wk::KernelOp>(op)) {
+      if (failed(exportKernel(k)))
+        return failure();
+      continue;
+    }
+    if (!isa<wg::WeightOp, wg::ConstantOp, func::ReturnOp>(op))
+      return op.emitError("cannot export: '")
+             << op.getName() << "' is not a wskernel.kernel; lower the model first "
+             << "(--wsc-pipeline)";
+  }
+  for (unsigned i = 0; i < outputs.size(); ++i)
+    if (outputs[i].pieces_size() == 0)
+      return func.emitError("cannot export: result ")
+             << i << " ('" << outputs[i].name() << "') is not written by any wskernel.host_output";
+
+  int64_t numWafers = regions.empty() ? 1 : regions.rbegin()->first + 1;
+  for (const auto &table : facts.routes)
+    numWafers = std::max(numWafers, table.wafer + 1);
+  for (int64_t w = 0; w < numWafers; ++w) {
+    pb::Wafer *wafer = prog.add_wafers();
+    wafer->set_index(uint32_t(w));
+    for (pb::Region &r : regions[w])
+      *wafer->add_regions() = std::move(r);
+  }
+  for (const auto &pe : facts.deadPes) {
+    if (pe[0] >= numWafers)
+      continue;
+    pb::Pe *d = prog.mutable_wafers(pe[0])->add_dead_pes();
+    d->set_x(uint32_t(pe[1]));
+    d->set_y(uint32_t(pe[2]));
+  }
+  if (failed(exportRoutes(prog)))
+    return failure();
+  for (pb::HostTensor &t : inputs)
+    *prog.add_inputs() = std::move(t);
+  for (pb::HostTensor &t : outputs)
+    *prog.add_outputs() = std::move(t);
+  // One vector per token flows along every stream: the loop trips around
+  // the stream ops are batch x tokens. A module without streams counts the
+  // trips of its deepest loop nest.
+  int64_t perRun = tokens ? tokens : maxTrips;
+  prog.set_tokens(uint32_t(std::clamp<int64_t>(perRun, 1, kU32Max)));
+  return success();
+}
+
+} // namespace
+
+LogicalResult wsc::exportWafer(ModuleOp module, std::string &bytes) {
+  pb::Program prog;
+  if (failed(Exporter(module).run(prog)))
+    return failure();
+  bytes.clear();
+  bool ok;
+  {
+    // The coded stream flushes into `bytes` when it goes out of scope.
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    ok = prog.SerializeToCodedStream(&coded);
+  }
+  if (!ok)
+    return module.emitError("cannot export: the program does not serialize (over 2 GB?)");
+  return success();
+}
+
+LogicalResult wsc::exportWafer(ModuleOp module, llvm::raw_ostream &os) {
+  std::string bytes;
+  if (failed(exportWafer(module, bytes)))
+    return failure();
+  os << bytes;
+  return success();
+}

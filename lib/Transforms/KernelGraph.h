@@ -1,0 +1,94 @@
+//===- KernelGraph.h - kernels and the streams between them -----*- C++ -*-===//
+//
+// What placement and routing read from a module of wskernel kernels: every
+// kernel (its rectangle and wafer) and every stream (its producer, size and
+// consumers). Internal to lib/Transforms; the route checker deliberately
+// derives the same facts on its own.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_LIB_TRANSFORMS_KERNELGRAPH_H
+#define WSC_LIB_TRANSFORMS_KERNELGRAPH_H
+
+#include "wafer/WaferDialect.h"
+#include "wskernel/WskernelDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <vector>
+
+namespace wsc {
+
+struct GraphKernel {
+  wskernel::KernelOp op;
+  int64_t wafer = 0;
+  int64_t h = 1, w = 1;
+  /// Origin, or -1 when not placed yet.
+  int64_t x = -1, y = -1;
+};
+
+struct GraphStream {
+  int producer;    // kernel index
+  unsigned result; // result number: port "out<result>"
+  int64_t size;    // words per token
+  /// (kernel index, operand number): port "in<operand>" of the consumer.
+  llvm::SmallVector<std::pair<int, unsigned>, 2> consumers;
+};
+
+struct KernelGraph {
+  std::vector<GraphKernel> kernels;
+  std::vector<GraphStream> streams;
+  llvm::DenseMap<mlir::Operation *, int> index;
+
+  /// Collects every kernel of `module` in program order and the streams
+  /// between them. Fails (with an error) on a bad `wafer.stage` or origin.
+  static mlir::FailureOr<KernelGraph> build(mlir::ModuleOp module, wafer::ArchAttr arch) {
+    KernelGraph g;
+    bool ok = true;
+    module.walk([&](wskernel::KernelOp op) {
+      GraphKernel k;
+      k.op = op;
+      k.h = op.getHeight();
+      k.w = op.getWidth();
+      if (auto stage = op->getAttrOfType<mlir::IntegerAttr>(wafer::kStageAttrName))
+        k.wafer = stage.getInt();
+      if (k.wafer < 0 || k.wafer >= arch.getMaxWafers()) {
+        op.emitOpError("kernel '") << op.getName() << "' is on wafer " << k.wafer
+                                   << ", but the arch has " << arch.getMaxWafers();
+        ok = false;
+      }
+      if (auto origin = op->getAttrOfType<mlir::DenseI64ArrayAttr>(wafer::kOriginAttrName)) {
+        if (origin.size() == 3) {
+          k.wafer = origin[0];
+          k.x = origin[1];
+          k.y = origin[2];
+        }
+      }
+      g.index[op] = g.kernels.size();
+      g.kernels.push_back(k);
+    });
+    if (!ok)
+      return mlir::failure();
+    for (auto [ki, k] : llvm::enumerate(g.kernels)) {
+      for (mlir::OpResult r : k.op->getResults()) {
+        auto type = mlir::dyn_cast<wskernel::StreamType>(r.getType());
+        if (!type)
+          continue;
+        GraphStream s{int(ki), r.getResultNumber(), type.getSize(), {}};
+        for (mlir::OpOperand &use : r.getUses()) {
+          auto it = g.index.find(use.getOwner());
+          if (it != g.index.end())
+            s.consumers.push_back({it->second, use.getOperandNumber()});
+        }
+        llvm::sort(s.consumers);
+        g.streams.push_back(std::move(s));
+      }
+    }
+    return g;
+  }
+};
+
+} // namespace wsc
+
+#endif // WSC_LIB_TRANSFORMS_KERNELGRAPH_H

@@ -1,0 +1,56 @@
+// RUN: wsc-opt %s --wsc-place="moves=0" | FileCheck %s --check-prefix=PACK
+// RUN: wsc-opt %s --wsc-place | FileCheck %s
+// RUN: wsc-opt %s --wsc-place | wsc-opt --wsc-place | FileCheck %s
+// RUN: wsc-opt %s --wsc-place="seed=7" | wsc-opt --wsc-route --wsc-verify-routes | FileCheck %s --check-prefix=LEGAL
+
+// The packer alone: bands in pipeline order, the first running east (embed,
+// then ln under embed's sending corner, then fc1), the second west (fc2,
+// out). A band is as tall as the tallest kernel that fills its width.
+// PACK-LABEL: func.func @chain
+// PACK: "embed" {{.*}}wafer.origin = array<i64: 0, 0, 0>
+// PACK: "ln" {{.*}}wafer.origin = array<i64: 0, 2, 2>
+// PACK: "fc1" {{.*}}wafer.origin = array<i64: 0, 3, 0>
+// PACK: "fc2" {{.*}}wafer.origin = array<i64: 0, 3, 3>
+// PACK: "out" {{.*}}wafer.origin = array<i64: 0, 2, 3>
+
+// Then the improvement moves pull each stream to one hop (embed moves under
+// ln so that its sending corner touches both ln and fc2). Placing again
+// keeps every origin (placed kernels are fixed).
+// CHECK-LABEL: func.func @chain
+// CHECK: "embed" {{.*}}wafer.origin = array<i64: 0, 0, 3>
+// CHECK: "ln" {{.*}}wafer.origin = array<i64: 0, 2, 2>
+// CHECK: "fc1" {{.*}}wafer.origin = array<i64: 0, 3, 0>
+// CHECK: "fc2" {{.*}}wafer.origin = array<i64: 0, 3, 3>
+// CHECK: "out" {{.*}}wafer.origin = array<i64: 0, 6, 6>
+
+// LEGAL: wafer.route_stats
+// LEGAL: wafer.routes 0
+
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @chain(%ids: tensor<4xf32>) {
+    %e = wskernel.kernel "embed" kind "embedding" grid [2, 3] sram 64 cycles 40.0
+        channels {col = "col_chain", row = "row_chain"} (%ids) : (tensor<4xf32>) -> !wskernel.stream<8, f32> {
+      wskernel.send "out0" from <base = 0> n <base = 8>
+    }
+    %l = wskernel.kernel "ln" kind "layer_norm" grid [1, 1] sram 64 cycles 40.0
+        channels {} (%e) : (!wskernel.stream<8, f32>) -> !wskernel.stream<8, f32> {
+      wskernel.send "out0" from <base = 0> n <base = 8>
+    }
+    %f = wskernel.kernel "fc1" kind "linear" grid [3, 4] sram 64 cycles 40.0
+        channels {col = "col_chain", row = "row_chain"} (%l) : (!wskernel.stream<8, f32>) -> !wskernel.stream<8, f32> {
+      wskernel.send "out0" from <base = 0> n <base = 8>
+    }
+    %g = wskernel.kernel "fc2" kind "linear" grid [3, 4] sram 64 cycles 40.0
+        channels {col = "col_chain", row = "row_chain"} (%f, %e) : (!wskernel.stream<8, f32>, !wskernel.stream<8, f32>) -> !wskernel.stream<8, f32> {
+      wskernel.send "out0" from <base = 0> n <base = 8>
+    }
+    %o = wskernel.kernel "out" kind "output" grid [1, 1] sram 64 cycles 40.0
+        channels {} (%g) : (!wskernel.stream<8, f32>) -> tensor<8xf32> {
+    }
+    return
+  }
+}

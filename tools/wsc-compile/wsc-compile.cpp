@@ -1,0 +1,125 @@
+//===- wsc-compile.cpp - ONNX model to .wafer program in one process ------===//
+//
+//   wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...]
+//       [--arch= --wafers= --precision= --mode= --defects= --report=]
+//
+// Import (as --import-onnx), the pipeline (as --wsc-pipeline, with the same
+// options as flags) and --export-wafer, without writing the IR in between.
+// The output file is written only when every step succeeded.
+//
+//===----------------------------------------------------------------------===//
+#include "wafer/WaferDialect.h"
+#include "wsc/Conversion/Passes.h"
+#include "wsc/Pipeline/Pipeline.h"
+#include "wsc/Target/ExportWafer.h"
+#include "wsc/Target/OnnxImport.h"
+#include "wsc/Transforms/Passes.h"
+#include "wsgraph/WsgraphDialect.h"
+#include "wskernel/WskernelDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+int main(int argc, char **argv) {
+  InitLLVM y(argc, argv);
+  cl::OptionCategory category("wsc-compile options");
+  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"), cl::Required,
+                             cl::cat(category));
+  cl::opt<std::string> output("o", cl::desc("Output .wafer file ('-' for stdout)"),
+                              cl::value_desc("file"), cl::Required, cl::cat(category));
+  cl::list<std::string> inputShapes("input-shape",
+                                    cl::desc("Bind a graph input's dynamic dimensions: NAME=1x16"),
+                                    cl::value_desc("NAME=DIMS"), cl::cat(category));
+  wsc::PipelineOptions defaults;
+  cl::opt<std::string> arch("arch", cl::desc("wse2 | wse3 | mesh:WxH | FILE"),
+                            cl::init(defaults.arch), cl::cat(category));
+  cl::opt<std::string> wafers("wafers", cl::desc("auto | N"), cl::init(defaults.wafers),
+                              cl::cat(category));
+  cl::opt<std::string> precision("precision", cl::desc("fp32 | fp16 | bf16 (weight storage)"),
+                                 cl::init(defaults.precision), cl::cat(category));
+  cl::opt<std::string> mode("mode", cl::desc("pipelined | weight-streaming"),
+                            cl::init(defaults.mode), cl::cat(category));
+  cl::opt<std::string> defects("defects", cl::desc("Defect map file"), cl::value_desc("file"),
+                               cl::cat(category));
+  cl::opt<std::string> report("report", cl::desc("Write the compile report (JSON) here"),
+                              cl::value_desc("file"), cl::cat(category));
+  cl::opt<int64_t> seed("seed", cl::desc("Placement seed"), cl::init(defaults.seed),
+                        cl::cat(category));
+  mlir::registerPassManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  // The pipeline finds its later stages by name.
+  wsc::registerTransformsPasses();
+  wsc::registerConversionPasses();
+  wsc::registerPipelinePasses();
+  // LLVM's and MLIR's own options still work; --help-hidden lists them.
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "wsc compiler: ONNX model to .wafer program\n\n"
+      "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...]\n"
+      "      [--arch= --wafers= --precision= --mode= --defects= --report=]\n");
+
+  wsc::OnnxImportOptions importOptions;
+  for (const std::string &spec : inputShapes) {
+    std::string err;
+    if (!wsc::parseInputShape(spec, importOptions, err)) {
+      errs() << "error: " << err << "\n";
+      return 1;
+    }
+  }
+  wsc::PipelineOptions options;
+  options.arch = arch;
+  options.wafers = wafers;
+  options.precision = precision;
+  options.mode = mode;
+  options.defects = defects;
+  options.report = report;
+  options.seed = seed;
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,
+                  wsc::wskernel::WskernelDialect, wsc::wafer::WaferDialect>();
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  mlir::PassManager pm(&context);
+  if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+    return 1;
+  std::string error;
+  if (mlir::failed(wsc::buildPipeline(pm, options, error))) {
+    errs() << "error: " << error << "\n";
+    return 1;
+  }
+
+  auto module = wsc::importOnnx(input, &context, importOptions);
+  if (!module)
+    return 1;
+  if (mlir::failed(pm.run(*module)))
+    return 1;
+  std::string bytes;
+  if (mlir::failed(wsc::exportWafer(*module, bytes)))
+    return 1;
+  auto out = mlir::openOutputFile(output, &error);
+  if (!out) {
+    errs() << "error: " << error << "\n";
+    return 1;
+  }
+  out->os() << bytes;
+  out->os().flush();
+  if (out->os().has_error()) {
+    errs() << "error: " << output << ": " << out->os().error().message() << "\n";
+    out->os().clear_error();
+    return 1;
+  }
+  out->keep();
+  return 0;
+}
