@@ -1,33 +1,43 @@
 #!/bin/bash
-# The main job on the bundled example: export a tiny GPT from PyTorch, import it,
-# fuse it, and print what the compiler made of it.
+# The main job on the bundled example: a tiny GPT from PyTorch through the whole
+# path — export, import, fuse, lower to kernels, place, route, export to .wafer —
+# then run on the functional wafer emulator and compare the logits with torch's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/example
+bin=build/bin
 mkdir -p "$out"
-echo "== export: tiny GPT (2 layers, 2 heads, width 32, vocab 64) at opset 17"
-/usr/bin/python3 frontends/pytorch/export.py --preset tiny --opset 17 --batch 1 --seq 8 --out "$out" >/dev/null
-echo "== import: build/bin/wsc-translate --import-onnx $out/model.onnx"
-build/bin/wsc-translate --import-onnx "$out/model.onnx" -o "$out/model.mlir"
-echo "== fuse:   build/bin/wsc-opt --wsgraph-fuse"
-build/bin/wsc-opt "$out/model.mlir" --wsgraph-fuse -o "$out/fused.mlir"
+echo "== export: tiny GPT (2 layers, 2 heads, width 32, vocab 64), opset 17, batch 2 x 8 tokens"
+/usr/bin/python3 frontends/pytorch/export.py --preset tiny --opset 17 --batch 2 --seq 8 --out "$out" >/dev/null
+echo "== compile: $bin/wsc-compile $out/model.onnx --arch=mesh:32x32 -o $out/model.wafer"
+$bin/wsc-translate --import-onnx "$out/model.onnx" -o "$out/model.mlir"
+$bin/wsc-opt "$out/model.mlir" --wsgraph-fuse -o "$out/fused.mlir"
+$bin/wsc-compile "$out/model.onnx" --arch=mesh:32x32 --report="$out/compile.json" -o "$out/model.wafer"
 summarize() {
   grep -o "= wsgraph\.[a-z_]*" "$1" | sed 's/= wsgraph\.//' | sort | uniq -c | sort -rn |
     awk '{printf "%s %s", sep, $2 "×" $1; sep=","} END {print ""}'
 }
-echo "imported ops:$(summarize "$out/model.mlir")"
-echo "fused ops:   $(summarize "$out/fused.mlir")"
-/usr/bin/python3 - "$out/fused.mlir" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-params = 0
-for dims in re.findall(r"wsgraph\.(?:weight|constant)[^\n]*: tensor<([0-9x]+)xf32>", text):
-    n = 1
-    for d in dims.split("x"):
-        n *= int(d)
-    params += n
-sig = re.search(r"func\.func @main\(([^)]*)\) -> \(([^)]*)\)", text)
-print(f"parameters:  {params} fp32 values held as weights or literals")
-print(f"signature:   ({sig.group(1)}) -> ({sig.group(2)})")
+echo "   imported ops:$(summarize "$out/model.mlir")"
+echo "   fused ops:   $(summarize "$out/fused.mlir")"
+echo "== run: $bin/wsc-run $out/model.wafer --input idx=$out/idx.npy --output logits=$out/logits.wsc.npy"
+$bin/wsc-run "$out/model.wafer" --input idx="$out/idx.npy" --output logits="$out/logits.wsc.npy" \
+  --report "$out/run.json" --trace "$out/trace.json"
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+import numpy as np
+out = sys.argv[1]
+compile_report = json.load(open(f"{out}/compile.json"))
+run = json.load(open(f"{out}/run.json"))
+kernels = [k for w in compile_report["wafers"] for k in w["kernels"]]
+print(f"   compiled: {len(kernels)} kernels on {compile_report['arch']}, "
+      f"{sum(w['pes_used'] for w in compile_report['wafers'])} PEs, "
+      f"slowest kernel {compile_report['estimate']['cycles_per_token']:.0f} cycles/token")
+print(f"   emulated: {run['cycles']} cycles, {run['tokens_per_s']:.0f} tokens/s at the arch clock, "
+      f"{run['pes_active']} PEs active, {run['wall_s']:.2f} s wall")
+got, want = np.load(f"{out}/logits.wsc.npy"), np.load(f"{out}/logits.npy")
+err = float(np.abs(got - want).max())
+ok = got.shape == want.shape and err <= 1e-4
+print(f"== compare with torch: logits {got.shape}, max abs error {err:.3g} -> {'MATCH' if ok else 'MISMATCH'}")
+sys.exit(0 if ok else 1)
 PY
-echo "outputs in $out/: model.onnx, model.mlir, fused.mlir"
+echo "outputs in $out/: model.onnx, model.mlir, fused.mlir, model.wafer, compile.json, run.json, trace.json (Perfetto)"

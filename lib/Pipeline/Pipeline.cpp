@@ -16,6 +16,9 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> mode{*this, "mode", llvm::cl::desc("pipelined | weight-streaming"),
                            llvm::cl::init("pipelined")};
   Option<std::string> defects{*this, "defects", llvm::cl::desc("Defect map file")};
+  Option<double> defectRate{*this, "defect-rate",
+                            llvm::cl::desc("Random defect map: probability a PE is dead"),
+                            llvm::cl::init(0.0)};
   Option<std::string> report{*this, "report", llvm::cl::desc("Write the compile report here")};
   Option<int64_t> seed{*this, "seed", llvm::cl::desc("Placement seed"), llvm::cl::init(1)};
 };
@@ -42,7 +45,11 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   }
   pm.addPass(createWscSetArch({o.arch}));
   // Later stages are found by name so that each stays in its own library.
-  std::string rest = "wsgraph-fuse,wsc-lower-to-kernels{wafers=" + o.wafers + "}";
+  std::string rest = "wsgraph-fuse,wsc-lower-to-kernels{wafers=" + o.wafers +
+                     " defect-rate=" + std::to_string(o.defectRate) + "}";
+  if (!o.defects.empty() || o.defectRate > 0)
+    rest += ",wsc-defects{file=" + o.defects + " rate=" + std::to_string(o.defectRate) +
+            " seed=" + std::to_string(o.seed) + "}";
   if (PassInfo::lookup("wsc-place"))
     rest += ",wsc-place{seed=" + std::to_string(o.seed) + "}";
   if (PassInfo::lookup("wsc-route"))
@@ -69,7 +76,8 @@ void wsc::registerPipeline() {
           return failure();
         PipelineOptions o;
         o.arch = cl.arch, o.wafers = cl.wafers, o.precision = cl.precision, o.mode = cl.mode;
-        o.defects = cl.defects, o.report = cl.report, o.seed = cl.seed;
+        o.defects = cl.defects, o.defectRate = cl.defectRate, o.report = cl.report;
+        o.seed = cl.seed;
         std::string error;
         if (failed(buildPipeline(pm, o, error)))
           return errorHandler("--wsc-pipeline: " + error);

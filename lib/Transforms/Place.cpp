@@ -96,7 +96,7 @@ public:
       : wafer(wafer), W(W), H(H), defects(defects), graph(graph), members(std::move(members)),
         edges(std::move(edges)) {
     n = this->members.size();
-    x.resize(n), y.resize(n), h.resize(n), w.resize(n), fixed.resize(n);
+    x.resize(n), y.resize(n), h.resize(n), w.resize(n), fixed.resize(n), reserved.resize(n);
     incident.resize(n);
     for (int i = 0; i < n; ++i) {
       GraphKernel &k = graph.kernels[this->members[i]];
@@ -167,6 +167,8 @@ private:
       std::fill(occ.begin() + yy * W + x[i], occ.begin() + yy * W + x[i] + w[i], value);
   }
   LogicalResult checkFixed();
+  void buildBlocked();
+  LogicalResult reserveLarge();
   LogicalResult pack();
   std::pair<int64_t, int64_t> bestInBand(int i, const std::vector<int64_t> &skyline, int64_t top,
                                          int64_t bandHeight, bool eastward, int64_t lo, int64_t hi,
@@ -182,12 +184,51 @@ private:
   std::vector<Edge> edges;
   int n = 0;
   std::vector<int64_t> x, y, h, w;
-  std::vector<bool> fixed;
+  std::vector<bool> fixed;    // placed before this pass: never moves
+  std::vector<bool> reserved; // placed ahead of the bands; may move later
   std::vector<llvm::SmallVector<int, 4>> incident;
   Prefix blocked, deadEast, deadSouth; // static: dead PEs and fixed kernels; dead links
   std::vector<int> occ;                // kernel per cell, -1 when free
   std::vector<int64_t> sky;
 };
+
+void WaferPlacer::buildBlocked() {
+  blocked.build(W, H, [&](int64_t xx, int64_t yy) {
+    return defects.peDead(xx, yy) || occ[yy * W + xx] >= 0;
+  });
+}
+
+/// Kernels wider or taller than half the wafer do not share bands well:
+/// they go first, against an edge (the top or left edge when they are in
+/// the first half of the pipeline, the bottom or right edge otherwise), and
+/// the bands then pack around them.
+LogicalResult WaferPlacer::reserveLarge() {
+  bool any = false;
+  for (int i = 0; i < n; ++i) {
+    bool wide = 2 * w[i] > W, tall = 2 * h[i] > H;
+    if (fixed[i] || (!wide && !tall))
+      continue;
+    bool early = 2 * i < n;
+    // Scan away from the chosen edge; the first legal spot wins.
+    int64_t bestX = -1, bestY = -1;
+    for (int64_t a = 0; a <= (wide ? H - h[i] : W - w[i]) && bestX < 0; ++a)
+      for (int64_t b = 0; b <= (wide ? W - w[i] : H - h[i]) && bestX < 0; ++b) {
+        int64_t yy = wide ? (early ? a : H - h[i] - a) : b;
+        int64_t xx = wide ? b : (early ? a : W - w[i] - a);
+        if (staticLegal(xx, yy, h[i], w[i]))
+          bestX = xx, bestY = yy;
+      }
+    if (bestX < 0)
+      continue; // left to the packer, which reports it if it cannot place it
+    x[i] = bestX, y[i] = bestY;
+    reserved[i] = true;
+    paint(i, i);
+    buildBlocked();
+    any = true;
+  }
+  (void)any;
+  return success();
+}
 
 LogicalResult WaferPlacer::checkFixed() {
   occ.assign(W * H, -1);
@@ -216,9 +257,7 @@ LogicalResult WaferPlacer::checkFixed() {
         occ[yy * W + xx] = i;
       }
   }
-  blocked.build(W, H, [&](int64_t xx, int64_t yy) {
-    return defects.peDead(xx, yy) || occ[yy * W + xx] >= 0;
-  });
+  buildBlocked();
   deadEast.build(W, H, [&](int64_t xx, int64_t yy) {
     return xx + 1 < W && (defects.cell(xx, yy) >> wafer::East & 1);
   });
@@ -268,7 +307,7 @@ std::pair<int64_t, int64_t> WaferPlacer::bestInBand(int i, const std::vector<int
 int64_t WaferPlacer::bandHeightFor(int i, int64_t top) const {
   int64_t height = h[i], width = 0;
   for (int j = i; j < n && width + w[j] <= W; ++j)
-    if (!fixed[j])
+    if (!fixed[j] && !reserved[j])
       width += w[j], height = std::max(height, h[j]);
   return std::min(height, H - top);
 }
@@ -286,7 +325,7 @@ LogicalResult WaferPlacer::pack() {
   bool open = false, eastward = true;
   int64_t lastX0 = 0, lastX1 = W; // columns of the previous kernel in the band
   for (int i = 0; i < n; ++i) {
-    if (fixed[i])
+    if (fixed[i] || reserved[i])
       continue;
     while (true) {
       if (open) {
@@ -453,10 +492,15 @@ void WaferPlacer::improve(int64_t seed, int64_t moves) {
 }
 
 LogicalResult WaferPlacer::run(int64_t seed, int64_t moves) {
-  if (failed(checkFixed()) || failed(pack()))
+  if (failed(checkFixed()) || failed(reserveLarge()) || failed(pack()))
     return failure();
   if (moves < 0)
     moves = std::min<int64_t>(200 * int64_t(n), 400000);
+  // From now on only defects and pre-placed kernels are static.
+  blocked.build(W, H, [&](int64_t xx, int64_t yy) {
+    int o = occ[yy * W + xx];
+    return defects.peDead(xx, yy) || (o >= 0 && fixed[o]);
+  });
   improve(seed, moves);
   Builder b(kernelOp(0)->getContext());
   for (int i = 0; i < n; ++i) {

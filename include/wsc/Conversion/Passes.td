@@ -23,7 +23,9 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     Option<"utilization", "utilization", "double", "0.6",
            "Fraction of the wafer's PEs that kernels may take (the rest is left for routing)">,
     Option<"wafers", "wafers", "std::string", "\"auto\"",
-           "auto: the fewest wafers that hold the model; N: exactly N wafers">
+           "auto: the fewest wafers that hold the model; N: exactly N wafers">,
+    Option<"defectRate", "defect-rate", "double", "0.0",
+           "Expected fraction of dead PEs: kernels stay small enough to fit between them">
   ];
   let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
 }

@@ -24,6 +24,7 @@ struct PipelineOptions {
   std::string precision = "fp32";
   std::string mode = "pipelined";
   std::string defects;
+  double defectRate = 0.0; // a random map of dead PEs (and links), seeded by `seed`
   std::string report;
   int64_t seed = 1;
 };

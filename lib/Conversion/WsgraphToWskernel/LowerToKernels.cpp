@@ -583,6 +583,10 @@ void LowerToKernelsPass::runOnOperation() {
                        << "; use mode=weight-streaming";
       return signalPassFailure();
     }
+    // With dead PEs about, a rectangle of area A holds A * rate of them on
+    // average; keep that well under one so placement finds room.
+    int64_t maxPes = defectRate > 0 ? std::max<int64_t>(1, int64_t(0.3 / defectRate))
+                                    : std::numeric_limits<int64_t>::max();
     for (auto [stage, range] : llvm::enumerate(*stages)) {
       double stageWork = 0;
       for (size_t i = range.first; i < range.second; ++i)
@@ -591,7 +595,7 @@ void LowerToKernelsPass::runOnOperation() {
         KernelPlan &p = plans[i];
         p.stage = stage;
         int64_t pes = std::max<int64_t>(1, int64_t(capacity * p.work / stageWork));
-        p.h = 1, p.w = std::max(pes, minPes[i]);
+        p.h = 1, p.w = std::max(std::min(pes, maxPes), minPes[i]);
         p.size(p);
       }
     }
