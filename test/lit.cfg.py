@@ -17,5 +17,6 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%protoc", config.protoc))
 config.substitutions.append(("%wsc_src", config.wsc_src_root))
+config.substitutions.append(("%wsc_obj", config.wsc_obj_root))
 config.substitutions.append(("%inputs", os.path.join(config.wsc_src_root, "test", "Inputs")))
 config.substitutions.append(("%wafer_proto", os.path.join(config.wsc_src_root, "runtime", "wafer.proto")))
