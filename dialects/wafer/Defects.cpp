@@ -19,8 +19,7 @@ void DefectGrid::killLink(int64_t x, int64_t y, int dir) {
   cells[ny * width + nx] |= 1 << oppositeDir(dir);
 }
 
-DefectGrid DefectGrid::forWafer(DefectsAttr attr, int64_t width, int64_t height,
-                                int64_t index) {
+DefectGrid DefectGrid::forWafer(DefectsAttr attr, int64_t width, int64_t height, int64_t index) {
   DefectGrid grid(width, height);
   if (!attr)
     return grid;
@@ -82,7 +81,10 @@ LogicalResult wsc::wafer::parseDefectFile(StringRef text, StringRef name, int64_
       if (tokens.size() != 4 || !number(tokens[1], x) || !number(tokens[2], y))
         return fail("expected 'link X Y DIR' with DIR one of N, E, S, W");
       int dir = StringSwitch<int>(tokens[3].upper())
-                    .Case("N", North).Case("E", East).Case("S", South).Case("W", West)
+                    .Case("N", North)
+                    .Case("E", East)
+                    .Case("S", South)
+                    .Case("W", West)
                     .Default(-1);
       if (dir < 0)
         return fail("link direction '" + tokens[3] + "' is not one of N, E, S, W");
@@ -114,8 +116,8 @@ struct SplitMix {
 };
 } // namespace
 
-void wsc::wafer::addRandomDefects(DefectList &list, int64_t wafers, int64_t width,
-                                  int64_t height, double peRate, double linkRate, uint64_t seed) {
+void wsc::wafer::addRandomDefects(DefectList &list, int64_t wafers, int64_t width, int64_t height,
+                                  double peRate, double linkRate, uint64_t seed) {
   for (int64_t w = 0; w < wafers; ++w) {
     SplitMix rng{seed * 0x100000001b3ULL + uint64_t(w) * 0x9e3779b97f4a7c15ULL + 1};
     if (peRate > 0)

@@ -21,16 +21,27 @@ namespace wsc::wafer {
 /// The neighbour of (x, y) in direction `dir` (North..West); no bounds check.
 inline void stepDir(int64_t &x, int64_t &y, int dir) {
   switch (dir) {
-  case North: --y; break;
-  case East: ++x; break;
-  case South: ++y; break;
-  case West: --x; break;
-  default: break;
+  case North:
+    --y;
+    break;
+  case East:
+    ++x;
+    break;
+  case South:
+    ++y;
+    break;
+  case West:
+    --x;
+    break;
+  default:
+    break;
   }
 }
 
 /// The port a wavelet arrives on after leaving in direction `dir`.
-inline int oppositeDir(int dir) { return dir == North ? South : dir == South ? North : dir == East ? West : East; }
+inline int oppositeDir(int dir) {
+  return dir == North ? South : dir == South ? North : dir == East ? West : East;
+}
 
 /// One-letter name of a port: R, N, E, S, W, L.
 inline char portLetter(int port) { return "RNESWL"[port >= 0 && port <= 5 ? port : 0]; }

@@ -114,6 +114,9 @@ def Wafer_RoutesOp : Wafer_Op<"routes", [HasParent<"mlir::ModuleOp">]> {
   let extraClassDeclaration = [{
     /// Number of entries.
     int64_t getNumEntries();
+    /// The table as 5 * getNumEntries() values, row-major, without copying
+    /// when it can (`storage` holds them otherwise).
+    llvm::ArrayRef<int32_t> getFlatTable(llvm::SmallVectorImpl<int32_t> &storage);
   }];
 }
 

@@ -58,20 +58,30 @@ int64_t RoutesOp::getNumEntries() {
   return cast<RankedTensorType>(getTable().getType()).getDimSize(0);
 }
 
+ArrayRef<int32_t> RoutesOp::getFlatTable(SmallVectorImpl<int32_t> &storage) {
+  DenseIntElementsAttr table = getTable();
+  int64_t count = table.getNumElements();
+  if (!table.isSplat() && table.getElementType().isInteger(32))
+    return ArrayRef<int32_t>(reinterpret_cast<const int32_t *>(table.getRawData().data()),
+                             count);
+  storage.assign(table.getValues<int32_t>().begin(), table.getValues<int32_t>().end());
+  return storage;
+}
+
 LogicalResult RoutesOp::verify() {
   auto type = dyn_cast<RankedTensorType>(getTable().getType());
   if (!type || type.getRank() != 2 || type.getDimSize(1) != 5)
     return emitOpError("table must be a tensor<Nx5xi32> of [x, y, color, in, out_mask] rows");
   if (getWaferAttr().getInt() < 0)
     return emitOpError("wafer index must be non-negative");
-  auto values = getTable().getValues<int32_t>();
+  SmallVector<int32_t> storage;
+  ArrayRef<int32_t> values = getFlatTable(storage);
   std::array<int32_t, 5> prev{};
   int64_t n = getNumEntries();
-  auto it = values.begin();
   for (int64_t i = 0; i < n; ++i) {
     std::array<int32_t, 5> row;
-    for (int k = 0; k < 5; ++k, ++it)
-      row[k] = *it;
+    for (int k = 0; k < 5; ++k)
+      row[k] = values[5 * i + k];
     auto [x, y, color, in, mask] = row;
     auto diag = [&]() {
       return emitOpError("entry ") << i << " [" << x << ", " << y << ", " << color << ", " << in

@@ -1,17 +1,24 @@
 //===- Place.cpp - kernel rectangles on the wafer, around defects ---------===//
 //
-// Two phases per wafer, both deterministic:
-//  1. A skyline packer takes kernels in pipeline (program) order. For each
-//     it tries every column, drops the rectangle onto the skyline, lifts it
-//     past defects, and keeps the spot with the lowest
-//       (bottom row) + (stream-weighted mean distance to placed neighbours).
-//     Rows therefore fill in a serpentine. When the skyline is full, a full
-//     scan looks for any hole left over.
-//  2. A fixed budget of random moves (toward neighbours, small shifts,
+// Per wafer, deterministic for a seed:
+//  1. Kernels wider or taller than half the wafer go first, against an edge
+//     (top/left when early in the pipeline, bottom/right when late).
+//  2. A band packer lays the others out in pipeline (program) order in a
+//     serpentine of bands: east along the first band, west along the next.
+//     Inside a band a skyline lets short kernels stack; each kernel takes
+//     the spot nearest (stream-weighted) to the kernels it talks to, never
+//     behind the previous kernel of the band. A band is as tall as the
+//     tallest kernel of the next band-width of kernels, or a minimum height.
+//     When no band is left, a full scan looks for any hole.
+//  3. The packer runs for both orientations (row bands, and column bands on
+//     the transposed wafer) and several minimum band heights; the packing
+//     that places every kernel at the lowest stream-weighted distance wins.
+//  4. A fixed budget of random moves (toward a neighbour, small shifts,
 //     swaps) keeps every legal change that lowers the stream-weighted
 //     distance.
 // Legal means: inside the grid, disjoint, and no dead PE or dead link
-// inside the rectangle (channels need every internal link).
+// inside the rectangle (channels need every internal link). The distance of
+// a stream is from its producer's last PE to the nearest PE of the consumer.
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/Transforms/Passes.h"
@@ -51,8 +58,7 @@ struct SplitMix {
 struct Prefix {
   int64_t W = 0, H = 0;
   std::vector<int32_t> s;
-  template <typename F>
-  void build(int64_t width, int64_t height, F value) {
+  template <typename F> void build(int64_t width, int64_t height, F value) {
     W = width, H = height;
     s.assign((W + 1) * (H + 1), 0);
     for (int64_t y = 0; y < H; ++y)
@@ -64,8 +70,8 @@ struct Prefix {
   int64_t sum(int64_t x0, int64_t y0, int64_t x1, int64_t y1) const {
     if (x1 < x0 || y1 < y0)
       return 0;
-    return s[(y1 + 1) * (W + 1) + x1 + 1] - s[y0 * (W + 1) + x1 + 1] -
-           s[(y1 + 1) * (W + 1) + x0] + s[y0 * (W + 1) + x0];
+    return s[(y1 + 1) * (W + 1) + x1 + 1] - s[y0 * (W + 1) + x1 + 1] - s[(y1 + 1) * (W + 1) + x0] +
+           s[y0 * (W + 1) + x0];
   }
   /// The largest row r in [y0, y1] whose part [x0, x1] sums non-zero, or -1.
   int64_t lastRow(int64_t x0, int64_t y0, int64_t x1, int64_t y1) const {
@@ -88,29 +94,73 @@ struct Edge {
   double weight;
 };
 
-/// Placement of the kernels of one wafer.
+/// Placement of the kernels of one wafer, possibly on the transposed wafer
+/// (x and y, w and h, EAST and SOUTH swapped) so that bands run in columns.
 class WaferPlacer {
 public:
-  WaferPlacer(int64_t wafer, int64_t W, int64_t H, const wafer::DefectGrid &defects,
-              KernelGraph &graph, std::vector<int> members, std::vector<Edge> edges)
-      : wafer(wafer), W(W), H(H), defects(defects), graph(graph), members(std::move(members)),
-        edges(std::move(edges)) {
-    n = this->members.size();
+  WaferPlacer(int64_t wafer, int64_t width, int64_t height, const wafer::DefectGrid &grid,
+              KernelGraph &graph, const std::vector<int> &members, const std::vector<Edge> &edges,
+              bool transposed)
+      : wafer(wafer), transposed(transposed), graph(graph), members(members), edges(edges) {
+    W = transposed ? height : width;
+    H = transposed ? width : height;
+    n = members.size();
     x.resize(n), y.resize(n), h.resize(n), w.resize(n), fixed.resize(n), reserved.resize(n);
     incident.resize(n);
     for (int i = 0; i < n; ++i) {
-      GraphKernel &k = graph.kernels[this->members[i]];
+      GraphKernel &k = graph.kernels[members[i]];
       h[i] = k.h, w[i] = k.w, x[i] = k.x, y[i] = k.y;
+      if (transposed)
+        std::swap(h[i], w[i]), std::swap(x[i], y[i]);
       fixed[i] = k.x >= 0;
     }
-    for (auto [e, edge] : llvm::enumerate(this->edges)) {
+    for (auto [e, edge] : llvm::enumerate(edges)) {
       incident[edge.src].push_back(e);
       if (edge.dst != edge.src)
         incident[edge.dst].push_back(e);
     }
+    deadPe.assign(W * H, 0);
+    for (int64_t yy = 0; yy < height; ++yy)
+      for (int64_t xx = 0; xx < width; ++xx)
+        if (grid.peDead(xx, yy))
+          deadPe[transposed ? xx * W + yy : yy * W + xx] = 1;
+    // Dead links inside rectangles: east of (x, y), and south of (x, y).
+    auto eastDead = [&](int64_t xx, int64_t yy) {
+      return transposed ? yy + 1 < width && (grid.cell(yy, xx) >> wafer::South & 1)
+                        : xx + 1 < width && (grid.cell(xx, yy) >> wafer::East & 1);
+    };
+    auto southDead = [&](int64_t xx, int64_t yy) {
+      return transposed ? xx + 1 < height && (grid.cell(yy, xx) >> wafer::East & 1)
+                        : yy + 1 < height && (grid.cell(xx, yy) >> wafer::South & 1);
+    };
+    deadEast.build(W, H, [&](int64_t xx, int64_t yy) { return xx + 1 < W && eastDead(xx, yy); });
+    deadSouth.build(W, H, [&](int64_t xx, int64_t yy) { return yy + 1 < H && southDead(xx, yy); });
   }
 
-  LogicalResult run(int64_t seed, int64_t moves);
+  /// Checks the pre-placed kernels; errors name the kernel (call untransposed).
+  LogicalResult checkFixed();
+  /// One packing attempt from scratch, giving up when more than
+  /// `holeBudget` kernels need the (slow) hole scan; on failure
+  /// `failedKernel` is set.
+  bool attempt(int64_t minBand, int64_t holeBudget);
+  /// Starts from given origins (untransposed), for the improvement moves.
+  void adopt(const std::vector<std::pair<int64_t, int64_t>> &origins);
+  void improve(int64_t seed, int64_t moves);
+  /// Origins in untransposed coordinates.
+  std::vector<std::pair<int64_t, int64_t>> origins() const {
+    std::vector<std::pair<int64_t, int64_t>> o(n);
+    for (int i = 0; i < n; ++i)
+      o[i] = transposed ? std::make_pair(y[i], x[i]) : std::make_pair(x[i], y[i]);
+    return o;
+  }
+  double totalCost() const {
+    double c = 0;
+    for (const Edge &e : edges)
+      c += edgeCost(e);
+    return c;
+  }
+  InFlightDiagnostic placeError();
+  void write();
 
 private:
   KernelOp kernelOp(int i) { return graph.kernels[members[i]].op; }
@@ -166,44 +216,88 @@ private:
     for (int64_t yy = y[i]; yy < y[i] + h[i]; ++yy)
       std::fill(occ.begin() + yy * W + x[i], occ.begin() + yy * W + x[i] + w[i], value);
   }
-  LogicalResult checkFixed();
-  void buildBlocked();
-  LogicalResult reserveLarge();
-  LogicalResult pack();
-  std::pair<int64_t, int64_t> bestInBand(int i, const std::vector<int64_t> &skyline, int64_t top,
-                                         int64_t bandHeight, bool eastward, int64_t lo, int64_t hi,
-                                         double &bestCost);
-  int64_t bandHeightFor(int i, int64_t top) const;
-  LogicalResult placeInHole(int i);
-  void improve(int64_t seed, int64_t moves);
+  /// Static obstacles: dead PEs, plus the kernels `keep` accepts.
+  template <typename Keep> void buildBlocked(Keep keep) {
+    blocked.build(W, H, [&](int64_t xx, int64_t yy) {
+      int o = occ[yy * W + xx];
+      return deadPe[yy * W + xx] || (o >= 0 && keep(o));
+    });
+  }
+  void reset();
+  void reserveLarge();
+  bool pack(int64_t minBand, int64_t holeBudget);
+  bool placeInHole(int i);
+  std::pair<int64_t, int64_t> bestInBand(int i, int64_t top, int64_t bandHeight, bool eastward,
+                                         int64_t lo, int64_t hi);
+  int64_t bandHeightFor(int i, int64_t top, int64_t minBand) const;
 
-  int64_t wafer, W, H;
-  const wafer::DefectGrid &defects;
+  int64_t wafer;
+  bool transposed;
   KernelGraph &graph;
-  std::vector<int> members;
-  std::vector<Edge> edges;
+  const std::vector<int> &members;
+  const std::vector<Edge> &edges;
+  int64_t W, H;
   int n = 0;
   std::vector<int64_t> x, y, h, w;
   std::vector<bool> fixed;    // placed before this pass: never moves
-  std::vector<bool> reserved; // placed ahead of the bands; may move later
+  std::vector<bool> reserved; // placed ahead of the bands
   std::vector<llvm::SmallVector<int, 4>> incident;
-  Prefix blocked, deadEast, deadSouth; // static: dead PEs and fixed kernels; dead links
+  std::vector<uint8_t> deadPe;
+  Prefix blocked, deadEast, deadSouth; // static obstacles; dead links inside rectangles
   std::vector<int> occ;                // kernel per cell, -1 when free
   std::vector<int64_t> sky;
+  int failedKernel = -1;
 };
 
-void WaferPlacer::buildBlocked() {
-  blocked.build(W, H, [&](int64_t xx, int64_t yy) {
-    return defects.peDead(xx, yy) || occ[yy * W + xx] >= 0;
-  });
+LogicalResult WaferPlacer::checkFixed() {
+  occ.assign(W * H, -1);
+  for (int i = 0; i < n; ++i) {
+    KernelOp op = kernelOp(i);
+    if (h[i] > H || w[i] > W)
+      return op.emitOpError("kernel '")
+             << op.getName() << "' (grid [" << h[i] << ", " << w[i] << "]) does not fit the " << H
+             << " rows x " << W << " columns of the wafer; placement never shrinks or "
+             << "reshapes a kernel";
+    if (!fixed[i])
+      continue;
+    if (x[i] + w[i] > W || y[i] + h[i] > H)
+      return op.emitOpError("kernel '") << op.getName() << "' at (" << x[i] << ", " << y[i]
+                                        << ") leaves the " << W << "x" << H << " grid";
+    for (int64_t yy = y[i]; yy < y[i] + h[i]; ++yy)
+      for (int64_t xx = x[i]; xx < x[i] + w[i]; ++xx) {
+        if (deadPe[yy * W + xx])
+          return op.emitOpError("kernel '") << op.getName() << "' covers the dead PE (" << xx
+                                            << ", " << yy << ") of wafer " << wafer;
+        int o = occ[yy * W + xx];
+        if (o >= 0)
+          return op.emitOpError("kernel '")
+                 << op.getName() << "' overlaps kernel '" << kernelOp(o).getName() << "' at PE ("
+                 << xx << ", " << yy << ")";
+        occ[yy * W + xx] = i;
+      }
+  }
+  return success();
+}
+
+/// Only the pre-placed kernels stay.
+void WaferPlacer::reset() {
+  occ.assign(W * H, -1);
+  for (int i = 0; i < n; ++i) {
+    reserved[i] = false;
+    if (fixed[i])
+      paint(i, i);
+    else
+      x[i] = y[i] = -1;
+  }
+  buildBlocked([&](int o) { return true; });
+  failedKernel = -1;
 }
 
 /// Kernels wider or taller than half the wafer do not share bands well:
 /// they go first, against an edge (the top or left edge when they are in
 /// the first half of the pipeline, the bottom or right edge otherwise), and
 /// the bands then pack around them.
-LogicalResult WaferPlacer::reserveLarge() {
-  bool any = false;
+void WaferPlacer::reserveLarge() {
   for (int i = 0; i < n; ++i) {
     bool wide = 2 * w[i] > W, tall = 2 * h[i] > H;
     if (fixed[i] || (!wide && !tall))
@@ -223,67 +317,26 @@ LogicalResult WaferPlacer::reserveLarge() {
     x[i] = bestX, y[i] = bestY;
     reserved[i] = true;
     paint(i, i);
-    buildBlocked();
-    any = true;
+    buildBlocked([&](int o) { return true; });
   }
-  (void)any;
-  return success();
 }
 
-LogicalResult WaferPlacer::checkFixed() {
-  occ.assign(W * H, -1);
-  for (int i = 0; i < n; ++i) {
-    KernelOp op = kernelOp(i);
-    if (h[i] > H || w[i] > W)
-      return op.emitOpError("kernel '")
-             << op.getName() << "' (grid [" << h[i] << ", " << w[i] << "]) does not fit the "
-             << H << " rows x " << W << " columns of the wafer; placement never shrinks or "
-             << "reshapes a kernel";
-    if (!fixed[i])
-      continue;
-    if (x[i] + w[i] > W || y[i] + h[i] > H)
-      return op.emitOpError("kernel '") << op.getName() << "' at (" << x[i] << ", " << y[i]
-                                        << ") leaves the " << W << "x" << H << " grid";
-    for (int64_t yy = y[i]; yy < y[i] + h[i]; ++yy)
-      for (int64_t xx = x[i]; xx < x[i] + w[i]; ++xx) {
-        if (defects.peDead(xx, yy))
-          return op.emitOpError("kernel '") << op.getName() << "' covers the dead PE (" << xx
-                                            << ", " << yy << ") of wafer " << wafer;
-        int o = occ[yy * W + xx];
-        if (o >= 0)
-          return op.emitOpError("kernel '") << op.getName() << "' overlaps kernel '"
-                                            << kernelOp(o).getName() << "' at PE (" << xx << ", "
-                                            << yy << ")";
-        occ[yy * W + xx] = i;
-      }
-  }
-  buildBlocked();
-  deadEast.build(W, H, [&](int64_t xx, int64_t yy) {
-    return xx + 1 < W && (defects.cell(xx, yy) >> wafer::East & 1);
-  });
-  deadSouth.build(W, H, [&](int64_t xx, int64_t yy) {
-    return yy + 1 < H && (defects.cell(xx, yy) >> wafer::South & 1);
-  });
-  return success();
-}
-
-/// The best spot for kernel i in the band whose skyline is `sky`: the
-/// lowest cost, or bestX = -1.
-std::pair<int64_t, int64_t> WaferPlacer::bestInBand(int i, const std::vector<int64_t> &skyline,
-                                                    int64_t top, int64_t bandHeight,
-                                                    bool eastward, int64_t lo, int64_t hi,
-                                                    double &bestCost) {
-  // window[c] = max(skyline[c .. c + w - 1]) by a monotone deque.
+/// The best spot for kernel i in the band [top, top + bandHeight) whose
+/// skyline is `sky`, between columns lo and hi; (-1, -1) when none.
+std::pair<int64_t, int64_t> WaferPlacer::bestInBand(int i, int64_t top, int64_t bandHeight,
+                                                    bool eastward, int64_t lo, int64_t hi) {
+  // window[c] = max(sky[c .. c + w - 1]) by a monotone deque.
   std::vector<int64_t> window(W);
   std::deque<int64_t> dq;
   for (int64_t c = W - 1; c >= 0; --c) {
-    while (!dq.empty() && skyline[dq.back()] <= skyline[c])
+    while (!dq.empty() && sky[dq.back()] <= sky[c])
       dq.pop_back();
     dq.push_back(c);
     while (dq.front() >= c + w[i])
       dq.pop_front();
-    window[c] = skyline[dq.front()];
+    window[c] = sky[dq.front()];
   }
+  double bestCost = 0;
   int64_t bestX = -1, bestY = -1;
   for (int64_t c = std::max<int64_t>(0, lo); c + w[i] <= std::min(W, hi); ++c) {
     int64_t r = liftPastObstacles(c, window[c], h[i], w[i]);
@@ -303,16 +356,16 @@ std::pair<int64_t, int64_t> WaferPlacer::bestInBand(int i, const std::vector<int
 }
 
 /// The height of a band opened at `top` for kernels i, i+1, ...: the
-/// tallest of those that would fill its width.
-int64_t WaferPlacer::bandHeightFor(int i, int64_t top) const {
-  int64_t height = h[i], width = 0;
+/// tallest of those that would fill its width, and at least `minBand`.
+int64_t WaferPlacer::bandHeightFor(int i, int64_t top, int64_t minBand) const {
+  int64_t height = std::max(h[i], minBand), width = 0;
   for (int j = i; j < n && width + w[j] <= W; ++j)
     if (!fixed[j] && !reserved[j])
       width += w[j], height = std::max(height, h[j]);
   return std::min(height, H - top);
 }
 
-LogicalResult WaferPlacer::pack() {
+bool WaferPlacer::pack(int64_t minBand, int64_t holeBudget) {
   // Kernels that went into holes: the band skyline must stay clear of them.
   std::vector<int> holes;
   auto raiseSky = [&](int64_t top) {
@@ -332,8 +385,7 @@ LogicalResult WaferPlacer::pack() {
         // Never go back behind the previous kernel: the band is a cursor.
         int64_t lo = eastward ? lastX0 - w[i] + 1 : 0;
         int64_t hi = eastward ? W : lastX1;
-        double cost = 0;
-        auto [bx, by] = bestInBand(i, sky, top, bandHeight, eastward, lo, hi, cost);
+        auto [bx, by] = bestInBand(i, top, bandHeight, eastward, lo, hi);
         if (bx >= 0) {
           x[i] = bx, y[i] = by;
           paint(i, i);
@@ -346,8 +398,12 @@ LogicalResult WaferPlacer::pack() {
       // Open the next band, in the other direction (the serpentine).
       int64_t next = open ? top + bandHeight : 0;
       if (next + h[i] > H) {
-        if (failed(placeInHole(i)))
-          return failure();
+        if (int64_t(holes.size()) >= holeBudget) {
+          failedKernel = i;
+          return false;
+        }
+        if (!placeInHole(i))
+          return false;
         holes.push_back(i);
         raiseSky(top);
         break;
@@ -355,47 +411,101 @@ LogicalResult WaferPlacer::pack() {
       eastward = open ? !eastward : true;
       open = true;
       top = next;
-      bandHeight = bandHeightFor(i, top);
+      bandHeight = bandHeightFor(i, top, minBand);
       sky.assign(W, top);
       raiseSky(top);
-      lastX0 = eastward ? 0 : W;
-      lastX1 = eastward ? 0 : W;
+      lastX0 = lastX1 = eastward ? 0 : W;
     }
   }
-  return success();
+  return true;
 }
 
-/// The skyline is full: scan every position against the real occupancy.
-LogicalResult WaferPlacer::placeInHole(int i) {
+/// No band is left: look for a hole, in rings of growing distance around
+/// the spot its placed neighbours pull it to; once one is found, a few more
+/// rings may still hold a cheaper one.
+bool WaferPlacer::placeInHole(int i) {
   Prefix taken;
   taken.build(W, H, [&](int64_t xx, int64_t yy) { return occ[yy * W + xx] >= 0; });
+  auto legal = [&](int64_t c, int64_t r) {
+    return staticLegal(c, r, h[i], w[i]) && !taken.sum(c, r, c + w[i] - 1, r + h[i] - 1);
+  };
+  // The pull: producers' sending PEs and consumers' origins, by weight.
+  double ax = 0, ay = 0, aw = 0;
+  for (int e : incident[i]) {
+    const Edge &edge = edges[e];
+    int other = edge.src == i ? edge.dst : edge.src;
+    if (!placed(other))
+      continue;
+    double px = edge.src == i ? x[other] - w[i] : x[other] + w[other] - 1;
+    double py = edge.src == i ? y[other] - h[i] : y[other] + h[other] - 1;
+    ax += edge.weight * px, ay += edge.weight * py, aw += edge.weight;
+  }
+  int64_t tx = aw > 0 ? std::clamp<int64_t>(int64_t(ax / aw), 0, W - w[i]) : 0;
+  int64_t ty = aw > 0 ? std::clamp<int64_t>(int64_t(ay / aw), 0, H - h[i]) : 0;
   double bestCost = 0;
-  int64_t bestX = -1, bestY = -1;
-  for (int64_t r = 0; r + h[i] <= H; ++r)
-    for (int64_t c = 0; c + w[i] <= W; ++c) {
-      if (!staticLegal(c, r, h[i], w[i]) || taken.sum(c, r, c + w[i] - 1, r + h[i] - 1))
-        continue;
+  int64_t bestX = -1, bestY = -1, stopAt = std::max(W, H);
+  for (int64_t d = 0; d <= stopAt; ++d) {
+    auto consider = [&](int64_t c, int64_t r) {
+      if (c < 0 || r < 0 || c + w[i] > W || r + h[i] > H || !legal(c, r))
+        return;
       x[i] = c, y[i] = r;
       auto [cost, weight] = localCost(i);
-      double total = weight > 0 ? cost / weight : double(r + c);
+      double total = (weight > 0 ? cost / weight : 0) + 1e-6 * double(r * W + c);
       if (bestX < 0 || total < bestCost)
         bestCost = total, bestX = c, bestY = r;
+    };
+    for (int64_t k = -d; k <= d; ++k) {
+      consider(tx + k, ty - d);
+      if (d > 0)
+        consider(tx + k, ty + d);
     }
-  x[i] = bestX, y[i] = bestY;
-  if (bestX >= 0) {
-    paint(i, i);
-    return success();
+    for (int64_t k = -d + 1; k <= d - 1; ++k) {
+      consider(tx - d, ty + k);
+      consider(tx + d, ty + k);
+    }
+    if (bestX >= 0)
+      stopAt = std::min(stopAt, d + w[i] + h[i]);
   }
+  x[i] = bestX, y[i] = bestY;
+  if (bestX < 0) {
+    failedKernel = i;
+    return false;
+  }
+  paint(i, i);
+  return true;
+}
+
+bool WaferPlacer::attempt(int64_t minBand, int64_t holeBudget) {
+  reset();
+  reserveLarge();
+  return pack(minBand, holeBudget);
+}
+
+InFlightDiagnostic WaferPlacer::placeError() {
+  int i = failedKernel;
   int64_t freePes = 0;
-  for (int64_t yy = 0; yy < H; ++yy)
-    for (int64_t xx = 0; xx < W; ++xx)
-      freePes += occ[yy * W + xx] < 0 && !defects.peDead(xx, yy);
+  for (int64_t c = 0; c < W * H; ++c)
+    freePes += occ[c] < 0 && !deadPe[c];
   KernelOp op = kernelOp(i);
+  int64_t hh = transposed ? w[i] : h[i], ww = transposed ? h[i] : w[i];
   return op.emitOpError("cannot place kernel '")
-         << op.getName() << "' (grid [" << h[i] << ", " << w[i] << "]) on wafer " << wafer
-         << ": no free rectangle of " << h[i] << " rows x " << w[i]
+         << op.getName() << "' (grid [" << hh << ", " << ww << "]) on wafer " << wafer
+         << ": no free rectangle of " << hh << " rows x " << ww
          << " columns without defects is left (" << freePes << " of " << W * H
          << " PEs free); placement never shrinks or reshapes a kernel";
+}
+
+void WaferPlacer::adopt(const std::vector<std::pair<int64_t, int64_t>> &origins) {
+  occ.assign(W * H, -1);
+  for (int i = 0; i < n; ++i) {
+    reserved[i] = false;
+    std::tie(x[i], y[i]) = origins[i];
+    if (transposed)
+      std::swap(x[i], y[i]);
+    paint(i, i);
+  }
+  // Only defects and pre-placed kernels are static now.
+  buildBlocked([&](int o) { return bool(fixed[o]); });
 }
 
 void WaferPlacer::improve(int64_t seed, int64_t moves) {
@@ -452,8 +562,7 @@ void WaferPlacer::improve(int64_t seed, int64_t moves) {
       double before = pairCost(i, -1);
       x[i] = nx, y[i] = ny;
       double after = pairCost(i, -1);
-      bool ok = after < before && staticLegal(nx, ny, h[i], w[i]) &&
-                freeOf(nx, ny, h[i], w[i], i);
+      bool ok = after < before && staticLegal(nx, ny, h[i], w[i]) && freeOf(nx, ny, h[i], w[i], i);
       x[i] = ox, y[i] = oy;
       if (!ok)
         continue;
@@ -491,25 +600,14 @@ void WaferPlacer::improve(int64_t seed, int64_t moves) {
   }
 }
 
-LogicalResult WaferPlacer::run(int64_t seed, int64_t moves) {
-  if (failed(checkFixed()) || failed(reserveLarge()) || failed(pack()))
-    return failure();
-  if (moves < 0)
-    moves = std::min<int64_t>(200 * int64_t(n), 400000);
-  // From now on only defects and pre-placed kernels are static.
-  blocked.build(W, H, [&](int64_t xx, int64_t yy) {
-    int o = occ[yy * W + xx];
-    return defects.peDead(xx, yy) || (o >= 0 && fixed[o]);
-  });
-  improve(seed, moves);
-  Builder b(kernelOp(0)->getContext());
-  for (int i = 0; i < n; ++i) {
+void WaferPlacer::write() {
+  Builder b(graph.kernels[members[0]].op->getContext());
+  for (auto [i, o] : llvm::enumerate(origins())) {
     GraphKernel &k = graph.kernels[members[i]];
-    k.x = x[i], k.y = y[i];
+    k.x = o.first, k.y = o.second;
     if (!fixed[i])
-      k.op->setAttr(wafer::kOriginAttrName, b.getDenseI64ArrayAttr({wafer, x[i], y[i]}));
+      k.op->setAttr(wafer::kOriginAttrName, b.getDenseI64ArrayAttr({wafer, k.x, k.y}));
   }
-  return success();
 }
 
 struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
@@ -547,9 +645,37 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
         }
       }
       wafer::DefectGrid defects = wafer::DefectGrid::forWafer(defectsAttr, W, H, waferIndex);
-      WaferPlacer placer(waferIndex, W, H, defects, *graph, members, std::move(edges));
-      if (failed(placer.run(seed, moves)))
+      WaferPlacer rows(waferIndex, W, H, defects, *graph, members, edges, false);
+      if (failed(rows.checkFixed()))
         return signalPassFailure();
+      // Row bands and column bands, with bands as tall as their kernels need
+      // or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full packing.
+      WaferPlacer cols(waferIndex, W, H, defects, *graph, members, edges, true);
+      (void)cols.checkFixed();
+      std::optional<std::vector<std::pair<int64_t, int64_t>>> best;
+      double bestCost = 0;
+      int64_t holeBudget = std::max<int64_t>(8, members.size() / 20);
+      for (WaferPlacer *p : {&rows, &cols}) {
+        int64_t side = p == &rows ? H : W;
+        for (int64_t minBand : {int64_t(0), side / 6, side / 4, side / 3}) {
+          if (!p->attempt(minBand, holeBudget))
+            continue;
+          double cost = p->totalCost();
+          if (!best || cost < bestCost)
+            best = p->origins(), bestCost = cost;
+        }
+      }
+      // Last resort: row bands, with as many hole scans as it takes.
+      if (!best && rows.attempt(0, INT64_MAX))
+        best = rows.origins();
+      if (!best) {
+        rows.placeError();
+        return signalPassFailure();
+      }
+      rows.adopt(*best);
+      rows.improve(seed, moves < 0 ? std::min<int64_t>(200 * int64_t(members.size()), 400000)
+                                   : int64_t(moves));
+      rows.write();
     }
   }
 };

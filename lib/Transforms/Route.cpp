@@ -55,11 +55,11 @@ struct Entry {
 
 struct Group {
   bool isStream = true;
-  int kernel = -1;         // producer, or the channel's kernel
-  unsigned result = 0;     // stream: result number
-  std::string channel;     // channel: its name
-  double demand = 0;       // words per token on each link
-  int32_t src = -1;        // stream: the sending PE
+  int kernel = -1;     // producer, or the channel's kernel
+  unsigned result = 0; // stream: result number
+  std::string channel; // channel: its name
+  double demand = 0;   // words per token on each link
+  int32_t src = -1;    // stream: the sending PE
   std::vector<int> consumers;
   std::vector<Entry> entries;
   std::vector<int32_t> res; // resources used, each once
@@ -87,11 +87,10 @@ struct Stats {
 
 class WaferRouter {
 public:
-  WaferRouter(int64_t wafer, wafer::ArchAttr arch, const DefectGrid &defects,
-              KernelGraph &graph, int64_t maxIterations, double budget)
-      : wafer(wafer), arch(arch), W(arch.getWidth()), H(arch.getHeight()),
-        K(arch.getColors()), defects(defects), graph(graph), maxIterations(maxIterations),
-        budget(budget) {}
+  WaferRouter(int64_t wafer, wafer::ArchAttr arch, const DefectGrid &defects, KernelGraph &graph,
+              int64_t maxIterations, double budget)
+      : wafer(wafer), arch(arch), W(arch.getWidth()), H(arch.getHeight()), K(arch.getColors()),
+        defects(defects), graph(graph), maxIterations(maxIterations), budget(budget) {}
 
   LogicalResult run(Stats &stats);
   /// The table rows [x, y, color, in, mask], sorted by (y, x, color, in).
@@ -125,8 +124,7 @@ private:
 
   LogicalResult buildGroups();
   /// Routes stream `g`; `closed(r)` marks resources it may not use.
-  template <typename Closed>
-  bool routeStream(Group &g, Closed closed);
+  template <typename Closed> bool routeStream(Group &g, Closed closed);
   void commit(Group &g, int delta);
   void ripUp(Group &g) {
     commit(g, -1);
@@ -147,6 +145,7 @@ private:
   int64_t maxIterations;
   double budget;
   double present = 0.5;
+  bool negotiating = false; // spread inside consumers by cost, not breadth-first
   int64_t crossWafer = 0;
 
   std::vector<Group> groups;
@@ -177,17 +176,17 @@ LogicalResult WaferRouter::buildGroups() {
     if (k.wafer != wafer)
       continue;
     if (k.x < 0)
-      return k.op.emitOpError("kernel '") << k.op.getName()
-                                          << "' has no 'wafer.origin'; run --wsc-place first";
+      return k.op.emitOpError("kernel '")
+             << k.op.getName() << "' has no 'wafer.origin'; run --wsc-place first";
     Rect r = rectOf(ki);
     if (r.x1 >= W || r.y1 >= H)
-      return k.op.emitOpError("kernel '") << k.op.getName() << "' leaves the " << W << "x" << H
-                                          << " grid";
+      return k.op.emitOpError("kernel '")
+             << k.op.getName() << "' leaves the " << W << "x" << H << " grid";
     for (int64_t y = r.y0; y <= r.y1; ++y)
       for (int64_t x = r.x0; x <= r.x1; ++x)
         if (defects.peDead(x, y))
-          return k.op.emitOpError("kernel '") << k.op.getName() << "' covers the dead PE (" << x
-                                              << ", " << y << ")";
+          return k.op.emitOpError("kernel '")
+                 << k.op.getName() << "' covers the dead PE (" << x << ", " << y << ")";
     // Channels: fixed hops.
     for (NamedAttribute ch : k.op.getChannels()) {
       Group g;
@@ -203,8 +202,8 @@ LogicalResult WaferRouter::buildGroups() {
         int64_t nx = x, ny = y;
         wafer::stepDir(nx, ny, dir);
         g.entries.push_back({int32_t(node(x, y)), wafer::Ramp, uint8_t(1 << dir)});
-        g.entries.push_back({int32_t(node(nx, ny)), uint8_t(wafer::oppositeDir(dir)),
-                             uint8_t(1 << wafer::Ramp)});
+        g.entries.push_back(
+            {int32_t(node(nx, ny)), uint8_t(wafer::oppositeDir(dir)), uint8_t(1 << wafer::Ramp)});
         ++g.links;
         g.depth = 1;
         return success();
@@ -243,16 +242,14 @@ LogicalResult WaferRouter::buildGroups() {
       continue;
     // Nearest consumers first; each later one joins the tree where it is closest.
     int64_t sx = pr.x1, sy = pr.y1;
-    llvm::stable_sort(g.consumers, [&](int a, int b) {
-      return rectOf(a).dist(sx, sy) < rectOf(b).dist(sx, sy);
-    });
+    llvm::stable_sort(
+        g.consumers, [&](int a, int b) { return rectOf(a).dist(sx, sy) < rectOf(b).dist(sx, sy); });
     groups.push_back(std::move(g));
   }
   return success();
 }
 
-template <typename Closed>
-bool WaferRouter::routeStream(Group &g, Closed closed) {
+template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed) {
   g.entries.clear();
   g.res.clear();
   g.links = 0;
@@ -339,21 +336,56 @@ bool WaferRouter::routeStream(Group &g, Closed closed) {
         link(it->first, it->second, node(tx, ty));
       }
     }
-    // Spread over R breadth-first from the tree nodes already inside it.
-    std::deque<int64_t> queue;
-    for (size_t i = 0; i < g.entries.size(); ++i)
-      if (R.contains(g.entries[i].node % W, g.entries[i].node / W))
-        queue.push_back(g.entries[i].node);
-    while (!queue.empty()) {
-      int64_t u = queue.front();
-      queue.pop_front();
-      for (int dir = wafer::North; dir <= wafer::West; ++dir) {
-        int64_t v = neighbour(u, dir);
-        if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) ||
-            closed(int32_t(u * kResPerPe + dir)))
+    // Spread over R from the tree nodes already inside it: breadth-first,
+    // or once congestion is being negotiated, cheapest-first over link costs.
+    if (!negotiating) {
+      std::deque<int64_t> queue;
+      for (size_t i = 0; i < g.entries.size(); ++i)
+        if (R.contains(g.entries[i].node % W, g.entries[i].node / W))
+          queue.push_back(g.entries[i].node);
+      while (!queue.empty()) {
+        int64_t u = queue.front();
+        queue.pop_front();
+        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+          int64_t v = neighbour(u, dir);
+          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) ||
+              closed(int32_t(u * kResPerPe + dir)))
+            continue;
+          link(u, dir, v);
+          queue.push_back(v);
+        }
+      }
+    } else {
+      ++searchStamp;
+      std::priority_queue<Item> pq;
+      for (size_t i = 0; i < g.entries.size(); ++i) {
+        int32_t n = g.entries[i].node;
+        if (!R.contains(n % W, n / W))
           continue;
-        link(u, dir, v);
-        queue.push_back(v);
+        seen[n] = searchStamp, gScore[n] = 0;
+        pq.push({0, 0, n});
+      }
+      while (!pq.empty()) {
+        Item it = pq.top();
+        pq.pop();
+        if (it.g > gScore[it.n])
+          continue;
+        if (inTree[it.n] != treeStamp) {
+          int64_t px = it.n % W, py = it.n / W;
+          wafer::stepDir(px, py, wafer::oppositeDir(parentDir[it.n]));
+          link(node(px, py), parentDir[it.n], it.n);
+        }
+        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+          int64_t v = neighbour(it.n, dir);
+          int32_t r = int32_t(it.n * kResPerPe + dir);
+          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) || closed(r))
+            continue;
+          float ng = it.g + float(linkCost(r, g.demand));
+          if (seen[v] != searchStamp || ng < gScore[v]) {
+            seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
+            pq.push({ng, ng, int32_t(v)});
+          }
+        }
       }
     }
     for (int64_t y = R.y0; y <= R.y1; ++y)
@@ -512,17 +544,7 @@ LogicalResult WaferRouter::fail(const std::vector<int32_t> &over,
   int blame = -1;
   std::vector<int32_t> region = over;
   if (!over.empty()) {
-    std::vector<int> count(groups.size(), 0);
-    std::vector<int32_t> sorted = over;
-    llvm::sort(sorted);
-    for (auto [gi, g] : llvm::enumerate(groups))
-      for (int32_t r : g.res)
-        if (std::binary_search(sorted.begin(), sorted.end(), r))
-          ++count[gi];
-    for (size_t gi = 0; gi < groups.size(); ++gi)
-      if (groups[gi].isStream && (blame < 0 || count[gi] > count[blame]))
-        blame = gi;
-    // The worst links.
+    // The worst links, the stream on most of them, and its part of them.
     auto excess = [&](int32_t r) {
       return std::max(double(occ[r]) - double(K),
                       budget > 0 ? (load[r] - budget) / std::max(1.0, budget) : 0.0);
@@ -530,10 +552,27 @@ LogicalResult WaferRouter::fail(const std::vector<int32_t> &over,
     double worst = 0;
     for (int32_t r : over)
       worst = std::max(worst, excess(r));
-    region.clear();
+    std::vector<int32_t> worstLinks;
     for (int32_t r : over)
-      if (excess(r) >= worst * 0.5)
+      if (excess(r) >= worst * 0.999)
+        worstLinks.push_back(r);
+    llvm::sort(worstLinks);
+    auto isWorst = [&](int32_t r) {
+      return std::binary_search(worstLinks.begin(), worstLinks.end(), r);
+    };
+    std::vector<int> count(groups.size(), 0);
+    for (auto [gi, g] : llvm::enumerate(groups))
+      for (int32_t r : g.res)
+        count[gi] += isWorst(r);
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+      if (groups[gi].isStream && (blame < 0 || count[gi] > count[blame]))
+        blame = gi;
+    region.clear();
+    for (int32_t r : groups[blame].res)
+      if (isWorst(r))
         region.push_back(r);
+    if (region.empty())
+      region = worstLinks;
   } else {
     blame = uncolored.front();
     for (int gi : uncolored)
@@ -559,15 +598,15 @@ LogicalResult WaferRouter::fail(const std::vector<int32_t> &over,
   const Group &g = groups[blame];
   auto diag = emitAt(g) << "cannot route " << describe(g) << " on wafer " << wafer << ": ";
   if (!over.empty()) {
-    diag << over.size() << (over.size() == 1 ? " link stays" : " links stay")
-         << " over capacity (" << K << " colors";
+    diag << over.size() << (over.size() == 1 ? " link stays" : " links stay") << " over capacity ("
+         << K << " colors";
     if (budget > 0)
       diag << ", " << int64_t(budget) << " words per token";
     diag << ")";
   } else {
     diag << "its routes conflict with groups that take all " << K << " colors";
   }
-  diag << " after " << maxIterations << " rounds; congested region x " << x0 << ".." << x1
+  diag << " after " << maxIterations << " rounds; most congested region x " << x0 << ".." << x1
        << ", y " << y0 << ".." << y1;
   return failure();
 }
@@ -605,8 +644,8 @@ LogicalResult WaferRouter::run(Stats &stats) {
         return kk.op.emitOpError("kernel '")
                << kk.op.getName() << "' needs " << occ[worst] << " colors "
                << (worst % kResPerPe == kRampIn ? "sent from" : "delivered to") << " its PE ("
-               << n % W << ", " << n / W << ") (streams and channels), but arch '"
-               << arch.getName() << "' has " << K;
+               << n % W << ", " << n / W << ") (streams and channels), but arch '" << arch.getName()
+               << "' has " << K;
   }
 
   std::vector<int> uncolored;
@@ -626,6 +665,7 @@ LogicalResult WaferRouter::run(Stats &stats) {
         bad[r] = 1;
       }
       present = std::min(present * 1.8, 1e6);
+      negotiating = true;
       for (Group &g : groups) {
         if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return bad[r]; }))
           continue;
@@ -677,6 +717,7 @@ LogicalResult WaferRouter::run(Stats &stats) {
       }
     }
     present = std::min(present * 1.8, 1e6);
+    negotiating = true;
     for (auto [gi, g] : llvm::enumerate(groups)) {
       if (!rip[gi])
         continue;
@@ -805,9 +846,9 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         b.getNamedAttr("max_colors_per_router", b.getI64IntegerAttr(stats.maxColorsPerRouter)),
         b.getNamedAttr("colors_used", b.getI64IntegerAttr(stats.colors.size())),
         b.getNamedAttr("max_link_load", b.getF64FloatAttr(stats.maxLinkLoad)),
-        b.getNamedAttr("mean_link_load",
-                       b.getF64FloatAttr(stats.loadedLinks ? stats.loadSum / stats.loadedLinks
-                                                           : 0.0)),
+        b.getNamedAttr(
+            "mean_link_load",
+            b.getF64FloatAttr(stats.loadedLinks ? stats.loadSum / stats.loadedLinks : 0.0)),
         b.getNamedAttr("link_budget", b.getI64IntegerAttr(budget > 0 ? int64_t(budget) : -1)),
         b.getNamedAttr("groups", b.getI64IntegerAttr(stats.groups)),
         b.getNamedAttr("entries", b.getI64IntegerAttr(stats.entries)),

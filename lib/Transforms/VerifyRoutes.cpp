@@ -33,6 +33,34 @@ namespace {
 
 const char *kPortNames[] = {"RAMP", "NORTH", "EAST", "SOUTH", "WEST", "LINK"};
 
+/// 64-bit keys packed from coordinates: DenseMap's default hash keeps only
+/// the low 32 bits of key * 37, which would drop the row; mix them all.
+struct KeyInfo {
+  static uint64_t getEmptyKey() { return ~uint64_t(0); }
+  static uint64_t getTombstoneKey() { return ~uint64_t(0) - 1; }
+  static unsigned getHashValue(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return unsigned(k);
+  }
+  static bool isEqual(uint64_t a, uint64_t b) { return a == b; }
+};
+
+/// Who sends a flow; spelled out only for messages.
+struct Origin {
+  StringRef kernel, port;
+  int64_t x, y; // channels: the sending PE
+  bool channel;
+  std::string str() const {
+    if (!channel)
+      return ("stream '" + port + "' of kernel '" + kernel + "'").str();
+    return ("channel '" + port + "' of kernel '" + kernel + "' from PE (" + Twine(x) + ", " +
+            Twine(y) + ")")
+        .str();
+  }
+};
+
 struct Placed {
   KernelOp op;
   int64_t wafer, x, y, h, w;
@@ -42,17 +70,17 @@ struct Placed {
 struct WaferState {
   wafer::RoutesOp routes;
   wafer::DefectGrid defects;
-  std::vector<int> owner; // kernel per PE, -1 for none
-  llvm::DenseMap<uint64_t, int64_t> entry; // key -> row
+  std::vector<int> owner;                           // kernel per PE, -1 for none
+  llvm::DenseMap<uint64_t, int64_t, KeyInfo> entry; // key -> row
   std::vector<std::array<int32_t, 5>> rows;
   std::vector<char> used;
+  std::vector<int> rowOwner; // per row: the origin that uses it, or -1
 };
 
 class Checker {
 public:
   Checker(ModuleOp module, wafer::ArchAttr arch)
-      : module(module), arch(arch), W(arch.getWidth()), H(arch.getHeight()),
-        K(arch.getColors()) {}
+      : module(module), arch(arch), W(arch.getWidth()), H(arch.getHeight()), K(arch.getColors()) {}
   LogicalResult run();
 
 private:
@@ -70,15 +98,14 @@ private:
   }
   std::string kernelAt(WaferState &ws, int64_t x, int64_t y) {
     int o = ws.owner[y * W + x];
-    return o < 0 ? std::string("no kernel")
-                 : ("kernel '" + kernels[o].op.getName() + "'").str();
+    return o < 0 ? std::string("no kernel") : ("kernel '" + kernels[o].op.getName() + "'").str();
   }
   /// Walks one origin: the entry (x, y, color, RAMP) and everything it
   /// forwards to. `isDest(x, y)` says whether a PE must receive the flow;
   /// `expected` is how many must.
   template <typename IsDest>
-  LogicalResult walk(KernelOp op, const std::string &what, int64_t waferIndex, int64_t x,
-                     int64_t y, int64_t color, IsDest isDest, int64_t expected,
+  LogicalResult walk(KernelOp op, const Origin &what, int64_t waferIndex, int64_t x, int64_t y,
+                     int64_t color, IsDest isDest, int64_t expected,
                      llvm::function_ref<std::string()> missing);
 
   ModuleOp module;
@@ -87,11 +114,8 @@ private:
   std::vector<Placed> kernels;
   llvm::DenseMap<Operation *, int> index;
   std::map<int64_t, WaferState> wafers;
-  // (wafer, resource, color) -> origin; resources as in the runtime: the
-  // ramp in, the four links out and the ramp out of each PE.
-  llvm::DenseMap<uint64_t, int> owners;
-  std::vector<std::string> origins;
-  std::vector<uint32_t> visited;
+  std::vector<Origin> origins;
+  std::vector<uint32_t> visited, deliveredAt; // per PE, stamped per walk
   uint32_t stamp = 0;
 };
 
@@ -129,13 +153,13 @@ LogicalResult Checker::loadKernels() {
     for (int64_t y = k.y; y < k.y + k.h; ++y)
       for (int64_t x = k.x; x < k.x + k.w; ++x) {
         if (ws.defects.peDead(x, y))
-          return k.op.emitOpError("kernel '") << k.op.getName() << "' covers the dead PE (" << x
-                                              << ", " << y << ")";
+          return k.op.emitOpError("kernel '")
+                 << k.op.getName() << "' covers the dead PE (" << x << ", " << y << ")";
         int &o = ws.owner[y * W + x];
         if (o >= 0)
-          return k.op.emitOpError("kernel '") << k.op.getName() << "' overlaps kernel '"
-                                              << kernels[o].op.getName() << "' at PE (" << x
-                                              << ", " << y << ")";
+          return k.op.emitOpError("kernel '")
+                 << k.op.getName() << "' overlaps kernel '" << kernels[o].op.getName()
+                 << "' at PE (" << x << ", " << y << ")";
         o = ki;
       }
     if (k.colors)
@@ -162,11 +186,14 @@ LogicalResult Checker::loadTables() {
     if (ws.routes)
       return routes.emitOpError("a second router table for wafer ") << wi;
     ws.routes = routes;
-    auto values = routes.getTable().getValues<int32_t>();
+    SmallVector<int32_t> storage;
+    ArrayRef<int32_t> values = routes.getFlatTable(storage);
     auto v = values.begin();
     int64_t n = routes.getNumEntries();
     ws.rows.resize(n);
     ws.used.assign(n, 0);
+    ws.entry.reserve(n);
+    ws.rowOwner.assign(n, -1);
     for (int64_t i = 0; i < n; ++i) {
       auto &row = ws.rows[i];
       for (int k = 0; k < 5; ++k, ++v)
@@ -188,30 +215,42 @@ LogicalResult Checker::loadTables() {
 }
 
 template <typename IsDest>
-LogicalResult Checker::walk(KernelOp op, const std::string &what, int64_t wi, int64_t sx,
-                            int64_t sy, int64_t color, IsDest isDest, int64_t expected,
+LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t sx, int64_t sy,
+                            int64_t color, IsDest isDest, int64_t expected,
                             llvm::function_ref<std::string()> missing) {
   WaferState &ws = wafers[wi];
   int origin = origins.size();
   origins.push_back(what);
-  auto own = [&](int64_t x, int64_t y, int resource) -> int {
-    uint64_t k = (uint64_t(wi) << 44) | (uint64_t(y * W + x) << 10) | (uint64_t(resource) << 7) |
-                 uint64_t(color);
-    auto [it, inserted] = owners.try_emplace(k, origin);
-    return inserted ? -1 : it->second;
+  auto diag = [&]() { return op.emitOpError() << what.str() << " (color " << color << ")"; };
+  // Resources are owned through the entries that use them: an entry by the
+  // first origin that reaches it, and a link (or the ramp out) of PE (x, y)
+  // on `color` by whichever entry of (x, y, color) forwards to it.
+  auto siblingOwner = [&](int64_t row, int port) -> int {
+    int64_t first = row, last = row;
+    auto same = [&](int64_t r) {
+      return ws.rows[r][0] == ws.rows[row][0] && ws.rows[r][1] == ws.rows[row][1] &&
+             ws.rows[r][2] == ws.rows[row][2];
+    };
+    while (first > 0 && same(first - 1))
+      --first;
+    while (last + 1 < int64_t(ws.rows.size()) && same(last + 1))
+      ++last;
+    for (int64_t r = first; r <= last; ++r)
+      if (r != row && (ws.rows[r][4] >> port & 1) && ws.rowOwner[r] >= 0 &&
+          ws.rowOwner[r] != origin)
+        return ws.rowOwner[r];
+    return -1;
   };
-  auto diag = [&]() {
-    return op.emitOpError() << what << " (color " << color << ")";
-  };
-  if (int o = own(sx, sy, 0); o >= 0)
-    return diag() << " and " << origins[o] << " are both sent from PE (" << sx << ", " << sy
-                  << ") on color " << color << ": collision";
   auto first = ws.entry.find(key(sx, sy, color, wafer::Ramp));
   if (first == ws.entry.end())
     return diag() << " has no router entry at its sending PE (" << sx << ", " << sy
                   << ") for input RAMP";
+  if (int o = ws.rowOwner[first->second]; o >= 0)
+    return diag() << " and " << origins[o].str() << " are both sent from PE (" << sx << ", " << sy
+                  << ") on color " << color << ": collision";
+  ws.rowOwner[first->second] = origin;
   if (visited.size() != size_t(W * H))
-    visited.assign(W * H, 0);
+    visited.assign(W * H, 0), deliveredAt.assign(W * H, 0);
   ++stamp;
   visited[sy * W + sx] = stamp;
   ws.used[first->second] = 1;
@@ -228,9 +267,10 @@ LogicalResult Checker::walk(KernelOp op, const std::string &what, int64_t wi, in
         if (!isDest(x, y))
           return diag() << " is delivered to PE (" << x << ", " << y << ") (" << kernelAt(ws, x, y)
                         << "), which is not one of its destinations";
-        if (int o = own(x, y, 5); o >= 0)
-          return diag() << " and " << origins[o] << " are both delivered to PE (" << x << ", "
+        if (int o = siblingOwner(row, wafer::Ramp); o >= 0)
+          return diag() << " and " << origins[o].str() << " are both delivered to PE (" << x << ", "
                         << y << ") on color " << color << ": collision";
+        deliveredAt[y * W + x] = stamp;
         ++delivered;
         continue;
       }
@@ -246,10 +286,10 @@ LogicalResult Checker::walk(KernelOp op, const std::string &what, int64_t wi, in
         return diag() << " is forwarded over the dead link " << kPortNames[p] << " of PE (" << x
                       << ", " << y << ")";
       if (ws.defects.peDead(nx, ny))
-        return diag() << " is forwarded from PE (" << x << ", " << y << ") into the dead PE ("
-                      << nx << ", " << ny << ")";
-      if (int o = own(x, y, p); o >= 0)
-        return diag() << " and " << origins[o] << " both use the link " << kPortNames[p]
+        return diag() << " is forwarded from PE (" << x << ", " << y << ") into the dead PE (" << nx
+                      << ", " << ny << ")";
+      if (int o = siblingOwner(row, p); o >= 0)
+        return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
                       << " of PE (" << x << ", " << y << ") on color " << color << ": collision";
       if (visited[ny * W + nx] == stamp)
         return diag() << " reaches PE (" << nx << ", " << ny
@@ -260,6 +300,10 @@ LogicalResult Checker::walk(KernelOp op, const std::string &what, int64_t wi, in
       if (next == ws.entry.end())
         return diag() << " arrives at PE (" << nx << ", " << ny << ") from " << kPortNames[in]
                       << ", but that router has no entry for it: a missing hop";
+      if (int o = ws.rowOwner[next->second]; o >= 0 && o != origin)
+        return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
+                      << " of PE (" << x << ", " << y << ") on color " << color << ": collision";
+      ws.rowOwner[next->second] = origin;
       ws.used[next->second] = 1;
       stack.push_back({nx, ny, next->second});
     }
@@ -293,8 +337,9 @@ LogicalResult Checker::run() {
       if (!color)
         return p.op.emitOpError("kernel '") << p.op.getName() << "' sends stream '" << port
                                             << "' but has no color for it in 'wafer.colors'";
-      std::string what =
-          ("stream '" + port + "' of kernel '" + p.op.getName() + "'").str();
+      // Interned: origins outlive this loop.
+      Origin what{p.op.getName(), StringAttr::get(p.op.getContext(), port).getValue(), -1, -1,
+                  false};
       for (OpOperand &use : r.getUses()) {
         auto it = index.find(use.getOwner());
         if (it == index.end() || kernels[it->second].wafer != p.wafer)
@@ -303,7 +348,7 @@ LogicalResult Checker::run() {
         auto theirs = colorOf(it->second, in);
         if (!theirs || *theirs != *color) {
           auto d = kernels[it->second].op.emitOpError("kernel '")
-                   << kernels[it->second].op.getName() << "' reads " << what << " as '" << in
+                   << kernels[it->second].op.getName() << "' reads " << what.str() << " as '" << in
                    << "' on ";
           if (theirs)
             d << "color " << *theirs;
@@ -324,19 +369,15 @@ LogicalResult Checker::run() {
       auto missing = [&]() -> std::string {
         for (int d : dests)
           for (int64_t y = kernels[d].y; y < kernels[d].y + kernels[d].h; ++y)
-            for (int64_t x = kernels[d].x; x < kernels[d].x + kernels[d].w; ++x) {
-              uint64_t k = (uint64_t(p.wafer) << 44) | (uint64_t(y * W + x) << 10) |
-                           (uint64_t(5) << 7) | uint64_t(*color);
-              auto it = owners.find(k);
-              if (it == owners.end() || it->second != int(origins.size()) - 1)
+            for (int64_t x = kernels[d].x; x < kernels[d].x + kernels[d].w; ++x)
+              if (deliveredAt[y * W + x] != stamp)
                 return ("PE (" + Twine(x) + ", " + Twine(y) + ") of kernel '" +
                         kernels[d].op.getName() + "'")
                     .str();
-            }
         return "all of its destinations";
       };
-      if (failed(walk(p.op, what, p.wafer, p.x + p.w - 1, p.y + p.h - 1, *color, isDest,
-                      expected, missing)))
+      if (failed(walk(p.op, what, p.wafer, p.x + p.w - 1, p.y + p.h - 1, *color, isDest, expected,
+                      missing)))
         return failure();
     }
     // Receiving ports of streams from this wafer.
@@ -362,13 +403,9 @@ LogicalResult Checker::run() {
         int64_t px = col ? i / (p.h - 1) : i, py = col ? i % (p.h - 1) : p.h - 1;
         int64_t sx = p.x + px, sy = p.y + py;
         int64_t dx = col ? sx : sx + 1, dy = col ? sy + 1 : sy;
-        std::string what = ("channel '" + name + "' of kernel '" + p.op.getName() + "' from PE (" +
-                            Twine(sx) + ", " + Twine(sy) + ")")
-                               .str();
+        Origin what{p.op.getName(), name, sx, sy, true};
         auto isDest = [&](int64_t x, int64_t y) { return x == dx && y == dy; };
-        auto missing = [&]() {
-          return ("PE (" + Twine(dx) + ", " + Twine(dy) + ")").str();
-        };
+        auto missing = [&]() { return ("PE (" + Twine(dx) + ", " + Twine(dy) + ")").str(); };
         if (failed(walk(p.op, what, p.wafer, sx, sy, *color, isDest, 1, missing)))
           return failure();
       }

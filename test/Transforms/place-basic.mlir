@@ -3,25 +3,27 @@
 // RUN: wsc-opt %s --wsc-place | wsc-opt --wsc-place | FileCheck %s
 // RUN: wsc-opt %s --wsc-place="seed=7" | wsc-opt --wsc-route --wsc-verify-routes | FileCheck %s --check-prefix=LEGAL
 
-// The packer alone: bands in pipeline order, the first running east (embed,
-// then ln under embed's sending corner, then fc1), the second west (fc2,
-// out). A band is as tall as the tallest kernel that fills its width.
+// The packer alone (no improvement moves). It packs row bands and column
+// bands (the same packer on the transposed wafer) with several minimum band
+// heights, and keeps the packing with the lowest stream-weighted distance:
+// here one column band, top to bottom in pipeline order. "ln" sits right of
+// embed's sending corner (1 hop), fc1 and fc2 stack under it; out follows
+// fc2's sending corner. Every stream is 1 hop except embed -> fc2 (4).
 // PACK-LABEL: func.func @chain
 // PACK: "embed" {{.*}}wafer.origin = array<i64: 0, 0, 0>
-// PACK: "ln" {{.*}}wafer.origin = array<i64: 0, 2, 2>
-// PACK: "fc1" {{.*}}wafer.origin = array<i64: 0, 3, 0>
-// PACK: "fc2" {{.*}}wafer.origin = array<i64: 0, 3, 3>
-// PACK: "out" {{.*}}wafer.origin = array<i64: 0, 2, 3>
+// PACK: "ln" {{.*}}wafer.origin = array<i64: 0, 3, 1>
+// PACK: "fc1" {{.*}}wafer.origin = array<i64: 0, 0, 2>
+// PACK: "fc2" {{.*}}wafer.origin = array<i64: 0, 0, 5>
+// PACK: "out" {{.*}}wafer.origin = array<i64: 0, 4, 7>
 
-// Then the improvement moves pull each stream to one hop (embed moves under
-// ln so that its sending corner touches both ln and fc2). Placing again
-// keeps every origin (placed kernels are fixed).
+// The improvement moves find nothing better here. Placing again keeps every
+// origin (placed kernels are fixed).
 // CHECK-LABEL: func.func @chain
-// CHECK: "embed" {{.*}}wafer.origin = array<i64: 0, 0, 3>
-// CHECK: "ln" {{.*}}wafer.origin = array<i64: 0, 2, 2>
-// CHECK: "fc1" {{.*}}wafer.origin = array<i64: 0, 3, 0>
-// CHECK: "fc2" {{.*}}wafer.origin = array<i64: 0, 3, 3>
-// CHECK: "out" {{.*}}wafer.origin = array<i64: 0, 6, 6>
+// CHECK: "embed" {{.*}}wafer.origin = array<i64: 0, 0, 0>
+// CHECK: "ln" {{.*}}wafer.origin = array<i64: 0, 3, 1>
+// CHECK: "fc1" {{.*}}wafer.origin = array<i64: 0, 0, 2>
+// CHECK: "fc2" {{.*}}wafer.origin = array<i64: 0, 0, 5>
+// CHECK: "out" {{.*}}wafer.origin = array<i64: 0, 4, 7>
 
 // LEGAL: wafer.route_stats
 // LEGAL: wafer.routes 0

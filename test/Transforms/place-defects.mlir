@@ -1,15 +1,14 @@
 // RUN: wsc-opt %s --wsc-place="moves=0" -split-input-file | FileCheck %s
 // RUN: wsc-opt %s --wsc-place --wsc-route --wsc-verify-routes -split-input-file | FileCheck %s --check-prefix=LEGAL
 
-// Dead PE (2, 0) and the dead link between (6, 4) and (6, 5). "a" goes
-// east of the dead PE; "b" (3 rows) cannot stand beside it in the first band
-// (the dead PE blocks columns 0-2), so the second band opens at row 3,
-// running west; "b" would sit at column 5 under a's sending corner, but the
-// dead link keeps it out of columns 5-7; "c" follows west.
+// Dead PE (2, 0) and the dead link between (1, 4) and (1, 5). The packing
+// is one column band: "a" is lifted below the dead PE's row; "b" (3 rows)
+// would follow right under it at row 3, but the dead link would be inside
+// it, so it is lifted to row 5; "c" goes beside b's sending corner.
 // CHECK-LABEL: func.func @around
-// CHECK: "a" {{.*}}wafer.origin = array<i64: 0, 3, 0>
-// CHECK: "b" {{.*}}wafer.origin = array<i64: 0, 3, 3>
-// CHECK: "c" {{.*}}wafer.origin = array<i64: 0, 1, 3>
+// CHECK: "a" {{.*}}wafer.origin = array<i64: 0, 0, 1>
+// CHECK: "b" {{.*}}wafer.origin = array<i64: 0, 0, 5>
+// CHECK: "c" {{.*}}wafer.origin = array<i64: 0, 3, 7>
 // LEGAL: cross_wafer_streams = 0
 // LEGAL: func.func @around
 // LEGAL: wafer.routes 0
@@ -18,7 +17,7 @@
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
     link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
 module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
-    pes = dense<[[0, 2, 0]]> : tensor<1x3xi32>, links = dense<[[0, 6, 4, 3]]> : tensor<1x4xi32>>} {
+    pes = dense<[[0, 2, 0]]> : tensor<1x3xi32>, links = dense<[[0, 1, 4, 3]]> : tensor<1x4xi32>>} {
   func.func @around(%x: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "linear" grid [2, 3] sram 64 cycles 10.0 channels {col = "col_chain", row = "row_chain"} (%x) : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }

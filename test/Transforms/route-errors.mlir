@@ -31,7 +31,7 @@ module attributes {wafer.arch = #arch} {
     link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
 module attributes {wafer.arch = #arch} {
   func.func @f(%x: tensor<4xf32>) {
-    // expected-error @+1 {{cannot route stream 'out0' of kernel 'p0' on wafer 0: 1 link stays over capacity (2 colors, 100 words per token) after 40 rounds; congested region x 2..3, y 0..0}}
+    // expected-error @+1 {{cannot route stream 'out0' of kernel 'p0' on wafer 0: 1 link stays over capacity (2 colors, 100 words per token) after 40 rounds; most congested region x 2..3, y 0..0}}
     %p0 = wskernel.kernel "p0" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%x) {wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -62,7 +62,7 @@ module attributes {wafer.arch = #arch} {
     link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
 module attributes {wafer.arch = #arch} {
   func.func @f(%x: tensor<4xf32>) {
-    // expected-error @+1 {{cannot route stream 'out0' of kernel 'p0' on wafer 0: 1 link stays over capacity (24 colors, 10 words per token) after 40 rounds; congested region x 1..2, y 0..0}}
+    // expected-error @+1 {{cannot route stream 'out0' of kernel 'p0' on wafer 0: 1 link stays over capacity (24 colors, 10 words per token) after 40 rounds; most congested region x 1..2, y 0..0}}
     %p0 = wskernel.kernel "p0" kind "k" grid [1, 1] sram 64 cycles 10.0 channels {} (%x) {wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<8, f32> {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }

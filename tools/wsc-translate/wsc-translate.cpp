@@ -12,6 +12,7 @@
 #include "wsc/Target/ExportWafer.h"
 #include "wsc/Target/GptConfig.h"
 #include "wsc/Target/OnnxImport.h"
+#include "wsc/Target/WaferToSvg.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -98,6 +99,7 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--import-onnx") || !std::strcmp(argv[i], "-import-onnx"))
       return importOnnxMain(argc, argv);
   wsc::registerExportWafer();
+  wsc::registerWaferToSvg();
   return mlir::failed(mlir::mlirTranslateMain(
       argc, argv, "wsc translator\n\n  wsc-translate --import-onnx model.onnx [--input-shape NAME=DIMS] [--elide-weights] -o model.mlir\n  wsc-translate --export-wafer placed.mlir -o model.wafer\n"));
 }

@@ -51,13 +51,16 @@ def WscPlace : Pass<"wsc-place", "mlir::ModuleOp"> {
     Gives each `wskernel.kernel` a `wafer.origin = array<i64: wafer, x, y>`:
     inside the grid, not overlapping, with no dead PE or dead link inside.
     Kernels go to wafer `wafer.stage` (0 without it); kernels that already
-    have an origin stay where they are. A skyline packer lays kernels out
-    in pipeline order, choosing for each the spot that trades height against
-    stream-weighted distance to the kernels it talks to (which turns rows
-    into a serpentine); then a fixed budget of random moves and swaps keeps
-    every change that lowers the stream-weighted distance. Kernels are never
-    shrunk or reshaped: one that does not fit is an error naming it.
-    Deterministic for a seed. docs/placement-and-routing.md has the details.
+    have an origin stay where they are. Kernels wider or taller than half
+    the wafer go first, against an edge. A band packer lays the others out
+    in pipeline order in a serpentine of bands (a skyline inside each band
+    lets short kernels stack), each kernel nearest to the kernels it talks
+    to; it runs for row and column bands and several band heights, and the
+    packing with the lowest stream-weighted distance wins. Then a fixed
+    budget of random moves and swaps keeps every legal change that lowers
+    that distance. Kernels are never shrunk or reshaped: one that does not
+    fit is an error naming it. Deterministic for a seed.
+    docs/placement-and-routing.md has the details.
   }];
   let options = [
     Option<"seed", "seed", "int64_t", "1", "Seed of the improvement moves">,

@@ -56,6 +56,10 @@ LogicalResult wsc::exportwafer::readWaferFacts(ModuleOp module, WaferFacts &fact
     facts.deadPes.push_back(pe);
   std::sort(facts.deadPes.begin(), facts.deadPes.end());
   facts.deadPes.erase(std::unique(facts.deadPes.begin(), facts.deadPes.end()), facts.deadPes.end());
+  facts.deadLinks = defects.links;
+  std::sort(facts.deadLinks.begin(), facts.deadLinks.end());
+  facts.deadLinks.erase(std::unique(facts.deadLinks.begin(), facts.deadLinks.end()),
+                        facts.deadLinks.end());
   facts.originAttr = wf::kOriginAttrName.str();
   facts.colorsAttr = wf::kColorsAttrName.str();
   facts.linkPort = wf::Link;

@@ -1,4 +1,4 @@
-//===- WaferFacts.h - what the .wafer exporter needs from the wafer dialect -*- C++ -*-===//
+//===- WaferFacts.h - what the .wafer exporter and the SVG need from the wafer dialect -*- C++ -*-===//
 //
 // The wafer dialect's C++ namespace (::wsc::wafer) is also the namespace of
 // the runtime's generated format classes (package wsc.wafer), and both define
@@ -39,14 +39,16 @@ struct WaferFacts {
   ArchFacts arch;
   std::vector<RouteTable> routes;              ///< in module order
   std::vector<std::array<int32_t, 3>> deadPes; ///< [wafer, x, y], sorted
+  /// [wafer, x, y, dir], dir EAST (2) or SOUTH (3), dead both ways; sorted.
+  std::vector<std::array<int32_t, 4>> deadLinks;
   /// Names of the kernel attributes written by placement and routing.
   std::string originAttr, colorsAttr;
   /// The LINK port number (inter-wafer links), RAMP..WEST are 0..4.
   int32_t linkPort = 5;
 };
 
-/// Reads the module's arch (an error when it has none), router tables and
-/// dead PEs.
+/// Reads the module's arch (an error when it has none), router tables, dead
+/// PEs and dead links.
 mlir::LogicalResult readWaferFacts(mlir::ModuleOp module, WaferFacts &facts);
 
 } // namespace wsc::exportwafer
