@@ -11,6 +11,11 @@ using namespace mlir;
 using namespace wsc::wafer;
 
 void DefectGrid::killLink(int64_t x, int64_t y, int dir) {
+  if (dir == Link) {
+    if (onGrid(x, y))
+      cells[y * width + x] |= 1 << Link;
+    return;
+  }
   int64_t nx = x, ny = y;
   stepDir(nx, ny, dir);
   if (!onGrid(x, y) || !onGrid(nx, ny))
@@ -79,15 +84,26 @@ LogicalResult wsc::wafer::parseDefectFile(StringRef text, StringRef name, int64_
     }
     if (kw == "link") {
       if (tokens.size() != 4 || !number(tokens[1], x) || !number(tokens[2], y))
-        return fail("expected 'link X Y DIR' with DIR one of N, E, S, W");
+        return fail("expected 'link X Y DIR' with DIR one of N, E, S, W, L");
       int dir = StringSwitch<int>(tokens[3].upper())
                     .Case("N", North)
                     .Case("E", East)
                     .Case("S", South)
                     .Case("W", West)
+                    .Case("L", Link)
                     .Default(-1);
       if (dir < 0)
-        return fail("link direction '" + tokens[3] + "' is not one of N, E, S, W");
+        return fail("link direction '" + tokens[3] + "' is not one of N, E, S, W, L");
+      if (dir == Link) {
+        if (x >= width || y >= height)
+          return fail("PE (" + Twine(x) + ", " + Twine(y) + ") is off the " + Twine(width) + "x" +
+                      Twine(height) + " grid");
+        if (x != 0 && y != 0 && x != width - 1 && y != height - 1)
+          return fail("PE (" + Twine(x) + ", " + Twine(y) +
+                      ") is not on the edge: only edge PEs have an off-wafer link");
+        out.links.push_back({int32_t(wafer), int32_t(x), int32_t(y), int32_t(dir)});
+        continue;
+      }
       int64_t nx = x, ny = y;
       stepDir(nx, ny, dir);
       if (x >= width || y >= height || nx < 0 || ny < 0 || nx >= width || ny >= height)
@@ -130,8 +146,12 @@ void wsc::wafer::addRandomDefects(DefectList &list, int64_t wafers, int64_t widt
         for (int64_t x = 0; x < width; ++x)
           for (int dir : {East, South}) {
             bool inside = dir == East ? x + 1 < width : y + 1 < height;
-            if (rng.uniform() < linkRate && inside)
-              list.links.push_back({int32_t(w), int32_t(x), int32_t(y), int32_t(dir)});
+            // The draw for EAST off the east edge decides the off-wafer link
+            // to the next wafer (docs/placement-and-routing.md, "Between wafers").
+            bool toNext = dir == East && x + 1 == width && w + 1 < wafers;
+            if (rng.uniform() < linkRate && (inside || toNext))
+              list.links.push_back(
+                  {int32_t(w), int32_t(x), int32_t(y), int32_t(inside ? dir : Link)});
           }
   }
 }

@@ -46,7 +46,8 @@ inline int oppositeDir(int dir) {
 /// One-letter name of a port: R, N, E, S, W, L.
 inline char portLetter(int port) { return "RNESWL"[port >= 0 && port <= 5 ? port : 0]; }
 
-/// Defects as plain lists: rows [wafer, x, y] and [wafer, x, y, dir].
+/// Defects as plain lists: rows [wafer, x, y] and [wafer, x, y, dir]
+/// (dir EAST, SOUTH, or LINK for the off-wafer link of an edge PE).
 struct DefectList {
   std::vector<std::array<int32_t, 3>> pes;
   std::vector<std::array<int32_t, 4>> links;
@@ -70,10 +71,13 @@ public:
     stepDir(nx, ny, dir);
     return !onGrid(nx, ny) || (cells[y * width + x] >> dir & 1);
   }
-  /// Dead PE or any dead link: one byte per PE, bit 0 = PE, bit dir = link.
+  /// Is the off-wafer link (LINK port) of edge PE (x, y) dead?
+  bool offWaferLinkDead(int64_t x, int64_t y) const { return cells[y * width + x] >> Link & 1; }
+  /// Dead PE or any dead link: one byte per PE, bit 0 = PE, bit dir = link
+  /// (dir 1..4), bit 5 = the off-wafer link.
   uint8_t cell(int64_t x, int64_t y) const { return cells[y * width + x]; }
   void killPe(int64_t x, int64_t y) { cells[y * width + x] |= 1; }
-  /// Kills the link in both directions.
+  /// Kills the link in both directions; `dir` LINK kills the PE's off-wafer link.
   void killLink(int64_t x, int64_t y, int dir);
   int64_t getWidth() const { return width; }
   int64_t getHeight() const { return height; }

@@ -70,7 +70,8 @@ def Wafer_DefectsAttr : AttrDef<Wafer_Dialect, "Defects"> {
     (and by nothing else). `pes` holds one row `[wafer, x, y]` per dead PE;
     `links` one row `[wafer, x, y, dir]` per dead link, `dir` 2 (EAST) for
     the link between (x, y) and (x+1, y), 3 (SOUTH) for the link between
-    (x, y) and (x, y+1). A dead link is dead in both directions. Rows are
+    (x, y) and (x, y+1), 5 (LINK) for the off-wafer link of the edge PE
+    (x, y). A dead link is dead in both directions. Rows are
     sorted and unique. The text file format is in docs/defects.md.
 
     ```mlir
@@ -96,7 +97,8 @@ def Wafer_RoutesOp : Wafer_Op<"routes", [HasParent<"mlir::ModuleOp">]> {
     forwarded to every port whose bit is set in `out_mask` (multicast).
     Ports are RAMP = 0 (as an input: sent by this PE's core; as an output:
     delivered to it), NORTH = 1 (y - 1), EAST = 2 (x + 1), SOUTH = 3
-    (y + 1), WEST = 4 (x - 1) and LINK = 5 (off-wafer, reserved). A wavelet
+    (y + 1), WEST = 4 (x - 1) and LINK = 5 (the off-wafer link of an edge
+    PE, see `wafer.links`). A wavelet
     forwarded EAST from (x, y) arrives at (x + 1, y) on its input port
     WEST. This is the runtime's `Route` message. Rows are sorted by
     (y, x, color, in) and keys are unique. `--wsc-route` writes one op per
@@ -117,6 +119,40 @@ def Wafer_RoutesOp : Wafer_Op<"routes", [HasParent<"mlir::ModuleOp">]> {
     /// The table as 5 * getNumEntries() values, row-major, without copying
     /// when it can (`storage` holds them otherwise).
     llvm::ArrayRef<int32_t> getFlatTable(llvm::SmallVectorImpl<int32_t> &storage);
+  }];
+}
+
+def Wafer_LinksOp : Wafer_Op<"links", [HasParent<"mlir::ModuleOp">]> {
+  let summary = "The inter-wafer links in use, as one dense table";
+  let description = [{
+    Every row `[src_wafer, src_x, src_y, color, dst_wafer, dst_x, dst_y,
+    dst_color]` says where a router's LINK port leads: a wavelet of `color`
+    that PE (src_x, src_y) of wafer `src_wafer` forwards to LINK arrives at
+    PE (dst_x, dst_y) of wafer `dst_wafer` on its input port LINK, with
+    color `dst_color` (the color may change on the way, so that each wafer
+    colors its own routes). Both PEs are on the edge of their wafer. This is
+    the runtime's `InterWaferLink` message. Rows are sorted; the source key
+    (src_wafer, src_x, src_y, color) and the destination key (dst_wafer,
+    dst_x, dst_y, dst_color) are each unique, so two streams never share a
+    link on one color. One op per module; `--wsc-route` writes it (wafer i's
+    east edge joined to wafer i + 1's west edge, one link per row, see
+    docs/placement-and-routing.md) when streams cross wafers, and
+    `--wsc-verify-routes` follows every LINK hop through it.
+
+    ```mlir
+    // PE (7, 2) of wafer 0 sends color 1 east; PE (0, 2) of wafer 1 takes
+    // it in on color 3 and delivers it to its core.
+    wafer.routes 0 dense<[[7, 2, 1, 4, 32]]> : tensor<1x5xi32>
+    wafer.routes 1 dense<[[0, 2, 3, 5, 1]]> : tensor<1x5xi32>
+    wafer.links dense<[[0, 7, 2, 1, 1, 0, 2, 3]]> : tensor<1x8xi32>
+    ```
+  }];
+  let arguments = (ins I32ElementsAttr:$table);
+  let assemblyFormat = "$table attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The rows [src_wafer, src_x, src_y, color, dst_wafer, dst_x, dst_y, dst_color].
+    std::vector<std::array<int32_t, 8>> getRows();
   }];
 }
 

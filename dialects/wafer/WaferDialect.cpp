@@ -48,8 +48,9 @@ LogicalResult DefectsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int32_t v : links.getValues<int32_t>()) {
     if (v < 0)
       return emitError() << "defect coordinates must be non-negative";
-    if (i++ % 4 == 3 && v != East && v != South)
-      return emitError() << "a dead link's direction must be 2 (EAST) or 3 (SOUTH), got " << v;
+    if (i++ % 4 == 3 && v != East && v != South && v != Link)
+      return emitError() << "a dead link's direction must be 2 (EAST), 3 (SOUTH) or 5 (LINK), got "
+                         << v;
   }
   return success();
 }
@@ -103,6 +104,60 @@ LogicalResult RoutesOp::verify() {
     }
     prev = row;
   }
+  return success();
+}
+
+std::vector<std::array<int32_t, 8>> LinksOp::getRows() {
+  std::vector<std::array<int32_t, 8>> rows;
+  auto values = llvm::to_vector(getTable().getValues<int32_t>());
+  rows.resize(values.size() / 8);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (int k = 0; k < 8; ++k)
+      rows[i][k] = values[8 * i + k];
+  return rows;
+}
+
+LogicalResult LinksOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getTable().getType());
+  if (!type || type.getRank() != 2 || type.getDimSize(1) != 8)
+    return emitOpError("table must be a tensor<Nx8xi32> of [src_wafer, src_x, src_y, color, "
+                       "dst_wafer, dst_x, dst_y, dst_color] rows");
+  if (auto module = dyn_cast_or_null<ModuleOp>((*this)->getParentOp()))
+    for (LinksOp other : module.getOps<LinksOp>()) {
+      if (other == *this)
+        break;
+      return emitOpError("a module holds at most one 'wafer.links'");
+    }
+  std::vector<std::array<int32_t, 8>> rows = getRows();
+  std::vector<std::array<int32_t, 4>> dests;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto &r = rows[i];
+    auto diag = [&]() {
+      InFlightDiagnostic d = emitOpError("link ") << i << " [";
+      for (int k = 0; k < 8; ++k)
+        d << (k ? ", " : "") << r[k];
+      return std::move(d << "]");
+    };
+    if (llvm::any_of(r, [](int32_t v) { return v < 0; }))
+      return diag() << " has a negative wafer, coordinate or color";
+    if (i > 0) {
+      auto key = [](const std::array<int32_t, 8> &a) {
+        return std::make_tuple(a[0], a[1], a[2], a[3]);
+      };
+      if (key(r) == key(rows[i - 1]))
+        return diag() << " repeats the source (src_wafer, src_x, src_y, color) of the link "
+                         "before it: a link carries one stream per color";
+      if (r < rows[i - 1])
+        return diag() << " is out of order: rows are sorted";
+    }
+    dests.push_back({r[4], r[5], r[6], r[7]});
+  }
+  llvm::sort(dests);
+  for (size_t i = 1; i < dests.size(); ++i)
+    if (dests[i] == dests[i - 1])
+      return emitOpError("two links arrive at PE (")
+             << dests[i][1] << ", " << dests[i][2] << ") of wafer " << dests[i][0] << " on color "
+             << dests[i][3];
   return success();
 }
 

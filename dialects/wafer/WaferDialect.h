@@ -10,6 +10,9 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <array>
+#include <vector>
+
 #include "wafer/WaferDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES

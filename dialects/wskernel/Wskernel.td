@@ -213,9 +213,12 @@ def Wskernel_HostOutputOp : Wskernel_Op<"host_output"> {
 // Instructions
 //===----------------------------------------------------------------------===//
 
+// Every instruction may carry `when` (PE ranges that run it) and `guard`
+// (affine values that must all be >= 0 for it to run, e.g. px - i - 1 to run
+// on PEs east of the current iteration i).
 class Wskernel_InstrOp<string mnemonic, dag args, string format>
     : Wskernel_Op<mnemonic> {
-  let arguments = !con(args, (ins OptionalAttr<ArrayAttr>:$when));
+  let arguments = !con(args, (ins OptionalAttr<ArrayAttr>:$when, OptionalAttr<ArrayAttr>:$guard));
   let assemblyFormat = format # " attr-dict";
 }
 
@@ -230,7 +233,7 @@ def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     (ins StrAttr:$port, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$n,
          DefaultValuedAttr<StrAttr, "\"copy\"">:$combine),
     "$port `to` $dst `n` $n"> {
-  let summary = "Wait for n words on a port and store (copy), add or max them into SRAM";
+  let summary = "Wait for n words on a port and store (copy), add or max them into SRAM, or discard them";
   let description = "```mlir\nwskernel.recv \"col\" to <base = 0> n <base = 16> {combine = \"add\"}\n```";
   let hasVerifier = 1;
 }

@@ -113,23 +113,35 @@ namespace {
 struct Bounds {
   SmallVector<int64_t> loopCounts; // innermost first
   int64_t h, w;
+  // The PE coordinates the current op runs on (its `when`, as a bounding box).
+  int64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
 
-  int64_t max(AffAttr a) const {
+  void selectAll() { x0 = 0, x1 = w - 1, y0 = 0, y1 = h - 1; }
+  void select(ArrayAttr when) {
+    selectAll();
+    if (!when || when.empty())
+      return;
+    x0 = y0 = std::numeric_limits<int64_t>::max(), x1 = y1 = std::numeric_limits<int64_t>::min();
+    for (Attribute a : when)
+      if (auto r = dyn_cast<PeRangeAttr>(a)) {
+        x0 = std::min(x0, std::max<int64_t>(0, r.getX0()));
+        x1 = std::max(x1, std::min(w - 1, r.getX1()));
+        y0 = std::min(y0, std::max<int64_t>(0, r.getY0()));
+        y1 = std::max(y1, std::min(h - 1, r.getY1()));
+      }
+  }
+  static int64_t extreme(int64_t coef, int64_t lo, int64_t hi, bool upper) {
+    return upper ? std::max(coef * lo, coef * hi) : std::min(coef * lo, coef * hi);
+  }
+  int64_t bound(AffAttr a, bool upper) const {
     int64_t v = a.getBase();
     for (auto [k, s] : llvm::enumerate(a.getLoop()))
       if (k < loopCounts.size())
-        v += std::max<int64_t>(0, s * (loopCounts[k] - 1));
-    v += std::max<int64_t>(0, a.getPx() * (w - 1)) + std::max<int64_t>(0, a.getPy() * (h - 1));
-    return v;
+        v += extreme(s, 0, loopCounts[k] - 1, upper);
+    return v + extreme(a.getPx(), x0, x1, upper) + extreme(a.getPy(), y0, y1, upper);
   }
-  int64_t min(AffAttr a) const {
-    int64_t v = a.getBase();
-    for (auto [k, s] : llvm::enumerate(a.getLoop()))
-      if (k < loopCounts.size())
-        v += std::min<int64_t>(0, s * (loopCounts[k] - 1));
-    v += std::min<int64_t>(0, a.getPx() * (w - 1)) + std::min<int64_t>(0, a.getPy() * (h - 1));
-    return v;
-  }
+  int64_t max(AffAttr a) const { return bound(a, true); }
+  int64_t min(AffAttr a) const { return bound(a, false); }
 };
 } // namespace
 
@@ -139,7 +151,7 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
   auto words = [&](AffAttr n) { return b.max(n); };
   if (auto send = dyn_cast<SendOp>(op))
     r.push_back({send.getSrc(), words(send.getN())});
-  else if (auto recv = dyn_cast<RecvOp>(op))
+  else if (auto recv = dyn_cast<RecvOp>(op); recv && recv.getCombine() != "discard")
     r.push_back({recv.getDst(), words(recv.getN())});
   else if (auto mv = dyn_cast<MatvecOp>(op)) {
     int64_t rows = words(mv.getRows()), cols = words(mv.getCols());
@@ -180,6 +192,11 @@ static LogicalResult walkExtent(Block &block, Bounds &b, int64_t &extent) {
       b.loopCounts.erase(b.loopCounts.begin());
       continue;
     }
+    b.select(op.getAttrOfType<ArrayAttr>("when"));
+    if (b.x0 > b.x1 || b.y0 > b.y1)
+      continue; // runs on no PE
+    if (auto n = op.getAttrOfType<AffAttr>("n"); n && b.min(n) < 0)
+      return op.emitOpError("element count can be negative");
     for (auto [addr, words] : touchedRanges(&op, b)) {
       if (b.min(addr) < 0)
         return op.emitOpError("address ") << addr << " can be negative";
@@ -193,6 +210,7 @@ static LogicalResult walkExtent(Block &block, Bounds &b, int64_t &extent) {
 
 FailureOr<int64_t> KernelOp::bodyExtent(KernelOp kernel) {
   Bounds b{{}, kernel.getHeight(), kernel.getWidth()};
+  b.selectAll();
   int64_t extent = 0;
   for (Operation &op : kernel.getBody().front()) {
     if (auto init = dyn_cast<InitTileOp>(op))
@@ -277,7 +295,9 @@ static LogicalResult checkKind(Operation *op, StringRef kind, ArrayRef<StringRef
   return op->emitOpError("kind '") << kind << "' is not one of " << list;
 }
 
-LogicalResult RecvOp::verify() { return checkKind(*this, getCombine(), {"copy", "add", "max"}); }
+LogicalResult RecvOp::verify() {
+  return checkKind(*this, getCombine(), {"copy", "add", "max", "discard"});
+}
 LogicalResult VectorOp::verify() {
   return checkKind(*this, getKind(), {"add", "sub", "mul", "div", "max"});
 }

@@ -1,37 +1,22 @@
 //===- Route.cpp - streams and channels through the routers, with colors --===//
 //
-// A color group is what one color carries: a stream (a multicast tree from
-// the producer's last PE to every PE of every consumer on the same wafer) or
-// a channel (fixed neighbour hops inside one kernel). Per wafer:
-//  1. Channels take their fixed hops. Streams grow trees: consumers in order
-//     of distance; each is joined to the nearest node of the tree so far by
-//     A* over link costs (1 + history) * (1 + present * overuse), then
-//     covered by a breadth-first spread inside its rectangle.
-//  2. PathFinder: while a link carries more groups than there are colors, or
-//     more words per token than the link budget, rip up the groups on
-//     overused links, raise the history cost of those links and the weight
-//     of present congestion, and reroute them.
-//  3. Colors: DSATUR coloring of the conflict graph (groups that share a
-//     directed link, a ramp into a core or a ramp out of one). A group left
-//     without a color is rerouted on each color in turn, with the links of
-//     that color's groups closed; failing that, its shared links get more
-//     history and it is rerouted in the next round.
-// Resources are numbered 6 per PE: 0 ramp in (sent by the core), 1-4 the
-// link leaving in direction N, E, S, W, 5 ramp out (delivered to the core).
+// --wsc-route, the driver:
+//  1. RouteLinks.cpp plans the link rows of every stream that crosses
+//     wafers (wafer i's east edge feeds wafer i+1's west edge).
+//  2. WaferRouter.cpp routes and colors every wafer on its own: channels,
+//     and one tree per stream per wafer it reaches (from its producer or
+//     from the link it enters by, to its consumers there and to the link
+//     it leaves by). A stream may have a different color on each wafer.
+//  3. Here: the tables (`wafer.routes`, one per wafer), the links with the
+//     colors at both ends (`wafer.links`), `wafer.colors` on every kernel
+//     and `wafer.route_stats` on the module.
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/Transforms/Passes.h"
 
-#include "KernelGraph.h"
-#include "wafer/Defects.h"
-
-#include "llvm/ADT/STLExtras.h"
+#include "Router.h"
 
 #include <cmath>
-#include <deque>
-#include <map>
-#include <queue>
-#include <set>
 
 namespace wsc {
 #define GEN_PASS_DEF_WSCROUTE
@@ -40,729 +25,9 @@ namespace wsc {
 
 using namespace mlir;
 using namespace wsc;
-using wafer::DefectGrid;
+using namespace wsc::route;
 
 namespace {
-
-constexpr int kResPerPe = 6;
-constexpr int kRampIn = 0, kRampOut = 5;
-
-struct Entry {
-  int32_t node;
-  uint8_t in;
-  uint8_t mask;
-};
-
-struct Group {
-  bool isStream = true;
-  int kernel = -1;     // producer, or the channel's kernel
-  unsigned result = 0; // stream: result number
-  std::string channel; // channel: its name
-  double demand = 0;   // words per token on each link
-  int32_t src = -1;    // stream: the sending PE
-  std::vector<int> consumers;
-  std::vector<Entry> entries;
-  std::vector<int32_t> res; // resources used, each once
-  int64_t links = 0;        // PE-to-PE hops
-  int depth = 0;            // longest source-to-PE path, in hops
-  int color = -1;
-};
-
-struct Rect {
-  int64_t x0, y0, x1, y1; // inclusive
-  bool contains(int64_t x, int64_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
-  int64_t dist(int64_t x, int64_t y) const {
-    return std::max<int64_t>({0, x0 - x, x - x1}) + std::max<int64_t>({0, y0 - y, y - y1});
-  }
-};
-
-/// Summary figures, summed or maxed over wafers.
-struct Stats {
-  int64_t totalLength = 0, maxLength = 0, maxColorsPerRouter = 0, entries = 0, groups = 0,
-          iterations = 0, crossWafer = 0;
-  double maxLinkLoad = 0, loadSum = 0;
-  int64_t loadedLinks = 0;
-  std::set<int> colors;
-};
-
-class WaferRouter {
-public:
-  WaferRouter(int64_t wafer, wafer::ArchAttr arch, const DefectGrid &defects, KernelGraph &graph,
-              int64_t maxIterations, double budget)
-      : wafer(wafer), arch(arch), W(arch.getWidth()), H(arch.getHeight()), K(arch.getColors()),
-        defects(defects), graph(graph), maxIterations(maxIterations), budget(budget) {}
-
-  LogicalResult run(Stats &stats);
-  /// The table rows [x, y, color, in, mask], sorted by (y, x, color, in).
-  std::vector<std::array<int32_t, 5>> table() const;
-  const std::vector<Group> &getGroups() const { return groups; }
-
-private:
-  int64_t node(int64_t x, int64_t y) const { return y * W + x; }
-  Rect rectOf(int k) const {
-    const GraphKernel &g = graph.kernels[k];
-    return {g.x, g.y, g.x + g.w - 1, g.y + g.h - 1};
-  }
-  /// The live neighbour of `n` in `dir`, or -1.
-  int64_t neighbour(int64_t n, int dir) const {
-    int64_t x = n % W, y = n / W;
-    if (defects.linkDead(x, y, dir))
-      return -1;
-    wafer::stepDir(x, y, dir);
-    return defects.peDead(x, y) ? -1 : node(x, y);
-  }
-  double linkCost(int32_t r, double demand) const {
-    double over = std::max(0.0, double(occ[r]) + 1 - double(K));
-    if (budget > 0)
-      over += std::max(0.0, load[r] + demand - budget) / std::max(1.0, demand);
-    return (1.0 + hist[r]) * (1.0 + present * over);
-  }
-  std::string describe(const Group &g) const;
-  InFlightDiagnostic emitAt(const Group &g) const {
-    return graph.kernels[g.kernel].op.emitOpError();
-  }
-
-  LogicalResult buildGroups();
-  /// Routes stream `g`; `closed(r)` marks resources it may not use.
-  template <typename Closed> bool routeStream(Group &g, Closed closed);
-  void commit(Group &g, int delta);
-  void ripUp(Group &g) {
-    commit(g, -1);
-    g.entries.clear();
-    g.res.clear();
-  }
-  LogicalResult routeOrFail(Group &g);
-  std::vector<int32_t> overused() const;
-  bool color(std::vector<int> &uncolored);
-  bool repair(int gi);
-  LogicalResult fail(const std::vector<int32_t> &over, const std::vector<int> &uncolored);
-
-  int64_t wafer;
-  wafer::ArchAttr arch;
-  int64_t W, H, K;
-  const DefectGrid &defects;
-  KernelGraph &graph;
-  int64_t maxIterations;
-  double budget;
-  double present = 0.5;
-  bool negotiating = false; // spread inside consumers by cost, not breadth-first
-  int64_t crossWafer = 0;
-
-  std::vector<Group> groups;
-  std::vector<uint16_t> occ;
-  std::vector<float> load, hist;
-  std::vector<uint64_t> colorMask; // during repair: colors present on each resource
-  // A* and tree scratch, stamped so that nothing is cleared per search.
-  std::vector<float> gScore;
-  std::vector<uint32_t> seen, inTree;
-  std::vector<int32_t> treeIndex;
-  std::vector<uint8_t> parentDir;
-  uint32_t searchStamp = 0, treeStamp = 0;
-};
-
-std::string WaferRouter::describe(const Group &g) const {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  StringRef name = graph.kernels[g.kernel].op.getName();
-  if (g.isStream)
-    os << "stream 'out" << g.result << "' of kernel '" << name << "'";
-  else
-    os << "channel '" << g.channel << "' of kernel '" << name << "'";
-  return s;
-}
-
-LogicalResult WaferRouter::buildGroups() {
-  for (auto [ki, k] : llvm::enumerate(graph.kernels)) {
-    if (k.wafer != wafer)
-      continue;
-    if (k.x < 0)
-      return k.op.emitOpError("kernel '")
-             << k.op.getName() << "' has no 'wafer.origin'; run --wsc-place first";
-    Rect r = rectOf(ki);
-    if (r.x1 >= W || r.y1 >= H)
-      return k.op.emitOpError("kernel '")
-             << k.op.getName() << "' leaves the " << W << "x" << H << " grid";
-    for (int64_t y = r.y0; y <= r.y1; ++y)
-      for (int64_t x = r.x0; x <= r.x1; ++x)
-        if (defects.peDead(x, y))
-          return k.op.emitOpError("kernel '")
-                 << k.op.getName() << "' covers the dead PE (" << x << ", " << y << ")";
-    // Channels: fixed hops.
-    for (NamedAttribute ch : k.op.getChannels()) {
-      Group g;
-      g.isStream = false;
-      g.kernel = ki;
-      g.channel = ch.getName().str();
-      bool col = cast<StringAttr>(ch.getValue()).getValue() == "col_chain";
-      auto hop = [&](int64_t x, int64_t y, int dir) -> LogicalResult {
-        if (defects.linkDead(x, y, dir))
-          return k.op.emitOpError("channel '")
-                 << g.channel << "' of kernel '" << k.op.getName() << "' needs the dead link "
-                 << wafer::portLetter(dir) << " of PE (" << x << ", " << y << ")";
-        int64_t nx = x, ny = y;
-        wafer::stepDir(nx, ny, dir);
-        g.entries.push_back({int32_t(node(x, y)), wafer::Ramp, uint8_t(1 << dir)});
-        g.entries.push_back(
-            {int32_t(node(nx, ny)), uint8_t(wafer::oppositeDir(dir)), uint8_t(1 << wafer::Ramp)});
-        ++g.links;
-        g.depth = 1;
-        return success();
-      };
-      if (col) {
-        for (int64_t x = r.x0; x <= r.x1; ++x)
-          for (int64_t y = r.y0; y < r.y1; ++y)
-            if (failed(hop(x, y, wafer::South)))
-              return failure();
-      } else {
-        for (int64_t x = r.x0; x < r.x1; ++x)
-          if (failed(hop(x, r.y1, wafer::East)))
-            return failure();
-      }
-      groups.push_back(std::move(g));
-    }
-  }
-  for (const GraphStream &s : graph.streams) {
-    if (graph.kernels[s.producer].wafer != wafer)
-      continue;
-    Group g;
-    g.kernel = s.producer;
-    g.result = s.result;
-    g.demand = double(s.size);
-    Rect pr = rectOf(s.producer);
-    g.src = node(pr.x1, pr.y1);
-    for (auto [c, operand] : s.consumers) {
-      if (graph.kernels[c].wafer != wafer) {
-        ++crossWafer;
-        continue;
-      }
-      if (g.consumers.empty() || g.consumers.back() != c)
-        g.consumers.push_back(c);
-    }
-    if (g.consumers.empty())
-      continue;
-    // Nearest consumers first; each later one joins the tree where it is closest.
-    int64_t sx = pr.x1, sy = pr.y1;
-    llvm::stable_sort(
-        g.consumers, [&](int a, int b) { return rectOf(a).dist(sx, sy) < rectOf(b).dist(sx, sy); });
-    groups.push_back(std::move(g));
-  }
-  return success();
-}
-
-template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed) {
-  g.entries.clear();
-  g.res.clear();
-  g.links = 0;
-  g.depth = 0;
-  ++treeStamp;
-  std::vector<int> depth;
-  auto add = [&](int64_t n, int in, int d) {
-    inTree[n] = treeStamp;
-    treeIndex[n] = g.entries.size();
-    g.entries.push_back({int32_t(n), uint8_t(in), 0});
-    depth.push_back(d);
-  };
-  auto link = [&](int64_t from, int dir, int64_t to) {
-    int idx = treeIndex[from];
-    g.entries[idx].mask |= 1 << dir;
-    add(to, wafer::oppositeDir(dir), depth[idx] + 1);
-    ++g.links;
-  };
-  if (closed(int32_t(g.src * kResPerPe + kRampIn)))
-    return false;
-  add(g.src, wafer::Ramp, 0);
-
-  struct Item {
-    float f, g;
-    int32_t n;
-    bool operator<(const Item &o) const { return f != o.f ? f > o.f : g < o.g; }
-  };
-  std::vector<std::pair<int64_t, int>> path;
-  for (int c : g.consumers) {
-    Rect R = rectOf(c);
-    bool touching = false;
-    for (size_t i = 0; i < g.entries.size() && !touching; ++i)
-      touching = R.contains(g.entries[i].node % W, g.entries[i].node / W);
-    if (!touching) {
-      // A* from every tree node to the nearest PE of R.
-      ++searchStamp;
-      std::priority_queue<Item> pq;
-      for (const Entry &e : g.entries) {
-        seen[e.node] = searchStamp;
-        gScore[e.node] = 0;
-        parentDir[e.node] = 0;
-        pq.push({float(R.dist(e.node % W, e.node / W)), 0, e.node});
-      }
-      int64_t target = -1;
-      while (!pq.empty()) {
-        Item it = pq.top();
-        pq.pop();
-        if (it.g > gScore[it.n])
-          continue;
-        int64_t ux = it.n % W, uy = it.n / W;
-        if (R.contains(ux, uy)) {
-          target = it.n;
-          break;
-        }
-        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
-          int64_t v = neighbour(it.n, dir);
-          if (v < 0 || inTree[v] == treeStamp)
-            continue;
-          int32_t r = int32_t(it.n * kResPerPe + dir);
-          if (closed(r))
-            continue;
-          float ng = it.g + float(linkCost(r, g.demand));
-          if (seen[v] != searchStamp || ng < gScore[v]) {
-            seen[v] = searchStamp;
-            gScore[v] = ng;
-            parentDir[v] = dir;
-            pq.push({ng + float(R.dist(v % W, v / W)), ng, int32_t(v)});
-          }
-        }
-      }
-      if (target < 0)
-        return false;
-      path.clear();
-      for (int64_t v = target; inTree[v] != treeStamp;) {
-        int dir = parentDir[v];
-        int64_t ux = v % W, uy = v / W;
-        wafer::stepDir(ux, uy, wafer::oppositeDir(dir));
-        v = node(ux, uy);
-        path.push_back({v, dir});
-      }
-      for (auto it = path.rbegin(); it != path.rend(); ++it) {
-        int64_t tx = it->first % W, ty = it->first / W;
-        wafer::stepDir(tx, ty, it->second);
-        link(it->first, it->second, node(tx, ty));
-      }
-    }
-    // Spread over R from the tree nodes already inside it: breadth-first,
-    // or once congestion is being negotiated, cheapest-first over link costs.
-    if (!negotiating) {
-      std::deque<int64_t> queue;
-      for (size_t i = 0; i < g.entries.size(); ++i)
-        if (R.contains(g.entries[i].node % W, g.entries[i].node / W))
-          queue.push_back(g.entries[i].node);
-      while (!queue.empty()) {
-        int64_t u = queue.front();
-        queue.pop_front();
-        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
-          int64_t v = neighbour(u, dir);
-          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) ||
-              closed(int32_t(u * kResPerPe + dir)))
-            continue;
-          link(u, dir, v);
-          queue.push_back(v);
-        }
-      }
-    } else {
-      ++searchStamp;
-      std::priority_queue<Item> pq;
-      for (size_t i = 0; i < g.entries.size(); ++i) {
-        int32_t n = g.entries[i].node;
-        if (!R.contains(n % W, n / W))
-          continue;
-        seen[n] = searchStamp, gScore[n] = 0;
-        pq.push({0, 0, n});
-      }
-      while (!pq.empty()) {
-        Item it = pq.top();
-        pq.pop();
-        if (it.g > gScore[it.n])
-          continue;
-        if (inTree[it.n] != treeStamp) {
-          int64_t px = it.n % W, py = it.n / W;
-          wafer::stepDir(px, py, wafer::oppositeDir(parentDir[it.n]));
-          link(node(px, py), parentDir[it.n], it.n);
-        }
-        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
-          int64_t v = neighbour(it.n, dir);
-          int32_t r = int32_t(it.n * kResPerPe + dir);
-          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) || closed(r))
-            continue;
-          float ng = it.g + float(linkCost(r, g.demand));
-          if (seen[v] != searchStamp || ng < gScore[v]) {
-            seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
-            pq.push({ng, ng, int32_t(v)});
-          }
-        }
-      }
-    }
-    for (int64_t y = R.y0; y <= R.y1; ++y)
-      for (int64_t x = R.x0; x <= R.x1; ++x) {
-        int64_t n = node(x, y);
-        if (inTree[n] != treeStamp || closed(int32_t(n * kResPerPe + kRampOut)))
-          return false;
-        g.entries[treeIndex[n]].mask |= 1 << wafer::Ramp;
-      }
-  }
-  for (int d : depth)
-    g.depth = std::max(g.depth, d);
-  return true;
-}
-
-/// Adds (+1) or removes (-1) the group's use of resources.
-void WaferRouter::commit(Group &g, int delta) {
-  if (delta > 0) {
-    g.res.clear();
-    for (const Entry &e : g.entries) {
-      if (e.in == wafer::Ramp)
-        g.res.push_back(e.node * kResPerPe + kRampIn);
-      for (int p = 0; p <= wafer::West; ++p)
-        if (e.mask >> p & 1)
-          g.res.push_back(e.node * kResPerPe + (p == wafer::Ramp ? kRampOut : p));
-    }
-    llvm::sort(g.res);
-    g.res.erase(std::unique(g.res.begin(), g.res.end()), g.res.end());
-  }
-  for (int32_t r : g.res) {
-    occ[r] += delta;
-    int k = r % kResPerPe;
-    if (k != kRampIn && k != kRampOut)
-      load[r] += float(delta * g.demand);
-  }
-}
-
-LogicalResult WaferRouter::routeOrFail(Group &g) {
-  if (routeStream(g, [](int32_t) { return false; })) {
-    commit(g, +1);
-    return success();
-  }
-  return emitAt(g) << "cannot route " << describe(g)
-                   << ": dead PEs or links cut its producer off from a consumer";
-}
-
-std::vector<int32_t> WaferRouter::overused() const {
-  std::vector<int32_t> over;
-  for (int32_t r = 0, e = int32_t(occ.size()); r < e; ++r) {
-    int k = r % kResPerPe;
-    if (k == kRampIn || k == kRampOut || !occ[r])
-      continue;
-    if (occ[r] > K || (budget > 0 && load[r] > budget * (1 + 1e-9)))
-      over.push_back(r);
-  }
-  return over;
-}
-
-/// DSATUR over the conflict graph; returns true when every group has a color.
-bool WaferRouter::color(std::vector<int> &uncolored) {
-  int n = groups.size();
-  std::vector<std::pair<int32_t, int32_t>> uses; // (resource, group)
-  for (int gi = 0; gi < n; ++gi)
-    for (int32_t r : groups[gi].res)
-      uses.push_back({r, gi});
-  llvm::sort(uses);
-  std::vector<std::vector<int32_t>> adj(n);
-  for (size_t i = 0; i < uses.size();) {
-    size_t j = i;
-    while (j < uses.size() && uses[j].first == uses[i].first)
-      ++j;
-    for (size_t a = i; a < j; ++a)
-      for (size_t b = a + 1; b < j; ++b) {
-        adj[uses[a].second].push_back(uses[b].second);
-        adj[uses[b].second].push_back(uses[a].second);
-      }
-    i = j;
-  }
-  for (auto &a : adj) {
-    llvm::sort(a);
-    a.erase(std::unique(a.begin(), a.end()), a.end());
-  }
-  std::vector<uint64_t> taken(n, 0);
-  std::vector<int> sat(n, 0);
-  // Highest saturation, then degree, then the earliest group.
-  std::set<std::tuple<int, int, int>> ready;
-  for (int gi = 0; gi < n; ++gi) {
-    groups[gi].color = -1;
-    ready.insert({0, -int(adj[gi].size()), gi});
-  }
-  uncolored.clear();
-  while (!ready.empty()) {
-    auto [negSat, negDeg, gi] = *ready.begin();
-    ready.erase(ready.begin());
-    int c = 0;
-    while (c < K && (taken[gi] >> c & 1))
-      ++c;
-    if (c == K) {
-      uncolored.push_back(gi);
-      continue;
-    }
-    groups[gi].color = c;
-    for (int32_t o : adj[gi]) {
-      if (groups[o].color >= 0 || (taken[o] >> c & 1))
-        continue;
-      auto it = ready.find({-sat[o], -int(adj[o].size()), o});
-      if (it == ready.end())
-        continue; // already given up on
-      ready.erase(it);
-      taken[o] |= uint64_t(1) << c;
-      ++sat[o];
-      ready.insert({-sat[o], -int(adj[o].size()), o});
-    }
-  }
-  return uncolored.empty();
-}
-
-/// Tries to reroute uncolored stream `gi` on one color, with the links of
-/// that color's groups closed. Keeps the cheapest success.
-bool WaferRouter::repair(int gi) {
-  Group &g = groups[gi];
-  if (!g.isStream)
-    return false;
-  ripUp(g);
-  Group best;
-  double bestCost = 0;
-  int bestColor = -1;
-  for (int c = 0; c < K; ++c) {
-    uint64_t bit = uint64_t(1) << c;
-    Group trial = g;
-    if (!routeStream(trial, [&](int32_t r) { return colorMask[r] & bit; }))
-      continue;
-    double cost = 0;
-    for (const Entry &e : trial.entries)
-      for (int p = wafer::North; p <= wafer::West; ++p)
-        if (e.mask >> p & 1)
-          cost += linkCost(e.node * kResPerPe + p, g.demand);
-    if (bestColor < 0 || cost < bestCost)
-      best = std::move(trial), bestCost = cost, bestColor = c;
-  }
-  if (bestColor < 0) {
-    (void)routeOrFail(g); // put it back: it stays uncolored
-    return false;
-  }
-  g = std::move(best);
-  g.color = bestColor;
-  commit(g, +1);
-  for (int32_t r : g.res)
-    colorMask[r] |= uint64_t(1) << bestColor;
-  return true;
-}
-
-LogicalResult WaferRouter::fail(const std::vector<int32_t> &over,
-                                const std::vector<int> &uncolored) {
-  // The group to blame: the uncolored one, or the one on most overused links.
-  int blame = -1;
-  std::vector<int32_t> region = over;
-  if (!over.empty()) {
-    // The worst links, the stream on most of them, and its part of them.
-    auto excess = [&](int32_t r) {
-      return std::max(double(occ[r]) - double(K),
-                      budget > 0 ? (load[r] - budget) / std::max(1.0, budget) : 0.0);
-    };
-    double worst = 0;
-    for (int32_t r : over)
-      worst = std::max(worst, excess(r));
-    std::vector<int32_t> worstLinks;
-    for (int32_t r : over)
-      if (excess(r) >= worst * 0.999)
-        worstLinks.push_back(r);
-    llvm::sort(worstLinks);
-    auto isWorst = [&](int32_t r) {
-      return std::binary_search(worstLinks.begin(), worstLinks.end(), r);
-    };
-    std::vector<int> count(groups.size(), 0);
-    for (auto [gi, g] : llvm::enumerate(groups))
-      for (int32_t r : g.res)
-        count[gi] += isWorst(r);
-    for (size_t gi = 0; gi < groups.size(); ++gi)
-      if (groups[gi].isStream && (blame < 0 || count[gi] > count[blame]))
-        blame = gi;
-    region.clear();
-    for (int32_t r : groups[blame].res)
-      if (isWorst(r))
-        region.push_back(r);
-    if (region.empty())
-      region = worstLinks;
-  } else {
-    blame = uncolored.front();
-    for (int gi : uncolored)
-      if (groups[gi].isStream) {
-        blame = gi;
-        break;
-      }
-    for (int32_t r : groups[blame].res)
-      if (occ[r] > 1 && r % kResPerPe != kRampIn && r % kResPerPe != kRampOut)
-        region.push_back(r);
-    if (region.empty())
-      region = groups[blame].res;
-  }
-  int64_t x0 = W, y0 = H, x1 = -1, y1 = -1;
-  for (int32_t r : region) {
-    int64_t n = r / kResPerPe, x = n % W, y = n / W;
-    int64_t nx = x, ny = y;
-    if (r % kResPerPe >= wafer::North && r % kResPerPe <= wafer::West)
-      wafer::stepDir(nx, ny, r % kResPerPe);
-    x0 = std::min({x0, x, nx}), x1 = std::max({x1, x, nx});
-    y0 = std::min({y0, y, ny}), y1 = std::max({y1, y, ny});
-  }
-  const Group &g = groups[blame];
-  auto diag = emitAt(g) << "cannot route " << describe(g) << " on wafer " << wafer << ": ";
-  if (!over.empty()) {
-    diag << over.size() << (over.size() == 1 ? " link stays" : " links stay") << " over capacity ("
-         << K << " colors";
-    if (budget > 0)
-      diag << ", " << int64_t(budget) << " words per token";
-    diag << ")";
-  } else {
-    diag << "its routes conflict with groups that take all " << K << " colors";
-  }
-  diag << " after " << maxIterations << " rounds; most congested region x " << x0 << ".." << x1
-       << ", y " << y0 << ".." << y1;
-  return failure();
-}
-
-LogicalResult WaferRouter::run(Stats &stats) {
-  if (failed(buildGroups()))
-    return failure();
-  int64_t nodes = W * H;
-  occ.assign(nodes * kResPerPe, 0);
-  load.assign(nodes * kResPerPe, 0);
-  hist.assign(nodes * kResPerPe, 0);
-  gScore.assign(nodes, 0);
-  seen.assign(nodes, 0);
-  inTree.assign(nodes, 0);
-  treeIndex.assign(nodes, 0);
-  parentDir.assign(nodes, 0);
-
-  for (Group &g : groups) {
-    if (!g.isStream)
-      commit(g, +1);
-    else if (failed(routeOrFail(g)))
-      return failure();
-  }
-  // Ramps are fixed by placement: more groups than colors there is final.
-  int32_t worst = -1;
-  for (int32_t r = 0, e = int32_t(occ.size()); r < e; ++r) {
-    int k = r % kResPerPe;
-    if ((k == kRampIn || k == kRampOut) && occ[r] > K && (worst < 0 || occ[r] > occ[worst]))
-      worst = r;
-  }
-  if (worst >= 0) {
-    int64_t n = worst / kResPerPe;
-    for (auto [ki, kk] : llvm::enumerate(graph.kernels))
-      if (kk.wafer == wafer && rectOf(ki).contains(n % W, n / W))
-        return kk.op.emitOpError("kernel '")
-               << kk.op.getName() << "' needs " << occ[worst] << " colors "
-               << (worst % kResPerPe == kRampIn ? "sent from" : "delivered to") << " its PE ("
-               << n % W << ", " << n / W << ") (streams and channels), but arch '" << arch.getName()
-               << "' has " << K;
-  }
-
-  std::vector<int> uncolored;
-  std::vector<int32_t> over;
-  int64_t iter = 0;
-  bool done = false;
-  for (; iter < maxIterations && !done; ++iter) {
-    over = overused();
-    if (!over.empty()) {
-      // PathFinder: history on overused links, stronger present cost, reroute.
-      std::vector<char> bad(occ.size(), 0);
-      for (int32_t r : over) {
-        double excess = std::max(0.0, double(occ[r]) - double(K));
-        if (budget > 0)
-          excess += std::max(0.0, (load[r] - budget) / budget);
-        hist[r] += float(1.0 + excess);
-        bad[r] = 1;
-      }
-      present = std::min(present * 1.8, 1e6);
-      negotiating = true;
-      for (Group &g : groups) {
-        if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return bad[r]; }))
-          continue;
-        ripUp(g);
-        if (failed(routeOrFail(g)))
-          return failure();
-      }
-      continue;
-    }
-    if (color(uncolored)) {
-      done = true;
-      break;
-    }
-    // Repair: reroute each uncolored stream on a color that has room.
-    colorMask.assign(occ.size(), 0);
-    for (Group &g : groups)
-      if (g.color >= 0)
-        for (int32_t r : g.res)
-          colorMask[r] |= uint64_t(1) << g.color;
-    std::vector<int> still;
-    for (int gi : uncolored)
-      if (!repair(gi))
-        still.push_back(gi);
-    colorMask.clear();
-    colorMask.shrink_to_fit();
-    uncolored = still;
-    if (uncolored.empty() && overused().empty()) {
-      done = true;
-      break;
-    }
-    // Push the rest apart: history on every shared link of theirs (and of
-    // the streams that share a channel's links), then reroute them.
-    std::vector<char> rip(groups.size(), 0);
-    for (int gi : uncolored) {
-      for (int32_t r : groups[gi].res) {
-        int k = r % kResPerPe;
-        if (occ[r] > 1 && k != kRampIn && k != kRampOut)
-          hist[r] += 2.0f;
-      }
-      if (groups[gi].isStream) {
-        rip[gi] = 1;
-      } else {
-        std::vector<int32_t> mine = groups[gi].res;
-        for (auto [oi, o] : llvm::enumerate(groups))
-          if (o.isStream && llvm::any_of(o.res, [&](int32_t r) {
-                return std::binary_search(mine.begin(), mine.end(), r);
-              }))
-            rip[oi] = 1;
-      }
-    }
-    present = std::min(present * 1.8, 1e6);
-    negotiating = true;
-    for (auto [gi, g] : llvm::enumerate(groups)) {
-      if (!rip[gi])
-        continue;
-      ripUp(g);
-      if (failed(routeOrFail(g)))
-        return failure();
-    }
-  }
-  if (!done) {
-    over = overused();
-    if (!over.empty() || !color(uncolored))
-      return fail(over, uncolored);
-  }
-
-  // Figures.
-  stats.iterations = std::max(stats.iterations, iter + 1);
-  stats.crossWafer += crossWafer;
-  stats.groups += groups.size();
-  for (const Group &g : groups) {
-    stats.totalLength += g.links;
-    if (g.isStream)
-      stats.maxLength = std::max<int64_t>(stats.maxLength, g.depth);
-    stats.colors.insert(g.color);
-  }
-  for (int32_t r = 0, e = int32_t(occ.size()); r < e; ++r) {
-    int k = r % kResPerPe;
-    if (k == kRampIn || k == kRampOut || !occ[r])
-      continue;
-    stats.maxLinkLoad = std::max(stats.maxLinkLoad, double(load[r]));
-    stats.loadSum += load[r];
-    ++stats.loadedLinks;
-  }
-  return success();
-}
-
-std::vector<std::array<int32_t, 5>> WaferRouter::table() const {
-  std::vector<std::array<int32_t, 5>> rows;
-  for (const Group &g : groups)
-    for (const Entry &e : g.entries)
-      rows.push_back({int32_t(e.node % W), int32_t(e.node / W), int32_t(g.color), e.in, e.mask});
-  llvm::sort(rows, [](const auto &a, const auto &b) {
-    return std::make_tuple(a[1], a[0], a[2], a[3]) < std::make_tuple(b[1], b[0], b[2], b[3]);
-  });
-  return rows;
-}
 
 struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
   using WscRouteBase::WscRouteBase;
@@ -778,23 +43,32 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
       return signalPassFailure();
     for (wafer::RoutesOp old : llvm::make_early_inc_range(module.getOps<wafer::RoutesOp>()))
       old.erase();
+    for (wafer::LinksOp old : llvm::make_early_inc_range(module.getOps<wafer::LinksOp>()))
+      old.erase();
 
-    std::map<int64_t, std::vector<int>> byWafer;
+    LinkPlan plan;
+    if (failed(planLinks(*graph, *arch, wafer::getDefects(module), plan)))
+      return signalPassFailure();
+    // Every wafer with a kernel, or that a stream passes through.
+    std::set<int64_t> wafers;
     double slowest = 0;
-    for (auto [i, k] : llvm::enumerate(graph->kernels)) {
-      byWafer[k.wafer].push_back(i);
+    for (GraphKernel &k : graph->kernels) {
+      wafers.insert(k.wafer);
       slowest = std::max(slowest, k.op.getCyclesPerToken().convertToDouble());
     }
+    for (const auto &[key, row] : plan.exitRow)
+      wafers.insert({key.second, key.second + 1});
     double budget = linkBudget < 0 ? 0 : linkBudget > 0 ? double(linkBudget) : std::ceil(slowest);
 
     Stats stats;
     std::vector<llvm::SmallVector<NamedAttribute>> colors(graph->kernels.size());
+    std::map<std::pair<int, int64_t>, int> streamColor; // (stream, wafer) -> color
     Builder b(ctx);
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-    for (auto &[waferIndex, members] : byWafer) {
+    for (int64_t waferIndex : wafers) {
       wafer::DefectGrid defects = wafer::DefectGrid::forWafer(
           wafer::getDefects(module), arch->getWidth(), arch->getHeight(), waferIndex);
-      WaferRouter router(waferIndex, *arch, defects, *graph, maxIterations, budget);
+      WaferRouter router(waferIndex, *arch, defects, *graph, plan, maxIterations, budget);
       if (failed(router.run(stats)))
         return signalPassFailure();
       for (const Group &g : router.getGroups()) {
@@ -803,16 +77,14 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
           colors[g.kernel].push_back(b.getNamedAttr(g.channel, c));
           continue;
         }
-        colors[g.kernel].push_back(b.getNamedAttr(("out" + Twine(g.result)).str(), c));
+        streamColor[{g.stream, waferIndex}] = g.color;
+        if (g.srcIn == wafer::Ramp)
+          colors[g.kernel].push_back(b.getNamedAttr(("out" + Twine(g.result)).str(), c));
+        // Consumer ports here take the color the stream has on this wafer.
+        for (auto [ck, operand] : graph->streams[g.stream].consumers)
+          if (graph->kernels[ck].wafer == waferIndex)
+            colors[ck].push_back(b.getNamedAttr(("in" + Twine(operand)).str(), c));
       }
-      // Consumer ports take the color of the stream they read.
-      for (const GraphStream &s : graph->streams)
-        for (auto [ck, operand] : s.consumers)
-          for (const Group &g : router.getGroups())
-            if (g.isStream && g.kernel == s.producer && g.result == s.result &&
-                graph->kernels[ck].wafer == waferIndex)
-              colors[ck].push_back(
-                  b.getNamedAttr(("in" + Twine(operand)).str(), b.getI64IntegerAttr(g.color)));
       auto rows = router.table();
       std::vector<int32_t> flat;
       flat.reserve(rows.size() * 5);
@@ -831,6 +103,31 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
       wafer::RoutesOp::create(builder, module.getLoc(), waferIndex,
                               DenseIntElementsAttr::get(type, ArrayRef<int32_t>(flat)));
     }
+
+    // The links: [src_wafer, W-1, y, color there, src_wafer + 1, 0, y, color there].
+    std::vector<std::array<int32_t, 8>> links;
+    std::map<std::pair<int64_t, int64_t>, int64_t> perLink; // (wafer, row) -> streams
+    int32_t east = int32_t(arch->getWidth() - 1);
+    for (const auto &[key, row] : plan.exitRow) {
+      auto [stream, from] = key;
+      links.push_back({int32_t(from), east, int32_t(row), int32_t(streamColor.at({stream, from})),
+                       int32_t(from + 1), 0, int32_t(row),
+                       int32_t(streamColor.at({stream, from + 1}))});
+      ++perLink[{from, row}];
+    }
+    int64_t maxPerLink = 0;
+    for (const auto &[key, n] : perLink)
+      maxPerLink = std::max(maxPerLink, n);
+    if (!links.empty()) {
+      llvm::sort(links);
+      std::vector<int32_t> flat;
+      for (const auto &l : links)
+        flat.insert(flat.end(), l.begin(), l.end());
+      auto type = RankedTensorType::get({int64_t(links.size()), 8}, b.getI32Type());
+      wafer::LinksOp::create(builder, module.getLoc(),
+                             DenseIntElementsAttr::get(type, ArrayRef<int32_t>(flat)));
+    }
+
     for (auto [i, k] : llvm::enumerate(graph->kernels)) {
       auto &list = colors[i];
       llvm::sort(list, [](NamedAttribute a, NamedAttribute c) {
@@ -853,7 +150,10 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         b.getNamedAttr("groups", b.getI64IntegerAttr(stats.groups)),
         b.getNamedAttr("entries", b.getI64IntegerAttr(stats.entries)),
         b.getNamedAttr("iterations", b.getI64IntegerAttr(stats.iterations)),
-        b.getNamedAttr("cross_wafer_streams", b.getI64IntegerAttr(stats.crossWafer)),
+        b.getNamedAttr("cross_wafer_streams", b.getI64IntegerAttr(plan.crossingStreams)),
+        b.getNamedAttr("wafer_links", b.getI64IntegerAttr(perLink.size())),
+        b.getNamedAttr("link_crossings", b.getI64IntegerAttr(links.size())),
+        b.getNamedAttr("max_colors_per_link", b.getI64IntegerAttr(maxPerLink)),
     };
     module->setAttr(wafer::kRouteStatsAttrName, b.getDictionaryAttr(figures));
   }

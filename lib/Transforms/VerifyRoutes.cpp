@@ -4,10 +4,12 @@
 // conventions (docs/placement-and-routing.md), using only `wafer.origin`,
 // `wafer.colors`, the `wafer.routes` tables, the arch and the defect map.
 // It shares no code with the router: each flow is walked hop by hop from
-// its sending PE's ramp entry, and must deliver to exactly its destination
-// PEs. Every (resource, color) is owned by the first origin that uses it; a
-// second origin on it is a collision. The first problem found is reported
-// as an error on the kernel (or the table) concerned.
+// its sending PE's ramp entry, through `wafer.links` onto other wafers
+// where an entry forwards to LINK, and must deliver to exactly its
+// destination PEs on every wafer. Every (resource, color) is owned by the
+// first origin that uses it; a second origin on it is a collision. The
+// first problem found is reported as an error on the kernel (or the table,
+// or the links) concerned.
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/Transforms/Passes.h"
@@ -68,13 +70,21 @@ struct Placed {
 };
 
 struct WaferState {
+  int64_t index = 0;
   wafer::RoutesOp routes;
   wafer::DefectGrid defects;
   std::vector<int> owner;                           // kernel per PE, -1 for none
   llvm::DenseMap<uint64_t, int64_t, KeyInfo> entry; // key -> row
   std::vector<std::array<int32_t, 5>> rows;
   std::vector<char> used;
-  std::vector<int> rowOwner; // per row: the origin that uses it, or -1
+  std::vector<int> rowOwner;                   // per row: the origin that uses it, or -1
+  std::vector<uint32_t> visited, deliveredAt; // per PE, stamped per walk
+};
+
+/// One row of `wafer.links`.
+struct LinkRow {
+  std::array<int32_t, 8> row;
+  bool used = false;
 };
 
 class Checker {
@@ -89,6 +99,17 @@ private:
   }
   LogicalResult loadKernels();
   LogicalResult loadTables();
+  LogicalResult loadLinks();
+  WaferState &state(int64_t wi) {
+    auto [it, inserted] = wafers.try_emplace(wi);
+    if (inserted) {
+      it->second.index = wi;
+      it->second.defects = wafer::DefectGrid::forWafer(wafer::getDefects(module), W, H, wi);
+      it->second.owner.assign(W * H, -1);
+    }
+    return it->second;
+  }
+  bool onEdge(int64_t x, int64_t y) const { return x == 0 || y == 0 || x == W - 1 || y == H - 1; }
   std::optional<int64_t> colorOf(int k, StringRef port) {
     if (!kernels[k].colors)
       return std::nullopt;
@@ -100,13 +121,16 @@ private:
     int o = ws.owner[y * W + x];
     return o < 0 ? std::string("no kernel") : ("kernel '" + kernels[o].op.getName() + "'").str();
   }
-  /// Walks one origin: the entry (x, y, color, RAMP) and everything it
-  /// forwards to. `isDest(x, y)` says whether a PE must receive the flow;
-  /// `expected` is how many must.
-  template <typename IsDest>
+  /// Walks one origin: the entry (x, y, color, RAMP) of wafer `waferIndex`
+  /// and everything it forwards to, across links too. `deliver(wafer, x, y,
+  /// color)` judges a delivery to a core: kDelivered, kNotDest (reported
+  /// here) or kReported (it emitted the error itself); `expected` is how
+  /// many PEs must receive the flow.
+  template <typename Deliver>
   LogicalResult walk(KernelOp op, const Origin &what, int64_t waferIndex, int64_t x, int64_t y,
-                     int64_t color, IsDest isDest, int64_t expected,
+                     int64_t color, Deliver deliver, int64_t expected,
                      llvm::function_ref<std::string()> missing);
+  enum { kDelivered, kNotDest, kReported };
 
   ModuleOp module;
   wafer::ArchAttr arch;
@@ -114,8 +138,10 @@ private:
   std::vector<Placed> kernels;
   llvm::DenseMap<Operation *, int> index;
   std::map<int64_t, WaferState> wafers;
+  wafer::LinksOp linksOp;
+  std::vector<LinkRow> links;
+  std::map<std::array<int64_t, 4>, size_t> linkFrom; // (wafer, x, y, color) -> link
   std::vector<Origin> origins;
-  std::vector<uint32_t> visited, deliveredAt; // per PE, stamped per walk
   uint32_t stamp = 0;
 };
 
@@ -136,7 +162,6 @@ LogicalResult Checker::loadKernels() {
   });
   if (!ok)
     return failure();
-  wafer::DefectsAttr defects = wafer::getDefects(module);
   for (auto [ki, k] : llvm::enumerate(kernels)) {
     if (k.wafer >= arch.getMaxWafers())
       return k.op.emitOpError("kernel '") << k.op.getName() << "' is on wafer " << k.wafer
@@ -144,12 +169,7 @@ LogicalResult Checker::loadKernels() {
     if (k.x + k.w > W || k.y + k.h > H)
       return k.op.emitOpError("kernel '") << k.op.getName() << "' at (" << k.x << ", " << k.y
                                           << ") leaves the " << W << "x" << H << " grid";
-    auto [it, inserted] = wafers.try_emplace(k.wafer);
-    WaferState &ws = it->second;
-    if (inserted) {
-      ws.defects = wafer::DefectGrid::forWafer(defects, W, H, k.wafer);
-      ws.owner.assign(W * H, -1);
-    }
+    WaferState &ws = state(k.wafer);
     for (int64_t y = k.y; y < k.y + k.h; ++y)
       for (int64_t x = k.x; x < k.x + k.w; ++x) {
         if (ws.defects.peDead(x, y))
@@ -177,12 +197,11 @@ LogicalResult Checker::loadKernels() {
 LogicalResult Checker::loadTables() {
   for (wafer::RoutesOp routes : module.getOps<wafer::RoutesOp>()) {
     int64_t wi = routes.getWaferAttr().getInt();
-    auto [it, inserted] = wafers.try_emplace(wi);
-    WaferState &ws = it->second;
-    if (inserted) {
-      ws.defects = wafer::DefectGrid::forWafer(wafer::getDefects(module), W, H, wi);
-      ws.owner.assign(W * H, -1);
-    }
+    if (wi >= arch.getMaxWafers())
+      return routes.emitOpError("router table for wafer ")
+             << wi << ", but arch '" << arch.getName() << "' has " << arch.getMaxWafers()
+             << " wafers";
+    WaferState &ws = state(wi);
     if (ws.routes)
       return routes.emitOpError("a second router table for wafer ") << wi;
     ws.routes = routes;
@@ -214,18 +233,69 @@ LogicalResult Checker::loadTables() {
   return success();
 }
 
-template <typename IsDest>
+LogicalResult Checker::loadLinks() {
+  for (wafer::LinksOp op : module.getOps<wafer::LinksOp>()) {
+    linksOp = op;
+    for (const auto &row : op.getRows()) {
+      auto [sw, sx, sy, sc, dw, dx, dy, dc] = row;
+      auto diag = [&, row = row]() {
+        InFlightDiagnostic d = op.emitOpError("link [");
+        for (int k = 0; k < 8; ++k)
+          d << (k ? ", " : "") << row[k];
+        return std::move(d << "]");
+      };
+      for (auto [w, x, y, c, side] : {std::make_tuple(sw, sx, sy, sc, "leaves"),
+                                      std::make_tuple(dw, dx, dy, dc, "arrives at")}) {
+        if (w >= arch.getMaxWafers())
+          return diag() << " " << side << " wafer " << w << ", but arch '" << arch.getName()
+                        << "' has " << arch.getMaxWafers() << " wafers";
+        if (x >= W || y >= H || !onEdge(x, y))
+          return diag() << " " << side << " PE (" << x << ", " << y
+                        << "), which is not on the edge of the " << W << "x" << H << " grid";
+        if (c >= K)
+          return diag() << " uses color " << c << ", but arch '" << arch.getName() << "' has "
+                        << K << " colors";
+        WaferState &ws = state(w);
+        if (ws.defects.peDead(x, y))
+          return diag() << " " << side << " the dead PE (" << x << ", " << y << ") of wafer " << w;
+        if (ws.defects.offWaferLinkDead(x, y))
+          return diag() << " uses the dead off-wafer link of PE (" << x << ", " << y
+                        << ") of wafer " << w;
+      }
+      WaferState &dst = state(dw);
+      if (!dst.entry.count(key(dx, dy, dc, wafer::Link)))
+        return diag() << " arrives at PE (" << dx << ", " << dy << ") of wafer " << dw
+                      << " on color " << dc << ", but that router has no entry for color " << dc
+                      << " input LINK";
+      linkFrom[{sw, sx, sy, sc}] = links.size();
+      links.push_back({row});
+    }
+  }
+  return success();
+}
+
+template <typename Deliver>
 LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t sx, int64_t sy,
-                            int64_t color, IsDest isDest, int64_t expected,
+                            int64_t color, Deliver deliver, int64_t expected,
                             llvm::function_ref<std::string()> missing) {
-  WaferState &ws = wafers[wi];
+  WaferState &home = wafers[wi];
   int origin = origins.size();
   origins.push_back(what);
   auto diag = [&]() { return op.emitOpError() << what.str() << " (color " << color << ")"; };
+  // "PE (x, y)", with the wafer once the flow has left its own.
+  auto pe = [&](const WaferState &ws, int64_t x, int64_t y) {
+    std::string s = ("PE (" + Twine(x) + ", " + Twine(y) + ")").str();
+    if (ws.index != wi)
+      s += " of wafer " + std::to_string(ws.index);
+    return s;
+  };
+  auto onColor = [&](int64_t c) {
+    return c == color ? std::string() : " on color " + std::to_string(c);
+  };
   // Resources are owned through the entries that use them: an entry by the
-  // first origin that reaches it, and a link (or the ramp out) of PE (x, y)
-  // on `color` by whichever entry of (x, y, color) forwards to it.
-  auto siblingOwner = [&](int64_t row, int port) -> int {
+  // first origin that reaches it, and a link (the ramp out, or LINK) of PE
+  // (x, y) on `color` by whichever entry of (x, y, color) forwards to it.
+  auto siblingOwner = [&](const WaferState &ws, int64_t row, int port) -> int {
     int64_t first = row, last = row;
     auto same = [&](int64_t r) {
       return ws.rows[r][0] == ws.rows[row][0] && ws.rows[r][1] == ws.rows[row][1] &&
@@ -241,71 +311,99 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
         return ws.rowOwner[r];
     return -1;
   };
-  auto first = ws.entry.find(key(sx, sy, color, wafer::Ramp));
-  if (first == ws.entry.end())
+  auto first = home.entry.find(key(sx, sy, color, wafer::Ramp));
+  if (first == home.entry.end())
     return diag() << " has no router entry at its sending PE (" << sx << ", " << sy
                   << ") for input RAMP";
-  if (int o = ws.rowOwner[first->second]; o >= 0)
+  if (int o = home.rowOwner[first->second]; o >= 0)
     return diag() << " and " << origins[o].str() << " are both sent from PE (" << sx << ", " << sy
                   << ") on color " << color << ": collision";
-  ws.rowOwner[first->second] = origin;
-  if (visited.size() != size_t(W * H))
-    visited.assign(W * H, 0), deliveredAt.assign(W * H, 0);
+  home.rowOwner[first->second] = origin;
   ++stamp;
-  visited[sy * W + sx] = stamp;
-  ws.used[first->second] = 1;
+  auto mark = [&](WaferState &ws, std::vector<uint32_t> WaferState::*field, int64_t x,
+                  int64_t y) -> bool {
+    std::vector<uint32_t> &v = ws.*field;
+    if (v.size() != size_t(W * H))
+      v.assign(W * H, 0);
+    bool was = v[y * W + x] == stamp;
+    v[y * W + x] = stamp;
+    return was;
+  };
+  mark(home, &WaferState::visited, sx, sy);
+  home.used[first->second] = 1;
   int64_t delivered = 0;
-  std::vector<std::tuple<int64_t, int64_t, int64_t>> stack = {{sx, sy, first->second}};
+  struct Hop {
+    WaferState *ws;
+    int64_t x, y, color, row;
+  };
+  std::vector<Hop> stack = {{&home, sx, sy, color, first->second}};
   while (!stack.empty()) {
-    auto [x, y, row] = stack.back();
+    auto [wsp, x, y, c, row] = stack.back();
+    WaferState &ws = *wsp;
     stack.pop_back();
     int32_t mask = ws.rows[row][4];
     for (int p = 0; p <= wafer::Link; ++p) {
       if (!(mask >> p & 1))
         continue;
       if (p == wafer::Ramp) {
-        if (!isDest(x, y))
-          return diag() << " is delivered to PE (" << x << ", " << y << ") (" << kernelAt(ws, x, y)
-                        << "), which is not one of its destinations";
-        if (int o = siblingOwner(row, wafer::Ramp); o >= 0)
-          return diag() << " and " << origins[o].str() << " are both delivered to PE (" << x << ", "
-                        << y << ") on color " << color << ": collision";
-        deliveredAt[y * W + x] = stamp;
+        int verdict = deliver(ws.index, x, y, c);
+        if (verdict == kReported)
+          return failure();
+        if (verdict == kNotDest)
+          return diag() << " is delivered to " << pe(ws, x, y) << " (" << kernelAt(ws, x, y)
+                        << ")" << onColor(c) << ", which is not one of its destinations";
+        if (int o = siblingOwner(ws, row, wafer::Ramp); o >= 0)
+          return diag() << " and " << origins[o].str() << " are both delivered to "
+                        << pe(ws, x, y) << " on color " << c << ": collision";
+        mark(ws, &WaferState::deliveredAt, x, y);
         ++delivered;
         continue;
       }
-      if (p == wafer::Link)
-        return diag() << " leaves PE (" << x << ", " << y
-                      << ") through LINK, but inter-wafer links are not routed yet";
-      int64_t nx = x, ny = y;
-      wafer::stepDir(nx, ny, p);
-      if (!ws.defects.onGrid(nx, ny))
-        return diag() << " is forwarded " << kPortNames[p] << " from PE (" << x << ", " << y
-                      << ") off the grid";
-      if (ws.defects.linkDead(x, y, p))
-        return diag() << " is forwarded over the dead link " << kPortNames[p] << " of PE (" << x
-                      << ", " << y << ")";
-      if (ws.defects.peDead(nx, ny))
-        return diag() << " is forwarded from PE (" << x << ", " << y << ") into the dead PE (" << nx
-                      << ", " << ny << ")";
-      if (int o = siblingOwner(row, p); o >= 0)
+      WaferState *next = &ws;
+      int64_t nx = x, ny = y, nc = c;
+      int in;
+      if (p == wafer::Link) {
+        auto l = linkFrom.find({ws.index, x, y, c});
+        if (l == linkFrom.end())
+          return diag() << " leaves " << pe(ws, x, y) << " through LINK" << onColor(c)
+                        << ", but no link in 'wafer.links' leaves there on that color";
+        if (int o = siblingOwner(ws, row, wafer::Link); o >= 0)
+          return diag() << " and " << origins[o].str() << " both use the link LINK of "
+                        << pe(ws, x, y) << " on color " << c << ": collision";
+        LinkRow &link = links[l->second];
+        link.used = true;
+        next = &state(link.row[4]);
+        nx = link.row[5], ny = link.row[6], nc = link.row[7];
+        in = wafer::Link;
+      } else {
+        wafer::stepDir(nx, ny, p);
+        if (!ws.defects.onGrid(nx, ny))
+          return diag() << " is forwarded " << kPortNames[p] << " from " << pe(ws, x, y)
+                        << " off the grid";
+        if (ws.defects.linkDead(x, y, p))
+          return diag() << " is forwarded over the dead link " << kPortNames[p] << " of "
+                        << pe(ws, x, y);
+        if (ws.defects.peDead(nx, ny))
+          return diag() << " is forwarded from " << pe(ws, x, y) << " into the dead PE (" << nx
+                        << ", " << ny << ")";
+        if (int o = siblingOwner(ws, row, p); o >= 0)
+          return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
+                        << " of " << pe(ws, x, y) << " on color " << c << ": collision";
+        in = wafer::oppositeDir(p);
+      }
+      if (mark(*next, &WaferState::visited, nx, ny))
+        return diag() << " reaches " << pe(*next, nx, ny)
+                      << " twice: a routing loop or merging branches";
+      auto entry = next->entry.find(key(nx, ny, nc, in));
+      if (entry == next->entry.end())
+        return diag() << " arrives at " << pe(*next, nx, ny) << " from " << kPortNames[in]
+                      << onColor(nc) << ", but that router has no entry for it: a missing hop";
+      if (int o = next->rowOwner[entry->second]; o >= 0 && o != origin)
         return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
-                      << " of PE (" << x << ", " << y << ") on color " << color << ": collision";
-      if (visited[ny * W + nx] == stamp)
-        return diag() << " reaches PE (" << nx << ", " << ny
-                      << ") twice: a routing loop or merging branches";
-      visited[ny * W + nx] = stamp;
-      int in = wafer::oppositeDir(p);
-      auto next = ws.entry.find(key(nx, ny, color, in));
-      if (next == ws.entry.end())
-        return diag() << " arrives at PE (" << nx << ", " << ny << ") from " << kPortNames[in]
-                      << ", but that router has no entry for it: a missing hop";
-      if (int o = ws.rowOwner[next->second]; o >= 0 && o != origin)
-        return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
-                      << " of PE (" << x << ", " << y << ") on color " << color << ": collision";
-      ws.rowOwner[next->second] = origin;
-      ws.used[next->second] = 1;
-      stack.push_back({nx, ny, next->second});
+                      << " of " << pe(ws, x, y) << " on color " << c << ": collision";
+      next->rowOwner[entry->second] = origin;
+      next->used[entry->second] = 1;
+      stack.push_back({next, nx, ny, nc, entry->second});
     }
   }
   if (delivered != expected)
@@ -314,7 +412,7 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
 }
 
 LogicalResult Checker::run() {
-  if (failed(loadKernels()) || failed(loadTables()))
+  if (failed(loadKernels()) || failed(loadTables()) || failed(loadLinks()))
     return failure();
   for (auto [pi, p] : llvm::enumerate(kernels)) {
     // Ports with flows: checked against the body's sends and receives below.
@@ -324,11 +422,15 @@ LogicalResult Checker::run() {
       if (!isa<wskernel::StreamType>(r.getType()))
         continue;
       std::string port = "out" + std::to_string(r.getResultNumber());
+      // Consumers on any wafer, and the ports they read it on.
       llvm::SmallDenseSet<int, 4> dests;
+      llvm::SmallVector<std::pair<int, std::string>, 4> reads;
       for (OpOperand &use : r.getUses()) {
         auto it = index.find(use.getOwner());
-        if (it != index.end() && kernels[it->second].wafer == p.wafer)
-          dests.insert(it->second);
+        if (it == index.end())
+          continue;
+        dests.insert(it->second);
+        reads.push_back({it->second, "in" + std::to_string(use.getOperandNumber())});
       }
       if (dests.empty())
         continue;
@@ -340,51 +442,64 @@ LogicalResult Checker::run() {
       // Interned: origins outlive this loop.
       Origin what{p.op.getName(), StringAttr::get(p.op.getContext(), port).getValue(), -1, -1,
                   false};
-      for (OpOperand &use : r.getUses()) {
-        auto it = index.find(use.getOwner());
-        if (it == index.end() || kernels[it->second].wafer != p.wafer)
-          continue;
-        std::string in = "in" + std::to_string(use.getOperandNumber());
-        auto theirs = colorOf(it->second, in);
-        if (!theirs || *theirs != *color) {
-          auto d = kernels[it->second].op.emitOpError("kernel '")
-                   << kernels[it->second].op.getName() << "' reads " << what.str() << " as '" << in
-                   << "' on ";
+      // On the producer's wafer a consumer reads the producer's color; on
+      // another wafer, the color the stream arrives on (checked on delivery).
+      for (auto &[d, in] : reads) {
+        auto theirs = colorOf(d, in);
+        bool local = kernels[d].wafer == p.wafer;
+        if (!theirs || (local && *theirs != *color)) {
+          auto diag = kernels[d].op.emitOpError("kernel '")
+                      << kernels[d].op.getName() << "' reads " << what.str() << " as '" << in
+                      << "' on ";
           if (theirs)
-            d << "color " << *theirs;
+            diag << "color " << *theirs;
           else
-            d << "no color";
-          return d << ", but the stream is on color " << *color;
+            diag << "no color";
+          if (!local)
+            return diag;
+          return diag << ", but the stream is on color " << *color;
         }
       }
       int64_t expected = 0;
       for (int d : dests)
         expected += kernels[d].h * kernels[d].w;
-      WaferState &ws = wafers[p.wafer];
-      auto isDest = [&](int64_t x, int64_t y) {
-        int o = ws.owner[y * W + x];
-        return o >= 0 && dests.contains(o);
+      auto deliver = [&](int64_t w, int64_t x, int64_t y, int64_t c) -> int {
+        int o = wafers[w].owner[y * W + x];
+        if (o < 0 || !dests.contains(o))
+          return kNotDest;
+        for (auto &[d, in] : reads)
+          if (d == o && *colorOf(d, in) != c) {
+            kernels[d].op.emitOpError("kernel '")
+                << kernels[d].op.getName() << "' reads " << what.str() << " as '" << in
+                << "' on color " << *colorOf(d, in) << ", but the stream arrives at PE (" << x
+                << ", " << y << ") of wafer " << w << " on color " << c;
+            return kReported;
+          }
+        return kDelivered;
       };
       // The first destination PE it fails to reach, for the message.
       auto missing = [&]() -> std::string {
-        for (int d : dests)
+        for (int d : dests) {
+          WaferState &ws = wafers[kernels[d].wafer];
           for (int64_t y = kernels[d].y; y < kernels[d].y + kernels[d].h; ++y)
             for (int64_t x = kernels[d].x; x < kernels[d].x + kernels[d].w; ++x)
-              if (deliveredAt[y * W + x] != stamp)
-                return ("PE (" + Twine(x) + ", " + Twine(y) + ") of kernel '" +
-                        kernels[d].op.getName() + "'")
-                    .str();
+              if (ws.deliveredAt.empty() || ws.deliveredAt[y * W + x] != stamp) {
+                std::string s = ("PE (" + Twine(x) + ", " + Twine(y) + ")").str();
+                if (kernels[d].wafer != p.wafer)
+                  s += " of wafer " + std::to_string(kernels[d].wafer);
+                return s + " of kernel '" + kernels[d].op.getName().str() + "'";
+              }
+        }
         return "all of its destinations";
       };
-      if (failed(walk(p.op, what, p.wafer, p.x + p.w - 1, p.y + p.h - 1, *color, isDest, expected,
-                      missing)))
+      if (failed(walk(p.op, what, p.wafer, p.x + p.w - 1, p.y + p.h - 1, *color, deliver,
+                      expected, missing)))
         return failure();
     }
-    // Receiving ports of streams from this wafer.
+    // Receiving ports of streams from any wafer.
     for (OpOperand &operand : p.op->getOpOperands()) {
       auto def = operand.get().getDefiningOp<KernelOp>();
-      if (def && isa<wskernel::StreamType>(operand.get().getType()) && index.count(def) &&
-          kernels[index[def]].wafer == p.wafer)
+      if (def && isa<wskernel::StreamType>(operand.get().getType()) && index.count(def))
         flowPorts.insert("in" + std::to_string(operand.getOperandNumber()));
     }
     // Channels.
@@ -404,9 +519,11 @@ LogicalResult Checker::run() {
         int64_t sx = p.x + px, sy = p.y + py;
         int64_t dx = col ? sx : sx + 1, dy = col ? sy + 1 : sy;
         Origin what{p.op.getName(), name, sx, sy, true};
-        auto isDest = [&](int64_t x, int64_t y) { return x == dx && y == dy; };
+        auto deliver = [&](int64_t w, int64_t x, int64_t y, int64_t) -> int {
+          return w == p.wafer && x == dx && y == dy ? kDelivered : kNotDest;
+        };
         auto missing = [&]() { return ("PE (" + Twine(dx) + ", " + Twine(dy) + ")").str(); };
-        if (failed(walk(p.op, what, p.wafer, sx, sy, *color, isDest, 1, missing)))
+        if (failed(walk(p.op, what, p.wafer, sx, sy, *color, deliver, 1, missing)))
           return failure();
       }
     }
@@ -432,6 +549,13 @@ LogicalResult Checker::run() {
       if (ws.defects.peDead(x, y))
         return ws.routes.emitOpError("router entry at PE (")
                << x << ", " << y << ") color " << color << " is on a dead PE";
+    }
+  for (const LinkRow &l : links)
+    if (!l.used) {
+      InFlightDiagnostic d = linksOp.emitOpError("link [");
+      for (int k = 0; k < 8; ++k)
+        d << (k ? ", " : "") << l.row[k];
+      return d << "] is used by no stream";
     }
   for (auto &[wi, ws] : wafers)
     for (size_t i = 0; i < ws.rows.size(); ++i)

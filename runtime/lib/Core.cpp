@@ -93,10 +93,6 @@ float binary(Op op, float a, float b) {
   }
 }
 
-bool isComm(Op op) {
-  return op == wafer::SEND || op == wafer::RECV || op == wafer::RECV_ADD || op == wafer::RECV_MAX;
-}
-
 /// End of a byte range for messages; saturates instead of overflowing.
 int64_t rangeEnd(int64_t begin, uint64_t words) {
   int64_t end;
@@ -131,6 +127,9 @@ private:
     return int64_t(v);
   }
   bool selected(const Instr &in) const {
+    for (const Affine &g : in.guard)
+      if (eval(g) < 0)
+        return false;
     if (in.pred.empty())
       return true;
     for (const PeRange &r : in.pred)
@@ -166,7 +165,7 @@ Core::Step Core::fault(const Instr &in, std::string kind, std::string what) {
   s_.status = PeStatus::Faulted;
   s_.fault = fmt::format("{}: {}{}: instruction {} ({}): {}", kind,
                          m_.where(reg_.wafer, reg_.x + px_, reg_.y + py_),
-                         isComm(in.op) ? fmt::format(", color {}", in.color) : "", s_.pc,
+                         usesColor(in.op) ? fmt::format(", color {}", in.color) : "", s_.pc,
                          opName(in.op), what);
   return Step::Fault;
 }
@@ -223,6 +222,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     const uint32_t *src = c.data->data() + c.pos;
     for (uint64_t j = 0; j < take; ++j) {
       uint32_t d = dst + uint32_t(i + j);
+      if (in.op == wafer::RECV_DROP)
+        continue;
       if (in.op == wafer::RECV)
         s_.sram[d] = src[j];
       else if (in.op == wafer::RECV_ADD)
@@ -265,6 +266,8 @@ Core::Step Core::exec(const Instr &in) {
     if (!span(in, 0, n, d))
       return Step::Fault;
     return recv(in, n, d);
+  case wafer::RECV_DROP:
+    return recv(in, n, 0);
   case wafer::MATVEC:
   case wafer::VECMAT: {
     bool mv = op == wafer::MATVEC;

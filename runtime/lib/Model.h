@@ -30,6 +30,7 @@ struct Instr {
   Affine addr[3];
   Affine n, m;
   Affine k; ///< GATHER: row_lo
+  std::vector<Affine> guard; ///< all must be >= 0 for the instruction to run
   uint32_t color = 0;
   float imm = 0;
   uint32_t count = 0;
@@ -125,6 +126,12 @@ struct Model {
 Expected<Model> buildModel(const wafer::Program &program);
 
 const char *opName(wafer::Op op);
+
+/// SEND and the RECVs: the instructions that name a router color.
+inline bool usesColor(wafer::Op op) {
+  return op == wafer::SEND || op == wafer::RECV || op == wafer::RECV_ADD ||
+         op == wafer::RECV_MAX || op == wafer::RECV_DROP;
+}
 const char *portName(uint32_t port);
 
 } // namespace wsc::runtime::detail

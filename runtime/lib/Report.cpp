@@ -61,8 +61,7 @@ std::string traceJson(const RunReport &r) {
                          {"ts", double(e.start) * usPerCycle},
                          {"dur", double(e.duration) * usPerCycle},
                          {"args", {{"cycle", e.start}, {"cycles", e.duration}}}};
-    if (e.op == wafer::SEND || e.op == wafer::RECV || e.op == wafer::RECV_ADD ||
-        e.op == wafer::RECV_MAX) {
+    if (detail::usesColor(e.op)) {
       ev["args"]["color"] = e.color;
       ev["args"]["wait_cycles"] = e.wait;
     }

@@ -25,6 +25,8 @@ int addrCount(Op op) {
   case wafer::LOOP:
   case wafer::END:
     return 0;
+  case wafer::RECV_DROP:
+    return 0;
   case wafer::SEND:
   case wafer::RECV:
   case wafer::RECV_ADD:
@@ -48,10 +50,6 @@ int addrCount(Op op) {
   default:
     return 3;
   }
-}
-
-bool usesColor(Op op) {
-  return op == wafer::SEND || op == wafer::RECV || op == wafer::RECV_ADD || op == wafer::RECV_MAX;
 }
 
 class Builder {
@@ -157,6 +155,10 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       return s;
     if (Status s = affine(in.k(), o.k, "k"); !s)
       return s;
+    o.guard.resize(in.guard_size());
+    for (int g = 0; g < in.guard_size(); ++g)
+      if (Status s = affine(in.guard(g), o.guard[g], "guard"); !s)
+        return s;
     if (usesColor(o.op) && in.color() >= m_.colors)
       return fail(fmt::format("{}: color {} >= arch.colors {}", at, in.color(), m_.colors));
     o.color = in.color();

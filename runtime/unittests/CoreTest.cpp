@@ -266,3 +266,38 @@ TEST(Core, IntegerInputsBecomeInt32Words) {
 }
 
 } // namespace
+
+TEST(Core, GuardsCompareLoopIndicesWithTheCoordinate) {
+  // Three PEs in a row; in iteration i of a loop of 3, only PEs with px > i
+  // add 1 (guard px - i - 1 >= 0), so PE px ends with px.
+  wafer::Program p = makeProgram(3, 1);
+  wafer::Region *r = addRegion(p, "g", 0, 0, 3, 1);
+  *r->add_code() = loop(3);
+  wafer::Instr add = ins(wafer::ADD_I, {0, 0}, 1);
+  add.set_imm(1);
+  *add.add_guard() = aff(-1, {-1}, 1);
+  *r->add_code() = add;
+  *r->add_code() = end();
+  auto *t = addTensor(p, true, "y", wafer::F32, {3});
+  for (uint32_t x = 0; x < 3; ++x)
+    addPiece(t, x, 0, 0, x, 1);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), (std::vector<float>{0, 1, 2}));
+}
+
+TEST(Core, RecvDropDiscardsWordsInOrder) {
+  // PE 0 sends 0..5 east; PE 1 drops 2 words, keeps 2, drops 2.
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "d", 0, 0, 2, 1);
+  initFloats(r, 0, 0, 0, {0, 1, 2, 3, 4, 5});
+  *r->add_code() = only(send(1, 0, 6), 0, 0, 0, 0);
+  *r->add_code() = only(recv(1, 0, 2, wafer::RECV_DROP), 1, 1, 0, 0);
+  *r->add_code() = only(recv(1, 64, 2), 1, 1, 0, 0);
+  *r->add_code() = only(recv(1, 0, 2, wafer::RECV_DROP), 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "kept", wafer::F32, {2}), 1, 0, 64, 0, 2);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("kept"), (std::vector<float>{2, 3}));
+}

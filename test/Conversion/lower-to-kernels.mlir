@@ -15,36 +15,49 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
   %y = wsgraph.linear %n, %w, %bias : (tensor<1x4x8xf32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
   return %y : tensor<1x4x12xf32>
 }
-// Embedding on one PE: idx 4 + table 16*8 + part 8 + gather 8 words = 148 words = 592 bytes.
-// cycles = lookup vector(8) + positions-free epilogue vector(8) + send words(8) = 24.
-// CHECK: %[[E:.*]] = wskernel.kernel "embed" kind "embed" grid [1, 1] sram 592 cycles 2.400000e+01 channels {}(%arg0, %{{.*}}) {wafer.stage = 0 : i64} : (tensor<1x4xi64>, tensor<16x8xf32>) -> !wskernel.stream<8, f32>
+// SRAM per PE = data + 16 bytes per instruction of the body (LOOP and END count).
+// Embedding on one PE: idx 4 + table 16*8 + part 8 + gather 8 words = 148 words = 592 bytes;
+// 6 instructions = 96 bytes: 688. cycles = lookup 8 + epilogue 8 + send 8 = 24.
+// CHECK: %[[E:.*]] = wskernel.kernel "embed" kind "embed" grid [1, 1] sram 688 cycles 2.400000e+01 channels {}(%arg0, %{{.*}}) {wafer.stage = 0 : i64} : (tensor<1x4xi64>
 // CHECK: wskernel.host_input 0 at 0
 // CHECK: wskernel.init_tile 1 at 16 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8]
 // Layer norm of C=8 on 1x4 PEs, cb = 2: x 8, d 8, sq 8, mean 1, var 1, gamma 2, beta 2,
-// part 2, gather 8 = 40 words = 160 bytes. cycles (the last PE) = recv 8 + 4 vector(8)
-// + rsqrt 8 + 3 vector(2) + gather (receive 6, copy 2, send 8) = 70.
-// CHECK: %[[N:.*]] = wskernel.kernel "ln_f" kind "layer_norm" grid [1, 4] sram 160 cycles 7.000000e+01 channels {row = "row_chain"}(%[[E]]
-// The layer norm's last row gathers its blocks west to east and sends the whole vector.
-// CHECK: wskernel.recv "row" to <base = 128> n <base = 0, px = 2> {when = [#wskernel.pes<x0 = 1, x1 = 3, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.unary "copy" <base = 128, px = 8> = <base = 120> n <base = 2> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "row" from <base = 128> n <base = 2, px = 2> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "out0" from <base = 128> n <base = 8> {when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
+// part 2, gather 2 = 34 words = 136 bytes; 23 instructions = 368 bytes: 504.
+// cycles (the last PE) = recv 8 + 4 vector(8) + rsqrt 8 + 3 vector(2) + gather
+// (receive 6, copy 2, send 8) = 70.
+// CHECK: %[[N:.*]] = wskernel.kernel "ln_f" kind "layer_norm" grid [1, 4] sram 504 cycles 7.000000e+01 channels {row = "row_chain"}(%[[E]]
+// The last row streams its blocks east one at a time: in step i, PEs east of i
+// (px - i - 1 >= 0) pass block i on, PE i (px - i >= 0 and i - px >= 0) sends its own,
+// and the last PE sends each block out as it arrives, then its own.
+// CHECK: wskernel.loop 3 {
+// CHECK-NEXT: wskernel.recv "row" to <base = 128> n <base = 2> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "row" from <base = 128> n <base = 2> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "out0" from <base = 128> n <base = 2> {when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "row" from <base = 120> n <base = 2> {guard = [#wskernel.aff<base = 0, loop = [-1], px = 1>, #wskernel.aff<base = 0, loop = [1], px = -1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: }
+// CHECK-NEXT: wskernel.send "out0" from <base = 120> n <base = 2> {when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
 // Linear 8x12 gets 8 of the 9.6-PE budget: h = round(sqrt(8 * 8/12)) = 2, w = 4; kb = 4, nb = 3.
 // Its result goes to the host: the last row keeps each token's block (4 tokens x 3 words).
-// SRAM: x 8, weight 12, bias 3, part 3, logits 12 = 38 words = 152 bytes.
+// SRAM: x slice 4, weight 12, bias 3, part 3, logits 12 = 34 words = 136 bytes;
+// 14 instructions = 224 bytes: 360.
 // cycles (a last-row PE) = recv 8 + matvec 4*3 + relay (recv 3 + send 3 + hop 1) + bias 3
 // + store 3 = 33.
-// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [2, 4] sram 152 cycles 3.300000e+01 channels {col = "col_chain", row = "row_chain"}(%[[N]], %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<8, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
-// CHECK-NEXT: wskernel.host_output 0 at 104 rows 4 cols 3 col_origin [0, 3] {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
-// CHECK-NEXT: wskernel.init_tile 1 at 32 rows 4 cols 3 row_origin [4, 0] col_origin [0, 3]
+// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [2, 4] sram 360 cycles 3.300000e+01 channels {col = "col_chain", row = "row_chain"}(%[[N]], %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<8, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
+// CHECK-NEXT: wskernel.host_output 0 at 88 rows 4 cols 3 col_origin [0, 3] {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.init_tile 1 at 16 rows 4 cols 3 row_origin [4, 0] col_origin [0, 3]
 // CHECK: wskernel.loop 1 {
 // CHECK-NEXT: wskernel.loop 4 {
-// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 8>
-// CHECK-NEXT: wskernel.matvec <base = 92> = <base = 32> x <base = 0, py = 16> rows <base = 4> cols <base = 3> {transposed = true}
-// CHECK-NEXT: wskernel.recv "col" to <base = 92> n <base = 3> {combine = "add", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
-// CHECK-NEXT: wskernel.send "col" from <base = 92> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.vector "add" <base = 92> = <base = 92>, <base = 80> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
-// CHECK-NEXT: wskernel.unary "copy" <base = 104, loop = [12, 48]> = <base = 92> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// Row py keeps x[4py, 4py + 4) of the input and discards the rest.
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 0, py = 4> {combine = "discard", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 4, py = -4> {combine = "discard", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 4> {combine = "discard", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.matvec <base = 76> = <base = 16> x <base = 0> rows <base = 4> cols <base = 3> {transposed = true}
+// CHECK-NEXT: wskernel.recv "col" to <base = 76> n <base = 3> {combine = "add", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.send "col" from <base = 76> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.vector "add" <base = 76> = <base = 76>, <base = 64> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.unary "copy" <base = 88, loop = [12, 48]> = <base = 76> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NOT: wskernel.kernel "output"
 // CHECK: return %[[Y]]
 // CHECK-NOT: wsgraph.gather

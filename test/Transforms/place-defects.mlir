@@ -38,12 +38,13 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
 // CHECK: "first" {{.*}}wafer.origin = array<i64: 0, 2, 0>
 // CHECK: "second" {{.*}}wafer.origin = array<i64: 1, 0, 0>
 // CHECK: "third" {{.*}}wafer.origin = array<i64: 1, 2, 0>
-// The stream from wafer 0 to wafer 1 is not routed (inter-wafer links come
-// later); each wafer gets its own table.
+// The stream from wafer 0 to wafer 1 crosses one link; each wafer gets its
+// own table.
 // LEGAL: cross_wafer_streams = 1
 // LEGAL: func.func @stages
 // LEGAL: wafer.routes 0
 // LEGAL: wafer.routes 1
+// LEGAL: wafer.links dense<{{\[\[}}0, 7, {{[0-9]}}, {{[0-9]+}}, 1, 0, {{[0-9]}}, {{[0-9]+}}]]> : tensor<1x8xi32>
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,

@@ -9,7 +9,7 @@
 // a.out0 leaves a's last PE (1, 0) for every PE of b and c; b.out0 leaves
 // (3, 1) for c, westward through (2, 1).
 
-// CHECK: wafer.route_stats = {colors_used = 2 : i64, cross_wafer_streams = 0 : i64, entries = 15 : i64, groups = 4 : i64, iterations = 1 : i64, link_budget = 10 : i64, max_colors_per_router = 2 : i64, max_length = 3 : i64, max_link_load = 4.000000e+00 : f64, mean_link_load = 3.500000e+00 : f64, total_length = 10 : i64}
+// CHECK: wafer.route_stats = {colors_used = 2 : i64, cross_wafer_streams = 0 : i64, entries = 15 : i64, groups = 4 : i64, iterations = 1 : i64, link_budget = 10 : i64, link_crossings = 0 : i64, max_colors_per_link = 0 : i64, max_colors_per_router = 2 : i64, max_length = 3 : i64, max_link_load = 4.000000e+00 : f64, mean_link_load = 3.500000e+00 : f64, total_length = 10 : i64, wafer_links = 0 : i64}
 // CHECK: "a" {{.*}}wafer.colors = {out0 = 0 : i64, row = 0 : i64}
 // CHECK: "b" {{.*}}wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}
 // CHECK: "c" {{.*}}wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}

@@ -79,10 +79,15 @@ def WscRoute : Pass<"wsc-route", "mlir::ModuleOp"> {
     then groups get colors by coloring their conflict graph; congestion
     (more groups on a link than colors, or more words per token than the
     link budget) and coloring failures are negotiated away PathFinder-style
-    by ripping up and rerouting. Writes `wafer.colors` on every kernel, one
-    `wafer.routes` table per wafer, and `wafer.route_stats` on the module.
-    An unroutable design is an error naming the stream and the congested
-    region.
+    by ripping up and rerouting. Streams between wafers cross links from
+    wafer i's east edge to wafer i + 1's west edge (one per row, chosen per
+    stream near its tree and consumers, around dead edge PEs and links); each
+    wafer routes and colors its part of the stream on its own, and the link
+    translates the color. Writes `wafer.colors` on every kernel, one
+    `wafer.routes` table per wafer, `wafer.links` when streams cross wafers,
+    and `wafer.route_stats` on the module. An unroutable design is an error
+    naming the stream and the congested region (or the wafers it cannot
+    cross between).
   }];
   let options = [
     Option<"maxIterations", "max-iterations", "int64_t", "40",
@@ -99,10 +104,12 @@ def WscVerifyRoutes : Pass<"wsc-verify-routes", "mlir::ModuleOp"> {
   let description = [{
     Trusts nothing the router computed: from the kernel graph, `wafer.origin`
     and `wafer.colors` it derives which PEs every stream and channel must
-    reach, then walks `wafer.routes` from each sending PE and checks that
-    each flow reaches exactly those PEs on its color, with no missing hop,
-    no loop or merging branches, no two origins on one link and color, no
-    dead PE or link, no color beyond the arch, and no entry left unused.
+    reach, on every wafer, then walks `wafer.routes` from each sending PE,
+    through `wafer.links` wherever an entry forwards to LINK, and checks
+    that each flow reaches exactly those PEs on the colors its readers use,
+    with no missing hop or link, no loop or merging branches, no two origins
+    on one link (or off-wafer link) and color, no dead PE or link, no color
+    beyond the arch, and no entry or link left unused.
     Placement (rectangles inside the grid, disjoint, on live PEs) is checked
     too. Errors name the kernel, port, color and PE.
   }];

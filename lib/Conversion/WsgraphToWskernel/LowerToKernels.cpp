@@ -35,6 +35,9 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Estimated SRAM bytes one instruction of a kernel body takes.
+constexpr int64_t kCodeBytesPerInstruction = 16;
+
 /// Bump allocation of a PE's SRAM, in bytes.
 struct Sram {
   int64_t next = 0;
@@ -80,40 +83,88 @@ public:
   ArrayAttr lastRow() { return pes(0, w - 1, h - 1, h - 1); }
 
   void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
-            ArrayAttr when = nullptr) {
-    wk::RecvOp::create(b, loc(), port, dst, n, combine, when);
+            ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, when, guard);
   }
-  void send(StringRef port, wk::AffAttr src, wk::AffAttr n, ArrayAttr when = nullptr) {
-    wk::SendOp::create(b, loc(), port, src, n, when);
+  /// Pops n words of a port that this PE does not need.
+  void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr) {
+    if (n.getBase() == 0 && n.getLoop().empty() && n.getPx() == 0 && n.getPy() == 0)
+      return;
+    recv(port, aff(0), n, "discard", when);
+  }
+  void send(StringRef port, wk::AffAttr src, wk::AffAttr n, ArrayAttr when = nullptr,
+            ArrayAttr guard = nullptr) {
+    wk::SendOp::create(b, loc(), port, src, n, when, guard);
+  }
+  ArrayAttr guards(ArrayRef<wk::AffAttr> conditions) {
+    return b.getArrayAttr(SmallVector<Attribute>(conditions.begin(), conditions.end()));
+  }
+
+  /// Receives slice i (block words, the last one shorter) of an n-word vector,
+  /// where i is the PE's row (byRow) or column, on the PEs `when` selects.
+  void recvSlices(StringRef port, int64_t n, int64_t block, int64_t parts, int64_t dst, bool byRow,
+                  ArrayAttr when = nullptr) {
+    auto at = [&](int64_t base, int64_t perPart) {
+      return byRow ? aff(base, {}, 0, perPart) : aff(base, {}, perPart, 0);
+    };
+    auto select = [&](int64_t lo, int64_t hi) -> ArrayAttr {
+      ArrayAttr range = byRow ? pes(0, w - 1, lo, hi) : pes(lo, hi, 0, h - 1);
+      if (!when)
+        return range;
+      // Intersect with `when` (a single range here).
+      auto a = cast<wk::PeRangeAttr>(range[0]), c = cast<wk::PeRangeAttr>(when[0]);
+      return b.getArrayAttr({wk::PeRangeAttr::get(
+          ctx, std::max(a.getX0(), c.getX0()), std::min(a.getX1(), c.getX1()),
+          std::max(a.getY0(), c.getY0()), std::min(a.getY1(), c.getY1()))});
+    };
+    if (parts > 1)
+      recvPart(port, n, at(0, block), aff(block), aff(dst), select(0, parts - 2));
+    int64_t last = n - (parts - 1) * block;
+    recvPart(port, n, aff((parts - 1) * block), aff(last), aff(dst),
+             select(parts - 1, parts - 1));
+  }
+
+  /// Receives only elements [first, first + count) of an n-word vector on a
+  /// port into dst, on the PEs `when` selects; `first` and `count` may depend
+  /// on the coordinate. The rest of the vector is discarded.
+  void recvPart(StringRef port, int64_t n, wk::AffAttr first, wk::AffAttr count, wk::AffAttr dst,
+                ArrayAttr when = nullptr) {
+    drop(port, first, when);
+    recv(port, dst, count, "copy", when);
+    // n - first - count, as an affine of the same terms.
+    drop(port,
+         aff(n - first.getBase() - count.getBase(), {}, -first.getPx() - count.getPx(),
+             -first.getPy() - count.getPy()),
+         when);
   }
   void vector(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr rhs, wk::AffAttr n,
               ArrayAttr when = nullptr) {
-    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when);
+    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when, nullptr);
   }
   void scalar(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr s, wk::AffAttr n,
               ArrayAttr when = nullptr) {
-    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when);
+    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when, nullptr);
   }
   void imm(StringRef kind, wk::AffAttr dst, wk::AffAttr src, float value, wk::AffAttr n,
            ArrayAttr when = nullptr) {
-    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), dst, src, b.getF32FloatAttr(value), n, when);
+    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), dst, src, b.getF32FloatAttr(value), n, when, nullptr);
   }
   void unary(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
              ArrayAttr when = nullptr) {
-    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when);
+    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when, nullptr);
   }
   void reduce(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
               ArrayAttr when = nullptr) {
-    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when);
+    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when, nullptr);
   }
   void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
               bool transposed, ArrayAttr when = nullptr) {
-    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, when);
+    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, when, nullptr);
   }
   OpBuilder &builder() { return b; }
   void gather(wk::AffAttr dst, wk::AffAttr table, wk::AffAttr index, wk::AffAttr rows,
               wk::AffAttr cols, wk::AffAttr rowLo) {
-    wk::GatherOp::create(b, loc(), dst, table, index, rows, cols, rowLo, nullptr);
+    wk::GatherOp::create(b, loc(), dst, table, index, rows, cols, rowLo, nullptr, nullptr);
   }
   void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
                 ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin) {
@@ -145,10 +196,21 @@ public:
       send("out0", aff(part), aff(n), lastRow());
       return;
     }
-    recv("row", aff(gather), aff(0, {}, nb), "copy", pes(1, w - 1, h - 1, h - 1));
-    unary("copy", aff(gather, {}, 4 * nb), aff(part), aff(nb), lastRow());
-    send("row", aff(gather), aff(nb, {}, nb), pes(0, w - 2, h - 1, h - 1));
-    send("out0", aff(gather), aff(n), pes(w - 1, w - 1, h - 1, h - 1));
+    // Blocks travel east along the last row one at a time, so no PE holds
+    // more than one block: in step i, the PEs east of i pass block i on and
+    // PE i sends its own; the last PE streams every block out as it comes.
+    auto loop = wk::LoopOp::create(b, loc(), w - 1);
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(&loop.getBody().emplaceBlock());
+    wk::AffAttr eastOfStep = aff(-1, {-1}, 1);  // px - i - 1 >= 0
+    wk::AffAttr atOrEast = aff(0, {-1}, 1);     // px - i >= 0
+    wk::AffAttr atOrWest = aff(0, {1}, -1);     // i - px >= 0
+    recv("row", aff(gather), aff(nb), "copy", lastRow(), guards({eastOfStep}));
+    send("row", aff(gather), aff(nb), pes(0, w - 2, h - 1, h - 1), guards({eastOfStep}));
+    send("out0", aff(gather), aff(nb), pes(w - 1, w - 1, h - 1, h - 1));
+    send("row", aff(part), aff(nb), pes(0, w - 2, h - 1, h - 1), guards({atOrEast, atOrWest}));
+    b.setInsertionPointAfter(loop);
+    send("out0", aff(part), aff(n - (w - 1) * nb), pes(w - 1, w - 1, h - 1, h - 1));
   }
 
 private:
@@ -273,6 +335,9 @@ std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, i
   int64_t w = std::min({std::max<int64_t>(1, pes / h), cols, maxW});
   // When the columns run out, give the rest of the budget to rows.
   h = std::min({std::max(h, ceilDiv(pes, w)), rows, maxH});
+  // No all-padding rows or columns: each one holds part of the data.
+  h = ceilDiv(rows, ceilDiv(rows, h));
+  w = ceilDiv(cols, ceilDiv(cols, w));
   return {h, w};
 }
 
@@ -396,7 +461,7 @@ void LowerToKernelsPass::runOnOperation() {
                                        sramWords, [&](int64_t h, int64_t w) {
                                          int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
                                          return batch * tokens + vb * cb +
-                                                (positions ? tokens * cb : 0) + cb + w * cb;
+                                                (positions ? tokens * cb : 0) + 2 * cb;
                                        });
         };
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
@@ -423,7 +488,7 @@ void LowerToKernelsPass::runOnOperation() {
           plan.inputs.push_back(ln.getBias());
         int64_t c = width(ln.getInput());
         plan.work = double(c);
-        plan.size = [=](KernelPlan &p) { p.h = 1, p.w = std::min<int64_t>(4, c); };
+        plan.size = [=](KernelPlan &p) { p.h = 1, p.w = ceilDiv(c, ceilDiv(c, std::min<int64_t>(4, c))); };
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
             (linear.getBias() && !isStatic(linear.getBias()))) {
@@ -475,9 +540,9 @@ void LowerToKernelsPass::runOnOperation() {
           std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, arch.getHeight(), arch.getWidth(),
                                        sramWords, [&](int64_t h, int64_t w) {
                                          int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-                                         return h * kb + kb * nb + nb + nb +
-                                                (host ? batch * tokens * nb : w * nb) +
-                                                (residual ? w * nb : 0);
+                                         return kb + kb * nb + 3 * nb +
+                                                (host ? batch * tokens * nb : nb) +
+                                                (residual ? nb : 0);
                                        });
         };
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
@@ -522,7 +587,7 @@ void LowerToKernelsPass::runOnOperation() {
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
         plan.work = double(tokens) * d * heads;
         // Keys and values share a PE when both caches fit; else they split.
-        int64_t oneRow = 3 * heads * d + 2 * tokens * d + tokens + 2 + d + heads * d;
+        int64_t oneRow = 2 * tokens * d + tokens + 2 + 3 * d;
         plan.size = [=](KernelPlan &p) { p.h = oneRow <= sramWords ? 1 : 2, p.w = heads; };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
@@ -599,6 +664,8 @@ void LowerToKernelsPass::runOnOperation() {
         p.size(p);
       }
     }
+    // Tokens per run, for throughput figures downstream.
+    func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
     if (failed(buildKernels(func, plans, batch, tokens, cost)))
       return signalPassFailure();
   }
@@ -621,7 +688,7 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     bool positions = p.inputs.size() > 2;
     int64_t idx = sram.words(batch * tokens), table = sram.words(vb * cb);
     int64_t pos = positions ? sram.words(tokens * cb) : 0;
-    int64_t part = sram.words(cb), gather = sram.words(w * cb);
+    int64_t part = sram.words(cb), gather = sram.words(cb);
     wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, idx, nullptr);
     k.initTile(1, table, vb, cb, {vb, 0}, {0, cb});
     if (positions)
@@ -641,7 +708,7 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     int64_t x = sram.words(w * cb), d = sram.words(w * cb), sq = sram.words(c);
     int64_t mean = sram.words(1), var = sram.words(1);
     int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
-    int64_t part = sram.words(cb), gather = sram.words(w * cb);
+    int64_t part = sram.words(cb), gather = sram.words(cb);
     k.initTile(1, gamma, 1, cb, {0, 0}, {0, cb});
     if (bias)
       k.initTile(2, beta, 1, cb, {0, 0}, {0, cb});
@@ -668,24 +735,29 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     int64_t kdim = dim(first, 0), n = dim(first, 1);
     bool bias = static_cast<int>(p.inputs.size()) > first + 1;
     int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
-    int64_t x = sram.words(h * kb), weight = sram.words(kb * nb);
-    int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(w * nb) : 0;
-    int64_t part = sram.words(nb), gather = p.hostResult ? -1 : sram.words(w * nb);
+    int64_t x = sram.words(kb), weight = sram.words(kb * nb);
+    int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
+    int64_t part = sram.words(nb), gather = p.hostResult ? -1 : sram.words(nb);
     k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb});
     if (bias)
       k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb});
     k.tokenLoops();
-    k.recv("in0", k.aff(x), k.aff(kdim));
-    if (residual)
-      k.recv("in1", k.aff(r), k.aff(n));
-    k.matvec(k.aff(part), k.aff(weight), k.aff(x, {}, 0, 4 * kb), k.aff(kb), k.aff(nb), true);
+    // Each PE row keeps its kb-slice of x; the last slice may be shorter.
+    k.recvSlices("in0", kdim, kb, h, x, /*byRow=*/true);
+    if (residual) {
+      // Only the last row adds the residual: its block of it.
+      if (h > 1)
+        k.drop("in1", k.aff(n), k.pes(0, w - 1, 0, h - 2));
+      k.recvSlices("in1", n, nb, w, r, /*byRow=*/false, k.lastRow());
+    }
+    k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true);
     auto epilogue = [&] {
       if (bias)
         k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), k.lastRow());
       if (p.kind == "linear_gelu")
         k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), k.lastRow());
       if (residual)
-        k.vector("add", k.aff(part), k.aff(part), k.aff(r, {}, 4 * nb), k.aff(nb), k.lastRow());
+        k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), k.lastRow());
     };
     if (!p.hostResult) {
       k.reduceGatherSend(part, nb, n, gather, epilogue);
@@ -710,18 +782,35 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     // softmax) and values in row 1, which halves the cache each PE holds.
     int64_t c3 = streamSize(0), c = c3 / 3, heads = w, d = c / heads;
     bool split = h == 2;
-    int64_t qkv = sram.words(c3), keys = sram.words(tokens * d);
+    int64_t q = sram.words(d), keys = sram.words(tokens * d);
     int64_t vals = split ? keys : sram.words(tokens * d);
     int64_t scores = sram.words(tokens), mx = sram.words(1), sum = sram.words(1);
-    int64_t part = sram.words(d), gather = sram.words(w * d);
+    int64_t part = sram.words(d), gather = sram.words(d);
     ArrayAttr keyRow = split ? k.pes(0, w - 1, 0, 0) : nullptr;
     ArrayAttr valueRow = split ? k.lastRow() : nullptr;
     k.tokenLoops();
     wk::AffAttr seen = k.aff(1, {1, 0}); // t + 1 keys are visible to token t
-    k.recv("in0", k.aff(qkv), k.aff(c3));
-    k.unary("copy", k.aff(keys, {4 * d, 0}), k.aff(qkv + 4 * c, {}, 4 * d), k.aff(d), keyRow);
-    k.unary("copy", k.aff(vals, {4 * d, 0}), k.aff(qkv + 8 * c, {}, 4 * d), k.aff(d), valueRow);
-    k.matvec(k.aff(scores), k.aff(keys), k.aff(qkv, {}, 4 * d), seen, k.aff(d), false, keyRow);
+    // Head px keeps q[px], k[px] and v[px] of the [q | k | v] vector: the
+    // key and value go straight into this token's cache row.
+    if (!split) {
+      k.drop("in0", k.aff(0, {}, d));
+      k.recv("in0", k.aff(q), k.aff(d));
+      k.drop("in0", k.aff(c - d));
+      k.recv("in0", k.aff(keys, {4 * d, 0}), k.aff(d));
+      k.drop("in0", k.aff(c - d));
+      k.recv("in0", k.aff(vals, {4 * d, 0}), k.aff(d));
+      k.drop("in0", k.aff(c - d, {}, -d));
+    } else {
+      k.drop("in0", k.aff(0, {}, d), keyRow);
+      k.recv("in0", k.aff(q), k.aff(d), "copy", keyRow);
+      k.drop("in0", k.aff(c - d), keyRow);
+      k.recv("in0", k.aff(keys, {4 * d, 0}), k.aff(d), "copy", keyRow);
+      k.drop("in0", k.aff(2 * c - d, {}, -d), keyRow);
+      k.drop("in0", k.aff(2 * c, {}, d), valueRow);
+      k.recv("in0", k.aff(vals, {4 * d, 0}), k.aff(d), "copy", valueRow);
+      k.drop("in0", k.aff(c - d, {}, -d), valueRow);
+    }
+    k.matvec(k.aff(scores), k.aff(keys), k.aff(q), seen, k.aff(d), false, keyRow);
     k.imm("mul", k.aff(scores), k.aff(scores), p.scale, seen, keyRow);
     k.reduce("max", k.aff(mx), k.aff(scores), seen, keyRow);
     k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(mx), seen, keyRow);
@@ -785,7 +874,16 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
     Body body(b, kernel, batch, tokens);
     SmallVector<Type> types(ValueRange(operands).getTypes());
-    auto [bytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
+    auto [dataBytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
+    // The program lives in SRAM too: about 16 bytes per instruction.
+    int64_t instructions = 0;
+    kernel.getBody().walk([&](Operation *op) {
+      if (isa<wk::LoopOp>(op))
+        instructions += 2; // LOOP and END
+      else if (!isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::KernelOp>(op))
+        ++instructions;
+    });
+    int64_t bytes = dataBytes + kCodeBytesPerInstruction * instructions;
     kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
     kernel->setAttr("wafer.stage", b.getI64IntegerAttr(p.stage));
     kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));

@@ -3,8 +3,9 @@
 // One wskernel.kernel becomes one Region; its body ops become Instrs one to
 // one (docs/export-wafer.md has the table). Weight tiles become SramInit words
 // read from the weights' files, host inputs and outputs become HostTensor
-// pieces, and the wafer.routes tables become Route entries. Nothing is
-// computed here: the program runs on the emulator (or a wafer) only.
+// pieces, the wafer.routes tables become Route entries and wafer.links
+// InterWaferLinks. Nothing is computed here: the program runs on the
+// emulator (or a wafer) only.
 //
 //===----------------------------------------------------------------------===//
 #include "WaferFacts.h"
@@ -294,8 +295,10 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     in.set_op(llvm::StringSwitch<pb::Op>(recv.getCombine())
                   .Case("add", pb::RECV_ADD)
                   .Case("max", pb::RECV_MAX)
+                  .Case("discard", pb::RECV_DROP)
                   .Default(pb::RECV));
-    addrs = {{"dst", recv.getDst()}};
+    if (in.op() != pb::RECV_DROP)
+      addrs = {{"dst", recv.getDst()}};
     n = recv.getN();
     when = recv.getWhenAttr();
     if (failed(streamOp(recv.getPort())))
@@ -371,6 +374,14 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     return failure();
   if (failed(setPred(op, when, in)))
     return failure();
+  if (auto guards = op->getAttrOfType<ArrayAttr>("guard"))
+    for (Attribute g : guards) {
+      auto a = dyn_cast<wk::AffAttr>(g);
+      if (!a)
+        return fail(op) << "'guard' holds " << g << ", not a #wskernel.aff";
+      if (failed(setAff(op, "guard", a, depth, in.add_guard())))
+        return failure();
+    }
   *region->add_code() = std::move(in);
   return success();
 }
@@ -677,10 +688,6 @@ LogicalResult Exporter::exportRoutes(pb::Program &prog) {
     pb::Wafer *w = prog.mutable_wafers(int(table.wafer));
     for (const auto &row : table.rows) {
       auto [x, y, c, in, mask] = row;
-      if ((in == facts.linkPort || (mask >> facts.linkPort & 1)))
-        return table.op->emitError("cannot export: router entry [")
-               << x << ", " << y << ", " << c << ", " << in << ", " << mask << "] of wafer "
-               << table.wafer << " uses LINK, but inter-wafer links are not exported yet";
       pb::Route *r = w->add_routes();
       r->set_x(uint32_t(x));
       r->set_y(uint32_t(y));
@@ -688,6 +695,18 @@ LogicalResult Exporter::exportRoutes(pb::Program &prog) {
       r->set_in(pb::Port(in));
       r->set_out_mask(uint32_t(mask));
     }
+  }
+  // Where every LINK port leads (wafer.links), row for row.
+  for (const auto &row : facts.links.rows) {
+    pb::InterWaferLink *l = prog.add_links();
+    l->set_src_wafer(uint32_t(row[0]));
+    l->set_src_x(uint32_t(row[1]));
+    l->set_src_y(uint32_t(row[2]));
+    l->set_color(uint32_t(row[3]));
+    l->set_dst_wafer(uint32_t(row[4]));
+    l->set_dst_x(uint32_t(row[5]));
+    l->set_dst_y(uint32_t(row[6]));
+    l->set_dst_color(uint32_t(row[7]));
   }
   return success();
 }
@@ -758,6 +777,8 @@ LogicalResult Exporter::run(pb::Program &prog) {
   int64_t numWafers = regions.empty() ? 1 : regions.rbegin()->first + 1;
   for (const auto &table : facts.routes)
     numWafers = std::max(numWafers, table.wafer + 1);
+  for (const auto &link : facts.links.rows)
+    numWafers = std::max<int64_t>({numWafers, link[0] + 1, link[4] + 1});
   for (int64_t w = 0; w < numWafers; ++w) {
     pb::Wafer *wafer = prog.add_wafers();
     wafer->set_index(uint32_t(w));
@@ -777,10 +798,13 @@ LogicalResult Exporter::run(pb::Program &prog) {
     *prog.add_inputs() = std::move(t);
   for (pb::HostTensor &t : outputs)
     *prog.add_outputs() = std::move(t);
-  // One vector per token flows along every stream: the loop trips around
-  // the stream ops are batch x tokens. A module without streams counts the
-  // trips of its deepest loop nest.
+  // The lowering records batch x tokens on the function. Otherwise: one
+  // vector per token flows along every stream, so the loop trips around the
+  // stream ops are the tokens; a module without streams counts the trips of
+  // its deepest loop nest.
   int64_t perRun = tokens ? tokens : maxTrips;
+  if (auto recorded = func->getAttrOfType<IntegerAttr>("wskernel.tokens"))
+    perRun = recorded.getInt();
   prog.set_tokens(uint32_t(std::clamp<int64_t>(perRun, 1, kU32Max)));
   return success();
 }

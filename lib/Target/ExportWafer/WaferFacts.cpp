@@ -1,6 +1,7 @@
 //===- WaferFacts.cpp - the wafer dialect's part of --export-wafer --------===//
 //
-// Reads #wafer.arch, the wafer.routes tables and the defect map into plain
+// Reads #wafer.arch, the wafer.routes tables, the wafer.links table and the
+// defect map into plain
 // structs (see WaferFacts.h for why this file is separate), and registers the
 // translation.
 //
@@ -50,6 +51,10 @@ LogicalResult wsc::exportwafer::readWaferFacts(ModuleOp module, WaferFacts &fact
     for (size_t i = 0; i + 4 < values.size(); i += 5)
       t.rows.push_back({values[i], values[i + 1], values[i + 2], values[i + 3], values[i + 4]});
     facts.routes.push_back(std::move(t));
+  }
+  for (auto links : module.getOps<wf::LinksOp>()) {
+    facts.links.rows = links.getRows();
+    facts.links.op = links;
   }
   wf::DefectList defects = wf::readDefects(wf::getDefects(module));
   for (const auto &pe : defects.pes)

@@ -35,11 +35,20 @@ struct RouteTable {
   mlir::Operation *op = nullptr;
 };
 
+/// The wafer.links op: rows [src_wafer, src_x, src_y, color, dst_wafer,
+/// dst_x, dst_y, dst_color], sorted.
+struct LinkTable {
+  std::vector<std::array<int32_t, 8>> rows;
+  mlir::Operation *op = nullptr;
+};
+
 struct WaferFacts {
   ArchFacts arch;
   std::vector<RouteTable> routes;              ///< in module order
+  LinkTable links;                             ///< empty without a wafer.links op
   std::vector<std::array<int32_t, 3>> deadPes; ///< [wafer, x, y], sorted
-  /// [wafer, x, y, dir], dir EAST (2) or SOUTH (3), dead both ways; sorted.
+  /// [wafer, x, y, dir], dir EAST (2) or SOUTH (3), dead both ways, or LINK
+  /// (5), the off-wafer link of edge PE (x, y); sorted.
   std::vector<std::array<int32_t, 4>> deadLinks;
   /// Names of the kernel attributes written by placement and routing.
   std::string originAttr, colorsAttr;
@@ -47,8 +56,8 @@ struct WaferFacts {
   int32_t linkPort = 5;
 };
 
-/// Reads the module's arch (an error when it has none), router tables, dead
-/// PEs and dead links.
+/// Reads the module's arch (an error when it has none), router tables,
+/// inter-wafer links, dead PEs and dead links.
 mlir::LogicalResult readWaferFacts(mlir::ModuleOp module, WaferFacts &facts);
 
 } // namespace wsc::exportwafer

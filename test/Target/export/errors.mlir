@@ -166,17 +166,3 @@ module attributes {wafer.arch = #arch} {
     return
   }
 }
-
-// -----
-
-#arch = #wafer.arch<name = "mesh:4x4", width = 4, height = 4, sram_bytes = 4096, colors = 8,
-    clock_hz = 1000000000, hop_cycles = 1, simd_fp32 = 4, fmac_fp32 = 4, fmac_fp16 = 8,
-    transcendental_cycles = 8, max_wafers = 2, link_bytes_per_cycle = 4,
-    link_latency_cycles = 10, ext_mem_bytes = 0, ext_mem_bytes_per_cycle = 16>
-module attributes {wafer.arch = #arch} {
-  func.func @main() {
-    return
-  }
-  // expected-error @below {{cannot export: router entry [0, 0, 1, 0, 32] of wafer 0 uses LINK, but inter-wafer links are not exported yet}}
-  wafer.routes 0 dense<[[0, 0, 1, 0, 32]]> : tensor<1x5xi32>
-}

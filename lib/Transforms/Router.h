@@ -1,0 +1,189 @@
+//===- Router.h - the router's pieces, shared by the files of --wsc-route -*- C++ -*-===//
+//
+// --wsc-route is three files: RouteLinks.cpp plans where streams cross
+// wafers (which link row each uses), WaferRouter.cpp routes and colors one
+// wafer, and Route.cpp drives both and writes the IR. Internal to
+// lib/Transforms; the route checker shares none of it.
+//
+// Resources are numbered 8 per PE: 0 ramp in (sent by the core), 1-4 the
+// link leaving in direction N, E, S, W, 5 ramp out (delivered to the core),
+// 6 the off-wafer link leaving (LINK in an out mask), 7 the off-wafer link
+// arriving (an entry whose input is LINK).
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_LIB_TRANSFORMS_ROUTER_H
+#define WSC_LIB_TRANSFORMS_ROUTER_H
+
+#include "KernelGraph.h"
+#include "wafer/Defects.h"
+
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace wsc::route {
+
+constexpr int kResPerPe = 8;
+constexpr int kRampIn = 0, kRampOut = 5, kLinkOut = 6, kLinkIn = 7;
+
+/// Is resource `r` a PE-to-PE link of the mesh (N, E, S or W)?
+inline bool isMeshLink(int32_t r) {
+  int k = r % kResPerPe;
+  return k >= wafer::North && k <= wafer::West;
+}
+
+struct Entry {
+  int32_t node;
+  uint8_t in;
+  uint8_t mask;
+};
+
+/// What one color carries on one wafer: a stream's tree there (from the
+/// producer, or from the link it enters by) or a channel.
+struct Group {
+  bool isStream = true;
+  int kernel = -1;     // producer, or the channel's kernel
+  unsigned result = 0; // stream: result number
+  int stream = -1;     // stream: index in KernelGraph::streams
+  std::string channel; // channel: its name
+  double demand = 0;   // words per token on each link
+  int32_t src = -1;    // stream: the PE where it starts on this wafer
+  uint8_t srcIn = 0;   // RAMP (sent by the producer) or LINK (entering the wafer)
+  int32_t exit = -1;   // stream: the edge PE it leaves the wafer by, or -1
+  int64_t fromWafer = -1, toWafer = -1; // for messages: producer's wafer, next wafer
+  std::vector<int> consumers;
+  std::vector<Entry> entries;
+  std::vector<int32_t> res; // resources used, each once
+  int64_t links = 0;        // PE-to-PE hops
+  int depth = 0;            // longest source-to-PE path, in hops
+  int color = -1;
+};
+
+struct Rect {
+  int64_t x0, y0, x1, y1; // inclusive
+  bool contains(int64_t x, int64_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
+  int64_t dist(int64_t x, int64_t y) const {
+    return std::max<int64_t>({0, x0 - x, x - x1}) + std::max<int64_t>({0, y0 - y, y - y1});
+  }
+};
+
+/// Summary figures, summed or maxed over wafers.
+struct Stats {
+  int64_t totalLength = 0, maxLength = 0, maxColorsPerRouter = 0, entries = 0, groups = 0,
+          iterations = 0;
+  double maxLinkLoad = 0, loadSum = 0;
+  int64_t loadedLinks = 0;
+  std::set<int> colors;
+};
+
+/// Where streams cross wafers. Wafer i's east edge is joined to wafer i+1's
+/// west edge, one link per row: PE (W-1, y) of wafer i to PE (0, y) of
+/// wafer i+1. A stream whose consumers sit on later wafers leaves each wafer
+/// from its producer's up to the one before its last consumer's by one row.
+struct LinkPlan {
+  /// (stream index, wafer) -> the row of the link it takes to the next wafer.
+  std::map<std::pair<int, int64_t>, int64_t> exitRow;
+  /// Streams with a consumer on another wafer.
+  int64_t crossingStreams = 0;
+
+  int64_t rowOf(int stream, int64_t wafer) const {
+    auto it = exitRow.find({stream, wafer});
+    return it == exitRow.end() ? -1 : it->second;
+  }
+};
+
+/// Chooses a link row for every stream at every wafer boundary it crosses:
+/// the row nearest the tree on the wafer it leaves and the consumers on the
+/// wafer it enters, avoiding dead edge PEs, dead links and links that
+/// already carry as many streams as there are colors, with a penalty for
+/// rows already in use. Errors name the stream and the wafers.
+mlir::LogicalResult planLinks(KernelGraph &graph, wafer::ArchAttr arch,
+                              wafer::DefectsAttr defects, LinkPlan &plan);
+
+/// Routes and colors one wafer (see WaferRouter.cpp).
+class WaferRouter {
+public:
+  WaferRouter(int64_t wafer, wafer::ArchAttr arch, const wafer::DefectGrid &defects,
+              KernelGraph &graph, const LinkPlan &plan, int64_t maxIterations, double budget)
+      : wafer(wafer), arch(arch), W(arch.getWidth()), H(arch.getHeight()), K(arch.getColors()),
+        defects(defects), graph(graph), plan(plan), maxIterations(maxIterations),
+        budget(budget) {}
+
+  mlir::LogicalResult run(Stats &stats);
+  /// The table rows [x, y, color, in, mask], sorted by (y, x, color, in).
+  std::vector<std::array<int32_t, 5>> table() const;
+  const std::vector<Group> &getGroups() const { return groups; }
+
+private:
+  int64_t node(int64_t x, int64_t y) const { return y * W + x; }
+  Rect rectOf(int k) const {
+    const GraphKernel &g = graph.kernels[k];
+    return {g.x, g.y, g.x + g.w - 1, g.y + g.h - 1};
+  }
+  /// The live neighbour of `n` in `dir`, or -1.
+  int64_t neighbour(int64_t n, int dir) const {
+    int64_t x = n % W, y = n / W;
+    if (defects.linkDead(x, y, dir))
+      return -1;
+    wafer::stepDir(x, y, dir);
+    return defects.peDead(x, y) ? -1 : node(x, y);
+  }
+  double linkCost(int32_t r, double demand) const {
+    double over = std::max(0.0, double(occ[r]) + 1 - double(K));
+    if (budget > 0)
+      over += std::max(0.0, load[r] + demand - budget) / std::max(1.0, demand);
+    return (1.0 + hist[r]) * (1.0 + present * over);
+  }
+  std::string describe(const Group &g) const;
+  mlir::InFlightDiagnostic emitAt(const Group &g) const {
+    return graph.kernels[g.kernel].op.emitOpError();
+  }
+
+  mlir::LogicalResult buildGroups();
+  /// Routes stream `g`; `closed(r)` marks resources it may not use.
+  template <typename Closed> bool routeStream(Group &g, Closed closed);
+  /// Joins the nearest PE of `R` to the tree of `g` by A*; false when cut off.
+  template <typename Closed> bool reach(Group &g, const Rect &R, Closed closed);
+  void treeAdd(Group &g, int64_t n, int in, int depth);
+  void treeLink(Group &g, int64_t from, int dir, int64_t to);
+  void commit(Group &g, int delta);
+  void ripUp(Group &g) {
+    commit(g, -1);
+    g.entries.clear();
+    g.res.clear();
+  }
+  mlir::LogicalResult routeOrFail(Group &g);
+  std::vector<int32_t> overused() const;
+  bool color(std::vector<int> &uncolored);
+  bool repair(int gi);
+  mlir::LogicalResult fail(const std::vector<int32_t> &over, const std::vector<int> &uncolored);
+
+  int64_t wafer;
+  wafer::ArchAttr arch;
+  int64_t W, H, K;
+  const wafer::DefectGrid &defects;
+  KernelGraph &graph;
+  const LinkPlan &plan;
+  int64_t maxIterations;
+  double budget;
+  double present = 0.5;
+  bool negotiating = false; // spread inside consumers by cost, not breadth-first
+
+  std::vector<Group> groups;
+  std::vector<uint16_t> occ;
+  std::vector<float> load, hist;
+  std::vector<uint64_t> colorMask; // during repair: colors present on each resource
+  // A* and tree scratch, stamped so that nothing is cleared per search.
+  std::vector<float> gScore;
+  std::vector<uint32_t> seen, inTree;
+  std::vector<int32_t> treeIndex;
+  std::vector<uint8_t> parentDir;
+  std::vector<int> treeDepth; // per entry of the group being routed
+  uint32_t searchStamp = 0, treeStamp = 0;
+};
+
+} // namespace wsc::route
+
+#endif // WSC_LIB_TRANSFORMS_ROUTER_H

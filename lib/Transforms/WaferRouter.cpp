@@ -1,0 +1,688 @@
+//===- WaferRouter.cpp - streams and channels through one wafer's routers --===//
+//
+// A color group is what one color carries on one wafer: a stream's tree
+// there (from the producer's last PE, or from the edge PE it enters the
+// wafer by, to every PE of every consumer on the wafer and to the edge PE
+// it leaves by for the next wafer) or a channel (fixed neighbour hops
+// inside one kernel). Per wafer:
+//  1. Channels take their fixed hops. Streams grow trees: consumers in order
+//     of distance, then the exit; each is joined to the nearest node of the
+//     tree so far by A* over link costs (1 + history) * (1 + present *
+//     overuse), and a consumer is then covered by a spread inside its
+//     rectangle.
+//  2. PathFinder: while a link carries more groups than there are colors, or
+//     more words per token than the link budget, rip up the groups on
+//     overused links, raise the history cost of those links and the weight
+//     of present congestion, and reroute them.
+//  3. Colors: DSATUR coloring of the conflict graph (groups that share a
+//     directed link, a ramp, or an off-wafer link end). A group left
+//     without a color is rerouted on each color in turn, with the links of
+//     that color's groups closed; failing that, its shared links get more
+//     history and it is rerouted in the next round.
+//
+//===----------------------------------------------------------------------===//
+#include "Router.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <deque>
+#include <queue>
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::route;
+
+std::string WaferRouter::describe(const Group &g) const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  StringRef name = graph.kernels[g.kernel].op.getName();
+  if (g.isStream) {
+    os << "stream 'out" << g.result << "' of kernel '" << name << "'";
+    if (g.fromWafer != wafer)
+      os << " (from wafer " << g.fromWafer << ")";
+  }
+  else
+    os << "channel '" << g.channel << "' of kernel '" << name << "'";
+  return s;
+}
+
+LogicalResult WaferRouter::buildGroups() {
+  for (auto [ki, k] : llvm::enumerate(graph.kernels)) {
+    if (k.wafer != wafer)
+      continue;
+    if (k.x < 0)
+      return k.op.emitOpError("kernel '")
+             << k.op.getName() << "' has no 'wafer.origin'; run --wsc-place first";
+    Rect r = rectOf(ki);
+    if (r.x1 >= W || r.y1 >= H)
+      return k.op.emitOpError("kernel '")
+             << k.op.getName() << "' leaves the " << W << "x" << H << " grid";
+    for (int64_t y = r.y0; y <= r.y1; ++y)
+      for (int64_t x = r.x0; x <= r.x1; ++x)
+        if (defects.peDead(x, y))
+          return k.op.emitOpError("kernel '")
+                 << k.op.getName() << "' covers the dead PE (" << x << ", " << y << ")";
+    // Channels: fixed hops.
+    for (NamedAttribute ch : k.op.getChannels()) {
+      Group g;
+      g.isStream = false;
+      g.kernel = ki;
+      g.channel = ch.getName().str();
+      bool col = cast<StringAttr>(ch.getValue()).getValue() == "col_chain";
+      auto hop = [&](int64_t x, int64_t y, int dir) -> LogicalResult {
+        if (defects.linkDead(x, y, dir))
+          return k.op.emitOpError("channel '")
+                 << g.channel << "' of kernel '" << k.op.getName() << "' needs the dead link "
+                 << wafer::portLetter(dir) << " of PE (" << x << ", " << y << ")";
+        int64_t nx = x, ny = y;
+        wafer::stepDir(nx, ny, dir);
+        g.entries.push_back({int32_t(node(x, y)), wafer::Ramp, uint8_t(1 << dir)});
+        g.entries.push_back(
+            {int32_t(node(nx, ny)), uint8_t(wafer::oppositeDir(dir)), uint8_t(1 << wafer::Ramp)});
+        ++g.links;
+        g.depth = 1;
+        return success();
+      };
+      if (col) {
+        for (int64_t x = r.x0; x <= r.x1; ++x)
+          for (int64_t y = r.y0; y < r.y1; ++y)
+            if (failed(hop(x, y, wafer::South)))
+              return failure();
+      } else {
+        for (int64_t x = r.x0; x < r.x1; ++x)
+          if (failed(hop(x, r.y1, wafer::East)))
+            return failure();
+      }
+      groups.push_back(std::move(g));
+    }
+  }
+  for (auto [si, s] : llvm::enumerate(graph.streams)) {
+    // On this wafer: sent by its producer here, or entering over a link.
+    int64_t from = graph.kernels[s.producer].wafer;
+    int64_t entryRow = wafer > 0 ? plan.rowOf(si, wafer - 1) : -1;
+    if (from != wafer && entryRow < 0)
+      continue;
+    Group g;
+    g.kernel = s.producer;
+    g.result = s.result;
+    g.stream = si;
+    g.demand = double(s.size);
+    g.fromWafer = from;
+    if (from == wafer) {
+      Rect pr = rectOf(s.producer);
+      g.src = node(pr.x1, pr.y1);
+      g.srcIn = wafer::Ramp;
+    } else {
+      g.src = node(0, entryRow);
+      g.srcIn = wafer::Link;
+    }
+    if (int64_t exitRow = plan.rowOf(si, wafer); exitRow >= 0) {
+      g.exit = node(W - 1, exitRow);
+      g.toWafer = wafer + 1;
+    }
+    for (auto [c, operand] : s.consumers)
+      if (graph.kernels[c].wafer == wafer && (g.consumers.empty() || g.consumers.back() != c))
+        g.consumers.push_back(c);
+    if (g.consumers.empty() && g.exit < 0)
+      continue;
+    // Nearest consumers first; each later one joins the tree where it is
+    // closest, and the exit joins last.
+    int64_t sx = g.src % W, sy = g.src / W;
+    llvm::stable_sort(
+        g.consumers, [&](int a, int b) { return rectOf(a).dist(sx, sy) < rectOf(b).dist(sx, sy); });
+    groups.push_back(std::move(g));
+  }
+  return success();
+}
+
+void WaferRouter::treeAdd(Group &g, int64_t n, int in, int depth) {
+  inTree[n] = treeStamp;
+  treeIndex[n] = g.entries.size();
+  g.entries.push_back({int32_t(n), uint8_t(in), 0});
+  treeDepth.push_back(depth);
+}
+
+void WaferRouter::treeLink(Group &g, int64_t from, int dir, int64_t to) {
+  int idx = treeIndex[from];
+  g.entries[idx].mask |= 1 << dir;
+  treeAdd(g, to, wafer::oppositeDir(dir), treeDepth[idx] + 1);
+  ++g.links;
+}
+
+namespace {
+struct Item {
+  float f, g;
+  int32_t n;
+  bool operator<(const Item &o) const { return f != o.f ? f > o.f : g < o.g; }
+};
+} // namespace
+
+template <typename Closed> bool WaferRouter::reach(Group &g, const Rect &R, Closed closed) {
+  for (const Entry &e : g.entries)
+    if (R.contains(e.node % W, e.node / W))
+      return true;
+  // A* from every tree node to the nearest PE of R.
+  ++searchStamp;
+  std::priority_queue<Item> pq;
+  for (const Entry &e : g.entries) {
+    seen[e.node] = searchStamp;
+    gScore[e.node] = 0;
+    parentDir[e.node] = 0;
+    pq.push({float(R.dist(e.node % W, e.node / W)), 0, e.node});
+  }
+  int64_t target = -1;
+  while (!pq.empty()) {
+    Item it = pq.top();
+    pq.pop();
+    if (it.g > gScore[it.n])
+      continue;
+    int64_t ux = it.n % W, uy = it.n / W;
+    if (R.contains(ux, uy)) {
+      target = it.n;
+      break;
+    }
+    for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+      int64_t v = neighbour(it.n, dir);
+      if (v < 0 || inTree[v] == treeStamp)
+        continue;
+      int32_t r = int32_t(it.n * kResPerPe + dir);
+      if (closed(r))
+        continue;
+      float ng = it.g + float(linkCost(r, g.demand));
+      if (seen[v] != searchStamp || ng < gScore[v]) {
+        seen[v] = searchStamp;
+        gScore[v] = ng;
+        parentDir[v] = dir;
+        pq.push({ng + float(R.dist(v % W, v / W)), ng, int32_t(v)});
+      }
+    }
+  }
+  if (target < 0)
+    return false;
+  std::vector<std::pair<int64_t, int>> path;
+  for (int64_t v = target; inTree[v] != treeStamp;) {
+    int dir = parentDir[v];
+    int64_t ux = v % W, uy = v / W;
+    wafer::stepDir(ux, uy, wafer::oppositeDir(dir));
+    v = node(ux, uy);
+    path.push_back({v, dir});
+  }
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    int64_t tx = it->first % W, ty = it->first / W;
+    wafer::stepDir(tx, ty, it->second);
+    treeLink(g, it->first, it->second, node(tx, ty));
+  }
+  return true;
+}
+
+template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed) {
+  g.entries.clear();
+  g.res.clear();
+  g.links = 0;
+  g.depth = 0;
+  ++treeStamp;
+  treeDepth.clear();
+  if (closed(int32_t(g.src * kResPerPe + (g.srcIn == wafer::Link ? kLinkIn : kRampIn))))
+    return false;
+  treeAdd(g, g.src, g.srcIn, 0);
+
+  for (int c : g.consumers) {
+    Rect R = rectOf(c);
+    if (!reach(g, R, closed))
+      return false;
+    // Spread over R from the tree nodes already inside it: breadth-first,
+    // or once congestion is being negotiated, cheapest-first over link costs.
+    if (!negotiating) {
+      std::deque<int64_t> queue;
+      for (size_t i = 0; i < g.entries.size(); ++i)
+        if (R.contains(g.entries[i].node % W, g.entries[i].node / W))
+          queue.push_back(g.entries[i].node);
+      while (!queue.empty()) {
+        int64_t u = queue.front();
+        queue.pop_front();
+        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+          int64_t v = neighbour(u, dir);
+          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) ||
+              closed(int32_t(u * kResPerPe + dir)))
+            continue;
+          treeLink(g, u, dir, v);
+          queue.push_back(v);
+        }
+      }
+    } else {
+      ++searchStamp;
+      std::priority_queue<Item> pq;
+      for (size_t i = 0; i < g.entries.size(); ++i) {
+        int32_t n = g.entries[i].node;
+        if (!R.contains(n % W, n / W))
+          continue;
+        seen[n] = searchStamp, gScore[n] = 0;
+        pq.push({0, 0, n});
+      }
+      while (!pq.empty()) {
+        Item it = pq.top();
+        pq.pop();
+        if (it.g > gScore[it.n])
+          continue;
+        if (inTree[it.n] != treeStamp) {
+          int64_t px = it.n % W, py = it.n / W;
+          wafer::stepDir(px, py, wafer::oppositeDir(parentDir[it.n]));
+          treeLink(g, node(px, py), parentDir[it.n], it.n);
+        }
+        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+          int64_t v = neighbour(it.n, dir);
+          int32_t r = int32_t(it.n * kResPerPe + dir);
+          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) || closed(r))
+            continue;
+          float ng = it.g + float(linkCost(r, g.demand));
+          if (seen[v] != searchStamp || ng < gScore[v]) {
+            seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
+            pq.push({ng, ng, int32_t(v)});
+          }
+        }
+      }
+    }
+    for (int64_t y = R.y0; y <= R.y1; ++y)
+      for (int64_t x = R.x0; x <= R.x1; ++x) {
+        int64_t n = node(x, y);
+        if (inTree[n] != treeStamp || closed(int32_t(n * kResPerPe + kRampOut)))
+          return false;
+        g.entries[treeIndex[n]].mask |= 1 << wafer::Ramp;
+      }
+  }
+  // On to the next wafer: the exit PE forwards to LINK.
+  if (g.exit >= 0) {
+    Rect R{g.exit % W, g.exit / W, g.exit % W, g.exit / W};
+    if (!reach(g, R, closed) || closed(int32_t(g.exit * kResPerPe + kLinkOut)))
+      return false;
+    g.entries[treeIndex[g.exit]].mask |= 1 << wafer::Link;
+  }
+  for (int d : treeDepth)
+    g.depth = std::max(g.depth, d);
+  return true;
+}
+
+/// Adds (+1) or removes (-1) the group's use of resources.
+void WaferRouter::commit(Group &g, int delta) {
+  if (delta > 0) {
+    g.res.clear();
+    for (const Entry &e : g.entries) {
+      if (e.in == wafer::Ramp)
+        g.res.push_back(e.node * kResPerPe + kRampIn);
+      else if (e.in == wafer::Link)
+        g.res.push_back(e.node * kResPerPe + kLinkIn);
+      for (int p = 0; p <= wafer::Link; ++p)
+        if (e.mask >> p & 1)
+          g.res.push_back(e.node * kResPerPe +
+                          (p == wafer::Ramp ? kRampOut : p == wafer::Link ? kLinkOut : p));
+    }
+    llvm::sort(g.res);
+    g.res.erase(std::unique(g.res.begin(), g.res.end()), g.res.end());
+  }
+  for (int32_t r : g.res) {
+    occ[r] += delta;
+    if (isMeshLink(r))
+      load[r] += float(delta * g.demand);
+  }
+}
+
+LogicalResult WaferRouter::routeOrFail(Group &g) {
+  if (routeStream(g, [](int32_t) { return false; })) {
+    commit(g, +1);
+    return success();
+  }
+  if (g.exit < 0 && g.srcIn == wafer::Ramp)
+    return emitAt(g) << "cannot route " << describe(g)
+                     << ": dead PEs or links cut its producer off from a consumer";
+  // Which part is cut off: the consumers, or the exit to the next wafer.
+  Group local = g;
+  local.exit = -1;
+  bool consumersOk = routeStream(local, [](int32_t) { return false; });
+  auto diag = emitAt(g) << "cannot route " << describe(g) << " on wafer " << wafer
+                        << ": dead PEs or links cut ";
+  if (g.srcIn == wafer::Link)
+    diag << "its entry PE (" << g.src % W << ", " << g.src / W << ")";
+  else
+    diag << "its producer";
+  if (!consumersOk)
+    return diag << " off from a consumer";
+  return diag << " off from its exit PE (" << g.exit % W << ", " << g.exit / W << ") to wafer "
+              << g.toWafer;
+}
+
+std::vector<int32_t> WaferRouter::overused() const {
+  std::vector<int32_t> over;
+  for (int32_t r = 0, e = int32_t(occ.size()); r < e; ++r) {
+    if (!isMeshLink(r) || !occ[r])
+      continue;
+    if (occ[r] > K || (budget > 0 && load[r] > budget * (1 + 1e-9)))
+      over.push_back(r);
+  }
+  return over;
+}
+
+/// DSATUR over the conflict graph; returns true when every group has a color.
+bool WaferRouter::color(std::vector<int> &uncolored) {
+  int n = groups.size();
+  std::vector<std::pair<int32_t, int32_t>> uses; // (resource, group)
+  for (int gi = 0; gi < n; ++gi)
+    for (int32_t r : groups[gi].res)
+      uses.push_back({r, gi});
+  llvm::sort(uses);
+  std::vector<std::vector<int32_t>> adj(n);
+  for (size_t i = 0; i < uses.size();) {
+    size_t j = i;
+    while (j < uses.size() && uses[j].first == uses[i].first)
+      ++j;
+    for (size_t a = i; a < j; ++a)
+      for (size_t b = a + 1; b < j; ++b) {
+        adj[uses[a].second].push_back(uses[b].second);
+        adj[uses[b].second].push_back(uses[a].second);
+      }
+    i = j;
+  }
+  for (auto &a : adj) {
+    llvm::sort(a);
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+  }
+  std::vector<uint64_t> taken(n, 0);
+  std::vector<int> sat(n, 0);
+  // Highest saturation, then degree, then the earliest group.
+  std::set<std::tuple<int, int, int>> ready;
+  for (int gi = 0; gi < n; ++gi) {
+    groups[gi].color = -1;
+    ready.insert({0, -int(adj[gi].size()), gi});
+  }
+  uncolored.clear();
+  while (!ready.empty()) {
+    auto [negSat, negDeg, gi] = *ready.begin();
+    ready.erase(ready.begin());
+    int c = 0;
+    while (c < K && (taken[gi] >> c & 1))
+      ++c;
+    if (c == K) {
+      uncolored.push_back(gi);
+      continue;
+    }
+    groups[gi].color = c;
+    for (int32_t o : adj[gi]) {
+      if (groups[o].color >= 0 || (taken[o] >> c & 1))
+        continue;
+      auto it = ready.find({-sat[o], -int(adj[o].size()), o});
+      if (it == ready.end())
+        continue; // already given up on
+      ready.erase(it);
+      taken[o] |= uint64_t(1) << c;
+      ++sat[o];
+      ready.insert({-sat[o], -int(adj[o].size()), o});
+    }
+  }
+  return uncolored.empty();
+}
+
+/// Tries to reroute uncolored stream `gi` on one color, with the links of
+/// that color's groups closed. Keeps the cheapest success.
+bool WaferRouter::repair(int gi) {
+  Group &g = groups[gi];
+  if (!g.isStream)
+    return false;
+  ripUp(g);
+  Group best;
+  double bestCost = 0;
+  int bestColor = -1;
+  for (int c = 0; c < K; ++c) {
+    uint64_t bit = uint64_t(1) << c;
+    Group trial = g;
+    if (!routeStream(trial, [&](int32_t r) { return colorMask[r] & bit; }))
+      continue;
+    double cost = 0;
+    for (const Entry &e : trial.entries)
+      for (int p = wafer::North; p <= wafer::West; ++p)
+        if (e.mask >> p & 1)
+          cost += linkCost(e.node * kResPerPe + p, g.demand);
+    if (bestColor < 0 || cost < bestCost)
+      best = std::move(trial), bestCost = cost, bestColor = c;
+  }
+  if (bestColor < 0) {
+    (void)routeOrFail(g); // put it back: it stays uncolored
+    return false;
+  }
+  g = std::move(best);
+  g.color = bestColor;
+  commit(g, +1);
+  for (int32_t r : g.res)
+    colorMask[r] |= uint64_t(1) << bestColor;
+  return true;
+}
+
+LogicalResult WaferRouter::fail(const std::vector<int32_t> &over,
+                                const std::vector<int> &uncolored) {
+  // The group to blame: the uncolored one, or the one on most overused links.
+  int blame = -1;
+  std::vector<int32_t> region = over;
+  if (!over.empty()) {
+    // The worst links, the stream on most of them, and its part of them.
+    auto excess = [&](int32_t r) {
+      return std::max(double(occ[r]) - double(K),
+                      budget > 0 ? (load[r] - budget) / std::max(1.0, budget) : 0.0);
+    };
+    double worst = 0;
+    for (int32_t r : over)
+      worst = std::max(worst, excess(r));
+    std::vector<int32_t> worstLinks;
+    for (int32_t r : over)
+      if (excess(r) >= worst * 0.999)
+        worstLinks.push_back(r);
+    llvm::sort(worstLinks);
+    auto isWorst = [&](int32_t r) {
+      return std::binary_search(worstLinks.begin(), worstLinks.end(), r);
+    };
+    std::vector<int> count(groups.size(), 0);
+    for (auto [gi, g] : llvm::enumerate(groups))
+      for (int32_t r : g.res)
+        count[gi] += isWorst(r);
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+      if (groups[gi].isStream && (blame < 0 || count[gi] > count[blame]))
+        blame = gi;
+    region.clear();
+    for (int32_t r : groups[blame].res)
+      if (isWorst(r))
+        region.push_back(r);
+    if (region.empty())
+      region = worstLinks;
+  } else {
+    blame = uncolored.front();
+    for (int gi : uncolored)
+      if (groups[gi].isStream) {
+        blame = gi;
+        break;
+      }
+    for (int32_t r : groups[blame].res)
+      if (occ[r] > 1 && isMeshLink(r))
+        region.push_back(r);
+    if (region.empty())
+      region = groups[blame].res;
+  }
+  int64_t x0 = W, y0 = H, x1 = -1, y1 = -1;
+  for (int32_t r : region) {
+    int64_t n = r / kResPerPe, x = n % W, y = n / W;
+    int64_t nx = x, ny = y;
+    if (r % kResPerPe >= wafer::North && r % kResPerPe <= wafer::West)
+      wafer::stepDir(nx, ny, r % kResPerPe);
+    x0 = std::min({x0, x, nx}), x1 = std::max({x1, x, nx});
+    y0 = std::min({y0, y, ny}), y1 = std::max({y1, y, ny});
+  }
+  const Group &g = groups[blame];
+  auto diag = emitAt(g) << "cannot route " << describe(g) << " on wafer " << wafer << ": ";
+  if (!over.empty()) {
+    diag << over.size() << (over.size() == 1 ? " link stays" : " links stay") << " over capacity ("
+         << K << " colors";
+    if (budget > 0)
+      diag << ", " << int64_t(budget) << " words per token";
+    diag << ")";
+  } else {
+    diag << "its routes conflict with groups that take all " << K << " colors";
+  }
+  diag << " after " << maxIterations << " rounds; most congested region x " << x0 << ".." << x1
+       << ", y " << y0 << ".." << y1;
+  return failure();
+}
+
+LogicalResult WaferRouter::run(Stats &stats) {
+  if (failed(buildGroups()))
+    return failure();
+  int64_t nodes = W * H;
+  occ.assign(nodes * kResPerPe, 0);
+  load.assign(nodes * kResPerPe, 0);
+  hist.assign(nodes * kResPerPe, 0);
+  gScore.assign(nodes, 0);
+  seen.assign(nodes, 0);
+  inTree.assign(nodes, 0);
+  treeIndex.assign(nodes, 0);
+  parentDir.assign(nodes, 0);
+
+  for (Group &g : groups) {
+    if (!g.isStream)
+      commit(g, +1);
+    else if (failed(routeOrFail(g)))
+      return failure();
+  }
+  // Ramps are fixed by placement, and link ends by the link plan: more
+  // groups than colors there is final.
+  int32_t worst = -1;
+  for (int32_t r = 0, e = int32_t(occ.size()); r < e; ++r) {
+    int k = r % kResPerPe;
+    if ((k == kRampIn || k == kRampOut) && occ[r] > K && (worst < 0 || occ[r] > occ[worst]))
+      worst = r;
+    if ((k == kLinkIn || k == kLinkOut) && occ[r] > K)
+      for (const Group &g : groups)
+        if (std::binary_search(g.res.begin(), g.res.end(), r))
+          return emitAt(g) << "cannot route " << describe(g) << ": " << occ[r] << " streams "
+                           << (k == kLinkIn ? "enter wafer " : "leave wafer ") << wafer
+                           << " by the link of PE (" << r / kResPerPe % W << ", "
+                           << r / kResPerPe / W << "), but arch '" << arch.getName() << "' has "
+                           << K << " colors";
+  }
+  if (worst >= 0) {
+    int64_t n = worst / kResPerPe;
+    for (auto [ki, kk] : llvm::enumerate(graph.kernels))
+      if (kk.wafer == wafer && rectOf(ki).contains(n % W, n / W))
+        return kk.op.emitOpError("kernel '")
+               << kk.op.getName() << "' needs " << occ[worst] << " colors "
+               << (worst % kResPerPe == kRampIn ? "sent from" : "delivered to") << " its PE ("
+               << n % W << ", " << n / W << ") (streams and channels), but arch '" << arch.getName()
+               << "' has " << K;
+  }
+
+  std::vector<int> uncolored;
+  std::vector<int32_t> over;
+  int64_t iter = 0;
+  bool done = false;
+  for (; iter < maxIterations && !done; ++iter) {
+    over = overused();
+    if (!over.empty()) {
+      // PathFinder: history on overused links, stronger present cost, reroute.
+      std::vector<char> bad(occ.size(), 0);
+      for (int32_t r : over) {
+        double excess = std::max(0.0, double(occ[r]) - double(K));
+        if (budget > 0)
+          excess += std::max(0.0, (load[r] - budget) / budget);
+        hist[r] += float(1.0 + excess);
+        bad[r] = 1;
+      }
+      present = std::min(present * 1.8, 1e6);
+      negotiating = true;
+      for (Group &g : groups) {
+        if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return bad[r]; }))
+          continue;
+        ripUp(g);
+        if (failed(routeOrFail(g)))
+          return failure();
+      }
+      continue;
+    }
+    if (color(uncolored)) {
+      done = true;
+      break;
+    }
+    // Repair: reroute each uncolored stream on a color that has room.
+    colorMask.assign(occ.size(), 0);
+    for (Group &g : groups)
+      if (g.color >= 0)
+        for (int32_t r : g.res)
+          colorMask[r] |= uint64_t(1) << g.color;
+    std::vector<int> still;
+    for (int gi : uncolored)
+      if (!repair(gi))
+        still.push_back(gi);
+    colorMask.clear();
+    colorMask.shrink_to_fit();
+    uncolored = still;
+    if (uncolored.empty() && overused().empty()) {
+      done = true;
+      break;
+    }
+    // Push the rest apart: history on every shared link of theirs (and of
+    // the streams that share a channel's links), then reroute them.
+    std::vector<char> rip(groups.size(), 0);
+    for (int gi : uncolored) {
+      for (int32_t r : groups[gi].res)
+        if (occ[r] > 1 && isMeshLink(r))
+          hist[r] += 2.0f;
+      if (groups[gi].isStream) {
+        rip[gi] = 1;
+      } else {
+        std::vector<int32_t> mine = groups[gi].res;
+        for (auto [oi, o] : llvm::enumerate(groups))
+          if (o.isStream && llvm::any_of(o.res, [&](int32_t r) {
+                return std::binary_search(mine.begin(), mine.end(), r);
+              }))
+            rip[oi] = 1;
+      }
+    }
+    present = std::min(present * 1.8, 1e6);
+    negotiating = true;
+    for (auto [gi, g] : llvm::enumerate(groups)) {
+      if (!rip[gi])
+        continue;
+      ripUp(g);
+      if (failed(routeOrFail(g)))
+        return failure();
+    }
+  }
+  if (!done) {
+    over = overused();
+    if (!over.empty() || !color(uncolored))
+      return fail(over, uncolored);
+  }
+
+  // Figures.
+  stats.iterations = std::max(stats.iterations, iter + 1);
+  stats.groups += groups.size();
+  for (const Group &g : groups) {
+    stats.totalLength += g.links;
+    if (g.isStream)
+      stats.maxLength = std::max<int64_t>(stats.maxLength, g.depth);
+    stats.colors.insert(g.color);
+  }
+  for (int32_t r = 0, e = int32_t(occ.size()); r < e; ++r) {
+    if (!isMeshLink(r) || !occ[r])
+      continue;
+    stats.maxLinkLoad = std::max(stats.maxLinkLoad, double(load[r]));
+    stats.loadSum += load[r];
+    ++stats.loadedLinks;
+  }
+  return success();
+}
+
+std::vector<std::array<int32_t, 5>> WaferRouter::table() const {
+  std::vector<std::array<int32_t, 5>> rows;
+  for (const Group &g : groups)
+    for (const Entry &e : g.entries)
+      rows.push_back({int32_t(e.node % W), int32_t(e.node / W), int32_t(g.color), e.in, e.mask});
+  llvm::sort(rows, [](const auto &a, const auto &b) {
+    return std::make_tuple(a[1], a[0], a[2], a[3]) < std::make_tuple(b[1], b[0], b[2], b[3]);
+  });
+  return rows;
+}
