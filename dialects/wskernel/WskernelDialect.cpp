@@ -111,7 +111,8 @@ LogicalResult KernelOp::verify() {
 namespace {
 /// Upper bounds of affine values over the loop nest and the rectangle.
 struct Bounds {
-  SmallVector<int64_t> loopCounts; // innermost first
+  // Index ranges of the loops, innermost first: [0, count-1], or one point.
+  SmallVector<std::pair<int64_t, int64_t>> loops;
   int64_t h, w;
   // The PE coordinates the current op runs on (its `when`, as a bounding box).
   int64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
@@ -136,8 +137,8 @@ struct Bounds {
   int64_t bound(AffAttr a, bool upper) const {
     int64_t v = a.getBase();
     for (auto [k, s] : llvm::enumerate(a.getLoop()))
-      if (k < loopCounts.size())
-        v += extreme(s, 0, loopCounts[k] - 1, upper);
+      if (k < loops.size())
+        v += extreme(s, loops[k].first, loops[k].second, upper);
     return v + extreme(a.getPx(), x0, x1, upper) + extreme(a.getPy(), y0, y1, upper);
   }
   int64_t max(AffAttr a) const { return bound(a, true); }
@@ -183,26 +184,66 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
   return r;
 }
 
+/// Checks an op's counts and addresses over the ranges of `b`.
+static LogicalResult checkPoint(Operation &op, const Bounds &b, int64_t &extent) {
+  if (auto n = op.getAttrOfType<AffAttr>("n"); n && b.min(n) < 0)
+    return op.emitOpError("element count can be negative");
+  for (auto [addr, words] : touchedRanges(&op, b)) {
+    if (b.min(addr) < 0)
+      return op.emitOpError("address ") << addr << " can be negative";
+    if (words < 0)
+      return op.emitOpError("element count can be negative");
+    extent = std::max(extent, b.max(addr) + 4 * words);
+  }
+  return success();
+}
+
+/// Guarded ops are checked point by point up to this many points.
+static constexpr int64_t kMaxGuardPoints = 1 << 16;
+
 static LogicalResult walkExtent(Block &block, Bounds &b, int64_t &extent) {
   for (Operation &op : block) {
     if (auto loop = dyn_cast<LoopOp>(op)) {
-      b.loopCounts.insert(b.loopCounts.begin(), loop.getCount());
+      b.loops.insert(b.loops.begin(), {0, int64_t(loop.getCount()) - 1});
       if (failed(walkExtent(loop.getBody().front(), b, extent)))
         return failure();
-      b.loopCounts.erase(b.loopCounts.begin());
+      b.loops.erase(b.loops.begin());
       continue;
     }
     b.select(op.getAttrOfType<ArrayAttr>("when"));
     if (b.x0 > b.x1 || b.y0 > b.y1)
       continue; // runs on no PE
-    if (auto n = op.getAttrOfType<AffAttr>("n"); n && b.min(n) < 0)
-      return op.emitOpError("element count can be negative");
-    for (auto [addr, words] : touchedRanges(&op, b)) {
-      if (b.min(addr) < 0)
-        return op.emitOpError("address ") << addr << " can be negative";
-      if (words < 0)
-        return op.emitOpError("element count can be negative");
-      extent = std::max(extent, b.max(addr) + 4 * words);
+    auto guards = op.getAttrOfType<ArrayAttr>("guard");
+    if (!guards || guards.empty()) {
+      if (failed(checkPoint(op, b, extent)))
+        return failure();
+      continue;
+    }
+    // Guards are affine conditions: check every point they let through
+    // (loop indices and coordinates), when there are not too many.
+    int64_t points = (b.x1 - b.x0 + 1) * (b.y1 - b.y0 + 1);
+    for (auto [lo, hi] : b.loops)
+      points = points > kMaxGuardPoints ? points : points * (hi - lo + 1);
+    if (points > kMaxGuardPoints)
+      continue; // the runtime still faults on a bad address
+    Bounds at = b;
+    SmallVector<int64_t> index(b.loops.size(), 0);
+    for (int64_t p = 0; p < points; ++p) {
+      int64_t rest = p;
+      at.x0 = at.x1 = b.x0 + rest % (b.x1 - b.x0 + 1), rest /= (b.x1 - b.x0 + 1);
+      at.y0 = at.y1 = b.y0 + rest % (b.y1 - b.y0 + 1), rest /= (b.y1 - b.y0 + 1);
+      for (size_t k = 0; k < b.loops.size(); ++k) {
+        int64_t span = b.loops[k].second - b.loops[k].first + 1;
+        int64_t i = b.loops[k].first + rest % span;
+        rest /= span;
+        at.loops[k] = {i, i};
+      }
+      bool runs = llvm::all_of(guards, [&](Attribute g) {
+        auto a = dyn_cast<AffAttr>(g);
+        return a && at.min(a) >= 0;
+      });
+      if (runs && failed(checkPoint(op, at, extent)))
+        return failure();
     }
   }
   return success();

@@ -23,10 +23,13 @@ double CostModel::layerNorm(int64_t c, int64_t w) const {
   return words(c) + 4 * vector(c) + transcendental(1) + 3 * vector(cb) + gatherLast(c, cb, w);
 }
 
-double CostModel::attention(int64_t t, int64_t d, int64_t heads) const {
-  // The last token attends to all t keys: scores, softmax, weighted sum.
-  return words(3 * d * heads) + 2 * vector(d) + matvec(t, d) + 4 * vector(t) +
-         transcendental(2 * t) + matvec(t, d) + gatherLast(d * heads, d, heads);
+double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows) const {
+  // A row scores its block of keys, takes a partial softmax, weighs its
+  // values, then merges the partial from above and passes it on.
+  int64_t tb = ceilDiv(t, rows);
+  double merge = rows > 1 ? relay(d + 2) + 2 * transcendental(1) + 3 * vector(d + 1) : 0.0;
+  return words(3 * d * heads) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
+         matvec(tb, d) + merge + transcendental(d) + gatherLast(d * heads, d, heads);
 }
 
 double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w) const {

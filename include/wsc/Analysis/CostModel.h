@@ -44,8 +44,9 @@ struct CostModel {
   double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, bool gather = true) const;
   /// Layer norm of C on w PEs.
   double layerNorm(int64_t c, int64_t w) const;
-  /// Causal attention over `t` tokens, one head of size d per PE, h heads.
-  double attention(int64_t t, int64_t d, int64_t heads) const;
+  /// Causal attention over `t` tokens: h heads of size d, each over `rows`
+  /// PEs holding blocks of keys, partial softmaxes merged down the column.
+  double attention(int64_t t, int64_t d, int64_t heads, int64_t rows) const;
   /// Embedding lookup of a V x C table on h x w PEs, with positions.
   double embed(int64_t v, int64_t c, int64_t h, int64_t w) const;
 

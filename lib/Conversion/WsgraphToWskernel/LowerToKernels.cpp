@@ -138,28 +138,29 @@ public:
          when);
   }
   void vector(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr rhs, wk::AffAttr n,
-              ArrayAttr when = nullptr) {
-    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when, nullptr);
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when, guard);
   }
   void scalar(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr s, wk::AffAttr n,
-              ArrayAttr when = nullptr) {
-    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when, nullptr);
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when, guard);
   }
   void imm(StringRef kind, wk::AffAttr dst, wk::AffAttr src, float value, wk::AffAttr n,
-           ArrayAttr when = nullptr) {
-    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), dst, src, b.getF32FloatAttr(value), n, when, nullptr);
+           ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), dst, src, b.getF32FloatAttr(value), n,
+                      when, guard);
   }
   void unary(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
-             ArrayAttr when = nullptr) {
-    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when, nullptr);
+             ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when, guard);
   }
   void reduce(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
-              ArrayAttr when = nullptr) {
-    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when, nullptr);
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when, guard);
   }
   void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
-              bool transposed, ArrayAttr when = nullptr) {
-    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, when, nullptr);
+              bool transposed, ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, when, guard);
   }
   OpBuilder &builder() { return b; }
   void gather(wk::AffAttr dst, wk::AffAttr table, wk::AffAttr index, wk::AffAttr rows,
@@ -586,9 +587,21 @@ void LowerToKernelsPass::runOnOperation() {
         plan.scale = attn.getScale().convertToFloat();
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
         plan.work = double(tokens) * d * heads;
-        // Keys and values share a PE when both caches fit; else they split.
-        int64_t oneRow = 2 * tokens * d + tokens + 2 + 3 * d;
-        plan.size = [=](KernelPlan &p) { p.h = oneRow <= sramWords ? 1 : 2, p.w = heads; };
+        // Key blocks per head: enough rows for the caches to fit, more when
+        // the PE budget allows (each row scans fewer keys per token).
+        plan.size = [=](KernelPlan &p) {
+          int64_t budgetRows = std::max<int64_t>(1, p.h * p.w / heads);
+          for (int64_t rows = 1; rows <= tokens; ++rows) {
+            int64_t tb = ceilDiv(tokens, rows);
+            // Data words plus about 60 instructions of code (16 bytes each).
+            int64_t words = 2 * tb * d + tb + 3 * d + 8 + 60 * 4;
+            if (words <= sramWords && rows >= std::min(budgetRows, tokens)) {
+              p.h = ceilDiv(tokens, tb), p.w = heads;
+              return;
+            }
+          }
+          p.h = tokens, p.w = heads;
+        };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
             add.getRhs().getType() != add.getType()) {
@@ -778,52 +791,77 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", !p.hostResult)};
   }
   if (p.kind == "attention") {
-    // One column per head. With two rows, keys live in row 0 (scores and
-    // softmax) and values in row 1, which halves the cache each PE holds.
-    int64_t c3 = streamSize(0), c = c3 / 3, heads = w, d = c / heads;
-    bool split = h == 2;
-    int64_t q = sram.words(d), keys = sram.words(tokens * d);
-    int64_t vals = split ? keys : sram.words(tokens * d);
-    int64_t scores = sram.words(tokens), mx = sram.words(1), sum = sram.words(1);
-    int64_t part = sram.words(d), gather = sram.words(d);
-    ArrayAttr keyRow = split ? k.pes(0, w - 1, 0, 0) : nullptr;
-    ArrayAttr valueRow = split ? k.lastRow() : nullptr;
+    // Column px is head px; row py holds the keys and values of tokens
+    // [py*tb, py*tb + tb). Each row computes a partial softmax over its block
+    // (max m, sum s, weighted values o); partials merge down the column and
+    // the last row divides o by s. Guards pick the rows by the token index t
+    // (loop index 0): "own" holds t, "past" lies wholly before t, "future"
+    // lies wholly after it.
+    int64_t c3 = streamSize(0), c = c3 / 3, heads = w, d = c / heads, rows = h;
+    int64_t tb = ceilDiv(tokens, rows);
+    int64_t q = sram.words(d), keys = sram.words(tb * d), vals = sram.words(tb * d);
+    int64_t scores = sram.words(tb), acc = sram.words(d + 2), up = sram.words(d + 2);
+    int64_t tmp = sram.words(2), gather = sram.words(d);
+    int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[d]]
     k.tokenLoops();
-    wk::AffAttr seen = k.aff(1, {1, 0}); // t + 1 keys are visible to token t
-    // Head px keeps q[px], k[px] and v[px] of the [q | k | v] vector: the
-    // key and value go straight into this token's cache row.
-    if (!split) {
-      k.drop("in0", k.aff(0, {}, d));
-      k.recv("in0", k.aff(q), k.aff(d));
-      k.drop("in0", k.aff(c - d));
-      k.recv("in0", k.aff(keys, {4 * d, 0}), k.aff(d));
-      k.drop("in0", k.aff(c - d));
-      k.recv("in0", k.aff(vals, {4 * d, 0}), k.aff(d));
-      k.drop("in0", k.aff(c - d, {}, -d));
-    } else {
-      k.drop("in0", k.aff(0, {}, d), keyRow);
-      k.recv("in0", k.aff(q), k.aff(d), "copy", keyRow);
-      k.drop("in0", k.aff(c - d), keyRow);
-      k.recv("in0", k.aff(keys, {4 * d, 0}), k.aff(d), "copy", keyRow);
-      k.drop("in0", k.aff(2 * c - d, {}, -d), keyRow);
-      k.drop("in0", k.aff(2 * c, {}, d), valueRow);
-      k.recv("in0", k.aff(vals, {4 * d, 0}), k.aff(d), "copy", valueRow);
-      k.drop("in0", k.aff(c - d, {}, -d), valueRow);
+    // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
+    wk::AffAttr notBefore = k.aff(0, {1, 0}, 0, -tb);       // r >= 0
+    wk::AffAttr notAfter = k.aff(tb - 1, {-1, 0}, 0, tb);   // tb-1-r >= 0
+    wk::AffAttr beforeRow = k.aff(-1, {-1, 0}, 0, tb);      // t < py*tb
+    wk::AffAttr afterRow = k.aff(-tb, {1, 0}, 0, -tb);      // t >= py*tb + tb
+    ArrayAttr own = k.guards({notBefore, notAfter});
+    ArrayAttr seen = k.guards({notBefore});                  // own or past
+    ArrayAttr future = k.guards({beforeRow});
+    wk::AffAttr slot = k.aff(0, {4 * d, 0}, 0, -4 * tb * d); // r * d words, in bytes
+    // [q | k | v]: keep q[px]; k[px] and v[px] go into this token's slot on its row.
+    k.drop("in0", k.aff(0, {}, d));
+    k.recv("in0", k.aff(q), k.aff(d));
+    k.drop("in0", k.aff(c - d));
+    auto keepOnOwnRow = [&](int64_t cache) {
+      k.recv("in0", k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy()), k.aff(d),
+             "copy", nullptr, own);
+      k.recv("in0", k.aff(0), k.aff(d), "discard", nullptr, future);
+      k.recv("in0", k.aff(0), k.aff(d), "discard", nullptr, k.guards({afterRow}));
+    };
+    keepOnOwnRow(keys);
+    k.drop("in0", k.aff(c - d));
+    keepOnOwnRow(vals);
+    k.drop("in0", k.aff(c - d, {}, -d));
+    // Partial softmax over the block; slots after t score -inf.
+    k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(d), false, nullptr, seen);
+    k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0),
+          -std::numeric_limits<float>::infinity(), k.aff(tb - 1, {-1, 0}, 0, tb), nullptr, own);
+    k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(tb), nullptr, seen);
+    k.reduce("max", k.aff(m), k.aff(scores), k.aff(tb), nullptr, seen);
+    k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(m), k.aff(tb), nullptr, seen);
+    k.unary("exp", k.aff(scores), k.aff(scores), k.aff(tb), nullptr, seen);
+    k.reduce("sum", k.aff(sum), k.aff(scores), k.aff(tb), nullptr, seen);
+    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(d), true, nullptr, seen);
+    // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
+    k.imm("fill", k.aff(m), k.aff(0), -std::numeric_limits<float>::infinity(), k.aff(1), nullptr,
+          future);
+    k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(d + 1), nullptr, future);
+    if (rows > 1) {
+      // Merge (m', s', o') from the row above: M = max(m, m');
+      // s = s e^(m-M) + s' e^(m'-M); o = o e^(m-M) + o' e^(m'-M). Row 0
+      // always holds token 0, so M is finite from there on.
+      ArrayAttr below = k.pes(0, w - 1, 1, h - 1);
+      int64_t mm = tmp, scale = tmp + 4;
+      k.recv("col", k.aff(up), k.aff(d + 2), "copy", below);
+      k.vector("max", k.aff(mm), k.aff(m), k.aff(up), k.aff(1), below);
+      k.vector("sub", k.aff(scale), k.aff(m), k.aff(mm), k.aff(1), below);
+      k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
+      k.scalar("mul", k.aff(sum), k.aff(sum), k.aff(scale), k.aff(d + 1), below);
+      k.vector("sub", k.aff(scale), k.aff(up), k.aff(mm), k.aff(1), below);
+      k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
+      k.scalar("mul", k.aff(up + 4), k.aff(up + 4), k.aff(scale), k.aff(d + 1), below);
+      k.vector("add", k.aff(sum), k.aff(sum), k.aff(up + 4), k.aff(d + 1), below);
+      k.unary("copy", k.aff(m), k.aff(mm), k.aff(1), below);
+      k.send("col", k.aff(acc), k.aff(d + 2), k.pes(0, w - 1, 0, h - 2));
     }
-    k.matvec(k.aff(scores), k.aff(keys), k.aff(q), seen, k.aff(d), false, keyRow);
-    k.imm("mul", k.aff(scores), k.aff(scores), p.scale, seen, keyRow);
-    k.reduce("max", k.aff(mx), k.aff(scores), seen, keyRow);
-    k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(mx), seen, keyRow);
-    k.unary("exp", k.aff(scores), k.aff(scores), seen, keyRow);
-    k.reduce("sum", k.aff(sum), k.aff(scores), seen, keyRow);
-    k.scalar("div", k.aff(scores), k.aff(scores), k.aff(sum), seen, keyRow);
-    if (split) {
-      k.send("col", k.aff(scores), seen, keyRow);
-      k.recv("col", k.aff(scores), seen, "copy", valueRow);
-    }
-    k.matvec(k.aff(part), k.aff(vals), k.aff(scores), seen, k.aff(d), true, valueRow);
-    k.reduceGatherSend(part, d, c, gather, [] {}, /*reduceColumns=*/false);
-    return {sram.next, cost.attention(tokens, d, heads)};
+    k.scalar("div", k.aff(o), k.aff(o), k.aff(sum), k.aff(d), k.lastRow());
+    k.reduceGatherSend(o, d, c, gather, [] {}, /*reduceColumns=*/false);
+    return {sram.next, cost.attention(tokens, d, heads, rows)};
   }
   if (p.kind == "add") {
     int64_t c = streamSize(0);
