@@ -177,7 +177,9 @@ bool Core::count(const Instr &in, const Affine &a, const char *what, uint64_t &o
     return false;
   }
   // Bounding counts here keeps the operand-size products below from overflowing.
-  if (v > int64_t(reg_.sramBytes)) {
+  // Dropped words never touch SRAM, so only a sanity bound applies to them.
+  int64_t limit = in.op == wafer::RECV_DROP ? int64_t(1) << 32 : int64_t(reg_.sramBytes);
+  if (v > limit) {
     fault(in, "SRAM overflow",
           fmt::format("{} = {} words cannot fit the kernel's {} SRAM bytes", what, v,
                       reg_.sramBytes));

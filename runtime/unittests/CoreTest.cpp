@@ -301,3 +301,17 @@ TEST(Core, RecvDropDiscardsWordsInOrder) {
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("kept"), (std::vector<float>{2, 3}));
 }
+
+TEST(Core, RecvDropMayExceedTheKernelsSram) {
+  // Dropping more words than a PE's SRAM holds is fine: none are stored.
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "d", 0, 0, 2, 1);
+  r->set_sram_bytes_per_pe(64);
+  *r->add_code() = only(send(1, 0, 8), 0, 0, 0, 0);
+  *r->add_code() = only(send(1, 0, 8), 0, 0, 0, 0);
+  *r->add_code() = only(send(1, 0, 8), 0, 0, 0, 0);
+  *r->add_code() = only(recv(1, 0, 24, wafer::RECV_DROP), 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+}

@@ -240,6 +240,92 @@ module attributes {wafer.arch = #mesh8} {
 
 // -----
 
+// A link to a wafer beyond the arch's four.
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @main(%w: tensor<4xf32>) {
+    %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+    }
+    %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+    }
+    return
+  }
+  wafer.routes 0 dense<[[2, 3, 0, 0, 4], [3, 3, 0, 4, 4], [4, 3, 0, 4, 4], [5, 3, 0, 4, 4], [6, 3, 0, 4, 4], [7, 3, 0, 4, 32]]> : tensor<6x5xi32>
+  wafer.routes 1 dense<[[0, 3, 0, 5, 4], [1, 3, 0, 4, 4], [2, 3, 0, 4, 8], [2, 4, 0, 1, 8], [2, 5, 0, 1, 5], [3, 5, 0, 4, 1]]> : tensor<6x5xi32>
+  // expected-error @+1 {{link [0, 7, 3, 0, 5, 0, 3, 0] arrives at wafer 5, but arch 'mesh:8x8' has 4 wafers}}
+  wafer.links dense<[[0, 7, 3, 0, 5, 0, 3, 0]]> : tensor<1x8xi32>
+}
+
+// -----
+
+// The link lands on a dead PE.
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
+    pes = dense<[[1, 0, 3]]> : tensor<1x3xi32>, links = dense<> : tensor<0x4xi32>>} {
+  func.func @main(%w: tensor<4xf32>) {
+    %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+    }
+    %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+    }
+    return
+  }
+  wafer.routes 0 dense<[[2, 3, 0, 0, 4], [3, 3, 0, 4, 4], [4, 3, 0, 4, 4], [5, 3, 0, 4, 4], [6, 3, 0, 4, 4], [7, 3, 0, 4, 32]]> : tensor<6x5xi32>
+  wafer.routes 1 dense<[[0, 3, 0, 5, 4], [1, 3, 0, 4, 4], [2, 3, 0, 4, 8], [2, 4, 0, 1, 8], [2, 5, 0, 1, 5], [3, 5, 0, 4, 1]]> : tensor<6x5xi32>
+  // expected-error @+1 {{link [0, 7, 3, 0, 1, 0, 3, 0] arrives at the dead PE (0, 3) of wafer 1}}
+  wafer.links dense<[[0, 7, 3, 0, 1, 0, 3, 0]]> : tensor<1x8xi32>
+}
+
+// -----
+
+// c, on wafer 1, has no color for the stream it reads.
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @main(%w: tensor<4xf32>) {
+    %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+    }
+    // expected-error @+1 {{kernel 'c' reads stream 'out0' of kernel 'p' as 'in0' on no color}}
+    %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+    }
+    return
+  }
+  wafer.routes 0 dense<[[2, 3, 0, 0, 4], [3, 3, 0, 4, 4], [4, 3, 0, 4, 4], [5, 3, 0, 4, 4], [6, 3, 0, 4, 4], [7, 3, 0, 4, 32]]> : tensor<6x5xi32>
+  wafer.routes 1 dense<[[0, 3, 0, 5, 4], [1, 3, 0, 4, 4], [2, 3, 0, 4, 8], [2, 4, 0, 1, 8], [2, 5, 0, 1, 5], [3, 5, 0, 4, 1]]> : tensor<6x5xi32>
+  wafer.links dense<[[0, 7, 3, 0, 1, 0, 3, 0]]> : tensor<1x8xi32>
+}
+
+// -----
+
+// A router table for a wafer beyond the arch's four.
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @main(%w: tensor<4xf32>) {
+    %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+    }
+    %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+    }
+    return
+  }
+  wafer.routes 0 dense<[[2, 3, 0, 0, 4], [3, 3, 0, 4, 4], [4, 3, 0, 4, 4], [5, 3, 0, 4, 4], [6, 3, 0, 4, 4], [7, 3, 0, 4, 32]]> : tensor<6x5xi32>
+  wafer.routes 1 dense<[[0, 3, 0, 5, 4], [1, 3, 0, 4, 4], [2, 3, 0, 4, 8], [2, 4, 0, 1, 8], [2, 5, 0, 1, 5], [3, 5, 0, 4, 1]]> : tensor<6x5xi32>
+  // expected-error @+1 {{router table for wafer 7, but arch 'mesh:8x8' has 4 wafers}}
+  wafer.routes 7 dense<> : tensor<0x5xi32>
+  wafer.links dense<[[0, 7, 3, 0, 1, 0, 3, 0]]> : tensor<1x8xi32>
+}
+
+// -----
+
 // Two streams leave by the link of PE (7, 3) on the same color: p1 from the
 // west, p2 from the north. The link carries one stream per color.
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
