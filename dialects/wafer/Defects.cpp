@@ -117,20 +117,6 @@ LogicalResult wsc::wafer::parseDefectFile(StringRef text, StringRef name, int64_
   return success();
 }
 
-namespace {
-/// splitmix64: a small generator whose output is fixed by the standard-free
-/// arithmetic below, so maps are the same on every platform.
-struct SplitMix {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-};
-} // namespace
 
 void wsc::wafer::addRandomDefects(DefectList &list, int64_t wafers, int64_t width, int64_t height,
                                   double peRate, double linkRate, uint64_t seed) {

@@ -48,6 +48,22 @@ inline char portLetter(int port) { return "RNESWL"[port >= 0 && port <= 5 ? port
 
 /// Defects as plain lists: rows [wafer, x, y] and [wafer, x, y, dir]
 /// (dir EAST, SOUTH, or LINK for the off-wafer link of an edge PE).
+/// splitmix64: a small generator whose output is fixed by the arithmetic
+/// below, so random maps and placements are the same on every platform.
+struct SplitMix {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, n).
+  int64_t below(int64_t n) { return n <= 0 ? 0 : int64_t(next() % uint64_t(n)); }
+  /// Uniform in [0, 1).
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+};
+
 struct DefectList {
   std::vector<std::array<int32_t, 3>> pes;
   std::vector<std::array<int32_t, 4>> links;

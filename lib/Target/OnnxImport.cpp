@@ -90,6 +90,11 @@ private:
   FailureOr<SmallVector<Value>> buildMulti(StringRef name, ValueRange operands,
                                            ArrayRef<NamedAttribute> attrs, unsigned numResults);
   FailureOr<SmallVector<int64_t>> constInts(Value v, const char *what);
+  /// Integers that opsets 13+ pass as a constant input and older ones as an
+  /// attribute: the input when present, else the attribute, else none.
+  FailureOr<std::optional<SmallVector<int64_t>>>
+  intsFromInputOrAttr(const onnx::NodeProto &node, ArrayRef<Value> in, size_t index,
+                      const char *name);
   Value constant(DenseElementsAttr value) {
     return wg::ConstantOp::create(builder, loc, value.getType(), value);
   }
@@ -716,6 +721,18 @@ FailureOr<SmallVector<int64_t>> Importer::constInts(Value v, const char *what) {
   return out;
 }
 
+FailureOr<std::optional<SmallVector<int64_t>>>
+Importer::intsFromInputOrAttr(const onnx::NodeProto &node, ArrayRef<Value> in, size_t index,
+                              const char *name) {
+  if (in.size() > index && in[index]) {
+    auto v = constInts(in[index], name);
+    if (::failed(v))
+      return failure();
+    return std::optional<SmallVector<int64_t>>(*v);
+  }
+  return intsAttr(node, name);
+}
+
 const onnx::AttributeProto *Importer::findAttr(const onnx::NodeProto &node, StringRef name) {
   for (const auto &a : node.attribute())
     if (a.name() == name)
@@ -927,13 +944,11 @@ LogicalResult Importer::convertSplit(const onnx::NodeProto &node, ArrayRef<Value
     return failure();
   }
   SmallVector<int64_t> sizes;
-  if (in.size() > 1 && in[1]) {
-    auto s = constInts(in[1], "split");
-    if (::failed(s))
-      return failure();
-    sizes = *s;
-  } else if (auto s = intsAttr(node, "split")) {
-    sizes = *s;
+  auto given = intsFromInputOrAttr(node, in, 1, "split");
+  if (::failed(given))
+    return failure();
+  if (*given) {
+    sizes = **given;
   } else {
     int64_t n = node.output_size(), dim = type.getDimSize(*axis);
     if (ShapedType::isDynamic(dim) || n == 0) {
@@ -961,16 +976,11 @@ LogicalResult Importer::convertSplit(const onnx::NodeProto &node, ArrayRef<Value
 
 LogicalResult Importer::convertReduce(const onnx::NodeProto &node, ArrayRef<Value> in,
                                       SmallVectorImpl<Value> &results, StringRef opName) {
-  SmallVector<int64_t> axes;
   bool fromInput = node.op_type() == "ReduceSum"; // axes became an input at opset 13
-  if (fromInput && in.size() > 1 && in[1]) {
-    auto a = constInts(in[1], "axes");
-    if (::failed(a))
-      return failure();
-    axes = *a;
-  } else if (auto a = intsAttr(node, "axes")) {
-    axes = *a;
-  }
+  auto given = intsFromInputOrAttr(node, fromInput ? in : ArrayRef<Value>(), 1, "axes");
+  if (::failed(given))
+    return failure();
+  SmallVector<int64_t> axes = given->value_or(SmallVector<int64_t>());
   if (axes.empty() && fromInput && intAttr(node, "noop_with_empty_axes", 0)) {
     results.push_back(in[0]);
     return success();
@@ -1127,13 +1137,11 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     if (!need(1))
       return failure();
     SmallVector<int64_t> axes;
-    if (in.size() > 1 && in[1]) {
-      auto a = constInts(in[1], "axes");
-      if (::failed(a))
-        return failure();
-      axes = *a;
-    } else if (auto a = intsAttr(node, "axes")) {
-      axes = *a;
+    auto given = intsFromInputOrAttr(node, in, 1, "axes");
+    if (::failed(given))
+      return failure();
+    if (*given) {
+      axes = **given;
     } else if (op == "Squeeze") {
       for (int64_t i = 0; i < typeOf(in[0]).getRank(); ++i)
         if (typeOf(in[0]).getDimSize(i) == 1)

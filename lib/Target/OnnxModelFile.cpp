@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "OnnxModelFile.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -95,17 +96,22 @@ void appendLenField(std::string &out, uint32_t number, const std::string &payloa
   out += payload;
 }
 
-/// Copies a TensorProto without raw_data; records raw_data's extent.
-bool stripTensor(Reader r, const uint8_t *fileBegin, std::string &out, TensorBytes &bytes) {
+/// Copies the fields of one message to `out`, except those `replace`
+/// handles (it returns true for them, after writing what it wants).
+bool rewriteFields(Reader r, std::string &out,
+                   llvm::function_ref<bool(uint32_t number, uint32_t wire, const uint8_t *payload,
+                                           uint64_t length, bool &ok)>
+                       replace) {
   while (r.pos < r.end) {
     const uint8_t *start = r.pos, *payload;
     uint32_t number, wire;
     uint64_t length;
     if (!r.field(number, wire, payload, length))
       return false;
-    if (number == kTensorRawData && wire == kWireLen) {
-      bytes.offset = payload - fileBegin;
-      bytes.length = length;
+    bool ok = true;
+    if (replace(number, wire, payload, length, ok)) {
+      if (!ok)
+        return false;
       continue;
     }
     out.append(reinterpret_cast<const char *>(start), r.pos - start);
@@ -113,27 +119,31 @@ bool stripTensor(Reader r, const uint8_t *fileBegin, std::string &out, TensorByt
   return true;
 }
 
+/// Copies a TensorProto without raw_data; records raw_data's extent.
+bool stripTensor(Reader r, const uint8_t *fileBegin, std::string &out, TensorBytes &bytes) {
+  return rewriteFields(r, out, [&](uint32_t number, uint32_t wire, const uint8_t *payload,
+                                   uint64_t length, bool &) {
+    if (number != kTensorRawData || wire != kWireLen)
+      return false;
+    bytes.offset = payload - fileBegin;
+    bytes.length = length;
+    return true;
+  });
+}
+
 bool stripGraph(Reader r, const uint8_t *fileBegin, std::string &out,
                 std::vector<TensorBytes> &initializers) {
-  while (r.pos < r.end) {
-    const uint8_t *start = r.pos, *payload;
-    uint32_t number, wire;
-    uint64_t length;
-    if (!r.field(number, wire, payload, length))
+  return rewriteFields(r, out, [&](uint32_t number, uint32_t wire, const uint8_t *payload,
+                                   uint64_t length, bool &ok) {
+    if (number != kGraphInitializer || wire != kWireLen)
       return false;
-    if (number == kGraphInitializer && wire == kWireLen) {
-      std::string tensor;
-      TensorBytes bytes;
-      if (!stripTensor(Reader{r.begin, payload, payload + length, r.error}, fileBegin, tensor,
-                       bytes))
-        return false;
-      initializers.push_back(bytes);
-      appendLenField(out, number, tensor);
-      continue;
-    }
-    out.append(reinterpret_cast<const char *>(start), r.pos - start);
-  }
-  return true;
+    std::string tensor;
+    TensorBytes bytes;
+    ok = stripTensor(Reader{r.begin, payload, payload + length, r.error}, fileBegin, tensor, bytes);
+    initializers.push_back(bytes);
+    appendLenField(out, number, tensor);
+    return true;
+  });
 }
 } // namespace
 
@@ -154,23 +164,18 @@ bool wsc::loadOnnxModelFile(const std::string &path, OnnxModelFile &out, std::st
   Reader r{begin, begin, begin + out.buffer->getBufferSize(), error};
   std::string stripped;
   bool sawGraph = false;
-  while (r.pos < r.end) {
-    const uint8_t *start = r.pos, *payload;
-    uint32_t number, wire;
-    uint64_t length;
-    if (!r.field(number, wire, payload, length))
-      return false;
-    if (number == kModelGraph && wire == kWireLen) {
-      std::string graph;
-      if (!stripGraph(Reader{begin, payload, payload + length, error}, begin, graph,
-                      out.initializerBytes))
-        return false;
-      appendLenField(stripped, number, graph);
-      sawGraph = true;
-      continue;
-    }
-    stripped.append(reinterpret_cast<const char *>(start), r.pos - start);
-  }
+  if (!rewriteFields(r, stripped, [&](uint32_t number, uint32_t wire, const uint8_t *payload,
+                                      uint64_t length, bool &ok) {
+        if (number != kModelGraph || wire != kWireLen)
+          return false;
+        std::string graph;
+        ok = stripGraph(Reader{begin, payload, payload + length, error}, begin, graph,
+                        out.initializerBytes);
+        appendLenField(stripped, number, graph);
+        sawGraph = true;
+        return true;
+      }))
+    return false;
   if (!out.model.ParseFromString(stripped)) {
     error = "not a valid ONNX protobuf (the ModelProto does not parse)";
     return false;

@@ -41,18 +41,7 @@ namespace {
 
 using wskernel::KernelOp;
 
-struct SplitMix {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, n).
-  int64_t below(int64_t n) { return n <= 0 ? 0 : int64_t(next() % uint64_t(n)); }
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-};
+using wafer::SplitMix;
 
 /// 2-D prefix sums over a W x H grid of counts.
 struct Prefix {
