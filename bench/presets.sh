@@ -2,7 +2,7 @@
 # Benchmark (issue: models at scale): every GPT preset compiled for wse3 with
 # weights elided. Prints wafers used, SRAM used per wafer, inter-wafer bytes
 # per token, estimated tokens/s, compile wall time and peak RSS.
-#   bench/presets.sh [PASSES]   PASSES defaults to the whole --wsc-pipeline
+#   bench/presets.sh ["PIPELINE OPTIONS"]   default "arch=wse3" (add e.g. "wafers=4")
 #   SEQ=2048 bench/presets.sh   tokens per sequence (default 2048, the GPT-3 context)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -10,13 +10,13 @@ bin=build/bin
 out=bench/out/presets
 seq=${SEQ:-2048}
 mkdir -p "$out"
-passes=${1:-"--wsc-pipeline=arch=wse3 report=REPORT"}
+options=${1:-"arch=wse3"}
 printf "%-10s %7s %9s %22s %14s %12s %9s %9s  %s\n" preset layers params wafers sram/wafer\ GiB xwafer\ B/tok tokens/s wall\ s RSS\ MiB
 for p in gpt3-125m gpt3-1.3b gpt3-6.7b gpt3-13b gpt3-175b gpt-1t; do
   rep="$out/$p.json"
   rm -f "$rep"
   /usr/bin/time -f "%e %M" -o "$out/$p.time" bash -c \
-    "$bin/wsc-translate --gpt-config=$p --seq=$seq | $bin/wsc-opt ${passes//REPORT/$rep} -o /dev/null" \
+    "$bin/wsc-translate --gpt-config=$p --seq=$seq | $bin/wsc-opt --wsc-pipeline='$options report=$rep' -o /dev/null" \
     > "$out/$p.log" 2>&1
   status=$?
   read -r wall rss < <(tail -n 1 "$out/$p.time")

@@ -296,15 +296,29 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
         best = cut;
     }
     if (!best)
-      return failure();
+      break; // fall back to first fit below
     stages.push_back({begin, best});
     begin = best;
   }
   double lastPes = 0;
   for (size_t i = begin; i < n; ++i)
     lastPes += minPes[i];
-  if (lastPes > capacity)
-    return failure();
+  if (lastPes > capacity) {
+    // Balancing overfilled the last wafer: first fit is always feasible
+    // with the fewest wafers.
+    if (count != fewest)
+      return failure();
+    stages.clear();
+    begin = 0;
+    double used = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (used + minPes[i] > capacity) {
+        stages.push_back({begin, i});
+        begin = i, used = 0;
+      }
+      used += minPes[i];
+    }
+  }
   if (begin < n)
     stages.push_back({begin, n});
   if (int64_t(stages.size()) != count)
@@ -718,7 +732,8 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
   if (p.kind == "layer_norm") {
     int64_t c = streamSize(0), cb = ceilDiv(c, w);
     bool bias = p.inputs.size() > 2;
-    int64_t x = sram.words(w * cb), d = sram.words(w * cb), sq = sram.words(c);
+    // x is centred in place; the variance is x . x, a 1 x c matvec.
+    int64_t x = sram.words(w * cb), d = x;
     int64_t mean = sram.words(1), var = sram.words(1);
     int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
     int64_t part = sram.words(cb), gather = sram.words(cb);
@@ -730,8 +745,7 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
     k.reduce("sum", k.aff(mean), k.aff(x), k.aff(c));
     k.imm("mul", k.aff(mean), k.aff(mean), 1.0f / float(c), k.aff(1));
     k.scalar("sub", k.aff(d), k.aff(x), k.aff(mean), k.aff(c));
-    k.vector("mul", k.aff(sq), k.aff(d), k.aff(d), k.aff(c));
-    k.reduce("sum", k.aff(var), k.aff(sq), k.aff(c));
+    k.matvec(k.aff(var), k.aff(d), k.aff(d), k.aff(1), k.aff(c), false);
     k.imm("mul", k.aff(var), k.aff(var), 1.0f / float(c), k.aff(1));
     k.imm("add", k.aff(var), k.aff(var), p.epsilon, k.aff(1));
     k.unary("rsqrt", k.aff(var), k.aff(var), k.aff(1));
