@@ -1,4 +1,4 @@
-// RUN: wsc-opt %s -split-input-file --wsc-set-arch="arch=mesh:4x4" --wsc-lower-to-kernels -verify-diagnostics | FileCheck %s
+// RUN: wsc-opt %s -split-input-file --wsc-set-arch="arch=mesh:4x4" --wsc-lower-to-kernels="utilization=0.6" -verify-diagnostics | FileCheck %s
 
 // Embedding, layer norm and a dense layer on a 4x4 mesh. The sizes, SRAM bytes
 // and cycles below are worked out by hand in the comments.
