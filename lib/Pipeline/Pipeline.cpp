@@ -30,6 +30,10 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "precision '" + o.precision + "' is not one of fp32, fp16, bf16";
     return failure();
   }
+  if (o.precision != "fp32") {
+    error = "precision=" + o.precision + " is not implemented yet: weights are stored as fp32";
+    return failure();
+  }
   if (o.mode != "pipelined" && o.mode != "weight-streaming") {
     error = "mode '" + o.mode + "' is not one of pipelined, weight-streaming";
     return failure();
