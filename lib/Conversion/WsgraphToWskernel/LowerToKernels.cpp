@@ -503,7 +503,13 @@ void LowerToKernelsPass::runOnOperation() {
           plan.inputs.push_back(ln.getBias());
         int64_t c = width(ln.getInput());
         plan.work = double(c);
-        plan.size = [=](KernelPlan &p) { p.h = 1, p.w = ceilDiv(c, ceilDiv(c, std::min<int64_t>(4, c))); };
+        // Up to 4 PEs; wide vectors take more, so that the streamed form's
+        // six cb-word buffers (and its code) fit a PE.
+        plan.size = [=](KernelPlan &p) {
+          int64_t w = std::max<int64_t>(std::min<int64_t>(4, c),
+                                        ceilDiv(6 * c, std::max<int64_t>(1, sramWords - 1024)));
+          p.h = 1, p.w = ceilDiv(c, ceilDiv(c, std::min(w, arch.getWidth())));
+        };
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
             (linear.getBias() && !isStatic(linear.getBias()))) {
@@ -732,24 +738,58 @@ std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type
   if (p.kind == "layer_norm") {
     int64_t c = streamSize(0), cb = ceilDiv(c, w);
     bool bias = p.inputs.size() > 2;
-    // x is centred in place; the variance is x . x, a 1 x c matvec.
-    int64_t x = sram.words(w * cb), d = x;
-    int64_t mean = sram.words(1), var = sram.words(1);
+    // Two-pass statistics on the whole vector when it fits beside the rest;
+    // otherwise one pass over cb-word chunks: var = E[x^2] - mean^2.
+    bool whole = c + 6 * cb + 1024 <= cost.arch.getSramBytes() / 4;
+    int64_t x = whole ? sram.words(w * cb) : 0;
+    int64_t mean = sram.words(1), var = sram.words(1); // adjacent: summed as a pair
     int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
     int64_t part = sram.words(cb), gather = sram.words(cb);
     k.initTile(1, gamma, 1, cb, {0, 0}, {0, cb});
     if (bias)
       k.initTile(2, beta, 1, cb, {0, 0}, {0, cb});
     k.tokenLoops();
-    k.recv("in0", k.aff(x), k.aff(c));
-    k.reduce("sum", k.aff(mean), k.aff(x), k.aff(c));
-    k.imm("mul", k.aff(mean), k.aff(mean), 1.0f / float(c), k.aff(1));
-    k.scalar("sub", k.aff(d), k.aff(x), k.aff(mean), k.aff(c));
-    k.matvec(k.aff(var), k.aff(d), k.aff(d), k.aff(1), k.aff(c), false);
-    k.imm("mul", k.aff(var), k.aff(var), 1.0f / float(c), k.aff(1));
+    wk::AffAttr block; // this PE's block of x - mean
+    if (whole) {
+      // x is centred in place; the variance is x . x, a 1 x c matvec.
+      k.recv("in0", k.aff(x), k.aff(c));
+      k.reduce("sum", k.aff(mean), k.aff(x), k.aff(c));
+      k.imm("mul", k.aff(mean), k.aff(mean), 1.0f / float(c), k.aff(1));
+      k.scalar("sub", k.aff(x), k.aff(x), k.aff(mean), k.aff(c));
+      k.matvec(k.aff(var), k.aff(x), k.aff(x), k.aff(1), k.aff(c), false);
+      k.imm("mul", k.aff(var), k.aff(var), 1.0f / float(c), k.aff(1));
+      block = k.aff(x, {}, 4 * cb);
+    } else {
+      int64_t chunk = sram.words(cb), mine = sram.words(cb), t = sram.words(2);
+      k.imm("fill", k.aff(mean), k.aff(0), 0.0f, k.aff(2)); // mean, var hold the sums
+      auto accumulate = [&](int64_t n) {
+        k.reduce("sum", k.aff(t), k.aff(chunk), k.aff(n));
+        k.matvec(k.aff(t + 4), k.aff(chunk), k.aff(chunk), k.aff(1), k.aff(n), false);
+        k.vector("add", k.aff(mean), k.aff(mean), k.aff(t), k.aff(2));
+      };
+      if (w > 1) {
+        auto loop = wk::LoopOp::create(k.builder(), k.builder().getUnknownLoc(), w - 1);
+        OpBuilder::InsertionGuard inLoop(k.builder());
+        k.builder().setInsertionPointToStart(&loop.getBody().emplaceBlock());
+        k.recv("in0", k.aff(chunk), k.aff(cb));
+        accumulate(cb);
+        // Chunk i is this PE's block when i == px.
+        k.unary("copy", k.aff(mine), k.aff(chunk), k.aff(cb), nullptr,
+                k.guards({k.aff(0, {1}, -1), k.aff(0, {-1}, 1)}));
+      }
+      int64_t last = c - (w - 1) * cb;
+      k.recv("in0", k.aff(chunk), k.aff(last));
+      accumulate(last);
+      k.unary("copy", k.aff(mine), k.aff(chunk), k.aff(last), k.pes(w - 1, w - 1, 0, 0));
+      k.imm("mul", k.aff(mean), k.aff(mean), 1.0f / float(c), k.aff(2));
+      k.vector("mul", k.aff(t), k.aff(mean), k.aff(mean), k.aff(1));
+      k.vector("sub", k.aff(var), k.aff(var), k.aff(t), k.aff(1));
+      k.scalar("sub", k.aff(mine), k.aff(mine), k.aff(mean), k.aff(cb));
+      block = k.aff(mine);
+    }
     k.imm("add", k.aff(var), k.aff(var), p.epsilon, k.aff(1));
     k.unary("rsqrt", k.aff(var), k.aff(var), k.aff(1));
-    k.scalar("mul", k.aff(part), k.aff(d, {}, 4 * cb), k.aff(var), k.aff(cb));
+    k.scalar("mul", k.aff(part), block, k.aff(var), k.aff(cb));
     k.vector("mul", k.aff(part), k.aff(part), k.aff(gamma), k.aff(cb));
     if (bias)
       k.vector("add", k.aff(part), k.aff(part), k.aff(beta), k.aff(cb));
