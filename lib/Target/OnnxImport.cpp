@@ -8,8 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "wsc/Target/OnnxImport.h"
 
-#include "OnnxModelFile.h"
-#include "wsgraph/WsgraphDialect.h"
+#include "OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -27,7 +26,7 @@
 
 using namespace mlir;
 using namespace wsc;
-namespace wg = wsc::wsgraph;
+using namespace wsc::onnx_import;
 
 namespace {
 
@@ -57,80 +56,6 @@ const llvm::StringSet<> &supportedOps() {
       "Identity"};
   return ops;
 }
-
-class Importer {
-public:
-  Importer(OnnxModelFile &file, MLIRContext *ctx, const OnnxImportOptions &options)
-      : file(file), ctx(ctx), options(options), builder(ctx), loc(UnknownLoc::get(ctx)) {}
-
-  OwningOpRef<ModuleOp> run();
-
-private:
-  // Reporting.
-  void error(const std::string &message) { llvm::errs() << "error: " << file.path << ": " << message << "\n"; failed = true; }
-  void nodeError(const std::string &message) { error(currentNode + ": " + message); }
-
-  // Types and tensors.
-  FailureOr<Type> elementType(int32_t onnxType, const std::string &what);
-  FailureOr<RankedTensorType> tensorType(const onnx::TensorProto &tensor, const std::string &what);
-  FailureOr<DenseElementsAttr> tensorValue(const onnx::TensorProto &tensor, RankedTensorType type,
-                                           const TensorBytes *bytes, const std::string &what);
-  FailureOr<Value> initializer(int index);
-
-  // Graph structure.
-  bool checkOpsetAndOps();
-  bool addInputs(func::FuncOp func);
-  bool sortNodes(std::vector<int> &order);
-  LogicalResult convert(const onnx::NodeProto &node, SmallVectorImpl<Value> &inputs,
-                        SmallVectorImpl<Value> &results);
-
-  // Building.
-  FailureOr<Value> build(StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
-                         Type resultType = {});
-  FailureOr<SmallVector<Value>> buildMulti(StringRef name, ValueRange operands,
-                                           ArrayRef<NamedAttribute> attrs, unsigned numResults);
-  FailureOr<SmallVector<int64_t>> constInts(Value v, const char *what);
-  /// Integers that opsets 13+ pass as a constant input and older ones as an
-  /// attribute: the input when present, else the attribute, else none.
-  FailureOr<std::optional<SmallVector<int64_t>>>
-  intsFromInputOrAttr(const onnx::NodeProto &node, ArrayRef<Value> in, size_t index,
-                      const char *name);
-  Value constant(DenseElementsAttr value) {
-    return wg::ConstantOp::create(builder, loc, value.getType(), value);
-  }
-  NamedAttribute attr(StringRef name, Attribute value) {
-    return builder.getNamedAttr(name, value);
-  }
-
-  // Node attributes.
-  const onnx::AttributeProto *findAttr(const onnx::NodeProto &node, StringRef name);
-  int64_t intAttr(const onnx::NodeProto &node, StringRef name, int64_t dflt);
-  float floatAttr(const onnx::NodeProto &node, StringRef name, float dflt);
-  std::optional<SmallVector<int64_t>> intsAttr(const onnx::NodeProto &node, StringRef name);
-
-  // Node converters.
-  LogicalResult convertReshape(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
-  LogicalResult convertSlice(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
-  LogicalResult convertSplit(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
-  LogicalResult convertConstant(const onnx::NodeProto &, SmallVectorImpl<Value> &);
-  LogicalResult convertReduce(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &,
-                              StringRef opName);
-
-  OnnxModelFile &file;
-  MLIRContext *ctx;
-  const OnnxImportOptions &options;
-  OpBuilder builder;
-  Location loc;
-  std::string currentNode;
-  int64_t opset = 0;
-  bool failed = false;
-  llvm::StringMap<Value> values;
-  llvm::StringMap<int> initializerIndex;
-  /// "idx [batch, sequence]" for each input left with dynamic dimensions.
-  std::string unboundInputs;
-  /// Initializers are materialized at the top of the function, in order.
-  Operation *lastInitializer = nullptr;
-};
 
 } // namespace
 
@@ -634,7 +559,7 @@ OwningOpRef<ModuleOp> Importer::run() {
 
 FailureOr<SmallVector<Value>> Importer::buildMulti(StringRef name, ValueRange operands,
                                                    ArrayRef<NamedAttribute> attrs,
-                                                   unsigned numResults) {
+                                                   unsigned numResults, Type resultType) {
   for (Value v : operands)
     if (!v) {
       nodeError("a required input is missing");
@@ -643,22 +568,25 @@ FailureOr<SmallVector<Value>> Importer::buildMulti(StringRef name, ValueRange op
   OperationState state(loc, name);
   state.addOperands(operands);
   state.addAttributes(attrs);
-  // Result types come from the op's own inference; the placeholder never escapes.
-  state.addTypes(SmallVector<Type>(numResults, builder.getNoneType()));
+  // Without a given type, results take the op's own inference; the
+  // placeholder never escapes.
+  state.addTypes(SmallVector<Type>(numResults, resultType ? resultType : builder.getNoneType()));
   Operation *op = builder.create(state);
-  auto infer = dyn_cast<InferTypeOpInterface>(op);
-  SmallVector<Type> types;
-  if (!infer || ::failed(infer.inferReturnTypes(ctx, loc, op->getOperands(),
-                                                op->getRawDictionaryAttrs(),
-                                                op->getPropertiesStorage(), op->getRegions(),
-                                                types))) {
-    op->erase();
-    if (!failed)
-      nodeError("result types cannot be inferred");
-    return failure();
+  if (!resultType) {
+    auto infer = dyn_cast<InferTypeOpInterface>(op);
+    SmallVector<Type> types;
+    if (!infer || ::failed(infer.inferReturnTypes(ctx, loc, op->getOperands(),
+                                                  op->getRawDictionaryAttrs(),
+                                                  op->getPropertiesStorage(), op->getRegions(),
+                                                  types))) {
+      op->erase();
+      if (!failed)
+        nodeError("result types cannot be inferred");
+      return failure();
+    }
+    for (auto [result, type] : llvm::zip(op->getResults(), types))
+      result.setType(type);
   }
-  for (auto [result, type] : llvm::zip(op->getResults(), types))
-    result.setType(type);
   if (::failed(verify(op))) {
     op->erase();
     return failure();
@@ -673,32 +601,10 @@ FailureOr<SmallVector<Value>> Importer::buildMulti(StringRef name, ValueRange op
 
 FailureOr<Value> Importer::build(StringRef name, ValueRange operands,
                                  ArrayRef<NamedAttribute> attrs, Type resultType) {
-  if (!resultType) {
-    auto results = buildMulti(name, operands, attrs, 1);
-    if (::failed(results))
-      return failure();
-    return results->front();
-  }
-  for (Value v : operands)
-    if (!v) {
-      nodeError("a required input is missing");
-      return failure();
-    }
-  OperationState state(loc, name);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  state.addTypes(resultType);
-  Operation *op = builder.create(state);
-  if (::failed(verify(op))) {
-    op->erase();
+  auto results = buildMulti(name, operands, attrs, 1, resultType);
+  if (::failed(results))
     return failure();
-  }
-  SmallVector<Value> results;
-  if (::succeeded(builder.tryFold(op, results)) && !results.empty()) {
-    op->erase();
-    return results.front();
-  }
-  return op->getResult(0);
+  return results->front();
 }
 
 FailureOr<SmallVector<int64_t>> Importer::constInts(Value v, const char *what) {
@@ -753,474 +659,6 @@ std::optional<SmallVector<int64_t>> Importer::intsAttr(const onnx::NodeProto &no
   if (!a)
     return std::nullopt;
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
-}
-
-//===----------------------------------------------------------------------===//
-// Node converters
-//===----------------------------------------------------------------------===//
-
-static RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-LogicalResult Importer::convertConstant(const onnx::NodeProto &node,
-                                        SmallVectorImpl<Value> &results) {
-  if (auto *a = findAttr(node, "value")) {
-    auto type = tensorType(a->t(), currentNode);
-    if (::failed(type))
-      return failure();
-    auto value = tensorValue(a->t(), *type, nullptr, currentNode);
-    if (::failed(value))
-      return failure();
-    results.push_back(constant(*value));
-    return success();
-  }
-  if (auto *a = findAttr(node, "value_float")) {
-    results.push_back(constant(DenseElementsAttr::get(
-        RankedTensorType::get({}, builder.getF32Type()), a->f())));
-    return success();
-  }
-  if (auto *a = findAttr(node, "value_int")) {
-    results.push_back(constant(DenseElementsAttr::get(
-        RankedTensorType::get({}, builder.getIntegerType(64)), int64_t(a->i()))));
-    return success();
-  }
-  if (auto *a = findAttr(node, "value_ints")) {
-    SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
-    results.push_back(constant(DenseElementsAttr::get(
-        RankedTensorType::get({int64_t(v.size())}, builder.getIntegerType(64)),
-        ArrayRef<int64_t>(v))));
-    return success();
-  }
-  if (auto *a = findAttr(node, "value_floats")) {
-    SmallVector<float> v(a->floats().begin(), a->floats().end());
-    results.push_back(constant(DenseElementsAttr::get(
-        RankedTensorType::get({int64_t(v.size())}, builder.getF32Type()), ArrayRef<float>(v))));
-    return success();
-  }
-  nodeError("has no value attribute that wsc supports (value, value_float, value_int, "
-            "value_ints, value_floats)");
-  return failure();
-}
-
-LogicalResult Importer::convertReshape(const onnx::NodeProto &node, ArrayRef<Value> in,
-                                       SmallVectorImpl<Value> &results) {
-  auto shape = constInts(in.size() > 1 ? in[1] : Value(), "shape");
-  if (::failed(shape))
-    return failure();
-  auto type = typeOf(in[0]);
-  bool allowZero = intAttr(node, "allowzero", 0) != 0;
-  SmallVector<int64_t> dims(*shape);
-  int64_t known = 1, inferAt = -1;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == 0 && !allowZero) {
-      if (i >= static_cast<size_t>(type.getRank())) {
-        nodeError("shape copies dimension " + std::to_string(i) + " that the input lacks");
-        return failure();
-      }
-      dims[i] = type.getDimSize(i);
-    }
-    if (dims[i] == -1) {
-      if (inferAt >= 0) {
-        nodeError("shape has more than one -1");
-        return failure();
-      }
-      inferAt = i;
-      continue;
-    }
-    if (ShapedType::isDynamic(dims[i]) || dims[i] < 0) {
-      if (dims[i] < 0) {
-        nodeError("shape has invalid dimension " + std::to_string(dims[i]));
-        return failure();
-      }
-      known = -1;
-    } else if (known >= 0) {
-      known *= dims[i];
-    }
-  }
-  if (inferAt >= 0) {
-    if (!type.hasStaticShape() || known <= 0) {
-      dims[inferAt] = ShapedType::kDynamic;
-    } else if (type.getNumElements() % known != 0) {
-      nodeError("cannot reshape " + std::to_string(type.getNumElements()) +
-                " elements into a shape with " + std::to_string(known) + " elements per -1");
-      return failure();
-    } else {
-      dims[inferAt] = type.getNumElements() / known;
-    }
-  }
-  auto v = build(wg::ReshapeOp::getOperationName(), {in[0]}, {},
-                 RankedTensorType::get(dims, type.getElementType()));
-  if (::failed(v))
-    return failure();
-  results.push_back(*v);
-  return success();
-}
-
-LogicalResult Importer::convertSlice(const onnx::NodeProto &, ArrayRef<Value> in,
-                                     SmallVectorImpl<Value> &results) {
-  auto type = typeOf(in[0]);
-  int64_t rank = type.getRank();
-  auto starts = constInts(in.size() > 1 ? in[1] : Value(), "starts");
-  auto ends = constInts(in.size() > 2 ? in[2] : Value(), "ends");
-  if (::failed(starts) || ::failed(ends))
-    return failure();
-  SmallVector<int64_t> axes, steps;
-  if (in.size() > 3 && in[3]) {
-    auto a = constInts(in[3], "axes");
-    if (::failed(a))
-      return failure();
-    axes = *a;
-  } else {
-    for (size_t i = 0; i < starts->size(); ++i)
-      axes.push_back(i);
-  }
-  if (in.size() > 4 && in[4]) {
-    auto s = constInts(in[4], "steps");
-    if (::failed(s))
-      return failure();
-    steps = *s;
-  } else {
-    steps.assign(starts->size(), 1);
-  }
-  if (ends->size() != starts->size() || axes.size() != starts->size() ||
-      steps.size() != starts->size()) {
-    nodeError("starts, ends, axes and steps differ in length");
-    return failure();
-  }
-  SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape()), strides(rank, 1);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    auto axis = wg::normalizeAxis(axes[i], rank);
-    if (::failed(axis)) {
-      nodeError("axis " + std::to_string(axes[i]) + " is out of range for rank " +
-                std::to_string(rank));
-      return failure();
-    }
-    int64_t dim = type.getDimSize(*axis), step = steps[i];
-    if (ShapedType::isDynamic(dim)) {
-      nodeError("slices dimension " + std::to_string(*axis) +
-                ", which is dynamic; bind it with --input-shape");
-      return failure();
-    }
-    if (step == 0) {
-      nodeError("step is zero");
-      return failure();
-    }
-    // ONNX clamping rules: indices count from the end when negative.
-    auto clampIndex = [&](int64_t v, int64_t lo, int64_t hi) {
-      if (v < 0)
-        v = v < -dim ? -1 : v + dim; // keep "before the start" distinct
-      return std::clamp(v, lo, hi);
-    };
-    int64_t start, end;
-    if (step > 0) {
-      start = clampIndex((*starts)[i], 0, dim);
-      end = clampIndex((*ends)[i], 0, dim);
-    } else {
-      start = clampIndex((*starts)[i], -1, dim - 1);
-      end = clampIndex((*ends)[i], -1, dim - 1);
-    }
-    int64_t size = step > 0 ? std::max<int64_t>(0, (end - start + step - 1) / step)
-                            : std::max<int64_t>(0, (start - end + (-step) - 1) / (-step));
-    offsets[*axis] = size == 0 ? 0 : start;
-    sizes[*axis] = size;
-    strides[*axis] = step;
-  }
-  auto v = build(wg::SliceOp::getOperationName(), {in[0]},
-                 {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
-                  attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
-                  attr("strides", builder.getDenseI64ArrayAttr(strides))});
-  if (::failed(v))
-    return failure();
-  results.push_back(*v);
-  return success();
-}
-
-LogicalResult Importer::convertSplit(const onnx::NodeProto &node, ArrayRef<Value> in,
-                                     SmallVectorImpl<Value> &results) {
-  auto type = typeOf(in[0]);
-  int64_t axisAttr = intAttr(node, "axis", 0);
-  auto axis = wg::normalizeAxis(axisAttr, type.getRank());
-  if (::failed(axis)) {
-    nodeError("axis " + std::to_string(axisAttr) + " is out of range");
-    return failure();
-  }
-  SmallVector<int64_t> sizes;
-  auto given = intsFromInputOrAttr(node, in, 1, "split");
-  if (::failed(given))
-    return failure();
-  if (*given) {
-    sizes = **given;
-  } else {
-    int64_t n = node.output_size(), dim = type.getDimSize(*axis);
-    if (ShapedType::isDynamic(dim) || n == 0) {
-      nodeError("cannot split a dynamic dimension evenly; bind it with --input-shape");
-      return failure();
-    }
-    int64_t chunk = (dim + n - 1) / n;
-    for (int64_t i = 0; i < n; ++i)
-      sizes.push_back(std::min(chunk, dim - i * chunk));
-  }
-  if (static_cast<int>(sizes.size()) != node.output_size()) {
-    nodeError("has " + std::to_string(node.output_size()) + " outputs but " +
-              std::to_string(sizes.size()) + " split sizes");
-    return failure();
-  }
-  auto vs = buildMulti(wg::SplitOp::getOperationName(), {in[0]},
-                       {attr("axis", builder.getI64IntegerAttr(*axis)),
-                        attr("sizes", builder.getDenseI64ArrayAttr(sizes))},
-                       sizes.size());
-  if (::failed(vs))
-    return failure();
-  results.append(vs->begin(), vs->end());
-  return success();
-}
-
-LogicalResult Importer::convertReduce(const onnx::NodeProto &node, ArrayRef<Value> in,
-                                      SmallVectorImpl<Value> &results, StringRef opName) {
-  bool fromInput = node.op_type() == "ReduceSum"; // axes became an input at opset 13
-  auto given = intsFromInputOrAttr(node, fromInput ? in : ArrayRef<Value>(), 1, "axes");
-  if (::failed(given))
-    return failure();
-  SmallVector<int64_t> axes = given->value_or(SmallVector<int64_t>());
-  if (axes.empty() && fromInput && intAttr(node, "noop_with_empty_axes", 0)) {
-    results.push_back(in[0]);
-    return success();
-  }
-  auto v = build(opName, {in[0]},
-                 {attr("axes", builder.getDenseI64ArrayAttr(axes)),
-                  attr("keepdims", builder.getBoolAttr(intAttr(node, "keepdims", 1) != 0))});
-  if (::failed(v))
-    return failure();
-  results.push_back(*v);
-  return success();
-}
-
-LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Value> &in,
-                                SmallVectorImpl<Value> &results) {
-  StringRef op = node.op_type();
-  auto need = [&](size_t n) {
-    if (in.size() >= n && llvm::all_of(ArrayRef<Value>(in).take_front(n), [](Value v) { return bool(v); }))
-      return true;
-    nodeError("expects at least " + std::to_string(n) + " inputs, got " +
-              std::to_string(in.size()));
-    return false;
-  };
-  auto push = [&](FailureOr<Value> v) -> LogicalResult {
-    if (::failed(v))
-      return failure();
-    results.push_back(*v);
-    return success();
-  };
-
-  static const llvm::StringMap<StringRef> binary = {
-      {"Add", wg::AddOp::getOperationName()}, {"Sub", wg::SubOp::getOperationName()},
-      {"Mul", wg::MulOp::getOperationName()}, {"Div", wg::DivOp::getOperationName()},
-      {"Pow", wg::PowOp::getOperationName()}, {"Equal", wg::EqualOp::getOperationName()},
-      {"MatMul", wg::MatmulOp::getOperationName()}};
-  static const llvm::StringMap<StringRef> unary = {
-      {"Sqrt", wg::SqrtOp::getOperationName()}, {"Erf", wg::ErfOp::getOperationName()},
-      {"Tanh", wg::TanhOp::getOperationName()}, {"Exp", wg::ExpOp::getOperationName()},
-      {"Neg", wg::NegOp::getOperationName()}};
-
-  if (auto it = binary.find(op); it != binary.end())
-    return need(2) ? push(build(it->second, {in[0], in[1]}, {})) : failure();
-  if (auto it = unary.find(op); it != unary.end())
-    return need(1) ? push(build(it->second, {in[0]}, {}, in[0].getType())) : failure();
-  if (op == "Identity")
-    return need(1) ? push(in[0]) : failure();
-  if (op == "Constant")
-    return convertConstant(node, results);
-  if (op == "ConstantOfShape") {
-    if (!need(1))
-      return failure();
-    auto shape = constInts(in[0], "shape");
-    if (::failed(shape))
-      return failure();
-    DenseElementsAttr fill = DenseElementsAttr::get(
-        RankedTensorType::get({1}, builder.getF32Type()), 0.0f);
-    if (auto *a = findAttr(node, "value")) {
-      auto type = tensorType(a->t(), currentNode);
-      if (::failed(type))
-        return failure();
-      auto value = tensorValue(a->t(), *type, nullptr, currentNode);
-      if (::failed(value) || value->getNumElements() != 1)
-        return failure();
-      fill = *value;
-    }
-    auto type = RankedTensorType::get(*shape, fill.getElementType());
-    return push(constant(DenseElementsAttr::get(type, fill.getValues<Attribute>()[0])));
-  }
-  if (op == "Softmax") {
-    if (!need(1))
-      return failure();
-    return push(build(wg::SoftmaxOp::getOperationName(), {in[0]},
-                      {attr("axis", builder.getI64IntegerAttr(intAttr(node, "axis", -1)))},
-                      in[0].getType()));
-  }
-  if (op == "LayerNormalization") {
-    if (!need(2))
-      return failure();
-    if (node.output_size() > 1 && llvm::any_of(llvm::drop_begin(node.output()),
-                                               [](const std::string &o) { return !o.empty(); })) {
-      nodeError("the Mean and InvStdDev outputs are not supported");
-      return failure();
-    }
-    SmallVector<Value> operands = {in[0], in[1]};
-    if (in.size() > 2 && in[2])
-      operands.push_back(in[2]);
-    return push(build(wg::LayerNormOp::getOperationName(), operands,
-                      {attr("axis", builder.getI64IntegerAttr(intAttr(node, "axis", -1))),
-                       attr("epsilon", builder.getF32FloatAttr(floatAttr(node, "epsilon", 1e-5f)))},
-                      in[0].getType()));
-  }
-  if (op == "ReduceMean")
-    return need(1) ? convertReduce(node, in, results, wg::ReduceMeanOp::getOperationName())
-                   : failure();
-  if (op == "ReduceSum")
-    return need(1) ? convertReduce(node, in, results, wg::ReduceSumOp::getOperationName())
-                   : failure();
-  if (op == "ReduceMax")
-    return need(1) ? convertReduce(node, in, results, wg::ReduceMaxOp::getOperationName())
-                   : failure();
-  if (op == "Gemm") {
-    if (!need(2))
-      return failure();
-    SmallVector<Value> operands = {in[0], in[1]};
-    if (in.size() > 2 && in[2])
-      operands.push_back(in[2]);
-    return push(build(wg::GemmOp::getOperationName(), operands,
-                      {attr("alpha", builder.getF32FloatAttr(floatAttr(node, "alpha", 1.0f))),
-                       attr("beta", builder.getF32FloatAttr(floatAttr(node, "beta", 1.0f))),
-                       attr("trans_a", builder.getBoolAttr(intAttr(node, "transA", 0))),
-                       attr("trans_b", builder.getBoolAttr(intAttr(node, "transB", 0)))}));
-  }
-  if (op == "Transpose") {
-    if (!need(1))
-      return failure();
-    SmallVector<int64_t> perm;
-    if (auto p = intsAttr(node, "perm"))
-      perm = *p;
-    else
-      for (int64_t i = typeOf(in[0]).getRank() - 1; i >= 0; --i)
-        perm.push_back(i);
-    return push(build(wg::TransposeOp::getOperationName(), {in[0]},
-                      {attr("perm", builder.getDenseI64ArrayAttr(perm))}));
-  }
-  if (op == "Reshape")
-    return need(2) ? convertReshape(node, in, results) : failure();
-  if (op == "Gather")
-    return need(2) ? push(build(wg::GatherOp::getOperationName(), {in[0], in[1]},
-                                {attr("axis", builder.getI64IntegerAttr(intAttr(node, "axis", 0)))}))
-                   : failure();
-  if (op == "Concat") {
-    if (in.empty() || llvm::any_of(in, [](Value v) { return !v; }))
-      return need(in.size() + 1), failure();
-    return push(build(wg::ConcatOp::getOperationName(), in,
-                      {attr("axis", builder.getI64IntegerAttr(intAttr(node, "axis", 0)))}));
-  }
-  if (op == "Slice")
-    return need(3) ? convertSlice(node, in, results) : failure();
-  if (op == "Split")
-    return need(1) ? convertSplit(node, in, results) : failure();
-  if (op == "Where")
-    return need(3) ? push(build(wg::WhereOp::getOperationName(), {in[0], in[1], in[2]}, {}))
-                   : failure();
-  if (op == "Cast") {
-    if (!need(1))
-      return failure();
-    auto element = elementType(intAttr(node, "to", 0), currentNode + ": Cast target");
-    if (::failed(element))
-      return failure();
-    return push(build(wg::CastOp::getOperationName(), {in[0]}, {},
-                      RankedTensorType::get(typeOf(in[0]).getShape(), *element)));
-  }
-  if (op == "Unsqueeze" || op == "Squeeze") {
-    if (!need(1))
-      return failure();
-    SmallVector<int64_t> axes;
-    auto given = intsFromInputOrAttr(node, in, 1, "axes");
-    if (::failed(given))
-      return failure();
-    if (*given) {
-      axes = **given;
-    } else if (op == "Squeeze") {
-      for (int64_t i = 0; i < typeOf(in[0]).getRank(); ++i)
-        if (typeOf(in[0]).getDimSize(i) == 1)
-          axes.push_back(i);
-    } else {
-      nodeError("has no axes");
-      return failure();
-    }
-    StringRef name = op == "Unsqueeze" ? wg::UnsqueezeOp::getOperationName()
-                                       : wg::SqueezeOp::getOperationName();
-    return push(build(name, {in[0]}, {attr("axes", builder.getDenseI64ArrayAttr(axes))}));
-  }
-  if (op == "Expand") {
-    if (!need(2))
-      return failure();
-    auto shape = constInts(in[1], "shape");
-    if (::failed(shape))
-      return failure();
-    auto type = typeOf(in[0]);
-    auto dims = wg::broadcastShapes(type.getShape(), *shape);
-    if (::failed(dims)) {
-      nodeError("cannot broadcast the input to the requested shape");
-      return failure();
-    }
-    return push(build(wg::ExpandOp::getOperationName(), {in[0]}, {},
-                      RankedTensorType::get(*dims, type.getElementType())));
-  }
-  if (op == "Trilu") {
-    if (!need(1))
-      return failure();
-    int64_t k = 0;
-    if (in.size() > 1 && in[1]) {
-      auto kv = constInts(in[1], "k");
-      if (::failed(kv) || kv->size() != 1)
-        return failure();
-      k = kv->front();
-    }
-    return push(build(wg::TriluOp::getOperationName(), {in[0]},
-                      {attr("upper", builder.getBoolAttr(intAttr(node, "upper", 1) != 0)),
-                       attr("k", builder.getI64IntegerAttr(k))},
-                      in[0].getType()));
-  }
-  if (op == "Range") {
-    if (!need(3))
-      return failure();
-    // The length is static only when the bounds are constants.
-    int64_t n = ShapedType::kDynamic;
-    auto s = wg::getConstantElements(in[0]), l = wg::getConstantElements(in[1]),
-         d = wg::getConstantElements(in[2]);
-    auto scalar = [](DenseElementsAttr a) {
-      return isa<FloatType>(a.getElementType())
-                 ? (*a.getValues<APFloat>().begin()).convertToDouble()
-                 : double((*a.getValues<APInt>().begin()).getSExtValue());
-    };
-    if (s && l && d && s.getNumElements() == 1 && l.getNumElements() == 1 &&
-        d.getNumElements() == 1 && scalar(d) != 0)
-      n = std::max<int64_t>(0, int64_t(std::ceil((scalar(l) - scalar(s)) / scalar(d))));
-    return push(build(wg::RangeOp::getOperationName(), {in[0], in[1], in[2]}, {},
-                      RankedTensorType::get({n}, typeOf(in[0]).getElementType())));
-  }
-  if (op == "Shape") {
-    if (!need(1))
-      return failure();
-    int64_t rank = typeOf(in[0]).getRank();
-    int64_t start = intAttr(node, "start", 0);
-    std::optional<int64_t> end;
-    if (findAttr(node, "end"))
-      end = intAttr(node, "end", rank);
-    int64_t s = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
-    int64_t e = end ? std::clamp<int64_t>(*end < 0 ? *end + rank : *end, 0, rank) : rank;
-    SmallVector<NamedAttribute> attrs = {attr("start", builder.getI64IntegerAttr(start))};
-    if (end)
-      attrs.push_back(attr("end", builder.getI64IntegerAttr(*end)));
-    return push(build(wg::ShapeOp::getOperationName(), {in[0]}, attrs,
-                      RankedTensorType::get({std::max<int64_t>(0, e - s)},
-                                            builder.getIntegerType(64))));
-  }
-  nodeError("is not supported");
-  return failure();
 }
 
 //===----------------------------------------------------------------------===//
