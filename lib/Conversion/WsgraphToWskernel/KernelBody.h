@@ -1,0 +1,219 @@
+//===- KernelBody.h - kernel plans and body building ------------*- C++ -*-===//
+//
+// Private to the lowering: LowerToKernels.cpp plans and sizes kernels,
+// KernelBodies.cpp writes their SPMD bodies with the Body helpers below.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_LIB_CONVERSION_KERNELBODY_H
+#define WSC_LIB_CONVERSION_KERNELBODY_H
+
+#include "wsc/Analysis/CostModel.h"
+#include "wskernel/WskernelDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+#include <string>
+
+namespace wsc::lowering {
+
+using namespace mlir;
+namespace wk = wsc::wskernel;
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Estimated SRAM bytes one instruction of a kernel body takes.
+inline constexpr int64_t kCodeBytesPerInstruction = 16;
+
+/// Bump allocation of a PE's SRAM, in bytes.
+struct Sram {
+  int64_t next = 0;
+  int64_t words(int64_t n) {
+    int64_t at = next;
+    next += 4 * n;
+    return at;
+  }
+};
+
+/// What one kernel needs before its body is written.
+struct KernelPlan {
+  std::string name, kind;
+  int64_t h = 1, w = 1;
+  SmallVector<Value> inputs; // streams, then tensors
+  SmallVector<Type> results;
+  Operation *anchor;          // the wsgraph op whose result the kernel replaces
+  double work = 1;            // multiply-accumulates (or elements) per token
+  float epsilon = 1e-5f;      // layer_norm
+  float scale = 1.0f;         // attention
+  bool hostResult = false;    // the result goes to the host, not to a stream
+  int64_t stage = 0;          // the wafer it runs on
+  std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
+};
+
+/// Builds a kernel body with the skeleton's helpers.
+class Body {
+public:
+  Body(OpBuilder &b, wk::KernelOp kernel, int64_t batch, int64_t tokens)
+      : b(b), ctx(b.getContext()), h(kernel.getHeight()), w(kernel.getWidth()), batch(batch),
+        tokens(tokens), topBlock(&kernel.getBody().front()) {}
+
+  /// The kernel's own block, outside the token loops.
+  Block *top() { return topBlock; }
+
+  wk::AffAttr aff(int64_t base, ArrayRef<int64_t> loop = {}, int64_t px = 0, int64_t py = 0) {
+    return wk::AffAttr::get(ctx, base, loop, px, py);
+  }
+  ArrayAttr pes(int64_t x0, int64_t x1, int64_t y0, int64_t y1) {
+    return b.getArrayAttr({wk::PeRangeAttr::get(ctx, x0, x1, y0, y1)});
+  }
+  ArrayAttr all() { return nullptr; }
+  ArrayAttr lastRow() { return pes(0, w - 1, h - 1, h - 1); }
+
+  void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
+            ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, when, guard);
+  }
+  /// Pops n words of a port that this PE does not need.
+  void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr) {
+    if (n.getBase() == 0 && n.getLoop().empty() && n.getPx() == 0 && n.getPy() == 0)
+      return;
+    recv(port, aff(0), n, "discard", when);
+  }
+  void send(StringRef port, wk::AffAttr src, wk::AffAttr n, ArrayAttr when = nullptr,
+            ArrayAttr guard = nullptr) {
+    wk::SendOp::create(b, loc(), port, src, n, when, guard);
+  }
+  ArrayAttr guards(ArrayRef<wk::AffAttr> conditions) {
+    return b.getArrayAttr(SmallVector<Attribute>(conditions.begin(), conditions.end()));
+  }
+
+  /// Receives slice i (block words, the last one shorter) of an n-word vector,
+  /// where i is the PE's row (byRow) or column, on the PEs `when` selects.
+  void recvSlices(StringRef port, int64_t n, int64_t block, int64_t parts, int64_t dst, bool byRow,
+                  ArrayAttr when = nullptr) {
+    auto at = [&](int64_t base, int64_t perPart) {
+      return byRow ? aff(base, {}, 0, perPart) : aff(base, {}, perPart, 0);
+    };
+    auto select = [&](int64_t lo, int64_t hi) -> ArrayAttr {
+      ArrayAttr range = byRow ? pes(0, w - 1, lo, hi) : pes(lo, hi, 0, h - 1);
+      if (!when)
+        return range;
+      // Intersect with `when` (a single range here).
+      auto a = cast<wk::PeRangeAttr>(range[0]), c = cast<wk::PeRangeAttr>(when[0]);
+      return b.getArrayAttr({wk::PeRangeAttr::get(
+          ctx, std::max(a.getX0(), c.getX0()), std::min(a.getX1(), c.getX1()),
+          std::max(a.getY0(), c.getY0()), std::min(a.getY1(), c.getY1()))});
+    };
+    if (parts > 1)
+      recvPart(port, n, at(0, block), aff(block), aff(dst), select(0, parts - 2));
+    int64_t last = n - (parts - 1) * block;
+    recvPart(port, n, aff((parts - 1) * block), aff(last), aff(dst),
+             select(parts - 1, parts - 1));
+  }
+
+  /// Receives only elements [first, first + count) of an n-word vector on a
+  /// port into dst, on the PEs `when` selects; `first` and `count` may depend
+  /// on the coordinate. The rest of the vector is discarded.
+  void recvPart(StringRef port, int64_t n, wk::AffAttr first, wk::AffAttr count, wk::AffAttr dst,
+                ArrayAttr when = nullptr) {
+    drop(port, first, when);
+    recv(port, dst, count, "copy", when);
+    // n - first - count, as an affine of the same terms.
+    drop(port,
+         aff(n - first.getBase() - count.getBase(), {}, -first.getPx() - count.getPx(),
+             -first.getPy() - count.getPy()),
+         when);
+  }
+  void vector(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr rhs, wk::AffAttr n,
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when, guard);
+  }
+  void scalar(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr s, wk::AffAttr n,
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when, guard);
+  }
+  void imm(StringRef kind, wk::AffAttr dst, wk::AffAttr src, float value, wk::AffAttr n,
+           ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), dst, src, b.getF32FloatAttr(value), n,
+                      when, guard);
+  }
+  void unary(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
+             ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when, guard);
+  }
+  void reduce(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when, guard);
+  }
+  void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
+              bool transposed, ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, when, guard);
+  }
+  OpBuilder &builder() { return b; }
+  void gather(wk::AffAttr dst, wk::AffAttr table, wk::AffAttr index, wk::AffAttr rows,
+              wk::AffAttr cols, wk::AffAttr rowLo) {
+    wk::GatherOp::create(b, loc(), dst, table, index, rows, cols, rowLo, nullptr, nullptr);
+  }
+  void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
+                ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin) {
+    wk::InitTileOp::create(b, loc(), source, offset, rows, cols,
+                           b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin));
+  }
+
+  /// Opens the batch (outer) and token (inner) loops; index 0 is the token.
+  void tokenLoops() {
+    auto outer = wk::LoopOp::create(b, loc(), batch);
+    b.setInsertionPointToStart(&outer.getBody().emplaceBlock());
+    auto inner = wk::LoopOp::create(b, loc(), tokens);
+    b.setInsertionPointToStart(&inner.getBody().emplaceBlock());
+  }
+
+  /// Steps 3 to 6: column reduction of `part` (nb words), a last-row
+  /// epilogue, the last-row gather into `gather` and the send of n words.
+  void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
+                        function_ref<void()> epilogue, bool reduceColumns = true,
+                        bool gatherRow = true) {
+    if (h > 1 && reduceColumns) {
+      recv("col", aff(part), aff(nb), "add", pes(0, w - 1, 1, h - 1));
+      send("col", aff(part), aff(nb), pes(0, w - 1, 0, h - 2));
+    }
+    epilogue();
+    if (!gatherRow)
+      return;
+    if (w == 1) {
+      send("out0", aff(part), aff(n), lastRow());
+      return;
+    }
+    // Blocks travel east along the last row one at a time, so no PE holds
+    // more than one block: in step i, the PEs east of i pass block i on and
+    // PE i sends its own; the last PE streams every block out as it comes.
+    auto loop = wk::LoopOp::create(b, loc(), w - 1);
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(&loop.getBody().emplaceBlock());
+    wk::AffAttr eastOfStep = aff(-1, {-1}, 1);  // px - i - 1 >= 0
+    wk::AffAttr atOrEast = aff(0, {-1}, 1);     // px - i >= 0
+    wk::AffAttr atOrWest = aff(0, {1}, -1);     // i - px >= 0
+    recv("row", aff(gather), aff(nb), "copy", lastRow(), guards({eastOfStep}));
+    send("row", aff(gather), aff(nb), pes(0, w - 2, h - 1, h - 1), guards({eastOfStep}));
+    send("out0", aff(gather), aff(nb), pes(w - 1, w - 1, h - 1, h - 1));
+    send("row", aff(part), aff(nb), pes(0, w - 2, h - 1, h - 1), guards({atOrEast, atOrWest}));
+    b.setInsertionPointAfter(loop);
+    send("out0", aff(part), aff(n - (w - 1) * nb), pes(w - 1, w - 1, h - 1, h - 1));
+  }
+
+private:
+  Location loc() { return b.getUnknownLoc(); }
+  OpBuilder &b;
+  MLIRContext *ctx;
+  int64_t h, w, batch, tokens;
+  Block *topBlock;
+};
+
+/// Writes the body of one planned kernel; returns its data bytes per PE and
+/// its estimated cycles per token.
+std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type> inTypes,
+                                     int64_t batch, int64_t tokens, const CostModel &cost);
+
+} // namespace wsc::lowering
+
+#endif // WSC_LIB_CONVERSION_KERNELBODY_H
