@@ -222,17 +222,17 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     uint64_t take = std::min<uint64_t>(n - i, c.data->size() - c.pos);
     end = std::max(end, c.t0 + c.pos + (n - i));
     const uint32_t *src = c.data->data() + c.pos;
-    for (uint64_t j = 0; j < take; ++j) {
-      uint32_t d = dst + uint32_t(i + j);
-      if (in.op == wafer::RECV_DROP)
-        continue;
-      if (in.op == wafer::RECV)
-        s_.sram[d] = src[j];
-      else if (in.op == wafer::RECV_ADD)
-        setF(d, f(d) + asF(src[j]));
-      else
-        setF(d, binary(wafer::MAX, f(d), asF(src[j])));
-    }
+    uint32_t d = dst + uint32_t(i);
+    // Dropped words are skipped a chunk at a time: most PEs of a kernel keep
+    // only a slice of a multicast stream.
+    if (in.op == wafer::RECV)
+      std::copy(src, src + take, s_.sram.begin() + d);
+    else if (in.op == wafer::RECV_ADD)
+      for (uint64_t j = 0; j < take; ++j)
+        setF(d + uint32_t(j), f(d + uint32_t(j)) + asF(src[j]));
+    else if (in.op == wafer::RECV_MAX)
+      for (uint64_t j = 0; j < take; ++j)
+        setF(d + uint32_t(j), binary(wafer::MAX, f(d + uint32_t(j)), asF(src[j])));
     i += take;
     c.pos += uint32_t(take);
     if (c.pos == c.data->size())
