@@ -40,7 +40,6 @@ struct KernelPlan {
   std::string name, kind;
   int64_t h = 1, w = 1;
   SmallVector<Value> inputs; // streams, then tensors
-  SmallVector<Type> results;
   Operation *anchor;          // the wsgraph op whose result the kernel replaces
   double work = 1;            // multiply-accumulates (or elements) per token
   float epsilon = 1e-5f;      // layer_norm
@@ -66,7 +65,6 @@ public:
   ArrayAttr pes(int64_t x0, int64_t x1, int64_t y0, int64_t y1) {
     return b.getArrayAttr({wk::PeRangeAttr::get(ctx, x0, x1, y0, y1)});
   }
-  ArrayAttr all() { return nullptr; }
   ArrayAttr lastRow() { return pes(0, w - 1, h - 1, h - 1); }
 
   void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
