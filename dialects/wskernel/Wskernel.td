@@ -95,6 +95,12 @@ def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
     op also carries `wafer.origin = [wafer, x, y]`; after routing,
     `wafer.colors` maps every port to its color.
 
+    In weight streaming, one set of layer kernels runs every layer, so the
+    layer's output runs back to its first kernels: a stream SSA values cannot
+    express. `feedback = {fb0 = "l0.mlp_proj"}` says that port `fb0` of this
+    kernel receives what the kernel named `l0.mlp_proj` sends on its port
+    `fb`; the routers carry it like any stream.
+
     ```mlir
     %y = wskernel.kernel "l0_ln1" kind "layer_norm" grid [1, 2] sram 1024 cycles 80.0
         channels {row = "row_chain"} (%x, %g) : (!wskernel.stream<32, f32>, tensor<32xf32>)
@@ -109,7 +115,8 @@ def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
   }];
   let arguments = (ins StrAttr:$name, StrAttr:$kind, DenseI64ArrayAttr:$grid,
                        I64Attr:$sram_bytes_per_pe, F64Attr:$cycles_per_token,
-                       DictionaryAttr:$channels, Variadic<AnyType>:$inputs);
+                       DictionaryAttr:$channels, OptionalAttr<DictionaryAttr>:$feedback,
+                       Variadic<AnyType>:$inputs);
   let results = (outs Variadic<AnyType>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -166,6 +173,33 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile"> {
   let assemblyFormat = [{
     $source `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
     (`col_origin` $col_origin^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Wskernel_LoadTileOp : Wskernel_Op<"load_tile", [HasParent<"LoopOp">]> {
+  let summary = "Weight streaming: load a tile of this layer's weight from external memory";
+  let description = [{
+    When it runs, each PE's SRAM at byte `offset` receives its `rows` x
+    `cols` tile of operand `source + stride * i`, where i is the index of the
+    enclosing `wskernel.loop` (the layer): the weights of layer i, which live
+    in external memory, not on the wafer. Tiles are chosen by coordinate as
+    in `wskernel.init_tile`. The .wafer export writes every layer's tiles to
+    an external blob and the op becomes one EXT_LOAD per PE.
+
+    ```mlir
+    wskernel.loop 12 {
+      wskernel.load_tile 2 stride 2 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]
+    }
+    ```
+  }];
+  let arguments = (ins I64Attr:$source, I64Attr:$stride, I64Attr:$offset, I64Attr:$rows,
+                       I64Attr:$cols,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin);
+  let assemblyFormat = [{
+    $source `stride` $stride `at` $offset `rows` $rows `cols` $cols
+    (`row_origin` $row_origin^)? (`col_origin` $col_origin^)? attr-dict
   }];
   let hasVerifier = 1;
 }

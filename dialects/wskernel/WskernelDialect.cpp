@@ -176,6 +176,9 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
   } else if (auto red = dyn_cast<ReduceOp>(op)) {
     r.push_back({red.getDst(), 1});
     r.push_back({red.getSrc(), words(red.getN())});
+  } else if (auto load = dyn_cast<LoadTileOp>(op)) {
+    r.push_back({AffAttr::get(op->getContext(), load.getOffset()),
+                 int64_t(load.getRows()) * int64_t(load.getCols())});
   } else if (auto g = dyn_cast<GatherOp>(op)) {
     r.push_back({g.getDst(), words(g.getCols())});
     r.push_back({g.getTable(), words(g.getRows()) * words(g.getCols())});
@@ -268,16 +271,53 @@ FailureOr<int64_t> KernelOp::bodyExtent(KernelOp kernel) {
   return extent;
 }
 
+/// Kernels of the same block as `kernel` whose feedback names it.
+SmallVector<KernelOp> wsc::wskernel::feedbackReaders(KernelOp kernel) {
+  SmallVector<KernelOp> readers;
+  if (Block *block = kernel->getBlock())
+    for (auto other : block->getOps<KernelOp>())
+      if (DictionaryAttr fb = other.getFeedbackAttr())
+        for (NamedAttribute entry : fb)
+          if (auto from = dyn_cast<StringAttr>(entry.getValue());
+              from && from.getValue() == kernel.getName() && !llvm::is_contained(readers, other))
+            readers.push_back(other);
+  return readers;
+}
+
+/// The kernel named `name` in the block of `kernel`, if any.
+KernelOp wsc::wskernel::feedbackSource(KernelOp kernel, StringRef name) {
+  if (Block *block = kernel->getBlock())
+    for (auto other : block->getOps<KernelOp>())
+      if (other.getName() == name)
+        return other;
+  return {};
+}
+
 LogicalResult KernelOp::verifyRegions() {
   int64_t numIn = getInputs().size(), numOut = getNumResults();
   auto validPort = [&](StringRef port) {
     int64_t i;
+    if (port == "fb")
+      return !feedbackReaders(*this).empty();
+    if (getFeedbackAttr() && getFeedbackAttr().get(port))
+      return true;
     if (port.consume_front("in") && !port.getAsInteger(10, i))
       return i >= 0 && i < numIn;
     if (port.consume_front("out") && !port.getAsInteger(10, i))
       return i >= 0 && i < numOut;
     return bool(getChannels().get(port));
   };
+  if (getFeedbackAttr())
+    for (NamedAttribute fb : getFeedbackAttr()) {
+      auto from = dyn_cast<StringAttr>(fb.getValue());
+      if (!fb.getName().getValue().starts_with("fb") || fb.getName().getValue() == "fb" || !from)
+        return emitOpError("feedback entries must map a port 'fb<i>' to a kernel name, not '")
+               << fb.getName().getValue() << "'";
+      if (!feedbackSource(*this, from.getValue()))
+        return emitOpError("feedback port '")
+               << fb.getName().getValue() << "' names kernel '" << from.getValue()
+               << "', which is not a kernel of the same function";
+    }
   auto result = getBody().walk([&](Operation *op) -> WalkResult {
     StringRef port;
     if (auto send = dyn_cast<SendOp>(op))
@@ -292,6 +332,14 @@ LogicalResult KernelOp::verifyRegions() {
         init && static_cast<int64_t>(init.getSource()) >= numIn)
       return op->emitOpError("source ") << init.getSource() << " is not an operand",
              WalkResult::interrupt();
+    if (auto load = dyn_cast<LoadTileOp>(op)) {
+      int64_t layers = int64_t(cast<LoopOp>(op->getParentOp()).getCount());
+      int64_t last = int64_t(load.getSource()) + int64_t(load.getStride()) * (layers - 1);
+      if (last >= numIn)
+        return op->emitOpError("the tile of the last layer comes from operand ")
+                   << last << ", but the kernel has " << numIn << " operands",
+               WalkResult::interrupt();
+    }
     if (auto in = dyn_cast<HostInputOp>(op); in && static_cast<int64_t>(in.getSource()) >= numIn)
       return op->emitOpError("source ") << in.getSource() << " is not an operand",
              WalkResult::interrupt();
@@ -315,6 +363,17 @@ LogicalResult KernelOp::verifyRegions() {
 LogicalResult LoopOp::verify() {
   if (static_cast<int64_t>(getCount()) <= 0)
     return emitOpError("count must be positive");
+  return success();
+}
+
+LogicalResult LoadTileOp::verify() {
+  if (static_cast<int64_t>(getRows()) <= 0 || static_cast<int64_t>(getCols()) <= 0 ||
+      getRowOrigin().size() != 2 || getColOrigin().size() != 2)
+    return emitOpError("needs positive rows and cols, and [py, px] origins");
+  if (getOffset() % 4)
+    return emitOpError("offset must be a multiple of 4");
+  if (static_cast<int64_t>(getStride()) <= 0)
+    return emitOpError("stride must be positive: each layer has its own operands");
   return success();
 }
 

@@ -23,4 +23,15 @@
 #define GET_OP_CLASSES
 #include "wskernel/WskernelOps.h.inc"
 
+namespace wsc::wskernel {
+/// Weight streaming: on a kernel, the layers its body loops over; on the
+/// function, the layers of the model.
+inline constexpr llvm::StringLiteral kStreamedLayersAttr = "wskernel.streamed_layers";
+/// Weight streaming's feedback streams (see KernelOp's `feedback`): the
+/// kernels whose feedback names `kernel`, and the kernel named `name` in the
+/// same block (null when there is none).
+llvm::SmallVector<KernelOp> feedbackReaders(KernelOp kernel);
+KernelOp feedbackSource(KernelOp kernel, llvm::StringRef name);
+} // namespace wsc::wskernel
+
 #endif // WSKERNEL_WSKERNELDIALECT_H

@@ -38,10 +38,6 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "mode '" + o.mode + "' is not one of pipelined, weight-streaming";
     return failure();
   }
-  if (o.mode == "weight-streaming") {
-    error = "mode=weight-streaming is not implemented yet";
-    return failure();
-  }
   int64_t forced;
   if (o.wafers != "auto" && (StringRef(o.wafers).getAsInteger(10, forced) || forced <= 0)) {
     error = "wafers=" + o.wafers + " is not auto or a positive number";
@@ -50,7 +46,8 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   pm.addPass(createWscSetArch({o.arch}));
   // Later stages are found by name so that each stays in its own library.
   std::string rest = "wsgraph-fuse,wsc-lower-to-kernels{wafers=" + o.wafers +
-                     " defect-rate=" + std::to_string(o.defectRate) + "}";
+                     " defect-rate=" + std::to_string(o.defectRate) +
+                     (o.mode == "weight-streaming" ? " weight-streaming=true" : "") + "}";
   if (!o.defects.empty() || o.defectRate > 0)
     rest += ",wsc-defects{file=" + o.defects + " rate=" + std::to_string(o.defectRate) +
             " seed=" + std::to_string(o.seed) + "}";

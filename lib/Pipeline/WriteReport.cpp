@@ -1,7 +1,10 @@
 //===- WriteReport.cpp - the compile report -------------------------------===//
 #include "wsc/Analysis/CostModel.h"
 #include "wsc/Pipeline/Pipeline.h"
+#include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/JSON.h"
@@ -19,6 +22,73 @@ using namespace mlir;
 namespace json = llvm::json;
 
 namespace {
+/// Weight streaming's schedule and estimate: every layer, each streaming
+/// kernel loads its tiles of that layer's weights (the bytes it moves
+/// include the tiles' zero padding), then the tokens pipeline through the
+/// block. Loads and compute of a layer do not overlap.
+struct StreamingFigures {
+  int64_t layers = 0, bytesPerLayer = 0;
+  double loadCycles = 0, computeCycles = 0, slowestOutside = 0;
+  json::Array schedule;
+};
+
+StreamingFigures streamingFigures(ModuleOp module, const wsc::CostModel &cost) {
+  namespace wk = wsc::wskernel;
+  StreamingFigures f;
+  struct Load {
+    wk::KernelOp kernel;
+    int64_t bytes = 0;
+    llvm::SmallVector<std::pair<int64_t, int64_t>> sources; // (source, stride)
+  };
+  std::vector<Load> loads;
+  int64_t tokens = 1;
+  module.walk([&](mlir::func::FuncOp func) {
+    if (auto t = func->getAttrOfType<IntegerAttr>("wskernel.tokens"))
+      tokens = std::max<int64_t>(1, t.getInt());
+    if (auto l = func->getAttrOfType<IntegerAttr>(wk::kStreamedLayersAttr))
+      f.layers = l.getInt();
+  });
+  if (!f.layers)
+    return f;
+  module.walk([&](wk::KernelOp k) {
+    Load load{k, 0, {}};
+    k.walk([&](wk::LoadTileOp t) {
+      load.bytes += 4 * int64_t(t.getRows()) * int64_t(t.getCols()) * k.getHeight() * k.getWidth();
+      load.sources.push_back({int64_t(t.getSource()), int64_t(t.getStride())});
+    });
+    // A streaming kernel's figure covers every layer; its layer's share is
+    // what the block pipelines at.
+    double cycles = k.getCyclesPerToken().convertToDouble();
+    if (!k->hasAttr(wk::kStreamedLayersAttr)) {
+      f.slowestOutside = std::max(f.slowestOutside, cycles);
+      return;
+    }
+    f.computeCycles = std::max(f.computeCycles, cycles / double(f.layers) * double(tokens));
+    f.bytesPerLayer += load.bytes;
+    if (!load.sources.empty())
+      loads.push_back(std::move(load));
+  });
+  f.loadCycles = cost.streamCycles(f.bytesPerLayer);
+  for (int64_t l = 0; l < f.layers; ++l)
+    for (Load &load : loads) {
+      json::Array weights;
+      for (auto [source, stride] : load.sources) {
+        Value v = load.kernel.getInputs()[source + l * stride];
+        if (auto w = v.getDefiningOp<wsc::wsgraph::WeightOp>())
+          weights.push_back(w.getName());
+        else
+          weights.push_back("operand " + std::to_string(source + l * stride));
+      }
+      f.schedule.push_back(json::Object{
+          {"layer", l},
+          {"kernel", load.kernel.getName()},
+          {"weights", std::move(weights)},
+          {"bytes", load.bytes},
+          {"start_cycle", double(l) * (f.loadCycles + f.computeCycles)}});
+    }
+  return f;
+}
+
 struct WriteReportPass : wsc::impl::WscWriteReportBase<WriteReportPass> {
   using WscWriteReportBase::WscWriteReportBase;
   void runOnOperation() override;
@@ -88,6 +158,19 @@ void WriteReportPass::runOnOperation() {
   }
   int64_t grid = arch->getWidth() * arch->getHeight() * std::max<int64_t>(1, wafers.size());
   double ideal = cost.idealCyclesPerToken(macs);
+  StreamingFigures streaming = streamingFigures(module, cost);
+  if (streaming.layers) {
+    // Per run, every layer loads, then computes; the kernels outside the
+    // block keep their own pace.
+    int64_t tokens = 1;
+    module.walk([&](func::FuncOp func) {
+      if (auto t = func->getAttrOfType<IntegerAttr>("wskernel.tokens"))
+        tokens = std::max<int64_t>(1, t.getInt());
+    });
+    slowest = std::max(streaming.slowestOutside,
+                       double(streaming.layers) *
+                           (streaming.loadCycles + streaming.computeCycles) / double(tokens));
+  }
   json::Object estimate{{"cycles_per_token", slowest},
                         {"tokens_per_s", cost.tokensPerSecond(slowest)},
                         {"utilization", grid ? double(pesUsed) / double(grid) : 0.0},
@@ -99,6 +182,14 @@ void WriteReportPass::runOnOperation() {
                       {"wafers", std::move(waferList)},
                       {"inter_wafer_bytes_per_token", interWaferBytes},
                       {"estimate", std::move(estimate)}};
+  if (streaming.layers)
+    report["weight_streaming"] = json::Object{
+        {"layers", streaming.layers},
+        {"bytes_per_layer", streaming.bytesPerLayer},
+        {"load_cycles_per_layer", streaming.loadCycles},
+        {"compute_cycles_per_layer", streaming.computeCycles},
+        {"bound", streaming.loadCycles > streaming.computeCycles ? "bandwidth" : "compute"},
+        {"schedule", std::move(streaming.schedule)}};
   if (auto stats = module->getAttrOfType<DictionaryAttr>("wafer.route_stats")) {
     json::Object routing;
     for (NamedAttribute s : stats) {

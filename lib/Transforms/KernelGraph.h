@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <string>
 #include <vector>
 
 namespace wsc {
@@ -29,11 +30,11 @@ struct GraphKernel {
 };
 
 struct GraphStream {
-  int producer;    // kernel index
-  unsigned result; // result number: port "out<result>"
-  int64_t size;    // words per token
-  /// (kernel index, operand number): port "in<operand>" of the consumer.
-  llvm::SmallVector<std::pair<int, unsigned>, 2> consumers;
+  int producer;     // kernel index
+  std::string port; // the producer's port: "out<result>", or "fb" for feedback
+  int64_t size;     // words per token
+  /// (kernel index, port): "in<operand>", or "fb<operand>" for feedback.
+  llvm::SmallVector<std::pair<int, std::string>, 2> consumers;
 };
 
 struct KernelGraph {
@@ -75,15 +76,35 @@ struct KernelGraph {
         auto type = mlir::dyn_cast<wskernel::StreamType>(r.getType());
         if (!type)
           continue;
-        GraphStream s{int(ki), r.getResultNumber(), type.getSize(), {}};
+        GraphStream s{int(ki), "out" + std::to_string(r.getResultNumber()), type.getSize(), {}};
         for (mlir::OpOperand &use : r.getUses()) {
           auto it = g.index.find(use.getOwner());
           if (it != g.index.end())
-            s.consumers.push_back({it->second, use.getOperandNumber()});
+            s.consumers.push_back({it->second, "in" + std::to_string(use.getOperandNumber())});
         }
         llvm::sort(s.consumers);
         g.streams.push_back(std::move(s));
       }
+      // Weight streaming's feedback: port "fb" to the readers' "fb<i>" ports,
+      // the size of the stream they read on "in<i>" in layer 0.
+      llvm::SmallVector<wskernel::KernelOp> readers = wskernel::feedbackReaders(k.op);
+      if (readers.empty())
+        continue;
+      GraphStream s{int(ki), "fb", 0, {}};
+      for (wskernel::KernelOp reader : readers)
+        for (mlir::NamedAttribute entry : reader.getFeedbackAttr()) {
+          auto from = mlir::dyn_cast<mlir::StringAttr>(entry.getValue());
+          if (!from || from.getValue() != k.op.getName())
+            continue;
+          s.consumers.push_back({g.index[reader], entry.getName().str()});
+          unsigned operand = 0;
+          if (!entry.getName().getValue().drop_front(2).getAsInteger(10, operand) &&
+              operand < reader.getInputs().size())
+            if (auto t = mlir::dyn_cast<wskernel::StreamType>(reader.getInputs()[operand].getType()))
+              s.size = std::max(s.size, t.getSize());
+        }
+      llvm::sort(s.consumers);
+      g.streams.push_back(std::move(s));
     }
     return g;
   }

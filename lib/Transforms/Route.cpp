@@ -79,11 +79,11 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         }
         streamColor[{g.stream, waferIndex}] = g.color;
         if (g.srcIn == wafer::Ramp)
-          colors[g.kernel].push_back(b.getNamedAttr(("out" + Twine(g.result)).str(), c));
+          colors[g.kernel].push_back(b.getNamedAttr(graph->streams[g.stream].port, c));
         // Consumer ports here take the color the stream has on this wafer.
-        for (auto [ck, operand] : graph->streams[g.stream].consumers)
+        for (auto &[ck, port] : graph->streams[g.stream].consumers)
           if (graph->kernels[ck].wafer == waferIndex)
-            colors[ck].push_back(b.getNamedAttr(("in" + Twine(operand)).str(), c));
+            colors[ck].push_back(b.getNamedAttr(port, c));
       }
       auto rows = router.table();
       std::vector<int32_t> flat;

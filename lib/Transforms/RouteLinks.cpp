@@ -50,8 +50,8 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
     for (auto [c, operand] : s.consumers) {
       GraphKernel &k = graph.kernels[c];
       if (k.wafer < from)
-        return p.op.emitOpError("stream 'out")
-               << s.result << "' of kernel '" << p.op.getName() << "' on wafer " << from
+        return p.op.emitOpError("stream '")
+               << s.port << "' of kernel '" << p.op.getName() << "' on wafer " << from
                << " is read by kernel '" << k.op.getName() << "' on wafer " << k.wafer
                << ": streams between wafers flow forward only (wafer i's east edge feeds wafer "
                   "i + 1's west edge)";
@@ -99,8 +99,8 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
           best = y, bestCost = cost;
       }
       if (best < 0)
-        return p.op.emitOpError("cannot route stream 'out")
-               << s.result << "' of kernel '" << p.op.getName() << "' from wafer " << from
+        return p.op.emitOpError("cannot route stream '")
+               << s.port << "' of kernel '" << p.op.getName() << "' from wafer " << from
                << " to wafer " << last << ": no link from wafer " << b << " to wafer " << b + 1
                << " is left (of " << H << (H == 1 ? " row, " : " rows, ") << dead
                << " dead or cut off at an edge PE or the link, " << full

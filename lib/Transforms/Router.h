@@ -45,7 +45,6 @@ struct Entry {
 struct Group {
   bool isStream = true;
   int kernel = -1;     // producer, or the channel's kernel
-  unsigned result = 0; // stream: result number
   int stream = -1;     // stream: index in KernelGraph::streams
   std::string channel; // channel: its name
   double demand = 0;   // words per token on each link

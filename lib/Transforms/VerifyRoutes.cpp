@@ -418,20 +418,32 @@ LogicalResult Checker::run() {
     // Ports with flows: checked against the body's sends and receives below.
     llvm::StringSet<> flowPorts;
     // Streams sent by this kernel.
+    // Each sending port, with its consumers on any wafer and the ports they
+    // read it on: results by their SSA uses, and weight streaming's
+    // feedback port "fb" by the readers' `feedback` entries.
+    using Reads = llvm::SmallVector<std::pair<int, std::string>, 4>;
+    llvm::SmallVector<std::pair<std::string, Reads>, 2> sent;
     for (OpResult r : p.op->getResults()) {
       if (!isa<wskernel::StreamType>(r.getType()))
         continue;
-      std::string port = "out" + std::to_string(r.getResultNumber());
-      // Consumers on any wafer, and the ports they read it on.
+      Reads reads;
+      for (OpOperand &use : r.getUses())
+        if (auto it = index.find(use.getOwner()); it != index.end())
+          reads.push_back({it->second, "in" + std::to_string(use.getOperandNumber())});
+      sent.push_back({"out" + std::to_string(r.getResultNumber()), std::move(reads)});
+    }
+    Reads fedBack;
+    for (KernelOp reader : wskernel::feedbackReaders(p.op))
+      for (NamedAttribute entry : reader.getFeedbackAttr())
+        if (auto from = dyn_cast<StringAttr>(entry.getValue());
+            from && from.getValue() == p.op.getName() && index.count(reader))
+          fedBack.push_back({index[reader], entry.getName().str()});
+    if (!fedBack.empty())
+      sent.push_back({"fb", std::move(fedBack)});
+    for (auto &[port, reads] : sent) {
       llvm::SmallDenseSet<int, 4> dests;
-      llvm::SmallVector<std::pair<int, std::string>, 4> reads;
-      for (OpOperand &use : r.getUses()) {
-        auto it = index.find(use.getOwner());
-        if (it == index.end())
-          continue;
-        dests.insert(it->second);
-        reads.push_back({it->second, "in" + std::to_string(use.getOperandNumber())});
-      }
+      for (auto &read : reads)
+        dests.insert(read.first);
       if (dests.empty())
         continue;
       flowPorts.insert(port);
@@ -502,6 +514,9 @@ LogicalResult Checker::run() {
       if (def && isa<wskernel::StreamType>(operand.get().getType()) && index.count(def))
         flowPorts.insert("in" + std::to_string(operand.getOperandNumber()));
     }
+    if (DictionaryAttr fb = p.op.getFeedbackAttr())
+      for (NamedAttribute entry : fb)
+        flowPorts.insert(entry.getName().getValue());
     // Channels.
     for (NamedAttribute ch : p.op.getChannels()) {
       StringRef name = ch.getName().getValue();

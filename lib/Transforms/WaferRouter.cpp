@@ -38,7 +38,7 @@ std::string WaferRouter::describe(const Group &g) const {
   llvm::raw_string_ostream os(s);
   StringRef name = graph.kernels[g.kernel].op.getName();
   if (g.isStream) {
-    os << "stream 'out" << g.result << "' of kernel '" << name << "'";
+    os << "stream '" << graph.streams[g.stream].port << "' of kernel '" << name << "'";
     if (g.fromWafer != wafer)
       os << " (from wafer " << g.fromWafer << ")";
   }
@@ -105,7 +105,6 @@ LogicalResult WaferRouter::buildGroups() {
       continue;
     Group g;
     g.kernel = s.producer;
-    g.result = s.result;
     g.stream = si;
     g.demand = double(s.size);
     g.fromWafer = from;

@@ -12,6 +12,7 @@
 
 #include "wafer/WaferDialect.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace wsc {
@@ -49,6 +50,11 @@ struct CostModel {
   double attention(int64_t t, int64_t d, int64_t heads, int64_t rows) const;
   /// Embedding lookup of a V x C table on h x w PEs, with positions.
   double embed(int64_t v, int64_t c, int64_t h, int64_t w) const;
+
+  /// Cycles to stream `bytes` of weights from external memory onto the wafer.
+  double streamCycles(int64_t bytes) const {
+    return double(bytes) / double(std::max<int64_t>(1, arch.getExtMemBytesPerCycle()));
+  }
 
   /// The lower bound of a model: all multiply-accumulates spread over every PE.
   double idealCyclesPerToken(double macsPerToken) const {

@@ -18,6 +18,12 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     kernels are cut into contiguous stages, one per wafer, balancing work;
     each kernel gets `wafer.stage`. Partitioning lives here because exact
     memory needs are known only once kernels have shapes (docs/partitioning.md).
+
+    With `weight-streaming`, the transformer blocks must lower to identical
+    kernels: one wafer holds block 0's kernels, which loop over the layers,
+    loading each layer's weight tiles from external memory
+    (`wskernel.load_tile`) and feeding the block's output back to its first
+    kernels (docs/weight-streaming.md).
   }];
   let options = [
     Option<"utilization", "utilization", "double", "0.5",
@@ -25,7 +31,9 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     Option<"wafers", "wafers", "std::string", "\"auto\"",
            "auto: the fewest wafers that hold the model; N: exactly N wafers">,
     Option<"defectRate", "defect-rate", "double", "0.0",
-           "Expected fraction of dead PEs: kernels stay small enough to fit between them">
+           "Expected fraction of dead PEs: kernels stay small enough to fit between them">,
+    Option<"weightStreaming", "weight-streaming", "bool", "false",
+           "Keep one block's kernels on the wafer and stream every layer's weights from external memory">
   ];
   let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
 }

@@ -9,7 +9,9 @@
 
 #include "wsc/Analysis/CostModel.h"
 #include "wskernel/WskernelDialect.h"
+#include "wsgraph/WsgraphDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <functional>
@@ -21,6 +23,11 @@ using namespace mlir;
 namespace wk = wsc::wskernel;
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Is `v` known before the model runs (a weight or a literal)?
+inline bool isStatic(Value v) {
+  return v.getDefiningOp<wsgraph::WeightOp>() || v.getDefiningOp<wsgraph::ConstantOp>();
+}
 
 /// Estimated SRAM bytes one instruction of a kernel body takes.
 inline constexpr int64_t kCodeBytesPerInstruction = 16;
@@ -46,8 +53,29 @@ struct KernelPlan {
   float scale = 1.0f;         // attention
   bool hostResult = false;    // the result goes to the host, not to a stream
   int64_t stage = 0;          // the wafer it runs on
+  int64_t layer = -1;         // its transformer block, -1 outside the blocks
   std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
+  // Weight streaming (StreamWeights.cpp): the kernel runs `layers` layers
+  // (0: its weights stay resident), taking the weights of layers 1 and on
+  // as further operands; inputs `fedBack` come from the block's output
+  // after layer 0, and the block's output kernel `feedsBack`.
+  int64_t layers = 0;
+  SmallVector<Value> laterWeights;
+  SmallVector<unsigned> fedBack;
+  bool feedsBack = false;
 };
+
+/// Weight streaming: checks that the transformer blocks of `plans` lower
+/// to the same kernels, keeps block 0's plans (each carrying the later
+/// blocks' weights and its feedback ports) and drops the others; `layers`
+/// is the number of blocks. Errors name the kernel that breaks the pattern.
+LogicalResult foldLayerPlans(func::FuncOp func, std::vector<KernelPlan> &plans,
+                             int64_t &layers);
+/// Weight streaming: wraps a built kernel's body in a loop over its plan's
+/// layers that first loads the layer's weight tiles (init_tile becomes
+/// load_tile), and switches fed-back inputs and the block output between
+/// their feedback ports and their layer-0 / last-layer ports by layer.
+void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
 
 /// Builds a kernel body with the skeleton's helpers.
 class Body {

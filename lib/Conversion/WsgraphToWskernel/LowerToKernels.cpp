@@ -143,10 +143,6 @@ DictionaryAttr channelsFor(Builder &b, int64_t h, int64_t w) {
   return b.getDictionaryAttr(c);
 }
 
-/// Is `v` known before the model runs (a weight or a literal)?
-bool isStatic(Value v) {
-  return v.getDefiningOp<wg::WeightOp>() || v.getDefiningOp<wg::ConstantOp>();
-}
 
 /// Splits `pes` PEs into h x w with h/w close to rows/cols, h <= rows, w <= cols.
 std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
@@ -298,12 +294,13 @@ void LowerToKernelsPass::runOnOperation() {
           continue;
         plan.kind = "layer_norm";
         plan.name = "l" + std::to_string(layer) + ".ln";
+        plan.layer = layer;
         if (llvm::any_of(ln->getUsers(), [&](Operation *u) {
               auto l = dyn_cast<wg::LinearOp>(u);
               return l && llvm::any_of(l->getUsers(),
                                        [](Operation *v) { return isa<func::ReturnOp>(v); });
             }))
-          plan.name = "ln_f";
+          plan.name = "ln_f", plan.layer = -1;
         plan.inputs = {ln.getInput(), ln.getScale()};
         plan.epsilon = ln.getEpsilon().convertToFloat();
         if (ln.getBias())
@@ -359,6 +356,7 @@ void LowerToKernelsPass::runOnOperation() {
                                                               : role;
         bool head = llvm::any_of(out.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
         plan.name = head ? "lm_head" : "l" + std::to_string(layer) + "." + role;
+        plan.layer = head ? -1 : layer;
         plan.hostResult = head && out.hasOneUse();
         bool host = plan.hostResult;
         plan.kind = gelu ? "linear_gelu" : "linear";
@@ -410,6 +408,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.anchor = merged;
         plan.kind = "attention";
         plan.name = "l" + std::to_string(layer) + ".attention";
+        plan.layer = layer;
         plan.inputs = {qkv};
         plan.scale = attn.getScale().convertToFloat();
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
@@ -439,6 +438,7 @@ void LowerToKernelsPass::runOnOperation() {
           continue;
         plan.kind = "add";
         plan.name = "l" + std::to_string(layer) + ".add";
+        plan.layer = layer;
         plan.inputs = {add.getLhs(), add.getRhs()};
         plan.work = double(width(add.getResult()));
         plan.size = [](KernelPlan &p) { p.h = 1, p.w = 1; };
@@ -461,6 +461,15 @@ void LowerToKernelsPass::runOnOperation() {
                      "' is only supported as the head split or merge around attention");
     if (failedLowering)
       return signalPassFailure();
+    int64_t layers = 0;
+    if (weightStreaming) {
+      if (wafers != "auto" && wafers != "1") {
+        func.emitError() << "mode=weight-streaming runs on one wafer, but wafers=" << wafers;
+        return signalPassFailure();
+      }
+      if (failed(foldLayerPlans(func, plans, layers)))
+        return signalPassFailure();
+    }
 
     // Partition into wafers, then size each stage's kernels within its wafer.
     double capacity = utilization * double(arch.getWidth()) * double(arch.getHeight());
@@ -472,14 +481,19 @@ void LowerToKernelsPass::runOnOperation() {
       if (double(minPes.back()) > capacity) {
         p.anchor->emitError() << "kernel '" << p.name << "' needs at least " << minPes.back()
                               << " PEs to hold its weights, more than one wafer offers ("
-                              << int64_t(capacity) << "); use mode=weight-streaming";
+                              << int64_t(capacity) << ")"
+                              << (weightStreaming ? "" : "; use mode=weight-streaming");
         return signalPassFailure();
       }
     }
-    auto stages = partitionStages(plans, minPes, capacity, wafers);
+    auto stages = partitionStages(plans, minPes, capacity, weightStreaming ? StringRef("1") : StringRef(wafers));
     if (failed(stages)) {
-      func.emitError() << "wafers=" << wafers << " is not a number of wafers, or the model "
-                       << "does not fit that many wafers of arch '" << arch.getName() << "'";
+      if (weightStreaming)
+        func.emitError() << "mode=weight-streaming: one transformer block with the embedding "
+                         << "and the head does not fit a wafer of arch '" << arch.getName() << "'";
+      else
+        func.emitError() << "wafers=" << wafers << " is not a number of wafers, or the model "
+                         << "does not fit that many wafers of arch '" << arch.getName() << "'";
       return signalPassFailure();
     }
     if (int64_t(stages->size()) > arch.getMaxWafers()) {
@@ -506,6 +520,8 @@ void LowerToKernelsPass::runOnOperation() {
     }
     // Tokens per run, for throughput figures downstream.
     func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
+    if (layers)
+      func->setAttr(wk::kStreamedLayersAttr, OpBuilder(func).getI64IntegerAttr(layers));
     if (failed(buildKernels(func, plans, batch, tokens, cost)))
       return signalPassFailure();
   }
@@ -532,16 +548,21 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     SmallVector<Value> operands;
     for (Value in : p.inputs)
       operands.push_back(streams.count(in) ? streams.lookup(in) : in);
+    llvm::append_range(operands, p.laterWeights);
     auto kernel = wk::KernelOp::create(
         b, p.anchor->getLoc(), TypeRange{resultType}, b.getStringAttr(uniqueName(p.name)),
         b.getStringAttr(p.kind),
         b.getDenseI64ArrayAttr({p.h, p.w}), b.getI64IntegerAttr(0), b.getF64FloatAttr(0),
-        channelsFor(b, p.h, p.w), operands);
+        channelsFor(b, p.h, p.w), /*feedback=*/nullptr, operands);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
     Body body(b, kernel, batch, tokens);
     SmallVector<Type> types(ValueRange(operands).getTypes());
     auto [dataBytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
+    if (p.layers) {
+      foldLayerBody(kernel, p);
+      cycles *= double(p.layers); // every token passes it once per layer
+    }
     // The program lives in SRAM too: about 16 bytes per instruction.
     int64_t instructions = 0;
     kernel.getBody().walk([&](Operation *op) {
@@ -563,11 +584,21 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
                 "mode=weight-streaming)";
     return kernel.getResult(0);
   };
+  std::string feedbackFrom;
+  for (KernelPlan &p : plans)
+    if (p.feedsBack)
+      feedbackFrom = p.name; // names of block kernels are unique
   for (KernelPlan &p : plans) {
     Value result = p.anchor->getResult(0);
     auto out = emit(p, p.hostResult ? result.getType() : Type(streamType(result)));
     if (failed(out))
       return failure();
+    if (!p.fedBack.empty()) {
+      SmallVector<NamedAttribute> fb;
+      for (unsigned j : p.fedBack)
+        fb.push_back(b.getNamedAttr("fb" + std::to_string(j), b.getStringAttr(feedbackFrom)));
+      out->getDefiningOp<wk::KernelOp>().setFeedbackAttr(b.getDictionaryAttr(fb));
+    }
     if (p.hostResult)
       result.replaceUsesWithIf(*out, [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
     else

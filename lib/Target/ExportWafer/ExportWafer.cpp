@@ -123,6 +123,11 @@ private:
   LogicalResult setPred(Operation *op, ArrayAttr when, pb::Instr &in);
   FailureOr<uint32_t> color(Operation *op, StringRef port);
   LogicalResult exportInitTile(wk::InitTileOp init);
+  LogicalResult exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::Instr &in);
+  /// Fills `tile` (rows x cols) with the tile of `t` whose first element is
+  /// (r0, c0), zero outside it; returns the words up to the last nonzero one.
+  FailureOr<size_t> fillTile(Operation *op, const TensorWords &t, int64_t r0, int64_t c0,
+                             int64_t rows, int64_t cols, std::vector<uint32_t> &tile);
   LogicalResult exportHostInput(wk::HostInputOp in);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
   LogicalResult exportRoutes(pb::Program &prog);
@@ -150,6 +155,11 @@ private:
   DictionaryAttr colors;
   /// Product of the loop counts around stream ops: the tokens of one run.
   int64_t tokens = 0, loopTrips = 1, maxTrips = 1;
+  /// Weight streaming: one external blob per load_tile, and the PEs that
+  /// share the external memory's bandwidth.
+  std::vector<pb::ExternalBlob> blobs;
+  int64_t loadingPes = 0;
+  wk::KernelOp lastLoadingKernel;
 };
 
 std::optional<pb::DType> Exporter::dtypeOf(Type elem) {
@@ -245,10 +255,14 @@ FailureOr<uint32_t> Exporter::color(Operation *op, StringRef port) {
   return uint32_t(c.getInt());
 }
 
-/// Is `port` one of the kernel's streams (in<i>, out<i>), as opposed to a channel?
+/// Is `port` one of the kernel's streams (in<i>, out<i>, and weight
+/// streaming's fb and fb<i>), as opposed to a channel?
 static bool isStreamPort(StringRef port) {
   unsigned i;
-  return (port.consume_front("in") || port.consume_front("out")) && !port.getAsInteger(10, i);
+  if (port == "fb")
+    return true;
+  return (port.consume_front("in") || port.consume_front("out") || port.consume_front("fb")) &&
+         !port.getAsInteger(10, i);
 }
 
 /// Is local PE (px, py) in `when` (every PE when it is null)?
@@ -353,6 +367,11 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     addrs = {{"dst", r.getDst()}, {"src", r.getSrc()}};
     n = r.getN();
     when = r.getWhenAttr();
+  } else if (auto load = dyn_cast<wk::LoadTileOp>(op)) {
+    if (failed(exportLoadTile(load, depth, in)))
+      return failure();
+    *region->add_code() = std::move(in);
+    return success();
   } else if (auto g = dyn_cast<wk::GatherOp>(op)) {
     in.set_op(pb::GATHER);
     addrs = {{"dst", g.getDst()}, {"table", g.getTable()}, {"index", g.getIndex()}};
@@ -489,57 +508,117 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
                     << "', not by a wsgraph.weight or wsgraph.constant";
 }
 
+FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_t r0,
+                                     int64_t c0, int64_t tileRows, int64_t tileCols,
+                                     std::vector<uint32_t> &tile) {
+  // The operand as a matrix: a 1-D operand is one row; higher ranks fold
+  // their leading dimensions into rows.
+  ArrayRef<int64_t> shape = t.type.getShape();
+  int64_t cols = shape.empty() ? 1 : shape.back();
+  int64_t rows = cols ? t.type.getNumElements() / cols : 0;
+  tile.assign(size_t(tileRows * tileCols), 0);
+  size_t used = 0;
+  for (int64_t r = 0; r < tileRows; ++r)
+    for (int64_t c = 0; c < tileCols; ++c) {
+      int64_t row = r0 + r, col = c0 + c;
+      if (row < 0 || row >= rows || col < 0 || col >= cols)
+        continue;
+      std::optional<uint32_t> v = t.word(row * cols + col);
+      if (!v)
+        return fail(op) << "element (" << row << ", " << col
+                        << ") of the operand does not fit 32 bits";
+      size_t i = size_t(r * tileCols + c);
+      tile[i] = *v;
+      if (*v)
+        used = i + 1;
+    }
+  return used;
+}
+
+static void appendWords(std::string &data, ArrayRef<uint32_t> words) {
+  size_t at = data.size();
+  data.resize(at + 4 * words.size());
+  for (size_t i = 0; i < words.size(); ++i)
+    llvm::support::endian::write32le(&data[at + 4 * i], words[i]);
+}
+
 LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
   int64_t source = static_cast<int64_t>(init.getSource());
   FailureOr<TensorWords> t = tensorWords(init, kernel.getInputs()[source]);
   if (failed(t))
     return failure();
-  // The operand as a matrix: a 1-D operand is one row; higher ranks fold
-  // their leading dimensions into rows.
-  ArrayRef<int64_t> shape = t->type.getShape();
-  int64_t cols = shape.empty() ? 1 : shape.back();
-  int64_t rows = cols ? t->type.getNumElements() / cols : 0;
-  int64_t tileRows = static_cast<int64_t>(init.getRows());
-  int64_t tileCols = static_cast<int64_t>(init.getCols());
   int64_t offset = static_cast<int64_t>(init.getOffset());
   if (offset < 0 || offset > kU32Max)
     return fail(init) << "offset " << offset << " does not fit the .wafer format";
   ArrayRef<int64_t> ro = init.getRowOrigin(), co = init.getColOrigin();
-  std::vector<uint32_t> tile(size_t(tileRows * tileCols));
-  std::string data;
+  std::vector<uint32_t> tile;
   for (int64_t py = 0; py < height; ++py)
     for (int64_t px = 0; px < width; ++px) {
-      int64_t r0 = ro[0] * py + ro[1] * px, c0 = co[0] * py + co[1] * px;
-      size_t used = 0; // words up to the last nonzero one
-      for (int64_t r = 0; r < tileRows; ++r)
-        for (int64_t c = 0; c < tileCols; ++c) {
-          int64_t row = r0 + r, col = c0 + c;
-          uint32_t w = 0;
-          if (row >= 0 && row < rows && col >= 0 && col < cols) {
-            std::optional<uint32_t> v = t->word(row * cols + col);
-            if (!v)
-              return fail(init) << "element (" << row << ", " << col
-                                << ") of the operand does not fit 32 bits";
-            w = *v;
-          }
-          size_t i = size_t(r * tileCols + c);
-          tile[i] = w;
-          if (w)
-            used = i + 1;
-        }
+      FailureOr<size_t> used = fillTile(init, *t, ro[0] * py + ro[1] * px,
+                                        co[0] * py + co[1] * px, init.getRows(), init.getCols(),
+                                        tile);
+      if (failed(used))
+        return failure();
       // SRAM starts zeroed: trailing zero words (padding) and all-zero tiles
       // need no init.
-      if (!used)
+      if (!*used)
         continue;
-      data.assign(used * 4, '\0');
-      for (size_t i = 0; i < used; ++i)
-        llvm::support::endian::write32le(&data[4 * i], tile[i]);
       pb::SramInit *s = region->add_init();
       s->set_px(uint32_t(px));
       s->set_py(uint32_t(py));
       s->set_offset(uint32_t(offset));
-      s->set_data(data);
+      appendWords(*s->mutable_data(), ArrayRef(tile).take_front(*used));
     }
+  return success();
+}
+
+/// The blob holds every layer's tiles, layer-major, then row-major over the
+/// PEs, each tile padded to rows x cols words: EXT_LOAD's source address is
+/// an affine of the layer (index 0) and the PE coordinate.
+LogicalResult Exporter::exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::Instr &in) {
+  if (depth < 1)
+    return fail(load) << "it must be inside the layer loop";
+  auto layerLoop = cast<wk::LoopOp>(load->getParentOp());
+  int64_t layers = int64_t(layerLoop.getCount()), source = int64_t(load.getSource());
+  int64_t stride = int64_t(load.getStride());
+  int64_t rows = int64_t(load.getRows()), cols = int64_t(load.getCols());
+  int64_t tileBytes = 4 * rows * cols, layerBytes = tileBytes * width * height;
+  int64_t offset = int64_t(load.getOffset());
+  if (offset < 0 || offset > kU32Max || rows * cols > kU32Max)
+    return fail(load) << "the tile or its offset does not fit the .wafer format";
+  if (layerBytes * layers > (int64_t(1) << 31))
+    return fail(load) << "the blob of " << layers << " layers x " << layerBytes
+                      << " bytes does not fit the .wafer format (2 GiB)";
+  ArrayRef<int64_t> ro = load.getRowOrigin(), co = load.getColOrigin();
+  pb::ExternalBlob blob;
+  blob.set_id(uint32_t(blobs.size()));
+  std::string &data = *blob.mutable_data();
+  data.reserve(size_t(layerBytes * layers));
+  std::vector<uint32_t> tile;
+  for (int64_t l = 0; l < layers; ++l) {
+    FailureOr<TensorWords> t = tensorWords(load, kernel.getInputs()[source + l * stride]);
+    if (failed(t))
+      return failure();
+    for (int64_t py = 0; py < height; ++py)
+      for (int64_t px = 0; px < width; ++px) {
+        if (failed(fillTile(load, *t, ro[0] * py + ro[1] * px, co[0] * py + co[1] * px, rows,
+                            cols, tile)))
+          return failure();
+        appendWords(data, tile);
+      }
+  }
+  in.set_op(pb::EXT_LOAD);
+  in.set_blob(blob.id());
+  in.add_addr()->set_base(offset);
+  pb::Affine *from = in.add_addr();
+  from->set_base(0);
+  from->add_stride(layerBytes);
+  from->set_px(tileBytes);
+  from->set_py(tileBytes * width);
+  in.mutable_n()->set_base(rows * cols);
+  blobs.push_back(std::move(blob));
+  if (lastLoadingKernel != kernel)
+    loadingPes += width * height, lastLoadingKernel = kernel;
   return success();
 }
 
@@ -806,6 +885,12 @@ LogicalResult Exporter::run(pb::Program &prog) {
   if (auto recorded = func->getAttrOfType<IntegerAttr>("wskernel.tokens"))
     perRun = recorded.getInt();
   prog.set_tokens(uint32_t(std::clamp<int64_t>(perRun, 1, kU32Max)));
+  // Every loading PE shares the external memory's bandwidth.
+  for (pb::ExternalBlob &blob : blobs)
+    *prog.add_external() = std::move(blob);
+  if (loadingPes)
+    prog.mutable_arch()->set_ext_mem_bytes_per_cycle(double(facts.arch.extMemBytesPerCycle) /
+                                                     double(loadingPes));
   return success();
 }
 

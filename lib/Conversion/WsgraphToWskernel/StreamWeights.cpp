@@ -1,0 +1,182 @@
+//===- StreamWeights.cpp - weight streaming: one set of layer kernels -----===//
+//
+// In weight streaming the wafer holds one transformer block's kernels, and
+// they run every layer in turn: each layer's weights are loaded from external
+// memory (wskernel.load_tile) at the start of its pass, and the block's output
+// runs back to the block's first kernels ("feedback" streams) until the last
+// layer, whose output goes on to the final layer norm and the head.
+//
+// foldLayerPlans() checks that the blocks are identical and keeps layer 0's
+// plans, carrying every later layer's weights; foldLayerBody() rewrites a
+// built kernel's body to loop over the layers.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBody.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::lowering;
+
+LogicalResult wsc::lowering::foldLayerPlans(func::FuncOp func, std::vector<KernelPlan> &plans,
+                                            int64_t &layers) {
+  // The blocks: contiguous runs of plans with the same layer index.
+  size_t begin = plans.size(), end = 0;
+  for (auto [i, p] : llvm::enumerate(plans))
+    if (p.layer >= 0)
+      begin = std::min(begin, i), end = i + 1;
+  if (begin >= end)
+    return func.emitError("mode=weight-streaming needs transformer blocks to stream, and this "
+                          "model has none");
+  layers = plans[end - 1].layer + 1;
+  size_t period = (end - begin) / size_t(layers);
+  for (size_t i = begin; i < end; ++i)
+    if (plans[i].layer != int64_t((i - begin) / period) || (end - begin) % size_t(layers))
+      return plans[i].anchor->emitError()
+             << "mode=weight-streaming needs every transformer block to lower to the same "
+                "kernels, but kernel '"
+             << plans[i].name << "' breaks the pattern of block 0";
+  llvm::DenseMap<Value, size_t> producer;
+  for (auto [i, p] : llvm::enumerate(plans))
+    producer[p.anchor->getResult(0)] = i;
+  auto producedBy = [&](Value v) -> int64_t {
+    auto it = producer.find(v);
+    return it == producer.end() ? -1 : int64_t(it->second);
+  };
+  // Layer l repeats layer 0: same kinds and weight types; streams from inside
+  // the block shift by l blocks, and the block input is the previous block's
+  // output.
+  size_t lastOfBlock = begin + period - 1;
+  for (size_t i = begin; i < begin + period; ++i) {
+    KernelPlan &first = plans[i];
+    first.layers = layers;
+    first.feedsBack = i == lastOfBlock && layers > 1;
+    size_t statics = llvm::count_if(first.inputs, isStatic);
+    for (auto [j, in] : llvm::enumerate(first.inputs)) {
+      if (isStatic(in) != (j >= first.inputs.size() - statics))
+        return first.anchor->emitError()
+               << "mode=weight-streaming: kernel '" << first.name
+               << "' takes a weight before a stream";
+      int64_t from = isStatic(in) ? -1 : producedBy(in);
+      if (!isStatic(in) && from < int64_t(begin) && layers > 1)
+        first.fedBack.push_back(unsigned(j));
+    }
+    for (int64_t l = 1; l < layers; ++l) {
+      KernelPlan &later = plans[i + size_t(l) * period];
+      bool same = later.kind == first.kind && later.inputs.size() == first.inputs.size();
+      for (size_t j = 0; same && j < first.inputs.size(); ++j) {
+        Value a = first.inputs[j], b = later.inputs[j];
+        if (isStatic(a) || isStatic(b)) {
+          same = a.getType() == b.getType();
+          if (same)
+            first.laterWeights.push_back(b);
+          continue;
+        }
+        int64_t pa = producedBy(a), pb = producedBy(b);
+        same = pa >= int64_t(begin) ? pb == pa + l * int64_t(period)
+                                    : pb == int64_t(begin + size_t(l) * period) - 1;
+      }
+      if (!same)
+        return later.anchor->emitError()
+               << "mode=weight-streaming needs every transformer block to lower to the same "
+                  "kernels, but kernel '"
+               << later.name << "' differs from '" << first.name << "'";
+    }
+  }
+  // After the blocks, the last block's output is layer 0's output kernel,
+  // which sends it on in the last layer only.
+  Value lastOut = plans[end - 1].anchor->getResult(0);
+  Value foldedOut = plans[lastOfBlock].anchor->getResult(0);
+  for (size_t i = end; i < plans.size(); ++i)
+    for (Value &in : plans[i].inputs) {
+      int64_t from = isStatic(in) ? -1 : producedBy(in);
+      if (from >= int64_t(begin) && from < int64_t(end) && size_t(from) != end - 1)
+        return plans[i].anchor->emitError()
+               << "mode=weight-streaming: kernel '" << plans[i].name
+               << "' reads a stream from inside the transformer blocks";
+      if (in == lastOut)
+        in = foldedOut;
+    }
+  if (llvm::any_of(func.getBody().front().getTerminator()->getOperands(),
+                   [&](Value v) { return v == lastOut; }))
+    return func.emitError("mode=weight-streaming: the last block's output is returned directly");
+  plans.erase(plans.begin() + std::ptrdiff_t(begin + period), plans.begin() + std::ptrdiff_t(end));
+  return success();
+}
+
+/// Appends a guard to `op`: the condition `layer * sign + base >= 0`, where
+/// the layer loop is the outermost of the `depth` loops around `op`.
+static void addLayerGuard(Operation *op, unsigned depth, int64_t sign, int64_t base) {
+  MLIRContext *ctx = op->getContext();
+  SmallVector<int64_t> loop(depth, 0);
+  loop.back() = sign;
+  SmallVector<Attribute> guards;
+  if (auto old = op->getAttrOfType<ArrayAttr>("guard"))
+    guards.append(old.begin(), old.end());
+  guards.push_back(wk::AffAttr::get(ctx, base, loop, 0, 0));
+  op->setAttr("guard", ArrayAttr::get(ctx, guards));
+}
+
+void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
+  OpBuilder b(kernel.getContext());
+  Block &top = kernel.getBody().front();
+  // Everything but the declarations moves into the layer loop.
+  SmallVector<Operation *> body, tiles;
+  for (Operation &op : top) {
+    if (isa<wk::InitTileOp>(op))
+      tiles.push_back(&op);
+    else if (!isa<wk::HostInputOp, wk::HostOutputOp>(op))
+      body.push_back(&op);
+  }
+  b.setInsertionPointToEnd(&top);
+  auto layerLoop = wk::LoopOp::create(b, kernel.getLoc(), p.layers);
+  Block *inLoop = &layerLoop.getBody().emplaceBlock();
+  b.setInsertionPointToStart(inLoop);
+  int64_t stride = int64_t(llvm::count_if(p.inputs, isStatic));
+  for (Operation *op : tiles) {
+    auto init = cast<wk::InitTileOp>(op);
+    wk::LoadTileOp::create(b, init.getLoc(), init.getSource(), stride, init.getOffset(),
+                           init.getRows(), init.getCols(), init.getRowOrigin(),
+                           init.getColOrigin());
+    init.erase();
+  }
+  for (Operation *op : body)
+    op->moveBefore(inLoop, inLoop->end());
+  kernel->setAttr(wk::kStreamedLayersAttr, b.getI64IntegerAttr(p.layers));
+  if (p.layers == 1)
+    return;
+  // Fed-back inputs come from the block's output after layer 0; the block's
+  // output goes back until the last layer.
+  llvm::StringSet<> fed;
+  for (unsigned j : p.fedBack)
+    fed.insert("in" + std::to_string(j));
+  SmallVector<std::pair<Operation *, unsigned>> work;
+  std::function<void(Block &, unsigned)> collect = [&](Block &block, unsigned depth) {
+    for (Operation &op : block) {
+      if (auto loop = dyn_cast<wk::LoopOp>(op))
+        collect(loop.getBody().front(), depth + 1);
+      else if (isa<wk::RecvOp, wk::SendOp>(op))
+        work.push_back({&op, depth});
+    }
+  };
+  collect(*inLoop, 1);
+  for (auto [op, depth] : work) {
+    if (auto recv = dyn_cast<wk::RecvOp>(op); recv && fed.contains(recv.getPort())) {
+      b.setInsertionPointAfter(recv);
+      auto again = cast<wk::RecvOp>(b.clone(*recv));
+      again.setPort(("fb" + recv.getPort().drop_front(2)).str());
+      addLayerGuard(recv, depth, -1, 0);    // layer 0
+      addLayerGuard(again, depth, 1, -1);   // layers 1 and on
+    }
+    if (auto send = dyn_cast<wk::SendOp>(op); send && p.feedsBack && send.getPort() == "out0") {
+      b.setInsertionPointAfter(send);
+      auto again = cast<wk::SendOp>(b.clone(*send));
+      again.setPort("fb");
+      addLayerGuard(send, depth, 1, -(p.layers - 1));  // the last layer
+      addLayerGuard(again, depth, -1, p.layers - 2);   // every other
+    }
+  }
+}
