@@ -32,7 +32,8 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows) c
          matvec(tb, d) + merge + transcendental(d) + gatherLast(d * heads, d, heads);
 }
 
-double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w) const {
+double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions) const {
   int64_t cb = ceilDiv(c, w);
-  return vector(cb) + (h > 1 ? relay(cb) : 0.0) + vector(cb) + gatherLast(c, cb, w);
+  return vector(cb) + (h > 1 ? relay(cb) : 0.0) + vector(cb) + (positions ? vector(cb) : 0.0) +
+         gatherLast(c, cb, w);
 }

@@ -48,8 +48,9 @@ struct CostModel {
   /// Causal attention over `t` tokens: h heads of size d, each over `rows`
   /// PEs holding blocks of keys, partial softmaxes merged down the column.
   double attention(int64_t t, int64_t d, int64_t heads, int64_t rows) const;
-  /// Embedding lookup of a V x C table on h x w PEs, with positions.
-  double embed(int64_t v, int64_t c, int64_t h, int64_t w) const;
+  /// Embedding lookup of a V x C table on h x w PEs, and of the positions
+  /// (a second lookup and an add) when `positions`.
+  double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions = false) const;
 
   /// Cycles to stream `bytes` of weights from external memory onto the wafer.
   double streamCycles(int64_t bytes) const {

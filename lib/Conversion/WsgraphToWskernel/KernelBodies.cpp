@@ -30,23 +30,29 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
 
   if (p.kind == "embed") {
     int64_t v = dim(1, 0), c = dim(1, 1);
-    int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
+    int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w), tb = ceilDiv(tokens, h);
     bool positions = p.inputs.size() > 2;
     int64_t idx = sram.words(batch * tokens), table = sram.words(vb * cb);
-    int64_t pos = positions ? sram.words(tokens * cb) : 0;
+    // Positions are a second table, spread over the rows like the first:
+    // row py holds positions [py*tb, py*tb + tb) and looks up row t - py*tb,
+    // through an index word that stays zero.
+    int64_t pos = positions ? sram.words(tb * cb) : 0, zero = positions ? sram.words(1) : 0;
+    int64_t posPart = positions ? sram.words(cb) : 0;
     int64_t part = sram.words(cb), gather = sram.words(cb);
     wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, idx, nullptr);
     k.initTile(1, table, vb, cb, {vb, 0}, {0, cb});
     if (positions)
-      k.initTile(2, pos, tokens, cb, {0, 0}, {0, cb});
+      k.initTile(2, pos, tb, cb, {tb, 0}, {0, cb});
     k.tokenLoops();
     k.gather(k.aff(part), k.aff(table), k.aff(idx, {4, 4 * tokens}), k.aff(vb), k.aff(cb),
              k.aff(0, {}, 0, vb));
-    k.reduceGatherSend(part, cb, c, gather, [&] {
-      if (positions)
-        k.vector("add", k.aff(part), k.aff(part), k.aff(pos, {4 * cb, 0}), k.aff(cb), k.lastRow());
-    });
-    return {sram.next, cost.embed(v, c, h, w)};
+    if (positions) {
+      k.gather(k.aff(posPart), k.aff(pos), k.aff(zero), k.aff(tb), k.aff(cb),
+               k.aff(0, {-1, 0}, 0, tb));
+      k.vector("add", k.aff(part), k.aff(part), k.aff(posPart), k.aff(cb));
+    }
+    k.reduceGatherSend(part, cb, c, gather, [] {});
+    return {sram.next, cost.embed(v, c, h, w, positions)};
   }
   if (p.kind == "layer_norm") {
     int64_t c = streamSize(0), cb = ceilDiv(c, w);

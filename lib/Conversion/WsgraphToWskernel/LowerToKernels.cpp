@@ -167,7 +167,9 @@ std::pair<int64_t, int64_t> fitGrid(int64_t pes, int64_t rows, int64_t cols, int
   pes = std::max<int64_t>(1, pes);
   for (;;) {
     auto [h, w] = shapeGrid(pes, rows, cols, maxH, maxW);
-    bool full = h == std::min(rows, maxH) && w == std::min(cols, maxW);
+    // Full: the grid cannot grow past one element per PE or the arch.
+    bool full = (h == std::min(rows, maxH) && w == std::min(cols, maxW)) ||
+                pes >= std::min(rows, maxH) * std::min(cols, maxW);
     if (words(h, w) <= sramWords || full)
       return {h, w};
     pes = pes * 5 / 4 + 1;
@@ -278,8 +280,9 @@ void LowerToKernelsPass::runOnOperation() {
           std::tie(p.h, p.w) = fitGrid(p.h * p.w, v, c, arch.getHeight(), arch.getWidth(),
                                        sramWords, [&](int64_t h, int64_t w) {
                                          int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
+                                         int64_t tb = ceilDiv(tokens, h);
                                          return batch * tokens + vb * cb +
-                                                (positions ? tokens * cb : 0) + 2 * cb;
+                                                (positions ? tb * cb + cb + 1 : 0) + 2 * cb;
                                        });
         };
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
@@ -478,6 +481,7 @@ void LowerToKernelsPass::runOnOperation() {
       p.h = 1, p.w = 1;
       p.size(p);
       minPes.push_back(p.h * p.w);
+      if (getenv("WSC_DEBUG_SIZES")) llvm::errs() << p.name << " min " << p.h << "x" << p.w << "\n";
       if (double(minPes.back()) > capacity) {
         p.anchor->emitError() << "kernel '" << p.name << "' needs at least " << minPes.back()
                               << " PEs to hold its weights, more than one wafer offers ("

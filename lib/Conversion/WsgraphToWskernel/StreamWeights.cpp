@@ -53,6 +53,7 @@ LogicalResult wsc::lowering::foldLayerPlans(func::FuncOp func, std::vector<Kerne
   for (size_t i = begin; i < begin + period; ++i) {
     KernelPlan &first = plans[i];
     first.layers = layers;
+    first.work *= double(layers); // every token passes the block once per layer
     first.feedsBack = i == lastOfBlock && layers > 1;
     size_t statics = llvm::count_if(first.inputs, isStatic);
     for (auto [j, in] : llvm::enumerate(first.inputs)) {
