@@ -18,7 +18,7 @@ gen tiny-op13-dynamic  --opset 13 --dynamic --extra-ref 2x8
 gen tiny-op14-nobias   --opset 14 --no-bias
 gen tiny-op15          --opset 15
 gen tiny-op16          --opset 16
-gen tiny-op17          --opset 17
+gen tiny-op17          --opset 17 --ref-storage fp16 --ref-storage bf16
 gen tiny-op17-extdata  --opset 17 --external-data one
 gen tiny-op13-extmany  --opset 13 --external-data many
 gen tiny-op17-b2       --opset 17 --batch 2

@@ -161,7 +161,9 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile"> {
     row-major tile of operand `source` (a 1-D operand counts as one row).
     The tile's first row is `row_origin[0] * py + row_origin[1] * px` and its
     first column `col_origin[0] * py + col_origin[1] * px`; elements outside
-    the operand are zero.
+    the operand are zero. With `storage = "f16"` or `"bf16"` the tile is
+    held as 16-bit floats, two per word (element i in word i / 2, the even
+    one in the low half), and takes ceil(rows * cols / 2) words.
 
     ```mlir
     wskernel.init_tile 1 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]
@@ -169,7 +171,8 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile"> {
   }];
   let arguments = (ins I64Attr:$source, I64Attr:$offset, I64Attr:$rows, I64Attr:$cols,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin,
+                       DefaultValuedAttr<StrAttr, "\"f32\"">:$storage);
   let assemblyFormat = [{
     $source `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
     (`col_origin` $col_origin^)? attr-dict
@@ -184,8 +187,9 @@ def Wskernel_LoadTileOp : Wskernel_Op<"load_tile", [HasParent<"LoopOp">]> {
     `cols` tile of operand `source + stride * i`, where i is the index of the
     enclosing `wskernel.loop` (the layer): the weights of layer i, which live
     in external memory, not on the wafer. Tiles are chosen by coordinate as
-    in `wskernel.init_tile`. The .wafer export writes every layer's tiles to
-    an external blob and the op becomes one EXT_LOAD per PE.
+    in `wskernel.init_tile`, and held at its `storage`. The .wafer export
+    writes every layer's tiles to an external blob and the op becomes one
+    EXT_LOAD per PE.
 
     ```mlir
     wskernel.loop 12 {
@@ -196,7 +200,8 @@ def Wskernel_LoadTileOp : Wskernel_Op<"load_tile", [HasParent<"LoopOp">]> {
   let arguments = (ins I64Attr:$source, I64Attr:$stride, I64Attr:$offset, I64Attr:$rows,
                        I64Attr:$cols,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin,
+                       DefaultValuedAttr<StrAttr, "\"f32\"">:$storage);
   let assemblyFormat = [{
     $source `stride` $stride `at` $offset `rows` $rows `cols` $cols
     (`row_origin` $row_origin^)? (`col_origin` $col_origin^)? attr-dict
@@ -276,17 +281,22 @@ def Wskernel_MatvecOp : Wskernel_InstrOp<"matvec",
     (ins Wskernel_AffAttr:$dst, Wskernel_AffAttr:$matrix, Wskernel_AffAttr:$vector,
          Wskernel_AffAttr:$rows, Wskernel_AffAttr:$cols,
          DefaultValuedAttr<BoolAttr, "false">:$transposed,
-         DefaultValuedAttr<BoolAttr, "false">:$accumulate),
+         DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+         DefaultValuedAttr<StrAttr, "\"f32\"">:$storage),
     "$dst `=` $matrix `x` $vector `rows` $rows `cols` $cols"> {
   let summary = "Matrix-vector product with a rows x cols row-major matrix";
   let description = [{
     `dst[r] = sum_c M[r][c] * v[c]`, or with `transposed`
-    `dst[c] = sum_r v[r] * M[r][c]`; `accumulate` adds to dst.
+    `dst[c] = sum_r v[r] * M[r][c]`; `accumulate` adds to dst. With
+    `storage = "f16"` or `"bf16"` the matrix holds 16-bit floats, two per
+    word (as `wskernel.init_tile` lays them out), widened to f32 as read;
+    the arithmetic is f32.
 
     ```mlir
     wskernel.matvec <base = 0> = <base = 64> x <base = 32> rows <base = 8> cols <base = 16> {transposed = true}
     ```
   }];
+  let hasVerifier = 1;
 }
 
 def Wskernel_VectorOp : Wskernel_InstrOp<"vector",
@@ -340,18 +350,21 @@ def Wskernel_ReduceOp : Wskernel_InstrOp<"reduce",
 
 def Wskernel_GatherOp : Wskernel_InstrOp<"gather",
     (ins Wskernel_AffAttr:$dst, Wskernel_AffAttr:$table, Wskernel_AffAttr:$index,
-         Wskernel_AffAttr:$rows, Wskernel_AffAttr:$cols, Wskernel_AffAttr:$row_lo),
+         Wskernel_AffAttr:$rows, Wskernel_AffAttr:$cols, Wskernel_AffAttr:$row_lo,
+         DefaultValuedAttr<StrAttr, "\"f32\"">:$storage),
     "$dst `=` $table `[` $index `]` `rows` $rows `cols` $cols `from` $row_lo"> {
   let summary = "Copy the table row named by an int32 word, if this PE holds it";
   let description = [{
     With `i` the int32 word at `index`, `dst[0..cols)` becomes row
     `i - row_lo` of the `rows` x `cols` table when `row_lo <= i < row_lo +
-    rows`, and zeros otherwise (an embedding lookup split over PEs).
+    rows`, and zeros otherwise (an embedding lookup split over PEs). A
+    table of `storage` f16 or bf16 is widened to f32 words.
 
     ```mlir
     wskernel.gather <base = 0> = <base = 64>[<base = 8, loop = [4]>] rows <base = 16> cols <base = 32> from <base = 0, py = 16>
     ```
   }];
+  let hasVerifier = 1;
 }
 
 #endif // WSKERNEL_TD

@@ -156,7 +156,7 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
     r.push_back({recv.getDst(), words(recv.getN())});
   else if (auto mv = dyn_cast<MatvecOp>(op)) {
     int64_t rows = words(mv.getRows()), cols = words(mv.getCols());
-    r.push_back({mv.getMatrix(), rows * cols});
+    r.push_back({mv.getMatrix(), storageWords(mv.getStorage(), rows * cols)});
     r.push_back({mv.getDst(), mv.getTransposed() ? cols : rows});
     r.push_back({mv.getVector(), mv.getTransposed() ? rows : cols});
   } else if (auto v = dyn_cast<VectorOp>(op)) {
@@ -178,10 +178,10 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
     r.push_back({red.getSrc(), words(red.getN())});
   } else if (auto load = dyn_cast<LoadTileOp>(op)) {
     r.push_back({AffAttr::get(op->getContext(), load.getOffset()),
-                 int64_t(load.getRows()) * int64_t(load.getCols())});
+                 storageWords(load.getStorage(), int64_t(load.getRows()) * int64_t(load.getCols()))});
   } else if (auto g = dyn_cast<GatherOp>(op)) {
     r.push_back({g.getDst(), words(g.getCols())});
-    r.push_back({g.getTable(), words(g.getRows()) * words(g.getCols())});
+    r.push_back({g.getTable(), storageWords(g.getStorage(), words(g.getRows()) * words(g.getCols()))});
     r.push_back({g.getIndex(), 1});
   }
   return r;
@@ -258,7 +258,9 @@ FailureOr<int64_t> KernelOp::bodyExtent(KernelOp kernel) {
   int64_t extent = 0;
   for (Operation &op : kernel.getBody().front()) {
     if (auto init = dyn_cast<InitTileOp>(op))
-      extent = std::max<int64_t>(extent, init.getOffset() + 4 * init.getRows() * init.getCols());
+      extent = std::max<int64_t>(
+          extent, init.getOffset() + 4 * storageWords(init.getStorage(),
+                                                      int64_t(init.getRows() * init.getCols())));
     if (auto in = dyn_cast<HostInputOp>(op)) {
       auto type = dyn_cast<ShapedType>(kernel.getInputs()[in.getSource()].getType());
       extent = std::max<int64_t>(extent, in.getOffset() + 4 * (type ? type.getNumElements() : 0));
@@ -366,7 +368,17 @@ LogicalResult LoopOp::verify() {
   return success();
 }
 
+static LogicalResult checkStorage(Operation *op, StringRef storage) {
+  if (storage == "f32" || storage == "f16" || storage == "bf16")
+    return success();
+  return op->emitOpError("storage '") << storage << "' is not one of f32, f16, bf16";
+}
+LogicalResult MatvecOp::verify() { return checkStorage(*this, getStorage()); }
+LogicalResult GatherOp::verify() { return checkStorage(*this, getStorage()); }
+
 LogicalResult LoadTileOp::verify() {
+  if (failed(checkStorage(*this, getStorage())))
+    return failure();
   if (static_cast<int64_t>(getRows()) <= 0 || static_cast<int64_t>(getCols()) <= 0 ||
       getRowOrigin().size() != 2 || getColOrigin().size() != 2)
     return emitOpError("needs positive rows and cols, and [py, px] origins");
@@ -378,6 +390,8 @@ LogicalResult LoadTileOp::verify() {
 }
 
 LogicalResult InitTileOp::verify() {
+  if (failed(checkStorage(*this, getStorage())))
+    return failure();
   if (static_cast<int64_t>(getRows()) <= 0 || static_cast<int64_t>(getCols()) <= 0 ||
       getRowOrigin().size() != 2 || getColOrigin().size() != 2)
     return emitOpError("needs positive rows and cols, and [py, px] origins");

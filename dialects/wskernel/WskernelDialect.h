@@ -24,6 +24,11 @@
 #include "wskernel/WskernelOps.h.inc"
 
 namespace wsc::wskernel {
+/// Words that `elements` values take at `storage` ("f32", or "f16" and
+/// "bf16", packed two per word).
+inline int64_t storageWords(llvm::StringRef storage, int64_t elements) {
+  return storage == "f32" ? elements : (elements + 1) / 2;
+}
 /// Weight streaming: on a kernel, the layers its body loops over; on the
 /// function, the layers of the model.
 inline constexpr llvm::StringLiteral kStreamedLayersAttr = "wskernel.streamed_layers";

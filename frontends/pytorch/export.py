@@ -19,6 +19,7 @@ Examples:
 """
 
 import argparse
+import copy
 import io
 import json
 import os
@@ -65,6 +66,10 @@ def parse_args(argv=None):
                    help="also write idx_<sfx>.npy/logits_<sfx>.npy for a BxT input (repeatable; "
                         "<sfx> is b<B> if T equals --seq, else b<B>_t<T>); needs --dynamic "
                         "unless BxT equals --batch x --seq")
+    p.add_argument("--ref-storage", choices=["fp16", "bf16"], action="append", default=[],
+                   help="also write logits_<fp16|bf16>.npy for the main input, computed in float32 "
+                        "with every matrix and table (2-D weight) rounded to that storage precision, "
+                        "as wsc holds them with precision=fp16|bf16 (repeatable)")
     p.add_argument("--external-data", choices=["none", "one", "many"], default="none",
                    help="none: weights inside model.onnx; one: all initializers in model.onnx.data; "
                         "many: one file per initializer (every initializer, however small)")
@@ -177,6 +182,16 @@ def main(argv=None):
             if not sfx:
                 example = idx
             del logits
+        for prec in a.ref_storage:
+            rounded = copy.deepcopy(model)
+            dtype = torch.float16 if prec == "fp16" else torch.bfloat16
+            for param in rounded.parameters():
+                if param.dim() == 2:
+                    param.copy_(param.to(dtype).to(torch.float32))
+            logits = rounded(example).to(torch.float32)
+            np.save(os.path.join(out, f"logits_{prec}.npy"), logits.numpy())
+            written.append(f"logits_{prec}.npy")
+            del rounded, logits
 
     dynamic_axes = None
     if a.dynamic:

@@ -30,10 +30,6 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "precision '" + o.precision + "' is not one of fp32, fp16, bf16";
     return failure();
   }
-  if (o.precision != "fp32") {
-    error = "precision=" + o.precision + " is not implemented yet: weights are stored as fp32";
-    return failure();
-  }
   if (o.mode != "pipelined" && o.mode != "weight-streaming") {
     error = "mode '" + o.mode + "' is not one of pipelined, weight-streaming";
     return failure();
@@ -46,7 +42,7 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   pm.addPass(createWscSetArch({o.arch}));
   // Later stages are found by name so that each stays in its own library.
   std::string rest = "wsgraph-fuse,wsc-lower-to-kernels{wafers=" + o.wafers +
-                     " defect-rate=" + std::to_string(o.defectRate) +
+                     " defect-rate=" + std::to_string(o.defectRate) + " precision=" + o.precision +
                      (o.mode == "weight-streaming" ? " weight-streaming=true" : "") + "}";
   if (!o.defects.empty() || o.defectRate > 0)
     rest += ",wsc-defects{file=" + o.defects + " rate=" + std::to_string(o.defectRate) +

@@ -53,7 +53,8 @@ StreamingFigures streamingFigures(ModuleOp module, const wsc::CostModel &cost) {
   module.walk([&](wk::KernelOp k) {
     Load load{k, 0, {}};
     k.walk([&](wk::LoadTileOp t) {
-      load.bytes += 4 * int64_t(t.getRows()) * int64_t(t.getCols()) * k.getHeight() * k.getWidth();
+      load.bytes += 4 * wk::storageWords(t.getStorage(), int64_t(t.getRows() * t.getCols())) *
+                    k.getHeight() * k.getWidth();
       load.sources.push_back({int64_t(t.getSource()), int64_t(t.getStride())});
     });
     // A streaming kernel's figure covers every layer; its layer's share is

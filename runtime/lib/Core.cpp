@@ -28,6 +28,16 @@ inline uint32_t asW(float f) {
   return w;
 }
 
+/// IEEE binary16 to fp32, exactly (every half is a float).
+inline float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  if (exp == 0x1f) // inf, nan
+    return asF(sign | 0x7f800000u | (frac << 13));
+  if (exp == 0) // zero, subnormal: frac * 2^-24
+    return asF(sign) + (sign ? -1.0f : 1.0f) * std::ldexp(float(frac), -24);
+  return asF(sign | ((exp + 112) << 23) | (frac << 13));
+}
+
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 bool isTranscendental(Op op) {
@@ -143,6 +153,25 @@ private:
   bool count(const Instr &in, const Affine &a, const char *what, uint64_t &out);
   Step fault(const Instr &in, std::string kind, std::string what);
   float f(uint32_t word) const { return asF(s_.sram[word]); }
+  /// Words that `elements` values of the instruction's storage take.
+  static uint64_t storedWords(const Instr &in, uint64_t elements) {
+    return in.storage == wafer::STORE_F32 ? elements : (elements + 1) / 2;
+  }
+  /// Calls `body(element)` with a reader of element i of the array at word
+  /// `first`, widened to fp32 from the instruction's storage.
+  template <typename Body> void withStorage(const Instr &in, uint32_t first, Body body) const {
+    const uint32_t *w = s_.sram.data() + first;
+    switch (in.storage) {
+    case wafer::STORE_F16:
+      body([w](uint64_t i) { return halfToFloat(uint16_t(w[i / 2] >> (16 * (i % 2)))); });
+      return;
+    case wafer::STORE_BF16:
+      body([w](uint64_t i) { return asF((w[i / 2] >> (16 * (i % 2))) << 16); });
+      return;
+    default:
+      body([w](uint64_t i) { return asF(w[i]); });
+    }
+  }
   void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
   void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
     if (s_.traced && s_.trace.size() < traceLimit_)
@@ -274,23 +303,27 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::VECMAT: {
     bool mv = op == wafer::MATVEC;
     // rows = n, cols = m; dst has rows (MATVEC) or cols (VECMAT) words.
-    if (!span(in, 0, mv ? n : m, d) || !span(in, 1, n * m, a) || !span(in, 2, mv ? m : n, b))
+    if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
+        !span(in, 2, mv ? m : n, b))
       return Step::Fault;
     std::vector<float> acc(mv ? n : m, 0.0f);
-    if (mv) {
-      for (uint64_t r = 0; r < n; ++r) {
-        float sum = 0;
-        for (uint64_t c = 0; c < m; ++c)
-          sum += f(a + uint32_t(r * m + c)) * f(b + uint32_t(c));
-        acc[r] = sum;
+    auto product = [&](auto element) {
+      if (mv) {
+        for (uint64_t r = 0; r < n; ++r) {
+          float sum = 0;
+          for (uint64_t c = 0; c < m; ++c)
+            sum += element(r * m + c) * f(b + uint32_t(c));
+          acc[r] = sum;
+        }
+      } else {
+        for (uint64_t r = 0; r < n; ++r) {
+          float x = f(b + uint32_t(r));
+          for (uint64_t c = 0; c < m; ++c)
+            acc[c] += x * element(r * m + c);
+        }
       }
-    } else {
-      for (uint64_t r = 0; r < n; ++r) {
-        float x = f(b + uint32_t(r));
-        for (uint64_t c = 0; c < m; ++c)
-          acc[c] += x * f(a + uint32_t(r * m + c));
-      }
-    }
+    };
+    withStorage(in, a, product);
     for (size_t i = 0; i < acc.size(); ++i)
       setF(d + uint32_t(i), in.count == 1 ? f(d + uint32_t(i)) + acc[i] : acc[i]);
     charge(in, ceilDiv(n * m, m_.fmac));
@@ -358,14 +391,22 @@ Core::Step Core::exec(const Instr &in) {
     break;
   }
   case wafer::GATHER: {
-    if (!span(in, 0, m, d) || !span(in, 1, n * m, a) || !span(in, 2, 1, b))
+    if (!span(in, 0, m, d) || !span(in, 1, storedWords(in, n * m), a) || !span(in, 2, 1, b))
       return Step::Fault;
     int64_t idx = int32_t(s_.sram[b]);
     // Wrapping subtraction: a garbage row_lo selects no row rather than overflowing.
     int64_t row = int64_t(uint64_t(idx) - uint64_t(eval(in.k)));
-    if (row >= 0 && uint64_t(row) < n)
+    if (row >= 0 && uint64_t(row) < n && in.storage == wafer::STORE_F32)
       std::memmove(s_.sram.data() + d, s_.sram.data() + a + row * m, m * 4);
-    else
+    else if (row >= 0 && uint64_t(row) < n) {
+      std::vector<float> values(m);
+      withStorage(in, a, [&](auto element) {
+        for (uint64_t c = 0; c < m; ++c)
+          values[c] = element(uint64_t(row) * m + c);
+      });
+      for (uint64_t c = 0; c < m; ++c)
+        setF(d + uint32_t(c), values[c]);
+    } else
       std::fill_n(s_.sram.begin() + d, m, 0u);
     charge(in, vectorCost(m));
     return Step::Next;

@@ -35,6 +35,7 @@ struct Instr {
   float imm = 0;
   uint32_t count = 0;
   uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)
+  wafer::Storage storage = wafer::STORE_F32; ///< MATVEC/VECMAT matrix, GATHER table
   uint32_t jump = 0; ///< LOOP: index of its END; END: index of its LOOP
 };
 

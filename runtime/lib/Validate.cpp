@@ -164,6 +164,12 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
     o.color = in.color();
     o.imm = in.imm();
     o.count = in.count();
+    if (!wafer::Storage_IsValid(in.storage()))
+      return fail(fmt::format("{}: unknown storage {}", at, int(in.storage())));
+    o.storage = in.storage();
+    if (o.storage != wafer::STORE_F32 && o.op != wafer::MATVEC && o.op != wafer::VECMAT &&
+        o.op != wafer::GATHER)
+      return fail(fmt::format("{}: only MATVEC, VECMAT and GATHER read packed 16-bit storage", at));
     if (o.op == wafer::EXT_LOAD) {
       auto it = blobIndex_.find(in.blob());
       if (it == blobIndex_.end())

@@ -32,6 +32,8 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
            "auto: the fewest wafers that hold the model; N: exactly N wafers">,
     Option<"defectRate", "defect-rate", "double", "0.0",
            "Expected fraction of dead PEs: kernels stay small enough to fit between them">,
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "fp32 | fp16 | bf16: how weight matrices and embedding tables are held in SRAM (arithmetic stays fp32)">,
     Option<"weightStreaming", "weight-streaming", "bool", "false",
            "Keep one block's kernels on the wafer and stream every layer's weights from external memory">
   ];

@@ -32,23 +32,25 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t v = dim(1, 0), c = dim(1, 1);
     int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w), tb = ceilDiv(tokens, h);
     bool positions = p.inputs.size() > 2;
-    int64_t idx = sram.words(batch * tokens), table = sram.words(vb * cb);
+    StringRef st = p.storage;
+    int64_t idx = sram.words(batch * tokens), table = sram.words(wk::storageWords(st, vb * cb));
     // Positions are a second table, spread over the rows like the first:
     // row py holds positions [py*tb, py*tb + tb) and looks up row t - py*tb,
     // through an index word that stays zero.
-    int64_t pos = positions ? sram.words(tb * cb) : 0, zero = positions ? sram.words(1) : 0;
+    int64_t pos = positions ? sram.words(wk::storageWords(st, tb * cb)) : 0;
+    int64_t zero = positions ? sram.words(1) : 0;
     int64_t posPart = positions ? sram.words(cb) : 0;
     int64_t part = sram.words(cb), gather = sram.words(cb);
     wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, idx, nullptr);
-    k.initTile(1, table, vb, cb, {vb, 0}, {0, cb});
+    k.initTile(1, table, vb, cb, {vb, 0}, {0, cb}, st);
     if (positions)
-      k.initTile(2, pos, tb, cb, {tb, 0}, {0, cb});
+      k.initTile(2, pos, tb, cb, {tb, 0}, {0, cb}, st);
     k.tokenLoops();
     k.gather(k.aff(part), k.aff(table), k.aff(idx, {4, 4 * tokens}), k.aff(vb), k.aff(cb),
-             k.aff(0, {}, 0, vb));
+             k.aff(0, {}, 0, vb), st);
     if (positions) {
       k.gather(k.aff(posPart), k.aff(pos), k.aff(zero), k.aff(tb), k.aff(cb),
-               k.aff(0, {-1, 0}, 0, tb));
+               k.aff(0, {-1, 0}, 0, tb), st);
       k.vector("add", k.aff(part), k.aff(part), k.aff(posPart), k.aff(cb));
     }
     k.reduceGatherSend(part, cb, c, gather, [] {});
@@ -121,10 +123,10 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t kdim = dim(first, 0), n = dim(first, 1);
     bool bias = static_cast<int>(p.inputs.size()) > first + 1;
     int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
-    int64_t x = sram.words(kb), weight = sram.words(kb * nb);
+    int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
     int64_t part = sram.words(nb), gather = p.hostResult ? -1 : sram.words(nb);
-    k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb});
+    k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb}, p.storage);
     if (bias)
       k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb});
     k.tokenLoops();
@@ -136,7 +138,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
         k.drop("in1", k.aff(n), k.pes(0, w - 1, 0, h - 2));
       k.recvSlices("in1", n, nb, w, r, /*byRow=*/false, k.lastRow());
     }
-    k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true);
+    k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true, nullptr, nullptr,
+             p.storage);
     auto epilogue = [&] {
       if (bias)
         k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), k.lastRow());

@@ -52,6 +52,7 @@ struct KernelPlan {
   float epsilon = 1e-5f;      // layer_norm
   float scale = 1.0f;         // attention
   bool hostResult = false;    // the result goes to the host, not to a stream
+  std::string storage = "f32"; // how weight matrices and tables are held (precision=)
   int64_t stage = 0;          // the wafer it runs on
   int64_t layer = -1;         // its transformer block, -1 outside the blocks
   std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
@@ -172,18 +173,23 @@ public:
     wk::ReduceOp::create(b, loc(), kind, dst, src, n, when, guard);
   }
   void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
-              bool transposed, ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, when, guard);
+              bool transposed, ArrayAttr when = nullptr, ArrayAttr guard = nullptr,
+              StringRef storage = "f32") {
+    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, storage, when,
+                         guard);
   }
   OpBuilder &builder() { return b; }
   void gather(wk::AffAttr dst, wk::AffAttr table, wk::AffAttr index, wk::AffAttr rows,
-              wk::AffAttr cols, wk::AffAttr rowLo) {
-    wk::GatherOp::create(b, loc(), dst, table, index, rows, cols, rowLo, nullptr, nullptr);
+              wk::AffAttr cols, wk::AffAttr rowLo, StringRef storage = "f32") {
+    wk::GatherOp::create(b, loc(), dst, table, index, rows, cols, rowLo, storage, nullptr,
+                         nullptr);
   }
   void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
-                ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin) {
+                ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin,
+                StringRef storage = "f32") {
     wk::InitTileOp::create(b, loc(), source, offset, rows, cols,
-                           b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin));
+                           b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin),
+                           storage);
   }
 
   /// Opens the batch (outer) and token (inner) loops; index 0 is the token.

@@ -186,6 +186,12 @@ void LowerToKernelsPass::runOnOperation() {
   wafer::ArchAttr arch = *archOr;
   CostModel cost{arch};
   const int64_t sramWords = arch.getSramBytes() / 4;
+  // Weight matrices and tables are held at the storage precision.
+  std::string st = precision == "fp16" ? "f16" : precision == "bf16" ? "bf16" : "f32";
+  if (st == "f32" && precision != "fp32") {
+    module.emitError() << "precision '" << precision << "' is not one of fp32, fp16, bf16";
+    return signalPassFailure();
+  }
 
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     if (func.isExternal())
@@ -281,8 +287,10 @@ void LowerToKernelsPass::runOnOperation() {
                                        sramWords, [&](int64_t h, int64_t w) {
                                          int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
                                          int64_t tb = ceilDiv(tokens, h);
-                                         return batch * tokens + vb * cb +
-                                                (positions ? tb * cb + cb + 1 : 0) + 2 * cb;
+                                         return batch * tokens + wk::storageWords(st, vb * cb) +
+                                                (positions ? wk::storageWords(st, tb * cb) + cb + 1
+                                                           : 0) +
+                                                2 * cb;
                                        });
         };
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
@@ -369,7 +377,7 @@ void LowerToKernelsPass::runOnOperation() {
           std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, arch.getHeight(), arch.getWidth(),
                                        sramWords, [&](int64_t h, int64_t w) {
                                          int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-                                         return kb + kb * nb + 3 * nb +
+                                         return kb + wk::storageWords(st, kb * nb) + 3 * nb +
                                                 (host ? batch * tokens * nb : nb) +
                                                 (residual ? nb : 0);
                                        });
@@ -454,6 +462,7 @@ void LowerToKernelsPass::runOnOperation() {
       if (plan.kind == "linear" && plan.inputs.size() > 1 && !isStatic(plan.inputs[1]) &&
           plans.size() >= 2 && plans.back().kind == "linear_gelu")
         ++layer;
+      plan.storage = st;
       Value result = plan.anchor->getResult(0);
       produced[result] = plans.size();
       plans.push_back(std::move(plan));

@@ -141,7 +141,7 @@ void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
     auto init = cast<wk::InitTileOp>(op);
     wk::LoadTileOp::create(b, init.getLoc(), init.getSource(), stride, init.getOffset(),
                            init.getRows(), init.getCols(), init.getRowOrigin(),
-                           init.getColOrigin());
+                           init.getColOrigin(), init.getStorage());
     init.erase();
   }
   for (Operation *op : body)

@@ -265,6 +265,10 @@ static bool isStreamPort(StringRef port) {
          !port.getAsInteger(10, i);
 }
 
+static pb::Storage storageOf(StringRef storage) {
+  return storage == "f16" ? pb::STORE_F16 : storage == "bf16" ? pb::STORE_BF16 : pb::STORE_F32;
+}
+
 /// Is local PE (px, py) in `when` (every PE when it is null)?
 static bool selectedBy(ArrayAttr when, int64_t px, int64_t py) {
   if (!when)
@@ -323,6 +327,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     n = mv.getRows();
     m = mv.getCols();
     in.set_count(mv.getAccumulate() ? 1 : 0);
+    in.set_storage(storageOf(mv.getStorage()));
     when = mv.getWhenAttr();
   } else if (auto v = dyn_cast<wk::VectorOp>(op)) {
     in.set_op(binaryOp(v.getKind()));
@@ -378,6 +383,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     n = g.getRows();
     m = g.getCols();
     k = g.getRowLo();
+    in.set_storage(storageOf(g.getStorage()));
     when = g.getWhenAttr();
   } else {
     return fail(op) << "the .wafer format has no instruction for this op";
@@ -535,6 +541,23 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
   return used;
 }
 
+/// fp32 words held at `storage`: f32 as they are, f16 and bf16 rounded to
+/// nearest even and packed two per word, the even element low.
+static std::vector<uint32_t> packWords(ArrayRef<uint32_t> words, StringRef storage) {
+  if (storage == "f32")
+    return words.vec();
+  const llvm::fltSemantics &to =
+      storage == "f16" ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat();
+  std::vector<uint32_t> packed((words.size() + 1) / 2, 0);
+  for (size_t i = 0; i < words.size(); ++i) {
+    llvm::APFloat f(llvm::APFloat::IEEEsingle(), llvm::APInt(32, words[i]));
+    bool lost;
+    f.convert(to, llvm::APFloat::rmNearestTiesToEven, &lost);
+    packed[i / 2] |= uint32_t(f.bitcastToAPInt().getZExtValue() & 0xffff) << (16 * (i % 2));
+  }
+  return packed;
+}
+
 static void appendWords(std::string &data, ArrayRef<uint32_t> words) {
   size_t at = data.size();
   data.resize(at + 4 * words.size());
@@ -563,11 +586,12 @@ LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
       // need no init.
       if (!*used)
         continue;
+      std::vector<uint32_t> held = packWords(ArrayRef(tile).take_front(*used), init.getStorage());
       pb::SramInit *s = region->add_init();
       s->set_px(uint32_t(px));
       s->set_py(uint32_t(py));
       s->set_offset(uint32_t(offset));
-      appendWords(*s->mutable_data(), ArrayRef(tile).take_front(*used));
+      appendWords(*s->mutable_data(), held);
     }
   return success();
 }
@@ -582,7 +606,8 @@ LogicalResult Exporter::exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::
   int64_t layers = int64_t(layerLoop.getCount()), source = int64_t(load.getSource());
   int64_t stride = int64_t(load.getStride());
   int64_t rows = int64_t(load.getRows()), cols = int64_t(load.getCols());
-  int64_t tileBytes = 4 * rows * cols, layerBytes = tileBytes * width * height;
+  int64_t tileWords = wk::storageWords(load.getStorage(), rows * cols);
+  int64_t tileBytes = 4 * tileWords, layerBytes = tileBytes * width * height;
   int64_t offset = int64_t(load.getOffset());
   if (offset < 0 || offset > kU32Max || rows * cols > kU32Max)
     return fail(load) << "the tile or its offset does not fit the .wafer format";
@@ -604,7 +629,7 @@ LogicalResult Exporter::exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::
         if (failed(fillTile(load, *t, ro[0] * py + ro[1] * px, co[0] * py + co[1] * px, rows,
                             cols, tile)))
           return failure();
-        appendWords(data, tile);
+        appendWords(data, packWords(tile, load.getStorage()));
       }
   }
   in.set_op(pb::EXT_LOAD);
@@ -615,7 +640,7 @@ LogicalResult Exporter::exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::
   from->add_stride(layerBytes);
   from->set_px(tileBytes);
   from->set_py(tileBytes * width);
-  in.mutable_n()->set_base(rows * cols);
+  in.mutable_n()->set_base(tileWords);
   blobs.push_back(std::move(blob));
   if (lastLoadingKernel != kernel)
     loadingPes += width * height, lastLoadingKernel = kernel;
