@@ -490,7 +490,6 @@ void LowerToKernelsPass::runOnOperation() {
       p.h = 1, p.w = 1;
       p.size(p);
       minPes.push_back(p.h * p.w);
-      if (getenv("WSC_DEBUG_SIZES")) llvm::errs() << p.name << " min " << p.h << "x" << p.w << "\n";
       if (double(minPes.back()) > capacity) {
         p.anchor->emitError() << "kernel '" << p.name << "' needs at least " << minPes.back()
                               << " PEs to hold its weights, more than one wafer offers ("
