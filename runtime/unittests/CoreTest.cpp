@@ -315,3 +315,71 @@ TEST(Core, RecvDropMayExceedTheKernelsSram) {
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
 }
+
+namespace {
+
+/// Writes 16-bit values two per word (the even element low) at `offset`.
+void initHalves(wafer::Region *r, uint32_t offset, const std::vector<uint16_t> &halves) {
+  std::string data((halves.size() + 1) / 2 * 4, '\0');
+  for (size_t i = 0; i < halves.size(); ++i) {
+    data[2 * i] = char(halves[i] & 0xff);
+    data[2 * i + 1] = char(halves[i] >> 8);
+  }
+  wafer::SramInit *s = r->add_init();
+  s->set_offset(offset);
+  s->set_data(data);
+}
+
+TEST(Core, MatvecReadsPackedHalfAndBfloat16Matrices) {
+  // W = [[1, 2, 3], [-0.5, 65504, 2^-24]] as IEEE half, then as bfloat16
+  // [[1, 2, 3], [-0.5, 256, 2^-100]]; x = {1, 1, 4}.
+  const std::vector<uint16_t> half = {0x3c00, 0x4000, 0x4200, 0xb800, 0x7bff, 0x0001};
+  const std::vector<uint16_t> bf16 = {0x3f80, 0x4000, 0x4040, 0xbf00, 0x4380, 0x0d80};
+  for (wafer::Storage storage : {wafer::STORE_F16, wafer::STORE_BF16}) {
+    wafer::Program p = makeProgram(1, 1);
+    wafer::Region *r = addRegion(p, "mm", 0, 0, 1, 1);
+    initHalves(r, 0, storage == wafer::STORE_F16 ? half : bf16); // 3 words
+    initFloats(r, 0, 0, 64, {1, 1, 4});
+    wafer::Instr mv = ins(wafer::MATVEC, {96, 0, 64}, 2, 3);
+    mv.set_storage(storage);
+    *r->add_code() = mv;
+    addPiece(addTensor(p, true, "mv", wafer::F32, {2}), 0, 0, 96, 0, 2);
+    RunResult res = runProgram(p);
+    ASSERT_TRUE(res.status.ok()) << res.status.message();
+    float tiny = storage == wafer::STORE_F16 ? std::ldexp(1.0f, -24) : std::ldexp(1.0f, -100);
+    float big = storage == wafer::STORE_F16 ? 65504.0f : 256.0f;
+    EXPECT_EQ(res.out("mv"), (std::vector<float>{1 + 2 + 12, -0.5f + big + 4 * tiny}));
+    EXPECT_EQ(res.report.cycles, 2u) << "same cost as fp32: ceil(6 / 4)";
+  }
+}
+
+TEST(Core, GatherWidensAPackedRow) {
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "embed", 0, 0, 1, 1);
+  // A 2 x 3 bfloat16 table: row 0 = {1, 2, 3}, row 1 = {-1, 0.5, 4}; row 1
+  // starts in the middle of word 1.
+  initHalves(r, 0, {0x3f80, 0x4000, 0x4040, 0xbf80, 0x3f00, 0x4080});
+  wafer::Instr g = ins(wafer::GATHER, {64, 0, 32}, 2, 3);
+  g.set_storage(wafer::STORE_BF16);
+  *r->add_code() = g;
+  addPiece(addTensor(p, false, "id", wafer::I64, {1}), 0, 0, 32, 0, 1);
+  addPiece(addTensor(p, true, "row", wafer::F32, {3}), 0, 0, 64, 0, 3);
+  RunResult res = runProgram(p, {{"id", HostArray::integers(DType::I64, {1}, {1})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("row"), (std::vector<float>{-1, 0.5f, 4}));
+}
+
+TEST(Core, PackedStorageIsRefusedOnOtherOps) {
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
+  wafer::Instr add = ins(wafer::ADD, {0, 0, 0}, 1);
+  add.set_storage(wafer::STORE_F16);
+  *r->add_code() = add;
+  RunResult res = runProgram(p);
+  ASSERT_FALSE(res.status.ok());
+  EXPECT_NE(res.status.message().find("only MATVEC, VECMAT and GATHER read packed 16-bit storage"),
+            std::string::npos)
+      << res.status.message();
+}
+
+} // namespace
