@@ -154,7 +154,7 @@ def Wskernel_LoopOp : Wskernel_Op<"loop", [SingleBlock, NoTerminator]> {
 // SRAM contents and host I/O
 //===----------------------------------------------------------------------===//
 
-def Wskernel_InitTileOp : Wskernel_Op<"init_tile"> {
+def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
   let summary = "Initial SRAM: a tile of a weight operand, chosen by PE coordinate";
   let description = [{
     Before the run, each PE's SRAM at byte `offset` holds a `rows` x `cols`
@@ -209,7 +209,7 @@ def Wskernel_LoadTileOp : Wskernel_Op<"load_tile", [HasParent<"LoopOp">]> {
   let hasVerifier = 1;
 }
 
-def Wskernel_HostInputOp : Wskernel_Op<"host_input"> {
+def Wskernel_HostInputOp : Wskernel_Op<"host_input", [HasParent<"KernelOp">]> {
   let summary = "The host writes a whole input tensor into every PE's SRAM";
   let description = [{
     Before the run, operand `source` (a host tensor such as the token ids)
@@ -224,7 +224,7 @@ def Wskernel_HostInputOp : Wskernel_Op<"host_input"> {
   let assemblyFormat = "$source `at` $offset attr-dict";
 }
 
-def Wskernel_HostOutputOp : Wskernel_Op<"host_output"> {
+def Wskernel_HostOutputOp : Wskernel_Op<"host_output", [HasParent<"KernelOp">]> {
   let summary = "After the run, the host reads a result tensor from tiles in SRAM";
   let description = [{
     Result `result`, viewed as a matrix [elements / last dim, last dim], is

@@ -303,11 +303,16 @@ LogicalResult KernelOp::verifyRegions() {
       return !feedbackReaders(*this).empty();
     if (getFeedbackAttr() && getFeedbackAttr().get(port))
       return true;
-    if (port.consume_front("in") && !port.getAsInteger(10, i))
+    if (getChannels().get(port))
+      return true;
+    // in<i> and out<i>, on a copy: "inner" must not lose its "in".
+    StringRef rest = port;
+    if (rest.consume_front("in") && !rest.getAsInteger(10, i))
       return i >= 0 && i < numIn;
-    if (port.consume_front("out") && !port.getAsInteger(10, i))
+    rest = port;
+    if (rest.consume_front("out") && !rest.getAsInteger(10, i))
       return i >= 0 && i < numOut;
-    return bool(getChannels().get(port));
+    return false;
   };
   if (getFeedbackAttr())
     for (NamedAttribute fb : getFeedbackAttr()) {
@@ -331,7 +336,8 @@ LogicalResult KernelOp::verifyRegions() {
                                        << getName() << "'",
              WalkResult::interrupt();
     if (auto init = dyn_cast<InitTileOp>(op);
-        init && static_cast<int64_t>(init.getSource()) >= numIn)
+        init && (static_cast<int64_t>(init.getSource()) < 0 ||
+                 static_cast<int64_t>(init.getSource()) >= numIn))
       return op->emitOpError("source ") << init.getSource() << " is not an operand",
              WalkResult::interrupt();
     if (auto load = dyn_cast<LoadTileOp>(op)) {
@@ -342,11 +348,14 @@ LogicalResult KernelOp::verifyRegions() {
                    << last << ", but the kernel has " << numIn << " operands",
                WalkResult::interrupt();
     }
-    if (auto in = dyn_cast<HostInputOp>(op); in && static_cast<int64_t>(in.getSource()) >= numIn)
+    if (auto in = dyn_cast<HostInputOp>(op);
+        in && (static_cast<int64_t>(in.getSource()) < 0 ||
+               static_cast<int64_t>(in.getSource()) >= numIn))
       return op->emitOpError("source ") << in.getSource() << " is not an operand",
              WalkResult::interrupt();
     if (auto out = dyn_cast<HostOutputOp>(op);
-        out && static_cast<int64_t>(out.getResult()) >= numOut)
+        out && (static_cast<int64_t>(out.getResult()) < 0 ||
+                static_cast<int64_t>(out.getResult()) >= numOut))
       return op->emitOpError("result ") << out.getResult() << " is not a result",
              WalkResult::interrupt();
     return WalkResult::advance();
@@ -376,27 +385,25 @@ static LogicalResult checkStorage(Operation *op, StringRef storage) {
 LogicalResult MatvecOp::verify() { return checkStorage(*this, getStorage()); }
 LogicalResult GatherOp::verify() { return checkStorage(*this, getStorage()); }
 
-LogicalResult LoadTileOp::verify() {
-  if (failed(checkStorage(*this, getStorage())))
+/// What init_tile and load_tile both require of a tile.
+template <typename TileOp> static LogicalResult checkTile(TileOp op) {
+  if (failed(checkStorage(op, op.getStorage())))
     return failure();
-  if (static_cast<int64_t>(getRows()) <= 0 || static_cast<int64_t>(getCols()) <= 0 ||
-      getRowOrigin().size() != 2 || getColOrigin().size() != 2)
-    return emitOpError("needs positive rows and cols, and [py, px] origins");
-  if (getOffset() % 4)
-    return emitOpError("offset must be a multiple of 4");
-  if (static_cast<int64_t>(getStride()) <= 0)
-    return emitOpError("stride must be positive: each layer has its own operands");
+  if (static_cast<int64_t>(op.getRows()) <= 0 || static_cast<int64_t>(op.getCols()) <= 0 ||
+      op.getRowOrigin().size() != 2 || op.getColOrigin().size() != 2)
+    return op.emitOpError("needs positive rows and cols, and [py, px] origins");
+  if (static_cast<int64_t>(op.getOffset()) < 0 || op.getOffset() % 4)
+    return op.emitOpError("offset must be a multiple of 4");
   return success();
 }
 
-LogicalResult InitTileOp::verify() {
-  if (failed(checkStorage(*this, getStorage())))
+LogicalResult InitTileOp::verify() { return checkTile(*this); }
+
+LogicalResult LoadTileOp::verify() {
+  if (failed(checkTile(*this)))
     return failure();
-  if (static_cast<int64_t>(getRows()) <= 0 || static_cast<int64_t>(getCols()) <= 0 ||
-      getRowOrigin().size() != 2 || getColOrigin().size() != 2)
-    return emitOpError("needs positive rows and cols, and [py, px] origins");
-  if (getOffset() % 4)
-    return emitOpError("offset must be a multiple of 4");
+  if (static_cast<int64_t>(getStride()) <= 0)
+    return emitOpError("stride must be positive: each layer has its own operands");
   return success();
 }
 

@@ -414,7 +414,7 @@ func.func @address_negative_in_loop() {
 func.func @address_negative_load_tile(%w: tensor<4xf32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%w) : (tensor<4xf32>) -> () {
     wskernel.loop 1 {
-      // expected-error @+1 {{'wskernel.load_tile' op address #wskernel.aff<base = -4> can be negative}}
+      // expected-error @+1 {{'wskernel.load_tile' op offset must be a multiple of 4}}
       wskernel.load_tile 0 stride 1 at -4 rows 1 cols 4
     }
   }
@@ -810,6 +810,52 @@ func.func @aff_unknown_key() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
     // expected-error @+1 {{unknown key 'pz' in aff}}
     wskernel.send "out0" from <base = 0, pz = 1> n <base = 1>
+  }
+  return
+}
+
+// -----
+
+// A negative source is not an operand (it used to index past the operands).
+func.func @host_input_negative_source(%i: tensor<4xi32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%i) : (tensor<4xi32>) -> () {
+    // expected-error @+1 {{'wskernel.host_input' op source 18446744073709551615 is not an operand}}
+    wskernel.host_input -1 at 0
+  }
+  return
+}
+
+// -----
+
+func.func @init_tile_negative_offset(%w: tensor<4xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%w) : (tensor<4xf32>) -> () {
+    // expected-error @+1 {{'wskernel.init_tile' op offset must be a multiple of 4}}
+    wskernel.init_tile 0 at -4 rows 1 cols 4
+  }
+  return
+}
+
+// -----
+
+// Declarations of initial SRAM belong to the kernel, not to a loop.
+func.func @init_tile_in_loop(%w: tensor<4xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%w) : (tensor<4xf32>) -> () {
+    wskernel.loop 2 {
+      // expected-error @+1 {{'wskernel.init_tile' op expects parent op 'wskernel.kernel'}}
+      wskernel.init_tile 0 at 4096 rows 1 cols 4
+    }
+  }
+  return
+}
+
+// -----
+
+// A channel whose name starts like a stream port is still a channel.
+func.func @channel_named_inner(%x: !wskernel.stream<4, f32>) {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {inner = "col_chain"} (%x) : (!wskernel.stream<4, f32>) -> () {
+    wskernel.send "inner" from <base = 0> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+    // expected-error @+1 {{'wskernel.send' op port 'inX' is not an input, output or channel of 'k'}}
+    wskernel.send "inX" from <base = 0> n <base = 4>
   }
   return
 }
