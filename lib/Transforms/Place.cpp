@@ -25,6 +25,7 @@
 
 #include "KernelGraph.h"
 #include "wafer/Defects.h"
+#include "wsc/Conversion/KernelSizing.h"
 
 #include <deque>
 #include <map>
@@ -148,6 +149,11 @@ public:
       c += edgeCost(e);
     return c;
   }
+  /// The kernel the last attempt could not place, or -1.
+  int failed() const { return failedKernel; }
+  /// Free rectangles left by the last attempt (no kernel, dead PE or dead
+  /// link inside): for each height, the widest, largest area first.
+  std::vector<std::pair<int64_t, int64_t>> freeBoxes() const;
   InFlightDiagnostic placeError();
   void write();
 
@@ -245,8 +251,8 @@ LogicalResult WaferPlacer::checkFixed() {
     if (h[i] > H || w[i] > W)
       return op.emitOpError("kernel '")
              << op.getName() << "' (grid [" << h[i] << ", " << w[i] << "]) does not fit the " << H
-             << " rows x " << W << " columns of the wafer; placement never shrinks or "
-             << "reshapes a kernel";
+             << " rows x " << W << " columns of the wafer, and the lowering has no shape for "
+             << "it within them";
     if (!fixed[i])
       continue;
     if (x[i] + w[i] > W || y[i] + h[i] > H)
@@ -481,7 +487,45 @@ InFlightDiagnostic WaferPlacer::placeError() {
          << op.getName() << "' (grid [" << hh << ", " << ww << "]) on wafer " << wafer
          << ": no free rectangle of " << hh << " rows x " << ww
          << " columns without defects is left (" << freePes << " of " << W * H
-         << " PEs free); placement never shrinks or reshapes a kernel";
+         << " PEs free), and the lowering has no shape for it in the free space, nor a "
+            "smaller one for the other kernels of the wafer (their tiles must fit SRAM)";
+}
+
+std::vector<std::pair<int64_t, int64_t>> WaferPlacer::freeBoxes() const {
+  // Maximal rectangles of the histogram of free cells, row by row:
+  // widest[hh] = the widest free rectangle of height hh.
+  std::vector<int64_t> up(W, 0), widest(H + 1, 0);
+  for (int64_t yy = 0; yy < H; ++yy) {
+    for (int64_t xx = 0; xx < W; ++xx) {
+      // A dead link out of a cell blocks it (a little more than needed).
+      bool free = occ[yy * W + xx] < 0 && !deadPe[yy * W + xx] &&
+                  !deadEast.sum(xx, yy, xx, yy) && !deadSouth.sum(xx, yy, xx, yy);
+      up[xx] = free ? up[xx] + 1 : 0;
+    }
+    std::vector<int64_t> stack; // columns of increasing height
+    for (int64_t xx = 0; xx <= W; ++xx) {
+      int64_t height = xx < W ? up[xx] : 0;
+      while (!stack.empty() && up[stack.back()] >= height) {
+        int64_t top = up[stack.back()];
+        stack.pop_back();
+        int64_t left = stack.empty() ? 0 : stack.back() + 1;
+        widest[top] = std::max(widest[top], xx - left);
+      }
+      stack.push_back(xx);
+    }
+  }
+  std::vector<std::pair<int64_t, int64_t>> boxes;
+  int64_t best = 0;
+  for (int64_t hh = H; hh >= 1; --hh)
+    if (widest[hh] > best) {
+      best = widest[hh];
+      boxes.push_back({hh, best});
+    }
+  llvm::stable_sort(boxes, [](auto a, auto b) { return a.first * a.second > b.first * b.second; });
+  if (transposed)
+    for (auto &box : boxes)
+      std::swap(box.first, box.second);
+  return boxes;
 }
 
 void WaferPlacer::adopt(const std::vector<std::pair<int64_t, int64_t>> &origins) {
@@ -634,39 +678,92 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
         }
       }
       wafer::DefectGrid defects = wafer::DefectGrid::forWafer(defectsAttr, W, H, waferIndex);
-      WaferPlacer rows(waferIndex, W, H, defects, *graph, members, edges, false);
-      if (failed(rows.checkFixed()))
-        return signalPassFailure();
-      // Row bands and column bands, with bands as tall as their kernels need
-      // or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full packing.
-      WaferPlacer cols(waferIndex, W, H, defects, *graph, members, edges, true);
-      (void)cols.checkFixed();
-      std::optional<std::vector<std::pair<int64_t, int64_t>>> best;
-      double bestCost = 0;
-      int64_t holeBudget = std::max<int64_t>(8, members.size() / 20);
-      for (WaferPlacer *p : {&rows, &cols}) {
-        int64_t side = p == &rows ? H : W;
-        for (int64_t minBand : {int64_t(0), side / 6, side / 4, side / 3}) {
-          if (!p->attempt(minBand, holeBudget))
-            continue;
-          double cost = p->totalCost();
-          if (!best || cost < bestCost)
-            best = p->origins(), bestCost = cost;
+      auto refresh = [&](GraphKernel &k) { k.h = k.op.getHeight(), k.w = k.op.getWidth(); };
+      // A kernel larger than the wafer: the lowering's shape within it.
+      for (int k : members) {
+        GraphKernel &kernel = graph->kernels[k];
+        if (kernel.x < 0 && (kernel.h > H || kernel.w > W) &&
+            succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W)))
+          refresh(kernel);
+      }
+      // Pack; when no packing holds every kernel, the lowering reshapes
+      // one (negotiate) and packing starts again.
+      int64_t rounds = 0, maxRounds = 4 * int64_t(members.size()) + 16;
+      for (;; ++rounds) {
+        WaferPlacer rows(waferIndex, W, H, defects, *graph, members, edges, false);
+        if (failed(rows.checkFixed()))
+          return signalPassFailure();
+        // Row bands and column bands, with bands as tall as their kernels
+        // need or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full
+        // packing.
+        WaferPlacer cols(waferIndex, W, H, defects, *graph, members, edges, true);
+        (void)cols.checkFixed();
+        std::optional<std::vector<std::pair<int64_t, int64_t>>> best;
+        double bestCost = 0;
+        int64_t holeBudget = std::max<int64_t>(8, members.size() / 20);
+        for (WaferPlacer *p : {&rows, &cols}) {
+          int64_t side = p == &rows ? H : W;
+          for (int64_t minBand : {int64_t(0), side / 6, side / 4, side / 3}) {
+            if (!p->attempt(minBand, holeBudget))
+              continue;
+            double cost = p->totalCost();
+            if (!best || cost < bestCost)
+              best = p->origins(), bestCost = cost;
+          }
         }
+        // Last resort: row bands, with as many hole scans as it takes.
+        if (!best && rows.attempt(0, INT64_MAX))
+          best = rows.origins();
+        if (best) {
+          rows.adopt(*best);
+          rows.improve(seed, moves < 0
+                                 ? std::min<int64_t>(200 * int64_t(members.size()), 400000)
+                                 : int64_t(moves));
+          rows.write();
+          break;
+        }
+        if (rounds == maxRounds || !negotiate(rows, *graph, members, W, H)) {
+          rows.placeError();
+          return signalPassFailure();
+        }
+        refresh(graph->kernels[lastResized]);
       }
-      // Last resort: row bands, with as many hole scans as it takes.
-      if (!best && rows.attempt(0, INT64_MAX))
-        best = rows.origins();
-      if (!best) {
-        rows.placeError();
-        return signalPassFailure();
-      }
-      rows.adopt(*best);
-      rows.improve(seed, moves < 0 ? std::min<int64_t>(200 * int64_t(members.size()), 400000)
-                                   : int64_t(moves));
-      rows.write();
     }
   }
+
+  /// Asks the lowering for room after `rows` failed to place a kernel:
+  /// first a shape of that kernel inside one of the free rectangles left,
+  /// largest first; else a smaller shape (3/4 of the PEs) of the largest
+  /// kernel of the wafer that has one. Sets lastResized (a global index).
+  bool negotiate(WaferPlacer &rows, KernelGraph &graph, const std::vector<int> &members,
+                 int64_t W, int64_t H) {
+    int stuck = members[rows.failed()];
+    GraphKernel &kernel = graph.kernels[stuck];
+    std::vector<std::pair<int64_t, int64_t>> boxes = rows.freeBoxes();
+    if (boxes.size() > 16)
+      boxes.resize(16);
+    for (auto [bh, bw] : boxes)
+      if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw))) {
+        lastResized = stuck;
+        return true;
+      }
+    std::vector<int> bySize;
+    for (int k : members)
+      if (graph.kernels[k].x < 0)
+        bySize.push_back(k);
+    llvm::stable_sort(bySize, [&](int a, int b) {
+      return graph.kernels[a].h * graph.kernels[a].w > graph.kernels[b].h * graph.kernels[b].w;
+    });
+    for (int k : bySize) {
+      GraphKernel &big = graph.kernels[k];
+      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W))) {
+        lastResized = k;
+        return true;
+      }
+    }
+    return false;
+  }
+  int lastResized = -1;
 };
 
 } // namespace

@@ -10,9 +10,11 @@
 #include "wsc/Analysis/CostModel.h"
 #include "wskernel/WskernelDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <functional>
+#include <limits>
 #include <string>
 
 namespace wsc::lowering {
@@ -46,8 +48,32 @@ struct KernelPlan {
   float scale = 1.0f;         // attention
   bool hostResult = false;    // the result goes to the host, not to a stream
   int64_t stage = 0;          // the wafer it runs on
-  std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
+  // The box the shape must stay in (placement asks for smaller ones).
+  int64_t maxH = std::numeric_limits<int64_t>::max(), maxW = std::numeric_limits<int64_t>::max();
+  std::function<void(KernelPlan &)> size; // picks h, w for a PE budget of h * w
 };
+
+/// Sizers per kind: each picks h x w for the PE budget p.h * p.w inside
+/// p.maxH x p.maxW (and the arch), grown until the tiles fit a PE's SRAM
+/// where the kind allows. The lowering and placement's reshaping share them.
+using Sizer = std::function<void(KernelPlan &)>;
+Sizer embedSizer(int64_t v, int64_t c, bool positions, int64_t batch, int64_t tokens,
+                 wafer::ArchAttr arch);
+Sizer layerNormSizer(int64_t c, wafer::ArchAttr arch);
+Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
+                  wafer::ArchAttr arch);
+Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
+Sizer addSizer();
+
+/// The [batch, tokens] of a function's token ids (its first 2-D integer
+/// argument of static shape), or {0, 0}.
+std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
+
+/// Writes the grid, channels, body, stage and figures of `kernel` for plan
+/// `p` (replacing any body it had); returns its SRAM bytes per PE, which the
+/// caller checks against the arch.
+int64_t writeKernel(wk::KernelOp kernel, const KernelPlan &p, int64_t batch, int64_t tokens,
+                    const CostModel &cost);
 
 /// Builds a kernel body with the skeleton's helpers.
 class Body {
