@@ -366,9 +366,12 @@ std::vector<int32_t> WaferRouter::overused() const {
 bool WaferRouter::color(std::vector<int> &uncolored) {
   int n = groups.size();
   std::vector<std::pair<int32_t, int32_t>> uses; // (resource, group)
+  // Only resources shared by two groups make edges (every group is
+  // committed here, so occ counts them); most are used by one.
   for (int gi = 0; gi < n; ++gi)
     for (int32_t r : groups[gi].res)
-      uses.push_back({r, gi});
+      if (occ[r] > 1)
+        uses.push_back({r, gi});
   llvm::sort(uses);
   std::vector<std::vector<int32_t>> adj(n);
   for (size_t i = 0; i < uses.size();) {
@@ -677,12 +680,26 @@ LogicalResult WaferRouter::run(Stats &stats) {
 }
 
 std::vector<std::array<int32_t, 5>> WaferRouter::table() const {
-  std::vector<std::array<int32_t, 5>> rows;
+  // Counting sort by PE (node = y * W + x is the (y, x) order), then the
+  // few rows of each PE by (color, in).
+  std::vector<int32_t> start(W * H + 1, 0);
+  size_t n = 0;
   for (const Group &g : groups)
     for (const Entry &e : g.entries)
-      rows.push_back({int32_t(e.node % W), int32_t(e.node / W), int32_t(g.color), e.in, e.mask});
-  llvm::sort(rows, [](const auto &a, const auto &b) {
-    return std::make_tuple(a[1], a[0], a[2], a[3]) < std::make_tuple(b[1], b[0], b[2], b[3]);
-  });
+      ++start[e.node + 1], ++n;
+  for (int64_t c = 0; c < W * H; ++c)
+    start[c + 1] += start[c];
+  std::vector<std::array<int32_t, 5>> rows(n);
+  for (const Group &g : groups)
+    for (const Entry &e : g.entries)
+      rows[start[e.node]++] = {int32_t(e.node % W), int32_t(e.node / W), int32_t(g.color), e.in,
+                               e.mask};
+  auto byColorIn = [](const auto &a, const auto &b) {
+    return std::make_pair(a[2], a[3]) < std::make_pair(b[2], b[3]);
+  };
+  // start[c] now ends PE c's rows (and begins PE c + 1's).
+  for (int64_t c = 0, from = 0; c < W * H; from = start[c++])
+    if (start[c] - from > 1)
+      std::sort(rows.begin() + from, rows.begin() + start[c], byColorIn);
   return rows;
 }
