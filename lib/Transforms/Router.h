@@ -76,6 +76,17 @@ struct Stats {
   double maxLinkLoad = 0, loadSum = 0;
   int64_t loadedLinks = 0;
   std::set<int> colors;
+
+  /// Adds another wafer's figures.
+  void merge(const Stats &o) {
+    totalLength += o.totalLength, entries += o.entries, groups += o.groups;
+    maxLength = std::max(maxLength, o.maxLength);
+    maxColorsPerRouter = std::max(maxColorsPerRouter, o.maxColorsPerRouter);
+    iterations = std::max(iterations, o.iterations);
+    maxLinkLoad = std::max(maxLinkLoad, o.maxLinkLoad);
+    loadSum += o.loadSum, loadedLinks += o.loadedLinks;
+    colors.insert(o.colors.begin(), o.colors.end());
+  }
 };
 
 /// Where streams cross wafers. Wafer i's east edge is joined to wafer i+1's
@@ -115,6 +126,7 @@ public:
   /// The table rows [x, y, color, in, mask], sorted by (y, x, color, in).
   std::vector<std::array<int32_t, 5>> table() const;
   const std::vector<Group> &getGroups() const { return groups; }
+  std::vector<Group> takeGroups() { return std::move(groups); }
 
 private:
   int64_t node(int64_t x, int64_t y) const { return y * W + x; }
