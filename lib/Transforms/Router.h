@@ -55,7 +55,7 @@ struct Group {
   int64_t fromWafer = -1, toWafer = -1; // for messages: producer's wafer, next wafer
   std::vector<int> consumers;
   std::vector<Entry> entries;
-  std::vector<int32_t> res; // resources used, each once
+  std::vector<int32_t> res; // resources used, each once (unsorted)
   int64_t links = 0;        // PE-to-PE hops
   int depth = 0;            // longest source-to-PE path, in hops
   int color = -1;
@@ -185,6 +185,9 @@ private:
 
   std::vector<Group> groups;
   std::vector<uint16_t> occ;
+  // commit()'s dedupe: resource r was added to the group of stamp resSeen[r].
+  std::vector<uint32_t> resSeen;
+  uint32_t resStamp = 0;
   std::vector<float> load, hist;
   std::vector<uint64_t> colorMask; // during repair: colors present on each resource
   // A* and tree scratch, stamped so that nothing is cleared per search.

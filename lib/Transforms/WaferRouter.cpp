@@ -306,19 +306,24 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
 /// Adds (+1) or removes (-1) the group's use of resources.
 void WaferRouter::commit(Group &g, int delta) {
   if (delta > 0) {
+    // Each resource once, in the order the entries first use it (a stamp
+    // per resource instead of sorting: groups are large).
+    if (resSeen.size() != occ.size() || ++resStamp == 0)
+      resSeen.assign(occ.size(), 0), resStamp = 1;
     g.res.clear();
+    auto add = [&](int32_t r) {
+      if (resSeen[r] != resStamp)
+        resSeen[r] = resStamp, g.res.push_back(r);
+    };
     for (const Entry &e : g.entries) {
       if (e.in == wafer::Ramp)
-        g.res.push_back(e.node * kResPerPe + kRampIn);
+        add(e.node * kResPerPe + kRampIn);
       else if (e.in == wafer::Link)
-        g.res.push_back(e.node * kResPerPe + kLinkIn);
+        add(e.node * kResPerPe + kLinkIn);
       for (int p = 0; p <= wafer::Link; ++p)
         if (e.mask >> p & 1)
-          g.res.push_back(e.node * kResPerPe +
-                          (p == wafer::Ramp ? kRampOut : p == wafer::Link ? kLinkOut : p));
+          add(e.node * kResPerPe + (p == wafer::Ramp ? kRampOut : p == wafer::Link ? kLinkOut : p));
     }
-    llvm::sort(g.res);
-    g.res.erase(std::unique(g.res.begin(), g.res.end()), g.res.end());
   }
   for (int32_t r : g.res) {
     occ[r] += delta;
@@ -560,7 +565,7 @@ LogicalResult WaferRouter::run(Stats &stats) {
       worst = r;
     if ((k == kLinkIn || k == kLinkOut) && occ[r] > K)
       for (const Group &g : groups)
-        if (std::binary_search(g.res.begin(), g.res.end(), r))
+        if (llvm::is_contained(g.res, r))
           return emitAt(g) << "cannot route " << describe(g) << ": " << occ[r] << " streams "
                            << (k == kLinkIn ? "enter wafer " : "leave wafer ") << wafer
                            << " by the link of PE (" << r / kResPerPe % W << ", "
