@@ -27,6 +27,8 @@
 #include "wafer/Defects.h"
 #include "wsc/Conversion/KernelSizing.h"
 
+#include "mlir/IR/Threading.h"
+
 #include <deque>
 #include <map>
 
@@ -424,6 +426,16 @@ bool WaferPlacer::placeInHole(int i) {
   auto legal = [&](int64_t c, int64_t r) {
     return staticLegal(c, r, h[i], w[i]) && !taken.sum(c, r, c + w[i] - 1, r + h[i] - 1);
   };
+  // Most holes looked for in a failing attempt do not exist: one pass over
+  // the origins says so before the ring search walks every ring.
+  bool anyHole = false;
+  for (int64_t r = 0; r + h[i] <= H && !anyHole; ++r)
+    for (int64_t c = 0; c + w[i] <= W && !anyHole; ++c)
+      anyHole = legal(c, r);
+  if (!anyHole) {
+    failedKernel = i;
+    return false;
+  }
   // The pull: producers' sending PEs and consumers' origins, by weight.
   double ax = 0, ay = 0, aw = 0;
   for (int e : incident[i]) {
@@ -664,78 +676,98 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       local[i] = byWafer[k.wafer].size();
       byWafer[k.wafer].push_back(i);
     }
-    for (auto &[waferIndex, members] : byWafer) {
-      std::vector<Edge> edges;
-      for (const GraphStream &s : graph->streams) {
-        if (graph->kernels[s.producer].wafer != waferIndex)
+    // Wafers are placed independently, in parallel; each writes only its
+    // own kernels, so the result does not depend on the threads.
+    std::vector<std::pair<int64_t, std::vector<int>>> wafers(byWafer.begin(), byWafer.end());
+    ParallelDiagnosticHandler diagnostics(&getContext());
+    LogicalResult placed =
+        failableParallelForEachN(&getContext(), 0, wafers.size(), [&](size_t i) {
+          diagnostics.setOrderIDForThread(i);
+          LogicalResult ok = placeWafer(wafers[i].first, wafers[i].second, *graph, local, W, H,
+                                        defectsAttr);
+          diagnostics.eraseOrderIDForThread();
+          return ok;
+        });
+    if (failed(placed))
+      return signalPassFailure();
+  }
+
+  LogicalResult placeWafer(int64_t waferIndex, const std::vector<int> &members,
+                           KernelGraph &graph, const std::vector<int> &local, int64_t W,
+                           int64_t H, wafer::DefectsAttr defectsAttr) {
+    std::vector<Edge> edges;
+    for (const GraphStream &s : graph.streams) {
+      if (graph.kernels[s.producer].wafer != waferIndex)
+        continue;
+      int last = -1;
+      for (auto [c, operand] : s.consumers) {
+        if (c == last || graph.kernels[c].wafer != waferIndex || c == s.producer)
           continue;
-        int last = -1;
-        for (auto [c, operand] : s.consumers) {
-          if (c == last || graph->kernels[c].wafer != waferIndex || c == s.producer)
-            continue;
-          last = c;
-          edges.push_back({local[s.producer], local[c], double(std::max<int64_t>(1, s.size))});
-        }
-      }
-      wafer::DefectGrid defects = wafer::DefectGrid::forWafer(defectsAttr, W, H, waferIndex);
-      auto refresh = [&](GraphKernel &k) { k.h = k.op.getHeight(), k.w = k.op.getWidth(); };
-      // A kernel larger than the wafer: the lowering's shape within it.
-      for (int k : members) {
-        GraphKernel &kernel = graph->kernels[k];
-        if (kernel.x < 0 && (kernel.h > H || kernel.w > W) &&
-            succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W)))
-          refresh(kernel);
-      }
-      // Pack; when no packing holds every kernel, the lowering reshapes
-      // one (negotiate) and packing starts again.
-      int64_t rounds = 0, maxRounds = 4 * int64_t(members.size()) + 16;
-      for (;; ++rounds) {
-        WaferPlacer rows(waferIndex, W, H, defects, *graph, members, edges, false);
-        if (failed(rows.checkFixed()))
-          return signalPassFailure();
-        // Row bands and column bands, with bands as tall as their kernels
-        // need or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full
-        // packing.
-        WaferPlacer cols(waferIndex, W, H, defects, *graph, members, edges, true);
-        (void)cols.checkFixed();
-        std::optional<std::vector<std::pair<int64_t, int64_t>>> best;
-        double bestCost = 0;
-        int64_t holeBudget = std::max<int64_t>(8, members.size() / 20);
-        for (WaferPlacer *p : {&rows, &cols}) {
-          int64_t side = p == &rows ? H : W;
-          for (int64_t minBand : {int64_t(0), side / 6, side / 4, side / 3}) {
-            if (!p->attempt(minBand, holeBudget))
-              continue;
-            double cost = p->totalCost();
-            if (!best || cost < bestCost)
-              best = p->origins(), bestCost = cost;
-          }
-        }
-        // Last resort: row bands, with as many hole scans as it takes.
-        if (!best && rows.attempt(0, INT64_MAX))
-          best = rows.origins();
-        if (best) {
-          rows.adopt(*best);
-          rows.improve(seed, moves < 0
-                                 ? std::min<int64_t>(200 * int64_t(members.size()), 400000)
-                                 : int64_t(moves));
-          rows.write();
-          break;
-        }
-        if (rounds == maxRounds || !negotiate(rows, *graph, members, W, H)) {
-          rows.placeError();
-          return signalPassFailure();
-        }
-        refresh(graph->kernels[lastResized]);
+        last = c;
+        edges.push_back({local[s.producer], local[c], double(std::max<int64_t>(1, s.size))});
       }
     }
+    wafer::DefectGrid defects = wafer::DefectGrid::forWafer(defectsAttr, W, H, waferIndex);
+    auto refresh = [&](GraphKernel &k) { k.h = k.op.getHeight(), k.w = k.op.getWidth(); };
+    // A kernel larger than the wafer: the lowering's shape within it.
+    for (int k : members) {
+      GraphKernel &kernel = graph.kernels[k];
+      if (kernel.x < 0 && (kernel.h > H || kernel.w > W) &&
+          succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W)))
+        refresh(kernel);
+    }
+    // Pack; when no packing holds every kernel, the lowering reshapes
+    // one (negotiate) and packing starts again.
+    int64_t rounds = 0, maxRounds = 4 * int64_t(members.size()) + 16;
+    for (;; ++rounds) {
+      WaferPlacer rows(waferIndex, W, H, defects, graph, members, edges, false);
+      if (failed(rows.checkFixed()))
+        return failure();
+      // Row bands and column bands, with bands as tall as their kernels
+      // need or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full
+      // packing.
+      WaferPlacer cols(waferIndex, W, H, defects, graph, members, edges, true);
+      (void)cols.checkFixed();
+      std::optional<std::vector<std::pair<int64_t, int64_t>>> best;
+      double bestCost = 0;
+      int64_t holeBudget = std::max<int64_t>(8, members.size() / 20);
+      for (WaferPlacer *p : {&rows, &cols}) {
+        int64_t side = p == &rows ? H : W;
+        for (int64_t minBand : {int64_t(0), side / 6, side / 4, side / 3}) {
+          if (!p->attempt(minBand, holeBudget))
+            continue;
+          double cost = p->totalCost();
+          if (!best || cost < bestCost)
+            best = p->origins(), bestCost = cost;
+        }
+      }
+      // Last resort: row bands, with as many hole scans as it takes.
+      if (!best && rows.attempt(0, INT64_MAX))
+        best = rows.origins();
+      if (best) {
+        rows.adopt(*best);
+        rows.improve(seed, moves < 0
+                               ? std::min<int64_t>(200 * int64_t(members.size()), 400000)
+                               : int64_t(moves));
+        rows.write();
+        break;
+      }
+      int resized = rounds < maxRounds ? negotiate(rows, graph, members, W, H) : -1;
+      if (resized < 0) {
+        rows.placeError();
+        return failure();
+      }
+      refresh(graph.kernels[resized]);
+    }
+    return success();
   }
 
   /// Asks the lowering for room after `rows` failed to place a kernel:
   /// first a shape of that kernel inside one of the free rectangles left,
   /// largest first; else a smaller shape (3/4 of the PEs) of the largest
-  /// kernel of the wafer that has one. Sets lastResized (a global index).
-  bool negotiate(WaferPlacer &rows, KernelGraph &graph, const std::vector<int> &members,
+  /// kernel of the wafer that has one. Returns the kernel it reshaped (a
+  /// global index), or -1.
+  int negotiate(WaferPlacer &rows, KernelGraph &graph, const std::vector<int> &members,
                  int64_t W, int64_t H) {
     int stuck = members[rows.failed()];
     GraphKernel &kernel = graph.kernels[stuck];
@@ -743,10 +775,8 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     if (boxes.size() > 16)
       boxes.resize(16);
     for (auto [bh, bw] : boxes)
-      if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw))) {
-        lastResized = stuck;
-        return true;
-      }
+      if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw)))
+        return stuck;
     std::vector<int> bySize;
     for (int k : members)
       if (graph.kernels[k].x < 0)
@@ -756,14 +786,11 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     });
     for (int k : bySize) {
       GraphKernel &big = graph.kernels[k];
-      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W))) {
-        lastResized = k;
-        return true;
-      }
+      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W)))
+        return k;
     }
-    return false;
+    return -1;
   }
-  int lastResized = -1;
 };
 
 } // namespace
