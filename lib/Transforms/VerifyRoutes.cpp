@@ -63,7 +63,9 @@ struct WaferState {
   // Rows are sorted by (y, x, color, in): those of PE (x, y) are
   // [rowStart[y * W + x], rowStart[y * W + x + 1]), a handful at most.
   std::vector<int32_t> rowStart;
-  std::vector<std::array<int32_t, 5>> rows;
+  // A view of the table's rows (its own data; `storage` only for a splat).
+  SmallVector<int32_t> storage;
+  ArrayRef<std::array<int32_t, 5>> rows;
   /// The row of key (x, y, color, in), or -1.
   int64_t find(int64_t W, int64_t x, int64_t y, int64_t color, int64_t in) const {
     if (rowStart.empty())
@@ -206,17 +208,14 @@ LogicalResult Checker::loadTables() {
     if (ws.routes)
       return routes.emitOpError("a second router table for wafer ") << wi;
     ws.routes = routes;
-    SmallVector<int32_t> storage;
-    ArrayRef<int32_t> values = routes.getFlatTable(storage);
-    auto v = values.begin();
+    ArrayRef<int32_t> values = routes.getFlatTable(ws.storage);
     int64_t n = routes.getNumEntries();
-    ws.rows.resize(n);
+    static_assert(sizeof(std::array<int32_t, 5>) == 5 * sizeof(int32_t));
+    ws.rows = ArrayRef(reinterpret_cast<const std::array<int32_t, 5> *>(values.data()), n);
     ws.used.assign(n, 0);
     ws.rowOwner.assign(n, -1);
     for (int64_t i = 0; i < n; ++i) {
-      auto &row = ws.rows[i];
-      for (int k = 0; k < 5; ++k, ++v)
-        row[k] = *v;
+      const auto &row = ws.rows[i];
       auto [x, y, color, in, mask] = row;
       if (x >= W || y >= H)
         return routes.emitOpError("router entry at PE (")
