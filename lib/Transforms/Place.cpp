@@ -426,12 +426,17 @@ bool WaferPlacer::placeInHole(int i) {
   auto legal = [&](int64_t c, int64_t r) {
     return staticLegal(c, r, h[i], w[i]) && !taken.sum(c, r, c + w[i] - 1, r + h[i] - 1);
   };
-  // Most holes looked for in a failing attempt do not exist: one pass over
-  // the origins says so before the ring search walks every ring.
+  // Most holes looked for in a failing attempt do not exist. A legal spot
+  // needs h x w free live PEs: one row-major pass over run lengths says
+  // whether there are any before the rings below are walked.
+  std::vector<int64_t> up(W, 0);
   bool anyHole = false;
-  for (int64_t r = 0; r + h[i] <= H && !anyHole; ++r)
-    for (int64_t c = 0; c + w[i] <= W && !anyHole; ++c)
-      anyHole = legal(c, r);
+  for (int64_t yy = 0; yy < H && !anyHole; ++yy)
+    for (int64_t xx = 0, run = 0; xx < W && !anyHole; ++xx) {
+      up[xx] = occ[yy * W + xx] < 0 && !deadPe[yy * W + xx] ? up[xx] + 1 : 0;
+      run = up[xx] >= h[i] ? run + 1 : 0;
+      anyHole = run >= w[i];
+    }
   if (!anyHole) {
     failedKernel = i;
     return false;
