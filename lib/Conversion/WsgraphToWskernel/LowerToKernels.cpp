@@ -2,8 +2,9 @@
 //
 // Plans one kernel per fused op (absorbing the head split and merge around
 // attention, GELU and residual adds), partitions the kernels into wafer
-// stages, sizes each within its wafer and SRAM, and builds them; the bodies
-// are written by KernelBodies.cpp.
+// stages, sizes each within its wafer and SRAM, and builds them. The sizers
+// and the kernel writer live in KernelSizing.cpp (placement rebuilds kernels
+// with them too); the bodies are written by KernelBodies.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
