@@ -223,19 +223,40 @@ static LogicalResult walkExtent(Block &block, Bounds &b, int64_t &extent) {
       continue;
     }
     // Guards are affine conditions: check every point they let through
-    // (loop indices and coordinates), when there are not too many.
-    int64_t points = (b.x1 - b.x0 + 1) * (b.y1 - b.y0 + 1);
-    for (auto [lo, hi] : b.loops)
-      points = points > kMaxGuardPoints ? points : points * (hi - lo + 1);
+    // (loop indices and coordinates), when there are not too many. A
+    // dimension that neither the guards nor the op's addresses and counts
+    // depend on stays a range: its points would all check the same.
+    bool byX = false, byY = false;
+    SmallVector<bool> byLoop(b.loops.size(), false);
+    auto note = [&](AffAttr a) {
+      byX |= a.getPx() != 0, byY |= a.getPy() != 0;
+      for (auto [k, coef] : llvm::enumerate(a.getLoop()))
+        if (k < byLoop.size() && coef)
+          byLoop[k] = true;
+    };
+    for (Attribute g : guards)
+      if (auto a = dyn_cast<AffAttr>(g))
+        note(a);
+    for (NamedAttribute attr : op.getAttrDictionary())
+      if (auto a = dyn_cast<AffAttr>(attr.getValue()))
+        note(a);
+    int64_t spanX = byX ? b.x1 - b.x0 + 1 : 1, spanY = byY ? b.y1 - b.y0 + 1 : 1;
+    int64_t points = spanX * spanY;
+    for (auto [k, range] : llvm::enumerate(b.loops))
+      if (byLoop[k])
+        points = points > kMaxGuardPoints ? points : points * (range.second - range.first + 1);
     if (points > kMaxGuardPoints)
       continue; // the runtime still faults on a bad address
     Bounds at = b;
-    SmallVector<int64_t> index(b.loops.size(), 0);
     for (int64_t p = 0; p < points; ++p) {
       int64_t rest = p;
-      at.x0 = at.x1 = b.x0 + rest % (b.x1 - b.x0 + 1), rest /= (b.x1 - b.x0 + 1);
-      at.y0 = at.y1 = b.y0 + rest % (b.y1 - b.y0 + 1), rest /= (b.y1 - b.y0 + 1);
+      if (byX)
+        at.x0 = at.x1 = b.x0 + rest % spanX, rest /= spanX;
+      if (byY)
+        at.y0 = at.y1 = b.y0 + rest % spanY, rest /= spanY;
       for (size_t k = 0; k < b.loops.size(); ++k) {
+        if (!byLoop[k])
+          continue;
         int64_t span = b.loops[k].second - b.loops[k].first + 1;
         int64_t i = b.loops[k].first + rest % span;
         rest /= span;

@@ -25,6 +25,9 @@
 
 #include "KernelGraph.h"
 #include "wafer/Defects.h"
+#include "wsc/Conversion/KernelSizing.h"
+
+#include "mlir/IR/Threading.h"
 
 #include <deque>
 #include <map>
@@ -148,6 +151,11 @@ public:
       c += edgeCost(e);
     return c;
   }
+  /// The kernel the last attempt could not place, or -1.
+  int failed() const { return failedKernel; }
+  /// Free rectangles left by the last attempt (no kernel, dead PE or dead
+  /// link inside): for each height, the widest, largest area first.
+  std::vector<std::pair<int64_t, int64_t>> freeBoxes() const;
   InFlightDiagnostic placeError();
   void write();
 
@@ -245,8 +253,8 @@ LogicalResult WaferPlacer::checkFixed() {
     if (h[i] > H || w[i] > W)
       return op.emitOpError("kernel '")
              << op.getName() << "' (grid [" << h[i] << ", " << w[i] << "]) does not fit the " << H
-             << " rows x " << W << " columns of the wafer; placement never shrinks or "
-             << "reshapes a kernel";
+             << " rows x " << W << " columns of the wafer, and the lowering has no shape for "
+             << "it within them";
     if (!fixed[i])
       continue;
     if (x[i] + w[i] > W || y[i] + h[i] > H)
@@ -418,6 +426,21 @@ bool WaferPlacer::placeInHole(int i) {
   auto legal = [&](int64_t c, int64_t r) {
     return staticLegal(c, r, h[i], w[i]) && !taken.sum(c, r, c + w[i] - 1, r + h[i] - 1);
   };
+  // Most holes looked for in a failing attempt do not exist. A legal spot
+  // needs h x w free live PEs: one row-major pass over run lengths says
+  // whether there are any before the rings below are walked.
+  std::vector<int64_t> up(W, 0);
+  bool anyHole = false;
+  for (int64_t yy = 0; yy < H && !anyHole; ++yy)
+    for (int64_t xx = 0, run = 0; xx < W && !anyHole; ++xx) {
+      up[xx] = occ[yy * W + xx] < 0 && !deadPe[yy * W + xx] ? up[xx] + 1 : 0;
+      run = up[xx] >= h[i] ? run + 1 : 0;
+      anyHole = run >= w[i];
+    }
+  if (!anyHole) {
+    failedKernel = i;
+    return false;
+  }
   // The pull: producers' sending PEs and consumers' origins, by weight.
   double ax = 0, ay = 0, aw = 0;
   for (int e : incident[i]) {
@@ -481,7 +504,45 @@ InFlightDiagnostic WaferPlacer::placeError() {
          << op.getName() << "' (grid [" << hh << ", " << ww << "]) on wafer " << wafer
          << ": no free rectangle of " << hh << " rows x " << ww
          << " columns without defects is left (" << freePes << " of " << W * H
-         << " PEs free); placement never shrinks or reshapes a kernel";
+         << " PEs free), and the lowering has no shape for it in the free space, nor a "
+            "smaller one for the other kernels of the wafer (their tiles must fit SRAM)";
+}
+
+std::vector<std::pair<int64_t, int64_t>> WaferPlacer::freeBoxes() const {
+  // Maximal rectangles of the histogram of free cells, row by row:
+  // widest[hh] = the widest free rectangle of height hh.
+  std::vector<int64_t> up(W, 0), widest(H + 1, 0);
+  for (int64_t yy = 0; yy < H; ++yy) {
+    for (int64_t xx = 0; xx < W; ++xx) {
+      // A dead link out of a cell blocks it (a little more than needed).
+      bool free = occ[yy * W + xx] < 0 && !deadPe[yy * W + xx] &&
+                  !deadEast.sum(xx, yy, xx, yy) && !deadSouth.sum(xx, yy, xx, yy);
+      up[xx] = free ? up[xx] + 1 : 0;
+    }
+    std::vector<int64_t> stack; // columns of increasing height
+    for (int64_t xx = 0; xx <= W; ++xx) {
+      int64_t height = xx < W ? up[xx] : 0;
+      while (!stack.empty() && up[stack.back()] >= height) {
+        int64_t top = up[stack.back()];
+        stack.pop_back();
+        int64_t left = stack.empty() ? 0 : stack.back() + 1;
+        widest[top] = std::max(widest[top], xx - left);
+      }
+      stack.push_back(xx);
+    }
+  }
+  std::vector<std::pair<int64_t, int64_t>> boxes;
+  int64_t best = 0;
+  for (int64_t hh = H; hh >= 1; --hh)
+    if (widest[hh] > best) {
+      best = widest[hh];
+      boxes.push_back({hh, best});
+    }
+  llvm::stable_sort(boxes, [](auto a, auto b) { return a.first * a.second > b.first * b.second; });
+  if (transposed)
+    for (auto &box : boxes)
+      std::swap(box.first, box.second);
+  return boxes;
 }
 
 void WaferPlacer::adopt(const std::vector<std::pair<int64_t, int64_t>> &origins) {
@@ -620,26 +681,57 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       local[i] = byWafer[k.wafer].size();
       byWafer[k.wafer].push_back(i);
     }
-    for (auto &[waferIndex, members] : byWafer) {
-      std::vector<Edge> edges;
-      for (const GraphStream &s : graph->streams) {
-        if (graph->kernels[s.producer].wafer != waferIndex)
+    // Wafers are placed independently, in parallel; each writes only its
+    // own kernels, so the result does not depend on the threads.
+    std::vector<std::pair<int64_t, std::vector<int>>> wafers(byWafer.begin(), byWafer.end());
+    ParallelDiagnosticHandler diagnostics(&getContext());
+    LogicalResult placed =
+        failableParallelForEachN(&getContext(), 0, wafers.size(), [&](size_t i) {
+          diagnostics.setOrderIDForThread(i);
+          LogicalResult ok = placeWafer(wafers[i].first, wafers[i].second, *graph, local, W, H,
+                                        defectsAttr);
+          diagnostics.eraseOrderIDForThread();
+          return ok;
+        });
+    if (failed(placed))
+      return signalPassFailure();
+  }
+
+  LogicalResult placeWafer(int64_t waferIndex, const std::vector<int> &members,
+                           KernelGraph &graph, const std::vector<int> &local, int64_t W,
+                           int64_t H, wafer::DefectsAttr defectsAttr) {
+    std::vector<Edge> edges;
+    for (const GraphStream &s : graph.streams) {
+      if (graph.kernels[s.producer].wafer != waferIndex)
+        continue;
+      int last = -1;
+      for (auto [c, operand] : s.consumers) {
+        if (c == last || graph.kernels[c].wafer != waferIndex || c == s.producer)
           continue;
-        int last = -1;
-        for (auto [c, operand] : s.consumers) {
-          if (c == last || graph->kernels[c].wafer != waferIndex || c == s.producer)
-            continue;
-          last = c;
-          edges.push_back({local[s.producer], local[c], double(std::max<int64_t>(1, s.size))});
-        }
+        last = c;
+        edges.push_back({local[s.producer], local[c], double(std::max<int64_t>(1, s.size))});
       }
-      wafer::DefectGrid defects = wafer::DefectGrid::forWafer(defectsAttr, W, H, waferIndex);
-      WaferPlacer rows(waferIndex, W, H, defects, *graph, members, edges, false);
+    }
+    wafer::DefectGrid defects = wafer::DefectGrid::forWafer(defectsAttr, W, H, waferIndex);
+    auto refresh = [&](GraphKernel &k) { k.h = k.op.getHeight(), k.w = k.op.getWidth(); };
+    // A kernel larger than the wafer: the lowering's shape within it.
+    for (int k : members) {
+      GraphKernel &kernel = graph.kernels[k];
+      if (kernel.x < 0 && (kernel.h > H || kernel.w > W) &&
+          succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W)))
+        refresh(kernel);
+    }
+    // Pack; when no packing holds every kernel, the lowering reshapes
+    // one (negotiate) and packing starts again.
+    int64_t rounds = 0, maxRounds = 4 * int64_t(members.size()) + 16;
+    for (;; ++rounds) {
+      WaferPlacer rows(waferIndex, W, H, defects, graph, members, edges, false);
       if (failed(rows.checkFixed()))
-        return signalPassFailure();
-      // Row bands and column bands, with bands as tall as their kernels need
-      // or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full packing.
-      WaferPlacer cols(waferIndex, W, H, defects, *graph, members, edges, true);
+        return failure();
+      // Row bands and column bands, with bands as tall as their kernels
+      // need or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full
+      // packing.
+      WaferPlacer cols(waferIndex, W, H, defects, graph, members, edges, true);
       (void)cols.checkFixed();
       std::optional<std::vector<std::pair<int64_t, int64_t>>> best;
       double bestCost = 0;
@@ -657,15 +749,52 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       // Last resort: row bands, with as many hole scans as it takes.
       if (!best && rows.attempt(0, INT64_MAX))
         best = rows.origins();
-      if (!best) {
-        rows.placeError();
-        return signalPassFailure();
+      if (best) {
+        rows.adopt(*best);
+        rows.improve(seed, moves < 0
+                               ? std::min<int64_t>(200 * int64_t(members.size()), 400000)
+                               : int64_t(moves));
+        rows.write();
+        break;
       }
-      rows.adopt(*best);
-      rows.improve(seed, moves < 0 ? std::min<int64_t>(200 * int64_t(members.size()), 400000)
-                                   : int64_t(moves));
-      rows.write();
+      int resized = rounds < maxRounds ? negotiate(rows, graph, members, W, H) : -1;
+      if (resized < 0) {
+        rows.placeError();
+        return failure();
+      }
+      refresh(graph.kernels[resized]);
     }
+    return success();
+  }
+
+  /// Asks the lowering for room after `rows` failed to place a kernel:
+  /// first a shape of that kernel inside one of the free rectangles left,
+  /// largest first; else a smaller shape (3/4 of the PEs) of the largest
+  /// kernel of the wafer that has one. Returns the kernel it reshaped (a
+  /// global index), or -1.
+  int negotiate(WaferPlacer &rows, KernelGraph &graph, const std::vector<int> &members,
+                 int64_t W, int64_t H) {
+    int stuck = members[rows.failed()];
+    GraphKernel &kernel = graph.kernels[stuck];
+    std::vector<std::pair<int64_t, int64_t>> boxes = rows.freeBoxes();
+    if (boxes.size() > 16)
+      boxes.resize(16);
+    for (auto [bh, bw] : boxes)
+      if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw)))
+        return stuck;
+    std::vector<int> bySize;
+    for (int k : members)
+      if (graph.kernels[k].x < 0)
+        bySize.push_back(k);
+    llvm::stable_sort(bySize, [&](int a, int b) {
+      return graph.kernels[a].h * graph.kernels[a].w > graph.kernels[b].h * graph.kernels[b].w;
+    });
+    for (int k : bySize) {
+      GraphKernel &big = graph.kernels[k];
+      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W)))
+        return k;
+    }
+    return -1;
   }
 };
 

@@ -16,6 +16,8 @@
 
 #include "Router.h"
 
+#include "mlir/IR/Threading.h"
+
 #include <cmath>
 
 namespace wsc {
@@ -65,13 +67,12 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
     std::map<std::pair<int, int64_t>, int> streamColor; // (stream, wafer) -> color
     Builder b(ctx);
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-    for (int64_t waferIndex : wafers) {
-      wafer::DefectGrid defects = wafer::DefectGrid::forWafer(
-          wafer::getDefects(module), arch->getWidth(), arch->getHeight(), waferIndex);
-      WaferRouter router(waferIndex, *arch, defects, *graph, plan, maxIterations, budget);
-      if (failed(router.run(stats)))
-        return signalPassFailure();
-      for (const Group &g : router.getGroups()) {
+    // One wafer's colors, table and figures into the module.
+    auto addWafer = [&](int64_t waferIndex, const Stats &waferStats,
+                        const std::vector<Group> &groups,
+                        const std::vector<std::array<int32_t, 5>> &rows) {
+      stats.merge(waferStats);
+      for (const Group &g : groups) {
         auto c = b.getI64IntegerAttr(g.color);
         if (!g.isStream) {
           colors[g.kernel].push_back(b.getNamedAttr(g.channel, c));
@@ -85,7 +86,6 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
           if (graph->kernels[ck].wafer == waferIndex)
             colors[ck].push_back(b.getNamedAttr(port, c));
       }
-      auto rows = router.table();
       std::vector<int32_t> flat;
       flat.reserve(rows.size() * 5);
       int64_t routerColors = 0;
@@ -102,6 +102,39 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
       auto type = RankedTensorType::get({int64_t(rows.size()), 5}, b.getI32Type());
       wafer::RoutesOp::create(builder, module.getLoc(), waferIndex,
                               DenseIntElementsAttr::get(type, ArrayRef<int32_t>(flat)));
+    };
+    // Wafers route independently once the links are chosen: a batch of
+    // them at a time in parallel, each into its own result, merged in wafer
+    // order (the output does not depend on the threads; a batch bounds the
+    // memory).
+    struct WaferResult {
+      Stats stats;
+      std::vector<Group> groups;
+      std::vector<std::array<int32_t, 5>> rows;
+    };
+    std::vector<int64_t> order(wafers.begin(), wafers.end());
+    size_t batch = std::max<size_t>(1, ctx->isMultithreadingEnabled() ? ctx->getNumThreads() : 1);
+    for (size_t first = 0; first < order.size(); first += batch) {
+      size_t count = std::min(batch, order.size() - first);
+      std::vector<WaferResult> results(count);
+      ParallelDiagnosticHandler diagnostics(ctx);
+      LogicalResult routed = failableParallelForEachN(ctx, 0, count, [&](size_t i) {
+        diagnostics.setOrderIDForThread(i);
+        wafer::DefectGrid defects = wafer::DefectGrid::forWafer(
+            wafer::getDefects(module), arch->getWidth(), arch->getHeight(), order[first + i]);
+        WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, budget);
+        LogicalResult ok = router.run(results[i].stats);
+        if (succeeded(ok)) {
+          results[i].rows = router.table();
+          results[i].groups = router.takeGroups();
+        }
+        diagnostics.eraseOrderIDForThread();
+        return ok;
+      });
+      if (failed(routed))
+        return signalPassFailure();
+      for (auto [i, result] : llvm::enumerate(results))
+        addWafer(order[first + i], result.stats, result.groups, result.rows);
     }
 
     // The links: [src_wafer, W-1, y, color there, src_wafer + 1, 0, y, color there].

@@ -54,7 +54,7 @@ struct Group {
   int64_t fromWafer = -1, toWafer = -1; // for messages: producer's wafer, next wafer
   std::vector<int> consumers;
   std::vector<Entry> entries;
-  std::vector<int32_t> res; // resources used, each once
+  std::vector<int32_t> res; // resources used, each once (unsorted)
   int64_t links = 0;        // PE-to-PE hops
   int depth = 0;            // longest source-to-PE path, in hops
   int color = -1;
@@ -75,6 +75,17 @@ struct Stats {
   double maxLinkLoad = 0, loadSum = 0;
   int64_t loadedLinks = 0;
   std::set<int> colors;
+
+  /// Adds another wafer's figures.
+  void merge(const Stats &o) {
+    totalLength += o.totalLength, entries += o.entries, groups += o.groups;
+    maxLength = std::max(maxLength, o.maxLength);
+    maxColorsPerRouter = std::max(maxColorsPerRouter, o.maxColorsPerRouter);
+    iterations = std::max(iterations, o.iterations);
+    maxLinkLoad = std::max(maxLinkLoad, o.maxLinkLoad);
+    loadSum += o.loadSum, loadedLinks += o.loadedLinks;
+    colors.insert(o.colors.begin(), o.colors.end());
+  }
 };
 
 /// Where streams cross wafers. Wafer i's east edge is joined to wafer i+1's
@@ -114,6 +125,7 @@ public:
   /// The table rows [x, y, color, in, mask], sorted by (y, x, color, in).
   std::vector<std::array<int32_t, 5>> table() const;
   const std::vector<Group> &getGroups() const { return groups; }
+  std::vector<Group> takeGroups() { return std::move(groups); }
 
 private:
   int64_t node(int64_t x, int64_t y) const { return y * W + x; }
@@ -172,6 +184,9 @@ private:
 
   std::vector<Group> groups;
   std::vector<uint16_t> occ;
+  // commit()'s dedupe: resource r was added to the group of stamp resSeen[r].
+  std::vector<uint32_t> resSeen;
+  uint32_t resStamp = 0;
   std::vector<float> load, hist;
   std::vector<uint64_t> colorMask; // during repair: colors present on each resource
   // A* and tree scratch, stamped so that nothing is cleared per search.

@@ -35,20 +35,6 @@ namespace {
 
 const char *kPortNames[] = {"RAMP", "NORTH", "EAST", "SOUTH", "WEST", "LINK"};
 
-/// 64-bit keys packed from coordinates: DenseMap's default hash keeps only
-/// the low 32 bits of key * 37, which would drop the row; mix them all.
-struct KeyInfo {
-  static uint64_t getEmptyKey() { return ~uint64_t(0); }
-  static uint64_t getTombstoneKey() { return ~uint64_t(0) - 1; }
-  static unsigned getHashValue(uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return unsigned(k);
-  }
-  static bool isEqual(uint64_t a, uint64_t b) { return a == b; }
-};
-
 /// Who sends a flow; spelled out only for messages.
 struct Origin {
   StringRef kernel, port;
@@ -74,11 +60,30 @@ struct WaferState {
   wafer::RoutesOp routes;
   wafer::DefectGrid defects;
   std::vector<int> owner;                           // kernel per PE, -1 for none
-  llvm::DenseMap<uint64_t, int64_t, KeyInfo> entry; // key -> row
-  std::vector<std::array<int32_t, 5>> rows;
+  // Rows are sorted by (y, x, color, in): those of PE (x, y) are
+  // [rowStart[y * W + x], rowStart[y * W + x + 1]), a handful at most.
+  std::vector<int32_t> rowStart;
+  // A view of the table's rows (its own data; `storage` only for a splat).
+  SmallVector<int32_t> storage;
+  ArrayRef<std::array<int32_t, 5>> rows;
+  /// The row of key (x, y, color, in), or -1.
+  int64_t find(int64_t W, int64_t x, int64_t y, int64_t color, int64_t in) const {
+    if (rowStart.empty())
+      return -1;
+    for (int32_t r = rowStart[y * W + x], e = rowStart[y * W + x + 1]; r < e; ++r)
+      if (rows[r][2] == color && rows[r][3] == in)
+        return r;
+    return -1;
+  }
   std::vector<char> used;
   std::vector<int> rowOwner;                   // per row: the origin that uses it, or -1
   std::vector<uint32_t> visited, deliveredAt; // per PE, stamped per walk
+};
+
+/// A step of a walk: the entry `row` of PE (x, y) of a wafer.
+struct Hop {
+  WaferState *ws;
+  int64_t x, y, color, row;
 };
 
 /// One row of `wafer.links`.
@@ -94,9 +99,6 @@ public:
   LogicalResult run();
 
 private:
-  static uint64_t key(int64_t x, int64_t y, int64_t color, int64_t in) {
-    return (uint64_t(y) << 40) | (uint64_t(x) << 20) | (uint64_t(color) << 4) | uint64_t(in);
-  }
   LogicalResult loadKernels();
   LogicalResult loadTables();
   LogicalResult loadLinks();
@@ -143,6 +145,7 @@ private:
   std::map<std::array<int64_t, 4>, size_t> linkFrom; // (wafer, x, y, color) -> link
   std::vector<Origin> origins;
   uint32_t stamp = 0;
+  std::vector<Hop> hops;
 };
 
 LogicalResult Checker::loadKernels() {
@@ -205,18 +208,14 @@ LogicalResult Checker::loadTables() {
     if (ws.routes)
       return routes.emitOpError("a second router table for wafer ") << wi;
     ws.routes = routes;
-    SmallVector<int32_t> storage;
-    ArrayRef<int32_t> values = routes.getFlatTable(storage);
-    auto v = values.begin();
+    ArrayRef<int32_t> values = routes.getFlatTable(ws.storage);
     int64_t n = routes.getNumEntries();
-    ws.rows.resize(n);
+    static_assert(sizeof(std::array<int32_t, 5>) == 5 * sizeof(int32_t));
+    ws.rows = ArrayRef(reinterpret_cast<const std::array<int32_t, 5> *>(values.data()), n);
     ws.used.assign(n, 0);
-    ws.entry.reserve(n);
     ws.rowOwner.assign(n, -1);
     for (int64_t i = 0; i < n; ++i) {
-      auto &row = ws.rows[i];
-      for (int k = 0; k < 5; ++k, ++v)
-        row[k] = *v;
+      const auto &row = ws.rows[i];
       auto [x, y, color, in, mask] = row;
       if (x >= W || y >= H)
         return routes.emitOpError("router entry at PE (")
@@ -225,10 +224,23 @@ LogicalResult Checker::loadTables() {
         return routes.emitOpError("router entry at PE (")
                << x << ", " << y << ") uses color " << color << ", but arch '" << arch.getName()
                << "' has " << K << " colors";
-      if (!ws.entry.try_emplace(key(x, y, color, in), i).second)
-        return routes.emitOpError("two router entries for PE (")
-               << x << ", " << y << ") color " << color << " input " << kPortNames[in];
+      if (i > 0) {
+        const auto &prev = ws.rows[i - 1];
+        auto here = std::make_tuple(y, x, color, in);
+        auto before = std::make_tuple(prev[1], prev[0], prev[2], prev[3]);
+        if (here == before)
+          return routes.emitOpError("two router entries for PE (")
+                 << x << ", " << y << ") color " << color << " input " << kPortNames[in];
+        if (here < before)
+          return routes.emitOpError("router entries are not sorted by (y, x, color, in) at PE (")
+                 << x << ", " << y << ")";
+      }
     }
+    ws.rowStart.assign(W * H + 1, 0);
+    for (const auto &row : ws.rows)
+      ++ws.rowStart[row[1] * W + row[0] + 1];
+    for (int64_t c = 0; c < W * H; ++c)
+      ws.rowStart[c + 1] += ws.rowStart[c];
   }
   return success();
 }
@@ -263,7 +275,7 @@ LogicalResult Checker::loadLinks() {
                         << ") of wafer " << w;
       }
       WaferState &dst = state(dw);
-      if (!dst.entry.count(key(dx, dy, dc, wafer::Link)))
+      if (dst.find(W, dx, dy, dc, wafer::Link) < 0)
         return diag() << " arrives at PE (" << dx << ", " << dy << ") of wafer " << dw
                       << " on color " << dc << ", but that router has no entry for color " << dc
                       << " input LINK";
@@ -311,14 +323,14 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
         return ws.rowOwner[r];
     return -1;
   };
-  auto first = home.entry.find(key(sx, sy, color, wafer::Ramp));
-  if (first == home.entry.end())
+  int64_t first = home.find(W, sx, sy, color, wafer::Ramp);
+  if (first < 0)
     return diag() << " has no router entry at its sending PE (" << sx << ", " << sy
                   << ") for input RAMP";
-  if (int o = home.rowOwner[first->second]; o >= 0)
+  if (int o = home.rowOwner[first]; o >= 0)
     return diag() << " and " << origins[o].str() << " are both sent from PE (" << sx << ", " << sy
                   << ") on color " << color << ": collision";
-  home.rowOwner[first->second] = origin;
+  home.rowOwner[first] = origin;
   ++stamp;
   auto mark = [&](WaferState &ws, std::vector<uint32_t> WaferState::*field, int64_t x,
                   int64_t y) -> bool {
@@ -330,13 +342,10 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
     return was;
   };
   mark(home, &WaferState::visited, sx, sy);
-  home.used[first->second] = 1;
+  home.used[first] = 1;
   int64_t delivered = 0;
-  struct Hop {
-    WaferState *ws;
-    int64_t x, y, color, row;
-  };
-  std::vector<Hop> stack = {{&home, sx, sy, color, first->second}};
+  std::vector<Hop> &stack = hops; // reused: a walk per channel hop
+  stack.assign(1, {&home, sx, sy, color, first});
   while (!stack.empty()) {
     auto [wsp, x, y, c, row] = stack.back();
     WaferState &ws = *wsp;
@@ -394,16 +403,16 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
       if (mark(*next, &WaferState::visited, nx, ny))
         return diag() << " reaches " << pe(*next, nx, ny)
                       << " twice: a routing loop or merging branches";
-      auto entry = next->entry.find(key(nx, ny, nc, in));
-      if (entry == next->entry.end())
+      int64_t entry = next->find(W, nx, ny, nc, in);
+      if (entry < 0)
         return diag() << " arrives at " << pe(*next, nx, ny) << " from " << kPortNames[in]
                       << onColor(nc) << ", but that router has no entry for it: a missing hop";
-      if (int o = next->rowOwner[entry->second]; o >= 0 && o != origin)
+      if (int o = next->rowOwner[entry]; o >= 0 && o != origin)
         return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
                       << " of " << pe(ws, x, y) << " on color " << c << ": collision";
-      next->rowOwner[entry->second] = origin;
-      next->used[entry->second] = 1;
-      stack.push_back({next, nx, ny, nc, entry->second});
+      next->rowOwner[entry] = origin;
+      next->used[entry] = 1;
+      stack.push_back({next, nx, ny, nc, entry});
     }
   }
   if (delivered != expected)

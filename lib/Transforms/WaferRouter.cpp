@@ -305,19 +305,24 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
 /// Adds (+1) or removes (-1) the group's use of resources.
 void WaferRouter::commit(Group &g, int delta) {
   if (delta > 0) {
+    // Each resource once, in the order the entries first use it (a stamp
+    // per resource instead of sorting: groups are large).
+    if (resSeen.size() != occ.size() || ++resStamp == 0)
+      resSeen.assign(occ.size(), 0), resStamp = 1;
     g.res.clear();
+    auto add = [&](int32_t r) {
+      if (resSeen[r] != resStamp)
+        resSeen[r] = resStamp, g.res.push_back(r);
+    };
     for (const Entry &e : g.entries) {
       if (e.in == wafer::Ramp)
-        g.res.push_back(e.node * kResPerPe + kRampIn);
+        add(e.node * kResPerPe + kRampIn);
       else if (e.in == wafer::Link)
-        g.res.push_back(e.node * kResPerPe + kLinkIn);
+        add(e.node * kResPerPe + kLinkIn);
       for (int p = 0; p <= wafer::Link; ++p)
         if (e.mask >> p & 1)
-          g.res.push_back(e.node * kResPerPe +
-                          (p == wafer::Ramp ? kRampOut : p == wafer::Link ? kLinkOut : p));
+          add(e.node * kResPerPe + (p == wafer::Ramp ? kRampOut : p == wafer::Link ? kLinkOut : p));
     }
-    llvm::sort(g.res);
-    g.res.erase(std::unique(g.res.begin(), g.res.end()), g.res.end());
   }
   for (int32_t r : g.res) {
     occ[r] += delta;
@@ -365,9 +370,12 @@ std::vector<int32_t> WaferRouter::overused() const {
 bool WaferRouter::color(std::vector<int> &uncolored) {
   int n = groups.size();
   std::vector<std::pair<int32_t, int32_t>> uses; // (resource, group)
+  // Only resources shared by two groups make edges (every group is
+  // committed here, so occ counts them); most are used by one.
   for (int gi = 0; gi < n; ++gi)
     for (int32_t r : groups[gi].res)
-      uses.push_back({r, gi});
+      if (occ[r] > 1)
+        uses.push_back({r, gi});
   llvm::sort(uses);
   std::vector<std::vector<int32_t>> adj(n);
   for (size_t i = 0; i < uses.size();) {
@@ -556,7 +564,7 @@ LogicalResult WaferRouter::run(Stats &stats) {
       worst = r;
     if ((k == kLinkIn || k == kLinkOut) && occ[r] > K)
       for (const Group &g : groups)
-        if (std::binary_search(g.res.begin(), g.res.end(), r))
+        if (llvm::is_contained(g.res, r))
           return emitAt(g) << "cannot route " << describe(g) << ": " << occ[r] << " streams "
                            << (k == kLinkIn ? "enter wafer " : "leave wafer ") << wafer
                            << " by the link of PE (" << r / kResPerPe % W << ", "
@@ -676,12 +684,26 @@ LogicalResult WaferRouter::run(Stats &stats) {
 }
 
 std::vector<std::array<int32_t, 5>> WaferRouter::table() const {
-  std::vector<std::array<int32_t, 5>> rows;
+  // Counting sort by PE (node = y * W + x is the (y, x) order), then the
+  // few rows of each PE by (color, in).
+  std::vector<int32_t> start(W * H + 1, 0);
+  size_t n = 0;
   for (const Group &g : groups)
     for (const Entry &e : g.entries)
-      rows.push_back({int32_t(e.node % W), int32_t(e.node / W), int32_t(g.color), e.in, e.mask});
-  llvm::sort(rows, [](const auto &a, const auto &b) {
-    return std::make_tuple(a[1], a[0], a[2], a[3]) < std::make_tuple(b[1], b[0], b[2], b[3]);
-  });
+      ++start[e.node + 1], ++n;
+  for (int64_t c = 0; c < W * H; ++c)
+    start[c + 1] += start[c];
+  std::vector<std::array<int32_t, 5>> rows(n);
+  for (const Group &g : groups)
+    for (const Entry &e : g.entries)
+      rows[start[e.node]++] = {int32_t(e.node % W), int32_t(e.node / W), int32_t(g.color), e.in,
+                               e.mask};
+  auto byColorIn = [](const auto &a, const auto &b) {
+    return std::make_pair(a[2], a[3]) < std::make_pair(b[2], b[3]);
+  };
+  // start[c] now ends PE c's rows (and begins PE c + 1's).
+  for (int64_t c = 0, from = 0; c < W * H; from = start[c++])
+    if (start[c] - from > 1)
+      std::sort(rows.begin() + from, rows.begin() + start[c], byColorIn);
   return rows;
 }

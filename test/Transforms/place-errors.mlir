@@ -1,4 +1,6 @@
 // RUN: wsc-opt %s --wsc-place -split-input-file -verify-diagnostics
+// Hand-written kernels (no weight operands): the lowering has no other shape
+// for them, so placement cannot negotiate and reports the kernel and wafer.
 
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
@@ -6,7 +8,7 @@
     link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
 module attributes {wafer.arch = #mesh8} {
   func.func @too_big(%x: tensor<4xf32>) {
-    // expected-error @+1 {{kernel 'wide' (grid [2, 9]) does not fit the 8 rows x 8 columns of the wafer; placement never shrinks or reshapes a kernel}}
+    // expected-error @+1 {{kernel 'wide' (grid [2, 9]) does not fit the 8 rows x 8 columns of the wafer, and the lowering has no shape for it within them}}
     %a = wskernel.kernel "wide" kind "linear" grid [2, 9] sram 64 cycles 1.0 channels {} (%x) : (tensor<4xf32>) -> tensor<4xf32> {
     }
     return
@@ -23,7 +25,7 @@ module attributes {wafer.arch = #mesh8} {
   func.func @full(%x: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "linear" grid [5, 5] sram 64 cycles 1.0 channels {} (%x) : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
-    // expected-error @+1 {{cannot place kernel 'b' (grid [5, 5]) on wafer 0: no free rectangle of 5 rows x 5 columns without defects is left (39 of 64 PEs free); placement never shrinks or reshapes a kernel}}
+    // expected-error @+1 {{cannot place kernel 'b' (grid [5, 5]) on wafer 0: no free rectangle of 5 rows x 5 columns without defects is left (39 of 64 PEs free), and the lowering has no shape for it in the free space, nor a smaller one for the other kernels of the wafer (their tiles must fit SRAM)}}
     %b = wskernel.kernel "b" kind "linear" grid [5, 5] sram 64 cycles 1.0 channels {} (%a) : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
     }
     return

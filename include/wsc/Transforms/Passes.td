@@ -58,8 +58,11 @@ def WscPlace : Pass<"wsc-place", "mlir::ModuleOp"> {
     to; it runs for row and column bands and several band heights, and the
     packing with the lowest stream-weighted distance wins. Then a fixed
     budget of random moves and swaps keeps every legal change that lowers
-    that distance. Kernels are never shrunk or reshaped: one that does not
-    fit is an error naming it. Deterministic for a seed.
+    that distance. When no packing holds every kernel, placement asks the
+    lowering to rebuild a kernel in another shape (inside a free rectangle,
+    or smaller), its SRAM and cycles recomputed, and packs again; a kernel
+    that still does not fit is an error naming it and its wafer. Wafers are
+    placed in parallel. Deterministic for a seed.
     docs/placement-and-routing.md has the details.
   }];
   let options = [

@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <functional>
+#include <limits>
 #include <string>
 
 namespace wsc::lowering {
@@ -55,7 +56,9 @@ struct KernelPlan {
   std::string storage = "f32"; // how weight matrices and tables are held (precision=)
   int64_t stage = 0;          // the wafer it runs on
   int64_t layer = -1;         // its transformer block, -1 outside the blocks
-  std::function<void(KernelPlan &)> size; // picks h, w for a PE budget
+  // The box the shape must stay in (placement asks for smaller ones).
+  int64_t maxH = std::numeric_limits<int64_t>::max(), maxW = std::numeric_limits<int64_t>::max();
+  std::function<void(KernelPlan &)> size; // picks h, w for a PE budget of h * w
   // Weight streaming (StreamWeights.cpp): the kernel runs `layers` layers
   // (0: its weights stay resident), taking the weights of layers 1 and on
   // as further operands; inputs `fedBack` come from the block's output
@@ -77,6 +80,30 @@ LogicalResult foldLayerPlans(func::FuncOp func, std::vector<KernelPlan> &plans,
 /// load_tile), and switches fed-back inputs and the block output between
 /// their feedback ports and their layer-0 / last-layer ports by layer.
 void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
+
+/// Sizers per kind: each picks h x w for the PE budget p.h * p.w inside
+/// p.maxH x p.maxW (and the arch), grown until the tiles fit a PE's SRAM
+/// where the kind allows. The lowering and placement's reshaping share them.
+/// `storage` is how weight matrices and tables are held (f32, f16, bf16).
+using Sizer = std::function<void(KernelPlan &)>;
+Sizer embedSizer(int64_t v, int64_t c, bool positions, int64_t batch, int64_t tokens,
+                 StringRef storage, wafer::ArchAttr arch);
+Sizer layerNormSizer(int64_t c, wafer::ArchAttr arch);
+Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
+                  StringRef storage, wafer::ArchAttr arch);
+Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
+Sizer addSizer();
+
+/// The [batch, tokens] of a function's token ids (its first 2-D integer
+/// argument of static shape), or {0, 0}.
+std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
+
+/// Writes the grid, channels, body, stage and figures of `kernel` for plan
+/// `p` (replacing any body it had; a weight-streaming plan's body loops over
+/// its layers); returns its SRAM bytes per PE, which the caller checks
+/// against the arch.
+int64_t writeKernel(wk::KernelOp kernel, const KernelPlan &p, int64_t batch, int64_t tokens,
+                    const CostModel &cost);
 
 /// Builds a kernel body with the skeleton's helpers.
 class Body {

@@ -2,8 +2,9 @@
 //
 // Plans one kernel per fused op (absorbing the head split and merge around
 // attention, GELU and residual adds), partitions the kernels into wafer
-// stages, sizes each within its wafer and SRAM, and builds them; the bodies
-// are written by KernelBodies.cpp.
+// stages, sizes each within its wafer and SRAM, and builds them. The sizers
+// and the kernel writer live in KernelSizing.cpp (placement rebuilds kernels
+// with them too); the bodies are written by KernelBodies.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
@@ -15,7 +16,6 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
-#include <cmath>
 
 namespace wsc {
 #define GEN_PASS_DEF_WSCLOWERTOKERNELS
@@ -133,49 +133,6 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
   return stages;
 }
 
-/// The channels dictionary of a kernel on h x w PEs.
-DictionaryAttr channelsFor(Builder &b, int64_t h, int64_t w) {
-  SmallVector<NamedAttribute> c;
-  if (h > 1)
-    c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
-  if (w > 1)
-    c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
-  return b.getDictionaryAttr(c);
-}
-
-
-/// Splits `pes` PEs into h x w with h/w close to rows/cols, h <= rows, w <= cols.
-std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
-                                      int64_t maxW) {
-  double ratio = double(rows) / double(cols);
-  int64_t h = std::max<int64_t>(1, std::llround(std::sqrt(double(pes) * ratio)));
-  h = std::min({h, rows, maxH});
-  int64_t w = std::min({std::max<int64_t>(1, pes / h), cols, maxW});
-  // When the columns run out, give the rest of the budget to rows.
-  h = std::min({std::max(h, ceilDiv(pes, w)), rows, maxH});
-  // No all-padding rows or columns: each one holds part of the data.
-  h = ceilDiv(rows, ceilDiv(rows, h));
-  w = ceilDiv(cols, ceilDiv(cols, w));
-  return {h, w};
-}
-
-/// Grows a grid from `pes` PEs until `words(h, w)` fits a PE's SRAM or the
-/// grid cannot grow; the caller reports what still does not fit.
-std::pair<int64_t, int64_t> fitGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
-                                    int64_t maxW, int64_t sramWords,
-                                    function_ref<int64_t(int64_t, int64_t)> words) {
-  pes = std::max<int64_t>(1, pes);
-  for (;;) {
-    auto [h, w] = shapeGrid(pes, rows, cols, maxH, maxW);
-    // Full: the grid cannot grow past one element per PE or the arch.
-    bool full = (h == std::min(rows, maxH) && w == std::min(cols, maxW)) ||
-                pes >= std::min(rows, maxH) * std::min(cols, maxW);
-    if (words(h, w) <= sramWords || full)
-      return {h, w};
-    pes = pes * 5 / 4 + 1;
-  }
-}
-
 } // namespace
 
 void LowerToKernelsPass::runOnOperation() {
@@ -185,7 +142,6 @@ void LowerToKernelsPass::runOnOperation() {
     return signalPassFailure();
   wafer::ArchAttr arch = *archOr;
   CostModel cost{arch};
-  const int64_t sramWords = arch.getSramBytes() / 4;
   // Weight matrices and tables are held at the storage precision.
   std::string st = precision == "fp16" ? "f16" : precision == "bf16" ? "bf16" : "f32";
   if (st == "f32" && precision != "fp32") {
@@ -197,14 +153,7 @@ void LowerToKernelsPass::runOnOperation() {
     if (func.isExternal())
       continue;
     // Token geometry from the first [B, T] integer input.
-    int64_t batch = 0, tokens = 0;
-    for (BlockArgument arg : func.getArguments()) {
-      auto t = dyn_cast<RankedTensorType>(arg.getType());
-      if (t && t.getRank() == 2 && isa<IntegerType>(t.getElementType()) && t.hasStaticShape()) {
-        batch = t.getDimSize(0), tokens = t.getDimSize(1);
-        break;
-      }
-    }
+    auto [batch, tokens] = tokenGeometry(func);
     if (!batch) {
       func.emitError("wsc-lower-to-kernels expects a [batch, tokens] integer input of static "
                      "shape (the token ids)");
@@ -282,17 +231,7 @@ void LowerToKernelsPass::runOnOperation() {
         int64_t v = tt.getDimSize(0), c = tt.getDimSize(1);
         plan.work = double(v) * c / 64; // a lookup touches one row; weigh by storage
         bool positions = plan.inputs.size() > 2;
-        plan.size = [=](KernelPlan &p) {
-          std::tie(p.h, p.w) = fitGrid(p.h * p.w, v, c, arch.getHeight(), arch.getWidth(),
-                                       sramWords, [&](int64_t h, int64_t w) {
-                                         int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
-                                         int64_t tb = ceilDiv(tokens, h);
-                                         return batch * tokens + wk::storageWords(st, vb * cb) +
-                                                (positions ? wk::storageWords(st, tb * cb) + cb + 1
-                                                           : 0) +
-                                                2 * cb;
-                                       });
-        };
+        plan.size = embedSizer(v, c, positions, batch, tokens, st, arch);
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
         if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
             (ln.getBias() && !isStatic(ln.getBias())) ||
@@ -318,13 +257,7 @@ void LowerToKernelsPass::runOnOperation() {
           plan.inputs.push_back(ln.getBias());
         int64_t c = width(ln.getInput());
         plan.work = double(c);
-        // Up to 4 PEs; wide vectors take more, so that the streamed form's
-        // six cb-word buffers (and its code) fit a PE.
-        plan.size = [=](KernelPlan &p) {
-          int64_t w = std::max<int64_t>(std::min<int64_t>(4, c),
-                                        ceilDiv(6 * c, std::max<int64_t>(1, sramWords - 1024)));
-          p.h = 1, p.w = ceilDiv(c, ceilDiv(c, std::min(w, arch.getWidth())));
-        };
+        plan.size = layerNormSizer(c, arch);
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
             (linear.getBias() && !isStatic(linear.getBias()))) {
@@ -373,15 +306,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.kind = gelu ? "linear_gelu" : "linear";
         plan.work = double(k) * n;
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
-        plan.size = [=](KernelPlan &p) {
-          std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, arch.getHeight(), arch.getWidth(),
-                                       sramWords, [&](int64_t h, int64_t w) {
-                                         int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-                                         return kb + wk::storageWords(st, kb * nb) + 3 * nb +
-                                                (host ? batch * tokens * nb : nb) +
-                                                (residual ? nb : 0);
-                                       });
-        };
+        plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch);
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
         // merged back into [B, T, C].
@@ -424,21 +349,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.scale = attn.getScale().convertToFloat();
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
         plan.work = double(tokens) * d * heads;
-        // Key blocks per head: enough rows for the caches to fit, more when
-        // the PE budget allows (each row scans fewer keys per token).
-        plan.size = [=](KernelPlan &p) {
-          int64_t budgetRows = std::max<int64_t>(1, p.h * p.w / heads);
-          for (int64_t rows = 1; rows <= tokens; ++rows) {
-            int64_t tb = ceilDiv(tokens, rows);
-            // Data words plus about 60 instructions of code (16 bytes each).
-            int64_t words = 2 * tb * d + tb + 3 * d + 8 + 60 * 4;
-            if (words <= sramWords && rows >= std::min(budgetRows, tokens)) {
-              p.h = ceilDiv(tokens, tb), p.w = heads;
-              return;
-            }
-          }
-          p.h = tokens, p.w = heads;
-        };
+        plan.size = attentionSizer(tokens, heads, d, arch);
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
             add.getRhs().getType() != add.getType()) {
@@ -452,7 +363,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.layer = layer;
         plan.inputs = {add.getLhs(), add.getRhs()};
         plan.work = double(width(add.getResult()));
-        plan.size = [](KernelPlan &p) { p.h = 1, p.w = 1; };
+        plan.size = addSizer();
       } else {
         fail(op, "'" + op->getName().getStringRef() +
                      "' is not supported by wsc-lower-to-kernels (no kernel implements it)");
@@ -563,30 +474,9 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     llvm::append_range(operands, p.laterWeights);
     auto kernel = wk::KernelOp::create(
         b, p.anchor->getLoc(), TypeRange{resultType}, b.getStringAttr(uniqueName(p.name)),
-        b.getStringAttr(p.kind),
-        b.getDenseI64ArrayAttr({p.h, p.w}), b.getI64IntegerAttr(0), b.getF64FloatAttr(0),
-        channelsFor(b, p.h, p.w), /*feedback=*/nullptr, operands);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
-    Body body(b, kernel, batch, tokens);
-    SmallVector<Type> types(ValueRange(operands).getTypes());
-    auto [dataBytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
-    if (p.layers) {
-      foldLayerBody(kernel, p);
-      cycles *= double(p.layers); // every token passes it once per layer
-    }
-    // The program lives in SRAM too: about 16 bytes per instruction.
-    int64_t instructions = 0;
-    kernel.getBody().walk([&](Operation *op) {
-      if (isa<wk::LoopOp>(op))
-        instructions += 2; // LOOP and END
-      else if (!isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::KernelOp>(op))
-        ++instructions;
-    });
-    int64_t bytes = dataBytes + kCodeBytesPerInstruction * instructions;
-    kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
-    kernel->setAttr("wafer.stage", b.getI64IntegerAttr(p.stage));
-    kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
+        b.getStringAttr(p.kind), b.getDenseI64ArrayAttr({p.h, p.w}), b.getI64IntegerAttr(0),
+        b.getF64FloatAttr(0), b.getDictionaryAttr({}), /*feedback=*/nullptr, operands);
+    int64_t bytes = writeKernel(kernel, p, batch, tokens, cost);
     if (bytes > cost.arch.getSramBytes())
       return kernel.emitError("kernel '")
              << kernel.getName() << "' (" << p.kind << " on " << p.h << "x" << p.w

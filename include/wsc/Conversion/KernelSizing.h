@@ -1,0 +1,26 @@
+//===- KernelSizing.h - the lowering's kernel sizing, for placement -*- C++ -*-===//
+//
+// Placement and kernel sizing agree on resources: when placement cannot pack
+// a kernel as lowered, it asks the lowering for another shape, and the
+// lowering rebuilds the kernel (body, SRAM and cycle figures) for it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_CONVERSION_KERNELSIZING_H
+#define WSC_CONVERSION_KERNELSIZING_H
+
+#include "wskernel/WskernelDialect.h"
+
+namespace wsc {
+
+/// Rebuilds a kernel made by wsc-lower-to-kernels on about `pes` PEs within
+/// `maxH` rows x `maxW` columns: the lowering's own sizing picks the shape
+/// (growing it until its tiles fit a PE's SRAM), then the grid, channels,
+/// body, `sram` and `cycles` are written again. Fails and leaves the kernel
+/// as it was when no such shape fits SRAM or the kernel kind has no other
+/// shape (an `add`, the host output, a kernel the lowering did not make).
+mlir::LogicalResult resizeKernel(wskernel::KernelOp kernel, int64_t pes, int64_t maxH,
+                                 int64_t maxW);
+
+} // namespace wsc
+
+#endif // WSC_CONVERSION_KERNELSIZING_H

@@ -1,0 +1,275 @@
+//===- KernelSizing.cpp - kernel shapes, and rebuilding a kernel ----------===//
+//
+// The sizers pick each kind's grid for a PE budget; writeKernel turns a plan
+// into a kernel's grid, body and figures. The lowering uses both, and so does
+// resizeKernel, which placement calls when a kernel must take another shape:
+// its SRAM and cycles are then recomputed from the new body, never scaled.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBody.h"
+#include "wsc/Conversion/KernelSizing.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::lowering;
+
+namespace {
+
+/// Splits `pes` PEs into h x w with h/w close to rows/cols, h <= rows, w <= cols.
+std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
+                                      int64_t maxW) {
+  double ratio = double(rows) / double(cols);
+  int64_t h = std::max<int64_t>(1, std::llround(std::sqrt(double(pes) * ratio)));
+  h = std::min({h, rows, maxH});
+  int64_t w = std::min({std::max<int64_t>(1, pes / h), cols, maxW});
+  // When the columns run out, give the rest of the budget to rows.
+  h = std::min({std::max(h, ceilDiv(pes, w)), rows, maxH});
+  // No all-padding rows or columns: each one holds part of the data.
+  h = ceilDiv(rows, ceilDiv(rows, h));
+  w = ceilDiv(cols, ceilDiv(cols, w));
+  return {h, w};
+}
+
+/// Grows a grid from `pes` PEs until `words(h, w)` fits a PE's SRAM or the
+/// grid cannot grow; the caller reports what still does not fit.
+std::pair<int64_t, int64_t> fitGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
+                                    int64_t maxW, int64_t sramWords,
+                                    function_ref<int64_t(int64_t, int64_t)> words) {
+  pes = std::max<int64_t>(1, pes);
+  for (;;) {
+    auto [h, w] = shapeGrid(pes, rows, cols, maxH, maxW);
+    // Full: the grid cannot grow past one element per PE or the box.
+    bool full = (h == std::min(rows, maxH) && w == std::min(cols, maxW)) ||
+                pes >= std::min(rows, maxH) * std::min(cols, maxW);
+    if (words(h, w) <= sramWords || full)
+      return {h, w};
+    pes = pes * 5 / 4 + 1;
+  }
+}
+
+int64_t maxRows(const KernelPlan &p, wafer::ArchAttr arch) {
+  return std::min(p.maxH, arch.getHeight());
+}
+int64_t maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
+  return std::min(p.maxW, arch.getWidth());
+}
+
+/// The channels dictionary of a kernel on h x w PEs.
+DictionaryAttr channelsFor(Builder &b, int64_t h, int64_t w) {
+  SmallVector<NamedAttribute> c;
+  if (h > 1)
+    c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
+  if (w > 1)
+    c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
+  return b.getDictionaryAttr(c);
+}
+
+// The kernel parameters that its operand types do not carry.
+constexpr StringLiteral kEpsilonAttr = "wskernel.epsilon";
+constexpr StringLiteral kScaleAttr = "wskernel.scale";
+
+} // namespace
+
+Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, int64_t batch,
+                                int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
+  int64_t sramWords = arch.getSramBytes() / 4;
+  std::string st = storage.str();
+  return [=](KernelPlan &p) {
+    std::tie(p.h, p.w) = fitGrid(p.h * p.w, v, c, maxRows(p, arch), maxCols(p, arch), sramWords,
+                                 [&](int64_t h, int64_t w) {
+                                   int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
+                                   int64_t tb = ceilDiv(tokens, h);
+                                   return batch * tokens + wk::storageWords(st, vb * cb) +
+                                          (positions ? wk::storageWords(st, tb * cb) + cb + 1
+                                                     : 0) +
+                                          2 * cb;
+                                 });
+  };
+}
+
+Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
+  int64_t sramWords = arch.getSramBytes() / 4;
+  // Up to 4 PEs; wide vectors take more, so that the streamed form's six
+  // cb-word buffers (and its code) fit a PE.
+  return [=](KernelPlan &p) {
+    int64_t w = std::max<int64_t>(std::min<int64_t>(4, c),
+                                  ceilDiv(6 * c, std::max<int64_t>(1, sramWords - 1024)));
+    p.h = 1, p.w = ceilDiv(c, ceilDiv(c, std::min(w, maxCols(p, arch))));
+  };
+}
+
+Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
+                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
+  int64_t sramWords = arch.getSramBytes() / 4;
+  std::string st = storage.str();
+  return [=](KernelPlan &p) {
+    std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, maxRows(p, arch), maxCols(p, arch), sramWords,
+                                 [&](int64_t h, int64_t w) {
+                                   int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
+                                   return kb + wk::storageWords(st, kb * nb) + 3 * nb +
+                                          (host ? batch * tokens * nb : nb) +
+                                          (residual ? nb : 0);
+                                 });
+  };
+}
+
+Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
+                                    wafer::ArchAttr arch) {
+  int64_t sramWords = arch.getSramBytes() / 4;
+  // Key blocks per head: enough rows for the caches to fit, more when the
+  // PE budget allows (each row scans fewer keys per token).
+  return [=](KernelPlan &p) {
+    int64_t budgetRows = std::min(std::max<int64_t>(1, p.h * p.w / heads), maxRows(p, arch));
+    for (int64_t rows = 1; rows <= tokens; ++rows) {
+      int64_t tb = ceilDiv(tokens, rows);
+      // Data words plus about 60 instructions of code (16 bytes each).
+      int64_t words = 2 * tb * d + tb + 3 * d + 8 + 60 * 4;
+      if (words <= sramWords && rows >= std::min(budgetRows, tokens)) {
+        p.h = ceilDiv(tokens, tb), p.w = heads;
+        return;
+      }
+    }
+    p.h = tokens, p.w = heads;
+  };
+}
+
+Sizer wsc::lowering::addSizer() {
+  return [](KernelPlan &p) { p.h = 1, p.w = 1; };
+}
+
+std::pair<int64_t, int64_t> wsc::lowering::tokenGeometry(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (t && t.getRank() == 2 && isa<IntegerType>(t.getElementType()) && t.hasStaticShape())
+      return {t.getDimSize(0), t.getDimSize(1)};
+  }
+  return {0, 0};
+}
+
+int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int64_t batch,
+                                   int64_t tokens, const CostModel &cost) {
+  OpBuilder b(kernel.getContext());
+  kernel.setGridAttr(b.getDenseI64ArrayAttr({p.h, p.w}));
+  kernel.setChannelsAttr(channelsFor(b, p.h, p.w));
+  kernel.getBody().getBlocks().clear();
+  b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
+  Body body(b, kernel, batch, tokens);
+  SmallVector<Type> types(kernel.getInputs().getTypes());
+  auto [dataBytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
+  if (p.layers) {
+    foldLayerBody(kernel, p);
+    cycles *= double(p.layers); // every token passes it once per layer
+  }
+  // The program lives in SRAM too: about 16 bytes per instruction.
+  int64_t instructions = 0;
+  kernel.getBody().walk([&](Operation *op) {
+    if (isa<wk::LoopOp>(op))
+      instructions += 2; // LOOP and END
+    else if (!isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::KernelOp>(op))
+      ++instructions;
+  });
+  int64_t bytes = dataBytes + kCodeBytesPerInstruction * instructions;
+  kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
+  kernel->setAttr("wafer.stage", b.getI64IntegerAttr(p.stage));
+  kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
+  if (p.kind == "layer_norm")
+    kernel->setAttr(kEpsilonAttr, b.getF32FloatAttr(p.epsilon));
+  if (p.kind == "attention")
+    kernel->setAttr(kScaleAttr, b.getF32FloatAttr(p.scale));
+  return bytes;
+}
+
+LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, int64_t maxW) {
+  auto func = kernel->getParentOfType<func::FuncOp>();
+  auto module = kernel->getParentOfType<ModuleOp>();
+  auto arch = module ? wafer::getArch(module) : FailureOr<wafer::ArchAttr>(failure());
+  if (!func || failed(arch) || kernel->getNumResults() != 1)
+    return failure();
+  auto [batch, tokens] = tokenGeometry(func);
+  if (!batch)
+    return failure();
+  // The plan again, from the kernel's operands: streams first, then tensors.
+  KernelPlan p;
+  p.name = kernel.getName().str();
+  p.kind = kernel.getKind().str();
+  p.inputs.assign(kernel.getInputs().begin(), kernel.getInputs().end());
+  // How its tiles are held, and (weight streaming) its layers: the operands
+  // of layers 1 and on follow layer 0's, and its feedback ports stay.
+  kernel.walk([&](Operation *op) {
+    if (auto init = dyn_cast<wk::InitTileOp>(op))
+      p.storage = init.getStorage().str();
+    if (auto load = dyn_cast<wk::LoadTileOp>(op))
+      p.storage = load.getStorage().str();
+  });
+  if (auto layers = kernel->getAttrOfType<IntegerAttr>(wk::kStreamedLayersAttr)) {
+    p.layers = layers.getInt();
+    int64_t statics = llvm::count_if(p.inputs, [](Value v) { return isa<RankedTensorType>(v.getType()); });
+    if (p.layers <= 0 || statics % p.layers)
+      return failure();
+    size_t later = size_t(statics / p.layers * (p.layers - 1));
+    p.laterWeights.assign(p.inputs.end() - later, p.inputs.end());
+    p.inputs.resize(p.inputs.size() - later);
+    if (DictionaryAttr fb = kernel.getFeedbackAttr())
+      for (NamedAttribute entry : fb) {
+        unsigned operand;
+        if (entry.getName().getValue().drop_front(2).getAsInteger(10, operand))
+          return failure();
+        p.fedBack.push_back(operand);
+      }
+    p.feedsBack = !wk::feedbackReaders(kernel).empty();
+  }
+  p.hostResult = !isa<wk::StreamType>(kernel->getResult(0).getType());
+  if (auto stage = kernel->getAttrOfType<IntegerAttr>("wafer.stage"))
+    p.stage = stage.getInt();
+  auto tensorShape = [&](size_t i) -> ArrayRef<int64_t> {
+    auto t = i < p.inputs.size() ? dyn_cast<RankedTensorType>(p.inputs[i].getType()) : nullptr;
+    return t && t.getRank() == 2 ? t.getShape() : ArrayRef<int64_t>();
+  };
+  auto streamSize = [&](size_t i) -> int64_t {
+    auto s = i < p.inputs.size() ? dyn_cast<wk::StreamType>(p.inputs[i].getType()) : nullptr;
+    return s ? s.getSize() : 0;
+  };
+  if (p.kind == "linear" || p.kind == "linear_gelu") {
+    bool residual = streamSize(1) > 0;
+    ArrayRef<int64_t> weight = tensorShape(residual ? 2 : 1);
+    if (weight.empty() || !streamSize(0))
+      return failure();
+    p.size = linearSizer(weight[0], weight[1], p.hostResult, residual, batch, tokens, p.storage,
+                         *arch);
+  } else if (p.kind == "embed") {
+    ArrayRef<int64_t> table = tensorShape(1);
+    if (table.empty())
+      return failure();
+    p.size = embedSizer(table[0], table[1], p.inputs.size() > 2, batch, tokens, p.storage, *arch);
+  } else if (p.kind == "layer_norm") {
+    auto epsilon = kernel->getAttrOfType<FloatAttr>(kEpsilonAttr);
+    if (!epsilon || !streamSize(0))
+      return failure();
+    p.epsilon = epsilon.getValueAsDouble();
+    p.size = layerNormSizer(streamSize(0), *arch);
+  } else if (p.kind == "attention") {
+    auto scale = kernel->getAttrOfType<FloatAttr>(kScaleAttr);
+    int64_t heads = kernel.getWidth(), c3 = streamSize(0);
+    if (!scale || !c3 || c3 % (3 * heads))
+      return failure();
+    p.scale = scale.getValueAsDouble();
+    p.size = attentionSizer(tokens, heads, c3 / 3 / heads, *arch);
+  } else {
+    return failure();
+  }
+  p.h = 1, p.w = std::max<int64_t>(1, pes);
+  p.maxH = maxH, p.maxW = maxW;
+  p.size(p);
+  int64_t oldH = kernel.getHeight(), oldW = kernel.getWidth();
+  if (p.h > maxH || p.w > maxW || (p.h == oldH && p.w == oldW))
+    return failure();
+  CostModel cost{*arch};
+  if (writeKernel(kernel, p, batch, tokens, cost) <= arch->getSramBytes())
+    return success();
+  // Too big for SRAM after all: the old shape again (the same body).
+  p.h = oldH, p.w = oldW;
+  writeKernel(kernel, p, batch, tokens, cost);
+  return failure();
+}
