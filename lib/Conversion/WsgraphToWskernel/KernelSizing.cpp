@@ -197,11 +197,15 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   p.inputs.assign(kernel.getInputs().begin(), kernel.getInputs().end());
   // How its tiles are held, and (weight streaming) its layers: the operands
   // of layers 1 and on follow layer 0's, and its feedback ports stay.
+  // (Matrices and tables carry it; bias and scale tiles are always f32.)
   kernel.walk([&](Operation *op) {
+    StringRef storage = "f32";
     if (auto init = dyn_cast<wk::InitTileOp>(op))
-      p.storage = init.getStorage().str();
+      storage = init.getStorage();
     if (auto load = dyn_cast<wk::LoadTileOp>(op))
-      p.storage = load.getStorage().str();
+      storage = load.getStorage();
+    if (storage != "f32")
+      p.storage = storage.str();
   });
   if (auto layers = kernel->getAttrOfType<IntegerAttr>(wk::kStreamedLayersAttr)) {
     p.layers = layers.getInt();
