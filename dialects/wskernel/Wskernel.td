@@ -90,7 +90,8 @@ def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
     `wskernel.host_input`). Results are output streams, or host tensors
     written by `wskernel.host_output`. `grid` is [h, w]. `channels` names
     the internal channels and their shape: `col_chain` joins each PE to the
-    one south of it, `row_chain` joins the PEs of the last row west to east.
+    one south of it, `col_chain_north` each PE to the one north of it, and
+    `row_chain` the PEs of the last row west to east.
     Ports are `in<i>`, `out<i>` and the channel names. After placement the
     op also carries `wafer.origin = [wafer, x, y]`; after routing,
     `wafer.colors` maps every port to its color.

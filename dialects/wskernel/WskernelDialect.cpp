@@ -95,9 +95,10 @@ LogicalResult KernelOp::verify() {
     return emitOpError("grid must be [h, w] with positive sizes");
   for (NamedAttribute channel : getChannels()) {
     auto shape = dyn_cast<StringAttr>(channel.getValue());
-    if (!shape || (shape.getValue() != "col_chain" && shape.getValue() != "row_chain"))
+    if (!shape || (shape.getValue() != "col_chain" && shape.getValue() != "row_chain" &&
+                   shape.getValue() != "col_chain_north"))
       return emitOpError("channel '") << channel.getName().getValue()
-                                      << "' must be \"col_chain\" or \"row_chain\"";
+                                      << "' must be \"col_chain\", \"col_chain_north\" or \"row_chain\"";
   }
   if (auto module = (*this)->getParentOfType<ModuleOp>())
     if (auto arch = module->getAttrOfType<wsc::wafer::ArchAttr>(wsc::wafer::kArchAttrName))

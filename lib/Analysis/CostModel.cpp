@@ -15,7 +15,9 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu,
   double t = words(k) + matvec(kb, nb) + (h > 1 ? relay(nb) : 0.0) + vector(nb);
   if (gelu)
     t += transcendental(nb);
-  return t + (gather ? gatherLast(n, nb, w) : vector(nb));
+  // Host results: rows above the last pass blocks north to the row that
+  // keeps them.
+  return t + (gather ? gatherLast(n, nb, w) : h > 1 ? relay(nb) : vector(nb));
 }
 
 double CostModel::layerNorm(int64_t c, int64_t w) const {

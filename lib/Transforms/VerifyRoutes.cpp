@@ -530,7 +530,8 @@ LogicalResult Checker::run() {
     for (NamedAttribute ch : p.op.getChannels()) {
       StringRef name = ch.getName().getValue();
       flowPorts.insert(name);
-      bool col = cast<StringAttr>(ch.getValue()).getValue() == "col_chain";
+      StringRef shape = cast<StringAttr>(ch.getValue()).getValue();
+      bool col = shape != "row_chain", north = shape == "col_chain_north";
       if ((col && p.h == 1) || (!col && p.w == 1))
         continue;
       auto color = colorOf(pi, name);
@@ -540,8 +541,10 @@ LogicalResult Checker::run() {
       int64_t hops = col ? p.w * (p.h - 1) : p.w - 1;
       for (int64_t i = 0; i < hops; ++i) {
         int64_t px = col ? i / (p.h - 1) : i, py = col ? i % (p.h - 1) : p.h - 1;
+        if (north)
+          ++py; // from rows 1..h-1, one row up
         int64_t sx = p.x + px, sy = p.y + py;
-        int64_t dx = col ? sx : sx + 1, dy = col ? sy + 1 : sy;
+        int64_t dx = col ? sx : sx + 1, dy = north ? sy - 1 : col ? sy + 1 : sy;
         Origin what{p.op.getName(), name, sx, sy, true};
         auto deliver = [&](int64_t w, int64_t x, int64_t y, int64_t) -> int {
           return w == p.wafer && x == dx && y == dy ? kDelivered : kNotDest;

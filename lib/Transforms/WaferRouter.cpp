@@ -69,7 +69,7 @@ LogicalResult WaferRouter::buildGroups() {
       g.isStream = false;
       g.kernel = ki;
       g.channel = ch.getName().str();
-      bool col = cast<StringAttr>(ch.getValue()).getValue() == "col_chain";
+      StringRef shape = cast<StringAttr>(ch.getValue()).getValue();
       auto hop = [&](int64_t x, int64_t y, int dir) -> LogicalResult {
         if (defects.linkDead(x, y, dir))
           return k.op.emitOpError("channel '")
@@ -84,10 +84,15 @@ LogicalResult WaferRouter::buildGroups() {
         g.depth = 1;
         return success();
       };
-      if (col) {
+      if (shape == "col_chain") {
         for (int64_t x = r.x0; x <= r.x1; ++x)
           for (int64_t y = r.y0; y < r.y1; ++y)
             if (failed(hop(x, y, wafer::South)))
+              return failure();
+      } else if (shape == "col_chain_north") {
+        for (int64_t x = r.x0; x <= r.x1; ++x)
+          for (int64_t y = r.y0 + 1; y <= r.y1; ++y)
+            if (failed(hop(x, y, wafer::North)))
               return failure();
       } else {
         for (int64_t x = r.x0; x < r.x1; ++x)

@@ -38,13 +38,15 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // CHECK-NEXT: }
 // CHECK-NEXT: wskernel.send "out0" from <base = 56> n <base = 2> {when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
 // Linear 8x12 gets 8 of the 9.6-PE budget: h = round(sqrt(8 * 8/12)) = 2, w = 4; kb = 4, nb = 3.
-// Its result goes to the host: the last row keeps each token's block (4 tokens x 3 words).
-// SRAM: x slice 4, weight 12, bias 3, part 3, logits 12 = 34 words = 136 bytes;
-// 14 instructions = 224 bytes: 360.
+// Its result goes to the host, each row keeping the blocks of 2 of the 4 tokens
+// (g in [2py, 2py + 2)): the last row keeps or sends north ("up") each token's
+// finished block, row 0 keeps what arrives.
+// SRAM: x slice 4, weight 12, bias 3, part 3, logits 2 x 3, relay 3 = 31 words
+// = 124 bytes; 18 instructions = 288 bytes: 412.
 // cycles (a last-row PE) = recv 8 + matvec 4*3 + relay (recv 3 + send 3 + hop 1) + bias 3
-// + store 3 = 33.
-// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [2, 4] sram 360 cycles 3.300000e+01 channels {col = "col_chain", row = "row_chain"}(%[[N]], %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<8, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
-// CHECK-NEXT: wskernel.host_output 0 at 88 rows 4 cols 3 col_origin [0, 3] {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// + relay north (3 + 3 + 1) = 37.
+// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [2, 4] sram 412 cycles 3.700000e+01 channels {col = "col_chain", row = "row_chain", up = "col_chain_north"}(%[[N]], %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<8, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
+// CHECK-NEXT: wskernel.host_output 0 at 88 rows 2 cols 3 row_origin [2, 0] col_origin [0, 3]{{$}}
 // CHECK-NEXT: wskernel.init_tile 1 at 16 rows 4 cols 3 row_origin [4, 0] col_origin [0, 3]
 // CHECK: wskernel.loop 1 {
 // CHECK-NEXT: wskernel.loop 4 {
@@ -58,7 +60,10 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // CHECK-NEXT: wskernel.recv "col" to <base = 76> n <base = 3> {combine = "add", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.send "col" from <base = 76> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.vector "add" <base = 76> = <base = 76>, <base = 64> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
-// CHECK-NEXT: wskernel.unary "copy" <base = 88, loop = [12, 48]> = <base = 76> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// Token g = 4b + t lands at 88 + 12 (g - 2py) on row py when 0 <= g - 2py <= 1.
+// CHECK-NEXT: wskernel.unary "copy" <base = 88, loop = [12, 48], py = -24> = <base = 76> n <base = 3> {guard = [#wskernel.aff<base = 0, loop = [1, 4], py = -2>, #wskernel.aff<base = 1, loop = [-1, -4], py = 2>], when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.send "up" from <base = 76> n <base = 3> {guard = [#wskernel.aff<base = -1, loop = [-1, -4], py = 2>], when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.recv "up" to <base = 88, loop = [12, 48], py = -24> n <base = 3> {guard = [#wskernel.aff<base = 0, loop = [1, 4], py = -2>, #wskernel.aff<base = 1, loop = [-1, -4], py = 2>], when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NOT: wskernel.kernel "output"
 // CHECK: return %[[Y]]
 // CHECK-NOT: wsgraph.gather

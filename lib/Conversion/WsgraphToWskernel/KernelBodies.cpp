@@ -151,18 +151,32 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     if (!p.hostResult) {
       k.reduceGatherSend(part, nb, n, gather, epilogue);
     } else {
-      // The host reads each last-row PE's block of every token: no gather.
-      int64_t out = sram.words(batch * tokens * nb);
+      // The host reads the blocks where they are kept, no gather: row py
+      // keeps tokens g in [py*tb, py*tb + tb), g = b*T + t. The last row
+      // finishes each token's block and keeps it or sends it north ("up")
+      // to its row; the rows in between pass it on.
+      int64_t all = batch * tokens, tb = ceilDiv(all, h);
+      int64_t out = sram.words(tb * nb), relay = h > 1 ? sram.words(nb) : 0;
+      wk::AffAttr slot = k.aff(out, {4 * nb, 4 * nb * tokens}, 0, -4 * nb * tb);
+      ArrayAttr mine = k.guards({k.aff(0, {1, tokens}, 0, -tb),             // g >= py*tb
+                                 k.aff(tb - 1, {-1, -tokens}, 0, tb)});     // g < py*tb + tb
+      ArrayAttr above = k.guards({k.aff(-1, {-1, -tokens}, 0, tb)});       // g < py*tb
+      ArrayAttr upper = k.pes(0, w - 1, 0, h - 2);
       k.reduceGatherSend(part, nb, n, -1, [&] {
         epilogue();
-        k.unary("copy", k.aff(out, {4 * nb, 4 * nb * tokens}), k.aff(part), k.aff(nb),
-                k.lastRow());
+        k.unary("copy", slot, k.aff(part), k.aff(nb), k.lastRow(), h > 1 ? mine : nullptr);
+        if (h == 1)
+          return;
+        k.send("up", k.aff(part), k.aff(nb), k.lastRow(), above);
+        k.recv("up", slot, k.aff(nb), "copy", upper, mine);
+        k.recv("up", k.aff(relay), k.aff(nb), "copy", upper, above);
+        k.send("up", k.aff(relay), k.aff(nb), upper, above);
       }, true, /*gatherRow=*/false);
       OpBuilder::InsertionGuard guard(k.builder());
       k.builder().setInsertionPointToStart(k.top());
-      wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out, batch * tokens,
-                               nb, k.builder().getDenseI64ArrayAttr({0, 0}),
-                               k.builder().getDenseI64ArrayAttr({0, nb}), k.lastRow());
+      wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out, tb, nb,
+                               k.builder().getDenseI64ArrayAttr({tb, 0}),
+                               k.builder().getDenseI64ArrayAttr({0, nb}), nullptr);
     }
     return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", !p.hostResult)};
   }

@@ -57,12 +57,15 @@ int64_t maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
 }
 
 /// The channels dictionary of a kernel on h x w PEs.
-DictionaryAttr channelsFor(Builder &b, int64_t h, int64_t w) {
+/// (A kernel whose rows keep host-read results passes them north on "up".)
+DictionaryAttr channelsFor(Builder &b, const KernelPlan &p) {
   SmallVector<NamedAttribute> c;
-  if (h > 1)
+  if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
-  if (w > 1)
+  if (p.w > 1)
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
+  if (p.h > 1 && p.hostResult)
+    c.push_back(b.getNamedAttr("up", b.getStringAttr("col_chain_north")));
   return b.getDictionaryAttr(c);
 }
 
@@ -108,8 +111,9 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
     std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, maxRows(p, arch), maxCols(p, arch), sramWords,
                                  [&](int64_t h, int64_t w) {
                                    int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
+                                   // Host results: each row keeps its block of tokens.
                                    return kb + wk::storageWords(st, kb * nb) + 3 * nb +
-                                          (host ? batch * tokens * nb : nb) +
+                                          (host ? ceilDiv(batch * tokens, h) * nb + nb : nb) +
                                           (residual ? nb : 0);
                                  });
   };
@@ -152,7 +156,7 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
                                    int64_t tokens, const CostModel &cost) {
   OpBuilder b(kernel.getContext());
   kernel.setGridAttr(b.getDenseI64ArrayAttr({p.h, p.w}));
-  kernel.setChannelsAttr(channelsFor(b, p.h, p.w));
+  kernel.setChannelsAttr(channelsFor(b, p));
   kernel.getBody().getBlocks().clear();
   b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
   Body body(b, kernel, batch, tokens);
