@@ -43,7 +43,11 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   // Later stages are found by name so that each stays in its own library.
   std::string rest = "wsgraph-fuse,wsc-lower-to-kernels{wafers=" + o.wafers +
                      " defect-rate=" + std::to_string(o.defectRate) + " precision=" + o.precision +
-                     (o.mode == "weight-streaming" ? " weight-streaming=true" : "") + "}";
+                     (o.mode == "weight-streaming"
+                          // One block's few kernels need little routing room.
+                          ? " weight-streaming=true utilization=0.7"
+                          : "") +
+                     "}";
   if (!o.defects.empty() || o.defectRate > 0)
     rest += ",wsc-defects{file=" + o.defects + " rate=" + std::to_string(o.defectRate) +
             " seed=" + std::to_string(o.seed) + "}";

@@ -477,6 +477,18 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
         b.getStringAttr(p.kind), b.getDenseI64ArrayAttr({p.h, p.w}), b.getI64IntegerAttr(0),
         b.getF64FloatAttr(0), b.getDictionaryAttr({}), /*feedback=*/nullptr, operands);
     int64_t bytes = writeKernel(kernel, p, batch, tokens, cost);
+    // The sizers estimate code bytes; when the written body (with its
+    // layer loop, say) is a little over, a bigger grid may still fit.
+    for (int grow = 0; grow < 8 && bytes > cost.arch.getSramBytes() && p.size; ++grow) {
+      int64_t h = p.h, w = p.w;
+      p.w = (p.h * p.w) * 5 / 4 + 1, p.h = 1;
+      p.size(p);
+      if (p.h * p.w <= h * w) {
+        p.h = h, p.w = w;
+        break;
+      }
+      bytes = writeKernel(kernel, p, batch, tokens, cost);
+    }
     if (bytes > cost.arch.getSramBytes())
       return kernel.emitError("kernel '")
              << kernel.getName() << "' (" << p.kind << " on " << p.h << "x" << p.w
