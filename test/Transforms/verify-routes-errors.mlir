@@ -381,3 +381,31 @@ module attributes {wafer.arch = #mesh8} {
       [3, 0, 0, 4, 9], [1, 1, 0, 1, 1], [1, 1, 1, 2, 1], [2, 1, 0, 1, 1], [2, 1, 1, 1, 1],
       [2, 1, 1, 2, 16], [3, 1, 0, 1, 1], [3, 1, 1, 0, 16], [3, 1, 1, 1, 1]]> : tensor<14x5xi32>
 }
+
+// -----
+
+// A feedback stream (weight streaming) with a missing hop: c.fb turns west at
+// (5, 0) but (4, 0) has no entry for color 1 from the east.
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @main(%w: tensor<4xf32>) {
+    %a = wskernel.kernel "a" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "out0" from <base = 0> n <base = 4>
+    }
+    %b = wskernel.kernel "b" kind "first" grid [1, 1] sram 64 cycles 10.0 channels {} (%a) {feedback = {fb0 = "c"}, wafer.colors = {fb0 = 1 : i64, in0 = 0 : i64, out0 = 0 : i64}, wafer.origin = array<i64: 0, 3, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "fb0" to <base = 0> n <base = 4>
+      wskernel.send "out0" from <base = 0> n <base = 4>
+    }
+    // expected-error @+1 {{stream 'fb' of kernel 'c' (color 1) arrives at PE (4, 0) from EAST, but that router has no entry for it: a missing hop}}
+    %c = wskernel.kernel "c" kind "last" grid [1, 1] sram 64 cycles 10.0 channels {} (%b) {wafer.colors = {fb = 1 : i64, in0 = 0 : i64}, wafer.origin = array<i64: 0, 5, 2>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.send "fb" from <base = 0> n <base = 4>
+    }
+    return
+  }
+  wafer.routes 0 dense<[[0, 0, 0, 0, 4], [1, 0, 0, 4, 4], [2, 0, 0, 4, 4], [3, 0, 0, 0, 4], [3, 0, 0, 4, 1], [3, 0, 1, 2, 1], [4, 0, 0, 4, 4], [5, 0, 0, 4, 8], [5, 0, 1, 3, 16], [5, 1, 0, 1, 8], [5, 1, 1, 3, 2], [5, 2, 0, 1, 1], [5, 2, 1, 0, 2]]> : tensor<13x5xi32>
+}
