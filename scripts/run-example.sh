@@ -8,7 +8,8 @@ out=build/example
 bin=build/bin
 mkdir -p "$out"
 echo "== export: tiny GPT (2 layers, 2 heads, width 32, vocab 64), opset 17, batch 2 x 8 tokens"
-/usr/bin/python3 frontends/pytorch/export.py --preset tiny --opset 17 --batch 2 --seq 8 --out "$out" >/dev/null
+/usr/bin/python3 frontends/pytorch/export.py --preset tiny --opset 17 --batch 2 --seq 8 \
+  --ref-storage bf16 --out "$out" >/dev/null
 echo "== compile: $bin/wsc-compile $out/model.onnx --arch=mesh:32x32 -o $out/model.wafer"
 $bin/wsc-translate --import-onnx "$out/model.onnx" -o "$out/model.mlir"
 $bin/wsc-opt "$out/model.mlir" --wsgraph-fuse -o "$out/fused.mlir"
@@ -40,4 +41,23 @@ ok = got.shape == want.shape and err <= 1e-4
 print(f"== compare with torch: logits {got.shape}, max abs error {err:.3g} -> {'MATCH' if ok else 'MISMATCH'}")
 sys.exit(0 if ok else 1)
 PY
-echo "outputs in $out/: model.onnx, model.mlir, fused.mlir, model.wafer, compile.json, run.json, trace.json (Perfetto)"
+echo "== weight streaming: one block on the wafer, each layer's weights (bf16) loaded from external memory"
+$bin/wsc-compile "$out/model.onnx" --arch=mesh:32x32 --mode=weight-streaming --precision=bf16 \
+  --report="$out/streaming.json" -o "$out/streaming.wafer"
+$bin/wsc-run "$out/streaming.wafer" --input idx="$out/idx.npy" --output logits="$out/logits.streaming.npy" \
+  --report "$out/streaming.run.json" >/dev/null
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+import numpy as np
+out = sys.argv[1]
+ws = json.load(open(f"{out}/streaming.json"))["weight_streaming"]
+print(f"   {ws['layers']} layers through one block, {ws['bytes_per_layer']} bytes loaded per layer, "
+      f"{ws['bound']}-bound")
+got, want = np.load(f"{out}/logits.streaming.npy"), np.load(f"{out}/logits_bf16.npy")
+err = float(np.abs(got - want).max())
+ok = got.shape == want.shape and err <= 1e-4
+print(f"== compare with torch, its weights rounded to bf16 as well: max abs error {err:.3g} -> "
+      f"{'MATCH' if ok else 'MISMATCH'}")
+sys.exit(0 if ok else 1)
+PY
+echo "outputs in $out/: model.onnx, model.mlir, fused.mlir, model.wafer, compile.json, run.json, trace.json (Perfetto), streaming.*"
