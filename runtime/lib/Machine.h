@@ -7,6 +7,7 @@
 #include "Model.h"
 #include "wsc/runtime/Emulator.h"
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <unordered_set>
@@ -79,14 +80,22 @@ struct PeState {
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults.
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
 
+class ThreadPool;
+
 /// Moves messages hop by hop through the router tables and keeps link statistics.
+/// Router tables, link ownership and link counters are flat arrays indexed by
+/// grid position (no hashing on the hot path); a round's messages are walked
+/// in parallel, one sending PE per task, and delivered afterwards.
 class Fabric {
 public:
-  explicit Fabric(const Model &m) : m_(m) {}
-  /// Routes one message sent by `origin`, appending it to the receive queues
-  /// of every PE it reaches; those PEs are added to `reached`.
-  Status route(uint64_t origin, const OutMsg &msg, std::vector<PeState> &pes,
-               std::vector<uint64_t> &reached);
+  Fabric(const Model &m, unsigned threads);
+  ~Fabric();
+  /// Routes the outboxes of `senders` (ascending PE indices), appending every
+  /// message to the receive queues of the PEs it reaches (added to `reached`),
+  /// and clears the outboxes. A fault is the one the serial order (senders
+  /// ascending, each in send order) meets first, whatever the thread count.
+  Status routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
+                    std::vector<uint64_t> &reached, ThreadPool &pool);
   /// Fills the link fields of `report` for a run of `cycles` cycles.
   void linkStats(uint64_t cycles, RunReport &report) const;
 
@@ -96,13 +105,41 @@ private:
     uint64_t hops;
     uint64_t extra; ///< inter-wafer link delays on the way
   };
+  /// The router entries of one (grid position, color).
+  struct Slot {
+    uint32_t color = 0;
+    uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
+  };
+  struct Delivery {
+    uint64_t pe;
+    const OutMsg *msg;
+    uint64_t t0;
+    uint32_t color;
+  };
+  /// Per-thread state of the walk.
+  struct Walker {
+    std::vector<uint32_t> stamp;  ///< per slot: message serial of usedMask
+    std::vector<uint8_t> usedMask; ///< per slot: out ports this message used
+    uint32_t serial = 0;
+    std::vector<uint64_t> words;  ///< per physical link: words carried
+    std::vector<uint8_t> touched; ///< per physical link: carried a message
+    std::vector<Delivery> deliveries;
+    std::vector<uint64_t> claimed; ///< owner entries claimed this round
+    std::vector<Hop> stack;
+  };
+  Status walk(Walker &w, uint64_t origin, const OutMsg &msg);
+  int64_t slotOf(uint32_t wafer, uint32_t x, uint32_t y, uint32_t color) const;
+  size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
+    return (size_t(wafer) * m_.height + y) * m_.width + x;
+  }
+
   const Model &m_;
-  /// routeKey(.., color, out port) -> the first origin that used it.
-  std::unordered_map<uint64_t, uint64_t> owner_;
-  /// routeKey(.., 0, out port) -> words carried by that physical link.
-  std::unordered_map<uint64_t, uint64_t> words_;
-  std::unordered_set<uint64_t> used_; ///< links used by the current message
-  std::vector<Hop> stack_;
+  std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
+  std::vector<Slot> slots_;
+  /// Per slot and out port: the first origin that used the link + 1 (0 = none),
+  /// an origin being (sending PE << 11) | sent color.
+  std::unique_ptr<std::atomic<uint64_t>[]> owner_;
+  std::vector<Walker> walkers_;
 };
 
 /// Runs every PE to completion in bulk-synchronous rounds; see docs/runtime.md.

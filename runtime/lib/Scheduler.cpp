@@ -57,7 +57,7 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, std::min<unsigned>(threads, 256));
   ThreadPool pool(threads);
-  Fabric fabric(m);
+  Fabric fabric(m, threads);
   std::vector<uint64_t> ready(pes.size()), reached;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     ready[pe] = pe;
@@ -70,12 +70,8 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
       if (pes[pe].status == PeStatus::Faulted)
         return Status::failure(pes[pe].fault);
     reached.clear();
-    for (uint64_t pe : ready) {
-      for (const OutMsg &msg : pes[pe].outbox)
-        if (Status s = fabric.route(pe, msg, pes, reached); !s)
-          return s;
-      pes[pe].outbox.clear();
-    }
+    if (Status s = fabric.routeRound(ready, pes, reached, pool); !s)
+      return s;
     ready.clear();
     for (uint64_t pe : reached) {
       PeState &s = pes[pe];
