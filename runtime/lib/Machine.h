@@ -8,7 +8,6 @@
 #include "wsc/runtime/Emulator.h"
 
 #include <atomic>
-#include <deque>
 #include <memory>
 #include <unordered_set>
 
@@ -25,10 +24,34 @@ struct Chunk {
   uint64_t t0 = 0;
 };
 
+/// A FIFO of chunks in one vector (popped ones are reclaimed in bulk). Unlike
+/// std::deque it costs nothing while empty and moves cheaply, and a PE has
+/// one per color it receives on.
+class ChunkQueue {
+public:
+  bool empty() const { return head_ == items_.size(); }
+  Chunk &front() { return items_[head_]; }
+  void push_back(Chunk c) { items_.push_back(std::move(c)); }
+  void pop_front() {
+    items_[head_++].data.reset();
+    if (head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
+      items_.erase(items_.begin(), items_.begin() + ptrdiff_t(head_));
+      head_ = 0;
+    }
+  }
+
+private:
+  std::vector<Chunk> items_;
+  size_t head_ = 0;
+};
+
 struct RecvQueue {
   uint32_t color = 0;
   uint64_t words = 0;
-  std::deque<Chunk> chunks;
+  ChunkQueue chunks;
 };
 
 struct LoopFrame {
