@@ -219,9 +219,9 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   uint64_t i = 0;
   while (i < n) {
     Chunk &c = q.chunks.front();
-    uint64_t take = std::min<uint64_t>(n - i, c.data->size() - c.pos);
+    uint64_t take = std::min<uint64_t>(n - i, c.data.size() - c.pos);
     end = std::max(end, c.t0 + c.pos + (n - i));
-    const uint32_t *src = c.data->data() + c.pos;
+    const uint32_t *src = c.data.data() + c.pos;
     uint32_t d = dst + uint32_t(i);
     // Dropped words are skipped a chunk at a time: most PEs of a kernel keep
     // only a slice of a multicast stream.
@@ -235,7 +235,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
         setF(d + uint32_t(j), binary(wafer::MAX, f(d + uint32_t(j)), asF(src[j])));
     i += take;
     c.pos += uint32_t(take);
-    if (c.pos == c.data->size())
+    if (c.pos == c.data.size())
       q.chunks.pop_front();
   }
   q.words -= n;
@@ -256,8 +256,8 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    auto data = std::make_shared<Words>(s_.sram.begin() + a, s_.sram.begin() + a + n);
-    s_.outbox.push_back(OutMsg{in.color, s_.clock, std::move(data)});
+    s_.outbox.push_back(OutMsg{in.color, s_.clock, Payload::make(s_.sram.data() + a, uint32_t(n))});
+    s_.outboxWords += n;
     ++s_.messages;
     charge(in, n);
     return Step::Next;
@@ -436,6 +436,12 @@ void Core::run() {
       return;
     }
     ++s_.pc;
+    // A PE that has sent a round's worth yields (staying Ready), so producers
+    // cannot run far ahead of their consumers and fill the host's memory with
+    // queued words. Where a PE pauses never changes what it computes.
+    if (in.op == wafer::SEND &&
+        (s_.outbox.size() >= kSendsPerRound || s_.outboxWords >= kWordsPerRound))
+      return;
   }
   s_.status = PeStatus::Done;
 }

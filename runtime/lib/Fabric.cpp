@@ -91,7 +91,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
   m_.peXY(origin, sx, sy);
   // An origin is the sending PE plus the color it sent on.
   uint64_t originId = (origin << 11) | msg.color;
-  uint64_t n = msg.data->size();
+  uint64_t n = msg.data.size();
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
     return Status::failure(fmt::format("{}: {}, color {}: {} (sent by {} on color {})", kind,
                                        m_.where(h.wafer, h.x, h.y), h.color, what,
@@ -222,21 +222,36 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
   // owner), whose messages one walker saw in send order, so appending per
   // walker keeps each queue's order; destination PEs are split among threads.
   auto deliver = [&](size_t t, unsigned) {
+    // References to a payload are counted here and taken in one add per run
+    // of deliveries of the same message.
+    const OutMsg *run = nullptr;
+    uint32_t refs = 0;
     for (Walker &w : walkers_)
       for (const Delivery &d : w.deliveries) {
         if (threads > 1 && d.pe % threads != t)
           continue;
+        if (d.msg != run) {
+          if (refs)
+            run->data.addRefs(refs);
+          run = d.msg;
+          refs = 0;
+        }
         RecvQueue &q = pes[d.pe].queue(d.color);
-        q.chunks.push_back(Chunk{d.msg->data, 0, d.t0});
-        q.words += d.msg->data->size();
+        q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.t0});
+        q.words += d.msg->data.size();
+        ++refs;
       }
+    if (refs)
+      run->data.addRefs(refs);
   };
   pool.parallelFor(threads, deliver);
   for (Walker &w : walkers_)
     for (const Delivery &d : w.deliveries)
       reached.push_back(d.pe);
-  for (uint64_t pe : senders)
+  for (uint64_t pe : senders) {
     pes[pe].outbox.clear();
+    pes[pe].outboxWords = 0;
+  }
   return Status::success();
 }
 

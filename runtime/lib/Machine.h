@@ -8,18 +8,66 @@
 #include "wsc/runtime/Emulator.h"
 
 #include <atomic>
+#include <cstring>
+#include <new>
 #include <memory>
 #include <unordered_set>
 
 namespace wsc::runtime::detail {
 
-using Words = std::vector<uint32_t>;
-using WordsPtr = std::shared_ptr<const Words>;
+/// The words of one SEND, shared by every destination of a multicast: one
+/// allocation (header and words), reference counted without a control block.
+class Payload {
+public:
+  Payload() = default;
+  /// Copies words [first, first + n).
+  static Payload make(const uint32_t *first, uint32_t n) {
+    void *mem = ::operator new(sizeof(Block) + size_t(n) * 4);
+    Block *b = new (mem) Block;
+    b->refs.store(1, std::memory_order_relaxed);
+    b->size = n;
+    if (n)
+      std::memcpy(b->words(), first, size_t(n) * 4);
+    return Payload(b);
+  }
+  Payload(const Payload &o) : b_(o.b_) {
+    if (b_)
+      b_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  Payload(Payload &&o) noexcept : b_(o.b_) { o.b_ = nullptr; }
+  Payload &operator=(Payload o) noexcept {
+    std::swap(b_, o.b_);
+    return *this;
+  }
+  ~Payload() { reset(); }
+  void reset() {
+    if (b_ && b_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      b_->~Block();
+      ::operator delete(b_);
+    }
+    b_ = nullptr;
+  }
+  uint32_t size() const { return b_->size; }
+  const uint32_t *data() const { return b_->words(); }
+  /// `count` more references, taken at once (the caller hands them out with
+  /// adopt()): a multicast to thousands of PEs costs one atomic add.
+  void addRefs(uint32_t count) const { b_->refs.fetch_add(count, std::memory_order_relaxed); }
+  Payload adopt() const { return Payload(b_); }
+
+private:
+  struct Block {
+    std::atomic<uint32_t> refs;
+    uint32_t size;
+    uint32_t *words() { return reinterpret_cast<uint32_t *>(this + 1); }
+  };
+  explicit Payload(Block *b) : b_(b) {}
+  Block *b_ = nullptr;
+};
 
 /// Part of a message waiting in a receive queue. Word j is at the core from
 /// cycle t0 + j on (words stream in one per cycle).
 struct Chunk {
-  WordsPtr data;
+  Payload data;
   uint32_t pos = 0; ///< words already popped
   uint64_t t0 = 0;
 };
@@ -63,10 +111,15 @@ struct LoopFrame {
 struct OutMsg {
   uint32_t color = 0;
   uint64_t time = 0; ///< sender's clock when the SEND started
-  WordsPtr data;
+  Payload data;
 };
 
+/// Ready: runnable (also a PE that yielded after kSendsPerRound messages or
+/// kWordsPerRound words in one round).
 enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
+
+constexpr size_t kSendsPerRound = 64;
+constexpr uint64_t kWordsPerRound = 1 << 16;
 
 struct PeState {
   std::vector<uint32_t> sram;
@@ -81,6 +134,7 @@ struct PeState {
   uint64_t waitWords = 0;
   std::vector<RecvQueue> queues;
   std::vector<OutMsg> outbox;
+  uint64_t outboxWords = 0;
   std::string fault; ///< when Faulted
   bool traced = false;
   std::vector<TraceEvent> trace;

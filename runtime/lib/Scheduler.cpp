@@ -72,7 +72,14 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     reached.clear();
     if (Status s = fabric.routeRound(ready, pes, reached, pool); !s)
       return s;
-    ready.clear();
+    // PEs that yielded run again next round, with those whose RECV can now complete.
+    size_t keep = 0;
+    for (uint64_t pe : ready)
+      if (pes[pe].status == PeStatus::Ready) {
+        queued[pe] = 1;
+        ready[keep++] = pe;
+      }
+    ready.resize(keep);
     for (uint64_t pe : reached) {
       PeState &s = pes[pe];
       if (s.status == PeStatus::Blocked && !queued[pe] && s.available(s.waitColor) >= s.waitWords) {
