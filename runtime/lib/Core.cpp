@@ -104,9 +104,9 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
 /// Interprets one PE's code until it blocks in a RECV, ends or faults.
 class Core {
 public:
-  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o)
+  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, uint64_t horizon)
       : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), traceLimit_(o.traceEventsPerKernel),
-        maxCycles_(o.maxCycles) {
+        maxCycles_(o.maxCycles), horizon_(horizon) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
     py_ = uint32_t(local / reg_.w);
@@ -158,6 +158,7 @@ private:
   PeState &s_;
   uint32_t traceLimit_;
   uint64_t maxCycles_;
+  uint64_t horizon_;
   uint32_t px_, py_;
 };
 
@@ -220,7 +221,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   while (i < n) {
     Chunk &c = q.chunks.front();
     uint64_t take = std::min<uint64_t>(n - i, c.data.size() - c.pos);
-    end = std::max(end, c.t0 + c.pos + (n - i));
+    end = std::max(end, c.t0() + c.pos + (n - i));
     const uint32_t *src = c.data.data() + c.pos;
     uint32_t d = dst + uint32_t(i);
     // Dropped words are skipped a chunk at a time: most PEs of a kernel keep
@@ -256,7 +257,7 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    s_.outbox.push_back(OutMsg{in.color, s_.clock, Payload::make(s_.sram.data() + a, uint32_t(n))});
+    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram.data() + a, uint32_t(n), s_.clock)});
     s_.outboxWords += n;
     ++s_.messages;
     charge(in, n);
@@ -397,6 +398,8 @@ void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
   while (s_.pc < code.size()) {
+    if (s_.clock > horizon_)
+      return; // yields, still Ready
     const Instr &in = code[s_.pc];
     // Counting END too makes every loop iteration count towards the limit.
     if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
@@ -448,10 +451,11 @@ void Core::run() {
 
 } // namespace
 
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options) {
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
+           uint64_t horizon) {
   // Runs on worker threads, where an escaping exception would terminate the process.
   try {
-    Core(m, pe, s, options).run();
+    Core(m, pe, s, options, horizon).run();
   } catch (const std::exception &e) {
     s.status = PeStatus::Faulted;
     s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());

@@ -142,8 +142,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
           return fail("no kernel", h, "delivered to the core of a PE that runs no kernel");
         if (n == 0) // an empty SEND is routed (and checked) but delivers nothing
           continue;
-        uint64_t t0 = msg.time + 1 + h.hops * m_.hopCycles + h.extra;
-        w.deliveries.push_back(Delivery{m_.peIndex(uint32_t(r), h.x, h.y), &msg, t0, h.color});
+        uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
+        if (delay > UINT32_MAX)
+          return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
+        w.deliveries.push_back(
+            Delivery{m_.peIndex(uint32_t(r), h.x, h.y), &msg, uint32_t(delay), h.color});
         continue;
       }
       w.words[pos * kNumPorts + port] += n;
@@ -237,7 +240,7 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
           refs = 0;
         }
         RecvQueue &q = pes[d.pe].queue(d.color);
-        q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.t0});
+        q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.delay});
         q.words += d.msg->data.size();
         ++refs;
       }

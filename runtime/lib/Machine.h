@@ -21,11 +21,12 @@ class Payload {
 public:
   Payload() = default;
   /// Copies words [first, first + n).
-  static Payload make(const uint32_t *first, uint32_t n) {
+  static Payload make(const uint32_t *first, uint32_t n, uint64_t time) {
     void *mem = ::operator new(sizeof(Block) + size_t(n) * 4);
     Block *b = new (mem) Block;
     b->refs.store(1, std::memory_order_relaxed);
     b->size = n;
+    b->time = time;
     if (n)
       std::memcpy(b->words(), first, size_t(n) * 4);
     return Payload(b);
@@ -48,6 +49,8 @@ public:
     b_ = nullptr;
   }
   uint32_t size() const { return b_->size; }
+  /// The sender's clock when the SEND started.
+  uint64_t time() const { return b_->time; }
   const uint32_t *data() const { return b_->words(); }
   /// `count` more references, taken at once (the caller hands them out with
   /// adopt()): a multicast to thousands of PEs costs one atomic add.
@@ -58,18 +61,21 @@ private:
   struct Block {
     std::atomic<uint32_t> refs;
     uint32_t size;
+    uint64_t time;
     uint32_t *words() { return reinterpret_cast<uint32_t *>(this + 1); }
   };
   explicit Payload(Block *b) : b_(b) {}
   Block *b_ = nullptr;
 };
 
-/// Part of a message waiting in a receive queue. Word j is at the core from
-/// cycle t0 + j on (words stream in one per cycle).
+/// Part of a message waiting in a receive queue, 16 bytes (a GPT-2 run holds
+/// tens of millions). Word j is at the core from cycle t0() + j on (words
+/// stream in one per cycle).
 struct Chunk {
   Payload data;
-  uint32_t pos = 0; ///< words already popped
-  uint64_t t0 = 0;
+  uint32_t pos = 0;   ///< words already popped
+  uint32_t delay = 0; ///< cycles from the SEND's start to word 0's arrival
+  uint64_t t0() const { return data.time() + delay; }
 };
 
 /// A FIFO of chunks in one vector (popped ones are reclaimed in bulk). Unlike
@@ -85,8 +91,13 @@ public:
     if (head_ == items_.size()) {
       items_.clear();
       head_ = 0;
+      if (items_.capacity() > 256) // a burst's storage is given back
+        std::vector<Chunk>().swap(items_);
     } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
-      items_.erase(items_.begin(), items_.begin() + ptrdiff_t(head_));
+      std::vector<Chunk> rest(std::make_move_iterator(items_.begin() + ptrdiff_t(head_)),
+                              std::make_move_iterator(items_.end()));
+      rest.reserve(rest.size() * 2);
+      items_.swap(rest);
       head_ = 0;
     }
   }
@@ -110,8 +121,7 @@ struct LoopFrame {
 /// A SEND waiting for the fabric phase of the round.
 struct OutMsg {
   uint32_t color = 0;
-  uint64_t time = 0; ///< sender's clock when the SEND started
-  Payload data;
+  Payload data; ///< with the sender's clock when the SEND started
 };
 
 /// Ready: runnable (also a PE that yielded after kSendsPerRound messages or
@@ -119,6 +129,9 @@ struct OutMsg {
 enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
 
 constexpr size_t kSendsPerRound = 64;
+/// A round runs PEs only up to this many cycles past the earliest Ready PE's
+/// clock, so that no kernel's simulated time runs far ahead of the rest.
+constexpr uint64_t kRoundWindow = 16384;
 constexpr uint64_t kWordsPerRound = 1 << 16;
 
 struct PeState {
@@ -154,8 +167,10 @@ struct PeState {
   }
 };
 
-/// Runs PE `pe` until it blocks in a RECV, ends its program or faults.
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
+/// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
+/// yields (staying Ready): when its clock is past `horizon` or it has sent a
+/// round's worth.
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options, uint64_t horizon);
 
 class ThreadPool;
 
@@ -190,7 +205,7 @@ private:
   struct Delivery {
     uint64_t pe;
     const OutMsg *msg;
-    uint64_t t0;
+    uint32_t delay;
     uint32_t color;
   };
   /// Per-thread state of the walk.

@@ -64,7 +64,12 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   std::vector<uint8_t> queued(pes.size(), 0);
   while (!ready.empty()) {
     ++report.rounds;
-    pool.parallelFor(ready.size(), [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options); });
+    uint64_t earliest = UINT64_MAX;
+    for (uint64_t pe : ready)
+      earliest = std::min(earliest, pes[pe].clock);
+    uint64_t horizon = earliest > UINT64_MAX - kRoundWindow ? UINT64_MAX : earliest + kRoundWindow;
+    pool.parallelFor(ready.size(),
+                     [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options, horizon); });
     // `ready` is sorted, so the lowest-index fault wins whatever the threads did.
     for (uint64_t pe : ready)
       if (pes[pe].status == PeStatus::Faulted)
