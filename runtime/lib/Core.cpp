@@ -114,9 +114,9 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
 /// Interprets one PE's code until it blocks in a RECV, ends or faults.
 class Core {
 public:
-  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o)
+  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, uint64_t horizon)
       : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), traceLimit_(o.traceEventsPerKernel),
-        maxCycles_(o.maxCycles) {
+        maxCycles_(o.maxCycles), horizon_(horizon) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
     py_ = uint32_t(local / reg_.w);
@@ -187,6 +187,7 @@ private:
   PeState &s_;
   uint32_t traceLimit_;
   uint64_t maxCycles_;
+  uint64_t horizon_;
   uint32_t px_, py_;
 };
 
@@ -248,9 +249,9 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   uint64_t i = 0;
   while (i < n) {
     Chunk &c = q.chunks.front();
-    uint64_t take = std::min<uint64_t>(n - i, c.data->size() - c.pos);
-    end = std::max(end, c.t0 + c.pos + (n - i));
-    const uint32_t *src = c.data->data() + c.pos;
+    uint64_t take = std::min<uint64_t>(n - i, c.data.size() - c.pos);
+    end = std::max(end, c.t0() + c.pos + (n - i));
+    const uint32_t *src = c.data.data() + c.pos;
     uint32_t d = dst + uint32_t(i);
     // Dropped words are skipped a chunk at a time: most PEs of a kernel keep
     // only a slice of a multicast stream.
@@ -264,7 +265,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
         setF(d + uint32_t(j), binary(wafer::MAX, f(d + uint32_t(j)), asF(src[j])));
     i += take;
     c.pos += uint32_t(take);
-    if (c.pos == c.data->size())
+    if (c.pos == c.data.size())
       q.chunks.pop_front();
   }
   q.words -= n;
@@ -285,8 +286,8 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    auto data = std::make_shared<Words>(s_.sram.begin() + a, s_.sram.begin() + a + n);
-    s_.outbox.push_back(OutMsg{in.color, s_.clock, std::move(data)});
+    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram.data() + a, uint32_t(n), s_.clock)});
+    s_.outboxWords += n;
     ++s_.messages;
     charge(in, n);
     return Step::Next;
@@ -438,6 +439,8 @@ void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
   while (s_.pc < code.size()) {
+    if (s_.clock > horizon_)
+      return; // yields, still Ready
     const Instr &in = code[s_.pc];
     // Counting END too makes every loop iteration count towards the limit.
     if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
@@ -477,16 +480,23 @@ void Core::run() {
       return;
     }
     ++s_.pc;
+    // A PE that has sent a round's worth yields (staying Ready), so producers
+    // cannot run far ahead of their consumers and fill the host's memory with
+    // queued words. Where a PE pauses never changes what it computes.
+    if (in.op == wafer::SEND &&
+        (s_.outbox.size() >= kSendsPerRound || s_.outboxWords >= kWordsPerRound))
+      return;
   }
   s_.status = PeStatus::Done;
 }
 
 } // namespace
 
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options) {
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
+           uint64_t horizon) {
   // Runs on worker threads, where an escaping exception would terminate the process.
   try {
-    Core(m, pe, s, options).run();
+    Core(m, pe, s, options, horizon).run();
   } catch (const std::exception &e) {
     s.status = PeStatus::Faulted;
     s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());

@@ -7,27 +7,110 @@
 #include "Model.h"
 #include "wsc/runtime/Emulator.h"
 
-#include <deque>
+#include <atomic>
+#include <cstring>
+#include <new>
 #include <memory>
 #include <unordered_set>
 
 namespace wsc::runtime::detail {
 
-using Words = std::vector<uint32_t>;
-using WordsPtr = std::shared_ptr<const Words>;
+/// The words of one SEND, shared by every destination of a multicast: one
+/// allocation (header and words), reference counted without a control block.
+class Payload {
+public:
+  Payload() = default;
+  /// Copies words [first, first + n).
+  static Payload make(const uint32_t *first, uint32_t n, uint64_t time) {
+    void *mem = ::operator new(sizeof(Block) + size_t(n) * 4);
+    Block *b = new (mem) Block;
+    b->refs.store(1, std::memory_order_relaxed);
+    b->size = n;
+    b->time = time;
+    if (n)
+      std::memcpy(b->words(), first, size_t(n) * 4);
+    return Payload(b);
+  }
+  Payload(const Payload &o) : b_(o.b_) {
+    if (b_)
+      b_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  Payload(Payload &&o) noexcept : b_(o.b_) { o.b_ = nullptr; }
+  Payload &operator=(Payload o) noexcept {
+    std::swap(b_, o.b_);
+    return *this;
+  }
+  ~Payload() { reset(); }
+  void reset() {
+    if (b_ && b_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      b_->~Block();
+      ::operator delete(b_);
+    }
+    b_ = nullptr;
+  }
+  uint32_t size() const { return b_->size; }
+  /// The sender's clock when the SEND started.
+  uint64_t time() const { return b_->time; }
+  const uint32_t *data() const { return b_->words(); }
+  /// `count` more references, taken at once (the caller hands them out with
+  /// adopt()): a multicast to thousands of PEs costs one atomic add.
+  void addRefs(uint32_t count) const { b_->refs.fetch_add(count, std::memory_order_relaxed); }
+  Payload adopt() const { return Payload(b_); }
 
-/// Part of a message waiting in a receive queue. Word j is at the core from
-/// cycle t0 + j on (words stream in one per cycle).
+private:
+  struct Block {
+    std::atomic<uint32_t> refs;
+    uint32_t size;
+    uint64_t time;
+    uint32_t *words() { return reinterpret_cast<uint32_t *>(this + 1); }
+  };
+  explicit Payload(Block *b) : b_(b) {}
+  Block *b_ = nullptr;
+};
+
+/// Part of a message waiting in a receive queue, 16 bytes (a GPT-2 run holds
+/// tens of millions). Word j is at the core from cycle t0() + j on (words
+/// stream in one per cycle).
 struct Chunk {
-  WordsPtr data;
-  uint32_t pos = 0; ///< words already popped
-  uint64_t t0 = 0;
+  Payload data;
+  uint32_t pos = 0;   ///< words already popped
+  uint32_t delay = 0; ///< cycles from the SEND's start to word 0's arrival
+  uint64_t t0() const { return data.time() + delay; }
+};
+
+/// A FIFO of chunks in one vector (popped ones are reclaimed in bulk). Unlike
+/// std::deque it costs nothing while empty and moves cheaply, and a PE has
+/// one per color it receives on.
+class ChunkQueue {
+public:
+  bool empty() const { return head_ == items_.size(); }
+  Chunk &front() { return items_[head_]; }
+  void push_back(Chunk c) { items_.push_back(std::move(c)); }
+  void pop_front() {
+    items_[head_++].data.reset();
+    if (head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+      if (items_.capacity() > 256) // a burst's storage is given back
+        std::vector<Chunk>().swap(items_);
+    } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
+      std::vector<Chunk> rest(std::make_move_iterator(items_.begin() + ptrdiff_t(head_)),
+                              std::make_move_iterator(items_.end()));
+      rest.reserve(rest.size() * 2);
+      items_.swap(rest);
+      head_ = 0;
+    }
+  }
+
+private:
+  std::vector<Chunk> items_;
+  size_t head_ = 0;
 };
 
 struct RecvQueue {
   uint32_t color = 0;
   uint64_t words = 0;
-  std::deque<Chunk> chunks;
+  ChunkQueue chunks;
 };
 
 struct LoopFrame {
@@ -38,11 +121,18 @@ struct LoopFrame {
 /// A SEND waiting for the fabric phase of the round.
 struct OutMsg {
   uint32_t color = 0;
-  uint64_t time = 0; ///< sender's clock when the SEND started
-  WordsPtr data;
+  Payload data; ///< with the sender's clock when the SEND started
 };
 
+/// Ready: runnable (also a PE that yielded after kSendsPerRound messages or
+/// kWordsPerRound words in one round).
 enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
+
+constexpr size_t kSendsPerRound = 64;
+/// A round runs PEs only up to this many cycles past the earliest Ready PE's
+/// clock, so that no kernel's simulated time runs far ahead of the rest.
+constexpr uint64_t kRoundWindow = 16384;
+constexpr uint64_t kWordsPerRound = 1 << 16;
 
 struct PeState {
   std::vector<uint32_t> sram;
@@ -57,6 +147,7 @@ struct PeState {
   uint64_t waitWords = 0;
   std::vector<RecvQueue> queues;
   std::vector<OutMsg> outbox;
+  uint64_t outboxWords = 0;
   std::string fault; ///< when Faulted
   bool traced = false;
   std::vector<TraceEvent> trace;
@@ -76,17 +167,27 @@ struct PeState {
   }
 };
 
-/// Runs PE `pe` until it blocks in a RECV, ends its program or faults.
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
+/// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
+/// yields (staying Ready): when its clock is past `horizon` or it has sent a
+/// round's worth.
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options, uint64_t horizon);
+
+class ThreadPool;
 
 /// Moves messages hop by hop through the router tables and keeps link statistics.
+/// Router tables, link ownership and link counters are flat arrays indexed by
+/// grid position (no hashing on the hot path); a round's messages are walked
+/// in parallel, one sending PE per task, and delivered afterwards.
 class Fabric {
 public:
-  explicit Fabric(const Model &m) : m_(m) {}
-  /// Routes one message sent by `origin`, appending it to the receive queues
-  /// of every PE it reaches; those PEs are added to `reached`.
-  Status route(uint64_t origin, const OutMsg &msg, std::vector<PeState> &pes,
-               std::vector<uint64_t> &reached);
+  Fabric(const Model &m, unsigned threads);
+  ~Fabric();
+  /// Routes the outboxes of `senders` (ascending PE indices), appending every
+  /// message to the receive queues of the PEs it reaches (added to `reached`),
+  /// and clears the outboxes. A fault is the one the serial order (senders
+  /// ascending, each in send order) meets first, whatever the thread count.
+  Status routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
+                    std::vector<uint64_t> &reached, ThreadPool &pool);
   /// Fills the link fields of `report` for a run of `cycles` cycles.
   void linkStats(uint64_t cycles, RunReport &report) const;
 
@@ -96,13 +197,41 @@ private:
     uint64_t hops;
     uint64_t extra; ///< inter-wafer link delays on the way
   };
+  /// The router entries of one (grid position, color).
+  struct Slot {
+    uint32_t color = 0;
+    uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
+  };
+  struct Delivery {
+    uint64_t pe;
+    const OutMsg *msg;
+    uint32_t delay;
+    uint32_t color;
+  };
+  /// Per-thread state of the walk.
+  struct Walker {
+    std::vector<uint32_t> stamp;  ///< per slot: message serial of usedMask
+    std::vector<uint8_t> usedMask; ///< per slot: out ports this message used
+    uint32_t serial = 0;
+    std::vector<uint64_t> words;  ///< per physical link: words carried
+    std::vector<uint8_t> touched; ///< per physical link: carried a message
+    std::vector<Delivery> deliveries;
+    std::vector<uint64_t> claimed; ///< owner entries claimed this round
+    std::vector<Hop> stack;
+  };
+  Status walk(Walker &w, uint64_t origin, const OutMsg &msg);
+  int64_t slotOf(uint32_t wafer, uint32_t x, uint32_t y, uint32_t color) const;
+  size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
+    return (size_t(wafer) * m_.height + y) * m_.width + x;
+  }
+
   const Model &m_;
-  /// routeKey(.., color, out port) -> the first origin that used it.
-  std::unordered_map<uint64_t, uint64_t> owner_;
-  /// routeKey(.., 0, out port) -> words carried by that physical link.
-  std::unordered_map<uint64_t, uint64_t> words_;
-  std::unordered_set<uint64_t> used_; ///< links used by the current message
-  std::vector<Hop> stack_;
+  std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
+  std::vector<Slot> slots_;
+  /// Per slot and out port: the first origin that used the link + 1 (0 = none),
+  /// an origin being (sending PE << 11) | sent color.
+  std::unique_ptr<std::atomic<uint64_t>[]> owner_;
+  std::vector<Walker> walkers_;
 };
 
 /// Runs every PE to completion in bulk-synchronous rounds; see docs/runtime.md.

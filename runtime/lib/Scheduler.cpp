@@ -57,26 +57,34 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, std::min<unsigned>(threads, 256));
   ThreadPool pool(threads);
-  Fabric fabric(m);
+  Fabric fabric(m, threads);
   std::vector<uint64_t> ready(pes.size()), reached;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     ready[pe] = pe;
   std::vector<uint8_t> queued(pes.size(), 0);
   while (!ready.empty()) {
     ++report.rounds;
-    pool.parallelFor(ready.size(), [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options); });
+    uint64_t earliest = UINT64_MAX;
+    for (uint64_t pe : ready)
+      earliest = std::min(earliest, pes[pe].clock);
+    uint64_t horizon = earliest > UINT64_MAX - kRoundWindow ? UINT64_MAX : earliest + kRoundWindow;
+    pool.parallelFor(ready.size(),
+                     [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options, horizon); });
     // `ready` is sorted, so the lowest-index fault wins whatever the threads did.
     for (uint64_t pe : ready)
       if (pes[pe].status == PeStatus::Faulted)
         return Status::failure(pes[pe].fault);
     reached.clear();
-    for (uint64_t pe : ready) {
-      for (const OutMsg &msg : pes[pe].outbox)
-        if (Status s = fabric.route(pe, msg, pes, reached); !s)
-          return s;
-      pes[pe].outbox.clear();
-    }
-    ready.clear();
+    if (Status s = fabric.routeRound(ready, pes, reached, pool); !s)
+      return s;
+    // PEs that yielded run again next round, with those whose RECV can now complete.
+    size_t keep = 0;
+    for (uint64_t pe : ready)
+      if (pes[pe].status == PeStatus::Ready) {
+        queued[pe] = 1;
+        ready[keep++] = pe;
+      }
+    ready.resize(keep);
     for (uint64_t pe : reached) {
       PeState &s = pes[pe];
       if (s.status == PeStatus::Blocked && !queued[pe] && s.available(s.waitColor) >= s.waitWords) {

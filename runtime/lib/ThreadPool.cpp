@@ -4,7 +4,7 @@ namespace wsc::runtime::detail {
 
 ThreadPool::ThreadPool(unsigned threads) {
   for (unsigned i = 1; i < threads; ++i)
-    workers_.emplace_back([this] { worker(); });
+    workers_.emplace_back([this, i] { worker(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -17,12 +17,12 @@ ThreadPool::~ThreadPool() {
     t.join();
 }
 
-void ThreadPool::drain() {
+void ThreadPool::drain(unsigned id) {
   for (size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1))
-    (*fn_)(i);
+    (*fn_)(i, id);
 }
 
-void ThreadPool::worker() {
+void ThreadPool::worker(unsigned id) {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -31,7 +31,7 @@ void ThreadPool::worker() {
       return;
     seen = generation_;
     lock.unlock();
-    drain();
+    drain(id);
     lock.lock();
     if (++finished_ == workers_.size())
       done_.notify_all();
@@ -39,9 +39,13 @@ void ThreadPool::worker() {
 }
 
 void ThreadPool::parallelFor(size_t count, const std::function<void(size_t)> &fn) {
+  parallelFor(count, std::function<void(size_t, unsigned)>([&](size_t i, unsigned) { fn(i); }));
+}
+
+void ThreadPool::parallelFor(size_t count, const std::function<void(size_t, unsigned)> &fn) {
   if (workers_.empty() || count < 2) {
     for (size_t i = 0; i < count; ++i)
-      fn(i);
+      fn(i, 0);
     return;
   }
   {
@@ -53,7 +57,7 @@ void ThreadPool::parallelFor(size_t count, const std::function<void(size_t)> &fn
     ++generation_;
   }
   wake_.notify_all();
-  drain();
+  drain(0);
   // Every worker takes part in every generation, so none can still hold `fn`.
   std::unique_lock<std::mutex> lock(mu_);
   done_.wait(lock, [&] { return finished_ == workers_.size(); });

@@ -23,10 +23,13 @@ public:
 
   /// Calls fn(i) for every i < count and returns when all calls are done.
   void parallelFor(size_t count, const std::function<void(size_t)> &fn);
+  /// The same, with the calling worker's id in [0, threads()): fn(i, worker).
+  void parallelFor(size_t count, const std::function<void(size_t, unsigned)> &fn);
+  unsigned threads() const { return unsigned(workers_.size()) + 1; }
 
 private:
-  void worker();
-  void drain();
+  void worker(unsigned id);
+  void drain(unsigned id);
 
   std::vector<std::thread> workers_;
   std::mutex mu_;
@@ -34,7 +37,7 @@ private:
   uint64_t generation_ = 0;
   bool stop_ = false;
   size_t finished_ = 0; ///< workers done with the current generation
-  const std::function<void(size_t)> *fn_ = nullptr;
+  const std::function<void(size_t, unsigned)> *fn_ = nullptr;
   size_t count_ = 0;
   std::atomic<size_t> next_{0};
 };

@@ -122,4 +122,73 @@ TEST(Determinism, OddThreadCountsAgreeToo) {
   EXPECT_EQ(a.report.cycles, b.report.cycles);
 }
 
+// A fast producer and a slow consumer: the producer yields after a round's
+// worth of SENDs and the consumer after running a window of cycles ahead, so
+// the run takes many rounds; the numbers must not notice, at any thread count.
+TEST(Determinism, YieldingPesComputeTheSame) {
+  constexpr int64_t Items = 300;
+  wafer::Program p = makeProgram(2, 1);
+  p.mutable_arch()->set_sram_bytes_per_pe(8192);
+  wafer::Region *prod = addRegion(p, "prod", 0, 0, 1, 1);
+  *prod->add_code() = loop(Items);
+  wafer::Instr s = send(0, 0, 1);
+  *s.mutable_addr(0) = aff(0, {4});
+  *prod->add_code() = s;
+  *prod->add_code() = end();
+  wafer::Region *cons = addRegion(p, "cons", 1, 0, 1, 1);
+  *cons->add_code() = loop(Items);
+  *cons->add_code() = recv(0, 0, 1, wafer::RECV_ADD);
+  *cons->add_code() = ins(wafer::EXP, {1024, 1024}, 1024);
+  *cons->add_code() = end();
+  addRoute(p, 0, 0, 0, wafer::RAMP, {wafer::EAST});
+  addRoute(p, 1, 0, 0, wafer::WEST, {wafer::RAMP});
+  addPiece(addTensor(p, false, "x", wafer::F32, {Items}), 0, 0, 0, 0, Items);
+  addPiece(addTensor(p, true, "sum", wafer::F32, {1}), 1, 0, 0, 0, 1);
+  std::vector<float> x(Items);
+  float want = 0;
+  for (int64_t i = 0; i < Items; ++i) {
+    x[i] = 0.25f * float(i % 7) - 0.5f;
+    want += x[i];
+  }
+  RunResult one = runProgram(p, {{"x", HostArray::floats({Items}, x)}}, 1);
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
+  EXPECT_EQ(one.out("sum"), std::vector<float>{want});
+  // Without yielding the producer would send everything in round 1.
+  EXPECT_GT(one.report.rounds, uint64_t(Items) / 64);
+  for (unsigned threads : {2u, 4u}) {
+    RunResult r = runProgram(p, {{"x", HostArray::floats({Items}, x)}}, threads);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_EQ(r.out("sum"), one.out("sum"));
+    EXPECT_EQ(r.report.cycles, one.report.cycles);
+    EXPECT_EQ(r.report.rounds, one.report.rounds);
+    EXPECT_EQ(r.report.wavelets, one.report.wavelets);
+  }
+}
+
+// Routing is walked in parallel; a collision must still be reported as the
+// serial order meets it (the lowest sender first), whichever thread claimed
+// a link first.
+TEST(Determinism, CollisionIsReportedTheSameAtAnyThreadCount) {
+  constexpr uint32_t Senders = 64;
+  wafer::Program p = makeProgram(Senders + 1, 1);
+  *addRegion(p, "s", 0, 0, Senders, 1)->add_code() = send(4, 0, 1);
+  *addRegion(p, "c", Senders, 0, 1, 1)->add_code() = recv(4, 0, Senders);
+  for (uint32_t x = 0; x < Senders; ++x) {
+    addRoute(p, x, 0, 4, wafer::RAMP, {wafer::EAST});
+    if (x > 0)
+      addRoute(p, x, 0, 4, wafer::WEST, {wafer::EAST});
+  }
+  addRoute(p, Senders, 0, 4, wafer::WEST, {wafer::RAMP});
+  const std::string want =
+      "collision: wafer 0 PE (1,0) (kernel 's'), color 4: EAST already carries wavelets of "
+      "wafer 0 PE (0,0) (kernel 's') on color 4 (sent by wafer 0 PE (1,0) (kernel 's') on "
+      "color 4)";
+  for (int rep = 0; rep < 20; ++rep)
+    for (unsigned threads : {1u, 2u, 4u, 7u}) {
+      RunResult r = runProgram(p, {}, threads);
+      ASSERT_FALSE(r.status.ok());
+      EXPECT_EQ(r.status.message(), want) << threads << " threads";
+    }
+}
+
 } // namespace
