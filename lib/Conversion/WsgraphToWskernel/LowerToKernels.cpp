@@ -39,7 +39,8 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
 
 /// Contiguous stages [begin, end) of plans, one per wafer: `wafers` "auto"
 /// takes the fewest wafers whose PE capacity holds every kernel's minimum,
-/// a number forces that many. Within that count, stages balance work.
+/// a number forces that many. Within that count, the busiest stage's work
+/// is as small as it can be (within 5%), then the fewest words cross.
 FailureOr<SmallVector<std::pair<size_t, size_t>>>
 partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, double capacity,
                 StringRef wafers) {
@@ -57,14 +58,11 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
     if (wafers.getAsInteger(10, count) || count < fewest || count <= 0 || size_t(count) > n)
       return failure();
   }
-  // Cut near each equal share of work, at the position (within a window of
-  // a quarter share) where the fewest stream words cross, never overfilling
-  // a wafer. crossing[i] = words per token of streams cut by a cut before i.
-  double total = 0;
+  // prefix[i]: work of plans [0, i); crossing[i]: words per token of the
+  // streams a cut before plan i crosses.
   SmallVector<double> prefix(n + 1, 0);
   for (size_t i = 0; i < n; ++i)
     prefix[i + 1] = prefix[i] + plans[i].work;
-  total = prefix[n];
   llvm::DenseMap<Value, size_t> producer;
   for (size_t i = 0; i < n; ++i)
     producer[plans[i].anchor->getResult(0)] = i;
@@ -78,58 +76,56 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
   for (size_t k = 0; k < n; ++k)
     for (size_t cut = k + 1; cut <= lastUse[k]; ++cut)
       crossing[cut] += cast<RankedTensorType>(plans[k].anchor->getResult(0).getType()).getDimSize(2);
-  SmallVector<std::pair<size_t, size_t>> stages;
-  size_t begin = 0;
-  for (int64_t stage = 0; stage + 1 < count; ++stage) {
-    double share = total * double(stage + 1) / double(count);
-    double window = total / double(count) / 4;
-    size_t best = 0;
+  // Two dynamic programs over cut positions, each stage within a wafer's
+  // PEs: the least possible work of the busiest stage, then, among cuts
+  // whose busiest stage is within 5% of it, the fewest stream words crossing.
+  const double inf = std::numeric_limits<double>::infinity();
+  size_t stagesWanted = size_t(count);
+  auto fits = [&](size_t from, size_t to) { // plans [from, to) on one wafer
     double pes = 0;
-    for (size_t cut = begin + 1; cut + (count - stage - 1) <= n; ++cut) {
-      pes += minPes[cut - 1];
-      if (pes > capacity)
-        break;
-      auto better = [&](size_t a, size_t b) {
-        if (!b)
-          return true;
-        bool aw = std::abs(prefix[a] - share) <= window, bw = std::abs(prefix[b] - share) <= window;
-        if (aw != bw)
-          return aw;
-        if (aw && crossing[a] != crossing[b])
-          return crossing[a] < crossing[b];
-        return std::abs(prefix[a] - share) < std::abs(prefix[b] - share);
-      };
-      if (better(cut, best))
-        best = cut;
-    }
-    if (!best)
-      break; // fall back to first fit below
-    stages.push_back({begin, best});
-    begin = best;
+    for (size_t i = from; i < to; ++i)
+      pes += minPes[i];
+    return pes <= capacity;
+  };
+  // first[i]: the first plan that can share a wafer with plans up to i - 1.
+  SmallVector<size_t> first(n + 1, 0);
+  for (size_t i = 1, from = 0; i <= n; ++i) {
+    while (!fits(from, i))
+      ++from;
+    first[i] = from;
   }
-  double lastPes = 0;
-  for (size_t i = begin; i < n; ++i)
-    lastPes += minPes[i];
-  if (lastPes > capacity) {
-    // Balancing overfilled the last wafer: first fit is always feasible
-    // with the fewest wafers.
-    if (count != fewest)
-      return failure();
-    stages.clear();
-    begin = 0;
-    double used = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (used + minPes[i] > capacity) {
-        stages.push_back({begin, i});
-        begin = i, used = 0;
-      }
-      used += minPes[i];
-    }
-  }
-  if (begin < n)
-    stages.push_back({begin, n});
-  if (int64_t(stages.size()) != count)
+  auto solve = [&](function_ref<double(size_t, size_t, double)> combine, double bound)
+      -> std::pair<double, SmallVector<std::pair<size_t, size_t>>> {
+    // best[k][i]: plans [0, i) on k stages; from[k][i]: where the last begins.
+    std::vector<std::vector<double>> best(stagesWanted + 1, std::vector<double>(n + 1, inf));
+    std::vector<std::vector<size_t>> from(stagesWanted + 1, std::vector<size_t>(n + 1, 0));
+    best[0][0] = 0;
+    for (size_t k = 1; k <= stagesWanted; ++k)
+      for (size_t i = 1; i <= n; ++i)
+        for (size_t j = first[i]; j < i; ++j) {
+          if (best[k - 1][j] == inf || prefix[i] - prefix[j] > bound)
+            continue;
+          double v = combine(j, i, best[k - 1][j]);
+          if (v < best[k][i])
+            best[k][i] = v, from[k][i] = j;
+        }
+    SmallVector<std::pair<size_t, size_t>> cuts;
+    if (best[stagesWanted][n] == inf)
+      return {inf, cuts};
+    for (size_t k = stagesWanted, i = n; k > 0; i = from[k][i], --k)
+      cuts.insert(cuts.begin(), {from[k][i], i});
+    return {best[stagesWanted][n], cuts};
+  };
+  auto [busiest, balanced] = solve(
+      [&](size_t j, size_t i, double before) { return std::max(before, prefix[i] - prefix[j]); },
+      inf);
+  if (busiest == inf)
     return failure();
+  auto [crossed, stages] = solve(
+      [&](size_t j, size_t, double before) { return before + double(j ? crossing[j] : 0); },
+      busiest * 1.05);
+  if (crossed == inf)
+    stages = balanced;
   return stages;
 }
 
