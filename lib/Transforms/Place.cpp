@@ -117,12 +117,13 @@ public:
         if (grid.peDead(xx, yy))
           deadPe[transposed ? xx * W + yy : yy * W + xx] = 1;
     // Dead links inside rectangles: east of (x, y), and south of (x, y).
+    // Transposed, (xx, yy) is the wafer's PE (yy, xx) and east is south.
     auto eastDead = [&](int64_t xx, int64_t yy) {
-      return transposed ? yy + 1 < width && (grid.cell(yy, xx) >> wafer::South & 1)
+      return transposed ? xx + 1 < height && (grid.cell(yy, xx) >> wafer::South & 1)
                         : xx + 1 < width && (grid.cell(xx, yy) >> wafer::East & 1);
     };
     auto southDead = [&](int64_t xx, int64_t yy) {
-      return transposed ? xx + 1 < height && (grid.cell(yy, xx) >> wafer::East & 1)
+      return transposed ? yy + 1 < width && (grid.cell(yy, xx) >> wafer::East & 1)
                         : yy + 1 < height && (grid.cell(xx, yy) >> wafer::South & 1);
     };
     deadEast.build(W, H, [&](int64_t xx, int64_t yy) { return xx + 1 < W && eastDead(xx, yy); });
