@@ -26,6 +26,20 @@ Operation *WsgraphDialect::materializeConstant(OpBuilder &builder, Attribute val
   return ConstantOp::create(builder, loc, type, elements);
 }
 
+WeightOp wsc::wsgraph::sliceWeightRows(OpBuilder &b, WeightOp weight, int64_t first,
+                                       int64_t end) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t rowBytes = weight.getByteSize() / type.getDimSize(0);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = end - first;
+  return WeightOp::create(
+      b, weight.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+      b.getStringAttr(weight.getName() + "[" + std::to_string(first) + ":" + std::to_string(end) +
+                      "]"),
+      weight.getFileAttr(),
+      b.getI64IntegerAttr(weight.getOffset() + (weight.isElided() ? 0 : first * rowBytes)));
+}
+
 DenseElementsAttr wsc::wsgraph::getConstantElements(Value value, int64_t maxElements) {
   Operation *def = value.getDefiningOp();
   if (!def)

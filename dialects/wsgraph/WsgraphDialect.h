@@ -22,6 +22,10 @@ namespace wsc::wsgraph {
 /// than maxElements).
 mlir::DenseElementsAttr getConstantElements(mlir::Value value, int64_t maxElements = 1 << 22);
 
+/// Rows [first, end) of a weight as a weight of its own: the same file at a
+/// later offset, named "name[first:end]". The bytes are never copied.
+WeightOp sliceWeightRows(mlir::OpBuilder &b, WeightOp weight, int64_t first, int64_t end);
+
 /// numpy broadcast of two static or dynamic shapes; failure if incompatible.
 mlir::FailureOr<llvm::SmallVector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> a,
                                                             llvm::ArrayRef<int64_t> b);

@@ -386,17 +386,7 @@ struct SliceLeadingRowsOfWeight : OpRewritePattern<GatherOp> {
         return failure();
     if (first < 0 || expect > type.getDimSize(0))
       return failure();
-    int64_t rowBytes = weight.getByteSize() / type.getDimSize(0);
-    auto rowsType = RankedTensorType::get(
-        llvm::to_vector(llvm::concat<const int64_t>(
-            ArrayRef<int64_t>{indices.getNumElements()}, type.getShape().drop_front())),
-        type.getElementType());
-    auto rows = WeightOp::create(rewriter, 
-        weight.getLoc(), rowsType,
-        rewriter.getStringAttr(weight.getName() + "[" + std::to_string(first) + ":" +
-                               std::to_string(expect) + "]"),
-        weight.getFileAttr(),
-        rewriter.getI64IntegerAttr(weight.getOffset() + (weight.isElided() ? 0 : first * rowBytes)));
+    WeightOp rows = sliceWeightRows(rewriter, weight, first, expect);
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), rows);
     return success();
   }

@@ -117,12 +117,13 @@ public:
         if (grid.peDead(xx, yy))
           deadPe[transposed ? xx * W + yy : yy * W + xx] = 1;
     // Dead links inside rectangles: east of (x, y), and south of (x, y).
+    // Transposed, (xx, yy) is the wafer's PE (yy, xx) and east is south.
     auto eastDead = [&](int64_t xx, int64_t yy) {
-      return transposed ? yy + 1 < width && (grid.cell(yy, xx) >> wafer::South & 1)
+      return transposed ? xx + 1 < height && (grid.cell(yy, xx) >> wafer::South & 1)
                         : xx + 1 < width && (grid.cell(xx, yy) >> wafer::East & 1);
     };
     auto southDead = [&](int64_t xx, int64_t yy) {
-      return transposed ? xx + 1 < height && (grid.cell(yy, xx) >> wafer::East & 1)
+      return transposed ? yy + 1 < width && (grid.cell(yy, xx) >> wafer::East & 1)
                         : yy + 1 < height && (grid.cell(xx, yy) >> wafer::South & 1);
     };
     deadEast.build(W, H, [&](int64_t xx, int64_t yy) { return xx + 1 < W && eastDead(xx, yy); });
@@ -724,10 +725,15 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     // Pack; when no packing holds every kernel, the lowering reshapes
     // one (negotiate) and packing starts again.
     int64_t rounds = 0, maxRounds = 4 * int64_t(members.size()) + 16;
+    // The rectangles free of defects and pre-placed kernels: a kernel with
+    // no shape inside one of them fails at once, not after every round.
+    std::vector<std::pair<int64_t, int64_t>> cleanBoxes;
     for (;; ++rounds) {
       WaferPlacer rows(waferIndex, W, H, defects, graph, members, edges, false);
       if (failed(rows.checkFixed()))
         return failure();
+      if (rounds == 0)
+        cleanBoxes = rows.freeBoxes();
       // Row bands and column bands, with bands as tall as their kernels
       // need or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full
       // packing.
@@ -757,7 +763,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
         rows.write();
         break;
       }
-      int resized = rounds < maxRounds ? negotiate(rows, graph, members, W, H) : -1;
+      int resized = rounds < maxRounds ? negotiate(rows, graph, members, cleanBoxes, W, H) : -1;
       if (resized < 0) {
         rows.placeError();
         return failure();
@@ -771,11 +777,26 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
   /// first a shape of that kernel inside one of the free rectangles left,
   /// largest first; else a smaller shape (3/4 of the PEs) of the largest
   /// kernel of the wafer that has one. Returns the kernel it reshaped (a
-  /// global index), or -1.
+  /// global index), or -1, also when the kernel fits none of `cleanBoxes`
+  /// (the empty wafer's) in any shape: no reshaping of others can help.
   int negotiate(WaferPlacer &rows, KernelGraph &graph, const std::vector<int> &members,
-                 int64_t W, int64_t H) {
+                const std::vector<std::pair<int64_t, int64_t>> &cleanBoxes, int64_t W,
+                int64_t H) {
     int stuck = members[rows.failed()];
     GraphKernel &kernel = graph.kernels[stuck];
+    auto fitsSome = [&](const std::vector<std::pair<int64_t, int64_t>> &boxes) {
+      return llvm::any_of(boxes, [&](auto box) {
+        return box.first >= kernel.h && box.second >= kernel.w;
+      });
+    };
+    if (!fitsSome(cleanBoxes)) {
+      for (size_t b = 0; b < std::min<size_t>(cleanBoxes.size(), 16); ++b) {
+        auto [bh, bw] = cleanBoxes[b];
+        if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw)))
+          return stuck;
+      }
+      return -1;
+    }
     std::vector<std::pair<int64_t, int64_t>> boxes = rows.freeBoxes();
     if (boxes.size() > 16)
       boxes.resize(16);

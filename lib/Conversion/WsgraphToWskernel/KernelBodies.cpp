@@ -29,9 +29,13 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
   auto streamSize = [&](int i) { return cast<wk::StreamType>(inTypes[i]).getSize(); };
 
   if (p.kind == "embed") {
-    int64_t v = dim(1, 0), c = dim(1, 1);
+    // A piece of a split table (rows weightRowBase and on) after the first
+    // adds the partial sum of the piece before it, streamed in on in1.
+    bool chained = isa<wk::StreamType>(inTypes[1]);
+    int at = chained ? 2 : 1;
+    int64_t v = dim(at, 0), c = dim(at, 1);
     int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w), tb = ceilDiv(tokens, h);
-    bool positions = p.inputs.size() > 2;
+    bool positions = static_cast<int>(p.inputs.size()) > at + 1;
     StringRef st = p.storage;
     int64_t idx = sram.words(batch * tokens), table = sram.words(wk::storageWords(st, vb * cb));
     // Positions are a second table, spread over the rows like the first:
@@ -41,20 +45,31 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t zero = positions ? sram.words(1) : 0;
     int64_t posPart = positions ? sram.words(cb) : 0;
     int64_t part = sram.words(cb), gather = sram.words(cb);
+    int64_t partial = chained ? sram.words(cb) : 0;
     wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, idx, nullptr);
-    k.initTile(1, table, vb, cb, {vb, 0}, {0, cb}, st);
+    k.initTile(at, table, vb, cb, {vb, 0}, {0, cb}, st);
     if (positions)
-      k.initTile(2, pos, tb, cb, {tb, 0}, {0, cb}, st);
+      k.initTile(at + 1, pos, tb, cb, {tb, 0}, {0, cb}, st);
     k.tokenLoops();
+    if (chained) {
+      // Only the last row adds the partial sum: its block of it.
+      if (h > 1)
+        k.drop("in1", k.aff(c), k.pes(0, w - 1, 0, h - 2));
+      k.recvSlices("in1", c, cb, w, partial, /*byRow=*/false, k.lastRow());
+    }
     k.gather(k.aff(part), k.aff(table), k.aff(idx, {4, 4 * tokens}), k.aff(vb), k.aff(cb),
-             k.aff(0, {}, 0, vb), st);
+             k.aff(p.weightRowBase, {}, 0, vb), st);
     if (positions) {
       k.gather(k.aff(posPart), k.aff(pos), k.aff(zero), k.aff(tb), k.aff(cb),
                k.aff(0, {-1, 0}, 0, tb), st);
       k.vector("add", k.aff(part), k.aff(part), k.aff(posPart), k.aff(cb));
     }
-    k.reduceGatherSend(part, cb, c, gather, [] {});
-    return {sram.next, cost.embed(v, c, h, w, positions)};
+    k.reduceGatherSend(part, cb, c, gather, [&] {
+      if (chained)
+        k.vector("add", k.aff(part), k.aff(part), k.aff(partial), k.aff(cb), k.lastRow());
+    });
+    return {sram.next,
+            cost.embed(v, c, h, w, positions) + (chained ? cost.words(c) + cost.vector(cb) : 0.0)};
   }
   if (p.kind == "layer_norm") {
     int64_t c = streamSize(0), cb = ceilDiv(c, w);
@@ -131,7 +146,11 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb});
     k.tokenLoops();
     // Each PE row keeps its kb-slice of x; the last slice may be shorter.
+    // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
+    int64_t xWords = streamSize(0);
+    k.drop("in0", k.aff(p.weightRowBase));
     k.recvSlices("in0", kdim, kb, h, x, /*byRow=*/true);
+    k.drop("in0", k.aff(xWords - p.weightRowBase - kdim));
     if (residual) {
       // Only the last row adds the residual: its block of it.
       if (h > 1)
@@ -140,12 +159,17 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     }
     k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true, nullptr, nullptr,
              p.storage);
+    // A piece of a split weight after the first adds the partial sum of the
+    // pieces before it, ahead of the bias and GELU; a real residual follows them.
+    bool partialSum = residual && p.weightRowBase > 0;
     auto epilogue = [&] {
+      if (partialSum)
+        k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), k.lastRow());
       if (bias)
         k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), k.lastRow());
       if (p.kind == "linear_gelu")
         k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), k.lastRow());
-      if (residual)
+      if (residual && !partialSum)
         k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), k.lastRow());
     };
     if (!p.hostResult) {
@@ -178,7 +202,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                k.builder().getDenseI64ArrayAttr({tb, 0}),
                                k.builder().getDenseI64ArrayAttr({0, nb}), nullptr);
     }
-    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", !p.hostResult)};
+    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", !p.hostResult) +
+                           cost.words(xWords - kdim)};
   }
   if (p.kind == "attention") {
     // Column px is head px; row py holds the keys and values of tokens

@@ -67,7 +67,20 @@ struct KernelPlan {
   SmallVector<Value> laterWeights;
   SmallVector<unsigned> fedBack;
   bool feedsBack = false;
+  // Defect splitting (LowerToKernels.cpp): a piece of a linear or embedding
+  // holds weight rows [weightRowBase, weightRowBase + its rows) of the whole
+  // weight; a piece after the first adds the partial sum of the one before,
+  // which streams in as operand 1. Before the last piece, `partialKey` (the
+  // piece's weight slice, unique to it) stands for its partial sum in the
+  // next piece's inputs.
+  int64_t weightRowBase = 0;
+  Value partialKey;
+  /// The value the kernel's output stream stands for in later plans' inputs.
+  Value streamed() const { return partialKey ? partialKey : anchor->getResult(0); }
 };
+
+/// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
+inline constexpr llvm::StringLiteral kWeightRowBaseAttr = "wskernel.weight_row_base";
 
 /// Weight streaming: checks that the transformer blocks of `plans` lower
 /// to the same kernels, keeps block 0's plans (each carrying the later
@@ -86,7 +99,7 @@ void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
 /// where the kind allows. The lowering and placement's reshaping share them.
 /// `storage` is how weight matrices and tables are held (f32, f16, bf16).
 using Sizer = std::function<void(KernelPlan &)>;
-Sizer embedSizer(int64_t v, int64_t c, bool positions, int64_t batch, int64_t tokens,
+Sizer embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch, int64_t tokens,
                  StringRef storage, wafer::ArchAttr arch);
 Sizer layerNormSizer(int64_t c, wafer::ArchAttr arch);
 Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,

@@ -75,7 +75,7 @@ constexpr StringLiteral kScaleAttr = "wskernel.scale";
 
 } // namespace
 
-Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, int64_t batch,
+Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch,
                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
   int64_t sramWords = arch.getSramBytes() / 4;
   std::string st = storage.str();
@@ -87,7 +87,7 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, int64_t ba
                                    return batch * tokens + wk::storageWords(st, vb * cb) +
                                           (positions ? wk::storageWords(st, tb * cb) + cb + 1
                                                      : 0) +
-                                          2 * cb;
+                                          (chained ? 3 : 2) * cb;
                                  });
   };
 }
@@ -182,6 +182,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     kernel->setAttr(kEpsilonAttr, b.getF32FloatAttr(p.epsilon));
   if (p.kind == "attention")
     kernel->setAttr(kScaleAttr, b.getF32FloatAttr(p.scale));
+  if (p.weightRowBase)
+    kernel->setAttr(kWeightRowBaseAttr, b.getI64IntegerAttr(p.weightRowBase));
   return bytes;
 }
 
@@ -231,6 +233,8 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   p.hostResult = !isa<wk::StreamType>(kernel->getResult(0).getType());
   if (auto stage = kernel->getAttrOfType<IntegerAttr>("wafer.stage"))
     p.stage = stage.getInt();
+  if (auto base = kernel->getAttrOfType<IntegerAttr>(kWeightRowBaseAttr))
+    p.weightRowBase = base.getInt();
   auto tensorShape = [&](size_t i) -> ArrayRef<int64_t> {
     auto t = i < p.inputs.size() ? dyn_cast<RankedTensorType>(p.inputs[i].getType()) : nullptr;
     return t && t.getRank() == 2 ? t.getShape() : ArrayRef<int64_t>();
@@ -242,15 +246,18 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   if (p.kind == "linear" || p.kind == "linear_gelu") {
     bool residual = streamSize(1) > 0;
     ArrayRef<int64_t> weight = tensorShape(residual ? 2 : 1);
-    if (weight.empty() || !streamSize(0))
+    if (weight.empty() || !streamSize(0) || p.weightRowBase + weight[0] > streamSize(0))
       return failure();
     p.size = linearSizer(weight[0], weight[1], p.hostResult, residual, batch, tokens, p.storage,
                          *arch);
   } else if (p.kind == "embed") {
-    ArrayRef<int64_t> table = tensorShape(1);
+    bool chained = streamSize(1) > 0;
+    size_t at = chained ? 2 : 1;
+    ArrayRef<int64_t> table = tensorShape(at);
     if (table.empty())
       return failure();
-    p.size = embedSizer(table[0], table[1], p.inputs.size() > 2, batch, tokens, p.storage, *arch);
+    p.size = embedSizer(table[0], table[1], p.inputs.size() > at + 1, chained, batch, tokens,
+                        p.storage, *arch);
   } else if (p.kind == "layer_norm") {
     auto epsilon = kernel->getAttrOfType<FloatAttr>(kEpsilonAttr);
     if (!epsilon || !streamSize(0))

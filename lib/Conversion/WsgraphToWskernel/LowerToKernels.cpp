@@ -37,6 +37,97 @@ struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass>
 LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
                            int64_t tokens, const CostModel &cost);
 
+/// Splits each linear and embedding whose weights alone need more than
+/// `maxPes` PEs into a chain of pieces over weight rows (docs/defects.md).
+LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, double defectRate,
+                              int64_t batch, int64_t tokens, wafer::ArchAttr arch) {
+  std::vector<KernelPlan> split;
+  for (KernelPlan &p : plans) {
+    bool linear = p.kind == "linear" || p.kind == "linear_gelu";
+    p.h = 1, p.w = 1;
+    if (linear || p.kind == "embed")
+      p.size(p);
+    // A host-read result is kept whole (its pieces would each need the
+    // host tensor's columns): placement looks for a clean rectangle of its
+    // minimum, and says so when there is none.
+    if (p.h * p.w <= maxPes || p.hostResult) {
+      split.push_back(std::move(p));
+      continue;
+    }
+    auto cannot = [&](const Twine &why) {
+      return p.anchor->emitError()
+             << "kernel '" << p.name << "' needs at least " << p.h * p.w
+             << " PEs, more than the " << maxPes << " a defect rate of " << defectRate
+             << " leaves clean, and cannot be split: " << why;
+    };
+    // Operands: linear {x, [residual], W, [bias]}; embed {ids, table, [positions]}.
+    bool residual = linear && p.inputs.size() > 1 && !isStatic(p.inputs[1]);
+    size_t at = residual ? 2 : 1;
+    auto weight = p.inputs[at].getDefiningOp<wg::WeightOp>();
+    if (!weight)
+      return cannot("its weight is not a stored weight");
+    if (p.kind == "linear_gelu" && residual)
+      return cannot("a residual after GELU needs the whole sum first");
+    auto type = cast<RankedTensorType>(weight.getType());
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    bool positions = !linear && p.inputs.size() > 2;
+    auto sizer = [&](int64_t pieceRows, bool first) {
+      return linear ? linearSizer(pieceRows, cols, false, residual || !first, batch, tokens,
+                                  p.storage, arch)
+                    : embedSizer(pieceRows, cols, positions && first, !first, batch, tokens,
+                                 p.storage, arch);
+    };
+    // The most rows per piece whose every piece fits maxPes.
+    int64_t per = rows;
+    for (;;) {
+      KernelPlan probe = p;
+      probe.h = 1, probe.w = 1;
+      probe.size = sizer(per, /*first=*/false);
+      probe.size(probe);
+      KernelPlan probeFirst = probe;
+      probeFirst.h = 1, probeFirst.w = 1;
+      sizer(per, /*first=*/true)(probeFirst);
+      if (std::max(probe.h * probe.w, probeFirst.h * probeFirst.w) <= maxPes)
+        break;
+      if (per == 1)
+        return cannot("even one weight row per piece needs more");
+      per = ceilDiv(rows, ceilDiv(rows, per) + 1);
+    }
+    int64_t pieces = ceilDiv(rows, per);
+    OpBuilder b(weight->getContext());
+    b.setInsertionPointAfter(weight);
+    for (int64_t i = 0; i < pieces; ++i) {
+      int64_t lo = i * per, hi = std::min(rows, lo + per);
+      bool first = i == 0, last = i + 1 == pieces;
+      KernelPlan q = p;
+      q.name = p.name + ".p" + std::to_string(i);
+      q.weightRowBase = lo;
+      q.work = p.work * double(hi - lo) / double(rows);
+      q.size = sizer(hi - lo, first);
+      Value slice = wg::sliceWeightRows(b, weight, lo, hi).getResult();
+      q.partialKey = last ? Value() : slice;
+      // The first piece takes the real residual (sums commute; GELU was
+      // ruled out above); later ones the partial sum; the last the bias,
+      // GELU and positions go to the first piece.
+      q.inputs = {p.inputs[0]};
+      if (first && residual)
+        q.inputs.push_back(p.inputs[1]);
+      if (!first)
+        q.inputs.push_back(split.back().partialKey);
+      q.inputs.push_back(slice);
+      if (linear && last && p.inputs.size() > at + 1)
+        q.inputs.push_back(p.inputs[at + 1]);
+      if (positions && first)
+        q.inputs.push_back(p.inputs[2]);
+      if (linear && !last)
+        q.kind = "linear";
+      split.push_back(std::move(q));
+    }
+  }
+  plans = std::move(split);
+  return success();
+}
+
 /// Contiguous stages [begin, end) of plans, one per wafer: `wafers` "auto"
 /// takes the fewest wafers whose PE capacity holds every kernel's minimum,
 /// a number forces that many. Within that count, the busiest stage's work
@@ -65,7 +156,7 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
     prefix[i + 1] = prefix[i] + plans[i].work;
   llvm::DenseMap<Value, size_t> producer;
   for (size_t i = 0; i < n; ++i)
-    producer[plans[i].anchor->getResult(0)] = i;
+    producer[plans[i].streamed()] = i;
   // A stream crosses every cut between its producer and its last consumer.
   SmallVector<size_t> lastUse(n, 0);
   for (size_t j = 0; j < n; ++j)
@@ -227,7 +318,7 @@ void LowerToKernelsPass::runOnOperation() {
         int64_t v = tt.getDimSize(0), c = tt.getDimSize(1);
         plan.work = double(v) * c / 64; // a lookup touches one row; weigh by storage
         bool positions = plan.inputs.size() > 2;
-        plan.size = embedSizer(v, c, positions, batch, tokens, st, arch);
+        plan.size = embedSizer(v, c, positions, /*chained=*/false, batch, tokens, st, arch);
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
         if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
             (ln.getBias() && !isStatic(ln.getBias())) ||
@@ -390,6 +481,14 @@ void LowerToKernelsPass::runOnOperation() {
         return signalPassFailure();
     }
 
+    // With dead PEs about, a rectangle of area A holds A * rate of them on
+    // average; keep that well under one so placement finds room.
+    int64_t maxPes = defectRate > 0 ? std::max<int64_t>(1, int64_t(0.3 / defectRate))
+                                    : std::numeric_limits<int64_t>::max();
+    if (defectRate > 0 && !weightStreaming &&
+        failed(splitForDefects(plans, maxPes, defectRate, batch, tokens, arch)))
+      return signalPassFailure();
+
     // Partition into wafers, then size each stage's kernels within its wafer.
     double capacity = utilization * double(arch.getWidth()) * double(arch.getHeight());
     SmallVector<int64_t> minPes;
@@ -421,10 +520,6 @@ void LowerToKernelsPass::runOnOperation() {
                        << "; use mode=weight-streaming";
       return signalPassFailure();
     }
-    // With dead PEs about, a rectangle of area A holds A * rate of them on
-    // average; keep that well under one so placement finds room.
-    int64_t maxPes = defectRate > 0 ? std::max<int64_t>(1, int64_t(0.3 / defectRate))
-                                    : std::numeric_limits<int64_t>::max();
     for (auto [stage, range] : llvm::enumerate(*stages)) {
       double stageWork = 0;
       for (size_t i = range.first; i < range.second; ++i)
@@ -512,7 +607,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     if (p.hostResult)
       result.replaceUsesWithIf(*out, [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
     else
-      streams[result] = *out;
+      streams[p.streamed()] = *out;
   }
   // Host outputs: a one-PE kernel per returned activation.
   for (OpOperand &operand : ret->getOpOperands()) {
