@@ -102,6 +102,11 @@ def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
     kernel receives what the kernel named `l0.mlp_proj` sends on its port
     `fb`; the routers carry it like any stream.
 
+    A host result too large for one kernel is written by several, each into
+    its columns (`col_window` on `host_output`): `wskernel.writes_into = i`
+    says that result 0 is operand i (the previous kernel's result) with this
+    kernel's columns written in, so the last one holds the whole tensor.
+
     ```mlir
     %y = wskernel.kernel "l0_ln1" kind "layer_norm" grid [1, 2] sram 1024 cycles 80.0
         channels {row = "row_chain"} (%x, %g) : (!wskernel.stream<32, f32>, tensor<32xf32>)
@@ -162,7 +167,10 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     row-major tile of operand `source` (a 1-D operand counts as one row).
     The tile's first row is `row_origin[0] * py + row_origin[1] * px` and its
     first column `col_origin[0] * py + col_origin[1] * px`; elements outside
-    the operand are zero. With `storage = "f16"` or `"bf16"` the tile is
+    the operand are zero. With `col_window = [lo, hi]` the operand is seen as
+    its columns [lo, hi) only: column 0 of the origins is `lo`, and columns
+    from `hi` on are zero (a kernel that computes some of a weight's output
+    columns). With `storage = "f16"` or `"bf16"` the tile is
     held as 16-bit floats, two per word (element i in word i / 2, the even
     one in the low half), and takes ceil(rows * cols / 2) words.
 
@@ -173,7 +181,8 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
   let arguments = (ins I64Attr:$source, I64Attr:$offset, I64Attr:$rows, I64Attr:$cols,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin,
-                       DefaultValuedAttr<StrAttr, "\"f32\"">:$storage);
+                       DefaultValuedAttr<StrAttr, "\"f32\"">:$storage,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_window);
   let assemblyFormat = [{
     $source `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
     (`col_origin` $col_origin^)? attr-dict
@@ -233,7 +242,10 @@ def Wskernel_HostOutputOp : Wskernel_Op<"host_output", [HasParent<"KernelOp">]> 
     `rows` x `cols` row-major tile at byte `offset`, whose first row is
     `row_origin[0] * py + row_origin[1] * px` and first column
     `col_origin[0] * py + col_origin[1] * px`. Tile elements outside the
-    matrix are padding and are not read.
+    matrix are padding and are not read. With `col_window = [lo, hi]` the
+    tiles cover columns [lo, hi) of the result only (column 0 of the origins
+    is `lo`): the other columns are written by other kernels (see
+    `wskernel.writes_into` on `wskernel.kernel`).
 
     ```mlir
     wskernel.host_output 0 at 128 rows 8 cols 16 col_origin [0, 16]
@@ -242,11 +254,13 @@ def Wskernel_HostOutputOp : Wskernel_Op<"host_output", [HasParent<"KernelOp">]> 
   let arguments = (ins I64Attr:$result, I64Attr:$offset, I64Attr:$rows, I64Attr:$cols,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin,
-                       OptionalAttr<ArrayAttr>:$when);
+                       OptionalAttr<ArrayAttr>:$when,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_window);
   let assemblyFormat = [{
     $result `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
     (`col_origin` $col_origin^)? attr-dict
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

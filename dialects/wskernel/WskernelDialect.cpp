@@ -100,6 +100,13 @@ LogicalResult KernelOp::verify() {
       return emitOpError("channel '") << channel.getName().getValue()
                                       << "' must be \"col_chain\", \"col_chain_north\" or \"row_chain\"";
   }
+  if (auto into = (*this)->getAttrOfType<IntegerAttr>(kWritesIntoAttr)) {
+    int64_t i = into.getInt();
+    if (i < 0 || i >= int64_t(getInputs().size()) || getNumResults() != 1 ||
+        getInputs()[i].getType() != getResult(0).getType())
+      return emitOpError("kernel '") << getName() << "' writes into operand " << i
+                                     << ", which must be a tensor of its result's type";
+  }
   if (auto module = (*this)->getParentOfType<ModuleOp>())
     if (auto arch = module->getAttrOfType<wsc::wafer::ArchAttr>(wsc::wafer::kArchAttrName))
       if (static_cast<int64_t>(getSramBytesPerPe()) > arch.getSramBytes())
@@ -419,7 +426,18 @@ template <typename TileOp> static LogicalResult checkTile(TileOp op) {
   return success();
 }
 
-LogicalResult InitTileOp::verify() { return checkTile(*this); }
+static LogicalResult checkColWindow(Operation *op, ArrayRef<int64_t> window) {
+  if (window.empty() || (window.size() == 2 && window[0] >= 0 && window[0] < window[1]))
+    return success();
+  return op->emitOpError("col_window must be [lo, hi] with 0 <= lo < hi");
+}
+
+LogicalResult InitTileOp::verify() {
+  if (failed(checkTile(*this)))
+    return failure();
+  return checkColWindow(*this, getColWindow());
+}
+LogicalResult HostOutputOp::verify() { return checkColWindow(*this, getColWindow()); }
 
 LogicalResult LoadTileOp::verify() {
   if (failed(checkTile(*this)))

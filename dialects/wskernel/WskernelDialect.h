@@ -32,6 +32,9 @@ inline int64_t storageWords(llvm::StringRef storage, int64_t elements) {
 /// Weight streaming: on a kernel, the layers its body loops over; on the
 /// function, the layers of the model.
 inline constexpr llvm::StringLiteral kStreamedLayersAttr = "wskernel.streamed_layers";
+/// On a kernel: result 0 is this operand's host tensor with the kernel's
+/// columns (host_output's col_window) written into it.
+inline constexpr llvm::StringLiteral kWritesIntoAttr = "wskernel.writes_into";
 /// Weight streaming's feedback streams (see KernelOp's `feedback`): the
 /// kernels whose feedback names `kernel`, and the kernel named `name` in the
 /// same block (null when there is none).

@@ -134,11 +134,14 @@ void WriteReportPass::runOnOperation() {
     double cycles = k.getCyclesPerToken().convertToDouble();
     slowest = std::max(slowest, cycles);
     // Weights held by the kernel: its multiply-accumulates per token.
+    // (A piece split by columns holds only its columns of the weight.)
+    auto cols = k->getAttrOfType<DenseI64ArrayAttr>("wskernel.weight_cols");
     for (Value in : k.getInputs())
       if (auto t = dyn_cast<RankedTensorType>(in.getType()); t && t.getRank() == 2 &&
                                                               isa<FloatType>(t.getElementType()) &&
                                                               k.getKind().starts_with("linear"))
-        macs += double(t.getNumElements());
+        macs += cols && cols.size() == 2 ? double(t.getDimSize(0)) * double(cols[1] - cols[0])
+                                         : double(t.getNumElements());
     f.kernels.push_back(json::Object{{"name", k.getName()},
                                      {"kind", k.getKind()},
                                      {"x", x},

@@ -135,15 +135,19 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
   if (p.kind == "linear" || p.kind == "linear_gelu") {
     bool residual = p.inputs.size() > 1 && isa<wk::StreamType>(inTypes[1]);
     int first = residual ? 2 : 1;
-    int64_t kdim = dim(first, 0), n = dim(first, 1);
+    // A column piece computes columns [colLo, colHi) of the weight.
+    SmallVector<int64_t, 2> window;
+    if (p.colHi)
+      window = {p.colLo, p.colHi};
+    int64_t kdim = dim(first, 0), n = p.colHi ? p.colHi - p.colLo : dim(first, 1);
     bool bias = static_cast<int>(p.inputs.size()) > first + 1;
     int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
     int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
     int64_t part = sram.words(nb), gather = p.hostResult ? -1 : sram.words(nb);
-    k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb}, p.storage);
+    k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window);
     if (bias)
-      k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb});
+      k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb}, "f32", window);
     k.tokenLoops();
     // Each PE row keeps its kb-slice of x; the last slice may be shorter.
     // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
@@ -200,7 +204,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       k.builder().setInsertionPointToStart(k.top());
       wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out, tb, nb,
                                k.builder().getDenseI64ArrayAttr({tb, 0}),
-                               k.builder().getDenseI64ArrayAttr({0, nb}), nullptr);
+                               k.builder().getDenseI64ArrayAttr({0, nb}), nullptr,
+                               k.builder().getDenseI64ArrayAttr(window));
     }
     return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", !p.hostResult) +
                            cost.words(xWords - kdim)};

@@ -75,12 +75,19 @@ struct KernelPlan {
   // next piece's inputs.
   int64_t weightRowBase = 0;
   Value partialKey;
+  // A piece of a host-read linear split by output columns computes columns
+  // [colLo, colHi) of the whole weight (colHi 0: all of them); every piece
+  // after the first writes into the one before's result.
+  int64_t colLo = 0, colHi = 0;
+  bool writesIntoPrevious = false;
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(0); }
 };
 
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
 inline constexpr llvm::StringLiteral kWeightRowBaseAttr = "wskernel.weight_row_base";
+/// The kernel attribute that keeps a column piece's [colLo, colHi).
+inline constexpr llvm::StringLiteral kWeightColsAttr = "wskernel.weight_cols";
 
 /// Weight streaming: checks that the transformer blocks of `plans` lower
 /// to the same kernels, keeps block 0's plans (each carrying the later
@@ -226,10 +233,10 @@ public:
   }
   void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
                 ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin,
-                StringRef storage = "f32") {
+                StringRef storage = "f32", ArrayRef<int64_t> colWindow = {}) {
     wk::InitTileOp::create(b, loc(), source, offset, rows, cols,
                            b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin),
-                           storage);
+                           storage, b.getDenseI64ArrayAttr(colWindow));
   }
 
   /// Opens the batch (outer) and token (inner) loops; index 0 is the token.

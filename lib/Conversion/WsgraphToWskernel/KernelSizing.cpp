@@ -184,6 +184,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     kernel->setAttr(kScaleAttr, b.getF32FloatAttr(p.scale));
   if (p.weightRowBase)
     kernel->setAttr(kWeightRowBaseAttr, b.getI64IntegerAttr(p.weightRowBase));
+  if (p.colHi)
+    kernel->setAttr(kWeightColsAttr, b.getDenseI64ArrayAttr({p.colLo, p.colHi}));
   return bytes;
 }
 
@@ -235,6 +237,14 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     p.stage = stage.getInt();
   if (auto base = kernel->getAttrOfType<IntegerAttr>(kWeightRowBaseAttr))
     p.weightRowBase = base.getInt();
+  if (auto cols = kernel->getAttrOfType<DenseI64ArrayAttr>(kWeightColsAttr);
+      cols && cols.size() == 2)
+    p.colLo = cols[0], p.colHi = cols[1];
+  // The result it writes into is no input of the body.
+  if (kernel->hasAttr(wk::kWritesIntoAttr)) {
+    p.writesIntoPrevious = true;
+    p.inputs.pop_back();
+  }
   auto tensorShape = [&](size_t i) -> ArrayRef<int64_t> {
     auto t = i < p.inputs.size() ? dyn_cast<RankedTensorType>(p.inputs[i].getType()) : nullptr;
     return t && t.getRank() == 2 ? t.getShape() : ArrayRef<int64_t>();
@@ -248,8 +258,8 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     ArrayRef<int64_t> weight = tensorShape(residual ? 2 : 1);
     if (weight.empty() || !streamSize(0) || p.weightRowBase + weight[0] > streamSize(0))
       return failure();
-    p.size = linearSizer(weight[0], weight[1], p.hostResult, residual, batch, tokens, p.storage,
-                         *arch);
+    p.size = linearSizer(weight[0], p.colHi ? p.colHi - p.colLo : weight[1], p.hostResult,
+                         residual, batch, tokens, p.storage, *arch);
   } else if (p.kind == "embed") {
     bool chained = streamSize(1) > 0;
     size_t at = chained ? 2 : 1;

@@ -47,10 +47,50 @@ LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, do
     p.h = 1, p.w = 1;
     if (linear || p.kind == "embed")
       p.size(p);
-    // A host-read result is kept whole (its pieces would each need the
-    // host tensor's columns): placement looks for a clean rectangle of its
-    // minimum, and says so when there is none.
-    if (p.h * p.w <= maxPes || p.hostResult) {
+    if (p.h * p.w <= maxPes) {
+      split.push_back(std::move(p));
+      continue;
+    }
+    if (p.hostResult && linear) {
+      // A host-read result splits by output columns: each piece computes
+      // and keeps columns [lo, hi) of it, reading the whole weight's columns
+      // there (docs/defects.md).
+      auto weightType = cast<RankedTensorType>(p.inputs.back().getType());
+      bool bias = weightType.getRank() == 1;
+      Value w = bias ? p.inputs[p.inputs.size() - 2] : p.inputs.back();
+      auto wt = cast<RankedTensorType>(w.getType());
+      int64_t k = wt.getDimSize(0), n = wt.getDimSize(1);
+      if (p.inputs.size() != (bias ? 3u : 2u))
+        return p.anchor->emitError() << "kernel '" << p.name
+                                     << "' cannot be split by columns: it adds a residual";
+      auto fitsCap = [&](int64_t cols) {
+        KernelPlan probe = p;
+        probe.h = 1, probe.w = 1;
+        linearSizer(k, cols, true, false, batch, tokens, p.storage, arch)(probe);
+        return probe.h * probe.w <= maxPes;
+      };
+      int64_t per = n;
+      while (!fitsCap(per)) {
+        if (per == 1)
+          return p.anchor->emitError()
+                 << "kernel '" << p.name << "' needs more than the " << maxPes
+                 << " PEs a defect rate of " << defectRate
+                 << " leaves clean even for one output column";
+        per = ceilDiv(n, ceilDiv(n, per) + 1);
+      }
+      int64_t pieces = ceilDiv(n, per);
+      for (int64_t i = 0; i < pieces; ++i) {
+        KernelPlan q = p;
+        q.name = p.name + ".c" + std::to_string(i);
+        q.colLo = i * per, q.colHi = std::min(n, q.colLo + per);
+        q.work = p.work * double(q.colHi - q.colLo) / double(n);
+        q.size = linearSizer(k, q.colHi - q.colLo, true, false, batch, tokens, p.storage, arch);
+        q.writesIntoPrevious = i > 0;
+        split.push_back(std::move(q));
+      }
+      continue;
+    }
+    if (p.hostResult) {
       split.push_back(std::move(p));
       continue;
     }
@@ -558,15 +598,24 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     int n = names[name]++;
     return n == 0 ? name.str() : (name + "_" + Twine(n + 1)).str();
   };
+  Value previousHostPiece;
   auto emit = [&](KernelPlan &p, Type resultType) -> FailureOr<Value> {
     SmallVector<Value> operands;
     for (Value in : p.inputs)
       operands.push_back(streams.count(in) ? streams.lookup(in) : in);
     llvm::append_range(operands, p.laterWeights);
+    // A column piece writes into the previous piece's host result.
+    int64_t writesInto = -1;
+    if (p.writesIntoPrevious) {
+      writesInto = int64_t(operands.size());
+      operands.push_back(previousHostPiece);
+    }
     auto kernel = wk::KernelOp::create(
         b, p.anchor->getLoc(), TypeRange{resultType}, b.getStringAttr(uniqueName(p.name)),
         b.getStringAttr(p.kind), b.getDenseI64ArrayAttr({p.h, p.w}), b.getI64IntegerAttr(0),
         b.getF64FloatAttr(0), b.getDictionaryAttr({}), /*feedback=*/nullptr, operands);
+    if (writesInto >= 0)
+      kernel->setAttr(wk::kWritesIntoAttr, b.getI64IntegerAttr(writesInto));
     int64_t bytes = writeKernel(kernel, p, batch, tokens, cost);
     // The sizers estimate code bytes; when the written body (with its
     // layer loop, say) is a little over, a bigger grid may still fit.
@@ -604,8 +653,13 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
         fb.push_back(b.getNamedAttr("fb" + std::to_string(j), b.getStringAttr(feedbackFrom)));
       out->getDefiningOp<wk::KernelOp>().setFeedbackAttr(b.getDictionaryAttr(fb));
     }
-    if (p.hostResult)
-      result.replaceUsesWithIf(*out, [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
+    if (p.hostResult) {
+      // The function returns the last column piece's result.
+      Value returned = p.writesIntoPrevious ? previousHostPiece : result;
+      returned.replaceUsesWithIf(*out,
+                                 [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
+      previousHostPiece = *out;
+    }
     else
       streams[p.streamed()] = *out;
   }

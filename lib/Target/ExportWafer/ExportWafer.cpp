@@ -127,7 +127,8 @@ private:
   /// Fills `tile` (rows x cols) with the tile of `t` whose first element is
   /// (r0, c0), zero outside it; returns the words up to the last nonzero one.
   FailureOr<size_t> fillTile(Operation *op, const TensorWords &t, int64_t r0, int64_t c0,
-                             int64_t rows, int64_t cols, std::vector<uint32_t> &tile);
+                             int64_t rows, int64_t cols, std::vector<uint32_t> &tile,
+                             int64_t colEnd = std::numeric_limits<int64_t>::max());
   LogicalResult exportHostInput(wk::HostInputOp in);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
   LogicalResult exportRoutes(pb::Program &prog);
@@ -516,12 +517,13 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
 
 FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_t r0,
                                      int64_t c0, int64_t tileRows, int64_t tileCols,
-                                     std::vector<uint32_t> &tile) {
+                                     std::vector<uint32_t> &tile, int64_t colEnd) {
   // The operand as a matrix: a 1-D operand is one row; higher ranks fold
-  // their leading dimensions into rows.
+  // their leading dimensions into rows. Columns from colEnd on read as zero.
   ArrayRef<int64_t> shape = t.type.getShape();
-  int64_t cols = shape.empty() ? 1 : shape.back();
-  int64_t rows = cols ? t.type.getNumElements() / cols : 0;
+  int64_t stride = shape.empty() ? 1 : shape.back();
+  int64_t rows = stride ? t.type.getNumElements() / stride : 0;
+  int64_t cols = std::min(stride, colEnd);
   tile.assign(size_t(tileRows * tileCols), 0);
   size_t used = 0;
   for (int64_t r = 0; r < tileRows; ++r)
@@ -529,7 +531,7 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
       int64_t row = r0 + r, col = c0 + c;
       if (row < 0 || row >= rows || col < 0 || col >= cols)
         continue;
-      std::optional<uint32_t> v = t.word(row * cols + col);
+      std::optional<uint32_t> v = t.word(row * stride + col);
       if (!v)
         return fail(op) << "element (" << row << ", " << col
                         << ") of the operand does not fit 32 bits";
@@ -574,12 +576,16 @@ LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
   if (offset < 0 || offset > kU32Max)
     return fail(init) << "offset " << offset << " does not fit the .wafer format";
   ArrayRef<int64_t> ro = init.getRowOrigin(), co = init.getColOrigin();
+  // Columns [lo, hi) of the operand, when the kernel computes only those.
+  ArrayRef<int64_t> window = init.getColWindow();
+  int64_t lo = window.empty() ? 0 : window[0];
+  int64_t hi = window.empty() ? std::numeric_limits<int64_t>::max() : window[1];
   std::vector<uint32_t> tile;
   for (int64_t py = 0; py < height; ++py)
     for (int64_t px = 0; px < width; ++px) {
       FailureOr<size_t> used = fillTile(init, *t, ro[0] * py + ro[1] * px,
-                                        co[0] * py + co[1] * px, init.getRows(), init.getCols(),
-                                        tile);
+                                        lo + co[0] * py + co[1] * px, init.getRows(),
+                                        init.getCols(), tile, hi);
       if (failed(used))
         return failure();
       // SRAM starts zeroed: trailing zero words (padding) and all-zero tiles
@@ -690,10 +696,28 @@ LogicalResult Exporter::exportHostOutput(wk::HostOutputOp out) {
   int64_t cols = shape.empty() ? 1 : shape.back();
   int64_t rows = cols ? type.getNumElements() / cols : 0;
 
+  // Columns [lo, hi) of the result, when other kernels write the rest; a
+  // kernel that writes into the next one's result reaches the host through
+  // it (wskernel.writes_into).
+  ArrayRef<int64_t> window = out.getColWindow();
+  int64_t lo = window.empty() ? 0 : window[0], hi = window.empty() ? cols : std::min(cols, window[1]);
+  Value host = result;
+  for (bool followed = true; followed;) {
+    followed = false;
+    for (OpOperand &use : host.getUses())
+      if (auto next = dyn_cast<wk::KernelOp>(use.getOwner())) {
+        auto into = next->getAttrOfType<IntegerAttr>(wk::kWritesIntoAttr);
+        if (into && into.getInt() == int64_t(use.getOperandNumber())) {
+          host = next.getResult(0);
+          followed = true;
+          break;
+        }
+      }
+  }
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   bool returned = false;
   for (OpOperand &operand : ret->getOpOperands()) {
-    if (operand.get() != result)
+    if (operand.get() != host)
       continue;
     returned = true;
     pb::HostTensor &t = outputs[operand.getOperandNumber()];
@@ -702,9 +726,9 @@ LogicalResult Exporter::exportHostOutput(wk::HostOutputOp out) {
         if (!selectedBy(out.getWhenAttr(), px, py))
           continue;
         // The part of this PE's tile inside the matrix; the rest is padding.
-        int64_t r0 = ro[0] * py + ro[1] * px, c0 = co[0] * py + co[1] * px;
+        int64_t r0 = ro[0] * py + ro[1] * px, c0 = lo + co[0] * py + co[1] * px;
         int64_t rs = std::max<int64_t>(r0, 0), re = std::min(r0 + tileRows, rows);
-        int64_t cs = std::max<int64_t>(c0, 0), ce = std::min(c0 + tileCols, cols);
+        int64_t cs = std::max<int64_t>(c0, lo), ce = std::min(c0 + tileCols, hi);
         if (rs >= re || cs >= ce)
           continue;
         int64_t count = ce - cs, n = re - rs;

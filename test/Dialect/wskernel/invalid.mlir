@@ -859,3 +859,23 @@ func.func @channel_named_inner(%x: !wskernel.stream<4, f32>) {
   }
   return
 }
+
+// -----
+
+func.func @col_window_bad(%w: tensor<4x8xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x8xf32>) -> () {
+    // expected-error @+1 {{'wskernel.init_tile' op col_window must be [lo, hi] with 0 <= lo < hi}}
+    wskernel.init_tile 0 at 0 rows 4 cols 4 {col_window = array<i64: 4, 4>}
+  }
+  return
+}
+
+// -----
+
+func.func @writes_into_wrong_type(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{kernel 'k' writes into operand 0, which must be a tensor of its result's type}}
+  %r = wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%x) {wskernel.writes_into = 0 : i64} : (tensor<2x4xf32>) -> tensor<2x8xf32> {
+    wskernel.host_output 0 at 0 rows 2 cols 4 {col_window = array<i64: 4, 8>}
+  }
+  return %r : tensor<2x8xf32>
+}

@@ -46,8 +46,8 @@
 // CHECK-NEXT: return %[[Y]]#0, %[[Y]]#1 : !wskernel.stream<16, f32>, !wskernel.stream<16, bf16>
 // GENERIC-LABEL: sym_name = "kernel_streams"
 // GENERIC: "wskernel.kernel"(%{{.*}}) <{channels = {col = "col_chain", row = "row_chain"}, cycles_per_token = 1.250000e+02 : f64, grid = array<i64: 2, 4>, kind = "linear", name = "l0.fc", sram_bytes_per_pe = 8192 : i64}> ({
-// GENERIC-NEXT: "wskernel.init_tile"() <{col_origin = array<i64: 0, 4>, cols = 4 : i64, offset = 1024 : i64, row_origin = array<i64: 16, 0>, rows = 16 : i64, source = 1 : i64, storage = "f32"}> : () -> ()
-// GENERIC: "wskernel.init_tile"() <{col_origin = array<i64: 0, 0>, cols = 4 : i64, offset = 1536 : i64, row_origin = array<i64: 0, 0>, rows = 1 : i64, source = 2 : i64, storage = "f32"}> : () -> ()
+// GENERIC-NEXT: "wskernel.init_tile"() <{col_origin = array<i64: 0, 4>, col_window = array<i64>, cols = 4 : i64, offset = 1024 : i64, row_origin = array<i64: 16, 0>, rows = 16 : i64, source = 1 : i64, storage = "f32"}> : () -> ()
+// GENERIC: "wskernel.init_tile"() <{col_origin = array<i64: 0, 0>, col_window = array<i64>, cols = 4 : i64, offset = 1536 : i64, row_origin = array<i64: 0, 0>, rows = 1 : i64, source = 2 : i64, storage = "f32"}> : () -> ()
 // GENERIC: "wskernel.loop"() <{count = 2 : i64}> ({
 // GENERIC: "wskernel.recv"() <{combine = "copy", dst = #wskernel.aff<base = 0>, n = #wskernel.aff<base = 16, py = 16>, port = "in0"}> : () -> ()
 // GENERIC: "wskernel.matvec"() <{accumulate = false, cols = #wskernel.aff<base = 4>, dst = #wskernel.aff<base = 64>, matrix = #wskernel.aff<base = 1024>, rows = #wskernel.aff<base = 16>, storage = "f32", transposed = true, vector = #wskernel.aff<base = 0>}>
@@ -180,7 +180,7 @@ func.func @instructions(%x: !wskernel.stream<32, f32>) -> !wskernel.stream<32, f
 // CHECK-NEXT: return %[[R]] : tensor<1x4x8xf32>
 // GENERIC-LABEL: sym_name = "host_io"
 // GENERIC: "wskernel.host_input"() <{offset = 0 : i64, source = 0 : i64}> : () -> ()
-// GENERIC: "wskernel.host_output"() <{col_origin = array<i64: 0, 0>, cols = 8 : i64, offset = 288 : i64, result = 0 : i64, row_origin = array<i64: 0, 0>, rows = 4 : i64, when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 1, y1 = 1>]}> : () -> ()
+// GENERIC: "wskernel.host_output"() <{col_origin = array<i64: 0, 0>, col_window = array<i64>, cols = 8 : i64, offset = 288 : i64, result = 0 : i64, row_origin = array<i64: 0, 0>, rows = 4 : i64, when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 1, y1 = 1>]}> : () -> ()
 func.func @host_io(%idx: tensor<1x4xi64>, %table: tensor<16x8xf32>) -> tensor<1x4x8xf32> {
   %r = wskernel.kernel "embed" kind "embed" grid [2, 1] sram 1024 cycles 24.0 channels {} (%idx, %table)
       : (tensor<1x4xi64>, tensor<16x8xf32>) -> tensor<1x4x8xf32> {
@@ -316,4 +316,21 @@ func.func @accepted_edges() {
     }
   }
   return
+}
+
+// A host result written by two kernels, each into its columns.
+// CHECK-LABEL: func.func @column_pieces
+// CHECK: wskernel.init_tile 1 at 0 rows 4 cols 4 {col_window = array<i64: 0, 4>}
+// CHECK: %[[B:.*]] = wskernel.kernel "b" {{.*}}(%{{.*}}, %{{.*}}, %[[A:.*]]) {wskernel.writes_into = 2 : i64}
+// CHECK: wskernel.host_output 0 at 64 rows 2 cols 4 {col_window = array<i64: 4, 8>}
+func.func @column_pieces(%x: !wskernel.stream<4, f32>, %w: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  %a = wskernel.kernel "a" kind "linear" grid [1, 1] sram 256 cycles 1.0 channels {} (%x, %w) : (!wskernel.stream<4, f32>, tensor<4x8xf32>) -> tensor<2x8xf32> {
+    wskernel.init_tile 1 at 0 rows 4 cols 4 {col_window = array<i64: 0, 4>}
+    wskernel.host_output 0 at 64 rows 2 cols 4 {col_window = array<i64: 0, 4>}
+  }
+  %b = wskernel.kernel "b" kind "linear" grid [1, 1] sram 256 cycles 1.0 channels {} (%x, %w, %a) {wskernel.writes_into = 2 : i64} : (!wskernel.stream<4, f32>, tensor<4x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> {
+    wskernel.init_tile 1 at 0 rows 4 cols 4 {col_window = array<i64: 4, 8>}
+    wskernel.host_output 0 at 64 rows 2 cols 4 {col_window = array<i64: 4, 8>}
+  }
+  return %b : tensor<2x8xf32>
 }
