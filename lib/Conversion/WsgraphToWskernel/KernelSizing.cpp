@@ -22,7 +22,7 @@ std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, i
                                       int64_t maxW) {
   double ratio = double(rows) / double(cols);
   int64_t h = std::max<int64_t>(1, std::llround(std::sqrt(double(pes) * ratio)));
-  h = std::min({h, rows, maxH});
+  h = std::min({h, rows, maxH, std::max<int64_t>(1, pes)}); // no more rows than PEs
   int64_t w = std::min({std::max<int64_t>(1, pes / h), cols, maxW});
   // When the columns run out, give the rest of the budget to rows.
   h = std::min({std::max(h, ceilDiv(pes, w)), rows, maxH});

@@ -37,6 +37,24 @@ struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass>
 LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
                            int64_t tokens, const CostModel &cost);
 
+/// The size of equal pieces of `total` (rows or columns), as few pieces as
+/// `fits` allows (it must hold for every size below one it holds for), or 0
+/// when even size 1 does not fit. A binary search: a split may have
+/// thousands of pieces.
+int64_t evenPieceSize(int64_t total, function_ref<bool(int64_t)> fits) {
+  if (!fits(1))
+    return 0;
+  int64_t lo = 1, hi = total; // fits(lo); the answer is in [lo, hi]
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return ceilDiv(total, ceilDiv(total, lo)); // the same pieces, evened out
+}
+
 /// Splits each linear and embedding whose weights alone need more than
 /// `maxPes` PEs into a chain of pieces over weight rows (docs/defects.md).
 LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, double defectRate,
@@ -69,15 +87,12 @@ LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, do
         linearSizer(k, cols, true, false, batch, tokens, p.storage, arch)(probe);
         return probe.h * probe.w <= maxPes;
       };
-      int64_t per = n;
-      while (!fitsCap(per)) {
-        if (per == 1)
-          return p.anchor->emitError()
-                 << "kernel '" << p.name << "' needs more than the " << maxPes
-                 << " PEs a defect rate of " << defectRate
-                 << " leaves clean even for one output column";
-        per = ceilDiv(n, ceilDiv(n, per) + 1);
-      }
+      int64_t per = evenPieceSize(n, fitsCap);
+      if (!per)
+        return p.anchor->emitError()
+               << "kernel '" << p.name << "' needs more than the " << maxPes
+               << " PEs a defect rate of " << defectRate
+               << " leaves clean even for one output column";
       int64_t pieces = ceilDiv(n, per);
       for (int64_t i = 0; i < pieces; ++i) {
         KernelPlan q = p;
@@ -118,21 +133,18 @@ LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, do
                                  p.storage, arch);
     };
     // The most rows per piece whose every piece fits maxPes.
-    int64_t per = rows;
-    for (;;) {
+    int64_t per = evenPieceSize(rows, [&](int64_t perPiece) {
       KernelPlan probe = p;
       probe.h = 1, probe.w = 1;
-      probe.size = sizer(per, /*first=*/false);
+      probe.size = sizer(perPiece, /*first=*/false);
       probe.size(probe);
       KernelPlan probeFirst = probe;
       probeFirst.h = 1, probeFirst.w = 1;
-      sizer(per, /*first=*/true)(probeFirst);
-      if (std::max(probe.h * probe.w, probeFirst.h * probeFirst.w) <= maxPes)
-        break;
-      if (per == 1)
-        return cannot("even one weight row per piece needs more");
-      per = ceilDiv(rows, ceilDiv(rows, per) + 1);
-    }
+      sizer(perPiece, /*first=*/true)(probeFirst);
+      return std::max(probe.h * probe.w, probeFirst.h * probeFirst.w) <= maxPes;
+    });
+    if (!per)
+      return cannot("even one weight row per piece needs more");
     int64_t pieces = ceilDiv(rows, per);
     OpBuilder b(weight->getContext());
     b.setInsertionPointAfter(weight);
