@@ -256,22 +256,8 @@ TEST(Inputs, AreCheckedByNameShapeAndType) {
 TEST(Fault, HostLimitOnADelayOf2To32Cycles) {
   // The emulator keeps per-PE delays in 32 bits: a link latency of 2^32 - 1
   // plus the hops does not fit, and must be a fault, not a wrapped time.
-  wafer::Program p = makeProgram(3, 1, 8, 2);
+  wafer::Program p = twoWafersOverALink();
   p.mutable_arch()->set_link_latency_cycles(UINT32_MAX);
-  *addRegion(p, "a", 0, 0, 1, 1, 0)->add_code() = send(2, 0, 4);
-  *addRegion(p, "b", 1, 0, 1, 1, 1)->add_code() = recv(3, 0, 4);
-  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST}, 0);
-  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::EAST}, 0);
-  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::LINK}, 0);
-  addRoute(p, 0, 0, 3, wafer::LINK, {wafer::EAST}, 1);
-  addRoute(p, 1, 0, 3, wafer::WEST, {wafer::RAMP}, 1);
-  wafer::InterWaferLink *l = p.add_links();
-  l->set_src_wafer(0);
-  l->set_src_x(2);
-  l->set_color(2);
-  l->set_dst_wafer(1);
-  l->set_dst_x(0);
-  l->set_dst_color(3);
   EXPECT_ERROR(p, "host limit: wafer 1 PE (1,0) (kernel 'b'), color 3: a message would take 2^32 "
                   "cycles or more to arrive (sent by wafer 0 PE (0,0) (kernel 'a') on color 2)");
 }

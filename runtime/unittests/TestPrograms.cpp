@@ -171,4 +171,23 @@ RunResult runProgram(const wafer::Program &p, const std::map<std::string, HostAr
   return res;
 }
 
+wafer::Program twoWafersOverALink() {
+  wafer::Program p = makeProgram(3, 1, 8, 2);
+  *addRegion(p, "a", 0, 0, 1, 1, 0)->add_code() = send(2, 0, 4);
+  *addRegion(p, "b", 1, 0, 1, 1, 1)->add_code() = recv(3, 0, 4);
+  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST}, 0);
+  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::EAST}, 0);
+  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::LINK}, 0);
+  addRoute(p, 0, 0, 3, wafer::LINK, {wafer::EAST}, 1);
+  addRoute(p, 1, 0, 3, wafer::WEST, {wafer::RAMP}, 1);
+  wafer::InterWaferLink *l = p.add_links();
+  l->set_src_wafer(0);
+  l->set_src_x(2);
+  l->set_color(2);
+  l->set_dst_wafer(1);
+  l->set_dst_x(0);
+  l->set_dst_color(3);
+  return p;
+}
+
 } // namespace wsc::runtime::test

@@ -35,6 +35,11 @@ void addRoute(wafer::Program &p, uint32_t x, uint32_t y, uint32_t color, wafer::
 /// Routes `color` from (x0,y) east to (x1,y), delivered to x1's core.
 void routeEast(wafer::Program &p, uint32_t y, uint32_t x0, uint32_t x1, uint32_t color);
 
+/// Two wafers of 3x1 PEs: kernel "a" at (0, 0) of wafer 0 sends 4 words on
+/// color 2, east to the link of PE (2, 0), which delivers them on color 3 to
+/// (0, 0) of wafer 1 and on east to kernel "b" at (1, 0), which receives them.
+wafer::Program twoWafersOverALink();
+
 void initFloats(wafer::Region *r, uint32_t px, uint32_t py, uint32_t offset,
                 const std::vector<float> &v);
 

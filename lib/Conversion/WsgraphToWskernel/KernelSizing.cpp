@@ -75,21 +75,26 @@ constexpr StringLiteral kScaleAttr = "wskernel.scale";
 
 } // namespace
 
+/// A sizer that tiles a rows x cols matrix over the grid, grown until
+/// `words(h, w)` per PE fit SRAM.
+static Sizer tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch,
+                        std::function<int64_t(int64_t, int64_t)> words) {
+  int64_t sramWords = arch.getSramBytes() / 4;
+  return [=](KernelPlan &p) {
+    std::tie(p.h, p.w) =
+        fitGrid(p.h * p.w, rows, cols, maxRows(p, arch), maxCols(p, arch), sramWords, words);
+  };
+}
+
 Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch,
                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
-  int64_t sramWords = arch.getSramBytes() / 4;
   std::string st = storage.str();
-  return [=](KernelPlan &p) {
-    std::tie(p.h, p.w) = fitGrid(p.h * p.w, v, c, maxRows(p, arch), maxCols(p, arch), sramWords,
-                                 [&](int64_t h, int64_t w) {
-                                   int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
-                                   int64_t tb = ceilDiv(tokens, h);
-                                   return batch * tokens + wk::storageWords(st, vb * cb) +
-                                          (positions ? wk::storageWords(st, tb * cb) + cb + 1
-                                                     : 0) +
-                                          (chained ? 3 : 2) * cb;
-                                 });
-  };
+  return tiledSizer(v, c, arch, [=](int64_t h, int64_t w) {
+    int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
+    int64_t tb = ceilDiv(tokens, h);
+    return batch * tokens + wk::storageWords(st, vb * cb) +
+           (positions ? wk::storageWords(st, tb * cb) + cb + 1 : 0) + (chained ? 3 : 2) * cb;
+  });
 }
 
 Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
@@ -105,18 +110,13 @@ Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
 
 Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
                                  int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
-  int64_t sramWords = arch.getSramBytes() / 4;
   std::string st = storage.str();
-  return [=](KernelPlan &p) {
-    std::tie(p.h, p.w) = fitGrid(p.h * p.w, k, n, maxRows(p, arch), maxCols(p, arch), sramWords,
-                                 [&](int64_t h, int64_t w) {
-                                   int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-                                   // Host results: each row keeps its block of tokens.
-                                   return kb + wk::storageWords(st, kb * nb) + 3 * nb +
-                                          (host ? ceilDiv(batch * tokens, h) * nb + nb : nb) +
-                                          (residual ? nb : 0);
-                                 });
-  };
+  return tiledSizer(k, n, arch, [=](int64_t h, int64_t w) {
+    int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
+    // Host results: each row keeps its block of tokens.
+    return kb + wk::storageWords(st, kb * nb) + 3 * nb +
+           (host ? ceilDiv(batch * tokens, h) * nb + nb : nb) + (residual ? nb : 0);
+  });
 }
 
 Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
