@@ -437,7 +437,14 @@ LogicalResult InitTileOp::verify() {
     return failure();
   return checkColWindow(*this, getColWindow());
 }
-LogicalResult HostOutputOp::verify() { return checkColWindow(*this, getColWindow()); }
+LogicalResult HostOutputOp::verify() {
+  if (static_cast<int64_t>(getRows()) <= 0 || static_cast<int64_t>(getCols()) <= 0 ||
+      getRowOrigin().size() != 2 || getColOrigin().size() != 2)
+    return emitOpError("needs positive rows and cols, and [py, px] origins");
+  if (static_cast<int64_t>(getOffset()) < 0 || getOffset() % 4)
+    return emitOpError("offset must be a multiple of 4");
+  return checkColWindow(*this, getColWindow());
+}
 
 LogicalResult LoadTileOp::verify() {
   if (failed(checkTile(*this)))

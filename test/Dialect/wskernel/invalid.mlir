@@ -879,3 +879,23 @@ func.func @writes_into_wrong_type(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
   }
   return %r : tensor<2x8xf32>
 }
+
+// -----
+
+func.func @host_output_bad_tile(%x: !wskernel.stream<4, f32>) -> tensor<2x4xf32> {
+  %r = wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%x) : (!wskernel.stream<4, f32>) -> tensor<2x4xf32> {
+    // expected-error @+1 {{'wskernel.host_output' op needs positive rows and cols, and [py, px] origins}}
+    wskernel.host_output 0 at 0 rows 0 cols 4
+  }
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @host_output_unaligned(%x: !wskernel.stream<4, f32>) -> tensor<2x4xf32> {
+  %r = wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%x) : (!wskernel.stream<4, f32>) -> tensor<2x4xf32> {
+    // expected-error @+1 {{'wskernel.host_output' op offset must be a multiple of 4}}
+    wskernel.host_output 0 at 6 rows 2 cols 4
+  }
+  return %r : tensor<2x4xf32>
+}
