@@ -39,6 +39,7 @@ def Wskernel_StreamType : TypeDef<Wskernel_Dialect, "Stream"> {
   }];
   let parameters = (ins "int64_t":$size, "mlir::Type":$elementType);
   let assemblyFormat = "`<` $size `,` $elementType `>`";
+  let genVerifyDecl = 1;
 }
 
 def Wskernel_AffAttr : AttrDef<Wskernel_Dialect, "Aff"> {

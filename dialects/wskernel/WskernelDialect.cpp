@@ -84,6 +84,13 @@ void AffAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+LogicalResult StreamType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t size,
+                                 Type) {
+  if (size <= 0)
+    return emitError() << "a stream carries a positive number of words per token, not " << size;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel
 //===----------------------------------------------------------------------===//

@@ -899,3 +899,10 @@ func.func @host_output_unaligned(%x: !wskernel.stream<4, f32>) -> tensor<2x4xf32
   }
   return %r : tensor<2x4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{a stream carries a positive number of words per token, not -3}}
+func.func @negative_stream(%x: !wskernel.stream<-3, f32>) {
+  return
+}
