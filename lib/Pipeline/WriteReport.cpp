@@ -27,9 +27,15 @@ namespace {
 /// include the tiles' zero padding), then the tokens pipeline through the
 /// block. Loads and compute of a layer do not overlap.
 struct StreamingFigures {
-  int64_t layers = 0, bytesPerLayer = 0;
+  int64_t layers = 0, bytesPerLayer = 0, tokens = 1;
   double loadCycles = 0, computeCycles = 0, slowestOutside = 0;
   json::Array schedule;
+  /// Per run every layer loads, then computes; the kernels outside the
+  /// block keep their own pace.
+  double cyclesPerToken() const {
+    return std::max(slowestOutside,
+                    double(layers) * (loadCycles + computeCycles) / double(tokens));
+  }
 };
 
 StreamingFigures streamingFigures(ModuleOp module, const wsc::CostModel &cost) {
@@ -41,10 +47,9 @@ StreamingFigures streamingFigures(ModuleOp module, const wsc::CostModel &cost) {
     llvm::SmallVector<std::pair<int64_t, int64_t>> sources; // (source, stride)
   };
   std::vector<Load> loads;
-  int64_t tokens = 1;
   module.walk([&](mlir::func::FuncOp func) {
     if (auto t = func->getAttrOfType<IntegerAttr>("wskernel.tokens"))
-      tokens = std::max<int64_t>(1, t.getInt());
+      f.tokens = std::max<int64_t>(1, t.getInt());
     if (auto l = func->getAttrOfType<IntegerAttr>(wk::kStreamedLayersAttr))
       f.layers = l.getInt();
   });
@@ -64,7 +69,7 @@ StreamingFigures streamingFigures(ModuleOp module, const wsc::CostModel &cost) {
       f.slowestOutside = std::max(f.slowestOutside, cycles);
       return;
     }
-    f.computeCycles = std::max(f.computeCycles, cycles / double(f.layers) * double(tokens));
+    f.computeCycles = std::max(f.computeCycles, cycles / double(f.layers) * double(f.tokens));
     f.bytesPerLayer += load.bytes;
     if (!load.sources.empty())
       loads.push_back(std::move(load));
@@ -163,18 +168,8 @@ void WriteReportPass::runOnOperation() {
   int64_t grid = arch->getWidth() * arch->getHeight() * std::max<int64_t>(1, wafers.size());
   double ideal = cost.idealCyclesPerToken(macs);
   StreamingFigures streaming = streamingFigures(module, cost);
-  if (streaming.layers) {
-    // Per run, every layer loads, then computes; the kernels outside the
-    // block keep their own pace.
-    int64_t tokens = 1;
-    module.walk([&](func::FuncOp func) {
-      if (auto t = func->getAttrOfType<IntegerAttr>("wskernel.tokens"))
-        tokens = std::max<int64_t>(1, t.getInt());
-    });
-    slowest = std::max(streaming.slowestOutside,
-                       double(streaming.layers) *
-                           (streaming.loadCycles + streaming.computeCycles) / double(tokens));
-  }
+  if (streaming.layers)
+    slowest = streaming.cyclesPerToken();
   json::Object estimate{{"cycles_per_token", slowest},
                         {"tokens_per_s", cost.tokensPerSecond(slowest)},
                         {"utilization", grid ? double(pesUsed) / double(grid) : 0.0},

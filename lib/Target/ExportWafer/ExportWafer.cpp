@@ -266,6 +266,13 @@ static bool isStreamPort(StringRef port) {
          !port.getAsInteger(10, i);
 }
 
+/// The columns [lo, hi) a `col_window` attribute selects (all when empty).
+static std::pair<int64_t, int64_t> columnWindow(ArrayRef<int64_t> window) {
+  if (window.empty())
+    return {0, std::numeric_limits<int64_t>::max()};
+  return {window[0], window[1]};
+}
+
 static pb::Storage storageOf(StringRef storage) {
   return storage == "f16" ? pb::STORE_F16 : storage == "bf16" ? pb::STORE_BF16 : pb::STORE_F32;
 }
@@ -577,9 +584,7 @@ LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
     return fail(init) << "offset " << offset << " does not fit the .wafer format";
   ArrayRef<int64_t> ro = init.getRowOrigin(), co = init.getColOrigin();
   // Columns [lo, hi) of the operand, when the kernel computes only those.
-  ArrayRef<int64_t> window = init.getColWindow();
-  int64_t lo = window.empty() ? 0 : window[0];
-  int64_t hi = window.empty() ? std::numeric_limits<int64_t>::max() : window[1];
+  auto [lo, hi] = columnWindow(init.getColWindow());
   std::vector<uint32_t> tile;
   for (int64_t py = 0; py < height; ++py)
     for (int64_t px = 0; px < width; ++px) {
@@ -699,8 +704,8 @@ LogicalResult Exporter::exportHostOutput(wk::HostOutputOp out) {
   // Columns [lo, hi) of the result, when other kernels write the rest; a
   // kernel that writes into the next one's result reaches the host through
   // it (wskernel.writes_into).
-  ArrayRef<int64_t> window = out.getColWindow();
-  int64_t lo = window.empty() ? 0 : window[0], hi = window.empty() ? cols : std::min(cols, window[1]);
+  auto [lo, end] = columnWindow(out.getColWindow());
+  int64_t hi = std::min(cols, end);
   Value host = result;
   for (bool followed = true; followed;) {
     followed = false;
