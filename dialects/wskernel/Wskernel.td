@@ -91,9 +91,14 @@ def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
     `wskernel.host_input`). Results are output streams, or host tensors
     written by `wskernel.host_output`. `grid` is [h, w]. `channels` names
     the internal channels and their shape: `col_chain` joins each PE to the
-    one south of it, `col_chain_north` each PE to the one north of it, and
-    `row_chain` the PEs of the last row west to east.
-    Ports are `in<i>`, `out<i>` and the channel names. After placement the
+    one south of it, `col_chain_north` each PE to the one north of it,
+    `row_chain` the PEs of the last row west to east and `row_chain_west`
+    east to west.
+    Ports are `in<i>`, `out<i>` and the channel names. Each stream result is
+    sent by one PE (the sends on `out<i>` select one PE); a reader receives it
+    on the PEs whose receives on `in<j>` select them. A vector split into
+    blocks is several results, one per sending PE, read as consecutive
+    operands. After placement the
     op also carries `wafer.origin = [wafer, x, y]`; after routing,
     `wafer.colors` maps every port to its color.
 

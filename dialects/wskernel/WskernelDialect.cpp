@@ -102,10 +102,23 @@ LogicalResult KernelOp::verify() {
     return emitOpError("grid must be [h, w] with positive sizes");
   for (NamedAttribute channel : getChannels()) {
     auto shape = dyn_cast<StringAttr>(channel.getValue());
-    if (!shape || (shape.getValue() != "col_chain" && shape.getValue() != "row_chain" &&
-                   shape.getValue() != "col_chain_north"))
-      return emitOpError("channel '") << channel.getName().getValue()
-                                      << "' must be \"col_chain\", \"col_chain_north\" or \"row_chain\"";
+    if (!shape || !llvm::is_contained(ArrayRef<StringRef>{"col_chain", "col_chain_north",
+                                                          "row_chain", "row_chain_west"},
+                                      shape.getValue()))
+      return emitOpError("channel '")
+             << channel.getName().getValue()
+             << "' must be \"col_chain\", \"col_chain_north\", \"row_chain\" or \"row_chain_west\"";
+  }
+  // A stream is one multicast tree from one PE.
+  for (unsigned i = 0; i < getNumResults(); ++i) {
+    if (!isa<StreamType>(getResult(i).getType()))
+      continue;
+    std::string port = "out" + std::to_string(i);
+    if (auto box = portPes(*this, port, /*sends=*/true); box && !box->single())
+      return emitOpError("stream '") << port << "' of kernel '" << getName()
+                                     << "' must be sent by one PE, but PEs (" << box->x0 << ", "
+                                     << box->y0 << ") to (" << box->x1 << ", " << box->y1
+                                     << ") send on it";
   }
   if (auto into = (*this)->getAttrOfType<IntegerAttr>(kWritesIntoAttr)) {
     int64_t i = into.getInt();
@@ -320,6 +333,34 @@ SmallVector<KernelOp> wsc::wskernel::feedbackReaders(KernelOp kernel) {
               from && from.getValue() == kernel.getName() && !llvm::is_contained(readers, other))
             readers.push_back(other);
   return readers;
+}
+
+std::optional<PeBox> wsc::wskernel::portPes(KernelOp kernel, StringRef port, bool sends) {
+  std::optional<PeBox> box;
+  int64_t h = kernel.getHeight(), w = kernel.getWidth();
+  auto add = [&](int64_t x0, int64_t x1, int64_t y0, int64_t y1) {
+    if (!box)
+      box = PeBox{x0, x1, y0, y1};
+    else
+      box = PeBox{std::min(box->x0, x0), std::max(box->x1, x1), std::min(box->y0, y0),
+                  std::max(box->y1, y1)};
+  };
+  kernel.getBody().walk([&](Operation *op) {
+    ArrayAttr when;
+    if (auto send = dyn_cast<SendOp>(op); send && sends && send.getPort() == port)
+      when = send.getWhenAttr();
+    else if (auto recv = dyn_cast<RecvOp>(op); recv && !sends && recv.getPort() == port)
+      when = recv.getWhenAttr();
+    else
+      return;
+    if (!when || when.empty())
+      return add(0, w - 1, 0, h - 1);
+    for (Attribute a : when)
+      if (auto r = dyn_cast<PeRangeAttr>(a))
+        add(std::max<int64_t>(0, r.getX0()), std::min<int64_t>(w - 1, r.getX1()),
+            std::max<int64_t>(0, r.getY0()), std::min<int64_t>(h - 1, r.getY1()));
+  });
+  return box;
 }
 
 /// The kernel named `name` in the block of `kernel`, if any.

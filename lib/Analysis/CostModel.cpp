@@ -9,33 +9,36 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The busiest PE of each kernel: receive, compute, relay the column
 // partial, finish in the last row, and (the last PE) gather and send.
-double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu,
-                         bool gather) const {
+double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
+                         int64_t in) const {
   int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-  double t = words(k) + matvec(kb, nb) + (h > 1 ? relay(nb) : 0.0) + vector(nb);
+  double t = words(in) + matvec(kb, nb) + (h > 1 ? relay(nb) : 0.0) + vector(nb);
   if (gelu)
     t += transcendental(nb);
-  // Host results: rows above the last pass blocks north to the row that
-  // keeps them.
-  return t + (gather ? gatherLast(n, nb, w) : h > 1 ? relay(nb) : vector(nb));
+  return t + output(out, n, nb, w, h);
 }
 
-double CostModel::layerNorm(int64_t c, int64_t w) const {
+double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in) const {
+  // Sum, all-reduce, centre; x . x, all-reduce; rsqrt; scale, gamma, beta.
   int64_t cb = ceilDiv(c, w);
-  return words(c) + 4 * vector(c) + transcendental(1) + 3 * vector(cb) + gatherLast(c, cb, w);
+  return words(in) + vector(cb) + 2 * rowAllReduce(w) + 4 * vector(1) + vector(cb) +
+         matvec(1, cb) + transcendental(1) + 3 * vector(cb) + output(out, c, cb, w);
 }
 
-double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows) const {
+double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out,
+                            int64_t in) const {
   // A row scores its block of keys, takes a partial softmax, weighs its
-  // values, then merges the partial from above and passes it on.
+  // values, then merges the partial from above and passes it on. The own
+  // row copies the token's key and value into its cache.
   int64_t tb = ceilDiv(t, rows);
   double merge = rows > 1 ? relay(d + 2) + 2 * transcendental(1) + 3 * vector(d + 1) : 0.0;
-  return words(3 * d * heads) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
-         matvec(tb, d) + merge + transcendental(d) + gatherLast(d * heads, d, heads);
+  return words(in) + 2 * vector(d) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
+         matvec(tb, d) + merge + transcendental(d) + output(out, d * heads, d, heads);
 }
 
-double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions) const {
+double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,
+                        int64_t in) const {
   int64_t cb = ceilDiv(c, w);
-  return vector(cb) + (h > 1 ? relay(cb) : 0.0) + vector(cb) + (positions ? vector(cb) : 0.0) +
-         gatherLast(c, cb, w);
+  return words(in) + vector(cb) + (h > 1 ? relay(cb) : 0.0) + vector(cb) +
+         (positions ? vector(cb) : 0.0) + output(out, c, cb, w);
 }

@@ -33,8 +33,13 @@ struct GraphStream {
   int producer;     // kernel index
   std::string port; // the producer's port: "out<result>", or "fb" for feedback
   int64_t size;     // words per token
-  /// (kernel index, port): "in<operand>", or "fb<operand>" for feedback.
+  /// (kernel index, port): "in<operand>", or "fb<operand>" for feedback;
+  /// only readers whose body receives on the port.
   llvm::SmallVector<std::pair<int, std::string>, 2> consumers;
+  /// Per consumer: the PEs (inside its kernel) that receive the stream.
+  llvm::SmallVector<wskernel::PeBox, 2> boxes;
+  /// The producer's PE that sends it (inside its kernel).
+  int64_t srcX = 0, srcY = 0;
 };
 
 struct KernelGraph {
@@ -82,8 +87,7 @@ struct KernelGraph {
           if (it != g.index.end())
             s.consumers.push_back({it->second, "in" + std::to_string(use.getOperandNumber())});
         }
-        llvm::sort(s.consumers);
-        g.streams.push_back(std::move(s));
+        g.addStream(std::move(s));
       }
       // Weight streaming's feedback: port "fb" to the readers' "fb<i>" ports,
       // the size of the stream they read on "in<i>" in layer 0.
@@ -103,10 +107,28 @@ struct KernelGraph {
             if (auto t = mlir::dyn_cast<wskernel::StreamType>(reader.getInputs()[operand].getType()))
               s.size = std::max(s.size, t.getSize());
         }
-      llvm::sort(s.consumers);
-      g.streams.push_back(std::move(s));
+      g.addStream(std::move(s));
     }
     return g;
+  }
+
+private:
+  /// Finds where stream `s` starts and which PEs of each reader receive it
+  /// (readers that never receive on their port drop out).
+  void addStream(GraphStream s) {
+    GraphKernel &p = kernels[s.producer];
+    auto src = wskernel::portPes(p.op, s.port, /*sends=*/true);
+    s.srcX = src ? src->x1 : p.w - 1;
+    s.srcY = src ? src->y1 : p.h - 1;
+    llvm::sort(s.consumers);
+    llvm::SmallVector<std::pair<int, std::string>, 2> readers;
+    for (auto &[c, port] : s.consumers)
+      if (auto box = wskernel::portPes(kernels[c].op, port, /*sends=*/false)) {
+        readers.push_back({c, port});
+        s.boxes.push_back(*box);
+      }
+    s.consumers = std::move(readers);
+    streams.push_back(std::move(s));
   }
 };
 

@@ -47,8 +47,8 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
     GraphKernel &p = graph.kernels[s.producer];
     int64_t from = p.wafer, last = from;
     std::map<int64_t, SmallVector<Rect, 2>> consumersOn;
-    for (auto [c, operand] : s.consumers) {
-      GraphKernel &k = graph.kernels[c];
+    for (auto [i, read] : llvm::enumerate(s.consumers)) {
+      GraphKernel &k = graph.kernels[read.first];
       if (k.wafer < from)
         return p.op.emitOpError("stream '")
                << s.port << "' of kernel '" << p.op.getName() << "' on wafer " << from
@@ -58,7 +58,8 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
       if (k.x < 0)
         return k.op.emitOpError("kernel '")
                << k.op.getName() << "' has no 'wafer.origin'; run --wsc-place first";
-      consumersOn[k.wafer].push_back({k.x, k.y, k.x + k.w - 1, k.y + k.h - 1});
+      const wskernel::PeBox &box = s.boxes[i];
+      consumersOn[k.wafer].push_back({k.x + box.x0, k.y + box.y0, k.x + box.x1, k.y + box.y1});
       last = std::max(last, k.wafer);
     }
     if (last == from)
@@ -68,7 +69,7 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
              << p.op.getName() << "' has no 'wafer.origin'; run --wsc-place first";
     ++plan.crossingStreams;
     // Where the stream's tree already is on the wafer it leaves.
-    SmallVector<Rect, 4> tree = {{p.x + p.w - 1, p.y + p.h - 1, p.x + p.w - 1, p.y + p.h - 1}};
+    SmallVector<Rect, 4> tree = {{p.x + s.srcX, p.y + s.srcY, p.x + s.srcX, p.y + s.srcY}};
     if (auto it = consumersOn.find(from); it != consumersOn.end())
       llvm::append_range(tree, it->second);
     for (int64_t b = from; b < last; ++b) {

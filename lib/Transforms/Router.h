@@ -40,6 +40,14 @@ struct Entry {
   uint8_t mask;
 };
 
+struct Rect {
+  int64_t x0, y0, x1, y1; // inclusive
+  bool contains(int64_t x, int64_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
+  int64_t dist(int64_t x, int64_t y) const {
+    return std::max<int64_t>({0, x0 - x, x - x1}) + std::max<int64_t>({0, y0 - y, y - y1});
+  }
+};
+
 /// What one color carries on one wafer: a stream's tree there (from the
 /// producer, or from the link it enters by) or a channel.
 struct Group {
@@ -52,7 +60,7 @@ struct Group {
   uint8_t srcIn = 0;   // RAMP (sent by the producer) or LINK (entering the wafer)
   int32_t exit = -1;   // stream: the edge PE it leaves the wafer by, or -1
   int64_t fromWafer = -1, toWafer = -1; // for messages: producer's wafer, next wafer
-  std::vector<int> consumers;
+  std::vector<Rect> targets; // stream: the PEs of each consumer that receive it
   std::vector<Entry> entries;
   std::vector<int32_t> res; // resources used, each once (unsorted)
   int64_t links = 0;        // PE-to-PE hops
@@ -60,13 +68,6 @@ struct Group {
   int color = -1;
 };
 
-struct Rect {
-  int64_t x0, y0, x1, y1; // inclusive
-  bool contains(int64_t x, int64_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
-  int64_t dist(int64_t x, int64_t y) const {
-    return std::max<int64_t>({0, x0 - x, x - x1}) + std::max<int64_t>({0, y0 - y, y - y1});
-  }
-};
 
 /// Summary figures, summed or maxed over wafers.
 struct Stats {

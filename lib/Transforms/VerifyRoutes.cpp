@@ -449,10 +449,21 @@ LogicalResult Checker::run() {
           fedBack.push_back({index[reader], entry.getName().str()});
     if (!fedBack.empty())
       sent.push_back({"fb", std::move(fedBack)});
-    for (auto &[port, reads] : sent) {
-      llvm::SmallDenseSet<int, 4> dests;
-      for (auto &read : reads)
-        dests.insert(read.first);
+    for (auto &[port, allReads] : sent) {
+      // The destinations: the PEs of each reader that receive on its port
+      // (a reader that never does is none).
+      Reads reads;
+      llvm::SmallDenseMap<int, wskernel::PeBox, 4> dests;
+      for (auto &read : allReads) {
+        auto box = wskernel::portPes(kernels[read.first].op, read.second, /*sends=*/false);
+        if (!box)
+          continue;
+        reads.push_back(read);
+        auto [it, fresh] = dests.try_emplace(read.first, *box);
+        if (!fresh)
+          it->second = {std::min(it->second.x0, box->x0), std::max(it->second.x1, box->x1),
+                        std::min(it->second.y0, box->y0), std::max(it->second.y1, box->y1)};
+      }
       if (dests.empty())
         continue;
       flowPorts.insert(port);
@@ -482,11 +493,13 @@ LogicalResult Checker::run() {
         }
       }
       int64_t expected = 0;
-      for (int d : dests)
-        expected += kernels[d].h * kernels[d].w;
+      for (auto &[d, box] : dests)
+        expected += (box.x1 - box.x0 + 1) * (box.y1 - box.y0 + 1);
       auto deliver = [&](int64_t w, int64_t x, int64_t y, int64_t c) -> int {
         int o = wafers[w].owner[y * W + x];
-        if (o < 0 || !dests.contains(o))
+        auto dest = o < 0 ? dests.end() : dests.find(o);
+        if (dest == dests.end() ||
+            !dest->second.contains(x - kernels[o].x, y - kernels[o].y))
           return kNotDest;
         for (auto &[d, in] : reads)
           if (d == o && *colorOf(d, in) != c) {
@@ -500,10 +513,10 @@ LogicalResult Checker::run() {
       };
       // The first destination PE it fails to reach, for the message.
       auto missing = [&]() -> std::string {
-        for (int d : dests) {
+        for (auto &[d, box] : dests) {
           WaferState &ws = wafers[kernels[d].wafer];
-          for (int64_t y = kernels[d].y; y < kernels[d].y + kernels[d].h; ++y)
-            for (int64_t x = kernels[d].x; x < kernels[d].x + kernels[d].w; ++x)
+          for (int64_t y = kernels[d].y + box.y0; y <= kernels[d].y + box.y1; ++y)
+            for (int64_t x = kernels[d].x + box.x0; x <= kernels[d].x + box.x1; ++x)
               if (ws.deliveredAt.empty() || ws.deliveredAt[y * W + x] != stamp) {
                 std::string s = ("PE (" + Twine(x) + ", " + Twine(y) + ")").str();
                 if (kernels[d].wafer != p.wafer)
@@ -513,8 +526,10 @@ LogicalResult Checker::run() {
         }
         return "all of its destinations";
       };
-      if (failed(walk(p.op, what, p.wafer, p.x + p.w - 1, p.y + p.h - 1, *color, deliver,
-                      expected, missing)))
+      // It starts at the PE that sends it.
+      auto src = wskernel::portPes(p.op, port, /*sends=*/true);
+      int64_t sx = p.x + (src ? src->x1 : p.w - 1), sy = p.y + (src ? src->y1 : p.h - 1);
+      if (failed(walk(p.op, what, p.wafer, sx, sy, *color, deliver, expected, missing)))
         return failure();
     }
     // Receiving ports of streams from any wafer.
@@ -531,7 +546,8 @@ LogicalResult Checker::run() {
       StringRef name = ch.getName().getValue();
       flowPorts.insert(name);
       StringRef shape = cast<StringAttr>(ch.getValue()).getValue();
-      bool col = shape != "row_chain", north = shape == "col_chain_north";
+      bool north = shape == "col_chain_north", west = shape == "row_chain_west";
+      bool col = north || shape == "col_chain";
       if ((col && p.h == 1) || (!col && p.w == 1))
         continue;
       auto color = colorOf(pi, name);
@@ -543,8 +559,10 @@ LogicalResult Checker::run() {
         int64_t px = col ? i / (p.h - 1) : i, py = col ? i % (p.h - 1) : p.h - 1;
         if (north)
           ++py; // from rows 1..h-1, one row up
+        if (west)
+          ++px; // from columns 1..w-1, one column west
         int64_t sx = p.x + px, sy = p.y + py;
-        int64_t dx = col ? sx : sx + 1, dy = north ? sy - 1 : col ? sy + 1 : sy;
+        int64_t dx = col ? sx : west ? sx - 1 : sx + 1, dy = north ? sy - 1 : col ? sy + 1 : sy;
         Origin what{p.op.getName(), name, sx, sy, true};
         auto deliver = [&](int64_t w, int64_t x, int64_t y, int64_t) -> int {
           return w == p.wafer && x == dx && y == dy ? kDelivered : kNotDest;

@@ -94,6 +94,10 @@ LogicalResult WaferRouter::buildGroups() {
           for (int64_t y = r.y0 + 1; y <= r.y1; ++y)
             if (failed(hop(x, y, wafer::North)))
               return failure();
+      } else if (shape == "row_chain_west") {
+        for (int64_t x = r.x0 + 1; x <= r.x1; ++x)
+          if (failed(hop(x, r.y1, wafer::West)))
+            return failure();
       } else {
         for (int64_t x = r.x0; x < r.x1; ++x)
           if (failed(hop(x, r.y1, wafer::East)))
@@ -115,7 +119,7 @@ LogicalResult WaferRouter::buildGroups() {
     g.fromWafer = from;
     if (from == wafer) {
       Rect pr = rectOf(s.producer);
-      g.src = node(pr.x1, pr.y1);
+      g.src = node(pr.x0 + s.srcX, pr.y0 + s.srcY);
       g.srcIn = wafer::Ramp;
     } else {
       g.src = node(0, entryRow);
@@ -125,16 +129,32 @@ LogicalResult WaferRouter::buildGroups() {
       g.exit = node(W - 1, exitRow);
       g.toWafer = wafer + 1;
     }
-    for (auto [c, operand] : s.consumers)
-      if (graph.kernels[c].wafer == wafer && (g.consumers.empty() || g.consumers.back() != c))
-        g.consumers.push_back(c);
-    if (g.consumers.empty() && g.exit < 0)
+    // The receiving PEs of each consumer (one box per kernel, even when it
+    // reads the stream on two ports).
+    int last = -1;
+    for (auto [i, read] : llvm::enumerate(s.consumers)) {
+      int c = read.first;
+      if (graph.kernels[c].wafer != wafer)
+        continue;
+      Rect k = rectOf(c);
+      const wskernel::PeBox &b = s.boxes[i];
+      Rect R{k.x0 + b.x0, k.y0 + b.y0, k.x0 + b.x1, k.y0 + b.y1};
+      if (c == last) {
+        Rect &prev = g.targets.back();
+        prev = {std::min(prev.x0, R.x0), std::min(prev.y0, R.y0), std::max(prev.x1, R.x1),
+                std::max(prev.y1, R.y1)};
+      } else {
+        g.targets.push_back(R);
+      }
+      last = c;
+    }
+    if (g.targets.empty() && g.exit < 0)
       continue;
     // Nearest consumers first; each later one joins the tree where it is
     // closest, and the exit joins last.
     int64_t sx = g.src % W, sy = g.src / W;
-    llvm::stable_sort(
-        g.consumers, [&](int a, int b) { return rectOf(a).dist(sx, sy) < rectOf(b).dist(sx, sy); });
+    llvm::stable_sort(g.targets,
+                      [&](const Rect &a, const Rect &b) { return a.dist(sx, sy) < b.dist(sx, sy); });
     groups.push_back(std::move(g));
   }
   return success();
@@ -231,8 +251,7 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
     return false;
   treeAdd(g, g.src, g.srcIn, 0);
 
-  for (int c : g.consumers) {
-    Rect R = rectOf(c);
+  for (const Rect &R : g.targets) {
     if (!reach(g, R, closed))
       return false;
     // Spread over R from the tree nodes already inside it: breadth-first,

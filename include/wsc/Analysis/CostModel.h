@@ -40,17 +40,44 @@ struct CostModel {
     return w > 1 ? words(n - blockWords) + vector(blockWords) + words(n) : words(n);
   }
 
-  /// A linear layer x[K] W[K,N] on h x w PEs (column reductions, then a row
-  /// gather and send unless the host reads the last row's blocks directly).
-  double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, bool gather = true) const;
-  /// Layer norm of C on w PEs.
-  double layerNorm(int64_t c, int64_t w) const;
+  /// Cycles a PE of a w-PE row spends per token on an all-reduce of one
+  /// word: a sum chain east, the total back west. It waits for the round
+  /// trip, so here the chain's length is time per token.
+  double rowAllReduce(int64_t w) const {
+    return w > 1 ? 4 * words(1) + double(2 * (w - 1) * arch.getHopCycles()) : 0.0;
+  }
+
+  /// How a kernel's last row hands its n-word result on: each PE sends its
+  /// nb-word block as a stream of its own (Blocks), the blocks are gathered
+  /// into one PE that sends the whole vector (Gather), or they stay for the
+  /// host to read (Host; rows above the last pass theirs north).
+  enum class Output { Blocks, Gather, Host };
+  double output(Output out, int64_t n, int64_t nb, int64_t w, int64_t h = 1) const {
+    switch (out) {
+    case Output::Blocks:
+      return words(nb);
+    case Output::Gather:
+      return gatherLast(n, nb, w);
+    case Output::Host:
+      break;
+    }
+    return h > 1 ? relay(nb) : vector(nb);
+  }
+
+  /// Each figure below takes `in`, the most words one PE receives per token.
+  /// A linear layer x[K] W[K,N] on h x w PEs (column reductions).
+  double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
+                int64_t in) const;
+  /// Layer norm of C on 1 x w PEs (two row all-reduces: mean, variance).
+  double layerNorm(int64_t c, int64_t w, Output out, int64_t in) const;
   /// Causal attention over `t` tokens: h heads of size d, each over `rows`
   /// PEs holding blocks of keys, partial softmaxes merged down the column.
-  double attention(int64_t t, int64_t d, int64_t heads, int64_t rows) const;
+  double attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out,
+                   int64_t in) const;
   /// Embedding lookup of a V x C table on h x w PEs, and of the positions
   /// (a second lookup and an add) when `positions`.
-  double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions = false) const;
+  double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,
+               int64_t in) const;
 
   /// Cycles to stream `bytes` of weights from external memory onto the wafer.
   double streamCycles(int64_t bytes) const {

@@ -1,13 +1,15 @@
 //===- KernelBodies.cpp - the SPMD body of each kernel kind ----------------===//
 //
 // Every kernel follows one dataflow skeleton, per token:
-//   1. each PE receives the slice of the input vector it needs (the rest of
-//      the multicast stream is dropped);
+//   1. each PE receives the part of the input vector it needs: the blocks of
+//      the producer's result that the part touches, and no others;
 //   2. each PE computes a partial result block from its SRAM-resident tile;
 //   3. partials are summed down each column ("col" channel, chain south);
 //   4. the last row finishes its block (bias, GELU, residual, positions);
-//   5. blocks stream west to east along the last row ("row" channel), one at
-//      a time, and the last PE sends them on "out0" as they arrive.
+//   5. each last-row PE sends its block as a result of its own ("out<px>"),
+//      so consumers subscribe to the blocks they need. In weight streaming
+//      (whose feedback is one stream) the blocks are gathered west to east
+//      along the last row ("row" channel) and the last PE sends "out0".
 // Weights are tiled [rows per PE-row] x [columns per PE-column], padded with
 // zeros, so every PE runs the same code with coordinate-affine addresses.
 //
@@ -21,17 +23,99 @@ using namespace mlir;
 using namespace wsc;
 using namespace wsc::lowering;
 
-std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p, ArrayRef<Type> inTypes,
-                                     int64_t batch, int64_t tokens, const CostModel &cost) {
+SmallVector<LogicalInput> wsc::lowering::logicalInputs(wk::KernelOp kernel) {
+  SmallVector<LogicalInput> ins;
+  OpResult previous;
+  for (auto [i, v] : llvm::enumerate(kernel.getInputs())) {
+    auto stream = dyn_cast<wk::StreamType>(v.getType());
+    auto result = dyn_cast<OpResult>(v);
+    std::string port = "in" + std::to_string(i);
+    if (stream && result && previous && !ins.back().blocks.empty() &&
+        result.getOwner() == previous.getOwner() &&
+        result.getResultNumber() == previous.getResultNumber() + 1) {
+      LogicalInput &in = ins.back();
+      in.blocks.push_back({port, in.words(), stream.getSize()});
+    } else {
+      ins.push_back({unsigned(i), v.getType(), {}});
+      if (stream)
+        ins.back().blocks.push_back({port, 0, stream.getSize()});
+    }
+    previous = stream ? result : OpResult();
+  }
+  return ins;
+}
+
+int64_t Body::recvRange(unsigned in, int64_t base, int64_t step, int64_t parts, int64_t end,
+                        wk::AffAttr dst, bool byRow, ArrayAttr when) {
+  // The PEs of parts [c0, c1], inside `when` (one range), or null if none.
+  auto select = [&](int64_t c0, int64_t c1) -> ArrayAttr {
+    int64_t x0 = byRow ? 0 : c0, x1 = byRow ? w - 1 : c1;
+    int64_t y0 = byRow ? c0 : 0, y1 = byRow ? c1 : h - 1;
+    if (when) {
+      auto c = cast<wk::PeRangeAttr>(when[0]);
+      x0 = std::max(x0, c.getX0()), x1 = std::min(x1, c.getX1());
+      y0 = std::max(y0, c.getY0()), y1 = std::min(y1, c.getY1());
+    }
+    return x0 <= x1 && y0 <= y1 ? pes(x0, x1, y0, y1) : nullptr;
+  };
+  struct Piece {
+    int64_t first, count, at; // in the block, how many, where in the part
+  };
+  std::vector<int64_t> received(parts, 0);
+  for (const InBlock &block : ins[in].blocks) {
+    int64_t lo = block.offset, hi = block.offset + block.size;
+    auto piece = [&](int64_t c) -> std::optional<Piece> {
+      int64_t from = base + c * step, to = std::min(from + step, end);
+      int64_t a = std::max(from, lo), z = std::min(to, hi);
+      if (a >= z)
+        return std::nullopt;
+      return Piece{a - lo, z - a, a - from};
+    };
+    // Runs of parts whose pieces differ only by a shift of `step`: one
+    // receive, its first word affine in the coordinate.
+    for (int64_t c = std::max<int64_t>(0, (lo - base) / step); c < parts && base + c * step < hi;) {
+      auto p0 = piece(c);
+      if (!p0) {
+        ++c;
+        continue;
+      }
+      int64_t c1 = c;
+      while (c1 + 1 < parts) {
+        auto q = piece(c1 + 1);
+        if (!q || q->count != p0->count || q->at != p0->at ||
+            q->first != p0->first + (c1 + 1 - c) * step)
+          break;
+        ++c1;
+      }
+      if (ArrayAttr sel = select(c, c1)) {
+        // (Constant for one part, so that empty drops vanish.)
+        int64_t first = p0->first - c * step, slope = c == c1 ? 0 : step;
+        if (!slope)
+          first = p0->first;
+        recvPart(block.port, block.size, byRow ? aff(first, {}, 0, slope) : aff(first, {}, slope, 0),
+                 aff(p0->count),
+                 aff(dst.getBase() + 4 * p0->at, dst.getLoop(), dst.getPx(), dst.getPy()), sel);
+        for (int64_t i = c; i <= c1; ++i)
+          received[i] += block.size;
+      }
+      c = c1 + 1;
+    }
+  }
+  return *std::max_element(received.begin(), received.end());
+}
+
+std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p, int64_t batch,
+                                                    int64_t tokens, const CostModel &cost) {
   Sram sram;
   int64_t h = p.h, w = p.w;
-  auto dim = [&](int i, int d) { return cast<ShapedType>(inTypes[i]).getDimSize(d); };
-  auto streamSize = [&](int i) { return cast<wk::StreamType>(inTypes[i]).getSize(); };
+  auto dim = [&](int i, int d) { return cast<ShapedType>(k.type(i)).getDimSize(d); };
+  using Output = CostModel::Output;
+  Output out = p.hostResult ? Output::Host : k.blockedOut ? Output::Blocks : Output::Gather;
 
   if (p.kind == "embed") {
     // A piece of a split table (rows weightRowBase and on) after the first
     // adds the partial sum of the piece before it, streamed in on in1.
-    bool chained = isa<wk::StreamType>(inTypes[1]);
+    bool chained = k.isStream(1);
     int at = chained ? 2 : 1;
     int64_t v = dim(at, 0), c = dim(at, 1);
     int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w), tb = ceilDiv(tokens, h);
@@ -46,17 +130,14 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t posPart = positions ? sram.words(cb) : 0;
     int64_t part = sram.words(cb), gather = sram.words(cb);
     int64_t partial = chained ? sram.words(cb) : 0;
-    wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, idx, nullptr);
-    k.initTile(at, table, vb, cb, {vb, 0}, {0, cb}, st);
+    wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(0), idx, nullptr);
+    k.initTile(k.operand(at), table, vb, cb, {vb, 0}, {0, cb}, st);
     if (positions)
-      k.initTile(at + 1, pos, tb, cb, {tb, 0}, {0, cb}, st);
+      k.initTile(k.operand(at + 1), pos, tb, cb, {tb, 0}, {0, cb}, st);
     k.tokenLoops();
-    if (chained) {
-      // Only the last row adds the partial sum: its block of it.
-      if (h > 1)
-        k.drop("in1", k.aff(c), k.pes(0, w - 1, 0, h - 2));
-      k.recvSlices("in1", c, cb, w, partial, /*byRow=*/false, k.lastRow());
-    }
+    // Only the last row adds the partial sum: its block of it.
+    int64_t in = chained ? k.recvRange(1, 0, cb, w, c, k.aff(partial), /*byRow=*/false, k.lastRow())
+                         : 0;
     k.gather(k.aff(part), k.aff(table), k.aff(idx, {4, 4 * tokens}), k.aff(vb), k.aff(cb),
              k.aff(p.weightRowBase, {}, 0, vb), st);
     if (positions) {
@@ -69,71 +150,54 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
         k.vector("add", k.aff(part), k.aff(part), k.aff(partial), k.aff(cb), k.lastRow());
     });
     return {sram.next,
-            cost.embed(v, c, h, w, positions) + (chained ? cost.words(c) + cost.vector(cb) : 0.0)};
+            cost.embed(v, c, h, w, positions, out, in) + (chained ? cost.vector(cb) : 0.0)};
   }
   if (p.kind == "layer_norm") {
-    int64_t c = streamSize(0), cb = ceilDiv(c, w);
+    // PE px normalizes block px of x. The mean and then the variance are
+    // all-reduced over the row: sums run east on "row", the last PE's
+    // total comes back west on "back" (two passes, as torch computes it).
+    int64_t c = k.words(0), cb = ceilDiv(c, w);
     bool bias = p.inputs.size() > 2;
-    // Two-pass statistics on the whole vector when it fits beside the rest;
-    // otherwise one pass over cb-word chunks: var = E[x^2] - mean^2.
-    bool whole = c + 6 * cb + 1024 <= cost.arch.getSramBytes() / 4;
-    int64_t x = whole ? sram.words(w * cb) : 0;
-    int64_t mean = sram.words(1), var = sram.words(1); // adjacent: summed as a pair
+    int64_t x = sram.words(cb), stat = sram.words(1);
     int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
-    int64_t part = sram.words(cb), gather = sram.words(cb);
-    k.initTile(1, gamma, 1, cb, {0, 0}, {0, cb});
+    int64_t part = sram.words(cb), gather = k.blockedOut ? 0 : sram.words(cb);
+    k.initTile(k.operand(1), gamma, 1, cb, {0, 0}, {0, cb});
     if (bias)
-      k.initTile(2, beta, 1, cb, {0, 0}, {0, cb});
+      k.initTile(k.operand(2), beta, 1, cb, {0, 0}, {0, cb});
     k.tokenLoops();
-    wk::AffAttr block; // this PE's block of x - mean
-    if (whole) {
-      // x is centred in place; the variance is x . x, a 1 x c matvec.
-      k.recv("in0", k.aff(x), k.aff(c));
-      k.reduce("sum", k.aff(mean), k.aff(x), k.aff(c));
-      k.imm("mul", k.aff(mean), k.aff(mean), 1.0f / float(c), k.aff(1));
-      k.scalar("sub", k.aff(x), k.aff(x), k.aff(mean), k.aff(c));
-      k.matvec(k.aff(var), k.aff(x), k.aff(x), k.aff(1), k.aff(c), false);
-      k.imm("mul", k.aff(var), k.aff(var), 1.0f / float(c), k.aff(1));
-      block = k.aff(x, {}, 4 * cb);
-    } else {
-      int64_t chunk = sram.words(cb), mine = sram.words(cb), t = sram.words(2);
-      k.imm("fill", k.aff(mean), k.aff(0), 0.0f, k.aff(2)); // mean, var hold the sums
-      auto accumulate = [&](int64_t n) {
-        k.reduce("sum", k.aff(t), k.aff(chunk), k.aff(n));
-        k.matvec(k.aff(t + 4), k.aff(chunk), k.aff(chunk), k.aff(1), k.aff(n), false);
-        k.vector("add", k.aff(mean), k.aff(mean), k.aff(t), k.aff(2));
-      };
-      if (w > 1) {
-        auto loop = wk::LoopOp::create(k.builder(), k.builder().getUnknownLoc(), w - 1);
-        OpBuilder::InsertionGuard inLoop(k.builder());
-        k.builder().setInsertionPointToStart(&loop.getBody().emplaceBlock());
-        k.recv("in0", k.aff(chunk), k.aff(cb));
-        accumulate(cb);
-        // Chunk i is this PE's block when i == px.
-        k.unary("copy", k.aff(mine), k.aff(chunk), k.aff(cb), nullptr,
-                k.guards({k.aff(0, {1}, -1), k.aff(0, {-1}, 1)}));
-      }
-      int64_t last = c - (w - 1) * cb;
-      k.recv("in0", k.aff(chunk), k.aff(last));
-      accumulate(last);
-      k.unary("copy", k.aff(mine), k.aff(chunk), k.aff(last), k.pes(w - 1, w - 1, 0, 0));
-      k.imm("mul", k.aff(mean), k.aff(mean), 1.0f / float(c), k.aff(2));
-      k.vector("mul", k.aff(t), k.aff(mean), k.aff(mean), k.aff(1));
-      k.vector("sub", k.aff(var), k.aff(var), k.aff(t), k.aff(1));
-      k.scalar("sub", k.aff(mine), k.aff(mine), k.aff(mean), k.aff(cb));
-      block = k.aff(mine);
-    }
-    k.imm("add", k.aff(var), k.aff(var), p.epsilon, k.aff(1));
-    k.unary("rsqrt", k.aff(var), k.aff(var), k.aff(1));
-    k.scalar("mul", k.aff(part), block, k.aff(var), k.aff(cb));
+    // The last PE's block may be shorter: the words past it stay zero.
+    int64_t in = k.recvRange(0, 0, cb, w, c, k.aff(x), /*byRow=*/false);
+    auto allReduce = [&] {
+      if (w == 1)
+        return;
+      k.recv("row", k.aff(stat), k.aff(1), "add", k.pes(1, w - 1, 0, 0));
+      k.send("row", k.aff(stat), k.aff(1), k.pes(0, w - 2, 0, 0));
+      k.recv("back", k.aff(stat), k.aff(1), "copy", k.pes(0, w - 2, 0, 0));
+      k.send("back", k.aff(stat), k.aff(1), k.pes(1, w - 1, 0, 0));
+    };
+    k.reduce("sum", k.aff(stat), k.aff(x), k.aff(cb));
+    allReduce();
+    k.imm("mul", k.aff(stat), k.aff(stat), 1.0f / float(c), k.aff(1));
+    k.scalar("sub", k.aff(part), k.aff(x), k.aff(stat), k.aff(cb));
+    // Padding words are not part of x: zero them again after centring.
+    int64_t last = c - (w - 1) * cb;
+    if (last < cb)
+      k.imm("fill", k.aff(part + 4 * last), k.aff(0), 0.0f, k.aff(cb - last),
+            k.pes(w - 1, w - 1, 0, 0));
+    k.matvec(k.aff(stat), k.aff(part), k.aff(part), k.aff(1), k.aff(cb), false);
+    allReduce();
+    k.imm("mul", k.aff(stat), k.aff(stat), 1.0f / float(c), k.aff(1));
+    k.imm("add", k.aff(stat), k.aff(stat), p.epsilon, k.aff(1));
+    k.unary("rsqrt", k.aff(stat), k.aff(stat), k.aff(1));
+    k.scalar("mul", k.aff(part), k.aff(part), k.aff(stat), k.aff(cb));
     k.vector("mul", k.aff(part), k.aff(part), k.aff(gamma), k.aff(cb));
     if (bias)
       k.vector("add", k.aff(part), k.aff(part), k.aff(beta), k.aff(cb));
     k.reduceGatherSend(part, cb, c, gather, [] {});
-    return {sram.next, cost.layerNorm(c, w)};
+    return {sram.next, cost.layerNorm(c, w, out, in)};
   }
   if (p.kind == "linear" || p.kind == "linear_gelu") {
-    bool residual = p.inputs.size() > 1 && isa<wk::StreamType>(inTypes[1]);
+    bool residual = p.inputs.size() > 1 && k.isStream(1);
     int first = residual ? 2 : 1;
     // A column piece computes columns [colLo, colHi) of the weight.
     SmallVector<int64_t, 2> window;
@@ -145,22 +209,17 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
     int64_t part = sram.words(nb), gather = p.hostResult ? -1 : sram.words(nb);
-    k.initTile(first, weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window);
+    k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window);
     if (bias)
-      k.initTile(first + 1, b, 1, nb, {0, 0}, {0, nb}, "f32", window);
+      k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window);
     k.tokenLoops();
     // Each PE row keeps its kb-slice of x; the last slice may be shorter.
     // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
-    int64_t xWords = streamSize(0);
-    k.drop("in0", k.aff(p.weightRowBase));
-    k.recvSlices("in0", kdim, kb, h, x, /*byRow=*/true);
-    k.drop("in0", k.aff(xWords - p.weightRowBase - kdim));
-    if (residual) {
-      // Only the last row adds the residual: its block of it.
-      if (h > 1)
-        k.drop("in1", k.aff(n), k.pes(0, w - 1, 0, h - 2));
-      k.recvSlices("in1", n, nb, w, r, /*byRow=*/false, k.lastRow());
-    }
+    int64_t in = k.recvRange(0, p.weightRowBase, kb, h, p.weightRowBase + kdim, k.aff(x),
+                             /*byRow=*/true);
+    // Only the last row adds the residual: its block of it.
+    if (residual)
+      in += k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, k.lastRow());
     k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true, nullptr, nullptr,
              p.storage);
     // A piece of a split weight after the first adds the partial sum of the
@@ -207,8 +266,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                k.builder().getDenseI64ArrayAttr({0, nb}), nullptr,
                                k.builder().getDenseI64ArrayAttr(window));
     }
-    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", !p.hostResult) +
-                           cost.words(xWords - kdim)};
+    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in)};
   }
   if (p.kind == "attention") {
     // Column px is head px; row py holds the keys and values of tokens
@@ -217,36 +275,30 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     // the last row divides o by s. Guards pick the rows by the token index t
     // (loop index 0): "own" holds t, "past" lies wholly before t, "future"
     // lies wholly after it.
-    int64_t c3 = streamSize(0), c = c3 / 3, heads = w, d = c / heads, rows = h;
+    int64_t c3 = k.words(0), c = c3 / 3, heads = w, d = c / heads, rows = h;
     int64_t tb = ceilDiv(tokens, rows);
     int64_t q = sram.words(d), keys = sram.words(tb * d), vals = sram.words(tb * d);
     int64_t scores = sram.words(tb), acc = sram.words(d + 2), up = sram.words(d + 2);
-    int64_t tmp = sram.words(2), gather = sram.words(d);
+    int64_t tmp = sram.words(2), gather = k.blockedOut ? 0 : sram.words(d);
+    int64_t fresh = sram.words(2 * d); // this token's key and value
     int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[d]]
     k.tokenLoops();
     // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
     wk::AffAttr notBefore = k.aff(0, {1, 0}, 0, -tb);       // r >= 0
     wk::AffAttr notAfter = k.aff(tb - 1, {-1, 0}, 0, tb);   // tb-1-r >= 0
     wk::AffAttr beforeRow = k.aff(-1, {-1, 0}, 0, tb);      // t < py*tb
-    wk::AffAttr afterRow = k.aff(-tb, {1, 0}, 0, -tb);      // t >= py*tb + tb
     ArrayAttr own = k.guards({notBefore, notAfter});
     ArrayAttr seen = k.guards({notBefore});                  // own or past
     ArrayAttr future = k.guards({beforeRow});
     wk::AffAttr slot = k.aff(0, {4 * d, 0}, 0, -4 * tb * d); // r * d words, in bytes
-    // [q | k | v]: keep q[px]; k[px] and v[px] go into this token's slot on its row.
-    k.drop("in0", k.aff(0, {}, d));
-    k.recv("in0", k.aff(q), k.aff(d));
-    k.drop("in0", k.aff(c - d));
-    auto keepOnOwnRow = [&](int64_t cache) {
-      k.recv("in0", k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy()), k.aff(d),
-             "copy", nullptr, own);
-      k.recv("in0", k.aff(0), k.aff(d), "discard", nullptr, future);
-      k.recv("in0", k.aff(0), k.aff(d), "discard", nullptr, k.guards({afterRow}));
-    };
-    keepOnOwnRow(keys);
-    k.drop("in0", k.aff(c - d));
-    keepOnOwnRow(vals);
-    k.drop("in0", k.aff(c - d, {}, -d));
+    // [q | k | v]: column px takes q, k and v of head px; the row that
+    // holds the token keeps its key and value in the token's slot.
+    int64_t in = k.recvRange(0, 0, d, heads, c, k.aff(q), /*byRow=*/false);
+    in += k.recvRange(0, c, d, heads, 2 * c, k.aff(fresh), /*byRow=*/false);
+    in += k.recvRange(0, 2 * c, d, heads, 3 * c, k.aff(fresh + 4 * d), /*byRow=*/false);
+    for (auto [cache, from] : {std::pair{keys, fresh}, std::pair{vals, fresh + 4 * d}})
+      k.unary("copy", k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy()), k.aff(from),
+              k.aff(d), nullptr, own);
     // Partial softmax over the block; slots after t score -inf.
     k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(d), false, nullptr, seen);
     k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0),
@@ -281,25 +333,26 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     }
     k.scalar("div", k.aff(o), k.aff(o), k.aff(sum), k.aff(d), k.lastRow());
     k.reduceGatherSend(o, d, c, gather, [] {}, /*reduceColumns=*/false);
-    return {sram.next, cost.attention(tokens, d, heads, rows)};
+    return {sram.next, cost.attention(tokens, d, heads, rows, out, in)};
   }
   if (p.kind == "add") {
-    int64_t c = streamSize(0);
+    int64_t c = k.words(0);
     int64_t a = sram.words(c), b = sram.words(c);
     k.tokenLoops();
-    k.recv("in0", k.aff(a), k.aff(c));
-    k.recv("in1", k.aff(b), k.aff(c));
+    int64_t in = k.recvAll(0, k.aff(a)) + k.recvAll(1, k.aff(b));
     k.vector("add", k.aff(a), k.aff(a), k.aff(b), k.aff(c));
-    k.send("out0", k.aff(a), k.aff(c));
-    return {sram.next, cost.words(2 * c) + cost.vector(c) + cost.words(c)};
+    if (k.blockedOut)
+      k.sendBlocks(a, c, c, 0);
+    else
+      k.send("out0", k.aff(a), k.aff(c));
+    return {sram.next, cost.words(in) + cost.vector(c) + cost.words(c)};
   }
   // The host output: every token's vector lands in this PE's SRAM.
-  int64_t n = streamSize(0);
-  int64_t out = sram.words(batch * tokens * n);
-  wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out, batch * tokens, n,
+  int64_t n = k.words(0);
+  int64_t result = sram.words(batch * tokens * n);
+  wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, result, batch * tokens, n,
                            k.builder().getDenseI64ArrayAttr({0, 0}),
                            k.builder().getDenseI64ArrayAttr({0, 0}), nullptr);
   k.tokenLoops();
-  k.recv("in0", k.aff(out, {4 * n, 4 * n * tokens}), k.aff(n));
-  return {sram.next, cost.words(n)};
+  return {sram.next, cost.words(k.recvAll(0, k.aff(result, {4 * n, 4 * n * tokens})))};
 }

@@ -54,6 +54,7 @@ struct KernelPlan {
   float scale = 1.0f;         // attention
   bool hostResult = false;    // the result goes to the host, not to a stream
   std::string storage = "f32"; // how weight matrices and tables are held (precision=)
+  bool blocked = true;        // its result is one block per column (not in weight streaming)
   int64_t stage = 0;          // the wafer it runs on
   int64_t layer = -1;         // its transformer block, -1 outside the blocks
   // The box the shape must stay in (placement asks for smaller ones).
@@ -108,7 +109,7 @@ void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
 using Sizer = std::function<void(KernelPlan &)>;
 Sizer embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch, int64_t tokens,
                  StringRef storage, wafer::ArchAttr arch);
-Sizer layerNormSizer(int64_t c, wafer::ArchAttr arch);
+Sizer layerNormSizer(int64_t c, bool blocked, wafer::ArchAttr arch);
 Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
                   StringRef storage, wafer::ArchAttr arch);
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
@@ -123,17 +124,60 @@ std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
 /// its layers); returns its SRAM bytes per PE, which the caller checks
 /// against the arch.
 int64_t writeKernel(wk::KernelOp kernel, const KernelPlan &p, int64_t batch, int64_t tokens,
-                    const CostModel &cost);
+                    const CostModel &cost, SmallVectorImpl<int64_t> *outBlocks = nullptr);
+
+/// One block of a stream input: the port it arrives on and the elements
+/// [offset, offset + size) of the vector it carries each token.
+struct InBlock {
+  std::string port;
+  int64_t offset, size;
+};
+
+/// A logical input of a kernel: a tensor operand, or a stream split into
+/// blocks that arrive as consecutive operands (all results of the producer).
+struct LogicalInput {
+  unsigned operand; // its first operand
+  Type type;        // that operand's type
+  SmallVector<InBlock, 1> blocks; // empty for a tensor
+  int64_t words() const { return blocks.empty() ? 0 : blocks.back().offset + blocks.back().size; }
+};
+
+/// Groups the operands of `kernel` into logical inputs: consecutive stream
+/// operands that are results 0, 1, ... of one kernel are one input.
+SmallVector<LogicalInput> logicalInputs(wk::KernelOp kernel);
 
 /// Builds a kernel body with the skeleton's helpers.
 class Body {
 public:
   Body(OpBuilder &b, wk::KernelOp kernel, int64_t batch, int64_t tokens)
       : b(b), ctx(b.getContext()), h(kernel.getHeight()), w(kernel.getWidth()), batch(batch),
-        tokens(tokens), topBlock(&kernel.getBody().front()) {}
+        tokens(tokens), topBlock(&kernel.getBody().front()), ins(logicalInputs(kernel)) {}
 
   /// The kernel's own block, outside the token loops.
   Block *top() { return topBlock; }
+
+  /// Logical input i: its first operand, type, total words per token.
+  unsigned operand(unsigned i) const { return ins[i].operand; }
+  Type type(unsigned i) const { return ins[i].type; }
+  bool isStream(unsigned i) const { return i < ins.size() && !ins[i].blocks.empty(); }
+  int64_t words(unsigned i) const { return ins[i].words(); }
+
+  /// Receives part c of stream input `in` into dst (bytes), where c is the
+  /// PE's row (byRow) or column and part c is elements [base + c*step,
+  /// min(base + (c+1)*step, end)), on the PEs `when` selects (one range or
+  /// null). A PE receives each block its part touches whole and drops the
+  /// rest of it. Returns the most words one PE receives per token.
+  int64_t recvRange(unsigned in, int64_t base, int64_t step, int64_t parts, int64_t end,
+                    wk::AffAttr dst, bool byRow, ArrayAttr when = nullptr);
+  /// Receives the whole of stream input `in` into dst on the PEs `when` selects.
+  int64_t recvAll(unsigned in, wk::AffAttr dst, ArrayAttr when = nullptr) {
+    return recvRange(in, 0, words(in), 1, words(in), dst, true, when);
+  }
+
+  /// Whether results are blocks (one per last-row PE) instead of one
+  /// gathered vector; and the blocks' sizes once sent.
+  bool blockedOut = false;
+  SmallVector<int64_t> outBlocks;
 
   wk::AffAttr aff(int64_t base, ArrayRef<int64_t> loop = {}, int64_t px = 0, int64_t py = 0) {
     return wk::AffAttr::get(ctx, base, loop, px, py);
@@ -159,30 +203,6 @@ public:
   }
   ArrayAttr guards(ArrayRef<wk::AffAttr> conditions) {
     return b.getArrayAttr(SmallVector<Attribute>(conditions.begin(), conditions.end()));
-  }
-
-  /// Receives slice i (block words, the last one shorter) of an n-word vector,
-  /// where i is the PE's row (byRow) or column, on the PEs `when` selects.
-  void recvSlices(StringRef port, int64_t n, int64_t block, int64_t parts, int64_t dst, bool byRow,
-                  ArrayAttr when = nullptr) {
-    auto at = [&](int64_t base, int64_t perPart) {
-      return byRow ? aff(base, {}, 0, perPart) : aff(base, {}, perPart, 0);
-    };
-    auto select = [&](int64_t lo, int64_t hi) -> ArrayAttr {
-      ArrayAttr range = byRow ? pes(0, w - 1, lo, hi) : pes(lo, hi, 0, h - 1);
-      if (!when)
-        return range;
-      // Intersect with `when` (a single range here).
-      auto a = cast<wk::PeRangeAttr>(range[0]), c = cast<wk::PeRangeAttr>(when[0]);
-      return b.getArrayAttr({wk::PeRangeAttr::get(
-          ctx, std::max(a.getX0(), c.getX0()), std::min(a.getX1(), c.getX1()),
-          std::max(a.getY0(), c.getY0()), std::min(a.getY1(), c.getY1()))});
-    };
-    if (parts > 1)
-      recvPart(port, n, at(0, block), aff(block), aff(dst), select(0, parts - 2));
-    int64_t last = n - (parts - 1) * block;
-    recvPart(port, n, aff((parts - 1) * block), aff(last), aff(dst),
-             select(parts - 1, parts - 1));
   }
 
   /// Receives only elements [first, first + count) of an n-word vector on a
@@ -248,7 +268,9 @@ public:
   }
 
   /// Steps 3 to 6: column reduction of `part` (nb words), a last-row
-  /// epilogue, the last-row gather into `gather` and the send of n words.
+  /// epilogue, then either each last-row PE sends its block as result
+  /// block px (blockedOut), or the last-row gather into `gather` and the
+  /// send of n words.
   void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
                         function_ref<void()> epilogue, bool reduceColumns = true,
                         bool gatherRow = true) {
@@ -259,6 +281,10 @@ public:
     epilogue();
     if (!gatherRow)
       return;
+    if (blockedOut) {
+      sendBlocks(part, nb, n, h - 1);
+      return;
+    }
     if (w == 1) {
       send("out0", aff(part), aff(n), lastRow());
       return;
@@ -280,18 +306,29 @@ public:
     send("out0", aff(part), aff(n - (w - 1) * nb), pes(w - 1, w - 1, h - 1, h - 1));
   }
 
+  /// PE (j, row) sends its block of `part` (nb words; the last block
+  /// shorter) as result block j.
+  void sendBlocks(int64_t part, int64_t nb, int64_t n, int64_t row) {
+    for (int64_t j = 0; j * nb < n; ++j) {
+      int64_t size = std::min(nb, n - j * nb);
+      send("out" + std::to_string(j), aff(part), aff(size), pes(j, j, row, row));
+      outBlocks.push_back(size);
+    }
+  }
+
 private:
   Location loc() { return b.getUnknownLoc(); }
   OpBuilder &b;
   MLIRContext *ctx;
   int64_t h, w, batch, tokens;
   Block *topBlock;
+  SmallVector<LogicalInput> ins;
 };
 
 /// Writes the body of one planned kernel; returns its data bytes per PE and
 /// its estimated cycles per token.
-std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, ArrayRef<Type> inTypes,
-                                     int64_t batch, int64_t tokens, const CostModel &cost);
+std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, int64_t batch, int64_t tokens,
+                                     const CostModel &cost);
 
 } // namespace wsc::lowering
 

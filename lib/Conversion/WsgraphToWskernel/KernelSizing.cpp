@@ -60,10 +60,14 @@ int64_t maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
 /// (A kernel whose rows keep host-read results passes them north on "up".)
 DictionaryAttr channelsFor(Builder &b, const KernelPlan &p) {
   SmallVector<NamedAttribute> c;
+  bool layerNorm = p.kind == "layer_norm";
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
-  if (p.w > 1)
+  // Gathers and layer norm's all-reduce run along the last row.
+  if (p.w > 1 && (layerNorm || !p.blocked || p.hostResult))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
+  if (p.w > 1 && layerNorm)
+    c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
   if (p.h > 1 && p.hostResult)
     c.push_back(b.getNamedAttr("up", b.getStringAttr("col_chain_north")));
   return b.getDictionaryAttr(c);
@@ -97,14 +101,27 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chain
   });
 }
 
-Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
+Sizer wsc::lowering::layerNormSizer(int64_t c, bool blocked, wafer::ArchAttr arch) {
   int64_t sramWords = arch.getSramBytes() / 4;
-  // Up to 4 PEs; wide vectors take more, so that the streamed form's six
-  // cb-word buffers (and its code) fit a PE.
+  CostModel cost{arch};
+  using Output = CostModel::Output;
+  // The width within the PE budget that takes the fewest cycles per token:
+  // more PEs share the vector, but the all-reduces' round trips grow. Its
+  // five cb-word buffers and code must fit a PE.
   return [=](KernelPlan &p) {
-    int64_t w = std::max<int64_t>(std::min<int64_t>(4, c),
-                                  ceilDiv(6 * c, std::max<int64_t>(1, sramWords - 1024)));
-    p.h = 1, p.w = ceilDiv(c, ceilDiv(c, std::min(w, maxCols(p, arch))));
+    int64_t most = std::max<int64_t>(1, std::min({p.h * p.w, c, maxCols(p, arch)}));
+    int64_t best = most;
+    double bestCycles = 0;
+    for (int64_t w = 1; w <= most; ++w) {
+      int64_t cb = ceilDiv(c, w);
+      if (5 * cb + 512 > sramWords && w < most)
+        continue;
+      double cycles = cost.layerNorm(c, w, blocked ? Output::Blocks : Output::Gather,
+                                     blocked ? cb : c);
+      if (best == most || cycles < bestCycles)
+        best = w, bestCycles = cycles;
+    }
+    p.h = 1, p.w = ceilDiv(c, ceilDiv(c, best));
   };
 }
 
@@ -129,7 +146,7 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     for (int64_t rows = 1; rows <= tokens; ++rows) {
       int64_t tb = ceilDiv(tokens, rows);
       // Data words plus about 60 instructions of code (16 bytes each).
-      int64_t words = 2 * tb * d + tb + 3 * d + 8 + 60 * 4;
+      int64_t words = 2 * tb * d + tb + 5 * d + 8 + 60 * 4;
       if (words <= sramWords && rows >= std::min(budgetRows, tokens)) {
         p.h = ceilDiv(tokens, tb), p.w = heads;
         return;
@@ -152,29 +169,66 @@ std::pair<int64_t, int64_t> wsc::lowering::tokenGeometry(func::FuncOp func) {
   return {0, 0};
 }
 
+/// The most instructions one PE of `kernel` runs: its program holds those
+/// (an instruction whose `when` leaves a PE out is not in that PE's code).
+static int64_t instructionsPerPe(wk::KernelOp kernel) {
+  int64_t h = kernel.getHeight(), w = kernel.getWidth(), all = 0;
+  // Per-range counts, summed by a 2-D difference array.
+  std::vector<int64_t> diff((h + 1) * (w + 1), 0);
+  kernel.getBody().walk([&](Operation *op) {
+    if (isa<wk::LoopOp>(op)) {
+      all += 2; // LOOP and END
+      return;
+    }
+    if (isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::KernelOp>(op))
+      return;
+    auto when = op->getAttrOfType<ArrayAttr>("when");
+    if (!when || when.empty()) {
+      ++all;
+      return;
+    }
+    for (Attribute a : when) {
+      auto r = cast<wk::PeRangeAttr>(a);
+      int64_t x0 = std::max<int64_t>(0, r.getX0()), x1 = std::min(w - 1, r.getX1());
+      int64_t y0 = std::max<int64_t>(0, r.getY0()), y1 = std::min(h - 1, r.getY1());
+      if (x0 > x1 || y0 > y1)
+        continue;
+      diff[y0 * (w + 1) + x0] += 1, diff[y0 * (w + 1) + x1 + 1] -= 1;
+      diff[(y1 + 1) * (w + 1) + x0] -= 1, diff[(y1 + 1) * (w + 1) + x1 + 1] += 1;
+    }
+  });
+  int64_t most = 0;
+  std::vector<int64_t> row(w + 1, 0);
+  for (int64_t y = 0; y < h; ++y) {
+    int64_t run = 0;
+    for (int64_t x = 0; x < w; ++x) {
+      row[x] += diff[y * (w + 1) + x];
+      run += row[x];
+      most = std::max(most, run);
+    }
+  }
+  return all + most;
+}
+
 int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int64_t batch,
-                                   int64_t tokens, const CostModel &cost) {
+                                   int64_t tokens, const CostModel &cost,
+                                   SmallVectorImpl<int64_t> *outBlocks) {
   OpBuilder b(kernel.getContext());
   kernel.setGridAttr(b.getDenseI64ArrayAttr({p.h, p.w}));
   kernel.setChannelsAttr(channelsFor(b, p));
   kernel.getBody().getBlocks().clear();
   b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
   Body body(b, kernel, batch, tokens);
-  SmallVector<Type> types(kernel.getInputs().getTypes());
-  auto [dataBytes, cycles] = writeBody(body, p, types, batch, tokens, cost);
+  body.blockedOut = p.blocked && !p.hostResult;
+  auto [dataBytes, cycles] = writeBody(body, p, batch, tokens, cost);
+  if (outBlocks)
+    outBlocks->assign(body.outBlocks.begin(), body.outBlocks.end());
   if (p.layers) {
     foldLayerBody(kernel, p);
     cycles *= double(p.layers); // every token passes it once per layer
   }
   // The program lives in SRAM too: about 16 bytes per instruction.
-  int64_t instructions = 0;
-  kernel.getBody().walk([&](Operation *op) {
-    if (isa<wk::LoopOp>(op))
-      instructions += 2; // LOOP and END
-    else if (!isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::KernelOp>(op))
-      ++instructions;
-  });
-  int64_t bytes = dataBytes + kCodeBytesPerInstruction * instructions;
+  int64_t bytes = dataBytes + kCodeBytesPerInstruction * instructionsPerPe(kernel);
   kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
   kernel->setAttr("wafer.stage", b.getI64IntegerAttr(p.stage));
   kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
@@ -193,7 +247,7 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   auto func = kernel->getParentOfType<func::FuncOp>();
   auto module = kernel->getParentOfType<ModuleOp>();
   auto arch = module ? wafer::getArch(module) : FailureOr<wafer::ArchAttr>(failure());
-  if (!func || failed(arch) || kernel->getNumResults() != 1)
+  if (!func || failed(arch) || kernel->getNumResults() < 1)
     return failure();
   auto [batch, tokens] = tokenGeometry(func);
   if (!batch)
@@ -202,7 +256,12 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   KernelPlan p;
   p.name = kernel.getName().str();
   p.kind = kernel.getKind().str();
-  p.inputs.assign(kernel.getInputs().begin(), kernel.getInputs().end());
+  SmallVector<LogicalInput> ins = logicalInputs(kernel);
+  for (const LogicalInput &in : ins)
+    p.inputs.push_back(kernel.getInputs()[in.operand]);
+  // Weight streaming gathers results into one stream; otherwise they are
+  // blocks, and the new shape must keep them (their readers rely on them).
+  p.blocked = !func->hasAttr(wk::kStreamedLayersAttr);
   // How its tiles are held, and (weight streaming) its layers: the operands
   // of layers 1 and on follow layer 0's, and its feedback ports stay.
   // (Matrices and tables carry it; bias and scale tiles are always f32.)
@@ -249,10 +308,7 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     auto t = i < p.inputs.size() ? dyn_cast<RankedTensorType>(p.inputs[i].getType()) : nullptr;
     return t && t.getRank() == 2 ? t.getShape() : ArrayRef<int64_t>();
   };
-  auto streamSize = [&](size_t i) -> int64_t {
-    auto s = i < p.inputs.size() ? dyn_cast<wk::StreamType>(p.inputs[i].getType()) : nullptr;
-    return s ? s.getSize() : 0;
-  };
+  auto streamSize = [&](size_t i) -> int64_t { return i < ins.size() ? ins[i].words() : 0; };
   if (p.kind == "linear" || p.kind == "linear_gelu") {
     bool residual = streamSize(1) > 0;
     ArrayRef<int64_t> weight = tensorShape(residual ? 2 : 1);
@@ -273,7 +329,7 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     if (!epsilon || !streamSize(0))
       return failure();
     p.epsilon = epsilon.getValueAsDouble();
-    p.size = layerNormSizer(streamSize(0), *arch);
+    p.size = layerNormSizer(streamSize(0), p.blocked, *arch);
   } else if (p.kind == "attention") {
     auto scale = kernel->getAttrOfType<FloatAttr>(kScaleAttr);
     int64_t heads = kernel.getWidth(), c3 = streamSize(0);
@@ -291,7 +347,17 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   if (p.h > maxH || p.w > maxW || (p.h == oldH && p.w == oldW))
     return failure();
   CostModel cost{*arch};
-  if (writeKernel(kernel, p, batch, tokens, cost) <= arch->getSramBytes())
+  SmallVector<int64_t> blocks;
+  bool sameBlocks = true;
+  int64_t bytes = writeKernel(kernel, p, batch, tokens, cost, &blocks);
+  if (!p.hostResult) {
+    sameBlocks = blocks.size() == kernel->getNumResults();
+    for (size_t i = 0; sameBlocks && i < blocks.size(); ++i)
+      sameBlocks = cast<wk::StreamType>(kernel->getResult(i).getType()).getSize() == blocks[i];
+    if (!p.blocked)
+      sameBlocks = true; // one gathered stream
+  }
+  if (sameBlocks && bytes <= arch->getSramBytes())
     return success();
   // Too big for SRAM after all: the old shape again (the same body).
   p.h = oldH, p.w = oldW;

@@ -342,6 +342,7 @@ void LowerToKernelsPass::runOnOperation() {
       }
       KernelPlan plan;
       plan.anchor = op;
+      plan.blocked = !weightStreaming;
       if (auto gather = dyn_cast<wg::GatherOp>(op)) {
         // Token embedding, with positions when the only user adds a [T, C] weight.
         Value table = gather.getData();
@@ -396,7 +397,7 @@ void LowerToKernelsPass::runOnOperation() {
           plan.inputs.push_back(ln.getBias());
         int64_t c = width(ln.getInput());
         plan.work = double(c);
-        plan.size = layerNormSizer(c, arch);
+        plan.size = layerNormSizer(c, plan.blocked, arch);
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
             (linear.getBias() && !isStatic(linear.getBias()))) {
@@ -601,7 +602,8 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   OpBuilder b(ret);
   Type f32 = b.getF32Type();
-  llvm::DenseMap<Value, Value> streams;
+  // Each streamed value: the kernel results that carry its blocks.
+  llvm::DenseMap<Value, SmallVector<Value>> streams;
   llvm::StringMap<int> names;
   auto streamType = [&](Value v) {
     return wk::StreamType::get(ctx, cast<RankedTensorType>(v.getType()).getDimSize(2), f32);
@@ -611,10 +613,14 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     return n == 0 ? name.str() : (name + "_" + Twine(n + 1)).str();
   };
   Value previousHostPiece;
-  auto emit = [&](KernelPlan &p, Type resultType) -> FailureOr<Value> {
+  auto emit = [&](KernelPlan &p, Type resultType) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> operands;
-    for (Value in : p.inputs)
-      operands.push_back(streams.count(in) ? streams.lookup(in) : in);
+    for (Value in : p.inputs) {
+      if (auto it = streams.find(in); it != streams.end())
+        llvm::append_range(operands, it->second);
+      else
+        operands.push_back(in);
+    }
     llvm::append_range(operands, p.laterWeights);
     // A column piece writes into the previous piece's host result.
     int64_t writesInto = -1;
@@ -628,7 +634,8 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
         b.getF64FloatAttr(0), b.getDictionaryAttr({}), /*feedback=*/nullptr, operands);
     if (writesInto >= 0)
       kernel->setAttr(wk::kWritesIntoAttr, b.getI64IntegerAttr(writesInto));
-    int64_t bytes = writeKernel(kernel, p, batch, tokens, cost);
+    SmallVector<int64_t> blocks;
+    int64_t bytes = writeKernel(kernel, p, batch, tokens, cost, &blocks);
     // The sizers estimate code bytes; when the written body (with its
     // layer loop, say) is a little over, a bigger grid may still fit.
     for (int grow = 0; grow < 8 && bytes > cost.arch.getSramBytes() && p.size; ++grow) {
@@ -639,7 +646,22 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
         p.h = h, p.w = w;
         break;
       }
-      bytes = writeKernel(kernel, p, batch, tokens, cost);
+      bytes = writeKernel(kernel, p, batch, tokens, cost, &blocks);
+    }
+    // A blocked result is one stream per block: the kernel again with
+    // those results, and the body moved over.
+    if (blocks.size() > 1) {
+      SmallVector<Type> types;
+      for (int64_t size : blocks)
+        types.push_back(wk::StreamType::get(ctx, size, b.getF32Type()));
+      auto blocked = wk::KernelOp::create(
+          b, kernel.getLoc(), types, kernel.getNameAttr(), kernel.getKindAttr(),
+          kernel.getGridAttr(), kernel.getSramBytesPerPeAttr(), kernel.getCyclesPerTokenAttr(),
+          kernel.getChannelsAttr(), kernel.getFeedbackAttr(), kernel.getInputs());
+      blocked->setDiscardableAttrs(kernel->getDiscardableAttrDictionary());
+      blocked.getBody().takeBody(kernel.getBody());
+      kernel.erase();
+      kernel = blocked;
     }
     if (bytes > cost.arch.getSramBytes())
       return kernel.emitError("kernel '")
@@ -648,7 +670,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
              << cost.arch.getName() << "' has " << cost.arch.getSramBytes()
              << "; a layer this large needs more wafers or weight streaming (wafers=N or "
                 "mode=weight-streaming)";
-    return kernel.getResult(0);
+    return SmallVector<Value>(kernel.getResults());
   };
   std::string feedbackFrom;
   for (KernelPlan &p : plans)
@@ -663,14 +685,14 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
       SmallVector<NamedAttribute> fb;
       for (unsigned j : p.fedBack)
         fb.push_back(b.getNamedAttr("fb" + std::to_string(j), b.getStringAttr(feedbackFrom)));
-      out->getDefiningOp<wk::KernelOp>().setFeedbackAttr(b.getDictionaryAttr(fb));
+      out->front().getDefiningOp<wk::KernelOp>().setFeedbackAttr(b.getDictionaryAttr(fb));
     }
     if (p.hostResult) {
       // The function returns the last column piece's result.
       Value returned = p.writesIntoPrevious ? previousHostPiece : result;
-      returned.replaceUsesWithIf(*out,
+      returned.replaceUsesWithIf(out->front(),
                                  [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
-      previousHostPiece = *out;
+      previousHostPiece = out->front();
     }
     else
       streams[p.streamed()] = *out;
@@ -691,7 +713,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     auto out = emit(sink, v.getType());
     if (failed(out))
       return failure();
-    operand.set(*out);
+    operand.set(out->front());
   }
   // Drop the wsgraph ops the kernels replaced.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
