@@ -33,7 +33,8 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows, O
   int64_t tb = ceilDiv(t, rows);
   double merge = rows > 1 ? relay(d + 2) + 2 * transcendental(1) + 3 * vector(d + 1) : 0.0;
   return words(in) + 2 * vector(d) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
-         matvec(tb, d) + merge + transcendental(d) + output(out, d * heads, d, heads);
+         matvec(tb, d) + merge + transcendental(1) + vector(1) + vector(d) +
+         output(out, d * heads, d, heads);
 }
 
 double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,

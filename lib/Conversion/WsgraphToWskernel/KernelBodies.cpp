@@ -331,7 +331,10 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       k.unary("copy", k.aff(m), k.aff(mm), k.aff(1), below);
       k.send("col", k.aff(acc), k.aff(d + 2), k.pes(0, w - 1, 0, h - 2));
     }
-    k.scalar("div", k.aff(o), k.aff(o), k.aff(sum), k.aff(d), k.lastRow());
+    // o / s as o * rsqrt(s)^2: one transcendental instead of d divisions.
+    k.unary("rsqrt", k.aff(tmp), k.aff(sum), k.aff(1), k.lastRow());
+    k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
+    k.scalar("mul", k.aff(o), k.aff(o), k.aff(tmp), k.aff(d), k.lastRow());
     k.reduceGatherSend(o, d, c, gather, [] {}, /*reduceColumns=*/false);
     return {sram.next, cost.attention(tokens, d, heads, rows, out, in)};
   }

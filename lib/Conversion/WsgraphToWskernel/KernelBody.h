@@ -60,6 +60,9 @@ struct KernelPlan {
   // The box the shape must stay in (placement asks for smaller ones).
   int64_t maxH = std::numeric_limits<int64_t>::max(), maxW = std::numeric_limits<int64_t>::max();
   std::function<void(KernelPlan &)> size; // picks h, w for a PE budget of h * w
+  // Estimated cycles per token at the current h x w (null: not estimated;
+  // such kernels get PEs in proportion to their work).
+  std::function<double(const KernelPlan &)> cycles;
   // Weight streaming (StreamWeights.cpp): the kernel runs `layers` layers
   // (0: its weights stay resident), taking the weights of layers 1 and on
   // as further operands; inputs `fedBack` come from the block's output
@@ -84,6 +87,13 @@ struct KernelPlan {
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(0); }
 };
+
+/// How a planned kernel hands its result on.
+inline CostModel::Output outputOf(const KernelPlan &p) {
+  return p.hostResult ? CostModel::Output::Host
+         : p.blocked  ? CostModel::Output::Blocks
+                      : CostModel::Output::Gather;
+}
 
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
 inline constexpr llvm::StringLiteral kWeightRowBaseAttr = "wskernel.weight_row_base";

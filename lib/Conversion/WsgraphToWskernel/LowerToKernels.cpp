@@ -274,6 +274,72 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
 
 } // namespace
 
+/// PE budgets for plans [first, last) of one wafer: the least cycles per
+/// token T that all estimated kernels reach together within `capacity`
+/// PEs (binary search on T; each kernel takes the smallest budget that
+/// reaches T, or its fastest). Kernels without an estimate get PEs in
+/// proportion to their work, as do all when the estimated ones fit anyway.
+static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
+                                         ArrayRef<int64_t> minPes, size_t first, size_t last,
+                                         double capacity, int64_t maxPes) {
+  double stageWork = 0;
+  for (size_t i = first; i < last; ++i)
+    stageWork += plans[i].work;
+  SmallVector<int64_t> budgets;
+  for (size_t i = first; i < last; ++i) {
+    int64_t pes = std::max<int64_t>(1, int64_t(capacity * plans[i].work / stageWork));
+    budgets.push_back(std::max(std::min(pes, maxPes), minPes[i]));
+  }
+  double rest = capacity;
+  for (size_t i = first; i < last; ++i)
+    if (!plans[i].cycles)
+      rest -= double(budgets[i - first]);
+  int64_t most = std::max<int64_t>(1, std::min<int64_t>(maxPes, int64_t(capacity)));
+  auto cyclesAt = [&](KernelPlan &p, int64_t budget) {
+    p.h = 1, p.w = budget;
+    p.size(p);
+    return p.cycles(p);
+  };
+  // The smallest budget in [minPes, most] whose shape reaches T (or `most`).
+  auto budgetFor = [&](size_t i, double T) {
+    int64_t lo = std::min(minPes[i], most), hi = most;
+    if (cyclesAt(plans[i], hi) > T)
+      return hi;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (cyclesAt(plans[i], mid) <= T)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  };
+  auto fits = [&](double T, SmallVectorImpl<int64_t> *out) {
+    double used = 0;
+    for (size_t i = first; i < last; ++i) {
+      if (!plans[i].cycles)
+        continue;
+      int64_t b = budgetFor(i, T);
+      used += double(b);
+      if (out)
+        (*out)[i - first] = b;
+    }
+    return used <= rest;
+  };
+  double lo = 0, hi = 0;
+  for (size_t i = first; i < last; ++i)
+    if (plans[i].cycles)
+      hi = std::max(hi, cyclesAt(plans[i], budgets[i - first]));
+  if (hi == 0 || !fits(hi, nullptr))
+    return budgets; // nothing estimated, or no better than by work
+  for (int step = 0; step < 30 && hi - lo > 0.5; ++step) {
+    double mid = (lo + hi) / 2;
+    (fits(mid, nullptr) ? hi : lo) = mid;
+  }
+  fits(hi, &budgets);
+  return budgets;
+}
+
 void LowerToKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
   auto archOr = wafer::getArch(module);
@@ -372,6 +438,9 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(v) * c / 64; // a lookup touches one row; weigh by storage
         bool positions = plan.inputs.size() > 2;
         plan.size = embedSizer(v, c, positions, /*chained=*/false, batch, tokens, st, arch);
+        plan.cycles = [=](const KernelPlan &p) {
+          return cost.embed(v, c, p.h, p.w, positions, outputOf(p), 0);
+        };
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
         if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
             (ln.getBias() && !isStatic(ln.getBias())) ||
@@ -398,6 +467,9 @@ void LowerToKernelsPass::runOnOperation() {
         int64_t c = width(ln.getInput());
         plan.work = double(c);
         plan.size = layerNormSizer(c, plan.blocked, arch);
+        plan.cycles = [=](const KernelPlan &p) {
+          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w));
+        };
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
             (linear.getBias() && !isStatic(linear.getBias()))) {
@@ -447,6 +519,11 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(k) * n;
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
         plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch);
+        // Receives: its slice of x (blocks aligned), the residual's block.
+        plan.cycles = [=](const KernelPlan &p) {
+          int64_t in = ceilDiv(k, p.h) + (residual ? ceilDiv(n, p.w) : 0);
+          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in);
+        };
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
         // merged back into [B, T, C].
@@ -490,6 +567,9 @@ void LowerToKernelsPass::runOnOperation() {
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
         plan.work = double(tokens) * d * heads;
         plan.size = attentionSizer(tokens, heads, d, arch);
+        plan.cycles = [=](const KernelPlan &p) {
+          return cost.attention(tokens, d, heads, p.h, outputOf(p), 3 * d);
+        };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
             add.getRhs().getType() != add.getType()) {
@@ -574,14 +654,12 @@ void LowerToKernelsPass::runOnOperation() {
       return signalPassFailure();
     }
     for (auto [stage, range] : llvm::enumerate(*stages)) {
-      double stageWork = 0;
-      for (size_t i = range.first; i < range.second; ++i)
-        stageWork += plans[i].work;
+      SmallVector<int64_t> budgets =
+          balanceStage(plans, minPes, range.first, range.second, capacity, maxPes);
       for (size_t i = range.first; i < range.second; ++i) {
         KernelPlan &p = plans[i];
         p.stage = stage;
-        int64_t pes = std::max<int64_t>(1, int64_t(capacity * p.work / stageWork));
-        p.h = 1, p.w = std::max(std::min(pes, maxPes), minPes[i]);
+        p.h = 1, p.w = budgets[i - range.first];
         p.size(p);
       }
     }
