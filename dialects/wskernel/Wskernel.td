@@ -94,9 +94,10 @@ def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
     one south of it, `col_chain_north` each PE to the one north of it,
     `row_chain` the PEs of the last row west to east and `row_chain_west`
     east to west.
-    Ports are `in<i>`, `out<i>` and the channel names. Each stream result is
-    sent by one PE (the sends on `out<i>` select one PE); a reader receives it
-    on the PEs whose receives on `in<j>` select them. A vector split into
+    Ports are `in<i>`, `out<i>` and the channel names. A stream result starts
+    at the last PE (largest y, then x) of the box of PEs whose sends on
+    `out<i>` select them; a reader receives it on the box of PEs whose
+    receives on `in<j>` select them. A vector split into
     blocks is several results, one per sending PE, read as consecutive
     operands. After placement the
     op also carries `wafer.origin = [wafer, x, y]`; after routing,

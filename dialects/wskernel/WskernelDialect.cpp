@@ -109,17 +109,6 @@ LogicalResult KernelOp::verify() {
              << channel.getName().getValue()
              << "' must be \"col_chain\", \"col_chain_north\", \"row_chain\" or \"row_chain_west\"";
   }
-  // A stream is one multicast tree from one PE.
-  for (unsigned i = 0; i < getNumResults(); ++i) {
-    if (!isa<StreamType>(getResult(i).getType()))
-      continue;
-    std::string port = "out" + std::to_string(i);
-    if (auto box = portPes(*this, port, /*sends=*/true); box && !box->single())
-      return emitOpError("stream '") << port << "' of kernel '" << getName()
-                                     << "' must be sent by one PE, but PEs (" << box->x0 << ", "
-                                     << box->y0 << ") to (" << box->x1 << ", " << box->y1
-                                     << ") send on it";
-  }
   if (auto into = (*this)->getAttrOfType<IntegerAttr>(kWritesIntoAttr)) {
     int64_t i = into.getInt();
     if (i < 0 || i >= int64_t(getInputs().size()) || getNumResults() != 1 ||

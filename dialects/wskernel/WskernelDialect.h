@@ -46,13 +46,13 @@ KernelOp feedbackSource(KernelOp kernel, llvm::StringRef name);
 /// An inclusive box of PE coordinates inside a kernel.
 struct PeBox {
   int64_t x0, x1, y0, y1;
-  bool single() const { return x0 == x1 && y0 == y1; }
   bool contains(int64_t x, int64_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
 };
 /// The PEs whose body sends (`sends`) or receives on `port`: the bounding
 /// box of those ops' `when` ranges (the whole kernel for an op without one),
-/// or nothing when no op uses the port. A stream starts at the one PE that
-/// sends it and reaches, at each reader, the box of PEs that receive it.
+/// or nothing when no op uses the port. A stream starts at the last PE
+/// (x1, y1) of its senders' box and reaches, at each reader, the box of PEs
+/// that receive it.
 std::optional<PeBox> portPes(KernelOp kernel, llvm::StringRef port, bool sends);
 } // namespace wsc::wskernel
 

@@ -45,8 +45,8 @@ SmallVector<LogicalInput> wsc::lowering::logicalInputs(wk::KernelOp kernel) {
   return ins;
 }
 
-int64_t Body::recvRange(unsigned in, int64_t base, int64_t step, int64_t parts, int64_t end,
-                        wk::AffAttr dst, bool byRow, ArrayAttr when) {
+int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int64_t parts,
+                         bool byRow, ArrayAttr when) {
   // The PEs of parts [c0, c1], inside `when` (one range), or null if none.
   auto select = [&](int64_t c0, int64_t c1) -> ArrayAttr {
     int64_t x0 = byRow ? 0 : c0, x1 = byRow ? w - 1 : c1;
@@ -59,42 +59,67 @@ int64_t Body::recvRange(unsigned in, int64_t base, int64_t step, int64_t parts, 
     return x0 <= x1 && y0 <= y1 ? pes(x0, x1, y0, y1) : nullptr;
   };
   struct Piece {
-    int64_t first, count, at; // in the block, how many, where in the part
+    int64_t first, count, at; // in the block; how many; where in the range's part
+    size_t range;
+    bool operator<(const Piece &o) const { return first < o.first; }
   };
   std::vector<int64_t> received(parts, 0);
   for (const InBlock &block : ins[in].blocks) {
     int64_t lo = block.offset, hi = block.offset + block.size;
-    auto piece = [&](int64_t c) -> std::optional<Piece> {
-      int64_t from = base + c * step, to = std::min(from + step, end);
-      int64_t a = std::max(from, lo), z = std::min(to, hi);
-      if (a >= z)
-        return std::nullopt;
-      return Piece{a - lo, z - a, a - from};
+    // Part c's pieces of this block, in block order.
+    auto pieces = [&](int64_t c) {
+      SmallVector<Piece, 3> out;
+      for (auto [r, range] : llvm::enumerate(ranges)) {
+        int64_t from = range.base + c * step, to = std::min(from + step, range.end);
+        int64_t a = std::max(from, lo), z = std::min(to, hi);
+        if (a < z)
+          out.push_back({a - lo, z - a, a - from, r});
+      }
+      llvm::sort(out);
+      return out;
     };
     // Runs of parts whose pieces differ only by a shift of `step`: one
-    // receive, its first word affine in the coordinate.
-    for (int64_t c = std::max<int64_t>(0, (lo - base) / step); c < parts && base + c * step < hi;) {
-      auto p0 = piece(c);
-      if (!p0) {
+    // sequence of receives, the first words affine in the coordinate.
+    auto shifted = [&](ArrayRef<Piece> a, ArrayRef<Piece> b, int64_t by) {
+      if (a.size() != b.size())
+        return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].count != b[i].count || a[i].at != b[i].at || a[i].range != b[i].range ||
+            b[i].first != a[i].first + by)
+          return false;
+      return true;
+    };
+    for (int64_t c = 0; c < parts;) {
+      SmallVector<Piece, 3> p0 = pieces(c);
+      if (p0.empty()) {
         ++c;
         continue;
       }
       int64_t c1 = c;
-      while (c1 + 1 < parts) {
-        auto q = piece(c1 + 1);
-        if (!q || q->count != p0->count || q->at != p0->at ||
-            q->first != p0->first + (c1 + 1 - c) * step)
-          break;
+      while (c1 + 1 < parts && shifted(p0, pieces(c1 + 1), (c1 + 1 - c) * step))
         ++c1;
-      }
-      if (ArrayAttr sel = select(c, c1)) {
-        // (Constant for one part, so that empty drops vanish.)
-        int64_t first = p0->first - c * step, slope = c == c1 ? 0 : step;
-        if (!slope)
-          first = p0->first;
-        recvPart(block.port, block.size, byRow ? aff(first, {}, 0, slope) : aff(first, {}, slope, 0),
-                 aff(p0->count),
-                 aff(dst.getBase() + 4 * p0->at, dst.getLoop(), dst.getPx(), dst.getPy()), sel);
+      ArrayAttr sel = select(c, c1);
+      if (sel) {
+        // Affine in the coordinate over the run (constant for one part, so
+        // that empty drops vanish).
+        int64_t slope = c == c1 ? 0 : step;
+        auto at = [&](int64_t first) {
+          int64_t base = first - c * slope;
+          return byRow ? aff(base, {}, 0, slope) : aff(base, {}, slope, 0);
+        };
+        wk::AffAttr cursor = aff(0);
+        for (const Piece &piece : p0) {
+          wk::AffAttr first = at(piece.first);
+          drop(block.port, aff(first.getBase() - cursor.getBase(), {},
+                               first.getPx() - cursor.getPx(), first.getPy() - cursor.getPy()),
+               sel);
+          wk::AffAttr dst = ranges[piece.range].dst;
+          recv(block.port, aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
+               aff(piece.count), "copy", sel);
+          cursor = aff(first.getBase() + piece.count, {}, first.getPx(), first.getPy());
+        }
+        drop(block.port,
+             aff(block.size - cursor.getBase(), {}, -cursor.getPx(), -cursor.getPy()), sel);
         for (int64_t i = c; i <= c1; ++i)
           received[i] += block.size;
       }
@@ -293,9 +318,11 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     wk::AffAttr slot = k.aff(0, {4 * d, 0}, 0, -4 * tb * d); // r * d words, in bytes
     // [q | k | v]: column px takes q, k and v of head px; the row that
     // holds the token keeps its key and value in the token's slot.
-    int64_t in = k.recvRange(0, 0, d, heads, c, k.aff(q), /*byRow=*/false);
-    in += k.recvRange(0, c, d, heads, 2 * c, k.aff(fresh), /*byRow=*/false);
-    in += k.recvRange(0, 2 * c, d, heads, 3 * c, k.aff(fresh + 4 * d), /*byRow=*/false);
+    int64_t in = k.recvRanges(0,
+                              {{0, c, k.aff(q)},
+                               {c, 2 * c, k.aff(fresh)},
+                               {2 * c, 3 * c, k.aff(fresh + 4 * d)}},
+                              d, heads, /*byRow=*/false);
     for (auto [cache, from] : {std::pair{keys, fresh}, std::pair{vals, fresh + 4 * d}})
       k.unary("copy", k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy()), k.aff(from),
               k.aff(d), nullptr, own);

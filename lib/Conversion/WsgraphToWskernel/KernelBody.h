@@ -172,13 +172,23 @@ public:
   bool isStream(unsigned i) const { return i < ins.size() && !ins[i].blocks.empty(); }
   int64_t words(unsigned i) const { return ins[i].words(); }
 
-  /// Receives part c of stream input `in` into dst (bytes), where c is the
-  /// PE's row (byRow) or column and part c is elements [base + c*step,
-  /// min(base + (c+1)*step, end)), on the PEs `when` selects (one range or
-  /// null). A PE receives each block its part touches whole and drops the
-  /// rest of it. Returns the most words one PE receives per token.
+  /// A range of a stream input that each PE receives part of: part c (the
+  /// PE's row or column) is elements [base + c*step, min(base + (c+1)*step,
+  /// end)), stored at dst (bytes) and on.
+  struct Range {
+    int64_t base, end;
+    wk::AffAttr dst;
+  };
+  /// Receives part c of every range of stream input `in`, on the PEs `when`
+  /// selects (one range or null), c being the PE's row (byRow) or column.
+  /// A PE receives each block its parts touch whole, once, keeping its
+  /// parts and dropping the rest. Returns the most words one PE receives.
+  int64_t recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int64_t parts, bool byRow,
+                     ArrayAttr when = nullptr);
   int64_t recvRange(unsigned in, int64_t base, int64_t step, int64_t parts, int64_t end,
-                    wk::AffAttr dst, bool byRow, ArrayAttr when = nullptr);
+                    wk::AffAttr dst, bool byRow, ArrayAttr when = nullptr) {
+    return recvRanges(in, {Range{base, end, dst}}, step, parts, byRow, when);
+  }
   /// Receives the whole of stream input `in` into dst on the PEs `when` selects.
   int64_t recvAll(unsigned in, wk::AffAttr dst, ArrayAttr when = nullptr) {
     return recvRange(in, 0, words(in), 1, words(in), dst, true, when);
@@ -215,19 +225,6 @@ public:
     return b.getArrayAttr(SmallVector<Attribute>(conditions.begin(), conditions.end()));
   }
 
-  /// Receives only elements [first, first + count) of an n-word vector on a
-  /// port into dst, on the PEs `when` selects; `first` and `count` may depend
-  /// on the coordinate. The rest of the vector is discarded.
-  void recvPart(StringRef port, int64_t n, wk::AffAttr first, wk::AffAttr count, wk::AffAttr dst,
-                ArrayAttr when = nullptr) {
-    drop(port, first, when);
-    recv(port, dst, count, "copy", when);
-    // n - first - count, as an affine of the same terms.
-    drop(port,
-         aff(n - first.getBase() - count.getBase(), {}, -first.getPx() - count.getPx(),
-             -first.getPy() - count.getPy()),
-         when);
-  }
   void vector(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr rhs, wk::AffAttr n,
               ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
     wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when, guard);
