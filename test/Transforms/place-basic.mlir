@@ -40,18 +40,23 @@ module attributes {wafer.arch = #mesh8} {
     }
     %l = wskernel.kernel "ln" kind "layer_norm" grid [1, 1] sram 64 cycles 40.0
         channels {} (%e) : (!wskernel.stream<8, f32>) -> !wskernel.stream<8, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 8>
       wskernel.send "out0" from <base = 0> n <base = 8>
     }
     %f = wskernel.kernel "fc1" kind "linear" grid [3, 4] sram 64 cycles 40.0
         channels {col = "col_chain", row = "row_chain"} (%l) : (!wskernel.stream<8, f32>) -> !wskernel.stream<8, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 8>
       wskernel.send "out0" from <base = 0> n <base = 8>
     }
     %g = wskernel.kernel "fc2" kind "linear" grid [3, 4] sram 64 cycles 40.0
         channels {col = "col_chain", row = "row_chain"} (%f, %e) : (!wskernel.stream<8, f32>, !wskernel.stream<8, f32>) -> !wskernel.stream<8, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 8>
+      wskernel.recv "in1" to <base = 0> n <base = 8>
       wskernel.send "out0" from <base = 0> n <base = 8>
     }
     %o = wskernel.kernel "out" kind "output" grid [1, 1] sram 64 cycles 40.0
         channels {} (%g) : (!wskernel.stream<8, f32>) -> tensor<8xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 8>
     }
     return
   }

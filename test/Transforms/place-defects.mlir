@@ -22,8 +22,10 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
     %a = wskernel.kernel "a" kind "linear" grid [2, 3] sram 64 cycles 10.0 channels {col = "col_chain", row = "row_chain"} (%x) : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %b = wskernel.kernel "b" kind "linear" grid [3, 3] sram 64 cycles 10.0 channels {col = "col_chain", row = "row_chain"} (%a) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "linear" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%b) : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -54,10 +56,13 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "pinned" kind "embedding" grid [2, 2] sram 64 cycles 10.0 channels {} (%x) {wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %a = wskernel.kernel "first" kind "linear" grid [2, 2] sram 64 cycles 10.0 channels {} (%p) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "second" kind "linear" grid [2, 2] sram 64 cycles 10.0 channels {} (%a) {wafer.stage = 1 : i64} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "third" kind "linear" grid [2, 2] sram 64 cycles 10.0 channels {} (%b) {wafer.stage = 1 : i64} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }

@@ -27,6 +27,7 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{cannot place kernel 'b' (grid [5, 5]) on wafer 0: no free rectangle of 5 rows x 5 columns without defects is left (39 of 64 PEs free), and the lowering has no shape for it in the free space, nor a smaller one for the other kernels of the wafer (their tiles must fit SRAM)}}
     %b = wskernel.kernel "b" kind "linear" grid [5, 5] sram 64 cycles 1.0 channels {} (%a) : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -66,6 +67,7 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
     }
     // expected-error @+1 {{cannot place kernel 'b' (grid [4, 8]) on wafer 0}}
     %b = wskernel.kernel "b" kind "linear" grid [4, 8] sram 64 cycles 1.0 channels {} (%a) : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -83,6 +85,7 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{kernel 'b' overlaps kernel 'a' at PE (2, 2)}}
     %b = wskernel.kernel "b" kind "linear" grid [2, 2] sram 64 cycles 1.0 channels {} (%a) {wafer.origin = array<i64: 0, 2, 2>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }

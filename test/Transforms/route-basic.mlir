@@ -36,9 +36,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }

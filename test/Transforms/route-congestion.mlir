@@ -29,10 +29,13 @@ module attributes {wafer.arch = #arch} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c0 = wskernel.kernel "c0" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p0) {wafer.origin = array<i64: 0, 4, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c1 = wskernel.kernel "c1" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p1) {wafer.origin = array<i64: 0, 1, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c2 = wskernel.kernel "c2" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p2) {wafer.origin = array<i64: 0, 3, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -65,12 +68,16 @@ module attributes {wafer.arch = #arch} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c0 = wskernel.kernel "c0" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p0) {wafer.origin = array<i64: 0, 2, 2>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c1 = wskernel.kernel "c1" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p1) {wafer.origin = array<i64: 0, 0, 1>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c2 = wskernel.kernel "c2" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p2) {wafer.origin = array<i64: 0, 1, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c3 = wskernel.kernel "c3" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p3) {wafer.origin = array<i64: 0, 2, 1>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }

@@ -25,6 +25,7 @@ module attributes {wafer.arch = #mesh, wafer.defects = #wafer.defects<
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "k" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 0, 4, 1>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }

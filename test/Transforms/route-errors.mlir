@@ -16,6 +16,8 @@ module attributes {wafer.arch = #arch} {
     }
     // expected-error @+1 {{kernel 'sum' needs 3 colors delivered to its PE (2, 2) (streams and channels), but arch 'two colors' has 2}}
     %sum = wskernel.kernel "sum" kind "k" grid [2, 1] sram 64 cycles 100.0 channels {col = "col_chain"} (%a, %b) {wafer.origin = array<i64: 0, 2, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -42,10 +44,13 @@ module attributes {wafer.arch = #arch} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c2 = wskernel.kernel "c2" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p2) {wafer.origin = array<i64: 0, 3, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c1 = wskernel.kernel "c1" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p1) {wafer.origin = array<i64: 0, 4, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c0 = wskernel.kernel "c0" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p0) {wafer.origin = array<i64: 0, 5, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -70,8 +75,10 @@ module attributes {wafer.arch = #arch} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c1 = wskernel.kernel "c1" kind "k" grid [1, 1] sram 64 cycles 10.0 channels {} (%p1) {wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<8, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 8>
     }
     %c0 = wskernel.kernel "c0" kind "k" grid [1, 1] sram 64 cycles 10.0 channels {} (%p0) {wafer.origin = array<i64: 0, 3, 0>} : (!wskernel.stream<8, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 8>
     }
     return
   }
@@ -109,6 +116,7 @@ module attributes {wafer.arch = #arch, wafer.defects = #wafer.defects<
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "k" grid [1, 1] sram 64 cycles 100.0 channels {} (%p) {wafer.origin = array<i64: 0, 3, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }

@@ -11,6 +11,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 1, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 0, 2, 3>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -31,8 +32,10 @@ module attributes {wafer.arch = #line} {
     %p2 = wskernel.kernel "p2" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 4, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c1 = wskernel.kernel "c1" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p1) {wafer.origin = array<i64: 1, 5, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c2 = wskernel.kernel "c2" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p2) {wafer.origin = array<i64: 1, 3, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -52,6 +55,7 @@ module attributes {wafer.arch = #mesh8x2, wafer.defects = #wafer.defects<
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 2, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 2, 3, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -71,6 +75,7 @@ module attributes {wafer.arch = #mesh8x2, wafer.defects = #wafer.defects<
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 2, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 1, 3, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }

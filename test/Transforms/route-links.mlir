@@ -28,6 +28,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -52,8 +53,10 @@ module attributes {wafer.arch = #mesh8} {
     %a = wskernel.kernel "a" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 5, 1>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %b = wskernel.kernel "b" kind "mid" grid [1, 1] sram 64 cycles 10.0 channels {} (%a) {wafer.origin = array<i64: 1, 6, 6>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b) {wafer.origin = array<i64: 2, 1, 6>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -81,10 +84,13 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 3, 2>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %q0 = wskernel.kernel "q0" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 0, 3, 4>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %q1 = wskernel.kernel "q1" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 1, 1, 2>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %q3 = wskernel.kernel "q3" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 3, 0, 7>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -109,6 +115,7 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 5, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 1, 2, 3>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -135,6 +142,8 @@ module attributes {wafer.arch = #mesh8} {
     %p2 = wskernel.kernel "p2" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 5, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p1, %p2) {wafer.origin = array<i64: 1, 2, 3>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -161,8 +170,10 @@ module attributes {wafer.arch = #line} {
     %p2 = wskernel.kernel "p2" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 0, 4, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c1 = wskernel.kernel "c1" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p1) {wafer.origin = array<i64: 1, 5, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c2 = wskernel.kernel "c2" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p2) {wafer.origin = array<i64: 1, 3, 0>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }

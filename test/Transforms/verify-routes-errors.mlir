@@ -15,9 +15,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -41,9 +44,12 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{stream 'out0' of kernel 'b' (color 1) arrives at PE (2, 1) from EAST, but that router has no entry for it: a missing hop}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -66,9 +72,12 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{stream 'out0' of kernel 'b' (color 1) arrives at PE (1, 1) from EAST, but that router has no entry for it: a missing hop}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -90,10 +99,13 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     // expected-error @+1 {{kernel 'c' reads stream 'out0' of kernel 'b' as 'in0' on color 2, but the stream is on color 1}}
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 2 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -116,9 +128,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -142,9 +157,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -168,9 +186,12 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{stream 'out0' of kernel 'b' (color 0) and stream 'out0' of kernel 'a' are both delivered to PE (1, 1) on color 0: collision}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 0 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -194,9 +215,12 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<pes = den
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 3>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -220,9 +244,12 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<pes = den
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -245,9 +272,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -270,9 +300,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -295,9 +328,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -319,9 +355,12 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -345,10 +384,13 @@ module attributes {wafer.arch = #mesh8} {
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     // expected-error @+1 {{kernel 'c' reads stream 'out0' of kernel 'a' as 'in1' on no color, but the stream is on color 0}}
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }
@@ -371,9 +413,12 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{channel 'col' of kernel 'b' from PE (3, 0) (color 1) has no router entry at its sending PE (3, 0) for input RAMP}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b, %a) {wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+      wskernel.recv "in1" to <base = 0> n <base = 4>
     }
     return
   }

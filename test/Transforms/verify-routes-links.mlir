@@ -18,6 +18,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -39,6 +40,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -58,6 +60,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -80,6 +83,7 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -101,6 +105,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -122,6 +127,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -143,6 +149,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -165,6 +172,7 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{kernel 'c' reads stream 'out0' of kernel 'p' as 'in0' on color 1, but the stream arrives at PE (2, 5) of wafer 1 on color 0}}
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 1 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -186,6 +194,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %x = wskernel.kernel "x" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {}, wafer.origin = array<i64: 1, 1, 3>} : (tensor<4xf32>) -> tensor<4xf32> {
     }
@@ -209,6 +218,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -230,6 +240,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -250,6 +261,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -272,6 +284,7 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -294,6 +307,7 @@ module attributes {wafer.arch = #mesh8} {
     }
     // expected-error @+1 {{kernel 'c' reads stream 'out0' of kernel 'p' as 'in0' on no color}}
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -314,6 +328,7 @@ module attributes {wafer.arch = #mesh8} {
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 2] sram 64 cycles 10.0 channels {} (%p) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 2, 5>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
@@ -340,8 +355,10 @@ module attributes {wafer.arch = #mesh8} {
     %p2 = wskernel.kernel "p2" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 7, 2>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c1 = wskernel.kernel "c1" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p1) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 0, 3>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     %c2 = wskernel.kernel "c2" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p2) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 1, 0, 4>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return
   }
