@@ -44,7 +44,7 @@ func.func @grid_negative_width() {
 // -----
 
 func.func @channel_shape() {
-  // expected-error @+1 {{'wskernel.kernel' op channel 'ring' must be "col_chain", "col_chain_north" or "row_chain"}}
+  // expected-error @+1 {{'wskernel.kernel' op channel 'ring' must be "col_chain", "col_chain_north", "row_chain" or "row_chain_west"}}
   wskernel.kernel "k" kind "x" grid [2, 2] sram 64 cycles 1.0 channels {col = "col_chain", ring = "ring"} () : () -> () {
   }
   return
@@ -53,7 +53,7 @@ func.func @channel_shape() {
 // -----
 
 func.func @channel_not_string() {
-  // expected-error @+1 {{'wskernel.kernel' op channel 'col' must be "col_chain", "col_chain_north" or "row_chain"}}
+  // expected-error @+1 {{'wskernel.kernel' op channel 'col' must be "col_chain", "col_chain_north", "row_chain" or "row_chain_west"}}
   wskernel.kernel "k" kind "x" grid [2, 2] sram 64 cycles 1.0 channels {col = 1 : i64} () : () -> () {
   }
   return
