@@ -64,7 +64,7 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p) {
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
   // Gathers and layer norm's all-reduce run along the last row.
-  if (p.w > 1 && (layerNorm || !p.blocked || p.hostResult))
+  if (p.w > 1 && (layerNorm || (!p.blocked && !p.hostResult)))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
   if (p.w > 1 && layerNorm)
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
