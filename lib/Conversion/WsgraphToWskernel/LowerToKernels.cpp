@@ -326,12 +326,13 @@ static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
     }
     return used <= rest;
   };
+  // Every kernel at its smallest budget reaches the slowest of them.
   double lo = 0, hi = 0;
   for (size_t i = first; i < last; ++i)
     if (plans[i].cycles)
-      hi = std::max(hi, cyclesAt(plans[i], budgets[i - first]));
+      hi = std::max(hi, cyclesAt(plans[i], std::min(minPes[i], most)));
   if (hi == 0 || !fits(hi, nullptr))
-    return budgets; // nothing estimated, or no better than by work
+    return budgets; // nothing estimated, or no room beside the others
   for (int step = 0; step < 30 && hi - lo > 0.5; ++step) {
     double mid = (lo + hi) / 2;
     (fits(mid, nullptr) ? hi : lo) = mid;
