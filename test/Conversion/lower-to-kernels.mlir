@@ -18,9 +18,9 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // SRAM per PE = data + 16 bytes per instruction that PE runs (LOOP and END count;
 // an instruction whose `when` leaves a PE out is not in its code).
 // Budgets: the least cycles per token all three reach within 0.6 * 16 PEs.
-// Embedding on one PE: idx 4 + table 16*8 + part 8 + gather 8 words = 148 words = 592 bytes;
-// 6 instructions = 96 bytes: 688. cycles = lookup 8 + epilogue 8 + send its block 8 = 24.
-// CHECK: %[[E:.*]] = wskernel.kernel "embed" kind "embed" grid [1, 1] sram 688 cycles 2.400000e+01 channels {}(%arg0, %{{.*}}) {wafer.stage = 0 : i64} : (tensor<1x4xi64>, tensor<16x8xf32>) -> !wskernel.stream<8, f32>
+// Embedding on one PE: idx 4 + table 16*8 + part 8 words = 140 words = 560 bytes;
+// 6 instructions = 96 bytes: 656. cycles = lookup 8 + epilogue 8 + send its block 8 = 24.
+// CHECK: %[[E:.*]] = wskernel.kernel "embed" kind "embed" grid [1, 1] sram 656 cycles 2.400000e+01 channels {}(%arg0, %{{.*}}) {wafer.stage = 0 : i64} : (tensor<1x4xi64>, tensor<16x8xf32>) -> !wskernel.stream<8, f32>
 // CHECK: wskernel.host_input 0 at 0
 // CHECK: wskernel.init_tile 1 at 16 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8]
 // CHECK: wskernel.send "out0" from <base = 528> n <base = 8> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}

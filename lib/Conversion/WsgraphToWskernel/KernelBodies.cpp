@@ -153,7 +153,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t pos = positions ? sram.words(wk::storageWords(st, tb * cb)) : 0;
     int64_t zero = positions ? sram.words(1) : 0;
     int64_t posPart = positions ? sram.words(cb) : 0;
-    int64_t part = sram.words(cb), gather = sram.words(cb);
+    int64_t part = sram.words(cb), gather = k.blockedOut ? 0 : sram.words(cb);
     int64_t partial = chained ? sram.words(cb) : 0;
     wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(0), idx, nullptr);
     k.initTile(k.operand(at), table, vb, cb, {vb, 0}, {0, cb}, st);
@@ -233,7 +233,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
     int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
-    int64_t part = sram.words(nb), gather = p.hostResult ? -1 : sram.words(nb);
+    int64_t part = sram.words(nb), gather = p.hostResult || k.blockedOut ? -1 : sram.words(nb);
     k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window);
     if (bias)
       k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window);
