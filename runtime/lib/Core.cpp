@@ -136,16 +136,17 @@ private:
     v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
     return int64_t(v);
   }
+  bool inside(const std::vector<PeRange> &ranges) const {
+    for (const PeRange &r : ranges)
+      if (px_ >= r.x0 && px_ <= r.x1 && py_ >= r.y0 && py_ <= r.y1)
+        return true;
+    return false;
+  }
   bool selected(const Instr &in) const {
     for (const Affine &g : in.guard)
       if (eval(g) < 0)
         return false;
-    if (in.pred.empty())
-      return true;
-    for (const PeRange &r : in.pred)
-      if (px_ >= r.x0 && px_ <= r.x1 && py_ >= r.y0 && py_ <= r.y1)
-        return true;
-    return false;
+    return in.pred.empty() || inside(in.pred);
   }
   /// Checks that operand k covers `words` words inside the kernel's SRAM and
   /// returns its first word index.
@@ -465,7 +466,12 @@ void Core::run() {
     }
     ++s_.instructions;
     if (in.op == wafer::LOOP) {
-      if (in.count == 0) {
+      // A body that no instruction of this PE's runs costs only its ENDs:
+      // counted at once unless the cycle limit could trip inside.
+      bool idle = !in.bodyAny && !inside(in.bodyPred) &&
+                  (!maxCycles_ || s_.instructions - 1 + in.count <= maxCycles_);
+      if (in.count == 0 || idle) {
+        s_.instructions += idle ? in.count : 0;
         s_.pc = in.jump + 1;
       } else {
         s_.loops.push_back(LoopFrame{0, in.count});
