@@ -238,13 +238,20 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
 }
 
 Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
-  if (s_.available(in.color) < n) {
+  RecvQueue *qp = s_.queue(in.color);
+  if ((qp ? qp->words : 0) < n) {
     s_.status = PeStatus::Blocked;
     s_.waitColor = in.color;
     s_.waitWords = n;
+    if (qp)
+      qp->need = n; // the delivery that brings them wakes this PE
     return Step::Blocked;
   }
-  RecvQueue &q = s_.queue(in.color);
+  if (!qp) { // n == 0 on a color nothing delivers
+    charge(in, 0);
+    return Step::Next;
+  }
+  RecvQueue &q = *qp;
   // The core pulls one word per cycle and cannot pull a word before it arrived.
   uint64_t end = s_.clock + n;
   uint64_t i = 0;
