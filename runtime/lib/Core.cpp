@@ -255,7 +255,13 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   // The core pulls one word per cycle and cannot pull a word before it arrived.
   uint64_t end = s_.clock + n;
   uint64_t i = 0;
+  // Views are far apart from their blocks: fetch a few blocks ahead.
+  constexpr size_t kAhead = 4;
+  for (size_t k = 1; k < kAhead && k < q.chunks.size(); ++k)
+    q.chunks[k].data.prefetch();
   while (i < n) {
+    if (q.chunks.size() > kAhead)
+      q.chunks[kAhead].data.prefetch();
     Chunk &c = q.chunks.front();
     uint64_t take = std::min<uint64_t>(n - i, c.data.size() - c.pos);
     end = std::max(end, c.t0() + c.pos + (n - i));

@@ -68,6 +68,7 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
   // few array reads. Slots are by position, then color, so a PE's queues are
   // contiguous and by ascending color.
   size_t plane = size_t(m.width) * m.height;
+  uint32_t numLinks = 0;
   for (Slot &sl : slots_) {
     uint32_t wafer = uint32_t(sl.pos / plane), x = uint32_t(sl.pos % plane % m.width),
              y = uint32_t(sl.pos % plane / m.width);
@@ -81,11 +82,12 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
       else
         sl.next[port] = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
     }
-    bool toCore = false;
     for (uint8_t mask : sl.mask)
-      toCore |= (mask & (1u << wafer::RAMP)) != 0;
+      sl.outs |= mask;
+    sl.link0 = numLinks;
+    numLinks += uint32_t(__builtin_popcount(sl.outs));
     int32_t r = m.regionOf(wafer, x, y);
-    if (toCore && r >= 0) {
+    if ((sl.outs & (1u << wafer::RAMP)) && r >= 0) {
       sl.queue = int32_t(queues_.size());
       RecvQueue q;
       q.pe = m.peIndex(uint32_t(r), x, y);
@@ -98,7 +100,7 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
     if (!s.numQueues++)
       s.queues = &q;
   }
-  links_.reset(new Link[slots_.size() * kNumPorts]);
+  links_.reset(new Link[numLinks]);
   walkers_.resize(std::max(1u, threads));
   for (Walker &w : walkers_)
     w.marks.assign(slots_.size(), Mark{});
@@ -155,11 +157,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         return fail("routing loop", h,
                     fmt::format("the same wavelet leaves through {} twice", portName(port)));
       mark.used |= uint8_t(1u << port);
-      Link &link = links_[size_t(h.slot) * kNumPorts + port];
+      Link &link = links_[sl.link(port)];
       uint64_t have = link.owner.load(std::memory_order_relaxed);
       if (have != ownerId) {
         if (have == 0 && link.owner.compare_exchange_strong(have, ownerId, std::memory_order_relaxed))
-          w.claimed.push_back(size_t(h.slot) * kNumPorts + port);
+          w.claimed.push_back(sl.link(port));
         else if (have != ownerId) {
           uint64_t other = (have - 1) >> 11;
           return fail("collision", h,
@@ -175,7 +177,10 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
         if (delay > UINT32_MAX)
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
-        w.deliveries.push_back(Delivery{uint32_t(sl.queue), uint32_t(delay), &msg});
+        Delivery &d = w.deliveries.emplace_back(); // field by field: no stalled 16-byte copy
+        d.queue = uint32_t(sl.queue);
+        d.delay = uint32_t(delay);
+        d.msg = &msg;
         continue;
       }
       link.words += n;
@@ -206,7 +211,13 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         return fail("dead PE", h,
                     fmt::format("routed {} into dead PE ({},{})", portName(port),
                                 pos % plane % m_.width, pos % plane / m_.width));
-      w.stack.push_back(Hop{next, pos, h.color, opposite(port), h.hops + 1, h.extra});
+      Hop &to = w.stack.emplace_back();
+      to.slot = next;
+      to.pos = pos;
+      to.color = h.color;
+      to.in = opposite(port);
+      to.hops = h.hops + 1;
+      to.extra = h.extra;
     }
   }
   return Status::success();
@@ -261,9 +272,24 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
     const OutMsg *run = nullptr;
     uint32_t refs = 0;
     std::vector<uint64_t> &wake = walkers_[t].woken;
+    uint32_t lo = uint32_t(queues_.size() * t / threads),
+             hi = uint32_t(queues_.size() * (t + 1) / threads);
+    // Queues are scattered: fetch the queue, then the end of its views, ahead.
+    constexpr size_t kQueueAhead = 16, kTailAhead = 8;
     for (Walker &w : walkers_)
-      for (const Delivery &d : w.deliveries) {
-        if (threads > 1 && uint64_t(d.queue) * threads / queues_.size() != t)
+      for (size_t k = 0, e = w.deliveries.size(); k < e; ++k) {
+        if (k + kQueueAhead < e) {
+          uint32_t ahead = w.deliveries[k + kQueueAhead].queue;
+          if (ahead >= lo && ahead < hi)
+            __builtin_prefetch(&queues_[ahead]);
+        }
+        if (k + kTailAhead < e) {
+          uint32_t ahead = w.deliveries[k + kTailAhead].queue;
+          if (ahead >= lo && ahead < hi)
+            queues_[ahead].chunks.prefetchBack();
+        }
+        const Delivery &d = w.deliveries[k];
+        if (d.queue < lo || d.queue >= hi)
           continue;
         if (d.msg != run) {
           if (refs)
@@ -303,7 +329,9 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
       uint64_t words = 0;
       bool used = false;
       for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != wafer::RAMP; ++i) {
-        const Link &l = links_[size_t(i) * kNumPorts + port];
+        if (!(slots_[i].outs & (1u << port)))
+          continue;
+        const Link &l = links_[slots_[i].link(port)];
         words += l.words;
         used |= l.owner.load(std::memory_order_relaxed) != 0;
       }

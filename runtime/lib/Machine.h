@@ -55,6 +55,7 @@ public:
   /// `count` more references, taken at once (the caller hands them out with
   /// adopt()): a multicast to thousands of PEs costs one atomic add.
   void addRefs(uint32_t count) const { b_->refs.fetch_add(count, std::memory_order_relaxed); }
+  void prefetch() const { __builtin_prefetch(b_); }
   Payload adopt() const { return Payload(b_); }
 
 private:
@@ -84,7 +85,11 @@ struct Chunk {
 class ChunkQueue {
 public:
   bool empty() const { return head_ == items_.size(); }
+  size_t size() const { return items_.size() - head_; }
   Chunk &front() { return items_[head_]; }
+  Chunk &operator[](size_t i) { return items_[head_ + i]; }
+  /// Fetches the line the next push_back writes (prefetches never fault).
+  void prefetchBack() const { __builtin_prefetch(items_.data() + items_.size(), 1); }
   void push_back(Chunk c) { items_.push_back(std::move(c)); }
   void pop_front() {
     items_[head_++].data.reset();
@@ -214,8 +219,13 @@ private:
     uint32_t color = 0;
     uint32_t pos = 0;
     int32_t queue = -1;         ///< receive queue of the core here; -1: no kernel
+    uint32_t link0 = 0;         ///< index of its first Link, one per port in `outs`
     int32_t next[kNumPorts] = {}; ///< NORTH..WEST: the neighbour's slot of this color
     uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
+    uint8_t outs = 0;             ///< union of the masks
+    uint32_t link(uint32_t port) const {
+      return link0 + uint32_t(__builtin_popcount(outs & ((1u << port) - 1)));
+    }
   };
   /// One directed link of one slot: only its owner's messages cross it, and
   /// they are walked on one thread per round, so `words` needs no atomics.
@@ -253,7 +263,7 @@ private:
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
   std::vector<Slot> slots_;
-  std::unique_ptr<Link[]> links_; ///< per slot and out port
+  std::unique_ptr<Link[]> links_; ///< per slot and port of its `outs`, slot by slot
   std::vector<RecvQueue> queues_;
   std::vector<Walker> walkers_;
 };
