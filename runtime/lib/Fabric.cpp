@@ -85,7 +85,7 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
     for (uint8_t mask : sl.mask)
       sl.outs |= mask;
     sl.link0 = numLinks;
-    numLinks += uint32_t(__builtin_popcount(sl.outs));
+    numLinks += sl.link(kNumPorts) - sl.link0;
     int32_t r = m.regionOf(wafer, x, y);
     if ((sl.outs & (1u << wafer::RAMP)) && r >= 0) {
       sl.queue = int32_t(queues_.size());

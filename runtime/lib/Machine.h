@@ -99,10 +99,9 @@ public:
       if (items_.capacity() > 256) // a burst's storage is given back
         std::vector<Chunk>().swap(items_);
     } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
-      std::vector<Chunk> rest(std::make_move_iterator(items_.begin() + ptrdiff_t(head_)),
-                              std::make_move_iterator(items_.end()));
-      rest.reserve(rest.size() * 2);
-      items_.swap(rest);
+      // In place: reallocating here was a malloc per compaction.
+      std::move(items_.begin() + ptrdiff_t(head_), items_.end(), items_.begin());
+      items_.resize(items_.size() - head_);
       head_ = 0;
     }
   }
@@ -224,7 +223,11 @@ private:
     uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
     uint8_t outs = 0;             ///< union of the masks
     uint32_t link(uint32_t port) const {
-      return link0 + uint32_t(__builtin_popcount(outs & ((1u << port) - 1)));
+      // Ports below `port` in `outs` (a table: the baseline ISA has no popcnt).
+      static constexpr uint8_t kBits[64] = {
+          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
+          1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6};
+      return link0 + kBits[outs & ((1u << port) - 1)];
     }
   };
   /// One directed link of one slot: only its owner's messages cross it, and
