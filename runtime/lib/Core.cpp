@@ -28,14 +28,21 @@ inline uint32_t asW(float f) {
   return w;
 }
 
-/// IEEE binary16 to fp32, exactly (every half is a float).
+/// SRAM words read as fp32 / packed halves in place; may_alias keeps the
+/// type punning defined and lets the loops over them vectorize.
+typedef float __attribute__((may_alias)) SramF32;
+typedef uint16_t __attribute__((may_alias)) SramU16;
+
+/// IEEE binary16 to fp32, exactly (every half is a float), without branches
+/// so that a row widens in vector registers.
 inline float halfToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-  if (exp == 0x1f) // inf, nan
-    return asF(sign | 0x7f800000u | (frac << 13));
-  if (exp == 0) // zero, subnormal: frac * 2^-24
-    return asF(sign) + (sign ? -1.0f : 1.0f) * std::ldexp(float(frac), -24);
-  return asF(sign | ((exp + 112) << 23) | (frac << 13));
+  uint32_t sign = uint32_t(h & 0x8000) << 16, mag = uint32_t(h & 0x7fff) << 13;
+  uint32_t exp = mag & 0x0f800000u;
+  float normal = asF(mag + (112u << 23));                      // rebias the exponent
+  float special = asF(mag + (224u << 23));                     // inf, nan
+  float tiny = asF(mag + (113u << 23)) - asF(113u << 23);      // zero, subnormal: frac * 2^-24
+  float f = exp == 0x0f800000u ? special : exp == 0 ? tiny : normal;
+  return asF(asW(f) | sign);
 }
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -136,16 +143,17 @@ private:
     v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
     return int64_t(v);
   }
+  bool inside(const std::vector<PeRange> &ranges) const {
+    for (const PeRange &r : ranges)
+      if (px_ >= r.x0 && px_ <= r.x1 && py_ >= r.y0 && py_ <= r.y1)
+        return true;
+    return false;
+  }
   bool selected(const Instr &in) const {
     for (const Affine &g : in.guard)
       if (eval(g) < 0)
         return false;
-    if (in.pred.empty())
-      return true;
-    for (const PeRange &r : in.pred)
-      if (px_ >= r.x0 && px_ <= r.x1 && py_ >= r.y0 && py_ <= r.y1)
-        return true;
-    return false;
+    return in.pred.empty() || inside(in.pred);
   }
   /// Checks that operand k covers `words` words inside the kernel's SRAM and
   /// returns its first word index.
@@ -157,21 +165,26 @@ private:
   static uint64_t storedWords(const Instr &in, uint64_t elements) {
     return in.storage == wafer::STORE_F32 ? elements : (elements + 1) / 2;
   }
-  /// Calls `body(element)` with a reader of element i of the array at word
-  /// `first`, widened to fp32 from the instruction's storage.
-  template <typename Body> void withStorage(const Instr &in, uint32_t first, Body body) const {
-    const uint32_t *w = s_.sram.data() + first;
-    switch (in.storage) {
-    case wafer::STORE_F16:
-      body([w](uint64_t i) { return halfToFloat(uint16_t(w[i / 2] >> (16 * (i % 2)))); });
-      return;
-    case wafer::STORE_BF16:
-      body([w](uint64_t i) { return asF((w[i / 2] >> (16 * (i % 2))) << 16); });
-      return;
-    default:
-      body([w](uint64_t i) { return asF(w[i]); });
-    }
+  /// Elements [first, first + count) of the array at word `word`, as fp32:
+  /// in place for fp32 storage, else widened into `buf` (element i is half
+  /// i of the little-endian words, the even one in the low half).
+  const float *elements(const Instr &in, uint32_t word, uint64_t first, uint64_t count,
+                        std::vector<float> &buf) const {
+    const uint32_t *w = s_.sram.data() + word;
+    if (in.storage == wafer::STORE_F32)
+      return reinterpret_cast<const SramF32 *>(w) + first;
+    buf.resize(count);
+    const SramU16 *h = reinterpret_cast<const SramU16 *>(w) + first;
+    float *out = buf.data();
+    if (in.storage == wafer::STORE_F16)
+      for (uint64_t i = 0; i < count; ++i)
+        out[i] = halfToFloat(h[i]);
+    else
+      for (uint64_t i = 0; i < count; ++i)
+        out[i] = asF(uint32_t(h[i]) << 16);
+    return out;
   }
+  SramF32 *words(uint32_t word) { return reinterpret_cast<SramF32 *>(s_.sram.data() + word); }
   void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
   void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
     if (s_.traced && s_.trace.size() < traceLimit_)
@@ -237,17 +250,30 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
 }
 
 Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
-  if (s_.available(in.color) < n) {
+  RecvQueue *qp = s_.queue(in.color);
+  if ((qp ? qp->words : 0) < n) {
     s_.status = PeStatus::Blocked;
     s_.waitColor = in.color;
     s_.waitWords = n;
+    if (qp)
+      qp->need = n; // the delivery that brings them wakes this PE
     return Step::Blocked;
   }
-  RecvQueue &q = s_.queue(in.color);
+  if (!qp) { // n == 0 on a color nothing delivers
+    charge(in, 0);
+    return Step::Next;
+  }
+  RecvQueue &q = *qp;
   // The core pulls one word per cycle and cannot pull a word before it arrived.
   uint64_t end = s_.clock + n;
   uint64_t i = 0;
+  // Views are far apart from their blocks: fetch a few blocks ahead.
+  constexpr size_t kAhead = 4;
+  for (size_t k = 1; k < kAhead && k < q.chunks.size(); ++k)
+    q.chunks[k].data.prefetch();
   while (i < n) {
+    if (q.chunks.size() > kAhead)
+      q.chunks[kAhead].data.prefetch();
     Chunk &c = q.chunks.front();
     uint64_t take = std::min<uint64_t>(n - i, c.data.size() - c.pos);
     end = std::max(end, c.t0() + c.pos + (n - i));
@@ -257,9 +283,12 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     // only a slice of a multicast stream.
     if (in.op == wafer::RECV)
       std::copy(src, src + take, s_.sram.begin() + d);
-    else if (in.op == wafer::RECV_ADD)
+    else if (in.op == wafer::RECV_ADD) {
+      SramF32 *__restrict out = words(d); // a payload never overlaps SRAM
+      const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(src);
       for (uint64_t j = 0; j < take; ++j)
-        setF(d + uint32_t(j), f(d + uint32_t(j)) + asF(src[j]));
+        out[j] += add[j];
+    }
     else if (in.op == wafer::RECV_MAX)
       for (uint64_t j = 0; j < take; ++j)
         setF(d + uint32_t(j), binary(wafer::MAX, f(d + uint32_t(j)), asF(src[j])));
@@ -307,26 +336,28 @@ Core::Step Core::exec(const Instr &in) {
     if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
         !span(in, 2, mv ? m : n, b))
       return Step::Fault;
-    std::vector<float> acc(mv ? n : m, 0.0f);
-    auto product = [&](auto element) {
+    // dst may overlap W or x: the products go to `acc` first. Row by row,
+    // each sum in index order; VECMAT's inner loop runs along contiguous
+    // columns and vectorizes.
+    std::vector<float> acc(mv ? n : m, 0.0f), buf;
+    const SramF32 *x = words(b);
+    float *__restrict sums = acc.data();
+    for (uint64_t r = 0; r < n; ++r) {
+      const float *__restrict w = elements(in, a, r * m, m, buf);
       if (mv) {
-        for (uint64_t r = 0; r < n; ++r) {
-          float sum = 0;
-          for (uint64_t c = 0; c < m; ++c)
-            sum += element(r * m + c) * f(b + uint32_t(c));
-          acc[r] = sum;
-        }
+        float sum = 0;
+        for (uint64_t c = 0; c < m; ++c)
+          sum += w[c] * x[c];
+        sums[r] = sum;
       } else {
-        for (uint64_t r = 0; r < n; ++r) {
-          float x = f(b + uint32_t(r));
-          for (uint64_t c = 0; c < m; ++c)
-            acc[c] += x * element(r * m + c);
-        }
+        float xr = x[r];
+        for (uint64_t c = 0; c < m; ++c)
+          sums[c] += xr * w[c];
       }
-    };
-    withStorage(in, a, product);
+    }
+    SramF32 *out = words(d);
     for (size_t i = 0; i < acc.size(); ++i)
-      setF(d + uint32_t(i), in.count == 1 ? f(d + uint32_t(i)) + acc[i] : acc[i]);
+      out[i] = in.count == 1 ? out[i] + sums[i] : sums[i];
     charge(in, ceilDiv(n * m, m_.fmac));
     return Step::Next;
   }
@@ -400,13 +431,9 @@ Core::Step Core::exec(const Instr &in) {
     if (row >= 0 && uint64_t(row) < n && in.storage == wafer::STORE_F32)
       std::memmove(s_.sram.data() + d, s_.sram.data() + a + row * m, m * 4);
     else if (row >= 0 && uint64_t(row) < n) {
-      std::vector<float> values(m);
-      withStorage(in, a, [&](auto element) {
-        for (uint64_t c = 0; c < m; ++c)
-          values[c] = element(uint64_t(row) * m + c);
-      });
-      for (uint64_t c = 0; c < m; ++c)
-        setF(d + uint32_t(c), values[c]);
+      std::vector<float> buf; // dst may overlap the table
+      elements(in, a, uint64_t(row) * m, m, buf);
+      std::memcpy(s_.sram.data() + d, buf.data(), m * 4);
     } else
       std::fill_n(s_.sram.begin() + d, m, 0u);
     charge(in, vectorCost(m));
@@ -465,7 +492,12 @@ void Core::run() {
     }
     ++s_.instructions;
     if (in.op == wafer::LOOP) {
-      if (in.count == 0) {
+      // A body that no instruction of this PE's runs costs only its ENDs:
+      // counted at once unless the cycle limit could trip inside.
+      bool idle = !in.bodyAny && !inside(in.bodyPred) &&
+                  (!maxCycles_ || s_.instructions - 1 + in.count <= maxCycles_);
+      if (in.count == 0 || idle) {
+        s_.instructions += idle ? in.count : 0;
         s_.pc = in.jump + 1;
       } else {
         s_.loops.push_back(LoopFrame{0, in.count});

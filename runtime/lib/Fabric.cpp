@@ -29,7 +29,7 @@ uint32_t opposite(uint32_t port) {
 
 } // namespace
 
-Fabric::Fabric(const Model &m, unsigned threads) : m_(m) {
+Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_(m) {
   size_t positions = size_t(m.wafers) * m.width * m.height;
   // Group the router entries by (position, color): count, prefix-sum, fill.
   std::vector<std::pair<uint64_t, uint8_t>> entries(m.routes.begin(), m.routes.end());
@@ -60,29 +60,59 @@ Fabric::Fabric(const Model &m, unsigned threads) : m_(m) {
           position(uint32_t(pk >> 32), uint32_t(pk & 0xffff), uint32_t((pk >> 16) & 0xffff));
       cur = fill[pos]++;
       slots_[cur].color = uint32_t((key >> 3) & 1023);
+      slots_[cur].pos = uint32_t(pos);
     }
     slots_[cur].mask[key & 7] = mask;
   }
-  owner_.reset(new std::atomic<uint64_t>[slots_.size() * kNumPorts]);
-  for (size_t i = 0; i < slots_.size() * kNumPorts; ++i)
-    owner_[i].store(0, std::memory_order_relaxed);
-  walkers_.resize(std::max(1u, threads));
-  for (Walker &w : walkers_) {
-    w.stamp.assign(slots_.size(), 0);
-    w.usedMask.assign(slots_.size(), 0);
-    w.words.assign(positions * kNumPorts, 0);
-    w.touched.assign(positions * kNumPorts, 0);
+  // Resolve every slot's neighbours and core queue once, so that a hop is a
+  // few array reads. Slots are by position, then color, so a PE's queues are
+  // contiguous and by ascending color.
+  size_t plane = size_t(m.width) * m.height;
+  uint32_t numLinks = 0;
+  for (Slot &sl : slots_) {
+    uint32_t wafer = uint32_t(sl.pos / plane), x = uint32_t(sl.pos % plane % m.width),
+             y = uint32_t(sl.pos % plane / m.width);
+    for (uint32_t port = wafer::NORTH; port <= wafer::WEST; ++port) {
+      int64_t nx = int64_t(x) + (port == wafer::EAST) - (port == wafer::WEST);
+      int64_t ny = int64_t(y) + (port == wafer::SOUTH) - (port == wafer::NORTH);
+      if (!m.onGrid(nx, ny))
+        sl.next[port] = kOffGrid;
+      else if (m.dead[wafer][size_t(ny) * m.width + size_t(nx)])
+        sl.next[port] = kDead;
+      else
+        sl.next[port] = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
+    }
+    for (uint8_t mask : sl.mask)
+      sl.outs |= mask;
+    sl.link0 = numLinks;
+    numLinks += sl.link(kNumPorts) - sl.link0;
+    int32_t r = m.regionOf(wafer, x, y);
+    if ((sl.outs & (1u << wafer::RAMP)) && r >= 0) {
+      sl.queue = int32_t(queues_.size());
+      RecvQueue q;
+      q.pe = m.peIndex(uint32_t(r), x, y);
+      q.color = sl.color;
+      queues_.push_back(std::move(q));
+    }
   }
+  for (RecvQueue &q : queues_) {
+    PeState &s = pes[q.pe];
+    if (!s.numQueues++)
+      s.queues = &q;
+  }
+  links_.reset(new Link[numLinks]);
+  walkers_.resize(std::max(1u, threads));
+  for (Walker &w : walkers_)
+    w.marks.assign(slots_.size(), Mark{});
 }
 
 Fabric::~Fabric() = default;
 
-int64_t Fabric::slotOf(uint32_t wafer, uint32_t x, uint32_t y, uint32_t color) const {
-  size_t pos = position(wafer, x, y);
+int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   for (uint32_t i = slotStart_[pos], e = slotStart_[pos + 1]; i < e; ++i)
     if (slots_[i].color == color)
-      return i;
-  return -1;
+      return int32_t(i);
+  return kNoEntry;
 }
 
 Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
@@ -90,46 +120,49 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
   uint32_t sx, sy;
   m_.peXY(origin, sx, sy);
   // An origin is the sending PE plus the color it sent on.
-  uint64_t originId = (origin << 11) | msg.color;
+  uint64_t ownerId = ((origin << 11) | msg.color) + 1;
   uint64_t n = msg.data.size();
+  size_t plane = size_t(m_.width) * m_.height;
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
+    uint32_t wafer = uint32_t(h.pos / plane), x = uint32_t(h.pos % plane % m_.width),
+             y = uint32_t(h.pos % plane / m_.width);
     return Status::failure(fmt::format("{}: {}, color {}: {} (sent by {} on color {})", kind,
-                                       m_.where(h.wafer, h.x, h.y), h.color, what,
+                                       m_.where(wafer, x, y), h.color, what,
                                        m_.wherePe(origin), msg.color));
   };
   // A fresh serial per message marks which links it has used (routing loops).
   if (++w.serial == 0) {
-    std::fill(w.stamp.begin(), w.stamp.end(), 0);
+    std::fill(w.marks.begin(), w.marks.end(), Mark{});
     w.serial = 1;
   }
   w.stack.clear();
-  w.stack.push_back(Hop{src.wafer, sx, sy, msg.color, wafer::RAMP, 0, 0});
+  uint32_t srcPos = uint32_t(position(src.wafer, sx, sy));
+  w.stack.push_back(Hop{slotOf(srcPos, msg.color), srcPos, msg.color, wafer::RAMP, 0, 0});
   while (!w.stack.empty()) {
     Hop h = w.stack.back();
     w.stack.pop_back();
-    int64_t slot = slotOf(h.wafer, h.x, h.y, h.color);
-    uint8_t mask = slot < 0 ? 0 : slots_[slot].mask[h.in];
+    uint8_t mask = h.slot < 0 ? 0 : slots_[h.slot].mask[h.in];
     if (!mask)
       return fail("no route", h,
                   fmt::format("a wavelet arriving on {} has no router entry", portName(h.in)));
-    if (w.stamp[slot] != w.serial) {
-      w.stamp[slot] = w.serial;
-      w.usedMask[slot] = 0;
+    const Slot &sl = slots_[h.slot];
+    Mark &mark = w.marks[h.slot];
+    if (mark.serial != w.serial) {
+      mark.serial = w.serial;
+      mark.used = 0;
     }
-    size_t pos = position(h.wafer, h.x, h.y);
-    for (int port = 0; port < int(kNumPorts); ++port) {
-      if (!(mask & (1u << port)))
-        continue;
-      if (w.usedMask[slot] & (1u << port))
+    for (uint32_t bits = mask; bits; bits &= bits - 1) {
+      uint32_t port = uint32_t(__builtin_ctz(bits));
+      if (mark.used & (1u << port))
         return fail("routing loop", h,
                     fmt::format("the same wavelet leaves through {} twice", portName(port)));
-      w.usedMask[slot] |= uint8_t(1u << port);
-      std::atomic<uint64_t> &own = owner_[size_t(slot) * kNumPorts + port];
-      uint64_t have = own.load(std::memory_order_relaxed);
-      if (have != originId + 1) {
-        if (have == 0 && own.compare_exchange_strong(have, originId + 1, std::memory_order_relaxed))
-          w.claimed.push_back(size_t(slot) * kNumPorts + port);
-        else if (have != originId + 1) {
+      mark.used |= uint8_t(1u << port);
+      Link &link = links_[sl.link(port)];
+      uint64_t have = link.owner.load(std::memory_order_relaxed);
+      if (have != ownerId) {
+        if (have == 0 && link.owner.compare_exchange_strong(have, ownerId, std::memory_order_relaxed))
+          w.claimed.push_back(sl.link(port));
+        else if (have != ownerId) {
           uint64_t other = (have - 1) >> 11;
           return fail("collision", h,
                       fmt::format("{} already carries wavelets of {} on color {}",
@@ -137,57 +170,65 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         }
       }
       if (port == wafer::RAMP) {
-        int32_t r = m_.regionOf(h.wafer, h.x, h.y);
-        if (r < 0)
+        if (sl.queue < 0)
           return fail("no kernel", h, "delivered to the core of a PE that runs no kernel");
         if (n == 0) // an empty SEND is routed (and checked) but delivers nothing
           continue;
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
         if (delay > UINT32_MAX)
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
-        w.deliveries.push_back(
-            Delivery{m_.peIndex(uint32_t(r), h.x, h.y), &msg, uint32_t(delay), h.color});
+        Delivery &d = w.deliveries.emplace_back(); // field by field: no stalled 16-byte copy
+        d.queue = uint32_t(sl.queue);
+        d.delay = uint32_t(delay);
+        d.msg = &msg;
         continue;
       }
-      w.words[pos * kNumPorts + port] += n;
-      w.touched[pos * kNumPorts + port] = 1;
+      link.words += n;
       if (port == wafer::LINK) {
-        auto l = m_.links.find(routeKey(h.wafer, h.x, h.y, h.color, uint32_t(port)));
+        uint32_t wafer = uint32_t(h.pos / plane), x = uint32_t(h.pos % plane % m_.width),
+                 y = uint32_t(h.pos % plane / m_.width);
+        auto l = m_.links.find(routeKey(wafer, x, y, h.color, port));
         if (l == m_.links.end())
           return fail("no link", h, "routed through LINK but no inter-wafer link leaves here");
         uint64_t delay =
             m_.linkLatency + uint64_t(std::ceil(double(n) * 4 / m_.linkBytesPerCycle));
-        w.stack.push_back(Hop{l->second.wafer, l->second.x, l->second.y, l->second.color,
-                              wafer::LINK, h.hops, h.extra + delay});
+        const LinkEnd &e = l->second;
+        uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
+        w.stack.push_back(
+            Hop{slotOf(pos, e.color), pos, e.color, wafer::LINK, h.hops, h.extra + delay});
         continue;
       }
-      int64_t nx = h.x, ny = h.y;
-      if (port == wafer::NORTH)
-        --ny;
-      else if (port == wafer::SOUTH)
-        ++ny;
-      else if (port == wafer::EAST)
-        ++nx;
-      else
-        --nx;
-      if (!m_.onGrid(nx, ny))
+      int32_t next = sl.next[port];
+      if (next == kOffGrid)
         return fail("off the grid", h,
                     fmt::format("routed {} off the edge of the wafer", portName(port)));
-      if (m_.dead[h.wafer][size_t(ny) * m_.width + size_t(nx)])
+      int64_t step = port == wafer::NORTH   ? -int64_t(m_.width)
+                     : port == wafer::SOUTH ? int64_t(m_.width)
+                     : port == wafer::EAST  ? 1
+                                            : -1;
+      uint32_t pos = uint32_t(int64_t(h.pos) + step);
+      if (next == kDead)
         return fail("dead PE", h,
-                    fmt::format("routed {} into dead PE ({},{})", portName(port), nx, ny));
-      w.stack.push_back(Hop{h.wafer, uint32_t(nx), uint32_t(ny), h.color, opposite(port),
-                            h.hops + 1, h.extra});
+                    fmt::format("routed {} into dead PE ({},{})", portName(port),
+                                pos % plane % m_.width, pos % plane / m_.width));
+      Hop &to = w.stack.emplace_back();
+      to.slot = next;
+      to.pos = pos;
+      to.color = h.color;
+      to.in = opposite(port);
+      to.hops = h.hops + 1;
+      to.extra = h.extra;
     }
   }
   return Status::success();
 }
 
 Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
-                          std::vector<uint64_t> &reached, ThreadPool &pool) {
+                          std::vector<uint64_t> &woken, ThreadPool &pool) {
   for (Walker &w : walkers_) {
     w.deliveries.clear();
     w.claimed.clear();
+    w.woken.clear();
   }
   // Walk: every sender's messages on one worker, in send order. Any fault
   // stops the walk; it is then found again serially so that the reported one
@@ -213,7 +254,7 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
     // Undo this round's claims, then replay it in the serial order.
     for (Walker &w : walkers_)
       for (uint64_t c : w.claimed)
-        owner_[c].store(0, std::memory_order_relaxed);
+        links_[c].owner.store(0, std::memory_order_relaxed);
     Walker &w = walkers_[0];
     for (uint64_t pe : senders)
       for (const OutMsg &msg : pes[pe].outbox)
@@ -223,15 +264,32 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
   }
   // Deliver. Every receive queue is fed by one origin (its ramp has one
   // owner), whose messages one walker saw in send order, so appending per
-  // walker keeps each queue's order; destination PEs are split among threads.
+  // walker keeps each queue's order; each thread takes a contiguous range of
+  // the queues.
   auto deliver = [&](size_t t, unsigned) {
     // References to a payload are counted here and taken in one add per run
     // of deliveries of the same message.
     const OutMsg *run = nullptr;
     uint32_t refs = 0;
+    std::vector<uint64_t> &wake = walkers_[t].woken;
+    uint32_t lo = uint32_t(queues_.size() * t / threads),
+             hi = uint32_t(queues_.size() * (t + 1) / threads);
+    // Queues are scattered: fetch the queue, then the end of its views, ahead.
+    constexpr size_t kQueueAhead = 16, kTailAhead = 8;
     for (Walker &w : walkers_)
-      for (const Delivery &d : w.deliveries) {
-        if (threads > 1 && d.pe % threads != t)
+      for (size_t k = 0, e = w.deliveries.size(); k < e; ++k) {
+        if (k + kQueueAhead < e) {
+          uint32_t ahead = w.deliveries[k + kQueueAhead].queue;
+          if (ahead >= lo && ahead < hi)
+            __builtin_prefetch(&queues_[ahead]);
+        }
+        if (k + kTailAhead < e) {
+          uint32_t ahead = w.deliveries[k + kTailAhead].queue;
+          if (ahead >= lo && ahead < hi)
+            queues_[ahead].chunks.prefetchBack();
+        }
+        const Delivery &d = w.deliveries[k];
+        if (d.queue < lo || d.queue >= hi)
           continue;
         if (d.msg != run) {
           if (refs)
@@ -239,18 +297,21 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
           run = d.msg;
           refs = 0;
         }
-        RecvQueue &q = pes[d.pe].queue(d.color);
+        RecvQueue &q = queues_[d.queue];
         q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.delay});
         q.words += d.msg->data.size();
         ++refs;
+        if (q.need && q.words >= q.need) {
+          q.need = 0;
+          wake.push_back(q.pe);
+        }
       }
     if (refs)
       run->data.addRefs(refs);
   };
   pool.parallelFor(threads, deliver);
   for (Walker &w : walkers_)
-    for (const Delivery &d : w.deliveries)
-      reached.push_back(d.pe);
+    woken.insert(woken.end(), w.woken.begin(), w.woken.end());
   for (uint64_t pe : senders) {
     pes[pe].outbox.clear();
     pes[pe].outboxWords = 0;
@@ -262,25 +323,29 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
   report.linksUsed = 0;
   report.wavelets = 0;
   double maxU = 0, sumU = 0;
-  size_t links = walkers_[0].words.size();
-  for (size_t key = 0; key < links; ++key) {
-    uint64_t words = 0;
-    bool used = false;
-    for (const Walker &w : walkers_) {
-      words += w.words[key];
-      used |= w.touched[key] != 0;
+  for (size_t pos = 0; pos + 1 < slotStart_.size(); ++pos)
+    for (uint32_t port = 0; port < kNumPorts; ++port) {
+      // Ramps into a core are not links; every link a message crossed has an owner.
+      uint64_t words = 0;
+      bool used = false;
+      for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != wafer::RAMP; ++i) {
+        if (!(slots_[i].outs & (1u << port)))
+          continue;
+        const Link &l = links_[slots_[i].link(port)];
+        words += l.words;
+        used |= l.owner.load(std::memory_order_relaxed) != 0;
+      }
+      if (!used)
+        continue;
+      ++report.linksUsed;
+      report.wavelets += words;
+      double busy = double(words);
+      if (port == wafer::LINK)
+        busy = double(words) * 4 / m_.linkBytesPerCycle;
+      double u = cycles ? busy / double(cycles) : 0;
+      maxU = std::max(maxU, u);
+      sumU += u;
     }
-    if (!used)
-      continue;
-    ++report.linksUsed;
-    report.wavelets += words;
-    double busy = double(words);
-    if (key % kNumPorts == wafer::LINK)
-      busy = double(words) * 4 / m_.linkBytesPerCycle;
-    double u = cycles ? busy / double(cycles) : 0;
-    maxU = std::max(maxU, u);
-    sumU += u;
-  }
   report.linkMaxUtilization = maxU;
   report.linkMeanUtilization = report.linksUsed ? sumU / double(report.linksUsed) : 0;
 }

@@ -55,6 +55,7 @@ public:
   /// `count` more references, taken at once (the caller hands them out with
   /// adopt()): a multicast to thousands of PEs costs one atomic add.
   void addRefs(uint32_t count) const { b_->refs.fetch_add(count, std::memory_order_relaxed); }
+  void prefetch() const { __builtin_prefetch(b_); }
   Payload adopt() const { return Payload(b_); }
 
 private:
@@ -84,7 +85,11 @@ struct Chunk {
 class ChunkQueue {
 public:
   bool empty() const { return head_ == items_.size(); }
+  size_t size() const { return items_.size() - head_; }
   Chunk &front() { return items_[head_]; }
+  Chunk &operator[](size_t i) { return items_[head_ + i]; }
+  /// Fetches the line the next push_back writes (prefetches never fault).
+  void prefetchBack() const { __builtin_prefetch(items_.data() + items_.size(), 1); }
   void push_back(Chunk c) { items_.push_back(std::move(c)); }
   void pop_front() {
     items_[head_++].data.reset();
@@ -94,10 +99,9 @@ public:
       if (items_.capacity() > 256) // a burst's storage is given back
         std::vector<Chunk>().swap(items_);
     } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
-      std::vector<Chunk> rest(std::make_move_iterator(items_.begin() + ptrdiff_t(head_)),
-                              std::make_move_iterator(items_.end()));
-      rest.reserve(rest.size() * 2);
-      items_.swap(rest);
+      // In place: reallocating here was a malloc per compaction.
+      std::move(items_.begin() + ptrdiff_t(head_), items_.end(), items_.begin());
+      items_.resize(items_.size() - head_);
       head_ = 0;
     }
   }
@@ -107,10 +111,17 @@ private:
   size_t head_ = 0;
 };
 
+/// The words that reached one PE's core on one color. The fabric owns every
+/// queue (one per router slot that delivers to a core), so a delivery finds
+/// its queue without touching the PE.
 struct RecvQueue {
-  uint32_t color = 0;
-  uint64_t words = 0;
   ChunkQueue chunks;
+  uint64_t words = 0;
+  /// Words the PE's blocked RECV waits for (0: not waiting): the delivery
+  /// that makes them available wakes the PE.
+  uint64_t need = 0;
+  uint64_t pe = 0;
+  uint32_t color = 0;
 };
 
 struct LoopFrame {
@@ -145,25 +156,24 @@ struct PeState {
   PeStatus status = PeStatus::Ready;
   uint32_t waitColor = 0; ///< when Blocked: the RECV's color and word count
   uint64_t waitWords = 0;
-  std::vector<RecvQueue> queues;
+  RecvQueue *queues = nullptr; ///< numQueues queues by ascending color, owned by the Fabric
+  uint32_t numQueues = 0;
   std::vector<OutMsg> outbox;
   uint64_t outboxWords = 0;
   std::string fault; ///< when Faulted
   bool traced = false;
   std::vector<TraceEvent> trace;
 
-  RecvQueue &queue(uint32_t color) {
-    for (RecvQueue &q : queues)
-      if (q.color == color)
-        return q;
-    queues.push_back(RecvQueue{color, 0, {}});
-    return queues.back();
+  /// The queue of `color`, or null when no route delivers that color here.
+  RecvQueue *queue(uint32_t color) const {
+    for (uint32_t i = 0; i < numQueues; ++i)
+      if (queues[i].color == color)
+        return &queues[i];
+    return nullptr;
   }
   uint64_t available(uint32_t color) const {
-    for (const RecvQueue &q : queues)
-      if (q.color == color)
-        return q.words;
-    return 0;
+    const RecvQueue *q = queue(color);
+    return q ? q->words : 0;
   }
 };
 
@@ -180,47 +190,75 @@ class ThreadPool;
 /// in parallel, one sending PE per task, and delivered afterwards.
 class Fabric {
 public:
-  Fabric(const Model &m, unsigned threads);
+  /// Also creates the receive queues of `pes`.
+  Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes);
   ~Fabric();
   /// Routes the outboxes of `senders` (ascending PE indices), appending every
-  /// message to the receive queues of the PEs it reaches (added to `reached`),
-  /// and clears the outboxes. A fault is the one the serial order (senders
-  /// ascending, each in send order) meets first, whatever the thread count.
+  /// message to the receive queues of the PEs it reaches, adds the blocked
+  /// PEs whose RECV can now complete to `woken`, and clears the outboxes. A
+  /// fault is the one the serial order (senders ascending, each in send
+  /// order) meets first, whatever the thread count.
   Status routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
-                    std::vector<uint64_t> &reached, ThreadPool &pool);
+                    std::vector<uint64_t> &woken, ThreadPool &pool);
   /// Fills the link fields of `report` for a run of `cycles` cycles.
   void linkStats(uint64_t cycles, RunReport &report) const;
 
 private:
+  /// Slot of a neighbour that has no entry for the color, or no neighbour.
+  static constexpr int32_t kNoEntry = -1, kOffGrid = -2, kDead = -3;
   struct Hop {
-    uint32_t wafer, x, y, color, in;
+    int32_t slot; ///< or kNoEntry
+    uint32_t pos, color, in;
     uint64_t hops;
     uint64_t extra; ///< inter-wafer link delays on the way
   };
-  /// The router entries of one (grid position, color).
+  /// The router entries of one (grid position, color), with the hops they
+  /// lead to resolved at start-up.
   struct Slot {
     uint32_t color = 0;
+    uint32_t pos = 0;
+    int32_t queue = -1;         ///< receive queue of the core here; -1: no kernel
+    uint32_t link0 = 0;         ///< index of its first Link, one per port in `outs`
+    int32_t next[kNumPorts] = {}; ///< NORTH..WEST: the neighbour's slot of this color
     uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
+    uint8_t outs = 0;             ///< union of the masks
+    uint32_t link(uint32_t port) const {
+      // Ports below `port` in `outs` (a table: the baseline ISA has no popcnt).
+      static constexpr uint8_t kBits[64] = {
+          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
+          1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6};
+      return link0 + kBits[outs & ((1u << port) - 1)];
+    }
+  };
+  /// One directed link of one slot: only its owner's messages cross it, and
+  /// they are walked on one thread per round, so `words` needs no atomics.
+  struct Link {
+    /// The first origin that used the link + 1 (0 = none), an origin being
+    /// (sending PE << 11) | sent color.
+    std::atomic<uint64_t> owner{0};
+    uint64_t words = 0;
   };
   struct Delivery {
-    uint64_t pe;
-    const OutMsg *msg;
+    uint32_t queue;
     uint32_t delay;
-    uint32_t color;
+    const OutMsg *msg;
+  };
+  /// Per slot and message: the out ports it used (routing loops).
+  struct Mark {
+    uint32_t serial = 0;
+    uint8_t used = 0;
   };
   /// Per-thread state of the walk.
   struct Walker {
-    std::vector<uint32_t> stamp;  ///< per slot: message serial of usedMask
-    std::vector<uint8_t> usedMask; ///< per slot: out ports this message used
+    std::vector<Mark> marks;
     uint32_t serial = 0;
-    std::vector<uint64_t> words;  ///< per physical link: words carried
-    std::vector<uint8_t> touched; ///< per physical link: carried a message
     std::vector<Delivery> deliveries;
-    std::vector<uint64_t> claimed; ///< owner entries claimed this round
+    std::vector<uint64_t> claimed; ///< links claimed this round
     std::vector<Hop> stack;
+    std::vector<uint64_t> woken;
   };
   Status walk(Walker &w, uint64_t origin, const OutMsg &msg);
-  int64_t slotOf(uint32_t wafer, uint32_t x, uint32_t y, uint32_t color) const;
+  int32_t slotOf(size_t pos, uint32_t color) const;
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
     return (size_t(wafer) * m_.height + y) * m_.width + x;
   }
@@ -228,9 +266,8 @@ private:
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
   std::vector<Slot> slots_;
-  /// Per slot and out port: the first origin that used the link + 1 (0 = none),
-  /// an origin being (sending PE << 11) | sent color.
-  std::unique_ptr<std::atomic<uint64_t>[]> owner_;
+  std::unique_ptr<Link[]> links_; ///< per slot and port of its `outs`, slot by slot
+  std::vector<RecvQueue> queues_;
   std::vector<Walker> walkers_;
 };
 

@@ -37,6 +37,10 @@ struct Instr {
   uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)
   wafer::Storage storage = wafer::STORE_F32; ///< MATVEC/VECMAT matrix, GATHER table
   uint32_t jump = 0; ///< LOOP: index of its END; END: index of its LOOP
+  /// LOOP: whether some body instruction has no `pred`; if not, `bodyPred` is
+  /// the union of the body's preds, and a PE outside it runs only the ENDs.
+  bool bodyAny = false;
+  std::vector<PeRange> bodyPred;
 };
 
 struct Region {

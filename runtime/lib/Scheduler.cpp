@@ -38,7 +38,8 @@ Status deadlock(const Model &m, const std::vector<PeState> &pes) {
 void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &report) {
   size_t total = 0;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
-    for (const RecvQueue &q : pes[pe].queues) {
+    for (uint32_t i = 0; i < pes[pe].numQueues; ++i) {
+      const RecvQueue &q = pes[pe].queues[i];
       if (!q.words)
         continue;
       if (++total <= kMaxWarnings)
@@ -57,11 +58,10 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, std::min<unsigned>(threads, 256));
   ThreadPool pool(threads);
-  Fabric fabric(m, threads);
-  std::vector<uint64_t> ready(pes.size()), reached;
+  Fabric fabric(m, threads, pes);
+  std::vector<uint64_t> ready(pes.size()), woken;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     ready[pe] = pe;
-  std::vector<uint8_t> queued(pes.size(), 0);
   while (!ready.empty()) {
     ++report.rounds;
     uint64_t earliest = UINT64_MAX;
@@ -74,27 +74,18 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     for (uint64_t pe : ready)
       if (pes[pe].status == PeStatus::Faulted)
         return Status::failure(pes[pe].fault);
-    reached.clear();
-    if (Status s = fabric.routeRound(ready, pes, reached, pool); !s)
+    woken.clear();
+    if (Status s = fabric.routeRound(ready, pes, woken, pool); !s)
       return s;
-    // PEs that yielded run again next round, with those whose RECV can now complete.
+    // PEs that yielded run again next round, with those whose RECV can now
+    // complete (blocked ones, so none is in both lists).
     size_t keep = 0;
     for (uint64_t pe : ready)
-      if (pes[pe].status == PeStatus::Ready) {
-        queued[pe] = 1;
+      if (pes[pe].status == PeStatus::Ready)
         ready[keep++] = pe;
-      }
     ready.resize(keep);
-    for (uint64_t pe : reached) {
-      PeState &s = pes[pe];
-      if (s.status == PeStatus::Blocked && !queued[pe] && s.available(s.waitColor) >= s.waitWords) {
-        queued[pe] = 1;
-        ready.push_back(pe);
-      }
-    }
+    ready.insert(ready.end(), woken.begin(), woken.end());
     std::sort(ready.begin(), ready.end());
-    for (uint64_t pe : ready)
-      queued[pe] = 0;
   }
   for (const PeState &s : pes)
     if (s.status != PeStatus::Done)

@@ -121,8 +121,18 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
     if (o.op == wafer::END) {
       if (open.empty())
         return fail(at + ": END without LOOP");
+      Instr &loop = out.code[open.back()];
       o.jump = open.back();
-      out.code[open.back()].jump = pc;
+      loop.jump = pc;
+      for (uint32_t i = o.jump + 1; i < uint32_t(pc); ++i) {
+        const Instr &b = out.code[i];
+        if (b.op == wafer::END)
+          continue;
+        loop.bodyAny |= b.pred.empty();
+        loop.bodyPred.insert(loop.bodyPred.end(), b.pred.begin(), b.pred.end());
+      }
+      if (loop.bodyAny)
+        loop.bodyPred.clear();
       open.pop_back();
       continue;
     }
