@@ -10,23 +10,23 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // The busiest PE of each kernel: receive, compute, relay the column
 // partial, finish in the last row, and (the last PE) gather and send.
 double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
-                         int64_t in) const {
+                         int64_t in, int64_t group) const {
   int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
   double t = words(in) + matvec(kb, nb) + (h > 1 ? relay(nb) : 0.0) + vector(nb);
   if (gelu)
     t += transcendental(nb);
-  return t + output(out, n, nb, w, h);
+  return t + output(out, n, nb, w, h, group);
 }
 
-double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in) const {
+double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group) const {
   // Sum, all-reduce, centre; x . x, all-reduce; rsqrt; scale, gamma, beta.
   int64_t cb = ceilDiv(c, w);
   return words(in) + vector(cb) + 2 * rowAllReduce(w) + 4 * vector(1) + vector(cb) +
-         matvec(1, cb) + transcendental(1) + 3 * vector(cb) + output(out, c, cb, w);
+         matvec(1, cb) + transcendental(1) + 3 * vector(cb) + output(out, c, cb, w, 1, group);
 }
 
 double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out,
-                            int64_t in) const {
+                            int64_t in, int64_t group) const {
   // A row scores its block of keys, takes a partial softmax, weighs its
   // values, then merges the partial from above and passes it on. The own
   // row copies the token's key and value into its cache.
@@ -34,12 +34,12 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows, O
   double merge = rows > 1 ? relay(d + 2) + 2 * transcendental(1) + 3 * vector(d + 1) : 0.0;
   return words(in) + 2 * vector(d) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
          matvec(tb, d) + merge + transcendental(1) + vector(1) + vector(d) +
-         output(out, d * heads, d, heads);
+         output(out, d * heads, d, heads, rows, group);
 }
 
 double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,
-                        int64_t in) const {
+                        int64_t in, int64_t group) const {
   int64_t cb = ceilDiv(c, w);
   return words(in) + vector(cb) + (h > 1 ? relay(cb) : 0.0) + vector(cb) +
-         (positions ? vector(cb) : 0.0) + output(out, c, cb, w);
+         (positions ? vector(cb) : 0.0) + output(out, c, cb, w, h, group);
 }

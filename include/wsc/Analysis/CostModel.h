@@ -47,37 +47,32 @@ struct CostModel {
     return w > 1 ? 4 * words(1) + double(2 * (w - 1) * arch.getHopCycles()) : 0.0;
   }
 
-  /// How a kernel's last row hands its n-word result on: each PE sends its
-  /// nb-word block as a stream of its own (Blocks), the blocks are gathered
-  /// into one PE that sends the whole vector (Gather), or they stay for the
-  /// host to read (Host; rows above the last pass theirs north).
-  enum class Output { Blocks, Gather, Host };
-  double output(Output out, int64_t n, int64_t nb, int64_t w, int64_t h = 1) const {
-    switch (out) {
-    case Output::Blocks:
-      return words(nb);
-    case Output::Gather:
-      return gatherLast(n, nb, w);
-    case Output::Host:
-      break;
-    }
-    return h > 1 ? relay(nb) : vector(nb);
+  /// How a kernel's last row hands its n-word result on: as blocks of
+  /// `group` columns, each gathered along the row into its last PE, which
+  /// sends it (Blocks; group 1: every PE sends its own nb words), or kept for
+  /// the host to read (Host; rows above the last pass theirs north).
+  enum class Output { Blocks, Host };
+  double output(Output out, int64_t n, int64_t nb, int64_t w, int64_t h, int64_t group) const {
+    if (out == Output::Host)
+      return h > 1 ? relay(nb) : vector(nb);
+    int64_t g = std::min(group, w);
+    return g > 1 ? gatherLast(std::min(n, g * nb), nb, g) : words(nb);
   }
 
   /// Each figure below takes `in`, the most words one PE receives per token.
   /// A linear layer x[K] W[K,N] on h x w PEs (column reductions).
-  double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
-                int64_t in) const;
+  double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out, int64_t in,
+                int64_t group = 1) const;
   /// Layer norm of C on 1 x w PEs (two row all-reduces: mean, variance).
-  double layerNorm(int64_t c, int64_t w, Output out, int64_t in) const;
+  double layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1) const;
   /// Causal attention over `t` tokens: h heads of size d, each over `rows`
   /// PEs holding blocks of keys, partial softmaxes merged down the column.
-  double attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out,
-                   int64_t in) const;
+  double attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out, int64_t in,
+                   int64_t group = 1) const;
   /// Embedding lookup of a V x C table on h x w PEs, and of the positions
   /// (a second lookup and an add) when `positions`.
-  double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,
-               int64_t in) const;
+  double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out, int64_t in,
+               int64_t group = 1) const;
 
   /// Cycles to stream `bytes` of weights from external memory onto the wafer.
   double streamCycles(int64_t bytes) const {

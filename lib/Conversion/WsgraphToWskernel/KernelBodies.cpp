@@ -135,7 +135,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
   int64_t h = p.h, w = p.w;
   auto dim = [&](int i, int d) { return cast<ShapedType>(k.type(i)).getDimSize(d); };
   using Output = CostModel::Output;
-  Output out = p.hostResult ? Output::Host : k.blockedOut ? Output::Blocks : Output::Gather;
+  Output out = p.hostResult ? Output::Host : Output::Blocks;
+  int64_t g = k.group;
 
   if (p.kind == "embed") {
     // A piece of a split table (rows weightRowBase and on) after the first
@@ -153,7 +154,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t pos = positions ? sram.words(wk::storageWords(st, tb * cb)) : 0;
     int64_t zero = positions ? sram.words(1) : 0;
     int64_t posPart = positions ? sram.words(cb) : 0;
-    int64_t part = sram.words(cb), gather = k.blockedOut ? 0 : sram.words(cb);
+    int64_t part = sram.words(cb), gather = std::min(g, w) > 1 ? sram.words(cb) : 0;
     int64_t partial = chained ? sram.words(cb) : 0;
     wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(0), idx, nullptr);
     k.initTile(k.operand(at), table, vb, cb, {vb, 0}, {0, cb}, st);
@@ -175,7 +176,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
         k.vector("add", k.aff(part), k.aff(part), k.aff(partial), k.aff(cb), k.lastRow());
     });
     return {sram.next,
-            cost.embed(v, c, h, w, positions, out, in) + (chained ? cost.vector(cb) : 0.0)};
+            cost.embed(v, c, h, w, positions, out, in, g) + (chained ? cost.vector(cb) : 0.0)};
   }
   if (p.kind == "layer_norm") {
     // PE px normalizes block px of x. The mean and then the variance are
@@ -185,7 +186,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     bool bias = p.inputs.size() > 2;
     int64_t x = sram.words(cb), stat = sram.words(1);
     int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
-    int64_t part = sram.words(cb), gather = k.blockedOut ? 0 : sram.words(cb);
+    int64_t part = sram.words(cb), gather = std::min(g, w) > 1 ? sram.words(cb) : 0;
     k.initTile(k.operand(1), gamma, 1, cb, {0, 0}, {0, cb});
     if (bias)
       k.initTile(k.operand(2), beta, 1, cb, {0, 0}, {0, cb});
@@ -219,7 +220,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     if (bias)
       k.vector("add", k.aff(part), k.aff(part), k.aff(beta), k.aff(cb));
     k.reduceGatherSend(part, cb, c, gather, [] {});
-    return {sram.next, cost.layerNorm(c, w, out, in)};
+    return {sram.next, cost.layerNorm(c, w, out, in, g)};
   }
   if (p.kind == "linear" || p.kind == "linear_gelu") {
     bool residual = p.inputs.size() > 1 && k.isStream(1);
@@ -233,7 +234,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
     int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
-    int64_t part = sram.words(nb), gather = p.hostResult || k.blockedOut ? -1 : sram.words(nb);
+    int64_t part = sram.words(nb), gather = !p.hostResult && std::min(g, w) > 1 ? sram.words(nb) : 0;
     k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window);
     if (bias)
       k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window);
@@ -291,7 +292,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                k.builder().getDenseI64ArrayAttr({0, nb}), nullptr,
                                k.builder().getDenseI64ArrayAttr(window));
     }
-    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in)};
+    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g)};
   }
   if (p.kind == "attention") {
     // Column px is head px; row py holds the keys and values of tokens
@@ -304,7 +305,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t tb = ceilDiv(tokens, rows);
     int64_t q = sram.words(d), keys = sram.words(tb * d), vals = sram.words(tb * d);
     int64_t scores = sram.words(tb), acc = sram.words(d + 2), up = sram.words(d + 2);
-    int64_t tmp = sram.words(2), gather = k.blockedOut ? 0 : sram.words(d);
+    int64_t tmp = sram.words(2), gather = std::min(g, w) > 1 ? sram.words(d) : 0;
     int64_t fresh = sram.words(2 * d); // this token's key and value
     int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[d]]
     k.tokenLoops();
@@ -363,7 +364,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
     k.scalar("mul", k.aff(o), k.aff(o), k.aff(tmp), k.aff(d), k.lastRow());
     k.reduceGatherSend(o, d, c, gather, [] {}, /*reduceColumns=*/false);
-    return {sram.next, cost.attention(tokens, d, heads, rows, out, in)};
+    return {sram.next, cost.attention(tokens, d, heads, rows, out, in, g)};
   }
   if (p.kind == "add") {
     int64_t c = k.words(0);
@@ -371,10 +372,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.tokenLoops();
     int64_t in = k.recvAll(0, k.aff(a)) + k.recvAll(1, k.aff(b));
     k.vector("add", k.aff(a), k.aff(a), k.aff(b), k.aff(c));
-    if (k.blockedOut)
-      k.sendBlocks(a, c, c, 0);
-    else
-      k.send("out0", k.aff(a), k.aff(c));
+    k.send("out0", k.aff(a), k.aff(c));
+    k.outBlocks.push_back(c);
     return {sram.next, cost.words(in) + cost.vector(c) + cost.words(c)};
   }
   // The host output: every token's vector lands in this PE's SRAM.

@@ -90,9 +90,18 @@ struct KernelPlan {
 
 /// How a planned kernel hands its result on.
 inline CostModel::Output outputOf(const KernelPlan &p) {
-  return p.hostResult ? CostModel::Output::Host
-         : p.blocked  ? CostModel::Output::Blocks
-                      : CostModel::Output::Gather;
+  return p.hostResult ? CostModel::Output::Host : CostModel::Output::Blocks;
+}
+
+/// Columns per result block of a kernel w PEs wide. At most 2/3 of the
+/// colors in blocks: the streams leaving one kernel converge on the same
+/// readers, and the routers there need colors for the rest too (GPT-2-small
+/// on wse3 fails to route with 28 blocks of 24 colors). One block (the whole
+/// row) in weight streaming, whose feedback is one stream.
+inline int64_t blockColumns(const KernelPlan &p, wafer::ArchAttr arch) {
+  if (!p.blocked)
+    return p.w;
+  return ceilDiv(p.w, std::max<int64_t>(1, arch.getColors() * 2 / 3));
 }
 
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
@@ -119,7 +128,7 @@ void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
 using Sizer = std::function<void(KernelPlan &)>;
 Sizer embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch, int64_t tokens,
                  StringRef storage, wafer::ArchAttr arch);
-Sizer layerNormSizer(int64_t c, bool blocked, wafer::ArchAttr arch);
+Sizer layerNormSizer(int64_t c, wafer::ArchAttr arch);
 Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
                   StringRef storage, wafer::ArchAttr arch);
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
@@ -194,9 +203,7 @@ public:
     return recvRange(in, 0, words(in), 1, words(in), dst, true, when);
   }
 
-  /// Whether results are blocks (one per last-row PE) instead of one
-  /// gathered vector; and the blocks' sizes once sent.
-  bool blockedOut = false;
+  /// The sizes of the result blocks, once sent.
   SmallVector<int64_t> outBlocks;
 
   wk::AffAttr aff(int64_t base, ArrayRef<int64_t> loop = {}, int64_t px = 0, int64_t py = 0) {
@@ -275,9 +282,7 @@ public:
   }
 
   /// Steps 3 to 6: column reduction of `part` (nb words), a last-row
-  /// epilogue, then either each last-row PE sends its block as result
-  /// block px (blockedOut), or the last-row gather into `gather` and the
-  /// send of n words.
+  /// epilogue, then the result leaves as blocks (sendGroups).
   void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
                         function_ref<void()> epilogue, bool reduceColumns = true,
                         bool gatherRow = true) {
@@ -286,42 +291,48 @@ public:
       send("col", aff(part), aff(nb), pes(0, w - 1, 0, h - 2));
     }
     epilogue();
-    if (!gatherRow)
-      return;
-    if (blockedOut) {
-      sendBlocks(part, nb, n, h - 1);
-      return;
-    }
-    if (w == 1) {
-      send("out0", aff(part), aff(n), lastRow());
-      return;
-    }
-    // Blocks travel east along the last row one at a time, so no PE holds
-    // more than one block: in step i, the PEs east of i pass block i on and
-    // PE i sends its own; the last PE streams every block out as it comes.
-    auto loop = wk::LoopOp::create(b, loc(), w - 1);
-    OpBuilder::InsertionGuard inLoop(b);
-    b.setInsertionPointToStart(&loop.getBody().emplaceBlock());
-    wk::AffAttr eastOfStep = aff(-1, {-1}, 1);  // px - i - 1 >= 0
-    wk::AffAttr atOrEast = aff(0, {-1}, 1);     // px - i >= 0
-    wk::AffAttr atOrWest = aff(0, {1}, -1);     // i - px >= 0
-    recv("row", aff(gather), aff(nb), "copy", lastRow(), guards({eastOfStep}));
-    send("row", aff(gather), aff(nb), pes(0, w - 2, h - 1, h - 1), guards({eastOfStep}));
-    send("out0", aff(gather), aff(nb), pes(w - 1, w - 1, h - 1, h - 1));
-    send("row", aff(part), aff(nb), pes(0, w - 2, h - 1, h - 1), guards({atOrEast, atOrWest}));
-    b.setInsertionPointAfter(loop);
-    send("out0", aff(part), aff(n - (w - 1) * nb), pes(w - 1, w - 1, h - 1, h - 1));
+    if (gatherRow)
+      sendGroups(part, gather, nb, n, h - 1);
   }
 
-  /// PE (j, row) sends its block of `part` (nb words; the last block
-  /// shorter) as result block j.
-  void sendBlocks(int64_t part, int64_t nb, int64_t n, int64_t row) {
-    for (int64_t j = 0; j * nb < n; ++j) {
-      int64_t size = std::min(nb, n - j * nb);
-      send("out" + std::to_string(j), aff(part), aff(size), pes(j, j, row, row));
+  /// The result (n words, nb per column, in `part` on row `row`) leaves as
+  /// blocks: columns [k*group, k*group + group) make block k, which their
+  /// last PE sends as result k. Inside a group the blocks travel east along
+  /// the row ("row" channel) one at a time, through `gather`, so no PE holds
+  /// more than one: in step i the PEs east of local column i pass block i
+  /// on and PE i sends its own; the last PE sends each as it comes.
+  void sendGroups(int64_t part, int64_t gather, int64_t nb, int64_t n, int64_t row) {
+    int64_t g = std::min(group, w);
+    int64_t blocks = ceilDiv(ceilDiv(n, nb), g);
+    wk::LoopOp loop;
+    if (g > 1) {
+      loop = wk::LoopOp::create(b, loc(), g - 1);
+      loop.getBody().emplaceBlock();
+    }
+    for (int64_t k = 0; k < blocks; ++k) {
+      int64_t x0 = k * g, x1 = std::min({x0 + g, w, ceilDiv(n, nb)}) - 1;
+      int64_t size = std::min(n, (x1 + 1) * nb) - x0 * nb;
+      std::string port = "out" + std::to_string(k);
+      if (x1 > x0) {
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToEnd(&loop.getBody().front());
+        wk::AffAttr eastOfStep = aff(-x0 - 1, {-1}, 1); // px - x0 - i - 1 >= 0
+        wk::AffAttr atOrEast = aff(-x0, {-1}, 1);       // px - x0 - i >= 0
+        wk::AffAttr atOrWest = aff(x0, {1}, -1);        // i - (px - x0) >= 0
+        wk::AffAttr inGroup = aff(x1 - x0 - 1, {-1});   // i <= x1 - x0 - 1
+        recv("row", aff(gather), aff(nb), "copy", pes(x0, x1, row, row), guards({eastOfStep}));
+        send("row", aff(gather), aff(nb), pes(x0, x1 - 1, row, row), guards({eastOfStep}));
+        send(port, aff(gather), aff(nb), pes(x1, x1, row, row), guards({inGroup}));
+        send("row", aff(part), aff(nb), pes(x0, x1 - 1, row, row), guards({atOrEast, atOrWest}));
+      }
+      send(port, aff(part), aff(size - (x1 - x0) * nb), pes(x1, x1, row, row));
       outBlocks.push_back(size);
     }
   }
+
+  /// Columns per result block: 1, more when a kernel is wide (see
+  /// blockColumns), all of them in weight streaming (one stream).
+  int64_t group = 1;
 
 private:
   Location loc() { return b.getUnknownLoc(); }

@@ -58,13 +58,13 @@ int64_t maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
 
 /// The channels dictionary of a kernel on h x w PEs.
 /// (A kernel whose rows keep host-read results passes them north on "up".)
-DictionaryAttr channelsFor(Builder &b, const KernelPlan &p) {
+DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group) {
   SmallVector<NamedAttribute> c;
   bool layerNorm = p.kind == "layer_norm";
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
   // Gathers and layer norm's all-reduce run along the last row.
-  if (p.w > 1 && (layerNorm || (!p.blocked && !p.hostResult)))
+  if (p.w > 1 && (layerNorm || (!p.hostResult && p.kind != "add" && group > 1)))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
   if (p.w > 1 && layerNorm)
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
@@ -101,7 +101,7 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chain
   });
 }
 
-Sizer wsc::lowering::layerNormSizer(int64_t c, bool blocked, wafer::ArchAttr arch) {
+Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
   int64_t sramWords = arch.getSramBytes() / 4;
   CostModel cost{arch};
   using Output = CostModel::Output;
@@ -116,8 +116,9 @@ Sizer wsc::lowering::layerNormSizer(int64_t c, bool blocked, wafer::ArchAttr arc
       int64_t cb = ceilDiv(c, w);
       if (5 * cb + 512 > sramWords && w < most)
         continue;
-      double cycles = cost.layerNorm(c, w, blocked ? Output::Blocks : Output::Gather,
-                                     blocked ? cb : c);
+      KernelPlan shaped = p;
+      shaped.h = 1, shaped.w = w;
+      double cycles = cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(shaped, arch));
       if (best == most || cycles < bestCycles)
         best = w, bestCycles = cycles;
     }
@@ -215,11 +216,11 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
                                    SmallVectorImpl<int64_t> *outBlocks) {
   OpBuilder b(kernel.getContext());
   kernel.setGridAttr(b.getDenseI64ArrayAttr({p.h, p.w}));
-  kernel.setChannelsAttr(channelsFor(b, p));
+  kernel.setChannelsAttr(channelsFor(b, p, blockColumns(p, cost.arch)));
   kernel.getBody().getBlocks().clear();
   b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
   Body body(b, kernel, batch, tokens);
-  body.blockedOut = p.blocked && !p.hostResult;
+  body.group = blockColumns(p, cost.arch);
   auto [dataBytes, cycles] = writeBody(body, p, batch, tokens, cost);
   if (outBlocks)
     outBlocks->assign(body.outBlocks.begin(), body.outBlocks.end());
@@ -329,7 +330,7 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     if (!epsilon || !streamSize(0))
       return failure();
     p.epsilon = epsilon.getValueAsDouble();
-    p.size = layerNormSizer(streamSize(0), p.blocked, *arch);
+    p.size = layerNormSizer(streamSize(0), *arch);
   } else if (p.kind == "attention") {
     auto scale = kernel->getAttrOfType<FloatAttr>(kScaleAttr);
     int64_t heads = kernel.getWidth(), c3 = streamSize(0);

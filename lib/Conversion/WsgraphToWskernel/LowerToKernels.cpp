@@ -440,7 +440,7 @@ void LowerToKernelsPass::runOnOperation() {
         bool positions = plan.inputs.size() > 2;
         plan.size = embedSizer(v, c, positions, /*chained=*/false, batch, tokens, st, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.embed(v, c, p.h, p.w, positions, outputOf(p), 0);
+          return cost.embed(v, c, p.h, p.w, positions, outputOf(p), 0, blockColumns(p, arch));
         };
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
         if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
@@ -467,9 +467,9 @@ void LowerToKernelsPass::runOnOperation() {
           plan.inputs.push_back(ln.getBias());
         int64_t c = width(ln.getInput());
         plan.work = double(c);
-        plan.size = layerNormSizer(c, plan.blocked, arch);
+        plan.size = layerNormSizer(c, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w));
+          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w), blockColumns(p, arch));
         };
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
@@ -523,7 +523,7 @@ void LowerToKernelsPass::runOnOperation() {
         // Receives: its slice of x (blocks aligned), the residual's block.
         plan.cycles = [=](const KernelPlan &p) {
           int64_t in = ceilDiv(k, p.h) + (residual ? ceilDiv(n, p.w) : 0);
-          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in);
+          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in, blockColumns(p, arch));
         };
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
@@ -569,7 +569,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(tokens) * d * heads;
         plan.size = attentionSizer(tokens, heads, d, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.attention(tokens, d, heads, p.h, outputOf(p), 3 * d);
+          return cost.attention(tokens, d, heads, p.h, outputOf(p), 3 * d, blockColumns(p, arch));
         };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
