@@ -324,15 +324,23 @@ SmallVector<KernelOp> wsc::wskernel::feedbackReaders(KernelOp kernel) {
   return readers;
 }
 
-std::optional<PeBox> wsc::wskernel::portPes(KernelOp kernel, StringRef port, bool sends) {
-  std::optional<PeBox> box;
+PeBox wsc::wskernel::boundingBox(ArrayRef<PeBox> boxes) {
+  PeBox box = boxes.front();
+  for (const PeBox &b : boxes.drop_front())
+    box = {std::min(box.x0, b.x0), std::max(box.x1, b.x1), std::min(box.y0, b.y0),
+           std::max(box.y1, b.y1)};
+  return box;
+}
+
+SmallVector<PeBox, 1> wsc::wskernel::portPes(KernelOp kernel, StringRef port, bool sends) {
+  SmallVector<PeBox, 1> boxes;
   int64_t h = kernel.getHeight(), w = kernel.getWidth();
   auto add = [&](int64_t x0, int64_t x1, int64_t y0, int64_t y1) {
-    if (!box)
-      box = PeBox{x0, x1, y0, y1};
-    else
-      box = PeBox{std::min(box->x0, x0), std::max(box->x1, x1), std::min(box->y0, y0),
-                  std::max(box->y1, y1)};
+    if (x0 > x1 || y0 > y1)
+      return;
+    PeBox box{x0, x1, y0, y1};
+    if (!llvm::any_of(boxes, [&](const PeBox &b) { return b.contains(x0, y0) && b.contains(x1, y1); }))
+      boxes.push_back(box);
   };
   kernel.getBody().walk([&](Operation *op) {
     ArrayAttr when;
@@ -349,7 +357,7 @@ std::optional<PeBox> wsc::wskernel::portPes(KernelOp kernel, StringRef port, boo
         add(std::max<int64_t>(0, r.getX0()), std::min<int64_t>(w - 1, r.getX1()),
             std::max<int64_t>(0, r.getY0()), std::min<int64_t>(h - 1, r.getY1()));
   });
-  return box;
+  return boxes;
 }
 
 /// The kernel named `name` in the block of `kernel`, if any.

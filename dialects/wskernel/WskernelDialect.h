@@ -48,12 +48,14 @@ struct PeBox {
   int64_t x0, x1, y0, y1;
   bool contains(int64_t x, int64_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
 };
-/// The PEs whose body sends (`sends`) or receives on `port`: the bounding
-/// box of those ops' `when` ranges (the whole kernel for an op without one),
-/// or nothing when no op uses the port. A stream starts at the last PE
-/// (x1, y1) of its senders' box and reaches, at each reader, the box of PEs
-/// that receive it.
-std::optional<PeBox> portPes(KernelOp kernel, llvm::StringRef port, bool sends);
+/// The PEs whose body sends (`sends`) or receives on `port`: the distinct
+/// `when` ranges of those ops (the whole kernel for an op without one),
+/// none when no op uses the port. A stream starts at the last PE (x1, y1)
+/// of the box around its senders and reaches, at each reader, exactly the
+/// PEs that receive it.
+llvm::SmallVector<PeBox, 1> portPes(KernelOp kernel, llvm::StringRef port, bool sends);
+/// The box around `boxes` (not empty).
+PeBox boundingBox(llvm::ArrayRef<PeBox> boxes);
 } // namespace wsc::wskernel
 
 #endif // WSKERNEL_WSKERNELDIALECT_H

@@ -37,7 +37,7 @@ struct GraphStream {
   /// only readers whose body receives on the port.
   llvm::SmallVector<std::pair<int, std::string>, 2> consumers;
   /// Per consumer: the PEs (inside its kernel) that receive the stream.
-  llvm::SmallVector<wskernel::PeBox, 2> boxes;
+  llvm::SmallVector<llvm::SmallVector<wskernel::PeBox, 1>, 2> boxes;
   /// The producer's PE that sends it (inside its kernel).
   int64_t srcX = 0, srcY = 0;
 };
@@ -118,15 +118,17 @@ private:
   void addStream(GraphStream s) {
     GraphKernel &p = kernels[s.producer];
     auto src = wskernel::portPes(p.op, s.port, /*sends=*/true);
-    s.srcX = src ? src->x1 : p.w - 1;
-    s.srcY = src ? src->y1 : p.h - 1;
+    s.srcX = src.empty() ? p.w - 1 : wskernel::boundingBox(src).x1;
+    s.srcY = src.empty() ? p.h - 1 : wskernel::boundingBox(src).y1;
     llvm::sort(s.consumers);
     llvm::SmallVector<std::pair<int, std::string>, 2> readers;
-    for (auto &[c, port] : s.consumers)
-      if (auto box = wskernel::portPes(kernels[c].op, port, /*sends=*/false)) {
-        readers.push_back({c, port});
-        s.boxes.push_back(*box);
-      }
+    for (auto &[c, port] : s.consumers) {
+      auto boxes = wskernel::portPes(kernels[c].op, port, /*sends=*/false);
+      if (boxes.empty())
+        continue;
+      readers.push_back({c, port});
+      s.boxes.push_back(std::move(boxes));
+    }
     s.consumers = std::move(readers);
     streams.push_back(std::move(s));
   }

@@ -58,8 +58,8 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
       if (k.x < 0)
         return k.op.emitOpError("kernel '")
                << k.op.getName() << "' has no 'wafer.origin'; run --wsc-place first";
-      const wskernel::PeBox &box = s.boxes[i];
-      consumersOn[k.wafer].push_back({k.x + box.x0, k.y + box.y0, k.x + box.x1, k.y + box.y1});
+      for (const wskernel::PeBox &box : s.boxes[i])
+        consumersOn[k.wafer].push_back({k.x + box.x0, k.y + box.y0, k.x + box.x1, k.y + box.y1});
       last = std::max(last, k.wafer);
     }
     if (last == from)

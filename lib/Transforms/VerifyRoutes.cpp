@@ -452,17 +452,21 @@ LogicalResult Checker::run() {
     for (auto &[port, allReads] : sent) {
       // The destinations: the PEs of each reader that receive on its port
       // (a reader that never does is none).
+      // Per destination kernel, which of its PEs (row-major) receive.
       Reads reads;
-      llvm::SmallDenseMap<int, wskernel::PeBox, 4> dests;
+      std::map<int, std::vector<char>> dests;
       for (auto &read : allReads) {
-        auto box = wskernel::portPes(kernels[read.first].op, read.second, /*sends=*/false);
-        if (!box)
+        const Placed &d = kernels[read.first];
+        auto boxes = wskernel::portPes(d.op, read.second, /*sends=*/false);
+        if (boxes.empty())
           continue;
         reads.push_back(read);
-        auto [it, fresh] = dests.try_emplace(read.first, *box);
-        if (!fresh)
-          it->second = {std::min(it->second.x0, box->x0), std::max(it->second.x1, box->x1),
-                        std::min(it->second.y0, box->y0), std::max(it->second.y1, box->y1)};
+        std::vector<char> &mask = dests[read.first];
+        mask.resize(d.h * d.w, 0);
+        for (const wskernel::PeBox &b : boxes)
+          for (int64_t y = b.y0; y <= b.y1; ++y)
+            for (int64_t x = b.x0; x <= b.x1; ++x)
+              mask[y * d.w + x] = 1;
       }
       if (dests.empty())
         continue;
@@ -493,13 +497,13 @@ LogicalResult Checker::run() {
         }
       }
       int64_t expected = 0;
-      for (auto &[d, box] : dests)
-        expected += (box.x1 - box.x0 + 1) * (box.y1 - box.y0 + 1);
+      for (auto &[d, mask] : dests)
+        expected += llvm::count(mask, 1);
       auto deliver = [&](int64_t w, int64_t x, int64_t y, int64_t c) -> int {
         int o = wafers[w].owner[y * W + x];
         auto dest = o < 0 ? dests.end() : dests.find(o);
         if (dest == dests.end() ||
-            !dest->second.contains(x - kernels[o].x, y - kernels[o].y))
+            !dest->second[(y - kernels[o].y) * kernels[o].w + (x - kernels[o].x)])
           return kNotDest;
         for (auto &[d, in] : reads)
           if (d == o && *colorOf(d, in) != c) {
@@ -513,11 +517,12 @@ LogicalResult Checker::run() {
       };
       // The first destination PE it fails to reach, for the message.
       auto missing = [&]() -> std::string {
-        for (auto &[d, box] : dests) {
+        for (auto &[d, mask] : dests) {
           WaferState &ws = wafers[kernels[d].wafer];
-          for (int64_t y = kernels[d].y + box.y0; y <= kernels[d].y + box.y1; ++y)
-            for (int64_t x = kernels[d].x + box.x0; x <= kernels[d].x + box.x1; ++x)
-              if (ws.deliveredAt.empty() || ws.deliveredAt[y * W + x] != stamp) {
+          for (int64_t y = kernels[d].y; y < kernels[d].y + kernels[d].h; ++y)
+            for (int64_t x = kernels[d].x; x < kernels[d].x + kernels[d].w; ++x)
+              if (mask[(y - kernels[d].y) * kernels[d].w + (x - kernels[d].x)] &&
+                  (ws.deliveredAt.empty() || ws.deliveredAt[y * W + x] != stamp)) {
                 std::string s = ("PE (" + Twine(x) + ", " + Twine(y) + ")").str();
                 if (kernels[d].wafer != p.wafer)
                   s += " of wafer " + std::to_string(kernels[d].wafer);
@@ -528,7 +533,9 @@ LogicalResult Checker::run() {
       };
       // It starts at the PE that sends it.
       auto src = wskernel::portPes(p.op, port, /*sends=*/true);
-      int64_t sx = p.x + (src ? src->x1 : p.w - 1), sy = p.y + (src ? src->y1 : p.h - 1);
+      wskernel::PeBox from =
+          src.empty() ? wskernel::PeBox{p.w - 1, p.w - 1, p.h - 1, p.h - 1} : wskernel::boundingBox(src);
+      int64_t sx = p.x + from.x1, sy = p.y + from.y1;
       if (failed(walk(p.op, what, p.wafer, sx, sy, *color, deliver, expected, missing)))
         return failure();
     }

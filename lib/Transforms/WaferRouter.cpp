@@ -129,24 +129,13 @@ LogicalResult WaferRouter::buildGroups() {
       g.exit = node(W - 1, exitRow);
       g.toWafer = wafer + 1;
     }
-    // The receiving PEs of each consumer (one box per kernel, even when it
-    // reads the stream on two ports).
-    int last = -1;
+    // The receiving PEs of each consumer, box by box.
     for (auto [i, read] : llvm::enumerate(s.consumers)) {
-      int c = read.first;
-      if (graph.kernels[c].wafer != wafer)
+      if (graph.kernels[read.first].wafer != wafer)
         continue;
-      Rect k = rectOf(c);
-      const wskernel::PeBox &b = s.boxes[i];
-      Rect R{k.x0 + b.x0, k.y0 + b.y0, k.x0 + b.x1, k.y0 + b.y1};
-      if (c == last) {
-        Rect &prev = g.targets.back();
-        prev = {std::min(prev.x0, R.x0), std::min(prev.y0, R.y0), std::max(prev.x1, R.x1),
-                std::max(prev.y1, R.y1)};
-      } else {
-        g.targets.push_back(R);
-      }
-      last = c;
+      Rect k = rectOf(read.first);
+      for (const wskernel::PeBox &b : s.boxes[i])
+        g.targets.push_back({k.x0 + b.x0, k.y0 + b.y0, k.x0 + b.x1, k.y0 + b.y1});
     }
     if (g.targets.empty() && g.exit < 0)
       continue;
