@@ -454,3 +454,58 @@ module attributes {wafer.arch = #mesh8} {
   }
   wafer.routes 0 dense<[[0, 0, 0, 0, 4], [1, 0, 0, 4, 4], [2, 0, 0, 4, 4], [3, 0, 0, 0, 4], [3, 0, 0, 4, 1], [3, 0, 1, 2, 1], [4, 0, 0, 4, 4], [5, 0, 0, 4, 8], [5, 0, 1, 3, 16], [5, 1, 0, 1, 8], [5, 1, 1, 3, 2], [5, 2, 0, 1, 1], [5, 2, 1, 0, 2]]> : tensor<13x5xi32>
 }
+
+// -----
+
+// A block of a stream delivered to a PE of its reader that never receives it:
+// block 1 of "a" is read only by PE (1, 1) of "b", at (3, 1), but the table
+// also delivers it at (3, 0).
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @main(%w: tensor<4xf32>) {
+    // expected-error @+1 {{stream 'out1' of kernel 'a' (color 1) is delivered to PE (3, 0) (kernel 'b'), which is not one of its destinations}}
+    %a:2 = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64, out1 = 1 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> (!wskernel.stream<2, f32>, !wskernel.stream<2, f32>) {
+      wskernel.send "out0" from <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+      wskernel.send "out1" from <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
+    }
+    %b = wskernel.kernel "b" kind "sink" grid [2, 2] sram 64 cycles 10.0 channels {back = "row_chain_west"} (%a#0, %a#1) {wafer.colors = {back = 0 : i64, in0 = 0 : i64, in1 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<2, f32>, !wskernel.stream<2, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
+      wskernel.recv "in1" to <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 1, y1 = 1>]}
+      wskernel.send "back" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 1, y1 = 1>]}
+      wskernel.recv "back" to <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 1, y1 = 1>]}
+    }
+    return
+  }
+  wafer.routes 0 dense<[[0, 0, 0, 0, 4], [1, 0, 0, 4, 4], [1, 0, 1, 0, 4], [2, 0, 0, 4, 5], [2, 0, 1, 4, 4],
+      [3, 0, 0, 4, 1], [3, 0, 1, 4, 9], [2, 1, 0, 2, 1], [3, 1, 0, 0, 16], [3, 1, 1, 1, 1]]> : tensor<10x5xi32>
+}
+
+// -----
+
+// The row_chain_west channel of "b" misses its hop: (3, 1) sends west on
+// color 0, but (2, 1) does not deliver it.
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @main(%w: tensor<4xf32>) {
+    %a:2 = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64, out1 = 1 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> (!wskernel.stream<2, f32>, !wskernel.stream<2, f32>) {
+      wskernel.send "out0" from <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+      wskernel.send "out1" from <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
+    }
+    // expected-error @+1 {{channel 'back' of kernel 'b' from PE (3, 1)}}
+    %b = wskernel.kernel "b" kind "sink" grid [2, 2] sram 64 cycles 10.0 channels {back = "row_chain_west"} (%a#0, %a#1) {wafer.colors = {back = 0 : i64, in0 = 0 : i64, in1 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<2, f32>, !wskernel.stream<2, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
+      wskernel.recv "in1" to <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 1, y1 = 1>]}
+      wskernel.send "back" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 1, y1 = 1>]}
+      wskernel.recv "back" to <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 1, y1 = 1>]}
+    }
+    return
+  }
+  wafer.routes 0 dense<[[0, 0, 0, 0, 4], [1, 0, 0, 4, 4], [1, 0, 1, 0, 4], [2, 0, 0, 4, 5], [2, 0, 1, 4, 4],
+      [3, 0, 0, 4, 1], [3, 0, 1, 4, 8], [3, 1, 0, 0, 16], [3, 1, 1, 1, 1]]> : tensor<9x5xi32>
+}
