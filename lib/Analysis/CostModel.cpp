@@ -28,11 +28,10 @@ double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_
 double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out,
                             int64_t in, int64_t group) const {
   // A row scores its block of keys, takes a partial softmax, weighs its
-  // values, then merges the partial from above and passes it on. The own
-  // row copies the token's key and value into its cache.
+  // values, then merges the partial from above and passes it on.
   int64_t tb = ceilDiv(t, rows);
   double merge = rows > 1 ? relay(d + 2) + 2 * transcendental(1) + 3 * vector(d + 1) : 0.0;
-  return words(in) + 2 * vector(d) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
+  return words(in) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
          matvec(tb, d) + merge + transcendental(1) + vector(1) + vector(d) +
          output(out, d * heads, d, heads, rows, group);
 }

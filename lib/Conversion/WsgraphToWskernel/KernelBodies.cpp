@@ -113,9 +113,12 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           drop(block.port, aff(first.getBase() - cursor.getBase(), {},
                                first.getPx() - cursor.getPx(), first.getPy() - cursor.getPy()),
                sel);
-          wk::AffAttr dst = ranges[piece.range].dst;
+          const Range &range = ranges[piece.range];
+          wk::AffAttr dst = range.dst;
           recv(block.port, aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
-               aff(piece.count), "copy", sel);
+               aff(piece.count), "copy", sel, range.keep);
+          for (ArrayAttr other : range.otherwise)
+            recv(block.port, aff(0), aff(piece.count), "discard", sel, other);
           cursor = aff(first.getBase() + piece.count, {}, first.getPx(), first.getPy());
         }
         drop(block.port,
@@ -306,27 +309,29 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t q = sram.words(d), keys = sram.words(tb * d), vals = sram.words(tb * d);
     int64_t scores = sram.words(tb), acc = sram.words(d + 2), up = sram.words(d + 2);
     int64_t tmp = sram.words(2), gather = std::min(g, w) > 1 ? sram.words(d) : 0;
-    int64_t fresh = sram.words(2 * d); // this token's key and value
     int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[d]]
     k.tokenLoops();
     // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
     wk::AffAttr notBefore = k.aff(0, {1, 0}, 0, -tb);       // r >= 0
     wk::AffAttr notAfter = k.aff(tb - 1, {-1, 0}, 0, tb);   // tb-1-r >= 0
     wk::AffAttr beforeRow = k.aff(-1, {-1, 0}, 0, tb);      // t < py*tb
+    wk::AffAttr afterRow = k.aff(-tb, {1, 0}, 0, -tb);      // t >= py*tb + tb
     ArrayAttr own = k.guards({notBefore, notAfter});
     ArrayAttr seen = k.guards({notBefore});                  // own or past
     ArrayAttr future = k.guards({beforeRow});
     wk::AffAttr slot = k.aff(0, {4 * d, 0}, 0, -4 * tb * d); // r * d words, in bytes
     // [q | k | v]: column px takes q, k and v of head px; the row that
-    // holds the token keeps its key and value in the token's slot.
+    // holds the token keeps its key and value in the token's slot, the
+    // others drop them.
+    SmallVector<ArrayAttr, 2> notOwn = {future, k.guards({afterRow})};
+    auto cacheSlot = [&](int64_t cache) {
+      return k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy());
+    };
     int64_t in = k.recvRanges(0,
                               {{0, c, k.aff(q)},
-                               {c, 2 * c, k.aff(fresh)},
-                               {2 * c, 3 * c, k.aff(fresh + 4 * d)}},
+                               {c, 2 * c, cacheSlot(keys), own, notOwn},
+                               {2 * c, 3 * c, cacheSlot(vals), own, notOwn}},
                               d, heads, /*byRow=*/false);
-    for (auto [cache, from] : {std::pair{keys, fresh}, std::pair{vals, fresh + 4 * d}})
-      k.unary("copy", k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy()), k.aff(from),
-              k.aff(d), nullptr, own);
     // Partial softmax over the block; slots after t score -inf.
     k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(d), false, nullptr, seen);
     k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0),

@@ -63,6 +63,7 @@ struct KernelPlan {
   // Estimated cycles per token at the current h x w (null: not estimated;
   // such kernels get PEs in proportion to their work).
   std::function<double(const KernelPlan &)> cycles;
+
   // Weight streaming (StreamWeights.cpp): the kernel runs `layers` layers
   // (0: its weights stay resident), taking the weights of layers 1 and on
   // as further operands; inputs `fedBack` come from the block's output
@@ -184,9 +185,14 @@ public:
   /// A range of a stream input that each PE receives part of: part c (the
   /// PE's row or column) is elements [base + c*step, min(base + (c+1)*step,
   /// end)), stored at dst (bytes) and on.
+  /// With `keep`, only iterations those guards select store the part; the
+  /// iterations that each of `otherwise` selects drop it (together they
+  /// must cover every iteration).
   struct Range {
     int64_t base, end;
     wk::AffAttr dst;
+    ArrayAttr keep = nullptr;
+    SmallVector<ArrayAttr, 2> otherwise = {};
   };
   /// Receives part c of every range of stream input `in`, on the PEs `when`
   /// selects (one range or null), c being the PE's row (byRow) or column.

@@ -147,7 +147,7 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     for (int64_t rows = 1; rows <= tokens; ++rows) {
       int64_t tb = ceilDiv(tokens, rows);
       // Data words plus about 60 instructions of code (16 bytes each).
-      int64_t words = 2 * tb * d + tb + 5 * d + 8 + 60 * 4;
+      int64_t words = 2 * tb * d + tb + 3 * d + 8 + 60 * 4;
       if (words <= sramWords && rows >= std::min(budgetRows, tokens)) {
         p.h = ceilDiv(tokens, tb), p.w = heads;
         return;

@@ -520,7 +520,8 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(k) * n;
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
         plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch);
-        // Receives: its slice of x (blocks aligned), the residual's block.
+        // Receives its slice of x and its block of the residual (the
+        // estimate takes the producers' blocks as aligned with them).
         plan.cycles = [=](const KernelPlan &p) {
           int64_t in = ceilDiv(k, p.h) + (residual ? ceilDiv(n, p.w) : 0);
           return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in, blockColumns(p, arch));
