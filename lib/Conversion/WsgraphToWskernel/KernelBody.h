@@ -94,15 +94,15 @@ inline CostModel::Output outputOf(const KernelPlan &p) {
   return p.hostResult ? CostModel::Output::Host : CostModel::Output::Blocks;
 }
 
-/// Columns per result block of a kernel w PEs wide. At most 2/3 of the
-/// colors in blocks: the streams leaving one kernel converge on the same
-/// readers, and the routers there need colors for the rest too (GPT-2-small
-/// on wse3 fails to route with 28 blocks of 24 colors). One block (the whole
-/// row) in weight streaming, whose feedback is one stream.
+/// Columns per result block of a kernel w PEs wide. At most half the colors
+/// in blocks: the streams leaving one kernel converge on the same readers,
+/// and the routers there need colors for the rest too (on wse3, 24 colors,
+/// GPT-2-small fails to route with 28 blocks, GPT-3 13B with 16). One block
+/// (the whole row) in weight streaming, whose feedback is one stream.
 inline int64_t blockColumns(const KernelPlan &p, wafer::ArchAttr arch) {
   if (!p.blocked)
     return p.w;
-  return ceilDiv(p.w, std::max<int64_t>(1, arch.getColors() * 2 / 3));
+  return ceilDiv(p.w, std::max<int64_t>(1, arch.getColors() / 2));
 }
 
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
