@@ -55,6 +55,7 @@ struct KernelPlan {
   bool hostResult = false;    // the result goes to the host, not to a stream
   std::string storage = "f32"; // how weight matrices and tables are held (precision=)
   bool blocked = true;        // its result is one block per column (not in weight streaming)
+  int64_t align = 0;          // result blocks start at multiples of this many words (0: any)
   int64_t stage = 0;          // the wafer it runs on
   int64_t layer = -1;         // its transformer block, -1 outside the blocks
   // The box the shape must stay in (placement asks for smaller ones).
@@ -99,12 +100,22 @@ inline CostModel::Output outputOf(const KernelPlan &p) {
 /// and the routers there need colors for the rest too (on wse3, 24 colors,
 /// GPT-2-small fails to route with 28 blocks, GPT-3 13B with 16). One block
 /// (the whole row) in weight streaming, whose feedback is one stream.
-inline int64_t blockColumns(const KernelPlan &p, wafer::ArchAttr arch) {
+/// With `align` (a reader's unit, say attention's head size), blocks hold
+/// whole units when the columns' share divides the unit.
+inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch) {
   if (!p.blocked)
     return p.w;
-  return ceilDiv(p.w, std::max<int64_t>(1, arch.getColors() / 2));
+  int64_t g = ceilDiv(p.w, std::max<int64_t>(1, arch.getColors() / 2));
+  int64_t nb = ceilDiv(n, p.w);
+  if (p.align > 0 && p.align % nb == 0) {
+    int64_t unit = p.align / nb; // columns per unit
+    g = std::min(p.w, ceilDiv(g, unit) * unit);
+  }
+  return g;
 }
 
+/// The kernel attribute that keeps a plan's `align` (absent: 0).
+inline constexpr llvm::StringLiteral kBlockAlignAttr = "wskernel.block_align";
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
 inline constexpr llvm::StringLiteral kWeightRowBaseAttr = "wskernel.weight_row_base";
 /// The kernel attribute that keeps a column piece's [colLo, colHi).

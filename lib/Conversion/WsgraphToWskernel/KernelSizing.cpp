@@ -118,7 +118,7 @@ Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
         continue;
       KernelPlan shaped = p;
       shaped.h = 1, shaped.w = w;
-      double cycles = cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(shaped, arch));
+      double cycles = cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(shaped, c, arch));
       if (best == most || cycles < bestCycles)
         best = w, bestCycles = cycles;
     }
@@ -129,12 +129,28 @@ Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
 Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
                                  int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
   std::string st = storage.str();
-  return tiledSizer(k, n, arch, [=](int64_t h, int64_t w) {
+  Sizer tiled = tiledSizer(k, n, arch, [=](int64_t h, int64_t w) {
     int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
     // Host results: each row keeps its block of tokens.
     return kb + wk::storageWords(st, kb * nb) + 3 * nb +
            (host ? ceilDiv(batch * tokens, h) * nb + nb : nb) + (residual ? nb : 0);
   });
+  return [=](KernelPlan &p) {
+    int64_t budget = p.h * p.w;
+    tiled(p);
+    if (p.align <= 0 || host)
+      return;
+    // Columns of a share that divides the unit (a little narrower, so the
+    // tiles still fit), when the box and a quarter more PEs allow.
+    int64_t nb = ceilDiv(n, p.w);
+    for (int64_t share = std::min(nb, p.align); share >= 1; --share)
+      if (p.align % share == 0) {
+        int64_t w = ceilDiv(n, share);
+        if (w <= maxCols(p, arch) && 4 * p.h * w <= 5 * std::max(budget, p.h * p.w))
+          p.w = w;
+        return;
+      }
+  };
 }
 
 Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
@@ -216,11 +232,17 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
                                    SmallVectorImpl<int64_t> *outBlocks) {
   OpBuilder b(kernel.getContext());
   kernel.setGridAttr(b.getDenseI64ArrayAttr({p.h, p.w}));
-  kernel.setChannelsAttr(channelsFor(b, p, blockColumns(p, cost.arch)));
+  // The result's width: the stream result(s) it has so far, in blocks or whole.
+  int64_t n = 0;
+  for (Type t : kernel->getResultTypes())
+    if (auto s = dyn_cast<wk::StreamType>(t))
+      n += s.getSize();
+  int64_t group = blockColumns(p, n, cost.arch);
+  kernel.setChannelsAttr(channelsFor(b, p, group));
   kernel.getBody().getBlocks().clear();
   b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
   Body body(b, kernel, batch, tokens);
-  body.group = blockColumns(p, cost.arch);
+  body.group = group;
   auto [dataBytes, cycles] = writeBody(body, p, batch, tokens, cost);
   if (outBlocks)
     outBlocks->assign(body.outBlocks.begin(), body.outBlocks.end());
@@ -241,6 +263,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     kernel->setAttr(kWeightRowBaseAttr, b.getI64IntegerAttr(p.weightRowBase));
   if (p.colHi)
     kernel->setAttr(kWeightColsAttr, b.getDenseI64ArrayAttr({p.colLo, p.colHi}));
+  if (p.align)
+    kernel->setAttr(kBlockAlignAttr, b.getI64IntegerAttr(p.align));
   return bytes;
 }
 
@@ -297,6 +321,8 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     p.stage = stage.getInt();
   if (auto base = kernel->getAttrOfType<IntegerAttr>(kWeightRowBaseAttr))
     p.weightRowBase = base.getInt();
+  if (auto align = kernel->getAttrOfType<IntegerAttr>(kBlockAlignAttr))
+    p.align = align.getInt();
   if (auto cols = kernel->getAttrOfType<DenseI64ArrayAttr>(kWeightColsAttr);
       cols && cols.size() == 2)
     p.colLo = cols[0], p.colHi = cols[1];

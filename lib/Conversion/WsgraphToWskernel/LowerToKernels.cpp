@@ -440,7 +440,7 @@ void LowerToKernelsPass::runOnOperation() {
         bool positions = plan.inputs.size() > 2;
         plan.size = embedSizer(v, c, positions, /*chained=*/false, batch, tokens, st, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.embed(v, c, p.h, p.w, positions, outputOf(p), 0, blockColumns(p, arch));
+          return cost.embed(v, c, p.h, p.w, positions, outputOf(p), 0, blockColumns(p, c, arch));
         };
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
         if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
@@ -469,7 +469,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(c);
         plan.size = layerNormSizer(c, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w), blockColumns(p, arch));
+          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w), blockColumns(p, c, arch));
         };
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
@@ -521,10 +521,11 @@ void LowerToKernelsPass::runOnOperation() {
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
         plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch);
         // Receives its slice of x and its block of the residual (the
-        // estimate takes the producers' blocks as aligned with them).
+        // estimate takes the producers' blocks as aligned with them: the
+        // written body counts the blocks it really touches).
         plan.cycles = [=](const KernelPlan &p) {
           int64_t in = ceilDiv(k, p.h) + (residual ? ceilDiv(n, p.w) : 0);
-          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in, blockColumns(p, arch));
+          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in, blockColumns(p, n, arch));
         };
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
@@ -567,10 +568,15 @@ void LowerToKernelsPass::runOnOperation() {
         plan.inputs = {qkv};
         plan.scale = attn.getScale().convertToFloat();
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
+        // Each column takes q, k and v of one head: blocks of whole heads
+        // from the producer spare it words it would drop.
+        if (auto from = produced.find(qkv); from != produced.end())
+          plans[from->second].align = d;
         plan.work = double(tokens) * d * heads;
         plan.size = attentionSizer(tokens, heads, d, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.attention(tokens, d, heads, p.h, outputOf(p), 3 * d, blockColumns(p, arch));
+          return cost.attention(tokens, d, heads, p.h, outputOf(p), 3 * d,
+                                blockColumns(p, d * heads, arch));
         };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
