@@ -275,7 +275,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     if (q.chunks.size() > kAhead)
       q.chunks[kAhead].data.prefetch();
     Chunk &c = q.chunks.front();
-    uint64_t take = std::min<uint64_t>(n - i, c.data.size() - c.pos);
+    uint64_t take = std::min<uint64_t>(n - i, c.end - c.pos);
     end = std::max(end, c.t0() + c.pos + (n - i));
     const uint32_t *src = c.data.data() + c.pos;
     uint32_t d = dst + uint32_t(i);
@@ -294,7 +294,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
         setF(d + uint32_t(j), binary(wafer::MAX, f(d + uint32_t(j)), asF(src[j])));
     i += take;
     c.pos += uint32_t(take);
-    if (c.pos == c.data.size())
+    if (c.pos == c.end)
       q.chunks.pop_front();
   }
   q.words -= n;

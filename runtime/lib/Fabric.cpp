@@ -92,6 +92,9 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
       RecvQueue q;
       q.pe = m.peIndex(uint32_t(r), x, y);
       q.color = sl.color;
+      if (auto f = m.filters.find(routeKey(wafer, x, y, sl.color, wafer::RAMP));
+          f != m.filters.end())
+        std::tie(q.first, q.count) = f->second;
       queues_.push_back(std::move(q));
     }
   }
@@ -298,8 +301,15 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
           refs = 0;
         }
         RecvQueue &q = queues_[d.queue];
-        q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.delay});
-        q.words += d.msg->data.size();
+        uint32_t size = uint32_t(d.msg->data.size()), from = 0, to = size;
+        if (q.count) { // the filter's window of this message
+          from = std::min(q.first, size);
+          to = std::min(q.first + q.count, size);
+          if (from == to)
+            continue;
+        }
+        q.chunks.push_back(Chunk{d.msg->data.adopt(), from, d.delay, to});
+        q.words += to - from;
         ++refs;
         if (q.need && q.words >= q.need) {
           q.need = 0;

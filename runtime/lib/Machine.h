@@ -74,8 +74,9 @@ private:
 /// stream in one per cycle).
 struct Chunk {
   Payload data;
-  uint32_t pos = 0;   ///< words already popped
+  uint32_t pos = 0;   ///< words already popped (a filter's window starts later)
   uint32_t delay = 0; ///< cycles from the SEND's start to word 0's arrival
+  uint32_t end = 0;   ///< one past the last word the core gets
   uint64_t t0() const { return data.time() + delay; }
 };
 
@@ -117,6 +118,9 @@ private:
 struct RecvQueue {
   ChunkQueue chunks;
   uint64_t words = 0;
+  /// The router's filter: the core gets words [first, first + count) of
+  /// each message (count 0: all of it).
+  uint32_t first = 0, count = 0;
   /// Words the PE's blocked RECV waits for (0: not waiting): the delivery
   /// that makes them available wakes the PE.
   uint64_t need = 0;

@@ -63,6 +63,7 @@ private:
   Status checkRegion(uint32_t wi, const wafer::Region &r, size_t index);
   Status checkCode(const std::string &where, const wafer::Region &r, Region &out);
   Status checkRoutes(uint32_t wi);
+  Status checkFilters(uint32_t wi);
   Status checkLinks();
   Status checkTensors(bool outputs);
   bool isEdge(uint32_t x, uint32_t y) const {
@@ -275,6 +276,37 @@ Status Builder::checkRoutes(uint32_t wi) {
   return Status::success();
 }
 
+Status Builder::checkFilters(uint32_t wi) {
+  const wafer::Wafer &w = p_.wafers(wi);
+  for (const wafer::Region &r : w.regions())
+    for (int i = 0; i < r.filters_size(); ++i) {
+      const wafer::Filter &f = r.filters(i);
+      std::string where = fmt::format("filter {} of region '{}'", i, r.name());
+      if (f.px() >= r.w() || f.py() >= r.h())
+        return fail(fmt::format("{}: PE ({},{}) is outside the {}x{} region", where, f.px(), f.py(),
+                                r.w(), r.h()));
+      uint32_t x = r.x() + f.px(), y = r.y() + f.py();
+      if (f.color() >= m_.colors)
+        return fail(fmt::format("{}: color {} >= arch.colors {}", where, f.color(), m_.colors));
+      if (f.count() == 0)
+        return fail(where + ": count must be positive");
+      bool delivered = false;
+      for (uint32_t in = 0; in < kNumPorts; ++in)
+        if (auto it = m_.routes.find(routeKey(wi, x, y, f.color(), in));
+            it != m_.routes.end() && (it->second & (1u << wafer::RAMP)))
+          delivered = true;
+      if (!delivered)
+        return fail(fmt::format("{}: PE ({},{}) of wafer {} gets nothing on color {} for its core",
+                                where, x, y, wi, f.color()));
+      if (!m_.filters.emplace(routeKey(wi, x, y, f.color(), wafer::RAMP),
+                              std::pair{f.first(), f.count()})
+               .second)
+        return fail(fmt::format("{}: a second filter for color {} at PE ({},{})", where, f.color(),
+                                x, y));
+    }
+  return Status::success();
+}
+
 Status Builder::checkLinks() {
   if (p_.links_size() && !(m_.linkBytesPerCycle > 0))
     return fail("arch: link_bytes_per_cycle must be positive when the program has links");
@@ -405,6 +437,8 @@ Expected<Model> Builder::build() {
       if (Status s = checkRegion(wi, w.regions(i), i); !s)
         return s;
     if (Status s = checkRoutes(wi); !s)
+      return s;
+    if (Status s = checkFilters(wi); !s)
       return s;
   }
   if (usesExtLoad_ && !(m_.extBytesPerCycle > 0))

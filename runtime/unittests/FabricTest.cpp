@@ -54,6 +54,45 @@ TEST(Fabric, MulticastToTwoPes) {
   EXPECT_EQ(res.report.cycles, 1u + 2 + 2); // the far PE is 2 hops away
 }
 
+TEST(Fabric, FiltersGiveEachCoreItsWindow) {
+  // One 6-word message to two PEs; their filters keep words [1, 3) and
+  // [4, 6): each core receives 2 words, which arrive as late as their place
+  // in the message says.
+  wafer::Program p = makeProgram(3, 1);
+  *addRegion(p, "a", 0, 0, 1, 1)->add_code() = recv(2, 0, 2);
+  *addRegion(p, "s", 1, 0, 1, 1)->add_code() = send(2, 0, 6);
+  wafer::Region *b = addRegion(p, "b", 2, 0, 1, 1);
+  *b->add_code() = recv(2, 0, 2);
+  addRoute(p, 1, 0, 2, wafer::RAMP, {wafer::EAST, wafer::WEST});
+  addRoute(p, 0, 0, 2, wafer::EAST, {wafer::RAMP});
+  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::RAMP});
+  auto filter = [](wafer::Region *r, uint32_t first, uint32_t count) {
+    wafer::Filter *f = r->add_filters();
+    f->set_color(2), f->set_first(first), f->set_count(count);
+  };
+  filter(p.mutable_wafers(0)->mutable_regions(0), 1, 2);
+  filter(b, 4, 5); // the window runs past the message: its last 2 words
+  addPiece(addTensor(p, false, "x", wafer::F32, {6}), 1, 0, 0, 0, 6);
+  addPiece(addTensor(p, true, "ya", wafer::F32, {2}), 0, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "yb", wafer::F32, {2}), 2, 0, 0, 0, 2);
+  RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4, 5, 6})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("ya"), (std::vector<float>{2, 3}));
+  EXPECT_EQ(res.out("yb"), (std::vector<float>{5, 6}));
+  // Word 5 reaches (2,0) at 1 + 1 hop + 5: pulled by 8.
+  EXPECT_EQ(res.report.cycles, 8u);
+  EXPECT_TRUE(res.report.warnings.empty());
+
+  // A filter where the router gives the core nothing is refused.
+  wafer::Region *s = p.mutable_wafers(0)->mutable_regions(1);
+  filter(s, 0, 1);
+  RunResult bad = runProgram(p, {{"x", vec({1, 2, 3, 4, 5, 6})}});
+  EXPECT_FALSE(bad.status.ok());
+  EXPECT_NE(bad.status.message().find("filter 0 of region 's': PE (1,0) of wafer 0 gets nothing on color 2"),
+            std::string::npos)
+      << bad.status.message();
+}
+
 TEST(Fabric, ChainReductionAlongARow) {
   wafer::Program p = makeProgram(4, 1);
   wafer::Region *r = addRegion(p, "reduce", 0, 0, 4, 1);
