@@ -226,6 +226,27 @@ def Wskernel_LoadTileOp : Wskernel_Op<"load_tile", [HasParent<"LoopOp">]> {
   let hasVerifier = 1;
 }
 
+def Wskernel_FilterOp : Wskernel_Op<"filter", [HasParent<"KernelOp">]> {
+  let summary = "The router gives a PE's core only a window of each message on a port";
+  let description = [{
+    Of every message that arrives on input port `port` (a block of a
+    stream, one per token), the PEs in `when` (all PEs without it) get only
+    words [first, first + count) for their core: their routers drop the rest
+    before the ramp, as the hardware's per-color filters do. `first` and
+    `count` may depend on the PE coordinate (not on loop indices); the
+    body's receives on the port then see only the window.
+
+    ```mlir
+    wskernel.filter "in3" first <base = 4, py = 8> count <base = 8>
+        {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 1>]}
+    ```
+  }];
+  let arguments = (ins StrAttr:$port, Wskernel_AffAttr:$first, Wskernel_AffAttr:$count,
+                       OptionalAttr<ArrayAttr>:$when);
+  let assemblyFormat = "$port `first` $first `count` $count attr-dict";
+  let hasVerifier = 1;
+}
+
 def Wskernel_HostInputOp : Wskernel_Op<"host_input", [HasParent<"KernelOp">]> {
   let summary = "The host writes a whole input tensor into every PE's SRAM";
   let description = [{

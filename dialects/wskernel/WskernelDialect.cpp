@@ -405,6 +405,8 @@ LogicalResult KernelOp::verifyRegions() {
       port = send.getPort();
     else if (auto recv = dyn_cast<RecvOp>(op))
       port = recv.getPort();
+    else if (auto filter = dyn_cast<FilterOp>(op))
+      port = filter.getPort();
     if (!port.empty() && !validPort(port))
       return op->emitOpError("port '") << port << "' is not an input, output or channel of '"
                                        << getName() << "'",
@@ -489,6 +491,41 @@ LogicalResult HostOutputOp::verify() {
   if (static_cast<int64_t>(getOffset()) < 0 || getOffset() % 4)
     return emitOpError("offset must be a multiple of 4");
   return checkColWindow(*this, getColWindow());
+}
+
+LogicalResult FilterOp::verify() {
+  if (!getPort().starts_with("in") && !getPort().starts_with("fb"))
+    return emitOpError("filters an input port (in<i> or fb<i>), not '") << getPort() << "'";
+  if (!getFirst().getLoop().empty() || !getCount().getLoop().empty())
+    return emitOpError("window must not depend on loop indices");
+  // Over the selected PEs (the corners bound an affine window).
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  int64_t x0 = 0, x1 = kernel.getWidth() - 1, y0 = 0, y1 = kernel.getHeight() - 1;
+  if (ArrayAttr when = getWhenAttr(); when && !when.empty()) {
+    auto r = dyn_cast<PeRangeAttr>(when[0]);
+    if (when.size() != 1 || !r)
+      return emitOpError("when must be one PE range");
+    x0 = std::max<int64_t>(x0, r.getX0()), x1 = std::min<int64_t>(x1, r.getX1());
+    y0 = std::max<int64_t>(y0, r.getY0()), y1 = std::min<int64_t>(y1, r.getY1());
+  }
+  int64_t limit = std::numeric_limits<int64_t>::max();
+  unsigned operand;
+  if (getPort().starts_with("in") && !getPort().drop_front(2).getAsInteger(10, operand) &&
+      operand < kernel.getInputs().size())
+    if (auto s = dyn_cast<StreamType>(kernel.getInputs()[operand].getType()))
+      limit = s.getSize();
+  for (int64_t x : {x0, x1})
+    for (int64_t y : {y0, y1}) {
+      int64_t first = getFirst().getBase() + getFirst().getPx() * x + getFirst().getPy() * y;
+      int64_t count = getCount().getBase() + getCount().getPx() * x + getCount().getPy() * y;
+      if (first < 0 || count <= 0 || first + count > limit)
+        return emitOpError("window [") << first << ", " << first + count << ") of PE (" << x
+                                       << ", " << y << ") must be non-empty and inside the "
+                                       << (limit == std::numeric_limits<int64_t>::max()
+                                               ? std::string("message")
+                                               : std::to_string(limit) + "-word message");
+    }
+  return success();
 }
 
 LogicalResult LoadTileOp::verify() {

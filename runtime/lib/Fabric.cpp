@@ -94,7 +94,7 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
       q.color = sl.color;
       if (auto f = m.filters.find(routeKey(wafer, x, y, sl.color, wafer::RAMP));
           f != m.filters.end())
-        std::tie(q.first, q.count) = f->second;
+        q.first = f->second->first(), q.count = f->second->count(), q.period = f->second->period();
       queues_.push_back(std::move(q));
     }
   }
@@ -301,16 +301,27 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
           refs = 0;
         }
         RecvQueue &q = queues_[d.queue];
-        uint32_t size = uint32_t(d.msg->data.size()), from = 0, to = size;
-        if (q.count) { // the filter's window of this message
-          from = std::min(q.first, size);
-          to = std::min(q.first + q.count, size);
-          if (from == to)
-            continue;
+        uint32_t size = uint32_t(d.msg->data.size());
+        if (!q.count) {
+          q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.delay, size});
+          q.words += size;
+          ++refs;
+        } else {
+          // The filter's window of each period the message overlaps.
+          for (int64_t at = 0; at < size;) {
+            int64_t start = at - q.seen; // where the current period began
+            int64_t from = std::max(at, start + q.first);
+            int64_t to = std::min<int64_t>(size, start + q.first + q.count);
+            if (from < to) {
+              q.chunks.push_back(Chunk{d.msg->data.adopt(), uint32_t(from), d.delay, uint32_t(to)});
+              q.words += uint64_t(to - from);
+              ++refs;
+            }
+            int64_t next = std::min<int64_t>(size, start + q.period);
+            q.seen = uint32_t((q.seen + (next - at)) % q.period);
+            at = next;
+          }
         }
-        q.chunks.push_back(Chunk{d.msg->data.adopt(), from, d.delay, to});
-        q.words += to - from;
-        ++refs;
         if (q.need && q.words >= q.need) {
           q.need = 0;
           wake.push_back(q.pe);

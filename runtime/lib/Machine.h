@@ -119,8 +119,9 @@ struct RecvQueue {
   ChunkQueue chunks;
   uint64_t words = 0;
   /// The router's filter: the core gets words [first, first + count) of
-  /// each message (count 0: all of it).
-  uint32_t first = 0, count = 0;
+  /// each `period` words on the color (count 0: all of them); `seen` is
+  /// where the next word falls in its period.
+  uint32_t first = 0, count = 0, period = 0, seen = 0;
   /// Words the PE's blocked RECV waits for (0: not waiting): the delivery
   /// that makes them available wakes the PE.
   uint64_t need = 0;

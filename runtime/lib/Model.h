@@ -105,9 +105,8 @@ struct Model {
   std::vector<std::vector<uint8_t>> dead;
   /// routeKey(wafer, x, y, color, in) -> out mask.
   std::unordered_map<uint64_t, uint8_t> routes;
-  /// routeKey(wafer, x, y, color, RAMP) -> the window [first, first + count)
-  /// of each message the core gets (Region.filters).
-  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> filters;
+  /// routeKey(wafer, x, y, color, RAMP) -> the filter of what the core gets.
+  std::unordered_map<uint64_t, const wafer::Filter *> filters;
   /// routeKey(wafer, x, y, color, LINK) of the source end -> destination end.
   std::unordered_map<uint64_t, LinkEnd> links;
   std::vector<const std::string *> blobs;

@@ -288,8 +288,9 @@ Status Builder::checkFilters(uint32_t wi) {
       uint32_t x = r.x() + f.px(), y = r.y() + f.py();
       if (f.color() >= m_.colors)
         return fail(fmt::format("{}: color {} >= arch.colors {}", where, f.color(), m_.colors));
-      if (f.count() == 0)
-        return fail(where + ": count must be positive");
+      if (f.count() == 0 || uint64_t(f.first()) + f.count() > f.period())
+        return fail(fmt::format("{}: window [{}, {}) must be non-empty and inside the period {}",
+                                where, f.first(), uint64_t(f.first()) + f.count(), f.period()));
       bool delivered = false;
       for (uint32_t in = 0; in < kNumPorts; ++in)
         if (auto it = m_.routes.find(routeKey(wi, x, y, f.color(), in));
@@ -298,9 +299,7 @@ Status Builder::checkFilters(uint32_t wi) {
       if (!delivered)
         return fail(fmt::format("{}: PE ({},{}) of wafer {} gets nothing on color {} for its core",
                                 where, x, y, wi, f.color()));
-      if (!m_.filters.emplace(routeKey(wi, x, y, f.color(), wafer::RAMP),
-                              std::pair{f.first(), f.count()})
-               .second)
+      if (!m_.filters.emplace(routeKey(wi, x, y, f.color(), wafer::RAMP), &f).second)
         return fail(fmt::format("{}: a second filter for color {} at PE ({},{})", where, f.color(),
                                 x, y));
     }

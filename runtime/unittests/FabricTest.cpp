@@ -56,8 +56,8 @@ TEST(Fabric, MulticastToTwoPes) {
 
 TEST(Fabric, FiltersGiveEachCoreItsWindow) {
   // One 6-word message to two PEs; their filters keep words [1, 3) and
-  // [4, 6): each core receives 2 words, which arrive as late as their place
-  // in the message says.
+  // [4, 6) of each 6-word period: each core receives 2 words, which arrive
+  // as late as their place in the message says.
   wafer::Program p = makeProgram(3, 1);
   *addRegion(p, "a", 0, 0, 1, 1)->add_code() = recv(2, 0, 2);
   *addRegion(p, "s", 1, 0, 1, 1)->add_code() = send(2, 0, 6);
@@ -68,10 +68,10 @@ TEST(Fabric, FiltersGiveEachCoreItsWindow) {
   addRoute(p, 2, 0, 2, wafer::WEST, {wafer::RAMP});
   auto filter = [](wafer::Region *r, uint32_t first, uint32_t count) {
     wafer::Filter *f = r->add_filters();
-    f->set_color(2), f->set_first(first), f->set_count(count);
+    f->set_color(2), f->set_first(first), f->set_count(count), f->set_period(6);
   };
   filter(p.mutable_wafers(0)->mutable_regions(0), 1, 2);
-  filter(b, 4, 5); // the window runs past the message: its last 2 words
+  filter(b, 4, 2);
   addPiece(addTensor(p, false, "x", wafer::F32, {6}), 1, 0, 0, 0, 6);
   addPiece(addTensor(p, true, "ya", wafer::F32, {2}), 0, 0, 0, 0, 2);
   addPiece(addTensor(p, true, "yb", wafer::F32, {2}), 2, 0, 0, 0, 2);
@@ -91,6 +91,26 @@ TEST(Fabric, FiltersGiveEachCoreItsWindow) {
   EXPECT_NE(bad.status.message().find("filter 0 of region 's': PE (1,0) of wafer 0 gets nothing on color 2"),
             std::string::npos)
       << bad.status.message();
+}
+
+TEST(Fabric, FilterWindowsSpanMessages) {
+  // A 6-word block per period sent as two 3-word messages, twice: the
+  // window [2, 5) takes the last word of one message and two of the next.
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *s = addRegion(p, "s", 0, 0, 1, 1);
+  for (uint32_t at : {0u, 12u, 24u, 36u})
+    *s->add_code() = send(2, at, 3);
+  wafer::Region *r = addRegion(p, "r", 1, 0, 1, 1);
+  *r->add_code() = recv(2, 0, 6);
+  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST});
+  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::RAMP});
+  wafer::Filter *f = r->add_filters();
+  f->set_color(2), f->set_first(2), f->set_count(3), f->set_period(6);
+  addPiece(addTensor(p, false, "x", wafer::F32, {12}), 0, 0, 0, 0, 12);
+  addPiece(addTensor(p, true, "y", wafer::F32, {6}), 1, 0, 0, 0, 6);
+  RunResult res = runProgram(p, {{"x", vec({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), (std::vector<float>{2, 3, 4, 8, 9, 10}));
 }
 
 TEST(Fabric, ChainReductionAlongARow) {

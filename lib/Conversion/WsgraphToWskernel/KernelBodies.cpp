@@ -107,6 +107,26 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           int64_t base = first - c * slope;
           return byRow ? aff(base, {}, 0, slope) : aff(base, {}, slope, 0);
         };
+        // One piece of the block: the router's filter gives these PEs just
+        // that window, so they receive nothing else of it.
+        if (p0.size() == 1 && p0[0].count < block.size) {
+          const Piece &piece = p0[0];
+          const Range &range = ranges[piece.range];
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(topBlock);
+            wk::FilterOp::create(b, loc(), block.port, at(piece.first), aff(piece.count), sel);
+          }
+          wk::AffAttr dst = range.dst;
+          recv(block.port, aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
+               aff(piece.count), "copy", sel, range.keep);
+          for (ArrayAttr other : range.otherwise)
+            recv(block.port, aff(0), aff(piece.count), "discard", sel, other);
+          for (int64_t i = c; i <= c1; ++i)
+            received[i] += piece.count;
+          c = c1 + 1;
+          continue;
+        }
         wk::AffAttr cursor = aff(0);
         for (const Piece &piece : p0) {
           wk::AffAttr first = at(piece.first);

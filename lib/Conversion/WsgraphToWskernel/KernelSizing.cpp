@@ -197,7 +197,7 @@ static int64_t instructionsPerPe(wk::KernelOp kernel) {
       all += 2; // LOOP and END
       return;
     }
-    if (isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::KernelOp>(op))
+    if (isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::FilterOp, wk::KernelOp>(op))
       return;
     auto when = op->getAttrOfType<ArrayAttr>("when");
     if (!when || when.empty()) {

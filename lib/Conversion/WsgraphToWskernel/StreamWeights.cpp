@@ -129,7 +129,7 @@ void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
   for (Operation &op : top) {
     if (isa<wk::InitTileOp>(op))
       tiles.push_back(&op);
-    else if (!isa<wk::HostInputOp, wk::HostOutputOp>(op))
+    else if (!isa<wk::HostInputOp, wk::HostOutputOp, wk::FilterOp>(op))
       body.push_back(&op);
   }
   b.setInsertionPointToEnd(&top);
@@ -154,6 +154,12 @@ void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
   llvm::StringSet<> fed;
   for (unsigned j : p.fedBack)
     fed.insert("in" + std::to_string(j));
+  // The feedback port gets the same windows as the port it stands in for.
+  for (auto filter : llvm::make_early_inc_range(top.getOps<wk::FilterOp>()))
+    if (fed.contains(filter.getPort())) {
+      b.setInsertionPointAfter(filter);
+      cast<wk::FilterOp>(b.clone(*filter)).setPort(("fb" + filter.getPort().drop_front(2)).str());
+    }
   SmallVector<std::pair<Operation *, unsigned>> work;
   std::function<void(Block &, unsigned)> collect = [&](Block &block, unsigned depth) {
     for (Operation &op : block) {

@@ -130,6 +130,7 @@ private:
                              int64_t rows, int64_t cols, std::vector<uint32_t> &tile,
                              int64_t colEnd = std::numeric_limits<int64_t>::max());
   LogicalResult exportHostInput(wk::HostInputOp in);
+  LogicalResult exportFilter(wk::FilterOp filter);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
   LogicalResult exportRoutes(pb::Program &prog);
   FailureOr<TensorWords> tensorWords(Operation *user, Value v);
@@ -421,7 +422,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
 
 LogicalResult Exporter::emitBlock(Block &block, unsigned depth) {
   for (Operation &op : block) {
-    if (isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp>(op)) {
+    if (isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::FilterOp>(op)) {
       if (depth)
         return fail(&op) << "it must be at the top of the kernel body, not inside a wskernel.loop";
       continue;
@@ -682,6 +683,38 @@ LogicalResult Exporter::exportHostInput(wk::HostInputOp in) {
   return success();
 }
 
+LogicalResult Exporter::exportFilter(wk::FilterOp filter) {
+  auto c = color(filter, filter.getPort());
+  if (failed(c))
+    return failure();
+  // The period is the block the port carries each token: its operand's
+  // stream size (a feedback port fb<i> stands in for in<i>).
+  unsigned operand = 0;
+  wk::StreamType stream;
+  if (!filter.getPort().drop_front(2).getAsInteger(10, operand) &&
+      operand < kernel.getInputs().size())
+    stream = dyn_cast<wk::StreamType>(kernel.getInputs()[operand].getType());
+  if (!stream)
+    return fail(filter) << "port '" << filter.getPort() << "' does not read a stream";
+  for (int64_t py = 0; py < height; ++py)
+    for (int64_t px = 0; px < width; ++px) {
+      if (!selectedBy(filter.getWhenAttr(), px, py))
+        continue;
+      auto at = [&](wk::AffAttr a) { return a.getBase() + a.getPx() * px + a.getPy() * py; };
+      int64_t first = at(filter.getFirst()), count = at(filter.getCount());
+      if (first < 0 || count <= 0 || first + count > kU32Max)
+        return fail(filter) << "the window of PE (" << px << ", " << py << ") is empty or too large";
+      pb::Filter *f = region->add_filters();
+      f->set_px(uint32_t(px));
+      f->set_py(uint32_t(py));
+      f->set_color(*c);
+      f->set_first(uint32_t(first));
+      f->set_count(uint32_t(count));
+      f->set_period(uint32_t(stream.getSize()));
+    }
+  return success();
+}
+
 LogicalResult Exporter::exportHostOutput(wk::HostOutputOp out) {
   int64_t index = static_cast<int64_t>(out.getResult());
   Value result = kernel.getResult(index);
@@ -808,6 +841,8 @@ LogicalResult Exporter::exportKernel(wk::KernelOp k) {
       r = exportHostInput(in);
     else if (auto out = dyn_cast<wk::HostOutputOp>(op))
       r = exportHostOutput(out);
+    else if (auto filter = dyn_cast<wk::FilterOp>(op))
+      r = exportFilter(filter);
     if (failed(r))
       return failure();
   }
