@@ -906,3 +906,65 @@ func.func @host_output_unaligned(%x: !wskernel.stream<4, f32>) -> tensor<2x4xf32
 func.func @negative_stream(%x: !wskernel.stream<-3, f32>) {
   return
 }
+
+// -----
+
+func.func @filter_output_port() {
+  %s = wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> !wskernel.stream<4, f32> {
+    // expected-error @+1 {{'wskernel.filter' op filters an input port (in<i> or fb<i>), not 'out0'}}
+    wskernel.filter "out0" first <base = 0> count <base = 2>
+  }
+  return
+}
+
+// -----
+
+func.func @filter_loop(%x: !wskernel.stream<4, f32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (!wskernel.stream<4, f32>) -> () {
+    // expected-error @+1 {{'wskernel.filter' op window must not depend on loop indices}}
+    wskernel.filter "in0" first <base = 0, loop = [1]> count <base = 2>
+  }
+  return
+}
+
+// -----
+
+func.func @filter_past_the_block(%x: !wskernel.stream<8, f32>) {
+  wskernel.kernel "k" kind "x" grid [1, 2] sram 64 cycles 1.0 channels {} (%x) : (!wskernel.stream<8, f32>) -> () {
+    // expected-error @+1 {{'wskernel.filter' op window [5, 10) of PE (1, 0) must be non-empty and inside the 8-word message}}
+    wskernel.filter "in0" first <base = 0, px = 5> count <base = 5>
+  }
+  return
+}
+
+// -----
+
+func.func @filter_empty(%x: !wskernel.stream<8, f32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (!wskernel.stream<8, f32>) -> () {
+    // expected-error @+1 {{'wskernel.filter' op window [3, 3) of PE (0, 0) must be non-empty and inside the 8-word message}}
+    wskernel.filter "in0" first <base = 3> count <base = 0>
+  }
+  return
+}
+
+// -----
+
+func.func @filter_unknown_port(%x: !wskernel.stream<8, f32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (!wskernel.stream<8, f32>) -> () {
+    // expected-error @+1 {{'wskernel.filter' op port 'in3' is not an input, output or channel of 'k'}}
+    wskernel.filter "in3" first <base = 0> count <base = 2>
+  }
+  return
+}
+
+// -----
+
+func.func @filter_in_loop(%x: !wskernel.stream<8, f32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (!wskernel.stream<8, f32>) -> () {
+    wskernel.loop 2 {
+      // expected-error @+1 {{'wskernel.filter' op expects parent op 'wskernel.kernel'}}
+      wskernel.filter "in0" first <base = 0> count <base = 2>
+    }
+  }
+  return
+}

@@ -334,3 +334,24 @@ func.func @column_pieces(%x: !wskernel.stream<4, f32>, %w: tensor<4x8xf32>) -> t
   }
   return %b : tensor<2x8xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Router filters
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @filters
+// CHECK: wskernel.filter "in0" first <base = 0, py = 8> count <base = 8> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 1>]}
+// CHECK-NEXT: wskernel.filter "in0" first <base = 16> count <base = 4>{{$}}
+// GENERIC-LABEL: sym_name = "filters"
+// GENERIC: "wskernel.filter"() <{count = #wskernel.aff<base = 8>, first = #wskernel.aff<base = 0, py = 8>, port = "in0", when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 1>]}> : () -> ()
+func.func @filters(%x: !wskernel.stream<20, f32>) {
+  wskernel.kernel "fc" kind "linear" grid [3, 2] sram 1024 cycles 8.0 channels {} (%x)
+      : (!wskernel.stream<20, f32>) -> () {
+    wskernel.filter "in0" first <base = 0, py = 8> count <base = 8> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 1>]}
+    wskernel.filter "in0" first <base = 16> count <base = 4>
+    wskernel.loop 4 {
+      wskernel.recv "in0" to <base = 0> n <base = 8> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 1>]}
+    }
+  }
+  return
+}
