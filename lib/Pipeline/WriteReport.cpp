@@ -170,8 +170,16 @@ void WriteReportPass::runOnOperation() {
   StreamingFigures streaming = streamingFigures(module, cost);
   if (streaming.layers)
     slowest = streaming.cyclesPerToken();
-  json::Object estimate{{"cycles_per_token", slowest},
-                        {"tokens_per_s", cost.tokensPerSecond(slowest)},
+  // A link moves a word per cycle: the most loaded one bounds the pipeline
+  // too (routing lets it exceed the slowest kernel when it must).
+  double linkLoad = 0;
+  if (auto stats = module->getAttrOfType<DictionaryAttr>("wafer.route_stats"))
+    if (auto load = stats.getAs<FloatAttr>("max_link_load"))
+      linkLoad = load.getValueAsDouble() * double(arch->getHopCycles());
+  double cycles = std::max(slowest, linkLoad);
+  json::Object estimate{{"cycles_per_token", cycles},
+                        {"tokens_per_s", cost.tokensPerSecond(cycles)},
+                        {"bound", linkLoad > slowest ? "links" : "kernels"},
                         {"utilization", grid ? double(pesUsed) / double(grid) : 0.0},
                         {"ideal_cycles_per_token", ideal},
                         {"balance", slowest > 0 ? ideal / slowest : 0.0}};

@@ -122,11 +122,23 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         diagnostics.setOrderIDForThread(i);
         wafer::DefectGrid defects = wafer::DefectGrid::forWafer(
             wafer::getDefects(module), arch->getWidth(), arch->getHeight(), order[first + i]);
-        WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, budget);
-        LogicalResult ok = router.run(results[i].stats);
-        if (succeeded(ok)) {
-          results[i].rows = router.table();
-          results[i].groups = router.takeGroups();
+        // When the links cannot carry the streams within the budget (the
+        // slowest kernel's cycles per token), the links bound the throughput
+        // instead: the budget grows until the wafer routes, and the figures
+        // say so. Running out of colors is an error at any budget.
+        LogicalResult ok = failure();
+        for (double b = budget;; b *= 2) {
+          WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, b);
+          router.quietOverBudget = b > 0 && b < 16 * budget;
+          results[i].stats = Stats();
+          ok = router.run(results[i].stats);
+          if (succeeded(ok)) {
+            results[i].stats.budget = b;
+            results[i].rows = router.table();
+            results[i].groups = router.takeGroups();
+          }
+          if (succeeded(ok) || !router.overBudget || !router.quietOverBudget)
+            break;
         }
         diagnostics.eraseOrderIDForThread();
         return ok;
@@ -179,7 +191,8 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         b.getNamedAttr(
             "mean_link_load",
             b.getF64FloatAttr(stats.loadedLinks ? stats.loadSum / stats.loadedLinks : 0.0)),
-        b.getNamedAttr("link_budget", b.getI64IntegerAttr(budget > 0 ? int64_t(budget) : -1)),
+        b.getNamedAttr("link_budget",
+                       b.getI64IntegerAttr(stats.budget > 0 ? int64_t(stats.budget) : -1)),
         b.getNamedAttr("groups", b.getI64IntegerAttr(stats.groups)),
         b.getNamedAttr("entries", b.getI64IntegerAttr(stats.entries)),
         b.getNamedAttr("iterations", b.getI64IntegerAttr(stats.iterations)),

@@ -76,6 +76,7 @@ struct Stats {
   double maxLinkLoad = 0, loadSum = 0;
   int64_t loadedLinks = 0;
   std::set<int> colors;
+  double budget = 0; // the largest link budget a wafer was routed within (0: none)
 
   /// Adds another wafer's figures.
   void merge(const Stats &o) {
@@ -84,6 +85,7 @@ struct Stats {
     maxColorsPerRouter = std::max(maxColorsPerRouter, o.maxColorsPerRouter);
     iterations = std::max(iterations, o.iterations);
     maxLinkLoad = std::max(maxLinkLoad, o.maxLinkLoad);
+    budget = std::max(budget, o.budget);
     loadSum += o.loadSum, loadedLinks += o.loadedLinks;
     colors.insert(o.colors.begin(), o.colors.end());
   }
@@ -123,6 +125,10 @@ public:
         budget(budget) {}
 
   mlir::LogicalResult run(Stats &stats);
+  /// After a failed run: whether links stayed over the budget (rather than
+  /// colors running out), and whether that failure was left unreported.
+  bool overBudget = false;
+  bool quietOverBudget = false;
   /// The table rows [x, y, color, in, mask], sorted by (y, x, color, in).
   std::vector<std::array<int32_t, 5>> table() const;
   const std::vector<Group> &getGroups() const { return groups; }

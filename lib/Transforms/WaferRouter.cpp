@@ -534,6 +534,10 @@ LogicalResult WaferRouter::fail(const std::vector<int32_t> &over,
     y0 = std::min({y0, y, ny}), y1 = std::max({y1, y, ny});
   }
   const Group &g = groups[blame];
+  overBudget = budget > 0 && llvm::all_of(over, [&](int32_t r) { return occ[r] <= K; }) &&
+               !over.empty();
+  if (overBudget && quietOverBudget)
+    return failure();
   auto diag = emitAt(g) << "cannot route " << describe(g) << " on wafer " << wafer << ": ";
   if (!over.empty()) {
     diag << over.size() << (over.size() == 1 ? " link stays" : " links stay") << " over capacity ("
