@@ -107,27 +107,17 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           int64_t base = first - c * slope;
           return byRow ? aff(base, {}, 0, slope) : aff(base, {}, slope, 0);
         };
-        // One piece of the block: the router's filter gives these PEs just
-        // that window, so they receive nothing else of it.
+        // What the core gets of the block: all of it, or, when it needs one
+        // piece, just that window (the router's filter drops the rest).
+        wk::AffAttr cursor = aff(0), end = aff(block.size);
         if (p0.size() == 1 && p0[0].count < block.size) {
-          const Piece &piece = p0[0];
-          const Range &range = ranges[piece.range];
-          {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(topBlock);
-            wk::FilterOp::create(b, loc(), block.port, at(piece.first), aff(piece.count), sel);
-          }
-          wk::AffAttr dst = range.dst;
-          recv(block.port, aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
-               aff(piece.count), "copy", sel, range.keep);
-          for (ArrayAttr other : range.otherwise)
-            recv(block.port, aff(0), aff(piece.count), "discard", sel, other);
-          for (int64_t i = c; i <= c1; ++i)
-            received[i] += piece.count;
-          c = c1 + 1;
-          continue;
+          cursor = at(p0[0].first);
+          end = aff(cursor.getBase() + p0[0].count, {}, cursor.getPx(), cursor.getPy());
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(topBlock);
+          wk::FilterOp::create(b, loc(), block.port, cursor, aff(p0[0].count), sel);
         }
-        wk::AffAttr cursor = aff(0);
+        int64_t gets = end.getBase() - cursor.getBase();
         for (const Piece &piece : p0) {
           wk::AffAttr first = at(piece.first);
           drop(block.port, aff(first.getBase() - cursor.getBase(), {},
@@ -142,9 +132,11 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           cursor = aff(first.getBase() + piece.count, {}, first.getPx(), first.getPy());
         }
         drop(block.port,
-             aff(block.size - cursor.getBase(), {}, -cursor.getPx(), -cursor.getPy()), sel);
+             aff(end.getBase() - cursor.getBase(), {}, end.getPx() - cursor.getPx(),
+                 end.getPy() - cursor.getPy()),
+             sel);
         for (int64_t i = c; i <= c1; ++i)
-          received[i] += block.size;
+          received[i] += gets;
       }
       c = c1 + 1;
     }

@@ -102,16 +102,20 @@ inline CostModel::Output outputOf(const KernelPlan &p) {
 /// (the whole row) in weight streaming, whose feedback is one stream.
 /// With `align` (a reader's unit, say attention's head size), blocks hold
 /// whole units when the columns' share divides the unit.
-inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch) {
+inline int64_t blockColumns(const KernelPlan &p, int64_t w, int64_t n, wafer::ArchAttr arch) {
   if (!p.blocked)
-    return p.w;
-  int64_t g = ceilDiv(p.w, std::max<int64_t>(1, arch.getColors() / 2));
-  int64_t nb = ceilDiv(n, p.w);
+    return w;
+  int64_t g = ceilDiv(w, std::max<int64_t>(1, arch.getColors() / 2));
+  int64_t nb = ceilDiv(n, w);
   if (p.align > 0 && p.align % nb == 0) {
     int64_t unit = p.align / nb; // columns per unit
-    g = std::min(p.w, ceilDiv(g, unit) * unit);
+    g = std::min(w, ceilDiv(g, unit) * unit);
   }
   return g;
+}
+/// The same at the plan's own width.
+inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch) {
+  return blockColumns(p, p.w, n, arch);
 }
 
 /// The kernel attribute that keeps a plan's `align` (absent: 0).

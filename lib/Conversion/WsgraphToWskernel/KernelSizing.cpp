@@ -116,9 +116,7 @@ Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
       int64_t cb = ceilDiv(c, w);
       if (5 * cb + 512 > sramWords && w < most)
         continue;
-      KernelPlan shaped = p;
-      shaped.h = 1, shaped.w = w;
-      double cycles = cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(shaped, c, arch));
+      double cycles = cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(p, w, c, arch));
       if (best == most || cycles < bestCycles)
         best = w, bestCycles = cycles;
     }
@@ -375,15 +373,11 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     return failure();
   CostModel cost{*arch};
   SmallVector<int64_t> blocks;
-  bool sameBlocks = true;
   int64_t bytes = writeKernel(kernel, p, batch, tokens, cost, &blocks);
-  if (!p.hostResult) {
-    sameBlocks = blocks.size() == kernel->getNumResults();
-    for (size_t i = 0; sameBlocks && i < blocks.size(); ++i)
-      sameBlocks = cast<wk::StreamType>(kernel->getResult(i).getType()).getSize() == blocks[i];
-    if (!p.blocked)
-      sameBlocks = true; // one gathered stream
-  }
+  // Blocked results must keep their sizes (one gathered stream always does).
+  auto size = [](Type t) { return cast<wk::StreamType>(t).getSize(); };
+  bool sameBlocks = p.hostResult || !p.blocked ||
+                    llvm::equal(blocks, llvm::map_range(kernel->getResultTypes(), size));
   if (sameBlocks && bytes <= arch->getSramBytes())
     return success();
   // Too big for SRAM after all: the old shape again (the same body).
