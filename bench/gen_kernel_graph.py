@@ -8,7 +8,10 @@ kernels of assorted sizes with skip connections (like residual streams).
 Kernel i reads the stream of kernel i-1, and every --skip-th kernel also the
 stream of kernel i-skip. Kernel areas average fill * width * height / kernels.
 Channels are those of the lowering: "col" when h > 1, "row" when w > 1. Bodies
-are one send: the module is for place and route only. The module has no arch:
+use ports as the lowering's do (every PE receives its inputs, partials run
+down the columns and along the last row, the last PE sends the result), since
+routes follow the bodies; they compute nothing: the module is for place and
+route only. The module has no arch:
 run it with --wsc-set-arch first. Deterministic for a seed."""
 import argparse
 import math
@@ -55,12 +58,23 @@ def main():
             chans.append('col = "col_chain"')
         if w > 1:
             chans.append('row = "row_chain"')
-        body = "" if last else 'wskernel.send "out0" from <base = 0> n <base = 4>'
+        def pes(x0, x1, y0, y1):
+            return f"{{when = [#wskernel.pes<x0 = {x0}, x1 = {x1}, y0 = {y0}, y1 = {y1}>]}}"
+        body = [f'wskernel.recv "in{j}" to <base = 0> n <base = 4>'
+                for j, (_, s) in enumerate(inputs) if s is not None]
+        if h > 1:
+            body.append(f'wskernel.recv "col" to <base = 0> n <base = 4> {{combine = "add", '
+                        f'when = [#wskernel.pes<x0 = 0, x1 = {w - 1}, y0 = 1, y1 = {h - 1}>]}}')
+            body.append(f'wskernel.send "col" from <base = 0> n <base = 4> {pes(0, w - 1, 0, h - 2)}')
+        if w > 1:
+            body.append(f'wskernel.recv "row" to <base = 0> n <base = 4> {pes(1, w - 1, h - 1, h - 1)}')
+            body.append(f'wskernel.send "row" from <base = 0> n <base = 4> {pes(0, w - 2, h - 1, h - 1)}')
+        if not last:
+            body.append(f'wskernel.send "out0" from <base = 0> n <base = 4> {pes(w - 1, w - 1, h - 1, h - 1)}')
         lines.append(f'    %k{i} = wskernel.kernel "k{i}" kind "synthetic" grid [{h}, {w}] sram 64 '
                      f'cycles {cycles}.0 channels {{{", ".join(chans)}}} ({in_names}) : '
                      f'({in_types}) -> {result} {{')
-        if body:
-            lines.append(f"      {body}")
+        lines += [f"      {op}" for op in body]
         lines.append("    }")
         streams.append((f"%k{i}", size))
     lines += ["    return", "  }", "}"]

@@ -360,6 +360,33 @@ SmallVector<PeBox, 1> wsc::wskernel::portPes(KernelOp kernel, StringRef port, bo
   return boxes;
 }
 
+SmallVector<ChannelHop> wsc::wskernel::channelHops(KernelOp kernel, StringRef name) {
+  auto shape = kernel.getChannels().getAs<StringAttr>(name);
+  if (!shape)
+    return {};
+  int64_t dx = 0, dy = 0;
+  if (shape.getValue() == "col_chain")
+    dy = 1;
+  else if (shape.getValue() == "col_chain_north")
+    dy = -1;
+  else if (shape.getValue() == "row_chain_west")
+    dx = -1;
+  else
+    dx = 1;
+  int64_t h = kernel.getHeight(), w = kernel.getWidth();
+  std::vector<bool> from(h * w, false);
+  for (const PeBox &b : portPes(kernel, name, /*sends=*/true))
+    for (int64_t y = std::max<int64_t>(b.y0, -dy); y <= std::min(b.y1, h - 1 - dy); ++y)
+      for (int64_t x = std::max<int64_t>(b.x0, -dx); x <= std::min(b.x1, w - 1 - dx); ++x)
+        from[y * w + x] = true;
+  SmallVector<ChannelHop> hops;
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x)
+      if (from[y * w + x])
+        hops.push_back({x, y, dx, dy});
+  return hops;
+}
+
 /// The kernel named `name` in the block of `kernel`, if any.
 KernelOp wsc::wskernel::feedbackSource(KernelOp kernel, StringRef name) {
   if (Block *block = kernel->getBlock())

@@ -54,6 +54,14 @@ struct PeBox {
 /// of the box around its senders and reaches, at each reader, exactly the
 /// PEs that receive it.
 llvm::SmallVector<PeBox, 1> portPes(KernelOp kernel, llvm::StringRef port, bool sends);
+/// One hop of a channel: from PE (px, py) of the kernel to (px+dx, py+dy).
+struct ChannelHop {
+  int64_t px, py, dx, dy;
+};
+/// The hops of channel `name`: from each PE that sends on it to its
+/// neighbour in the channel's direction inside the kernel, in (py, px)
+/// order. Routes follow the body: no hop where no PE sends.
+llvm::SmallVector<ChannelHop> channelHops(KernelOp kernel, llvm::StringRef name);
 /// The box around `boxes` (not empty).
 PeBox boundingBox(llvm::ArrayRef<PeBox> boxes);
 } // namespace wsc::wskernel

@@ -552,24 +552,16 @@ LogicalResult Checker::run() {
     for (NamedAttribute ch : p.op.getChannels()) {
       StringRef name = ch.getName().getValue();
       flowPorts.insert(name);
-      StringRef shape = cast<StringAttr>(ch.getValue()).getValue();
-      bool north = shape == "col_chain_north", west = shape == "row_chain_west";
-      bool col = north || shape == "col_chain";
-      if ((col && p.h == 1) || (!col && p.w == 1))
+      SmallVector<wskernel::ChannelHop> hops = wskernel::channelHops(p.op, name);
+      if (hops.empty())
         continue;
       auto color = colorOf(pi, name);
       if (!color)
         return p.op.emitOpError("kernel '") << p.op.getName() << "' has channel '" << name
                                             << "' but no color for it in 'wafer.colors'";
-      int64_t hops = col ? p.w * (p.h - 1) : p.w - 1;
-      for (int64_t i = 0; i < hops; ++i) {
-        int64_t px = col ? i / (p.h - 1) : i, py = col ? i % (p.h - 1) : p.h - 1;
-        if (north)
-          ++py; // from rows 1..h-1, one row up
-        if (west)
-          ++px; // from columns 1..w-1, one column west
-        int64_t sx = p.x + px, sy = p.y + py;
-        int64_t dx = col ? sx : west ? sx - 1 : sx + 1, dy = north ? sy - 1 : col ? sy + 1 : sy;
+      for (const wskernel::ChannelHop &hop : hops) {
+        int64_t sx = p.x + hop.px, sy = p.y + hop.py;
+        int64_t dx = sx + hop.dx, dy = sy + hop.dy;
         Origin what{p.op.getName(), name, sx, sy, true};
         auto deliver = [&](int64_t w, int64_t x, int64_t y, int64_t) -> int {
           return w == p.wafer && x == dx && y == dy ? kDelivered : kNotDest;

@@ -69,39 +69,19 @@ LogicalResult WaferRouter::buildGroups() {
       g.isStream = false;
       g.kernel = ki;
       g.channel = ch.getName().str();
-      StringRef shape = cast<StringAttr>(ch.getValue()).getValue();
-      auto hop = [&](int64_t x, int64_t y, int dir) -> LogicalResult {
+      for (const wskernel::ChannelHop &hop : wskernel::channelHops(k.op, g.channel)) {
+        int64_t x = r.x0 + hop.px, y = r.y0 + hop.py;
+        int dir = hop.dx > 0 ? wafer::East : hop.dx < 0 ? wafer::West
+                : hop.dy > 0 ? wafer::South : wafer::North;
         if (defects.linkDead(x, y, dir))
           return k.op.emitOpError("channel '")
                  << g.channel << "' of kernel '" << k.op.getName() << "' needs the dead link "
                  << wafer::portLetter(dir) << " of PE (" << x << ", " << y << ")";
-        int64_t nx = x, ny = y;
-        wafer::stepDir(nx, ny, dir);
         g.entries.push_back({int32_t(node(x, y)), wafer::Ramp, uint8_t(1 << dir)});
-        g.entries.push_back(
-            {int32_t(node(nx, ny)), uint8_t(wafer::oppositeDir(dir)), uint8_t(1 << wafer::Ramp)});
+        g.entries.push_back({int32_t(node(x + hop.dx, y + hop.dy)),
+                             uint8_t(wafer::oppositeDir(dir)), uint8_t(1 << wafer::Ramp)});
         ++g.links;
         g.depth = 1;
-        return success();
-      };
-      if (shape == "col_chain") {
-        for (int64_t x = r.x0; x <= r.x1; ++x)
-          for (int64_t y = r.y0; y < r.y1; ++y)
-            if (failed(hop(x, y, wafer::South)))
-              return failure();
-      } else if (shape == "col_chain_north") {
-        for (int64_t x = r.x0; x <= r.x1; ++x)
-          for (int64_t y = r.y0 + 1; y <= r.y1; ++y)
-            if (failed(hop(x, y, wafer::North)))
-              return failure();
-      } else if (shape == "row_chain_west") {
-        for (int64_t x = r.x0 + 1; x <= r.x1; ++x)
-          if (failed(hop(x, r.y1, wafer::West)))
-            return failure();
-      } else {
-        for (int64_t x = r.x0; x < r.x1; ++x)
-          if (failed(hop(x, r.y1, wafer::East)))
-            return failure();
       }
       groups.push_back(std::move(g));
     }

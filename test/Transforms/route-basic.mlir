@@ -33,9 +33,11 @@
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }

@@ -19,49 +19,61 @@
 module attributes {wafer.arch = #two} {
   func.func @chain(%x: tensor<4xf32>) {
     %k0 = wskernel.kernel "k0" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%x) : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k1 = wskernel.kernel "k1" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k0) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k2 = wskernel.kernel "k2" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k1) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k3 = wskernel.kernel "k3" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k2) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k4 = wskernel.kernel "k4" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k3) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k5 = wskernel.kernel "k5" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k4) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k6 = wskernel.kernel "k6" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k5) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k7 = wskernel.kernel "k7" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k6) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k8 = wskernel.kernel "k8" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k7) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k9 = wskernel.kernel "k9" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k8) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k10 = wskernel.kernel "k10" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k9) : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %k11 = wskernel.kernel "k11" kind "linear" grid [2, 1] sram 64 cycles 10.0 channels {col = "col_chain"} (%k10) : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
     }
     return

@@ -16,6 +16,7 @@ module attributes {wafer.arch = #arch} {
     }
     // expected-error @+1 {{kernel 'sum' needs 3 colors delivered to its PE (2, 2) (streams and channels), but arch 'two colors' has 2}}
     %sum = wskernel.kernel "sum" kind "k" grid [2, 1] sram 64 cycles 100.0 channels {col = "col_chain"} (%a, %b) {wafer.origin = array<i64: 0, 2, 1>} : (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.recv "in1" to <base = 0> n <base = 4>
     }

@@ -12,9 +12,11 @@
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -40,10 +42,12 @@ module attributes {wafer.arch = #mesh8} {
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     // expected-error @+1 {{stream 'out0' of kernel 'b' (color 1) arrives at PE (2, 1) from EAST, but that router has no entry for it: a missing hop}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -68,10 +72,12 @@ module attributes {wafer.arch = #mesh8} {
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     // expected-error @+1 {{stream 'out0' of kernel 'b' (color 1) arrives at PE (1, 1) from EAST, but that router has no entry for it: a missing hop}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -96,9 +102,11 @@ module attributes {wafer.arch = #mesh8} {
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -125,9 +133,11 @@ module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     // expected-error @+1 {{stream 'out0' of kernel 'a' (color 0) reaches PE (2, 0) twice: a routing loop or merging branches}}
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -154,9 +164,11 @@ module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     // expected-error @+1 {{channel 'row' of kernel 'a' from PE (0, 0) (color 0) and stream 'out0' of kernel 'a' both use the link EAST of PE (1, 0) on color 0: collision}}
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -182,10 +194,12 @@ module attributes {wafer.arch = #mesh8} {
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     // expected-error @+1 {{stream 'out0' of kernel 'b' (color 0) and stream 'out0' of kernel 'a' are both delivered to PE (1, 1) on color 0: collision}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -212,9 +226,11 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<pes = den
   func.func @main(%w: tensor<4xf32>) {
     // expected-error @+1 {{stream 'out0' of kernel 'a' (color 0) is forwarded from PE (1, 1) into the dead PE (1, 2)}}
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -241,9 +257,11 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<pes = den
   func.func @main(%w: tensor<4xf32>) {
     // expected-error @+1 {{stream 'out0' of kernel 'a' (color 0) is forwarded over the dead link SOUTH of PE (1, 0)}}
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -269,9 +287,11 @@ module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     // expected-error @+1 {{kernel 'a' port 'out0' has color 24, but arch 'mesh:8x8' has 24 colors}}
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 24 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -297,9 +317,11 @@ module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     // expected-error @+1 {{stream 'out0' of kernel 'a' (color 0) is delivered to PE (1, 0) (kernel 'a'), which is not one of its destinations}}
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -325,9 +347,11 @@ module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     // expected-error @+1 {{stream 'out0' of kernel 'a' (color 0) never reaches PE (1, 1) of kernel 'c'}}
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -352,9 +376,11 @@ module attributes {wafer.arch = #mesh8} {
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -381,9 +407,11 @@ module attributes {wafer.arch = #mesh8} {
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
@@ -409,10 +437,12 @@ module attributes {wafer.arch = #mesh8} {
 module attributes {wafer.arch = #mesh8} {
   func.func @main(%w: tensor<4xf32>) {
     %a = wskernel.kernel "a" kind "src" grid [1, 2] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {out0 = 0 : i64, row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
     // expected-error @+1 {{channel 'col' of kernel 'b' from PE (3, 0) (color 1) has no router entry at its sending PE (3, 0) for input RAMP}}
     %b = wskernel.kernel "b" kind "mid" grid [2, 2] sram 64 cycles 10.0 channels {col = "col_chain"} (%a) {wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}, wafer.origin = array<i64: 0, 2, 0>} : (!wskernel.stream<4, f32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "col" from <base = 0> n <base = 1>
       wskernel.recv "in0" to <base = 0> n <base = 4>
       wskernel.send "out0" from <base = 0> n <base = 4>
     }
