@@ -25,15 +25,17 @@ double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_
          matvec(1, cb) + transcendental(1) + 3 * vector(cb) + output(out, c, cb, w, 1, group);
 }
 
-double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out,
-                            int64_t in, int64_t group) const {
-  // A row scores its block of keys, takes a partial softmax, weighs its
-  // values, then merges the partial from above and passes it on.
-  int64_t tb = ceilDiv(t, rows);
-  double merge = rows > 1 ? relay(d + 2) + 2 * transcendental(1) + 3 * vector(d + 1) : 0.0;
-  return words(in) + matvec(tb, d) + 4 * vector(tb) + transcendental(tb) +
-         matvec(tb, d) + merge + transcendental(1) + vector(1) + vector(d) +
-         output(out, d * heads, d, heads, rows, group);
+double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows,
+                            Output out, int64_t in, int64_t group) const {
+  // A row scores its block of keys on its share of the head's dimensions,
+  // all-reduces the scores over the head's columns, takes a partial
+  // softmax, weighs its values, then merges the partial from above and
+  // passes it on.
+  int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts);
+  double merge = rows > 1 ? relay(ds + 2) + 2 * transcendental(1) + 3 * vector(ds + 1) : 0.0;
+  return words(in) + matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) +
+         transcendental(tb) + matvec(tb, ds) + merge + transcendental(1) + vector(1) +
+         vector(ds) + output(out, d * heads, ds, heads * parts, rows, group);
 }
 
 double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,

@@ -40,27 +40,18 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     return failure();
   }
   pm.addPass(createWscSetArch({o.arch}));
-  // Later stages are found by name so that each stays in its own library.
-  std::string rest = "wsgraph-fuse,wsc-lower-to-kernels{wafers=" + o.wafers +
-                     " defect-rate=" + std::to_string(o.defectRate) + " precision=" + o.precision +
-                     (o.mode == "weight-streaming"
-                          // One block's few kernels need little routing room.
-                          ? " weight-streaming=true utilization=0.7"
-                          : "") +
-                     "}";
-  if (!o.defects.empty() || o.defectRate > 0)
-    rest += ",wsc-defects{file=" + o.defects + " rate=" + std::to_string(o.defectRate) +
-            " seed=" + std::to_string(o.seed) + "}";
-  if (PassInfo::lookup("wsc-place"))
-    rest += ",wsc-place{seed=" + std::to_string(o.seed) + "}";
-  if (PassInfo::lookup("wsc-route"))
-    rest += ",wsc-route";
-  if (PassInfo::lookup("wsc-verify-routes"))
-    rest += ",wsc-verify-routes";
-  if (failed(parsePassPipeline(rest, pm, llvm::errs()))) {
-    error = "cannot build the pass pipeline '" + rest + "'";
+  if (failed(parsePassPipeline("wsgraph-fuse", pm, llvm::errs()))) {
+    error = "cannot build the pass pipeline 'wsgraph-fuse'";
     return failure();
   }
+  WscLowerPlaceRouteOptions stages;
+  stages.wafers = o.wafers, stages.precision = o.precision, stages.defects = o.defects;
+  stages.defectRate = o.defectRate, stages.seed = o.seed;
+  if (o.mode == "weight-streaming") {
+    stages.weightStreaming = true;
+    stages.utilization = 0.7; // one block's few kernels need little routing room
+  }
+  pm.addPass(createWscLowerPlaceRoute(stages));
   if (!o.report.empty())
     pm.addPass(createWscWriteReport({o.report, o.mode, o.precision}));
   return success();

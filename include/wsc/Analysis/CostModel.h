@@ -40,11 +40,11 @@ struct CostModel {
     return w > 1 ? words(n - blockWords) + vector(blockWords) + words(n) : words(n);
   }
 
-  /// Cycles a PE of a w-PE row spends per token on an all-reduce of one
-  /// word: a sum chain east, the total back west. It waits for the round
+  /// Cycles a PE of a w-PE row spends per token on an all-reduce of n
+  /// words: a sum chain east, the total back west. It waits for the round
   /// trip, so here the chain's length is time per token.
-  double rowAllReduce(int64_t w) const {
-    return w > 1 ? 4 * words(1) + double(2 * (w - 1) * arch.getHopCycles()) : 0.0;
+  double rowAllReduce(int64_t w, int64_t n = 1) const {
+    return w > 1 ? 4 * words(n) + double(2 * (w - 1) * arch.getHopCycles()) : 0.0;
   }
 
   /// How a kernel's last row hands its n-word result on: as blocks of
@@ -65,10 +65,12 @@ struct CostModel {
                 int64_t group = 1) const;
   /// Layer norm of C on 1 x w PEs (two row all-reduces: mean, variance).
   double layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1) const;
-  /// Causal attention over `t` tokens: h heads of size d, each over `rows`
-  /// PEs holding blocks of keys, partial softmaxes merged down the column.
-  double attention(int64_t t, int64_t d, int64_t heads, int64_t rows, Output out, int64_t in,
-                   int64_t group = 1) const;
+  /// Causal attention over `t` tokens: `heads` heads of size d, each on
+  /// `parts` columns (d / parts of each head's q, k, v per column; the
+  /// scores all-reduced along them) and `rows` rows holding blocks of keys,
+  /// partial softmaxes merged down the columns.
+  double attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows, Output out,
+                   int64_t in, int64_t group = 1) const;
   /// Embedding lookup of a V x C table on h x w PEs, and of the positions
   /// (a second lookup and an add) when `positions`.
   double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out, int64_t in,

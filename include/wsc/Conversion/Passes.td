@@ -35,7 +35,9 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     Option<"precision", "precision", "std::string", "\"fp32\"",
            "fp32 | fp16 | bf16: how weight matrices and embedding tables are held in SRAM (arithmetic stays fp32)">,
     Option<"weightStreaming", "weight-streaming", "bool", "false",
-           "Keep one block's kernels on the wafer and stream every layer's weights from external memory">
+           "Keep one block's kernels on the wafer and stream every layer's weights from external memory">,
+    Option<"maxBlocks", "max-blocks", "int64_t", "0",
+           "Most result blocks (streams) per kernel; 0: half the arch's colors">
   ];
   let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
 }

@@ -14,6 +14,32 @@ def WscSetArch : Pass<"wsc-set-arch", "mlir::ModuleOp"> {
   let dependentDialects = ["wsc::wafer::WaferDialect"];
 }
 
+def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
+  let summary = "Lower to kernels, place, route and check routes; fewer result blocks when routing fails";
+  let description = [{
+    Runs wsc-lower-to-kernels, wsc-defects (with `defects` or `defect-rate`),
+    wsc-place, wsc-route and wsc-verify-routes. Kernels hand their results
+    on as up to `max-blocks` streams each: more blocks make kernels faster,
+    but the streams converging on their readers need colors. When any of
+    these passes fails and a kernel has more blocks than the next entry of
+    `max-blocks`, the module is restored and lowered again with that many;
+    the errors of the last attempt are the ones reported. The count that
+    routed is kept on the function as `wskernel.max_blocks`.
+  }];
+  let options = [
+    ListOption<"maxBlocks", "max-blocks", "int64_t",
+               "Result blocks per kernel to try, in order (0: half the arch's colors)">,
+    Option<"wafers", "wafers", "std::string", "\"auto\"", "auto | N (wsc-lower-to-kernels)">,
+    Option<"precision", "precision", "std::string", "\"fp32\"", "fp32 | fp16 | bf16 (wsc-lower-to-kernels)">,
+    Option<"weightStreaming", "weight-streaming", "bool", "false", "wsc-lower-to-kernels' option">,
+    Option<"utilization", "utilization", "double", "0.5", "wsc-lower-to-kernels' option">,
+    Option<"defects", "defects", "std::string", "\"\"", "Defect map file (wsc-defects)">,
+    Option<"defectRate", "defect-rate", "double", "0.0", "Random defect map (wsc-defects, and the lowering's sizes)">,
+    Option<"seed", "seed", "int64_t", "1", "Seed of placement and of the random defect map">
+  ];
+  let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
+}
+
 def WscWriteReport : Pass<"wsc-write-report", "mlir::ModuleOp"> {
   let summary = "Write the compile report (CLI.md's fields) as JSON";
   let description = [{

@@ -310,18 +310,22 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g)};
   }
   if (p.kind == "attention") {
-    // Column px is head px; row py holds the keys and values of tokens
-    // [py*tb, py*tb + tb). Each row computes a partial softmax over its block
-    // (max m, sum s, weighted values o); partials merge down the column and
-    // the last row divides o by s. Guards pick the rows by the token index t
-    // (loop index 0): "own" holds t, "past" lies wholly before t, "future"
-    // lies wholly after it.
-    int64_t c3 = k.words(0), c = c3 / 3, heads = w, d = c / heads, rows = h;
+    // Head hd runs on columns [hd*parts, hd*parts + parts): column px takes
+    // dimensions [px*ds, px*ds + ds) of q, k and v (ds = d / parts, so the
+    // offsets are affine in px). Row py holds the keys and values of tokens
+    // [py*tb, py*tb + tb). Each row scores its block on its dimensions,
+    // all-reduces the scores over the head's columns, takes a partial
+    // softmax (max m, sum s, weighted values o); partials merge down each
+    // column and the last row divides o by s. Guards pick the rows by the
+    // token index t (loop index 0): "own" holds t, "past" lies wholly
+    // before t, "future" lies wholly after it.
+    int64_t c3 = k.words(0), c = c3 / 3, heads = p.heads, d = c / heads, rows = h;
+    int64_t parts = w / heads, ds = d / parts;
     int64_t tb = ceilDiv(tokens, rows);
-    int64_t q = sram.words(d), keys = sram.words(tb * d), vals = sram.words(tb * d);
-    int64_t scores = sram.words(tb), acc = sram.words(d + 2), up = sram.words(d + 2);
-    int64_t tmp = sram.words(2), gather = std::min(g, w) > 1 ? sram.words(d) : 0;
-    int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[d]]
+    int64_t q = sram.words(ds), keys = sram.words(tb * ds), vals = sram.words(tb * ds);
+    int64_t scores = sram.words(tb), acc = sram.words(ds + 2), up = sram.words(ds + 2);
+    int64_t tmp = sram.words(2), gather = std::min(g, w) > 1 ? sram.words(ds) : 0;
+    int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[ds]]
     k.tokenLoops();
     // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
     wk::AffAttr notBefore = k.aff(0, {1, 0}, 0, -tb);       // r >= 0
@@ -331,8 +335,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     ArrayAttr own = k.guards({notBefore, notAfter});
     ArrayAttr seen = k.guards({notBefore});                  // own or past
     ArrayAttr future = k.guards({beforeRow});
-    wk::AffAttr slot = k.aff(0, {4 * d, 0}, 0, -4 * tb * d); // r * d words, in bytes
-    // [q | k | v]: column px takes q, k and v of head px; the row that
+    wk::AffAttr slot = k.aff(0, {4 * ds, 0}, 0, -4 * tb * ds); // r * ds words, in bytes
+    // [q | k | v]: column px takes its share of q, k and v; the row that
     // holds the token keeps its key and value in the token's slot, the
     // others drop them.
     SmallVector<ArrayAttr, 2> notOwn = {future, k.guards({afterRow})};
@@ -343,9 +347,25 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                               {{0, c, k.aff(q)},
                                {c, 2 * c, cacheSlot(keys), own, notOwn},
                                {2 * c, 3 * c, cacheSlot(vals), own, notOwn}},
-                              d, heads, /*byRow=*/false);
-    // Partial softmax over the block; slots after t score -inf.
-    k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(d), false, nullptr, seen);
+                              ds, w, /*byRow=*/false);
+    // Partial scores over the block; summed over the head's columns (a sum
+    // chain east, the total back west, inside each head); slots after t
+    // score -inf.
+    k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(ds), false, nullptr, seen);
+    if (parts > 1) {
+      auto columns = [&](int64_t from, int64_t to) { // of every head, all rows
+        SmallVector<Attribute> r;
+        for (int64_t hd = 0; hd < heads; ++hd)
+          r.push_back(wk::PeRangeAttr::get(k.builder().getContext(), hd * parts + from,
+                                           hd * parts + to, 0, h - 1));
+        return k.builder().getArrayAttr(r);
+      };
+      ArrayAttr notFirst = columns(1, parts - 1), notLast = columns(0, parts - 2);
+      k.recv("row", k.aff(scores), k.aff(tb), "add", notFirst, seen);
+      k.send("row", k.aff(scores), k.aff(tb), notLast, seen);
+      k.recv("back", k.aff(scores), k.aff(tb), "copy", notLast, seen);
+      k.send("back", k.aff(scores), k.aff(tb), notFirst, seen);
+    }
     k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0),
           -std::numeric_limits<float>::infinity(), k.aff(tb - 1, {-1, 0}, 0, tb), nullptr, own);
     k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(tb), nullptr, seen);
@@ -353,35 +373,35 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(m), k.aff(tb), nullptr, seen);
     k.unary("exp", k.aff(scores), k.aff(scores), k.aff(tb), nullptr, seen);
     k.reduce("sum", k.aff(sum), k.aff(scores), k.aff(tb), nullptr, seen);
-    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(d), true, nullptr, seen);
+    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, seen);
     // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
     k.imm("fill", k.aff(m), k.aff(0), -std::numeric_limits<float>::infinity(), k.aff(1), nullptr,
           future);
-    k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(d + 1), nullptr, future);
+    k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
     if (rows > 1) {
       // Merge (m', s', o') from the row above: M = max(m, m');
       // s = s e^(m-M) + s' e^(m'-M); o = o e^(m-M) + o' e^(m'-M). Row 0
       // always holds token 0, so M is finite from there on.
       ArrayAttr below = k.pes(0, w - 1, 1, h - 1);
       int64_t mm = tmp, scale = tmp + 4;
-      k.recv("col", k.aff(up), k.aff(d + 2), "copy", below);
+      k.recv("col", k.aff(up), k.aff(ds + 2), "copy", below);
       k.vector("max", k.aff(mm), k.aff(m), k.aff(up), k.aff(1), below);
       k.vector("sub", k.aff(scale), k.aff(m), k.aff(mm), k.aff(1), below);
       k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
-      k.scalar("mul", k.aff(sum), k.aff(sum), k.aff(scale), k.aff(d + 1), below);
+      k.scalar("mul", k.aff(sum), k.aff(sum), k.aff(scale), k.aff(ds + 1), below);
       k.vector("sub", k.aff(scale), k.aff(up), k.aff(mm), k.aff(1), below);
       k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
-      k.scalar("mul", k.aff(up + 4), k.aff(up + 4), k.aff(scale), k.aff(d + 1), below);
-      k.vector("add", k.aff(sum), k.aff(sum), k.aff(up + 4), k.aff(d + 1), below);
+      k.scalar("mul", k.aff(up + 4), k.aff(up + 4), k.aff(scale), k.aff(ds + 1), below);
+      k.vector("add", k.aff(sum), k.aff(sum), k.aff(up + 4), k.aff(ds + 1), below);
       k.unary("copy", k.aff(m), k.aff(mm), k.aff(1), below);
-      k.send("col", k.aff(acc), k.aff(d + 2), k.pes(0, w - 1, 0, h - 2));
+      k.send("col", k.aff(acc), k.aff(ds + 2), k.pes(0, w - 1, 0, h - 2));
     }
-    // o / s as o * rsqrt(s)^2: one transcendental instead of d divisions.
+    // o / s as o * rsqrt(s)^2: one transcendental instead of ds divisions.
     k.unary("rsqrt", k.aff(tmp), k.aff(sum), k.aff(1), k.lastRow());
     k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
-    k.scalar("mul", k.aff(o), k.aff(o), k.aff(tmp), k.aff(d), k.lastRow());
-    k.reduceGatherSend(o, d, c, gather, [] {}, /*reduceColumns=*/false);
-    return {sram.next, cost.attention(tokens, d, heads, rows, out, in, g)};
+    k.scalar("mul", k.aff(o), k.aff(o), k.aff(tmp), k.aff(ds), k.lastRow());
+    k.reduceGatherSend(o, ds, c, gather, [] {}, /*reduceColumns=*/false);
+    return {sram.next, cost.attention(tokens, d, heads, parts, rows, out, in, g)};
   }
   if (p.kind == "add") {
     int64_t c = k.words(0);

@@ -52,9 +52,11 @@ struct KernelPlan {
   double work = 1;            // multiply-accumulates (or elements) per token
   float epsilon = 1e-5f;      // layer_norm
   float scale = 1.0f;         // attention
+  int64_t heads = 0;          // attention: its heads, each on w / heads columns
   bool hostResult = false;    // the result goes to the host, not to a stream
   std::string storage = "f32"; // how weight matrices and tables are held (precision=)
   bool blocked = true;        // its result is one block per column (not in weight streaming)
+  int64_t maxBlocks = 0;      // result blocks at most (0: half the arch's colors)
   int64_t align = 0;          // result blocks start at multiples of this many words (0: any)
   int64_t stage = 0;          // the wafer it runs on
   int64_t layer = -1;         // its transformer block, -1 outside the blocks
@@ -95,17 +97,19 @@ inline CostModel::Output outputOf(const KernelPlan &p) {
   return p.hostResult ? CostModel::Output::Host : CostModel::Output::Blocks;
 }
 
-/// Columns per result block of a kernel w PEs wide. At most half the colors
-/// in blocks: the streams leaving one kernel converge on the same readers,
-/// and the routers there need colors for the rest too (on wse3, 24 colors,
-/// GPT-2-small fails to route with 28 blocks, GPT-3 13B with 16). One block
-/// (the whole row) in weight streaming, whose feedback is one stream.
-/// With `align` (a reader's unit, say attention's head size), blocks hold
-/// whole units when the columns' share divides the unit.
+/// Columns per result block of a kernel w PEs wide: at most `maxBlocks`
+/// blocks, by default half the colors (the streams leaving one kernel
+/// converge on the same readers, whose routers need colors for the rest
+/// too; the pipeline asks for more and lowers again with fewer when the
+/// routers run out, see docs/cost-model.md). One block (the whole row) in
+/// weight streaming, whose feedback is one stream. With `align` (a
+/// reader's unit, say attention's head size), blocks hold whole units when
+/// the columns' share divides the unit.
 inline int64_t blockColumns(const KernelPlan &p, int64_t w, int64_t n, wafer::ArchAttr arch) {
   if (!p.blocked)
     return w;
-  int64_t g = ceilDiv(w, std::max<int64_t>(1, arch.getColors() / 2));
+  int64_t cap = p.maxBlocks > 0 ? std::min(p.maxBlocks, arch.getColors()) : arch.getColors() / 2;
+  int64_t g = ceilDiv(w, std::max<int64_t>(1, cap));
   int64_t nb = ceilDiv(n, w);
   if (p.align > 0 && p.align % nb == 0) {
     int64_t unit = p.align / nb; // columns per unit
@@ -118,6 +122,8 @@ inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch
   return blockColumns(p, p.w, n, arch);
 }
 
+/// The function attribute that keeps the lowering's max-blocks (absent: 0).
+inline constexpr llvm::StringLiteral kMaxBlocksAttr = "wskernel.max_blocks";
 /// The kernel attribute that keeps a plan's `align` (absent: 0).
 inline constexpr llvm::StringLiteral kBlockAlignAttr = "wskernel.block_align";
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).

@@ -61,12 +61,15 @@ int64_t maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
 DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group) {
   SmallVector<NamedAttribute> c;
   bool layerNorm = p.kind == "layer_norm";
+  // Attention with several columns per head all-reduces its scores there.
+  bool splitHeads = p.kind == "attention" && p.heads > 0 && p.w > p.heads;
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
-  // Gathers and layer norm's all-reduce run along the last row.
-  if (p.w > 1 && (layerNorm || (!p.hostResult && p.kind != "add" && group > 1)))
+  // Gathers and the all-reduces run along rows.
+  if (p.w > 1 &&
+      (layerNorm || splitHeads || (!p.hostResult && p.kind != "add" && group > 1)))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
-  if (p.w > 1 && layerNorm)
+  if (p.w > 1 && (layerNorm || splitHeads))
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
   if (p.h > 1 && p.hostResult)
     c.push_back(b.getNamedAttr("up", b.getStringAttr("col_chain_north")));
@@ -76,6 +79,7 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group) {
 // The kernel parameters that its operand types do not carry.
 constexpr StringLiteral kEpsilonAttr = "wskernel.epsilon";
 constexpr StringLiteral kScaleAttr = "wskernel.scale";
+constexpr StringLiteral kHeadsAttr = "wskernel.heads";
 
 } // namespace
 
@@ -154,20 +158,34 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
 Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
                                     wafer::ArchAttr arch) {
   int64_t sramWords = arch.getSramBytes() / 4;
-  // Key blocks per head: enough rows for the caches to fit, more when the
-  // PE budget allows (each row scans fewer keys per token).
+  CostModel cost{arch};
+  // Within the PE budget, the fewest cycles per token over rows (key
+  // blocks per head: each row scans fewer keys per token) and columns per
+  // head (each takes a share of d that divides it; its scores are
+  // all-reduced over the head's columns); fewer PEs on a tie. The caches
+  // and about 80 instructions (16 bytes each) must fit a PE.
   return [=](KernelPlan &p) {
-    int64_t budgetRows = std::min(std::max<int64_t>(1, p.h * p.w / heads), maxRows(p, arch));
-    for (int64_t rows = 1; rows <= tokens; ++rows) {
-      int64_t tb = ceilDiv(tokens, rows);
-      // Data words plus about 60 instructions of code (16 bytes each).
-      int64_t words = 2 * tb * d + tb + 3 * d + 8 + 60 * 4;
-      if (words <= sramWords && rows >= std::min(budgetRows, tokens)) {
-        p.h = ceilDiv(tokens, tb), p.w = heads;
-        return;
+    int64_t budget = std::max<int64_t>(heads, p.h * p.w);
+    int64_t bestH = tokens, bestW = heads;
+    double best = std::numeric_limits<double>::infinity();
+    for (int64_t parts = 1; parts <= d && heads * parts <= maxCols(p, arch); ++parts) {
+      if (d % parts)
+        continue;
+      int64_t ds = d / parts, w = heads * parts;
+      for (int64_t tb = 1; tb <= tokens; ++tb) {
+        int64_t rows = ceilDiv(tokens, tb);
+        if (tb > 1 && ceilDiv(tokens, tb - 1) == rows)
+          continue; // the same rows as tb - 1, more keys each
+        if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 > sramWords)
+          continue;
+        double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
+                                       3 * ds, blockColumns(p, w, d * heads, arch));
+        bool within = rows * w <= budget;
+        if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
+          best = cycles, bestH = rows, bestW = w;
       }
     }
-    p.h = tokens, p.w = heads;
+    p.h = bestH, p.w = bestW;
   };
 }
 
@@ -255,8 +273,10 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
   if (p.kind == "layer_norm")
     kernel->setAttr(kEpsilonAttr, b.getF32FloatAttr(p.epsilon));
-  if (p.kind == "attention")
+  if (p.kind == "attention") {
     kernel->setAttr(kScaleAttr, b.getF32FloatAttr(p.scale));
+    kernel->setAttr(kHeadsAttr, b.getI64IntegerAttr(p.heads));
+  }
   if (p.weightRowBase)
     kernel->setAttr(kWeightRowBaseAttr, b.getI64IntegerAttr(p.weightRowBase));
   if (p.colHi)
@@ -285,6 +305,8 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   // Weight streaming gathers results into one stream; otherwise they are
   // blocks, and the new shape must keep them (their readers rely on them).
   p.blocked = !func->hasAttr(wk::kStreamedLayersAttr);
+  if (auto cap = func->getAttrOfType<IntegerAttr>(kMaxBlocksAttr))
+    p.maxBlocks = cap.getInt();
   // How its tiles are held, and (weight streaming) its layers: the operands
   // of layers 1 and on follow layer 0's, and its feedback ports stay.
   // (Matrices and tables carry it; bias and scale tiles are always f32.)
@@ -357,10 +379,12 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     p.size = layerNormSizer(streamSize(0), *arch);
   } else if (p.kind == "attention") {
     auto scale = kernel->getAttrOfType<FloatAttr>(kScaleAttr);
-    int64_t heads = kernel.getWidth(), c3 = streamSize(0);
-    if (!scale || !c3 || c3 % (3 * heads))
+    auto headsAttr = kernel->getAttrOfType<IntegerAttr>(kHeadsAttr);
+    int64_t heads = headsAttr ? headsAttr.getInt() : 0, c3 = streamSize(0);
+    if (!scale || heads <= 0 || !c3 || c3 % (3 * heads))
       return failure();
     p.scale = scale.getValueAsDouble();
+    p.heads = heads;
     p.size = attentionSizer(tokens, heads, c3 / 3 / heads, *arch);
   } else {
     return failure();

@@ -573,9 +573,11 @@ void LowerToKernelsPass::runOnOperation() {
         if (auto from = produced.find(qkv); from != produced.end())
           plans[from->second].align = d;
         plan.work = double(tokens) * d * heads;
+        plan.heads = heads;
         plan.size = attentionSizer(tokens, heads, d, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.attention(tokens, d, heads, p.h, outputOf(p), 3 * d,
+          int64_t parts = p.w / heads;
+          return cost.attention(tokens, d, heads, parts, p.h, outputOf(p), 3 * (d / parts),
                                 blockColumns(p, d * heads, arch));
         };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
@@ -602,6 +604,7 @@ void LowerToKernelsPass::runOnOperation() {
           plans.size() >= 2 && plans.back().kind == "linear_gelu")
         ++layer;
       plan.storage = st;
+      plan.maxBlocks = maxBlocks;
       Value result = plan.anchor->getResult(0);
       produced[result] = plans.size();
       plans.push_back(std::move(plan));
@@ -671,8 +674,28 @@ void LowerToKernelsPass::runOnOperation() {
         p.size(p);
       }
     }
+    // Attention's producer cuts blocks of what one attention column takes
+    // of a head, now that the columns per head are chosen.
+    for (const KernelPlan &attention : plans) {
+      if (attention.kind != "attention" || attention.heads <= 0)
+        continue;
+      // (Plans were split around defects since `produced` was filled.)
+      auto from = llvm::find_if(
+          plans, [&](const KernelPlan &q) { return q.streamed() == attention.inputs[0]; });
+      if (from == plans.end())
+        continue;
+      KernelPlan &q = *from;
+      int64_t d = cast<ShapedType>(attention.inputs[0].getType()).getDimSize(2) / 3 /
+                  attention.heads;
+      q.align = d / (attention.w / attention.heads);
+      int64_t budget = q.h * q.w;
+      q.h = 1, q.w = budget;
+      q.size(q);
+    }
     // Tokens per run, for throughput figures downstream.
     func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
+    if (maxBlocks > 0) // resizing must cut the same blocks
+      func->setAttr(kMaxBlocksAttr, OpBuilder(func).getI64IntegerAttr(maxBlocks));
     if (layers)
       func->setAttr(wk::kStreamedLayersAttr, OpBuilder(func).getI64IntegerAttr(layers));
     if (failed(buildKernels(func, plans, batch, tokens, cost)))

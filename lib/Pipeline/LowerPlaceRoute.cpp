@@ -1,0 +1,107 @@
+//===- LowerPlaceRoute.cpp - lower, place and route, with fewer blocks on failure ===//
+//
+// How many streams a kernel's result may leave on is a trade: each block
+// cuts the time its gather takes, but the blocks converge on the readers,
+// whose routers have few colors, and whether they fit shows only once
+// kernels are placed and routed (not monotonically: on wse3, GPT-3 13B
+// routes with 20 blocks and not with 16). So the pipeline tries, and lowers
+// again with fewer blocks when any stage fails.
+//
+//===----------------------------------------------------------------------===//
+#include "wsc/Pipeline/Pipeline.h"
+
+#include "wskernel/WskernelDialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassRegistry.h"
+
+namespace wsc {
+#define GEN_PASS_DEF_WSCLOWERPLACEROUTE
+#include "wsc/Pipeline/Passes.h.inc"
+} // namespace wsc
+
+using namespace mlir;
+
+namespace {
+struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePass> {
+  using WscLowerPlaceRouteBase::WscLowerPlaceRouteBase;
+
+  // The passes after fusion, with `blocks` result blocks per kernel.
+  std::string stages(int64_t blocks) const {
+    std::string text = "wsc-lower-to-kernels{wafers=" + wafers + " precision=" + precision +
+                       " defect-rate=" + std::to_string(defectRate) +
+                       " utilization=" + std::to_string(utilization) +
+                       " max-blocks=" + std::to_string(blocks) +
+                       (weightStreaming ? " weight-streaming=true" : "") + "}";
+    if (!defects.empty() || defectRate > 0)
+      text += ",wsc-defects{file=" + defects + " rate=" + std::to_string(defectRate) +
+              " seed=" + std::to_string(seed) + "}";
+    // Found by name so that each stage stays in its own library.
+    if (PassInfo::lookup("wsc-place"))
+      text += ",wsc-place{seed=" + std::to_string(seed) + "}";
+    if (PassInfo::lookup("wsc-route"))
+      text += ",wsc-route";
+    if (PassInfo::lookup("wsc-verify-routes"))
+      text += ",wsc-verify-routes";
+    return text;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto arch = wsc::wafer::getArch(module);
+    if (failed(arch))
+      return signalPassFailure();
+    // By default five sixths of the colors, then half, then a quarter.
+    int64_t colors = arch->getColors();
+    SmallVector<int64_t> tries(maxBlocks.begin(), maxBlocks.end());
+    if (tries.empty())
+      tries = {std::max<int64_t>(1, colors * 5 / 6), std::max<int64_t>(1, colors / 2),
+               std::max<int64_t>(1, colors / 4)};
+    if (weightStreaming) // one stream per result anyway
+      tries.resize(1);
+    for (int64_t &n : tries)
+      n = n > 0 ? n : std::max<int64_t>(1, colors / 2);
+    for (size_t i = 0; i < tries.size(); ++i) {
+      OpPassManager pm(ModuleOp::getOperationName());
+      if (failed(parsePassPipeline(stages(tries[i]), pm, llvm::errs()))) {
+        module.emitError() << "cannot build the pass pipeline '" << stages(tries[i]) << "'";
+        return signalPassFailure();
+      }
+      bool last = i + 1 == tries.size();
+      if (last) {
+        if (failed(runPipeline(pm, module)))
+          signalPassFailure();
+        return;
+      }
+      // Errors of an attempt that may be retried are held back.
+      OwningOpRef<ModuleOp> backup = module.clone();
+      SmallVector<Diagnostic> errors;
+      LogicalResult result = success();
+      {
+        ScopedDiagnosticHandler hold(&getContext(), [&](Diagnostic &d) {
+          if (d.getSeverity() != DiagnosticSeverity::Error)
+            return failure(); // not handled here: passes on
+          errors.push_back(std::move(d));
+          return success();
+        });
+        result = runPipeline(pm, module);
+      }
+      if (succeeded(result))
+        return;
+      // Retry only when the next count changes some kernel's blocks.
+      int64_t most = 0;
+      module.walk([&](wsc::wskernel::KernelOp k) {
+        most = std::max<int64_t>(most, k->getNumResults());
+      });
+      if (most <= tries[i + 1]) {
+        for (Diagnostic &d : errors)
+          getContext().getDiagEngine().emit(std::move(d));
+        return signalPassFailure();
+      }
+      module.getBodyRegion().getBlocks().clear();
+      module.getBodyRegion().takeBody(backup->getBodyRegion());
+      module->setAttrs((*backup)->getAttrDictionary());
+    }
+  }
+};
+} // namespace
