@@ -1,5 +1,6 @@
 #!/bin/bash
-# Benchmark (issue: kernels): GPT-2-small lowered to kernels on wse3.
+# Benchmark (issue: kernels): GPT-2-small lowered to kernels on wse3, placed and
+# routed (the result blocks per kernel are those that route).
 # Prints kernels, PEs used, the slowest kernel's cycles per token, the ideal
 # (all multiply-accumulates over all PEs) and the balance ratio ideal/slowest.
 # Uses the exported GPT-2-small of bench/import_gpt2_small.sh when present,
@@ -20,8 +21,7 @@ else
   $bin/wsc-translate --gpt-config=gpt3-125m --seq="$seq" -o "$out/model.mlir"
 fi
 /usr/bin/time -f "%e %M" -o "$out/time.txt" \
-  $bin/wsc-opt "$out/model.mlir" --wsgraph-fuse --wsc-set-arch="arch=wse3" --wsc-lower-to-kernels \
-  --wsc-write-report="file=$out/report.json" -o "$out/kernels.mlir"
+  $bin/wsc-opt "$out/model.mlir" --wsc-pipeline="arch=wse3 report=$out/report.json" -o "$out/kernels.mlir"
 read -r wall rss < "$out/time.txt"
 /usr/bin/python3 - "$out/report.json" "$wall" "$rss" <<'PY'
 import json, sys
@@ -36,5 +36,6 @@ print(f"slowest kernel:          {slow['name']} ({slow['kind']}, {slow['h']}x{sl
 print(f"ideal (MACs / all PEs):  {e['ideal_cycles_per_token']:.1f} cycles/token")
 print(f"balance ratio:           {e['balance']:.4f}  (goal >= 0.85)")
 print(f"estimated throughput:    {e['tokens_per_s']:.0f} tokens/s")
-print(f"lowering wall, peak RSS: {float(sys.argv[2]):.2f} s, {int(sys.argv[3]) / 1024:.0f} MiB")
+print(f"result blocks at most:   {r.get('max_blocks', '?')}")
+print(f"compile wall, peak RSS:  {float(sys.argv[2]):.2f} s, {int(sys.argv[3]) / 1024:.0f} MiB")
 PY

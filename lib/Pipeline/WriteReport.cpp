@@ -189,6 +189,11 @@ void WriteReportPass::runOnOperation() {
                       {"wafers", std::move(waferList)},
                       {"inter_wafer_bytes_per_token", interWaferBytes},
                       {"estimate", std::move(estimate)}};
+  // The result blocks per kernel that routed (wsc-lower-place-route).
+  module.walk([&](mlir::func::FuncOp func) {
+    if (auto cap = func->getAttrOfType<IntegerAttr>("wskernel.max_blocks"))
+      report["max_blocks"] = cap.getInt();
+  });
   if (streaming.layers)
     report["weight_streaming"] = json::Object{
         {"layers", streaming.layers},

@@ -687,10 +687,13 @@ void LowerToKernelsPass::runOnOperation() {
       KernelPlan &q = *from;
       int64_t d = cast<ShapedType>(attention.inputs[0].getType()).getDimSize(2) / 3 /
                   attention.heads;
+      // Kept only when the aligned shape is no slower.
+      KernelPlan before = q;
       q.align = d / (attention.w / attention.heads);
-      int64_t budget = q.h * q.w;
-      q.h = 1, q.w = budget;
+      q.h = 1, q.w = before.h * before.w;
       q.size(q);
+      if (q.cycles && q.cycles(q) > before.cycles(before))
+        q = std::move(before);
     }
     // Tokens per run, for throughput figures downstream.
     func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
