@@ -313,10 +313,20 @@ def Wskernel_SendOp : Wskernel_InstrOp<"send",
 
 def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     (ins StrAttr:$port, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$n,
-         DefaultValuedAttr<StrAttr, "\"copy\"">:$combine),
+         DefaultValuedAttr<StrAttr, "\"copy\"">:$combine, OptionalAttr<StrAttr>:$forward),
     "$port `to` $dst `n` $n"> {
   let summary = "Wait for n words on a port and store (copy), add or max them into SRAM, or discard them";
-  let description = "```mlir\nwskernel.recv \"col\" to <base = 0> n <base = 16> {combine = \"add\"}\n```";
+  let description = [{
+    With `forward`, each word also leaves on that port as it is stored
+    (after the add): a relay in one pass, n cycles of the core instead of a
+    receive and a send (a DSD operation with fabric input and output on the
+    hardware). Only a copy or an add forwards.
+
+    ```mlir
+    wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add"}
+    wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add", forward = "col"}
+    ```
+  }];
   let hasVerifier = 1;
 }
 

@@ -346,6 +346,8 @@ SmallVector<PeBox, 1> wsc::wskernel::portPes(KernelOp kernel, StringRef port, bo
     ArrayAttr when;
     if (auto send = dyn_cast<SendOp>(op); send && sends && send.getPort() == port)
       when = send.getWhenAttr();
+    else if (auto relay = dyn_cast<RecvOp>(op); relay && sends && relay.getForward() == port)
+      when = relay.getWhenAttr();
     else if (auto recv = dyn_cast<RecvOp>(op); recv && !sends && recv.getPort() == port)
       when = recv.getWhenAttr();
     else
@@ -437,6 +439,11 @@ LogicalResult KernelOp::verifyRegions() {
     if (!port.empty() && !validPort(port))
       return op->emitOpError("port '") << port << "' is not an input, output or channel of '"
                                        << getName() << "'",
+             WalkResult::interrupt();
+    if (auto recv = dyn_cast<RecvOp>(op); recv && recv.getForward() && !validPort(*recv.getForward()))
+      return op->emitOpError("forward port '")
+                 << *recv.getForward() << "' is not an input, output or channel of '" << getName()
+                 << "'",
              WalkResult::interrupt();
     if (auto init = dyn_cast<InitTileOp>(op);
         init && (static_cast<int64_t>(init.getSource()) < 0 ||
@@ -573,7 +580,11 @@ static LogicalResult checkKind(Operation *op, StringRef kind, ArrayRef<StringRef
 }
 
 LogicalResult RecvOp::verify() {
-  return checkKind(*this, getCombine(), {"copy", "add", "max", "discard"});
+  if (failed(checkKind(*this, getCombine(), {"copy", "add", "max", "discard"})))
+    return failure();
+  if (getForward() && getCombine() != "copy" && getCombine() != "add")
+    return emitOpError("only a copy or an add forwards, not '") << getCombine() << "'";
+  return success();
 }
 LogicalResult VectorOp::verify() {
   return checkKind(*this, getKind(), {"add", "sub", "mul", "div", "max"});

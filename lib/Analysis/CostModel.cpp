@@ -12,7 +12,7 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
                          int64_t in, int64_t group) const {
   int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-  double t = words(in) + matvec(kb, nb) + (h > 1 ? relay(nb) : 0.0) + vector(nb);
+  double t = words(in) + matvec(kb, nb) + (h > 1 ? forwarded(nb) : 0.0) + vector(nb);
   if (gelu)
     t += transcendental(nb);
   return t + output(out, n, nb, w, h, group);
@@ -41,6 +41,6 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, 
 double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,
                         int64_t in, int64_t group) const {
   int64_t cb = ceilDiv(c, w);
-  return words(in) + vector(cb) + (h > 1 ? relay(cb) : 0.0) + vector(cb) +
+  return words(in) + vector(cb) + (h > 1 ? forwarded(cb) : 0.0) + vector(cb) +
          (positions ? vector(cb) : 0.0) + output(out, c, cb, w, h, group);
 }

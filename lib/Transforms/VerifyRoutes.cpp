@@ -573,16 +573,21 @@ LogicalResult Checker::run() {
     }
     // Every port the body sends or receives on, that carries a flow, has a color.
     auto result = p.op.getBody().walk([&](Operation *op) {
-      StringRef port;
+      SmallVector<StringRef, 2> ports;
       if (auto send = dyn_cast<wskernel::SendOp>(op))
-        port = send.getPort();
-      else if (auto recv = dyn_cast<wskernel::RecvOp>(op))
-        port = recv.getPort();
-      if (port.empty() || !flowPorts.contains(port) || colorOf(pi, port))
-        return WalkResult::advance();
-      p.op.emitOpError("kernel '") << p.op.getName() << "' uses port '" << port
-                                   << "' but has no color for it in 'wafer.colors'";
-      return WalkResult::interrupt();
+        ports.push_back(send.getPort());
+      else if (auto recv = dyn_cast<wskernel::RecvOp>(op)) {
+        ports.push_back(recv.getPort());
+        if (recv.getForward())
+          ports.push_back(*recv.getForward());
+      }
+      for (StringRef port : ports)
+        if (flowPorts.contains(port) && !colorOf(pi, port)) {
+          p.op.emitOpError("kernel '") << p.op.getName() << "' uses port '" << port
+                                       << "' but has no color for it in 'wafer.colors'";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
     });
     if (result.wasInterrupted())
       return failure();

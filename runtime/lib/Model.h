@@ -32,6 +32,7 @@ struct Instr {
   Affine k; ///< GATHER: row_lo
   std::vector<Affine> guard; ///< all must be >= 0 for the instruction to run
   uint32_t color = 0;
+  int64_t forward = -1; ///< RECV/RECV_ADD: the color the words also leave on (-1: none)
   float imm = 0;
   uint32_t count = 0;
   uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)

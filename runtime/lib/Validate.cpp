@@ -173,6 +173,14 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
     if (usesColor(o.op) && in.color() >= m_.colors)
       return fail(fmt::format("{}: color {} >= arch.colors {}", at, in.color(), m_.colors));
     o.color = in.color();
+    if (in.has_forward()) {
+      if (o.op != wafer::RECV && o.op != wafer::RECV_ADD)
+        return fail(fmt::format("{}: only RECV and RECV_ADD forward", at));
+      if (in.forward() >= m_.colors)
+        return fail(fmt::format("{}: forward color {} >= arch.colors {}", at, in.forward(),
+                                m_.colors));
+      o.forward = in.forward();
+    }
     o.imm = in.imm();
     o.count = in.count();
     if (!wafer::Storage_IsValid(in.storage()))

@@ -30,15 +30,14 @@ struct CostModel {
   double matvec(int64_t rows, int64_t cols) const {
     return double((rows * cols + arch.getFmacFp32() - 1) / arch.getFmacFp32());
   }
-  /// Cycles a PE inside a reduction chain spends per token: it receives an
-  /// n-word partial and sends one on. Tokens pipeline through the chain, so
-  /// its length adds latency, not time per token.
+  /// Cycles a PE inside a chain spends per token passing on an n-word
+  /// partial: it receives it and forwards it (after its add) in the same
+  /// pass. Tokens pipeline through the chain, so its length adds latency,
+  /// not time per token.
+  double forwarded(int64_t n) const { return words(n) + double(arch.getHopCycles()); }
+  /// The same when the PE computes between receiving and sending (the
+  /// attention merge): a receive and a send.
   double relay(int64_t n) const { return 2 * words(n) + double(arch.getHopCycles()); }
-  /// Cycles the last PE of a row gather spends per token: it receives every
-  /// other block, copies its own, and sends the whole n-word vector.
-  double gatherLast(int64_t n, int64_t blockWords, int64_t w) const {
-    return w > 1 ? words(n - blockWords) + vector(blockWords) + words(n) : words(n);
-  }
 
   /// Cycles a PE of a w-PE row spends per token on an all-reduce of n
   /// words: a sum chain east, the total back west. It waits for the round
@@ -49,14 +48,14 @@ struct CostModel {
 
   /// How a kernel's last row hands its n-word result on: as blocks of
   /// `group` columns, each gathered along the row into its last PE, which
-  /// sends it (Blocks; group 1: every PE sends its own nb words), or kept for
-  /// the host to read (Host; rows above the last pass theirs north).
+  /// forwards the others' words and sends its own: a block's words (Blocks;
+  /// group 1: every PE sends its own nb words), or kept for the host to
+  /// read (Host; rows above the last pass theirs north).
   enum class Output { Blocks, Host };
   double output(Output out, int64_t n, int64_t nb, int64_t w, int64_t h, int64_t group) const {
     if (out == Output::Host)
-      return h > 1 ? relay(nb) : vector(nb);
-    int64_t g = std::min(group, w);
-    return g > 1 ? gatherLast(std::min(n, g * nb), nb, g) : words(nb);
+      return h > 1 ? forwarded(nb) : vector(nb);
+    return words(std::min(n, std::min(group, w) * nb));
   }
 
   /// Each figure below takes `in`, the most words one PE receives per token.

@@ -297,8 +297,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
           return;
         k.send("up", k.aff(part), k.aff(nb), k.lastRow(), above);
         k.recv("up", slot, k.aff(nb), "copy", upper, mine);
-        k.recv("up", k.aff(relay), k.aff(nb), "copy", upper, above);
-        k.send("up", k.aff(relay), k.aff(nb), upper, above);
+        k.relay("up", "up", k.aff(relay), k.aff(nb), "copy", upper, above);
       }, true, /*gatherRow=*/false);
       OpBuilder::InsertionGuard guard(k.builder());
       k.builder().setInsertionPointToStart(k.top());

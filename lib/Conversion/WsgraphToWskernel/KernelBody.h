@@ -243,7 +243,13 @@ public:
 
   void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
             ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::RecvOp::create(b, loc(), port, dst, n, combine, when, guard);
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, nullptr, when, guard);
+  }
+  /// Receives n words into dst (copied or added) and sends them on `to` in
+  /// the same pass.
+  void relay(StringRef port, StringRef to, wk::AffAttr dst, wk::AffAttr n,
+             StringRef combine = "copy", ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, b.getStringAttr(to), when, guard);
   }
   /// Pops n words of a port that this PE does not need.
   void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr) {
@@ -314,8 +320,11 @@ public:
                         function_ref<void()> epilogue, bool reduceColumns = true,
                         bool gatherRow = true) {
     if (h > 1 && reduceColumns) {
-      recv("col", aff(part), aff(nb), "add", pes(0, w - 1, 1, h - 1));
-      send("col", aff(part), aff(nb), pes(0, w - 1, 0, h - 2));
+      // Row 0 starts the sum, the rows between add theirs as it passes.
+      send("col", aff(part), aff(nb), pes(0, w - 1, 0, 0));
+      if (h > 2)
+        relay("col", "col", aff(part), aff(nb), "add", pes(0, w - 1, 1, h - 2));
+      recv("col", aff(part), aff(nb), "add", lastRow());
     }
     epilogue();
     if (gatherRow)
@@ -325,9 +334,9 @@ public:
   /// The result (n words, nb per column, in `part` on row `row`) leaves as
   /// blocks: columns [k*group, k*group + group) make block k, which their
   /// last PE sends as result k. Inside a group the blocks travel east along
-  /// the row ("row" channel) one at a time, through `gather`, so no PE holds
-  /// more than one: in step i the PEs east of local column i pass block i
-  /// on and PE i sends its own; the last PE sends each as it comes.
+  /// the row ("row" channel) one at a time: in step i the PEs east of local
+  /// column i forward block i (through `gather`) and PE i sends its own;
+  /// the last PE forwards each into the result as it comes.
   void sendGroups(int64_t part, int64_t gather, int64_t nb, int64_t n, int64_t row) {
     int64_t g = std::min(group, w);
     int64_t blocks = ceilDiv(ceilDiv(n, nb), g);
@@ -347,9 +356,10 @@ public:
         wk::AffAttr atOrEast = aff(-x0, {-1}, 1);       // px - x0 - i >= 0
         wk::AffAttr atOrWest = aff(x0, {1}, -1);        // i - (px - x0) >= 0
         wk::AffAttr inGroup = aff(x1 - x0 - 1, {-1});   // i <= x1 - x0 - 1
-        recv("row", aff(gather), aff(nb), "copy", pes(x0, x1, row, row), guards({eastOfStep}));
-        send("row", aff(gather), aff(nb), pes(x0, x1 - 1, row, row), guards({eastOfStep}));
-        send(port, aff(gather), aff(nb), pes(x1, x1, row, row), guards({inGroup}));
+        relay("row", "row", aff(gather), aff(nb), "copy", pes(x0, x1 - 1, row, row),
+              guards({eastOfStep}));
+        relay("row", port, aff(gather), aff(nb), "copy", pes(x1, x1, row, row),
+              guards({inGroup}));
         send("row", aff(part), aff(nb), pes(x0, x1 - 1, row, row), guards({atOrEast, atOrWest}));
       }
       send(port, aff(part), aff(size - (x1 - x0) * nb), pes(x1, x1, row, row));

@@ -330,6 +330,14 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     when = recv.getWhenAttr();
     if (failed(streamOp(recv.getPort())))
       return failure();
+    if (auto to = recv.getForward()) {
+      FailureOr<uint32_t> c = color(op, *to);
+      if (failed(c))
+        return failure();
+      in.set_forward(*c);
+      if (isStreamPort(*to))
+        tokens = std::max(tokens, loopTrips);
+    }
   } else if (auto mv = dyn_cast<wk::MatvecOp>(op)) {
     in.set_op(mv.getTransposed() ? pb::VECMAT : pb::MATVEC);
     addrs = {{"dst", mv.getDst()}, {"matrix", mv.getMatrix()}, {"vector", mv.getVector()}};

@@ -170,6 +170,26 @@ func.func @port_output_out_of_range() -> !wskernel.stream<4, f32> {
 
 // -----
 
+func.func @forward_unknown_port() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op forward port 'out0' is not an input, output or channel of 'k'}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "add", forward = "out0"}
+  }
+  return
+}
+
+// -----
+
+func.func @forward_after_max() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op only a copy or an add forwards, not 'max'}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "max", forward = "col"}
+  }
+  return
+}
+
+// -----
+
 func.func @port_unknown_channel() {
   wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
     wskernel.loop 2 {

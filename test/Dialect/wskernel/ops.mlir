@@ -31,6 +31,8 @@
 // CHECK-NEXT: wskernel.recv "col" to <base = 64> n <base = 4> {combine = "add", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.recv "col" to <base = 80> n <base = 4> {combine = "max", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.recv "row" to <base = 96> n <base = 4> {when = [#wskernel.pes<x0 = 1, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.recv "col" to <base = 64> n <base = 4> {combine = "add", forward = "col", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+// CHECK-NEXT: wskernel.recv "row" to <base = 96> n <base = 4> {forward = "out0", when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.send "col" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.send "row" from <base = 64> n <base = 4> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.vector "add" <base = 64> = <base = 64>, <base = 1536> n <base = 4>
@@ -76,6 +78,8 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
         wskernel.recv "col" to <base = 80> n <base = 4> {combine = "max", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
         // An explicit "copy" is the default and is elided; PE range keys come in any order.
         wskernel.recv "row" to <base = 96> n <base = 4> {combine = "copy", when = [#wskernel.pes<y1 = 1, y0 = 1, x1 = 3, x0 = 1>]}
+        wskernel.recv "col" to <base = 64> n <base = 4> {combine = "add", forward = "col", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
+        wskernel.recv "row" to <base = 96> n <base = 4> {forward = "out0", when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 1, y1 = 1>]}
         wskernel.send "col" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
         wskernel.send "row" from <base = 64> n <base = 4> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
         wskernel.vector "add" <base = 64> = <base = 64>, <base = 1536> n <base = 4>
