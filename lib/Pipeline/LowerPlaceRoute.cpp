@@ -26,8 +26,11 @@ namespace {
 struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePass> {
   using WscLowerPlaceRouteBase::WscLowerPlaceRouteBase;
 
-  // The passes after fusion, with `blocks` result blocks per kernel.
-  std::string stages(int64_t blocks) const {
+  // The passes after fusion, with `blocks` result blocks per kernel. A try
+  // that may be retried gives routing 10 rounds instead of 40: routes that
+  // fit take a few (GPT-2-small on wse3: 3), and a try that does not fit
+  // should fail fast (GPT-3 XL at T=2048: 72 s at 40 rounds).
+  std::string stages(int64_t blocks, bool last) const {
     std::string text = "wsc-lower-to-kernels{wafers=" + wafers + " precision=" + precision +
                        " defect-rate=" + std::to_string(defectRate) +
                        " utilization=" + std::to_string(utilization) +
@@ -40,7 +43,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     if (PassInfo::lookup("wsc-place"))
       text += ",wsc-place{seed=" + std::to_string(seed) + "}";
     if (PassInfo::lookup("wsc-route"))
-      text += ",wsc-route";
+      text += last ? ",wsc-route" : ",wsc-route{max-iterations=10}";
     if (PassInfo::lookup("wsc-verify-routes"))
       text += ",wsc-verify-routes";
     return text;
@@ -62,12 +65,12 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     for (int64_t &n : tries)
       n = n > 0 ? n : std::max<int64_t>(1, colors / 2);
     for (size_t i = 0; i < tries.size(); ++i) {
+      bool last = i + 1 == tries.size();
       OpPassManager pm(ModuleOp::getOperationName());
-      if (failed(parsePassPipeline(stages(tries[i]), pm, llvm::errs()))) {
-        module.emitError() << "cannot build the pass pipeline '" << stages(tries[i]) << "'";
+      if (failed(parsePassPipeline(stages(tries[i], last), pm, llvm::errs()))) {
+        module.emitError() << "cannot build the pass pipeline '" << stages(tries[i], last) << "'";
         return signalPassFailure();
       }
-      bool last = i + 1 == tries.size();
       if (last) {
         if (failed(runPipeline(pm, module)))
           signalPassFailure();

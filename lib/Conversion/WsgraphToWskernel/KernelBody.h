@@ -108,7 +108,7 @@ inline CostModel::Output outputOf(const KernelPlan &p) {
 inline int64_t blockColumns(const KernelPlan &p, int64_t w, int64_t n, wafer::ArchAttr arch) {
   if (!p.blocked)
     return w;
-  int64_t cap = p.maxBlocks > 0 ? std::min(p.maxBlocks, arch.getColors()) : arch.getColors() / 2;
+  int64_t cap = p.maxBlocks > 0 ? p.maxBlocks : arch.getColors() / 2;
   int64_t g = ceilDiv(w, std::max<int64_t>(1, cap));
   int64_t nb = ceilDiv(n, w);
   if (p.align > 0 && p.align % nb == 0) {
