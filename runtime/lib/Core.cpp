@@ -170,7 +170,7 @@ private:
   /// i of the little-endian words, the even one in the low half).
   const float *elements(const Instr &in, uint32_t word, uint64_t first, uint64_t count,
                         std::vector<float> &buf) const {
-    const uint32_t *w = s_.sram.data() + word;
+    const uint32_t *w = s_.sram + word;
     if (in.storage == wafer::STORE_F32)
       return reinterpret_cast<const SramF32 *>(w) + first;
     buf.resize(count);
@@ -184,7 +184,7 @@ private:
         out[i] = asF(uint32_t(h[i]) << 16);
     return out;
   }
-  SramF32 *words(uint32_t word) { return reinterpret_cast<SramF32 *>(s_.sram.data() + word); }
+  SramF32 *words(uint32_t word) { return reinterpret_cast<SramF32 *>(s_.sram + word); }
   void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
   void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
     if (s_.traced && s_.trace.size() < traceLimit_)
@@ -282,7 +282,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     // Dropped words are skipped a chunk at a time: most PEs of a kernel keep
     // only a slice of a multicast stream.
     if (in.op == wafer::RECV)
-      std::copy(src, src + take, s_.sram.begin() + d);
+      std::copy(src, src + take, s_.sram + d);
     else if (in.op == wafer::RECV_ADD) {
       SramF32 *__restrict out = words(d); // a payload never overlaps SRAM
       const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(src);
@@ -315,7 +315,7 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram.data() + a, uint32_t(n), s_.clock)});
+    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram + a, uint32_t(n), s_.clock)});
     s_.outboxWords += n;
     ++s_.messages;
     charge(in, n);
@@ -392,12 +392,12 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::FILL:
     if (!span(in, 0, n, d))
       return Step::Fault;
-    std::fill_n(s_.sram.begin() + d, n, asW(in.imm));
+    std::fill_n(s_.sram + d, n, asW(in.imm));
     break;
   case wafer::COPY:
     if (!span(in, 0, n, d) || !span(in, 1, n, a))
       return Step::Fault;
-    std::memmove(s_.sram.data() + d, s_.sram.data() + a, n * 4);
+    std::memmove(s_.sram + d, s_.sram + a, n * 4);
     break;
   case wafer::EXP:
   case wafer::ERF:
@@ -429,13 +429,13 @@ Core::Step Core::exec(const Instr &in) {
     // Wrapping subtraction: a garbage row_lo selects no row rather than overflowing.
     int64_t row = int64_t(uint64_t(idx) - uint64_t(eval(in.k)));
     if (row >= 0 && uint64_t(row) < n && in.storage == wafer::STORE_F32)
-      std::memmove(s_.sram.data() + d, s_.sram.data() + a + row * m, m * 4);
+      std::memmove(s_.sram + d, s_.sram + a + row * m, m * 4);
     else if (row >= 0 && uint64_t(row) < n) {
       std::vector<float> buf; // dst may overlap the table
       elements(in, a, uint64_t(row) * m, m, buf);
-      std::memcpy(s_.sram.data() + d, buf.data(), m * 4);
+      std::memcpy(s_.sram + d, buf.data(), m * 4);
     } else
-      std::fill_n(s_.sram.begin() + d, m, 0u);
+      std::fill_n(s_.sram + d, m, 0u);
     charge(in, vectorCost(m));
     return Step::Next;
   }
@@ -449,7 +449,7 @@ Core::Step Core::exec(const Instr &in) {
                    fmt::format("bytes [{}, {}) of blob {} which has {} bytes", src,
                                rangeEnd(src, n), m_.program->external(int(in.blob)).id(),
                                blob.size()));
-    std::memcpy(s_.sram.data() + d, blob.data() + src, n * 4);
+    std::memcpy(s_.sram + d, blob.data() + src, n * 4);
     charge(in, uint64_t(std::ceil(double(n) * 4 / m_.extBytesPerCycle)));
     return Step::Next;
   }

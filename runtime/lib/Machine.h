@@ -151,7 +151,7 @@ constexpr uint64_t kRoundWindow = 16384;
 constexpr uint64_t kWordsPerRound = 1 << 16;
 
 struct PeState {
-  std::vector<uint32_t> sram;
+  uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
   uint32_t pc = 0;
   std::vector<LoopFrame> loops; ///< innermost last
   uint64_t clock = 0;
