@@ -47,6 +47,41 @@ inline float halfToFloat(uint16_t h) {
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Hot kernels get an AVX2 clone picked at load time; the binary stays
+// portable. No FMA: contracting would change the rounding.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define WSC_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#else
+#define WSC_MULTIVERSION
+#endif
+
+/// VECMAT's rows of `w` (rows x cols) into `sums`: sums[c] += x[r] * w[r][c]
+/// in ascending r for every c, the order of a row-at-a-time loop, so the
+/// result is the same bit for bit. Four rows per pass load and store `sums`
+/// once instead of four times (the row-at-a-time loop was bound by them).
+WSC_MULTIVERSION void vecmatRows(float *__restrict sums, const float *w, const float *x,
+                                 uint64_t rows, uint64_t cols) {
+  uint64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float *w0 = w + r * cols, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
+    float x0 = x[r], x1 = x[r + 1], x2 = x[r + 2], x3 = x[r + 3];
+    for (uint64_t c = 0; c < cols; ++c) {
+      float s = sums[c];
+      s += x0 * w0[c];
+      s += x1 * w1[c];
+      s += x2 * w2[c];
+      s += x3 * w3[c];
+      sums[c] = s;
+    }
+  }
+  for (; r < rows; ++r) {
+    const float *wr = w + r * cols;
+    float xr = x[r];
+    for (uint64_t c = 0; c < cols; ++c)
+      sums[c] += xr * wr[c];
+  }
+}
+
 bool isTranscendental(Op op) {
   switch (op) {
   case wafer::EXP:
@@ -336,23 +371,30 @@ Core::Step Core::exec(const Instr &in) {
     if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
         !span(in, 2, mv ? m : n, b))
       return Step::Fault;
-    // dst may overlap W or x: the products go to `acc` first. Row by row,
-    // each sum in index order; VECMAT's inner loop runs along contiguous
-    // columns and vectorizes.
+    // dst may overlap W or x: the products go to `acc` first. Each sum in
+    // index order; VECMAT runs along contiguous columns and vectorizes, a
+    // block of rows (widened at once when stored as halves) per call.
     std::vector<float> acc(mv ? n : m, 0.0f), buf;
+    // W is cold (other PEs ran since this one last did): ask for all of its
+    // lines at once rather than wait for the hardware prefetcher to ramp up.
+    for (uint64_t i = 0, e = storedWords(in, n * m); i < e; i += 16)
+      __builtin_prefetch(s_.sram + a + i);
     const SramF32 *x = words(b);
     float *__restrict sums = acc.data();
-    for (uint64_t r = 0; r < n; ++r) {
-      const float *__restrict w = elements(in, a, r * m, m, buf);
+    // Rows per elements() call: VECMAT widens halves some 8 K at a time.
+    uint64_t block = mv                                ? 1
+                     : in.storage == wafer::STORE_F32 ? std::max<uint64_t>(n, 1)
+                                                       : std::max<uint64_t>(4, 8192 / (m + 1) & ~3);
+    for (uint64_t r = 0; r < n; r += block) {
+      uint64_t rows = std::min(block, n - r);
+      const float *__restrict w = elements(in, a, r * m, rows * m, buf);
       if (mv) {
         float sum = 0;
         for (uint64_t c = 0; c < m; ++c)
           sum += w[c] * x[c];
         sums[r] = sum;
       } else {
-        float xr = x[r];
-        for (uint64_t c = 0; c < m; ++c)
-          sums[c] += xr * w[c];
+        vecmatRows(sums, w, x + r, rows, m);
       }
     }
     SramF32 *out = words(d);
