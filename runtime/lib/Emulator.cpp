@@ -64,17 +64,14 @@ const wafer::Program &Emulator::program() const { return program_; }
 namespace {
 
 /// Every PE's SRAM in one zeroed mapping: fresh pages read as zero (no
-/// gigabyte memset), and huge pages, where the kernel grants them, save most
-/// of the page faults and TLB misses of a large wafer.
+/// gigabyte memset). No MADV_HUGEPAGE: on a busy host, finding (compacting)
+/// and clearing 2 MB pages cost more system time than their TLB savings.
 class SramArena {
 public:
   explicit SramArena(uint64_t words) : bytes_(std::max<uint64_t>(words, 1) * 4) {
     void *p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
       throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    ::madvise(p, bytes_, MADV_HUGEPAGE);
-#endif
     data_ = static_cast<uint32_t *>(p);
   }
   SramArena(const SramArena &) = delete;
