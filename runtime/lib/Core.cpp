@@ -379,6 +379,7 @@ Core::Step Core::exec(const Instr &in) {
     // lines at once rather than wait for the hardware prefetcher to ramp up.
     for (uint64_t i = 0, e = storedWords(in, n * m); i < e; i += 16)
       __builtin_prefetch(s_.sram + a + i);
+    s_.streams = storedWords(in, n * m) >= kStreamWords;
     const SramF32 *x = words(b);
     float *__restrict sums = acc.data();
     // Rows per elements() call: VECMAT widens halves some 8 K at a time.
