@@ -47,6 +47,41 @@ inline float halfToFloat(uint16_t h) {
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Hot kernels get an AVX2 clone picked at load time; the binary stays
+// portable. No FMA: contracting would change the rounding.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define WSC_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#else
+#define WSC_MULTIVERSION
+#endif
+
+/// VECMAT's rows of `w` (rows x cols) into `sums`: sums[c] += x[r] * w[r][c]
+/// in ascending r for every c, the order of a row-at-a-time loop, so the
+/// result is the same bit for bit. Four rows per pass load and store `sums`
+/// once instead of four times (the row-at-a-time loop was bound by them).
+WSC_MULTIVERSION void vecmatRows(float *__restrict sums, const float *w, const float *x,
+                                 uint64_t rows, uint64_t cols) {
+  uint64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float *w0 = w + r * cols, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
+    float x0 = x[r], x1 = x[r + 1], x2 = x[r + 2], x3 = x[r + 3];
+    for (uint64_t c = 0; c < cols; ++c) {
+      float s = sums[c];
+      s += x0 * w0[c];
+      s += x1 * w1[c];
+      s += x2 * w2[c];
+      s += x3 * w3[c];
+      sums[c] = s;
+    }
+  }
+  for (; r < rows; ++r) {
+    const float *wr = w + r * cols;
+    float xr = x[r];
+    for (uint64_t c = 0; c < cols; ++c)
+      sums[c] += xr * wr[c];
+  }
+}
+
 bool isTranscendental(Op op) {
   switch (op) {
   case wafer::EXP:
@@ -170,7 +205,7 @@ private:
   /// i of the little-endian words, the even one in the low half).
   const float *elements(const Instr &in, uint32_t word, uint64_t first, uint64_t count,
                         std::vector<float> &buf) const {
-    const uint32_t *w = s_.sram.data() + word;
+    const uint32_t *w = s_.sram + word;
     if (in.storage == wafer::STORE_F32)
       return reinterpret_cast<const SramF32 *>(w) + first;
     buf.resize(count);
@@ -184,7 +219,7 @@ private:
         out[i] = asF(uint32_t(h[i]) << 16);
     return out;
   }
-  SramF32 *words(uint32_t word) { return reinterpret_cast<SramF32 *>(s_.sram.data() + word); }
+  SramF32 *words(uint32_t word) { return reinterpret_cast<SramF32 *>(s_.sram + word); }
   void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
   void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
     if (s_.traced && s_.trace.size() < traceLimit_)
@@ -282,7 +317,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     // Dropped words are skipped a chunk at a time: most PEs of a kernel keep
     // only a slice of a multicast stream.
     if (in.op == wafer::RECV)
-      std::copy(src, src + take, s_.sram.begin() + d);
+      std::copy(src, src + take, s_.sram + d);
     else if (in.op == wafer::RECV_ADD) {
       SramF32 *__restrict out = words(d); // a payload never overlaps SRAM
       const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(src);
@@ -321,7 +356,7 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram.data() + a, uint32_t(n), s_.clock)});
+    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram + a, uint32_t(n), s_.clock)});
     s_.outboxWords += n;
     ++s_.messages;
     charge(in, n);
@@ -342,23 +377,31 @@ Core::Step Core::exec(const Instr &in) {
     if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
         !span(in, 2, mv ? m : n, b))
       return Step::Fault;
-    // dst may overlap W or x: the products go to `acc` first. Row by row,
-    // each sum in index order; VECMAT's inner loop runs along contiguous
-    // columns and vectorizes.
+    // dst may overlap W or x: the products go to `acc` first. Each sum in
+    // index order; VECMAT runs along contiguous columns and vectorizes, a
+    // block of rows (widened at once when stored as halves) per call.
     std::vector<float> acc(mv ? n : m, 0.0f), buf;
+    // W is cold (other PEs ran since this one last did): ask for all of its
+    // lines at once rather than wait for the hardware prefetcher to ramp up.
+    for (uint64_t i = 0, e = storedWords(in, n * m); i < e; i += 16)
+      __builtin_prefetch(s_.sram + a + i);
+    s_.streams = storedWords(in, n * m) >= kStreamWords;
     const SramF32 *x = words(b);
     float *__restrict sums = acc.data();
-    for (uint64_t r = 0; r < n; ++r) {
-      const float *__restrict w = elements(in, a, r * m, m, buf);
+    // Rows per elements() call: VECMAT widens halves some 8 K at a time.
+    uint64_t block = mv                                ? 1
+                     : in.storage == wafer::STORE_F32 ? std::max<uint64_t>(n, 1)
+                                                       : std::max<uint64_t>(4, 8192 / (m + 1) & ~3);
+    for (uint64_t r = 0; r < n; r += block) {
+      uint64_t rows = std::min(block, n - r);
+      const float *__restrict w = elements(in, a, r * m, rows * m, buf);
       if (mv) {
         float sum = 0;
         for (uint64_t c = 0; c < m; ++c)
           sum += w[c] * x[c];
         sums[r] = sum;
       } else {
-        float xr = x[r];
-        for (uint64_t c = 0; c < m; ++c)
-          sums[c] += xr * w[c];
+        vecmatRows(sums, w, x + r, rows, m);
       }
     }
     SramF32 *out = words(d);
@@ -398,12 +441,12 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::FILL:
     if (!span(in, 0, n, d))
       return Step::Fault;
-    std::fill_n(s_.sram.begin() + d, n, asW(in.imm));
+    std::fill_n(s_.sram + d, n, asW(in.imm));
     break;
   case wafer::COPY:
     if (!span(in, 0, n, d) || !span(in, 1, n, a))
       return Step::Fault;
-    std::memmove(s_.sram.data() + d, s_.sram.data() + a, n * 4);
+    std::memmove(s_.sram + d, s_.sram + a, n * 4);
     break;
   case wafer::EXP:
   case wafer::ERF:
@@ -435,13 +478,13 @@ Core::Step Core::exec(const Instr &in) {
     // Wrapping subtraction: a garbage row_lo selects no row rather than overflowing.
     int64_t row = int64_t(uint64_t(idx) - uint64_t(eval(in.k)));
     if (row >= 0 && uint64_t(row) < n && in.storage == wafer::STORE_F32)
-      std::memmove(s_.sram.data() + d, s_.sram.data() + a + row * m, m * 4);
+      std::memmove(s_.sram + d, s_.sram + a + row * m, m * 4);
     else if (row >= 0 && uint64_t(row) < n) {
       std::vector<float> buf; // dst may overlap the table
       elements(in, a, uint64_t(row) * m, m, buf);
-      std::memcpy(s_.sram.data() + d, buf.data(), m * 4);
+      std::memcpy(s_.sram + d, buf.data(), m * 4);
     } else
-      std::fill_n(s_.sram.begin() + d, m, 0u);
+      std::fill_n(s_.sram + d, m, 0u);
     charge(in, vectorCost(m));
     return Step::Next;
   }
@@ -455,7 +498,7 @@ Core::Step Core::exec(const Instr &in) {
                    fmt::format("bytes [{}, {}) of blob {} which has {} bytes", src,
                                rangeEnd(src, n), m_.program->external(int(in.blob)).id(),
                                blob.size()));
-    std::memcpy(s_.sram.data() + d, blob.data() + src, n * 4);
+    std::memcpy(s_.sram + d, blob.data() + src, n * 4);
     charge(in, uint64_t(std::ceil(double(n) * 4 / m_.extBytesPerCycle)));
     return Step::Next;
   }

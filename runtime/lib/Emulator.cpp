@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstring>
 #include <new>
+
+#include <sys/mman.h>
 
 namespace wsc::runtime {
 
@@ -59,6 +62,27 @@ Expected<std::unique_ptr<Emulator>> Emulator::create(wafer::Program program) {
 const wafer::Program &Emulator::program() const { return program_; }
 
 namespace {
+
+/// Every PE's SRAM in one zeroed mapping: fresh pages read as zero (no
+/// gigabyte memset). No MADV_HUGEPAGE: on a busy host, finding (compacting)
+/// and clearing 2 MB pages cost more system time than their TLB savings.
+class SramArena {
+public:
+  explicit SramArena(uint64_t words) : bytes_(std::max<uint64_t>(words, 1) * 4) {
+    void *p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      throw std::bad_alloc();
+    data_ = static_cast<uint32_t *>(p);
+  }
+  SramArena(const SramArena &) = delete;
+  SramArena &operator=(const SramArena &) = delete;
+  ~SramArena() { ::munmap(data_, bytes_); }
+  uint32_t *data() const { return data_; }
+
+private:
+  size_t bytes_;
+  uint32_t *data_;
+};
 
 const detail::TensorRef *findTensor(const std::vector<detail::TensorRef> &list,
                                     const std::string &name) {
@@ -117,14 +141,23 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     if (!inputs_.count(t.name))
       return Status::failure(fmt::format("input '{}' was not given", t.name));
 
-  // Only PEs that run a kernel get SRAM; router-only PEs need none.
+  // Only PEs that run a kernel get SRAM; router-only PEs need none. Each
+  // PE's starts on a cache line.
   std::vector<PeState> pes(m.numPes);
+  auto sramWords = [](const detail::Region &r) {
+    return (uint64_t(r.sramBytes) / 4 + 15) & ~uint64_t(15);
+  };
+  uint64_t words = 0;
+  for (const detail::Region &r : m.regions)
+    words += sramWords(r) * r.w * r.h;
+  SramArena arena(words);
+  uint32_t *next = arena.data();
   for (const detail::Region &r : m.regions) {
-    for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i)
-      pes[r.firstPe + i].sram.assign(r.sramBytes / 4, 0);
+    for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i, next += sramWords(r))
+      pes[r.firstPe + i].sram = next;
     for (const wafer::SramInit &init : r.proto->init()) {
       PeState &s = pes[r.firstPe + uint64_t(init.py()) * r.w + init.px()];
-      std::memcpy(s.sram.data() + init.offset() / 4, init.data().data(), init.data().size());
+      std::memcpy(s.sram + init.offset() / 4, init.data().data(), init.data().size());
     }
     if (options.trace)
       pes[r.firstPe].traced = true;
@@ -132,7 +165,7 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   for (const detail::TensorRef &t : m.inputs) {
     const HostArray &a = inputs_.at(t.name);
     for (const detail::PieceRef &p : t.pieces) {
-      std::vector<uint32_t> &sram = pes[p.pe].sram;
+      uint32_t *sram = pes[p.pe].sram;
       for (uint32_t row = 0; row < p.rows; ++row)
         for (uint32_t k = 0; k < p.count; ++k) {
           uint64_t e = p.tensorOffset + row * p.rowStride + k;
@@ -159,7 +192,7 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     else
       a.ints.assign(t.numel, 0);
     for (const detail::PieceRef &p : t.pieces) {
-      const std::vector<uint32_t> &sram = pes[p.pe].sram;
+      const uint32_t *sram = pes[p.pe].sram;
       for (uint32_t row = 0; row < p.rows; ++row)
         for (uint32_t k = 0; k < p.count; ++k) {
           uint64_t e = p.tensorOffset + row * p.rowStride + k;

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace wsc::runtime {
@@ -54,11 +53,21 @@ Expected<std::string> readFileBytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::failure(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Reserved up front where the size is known (not for a pipe): a .wafer can
+  // be hundreds of MB, and a growing string stream copies it several times.
+  std::string bytes;
+  if (in.seekg(0, std::ios::end)) {
+    if (std::streamoff size = in.tellg(); size > 0)
+      bytes.reserve(size_t(size));
+    in.seekg(0);
+  }
+  in.clear();
+  std::vector<char> buf(size_t(1) << 20);
+  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
+    bytes.append(buf.data(), size_t(in.gcount()));
   if (in.bad())
     return Status::failure(fmt::format("{}: read error", path));
-  return ss.str();
+  return bytes;
 }
 
 Status writeFileAtomic(const std::string &path, const std::string &bytes) {

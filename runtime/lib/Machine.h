@@ -149,9 +149,19 @@ constexpr size_t kSendsPerRound = 64;
 /// clock, so that no kernel's simulated time runs far ahead of the rest.
 constexpr uint64_t kRoundWindow = 16384;
 constexpr uint64_t kWordsPerRound = 1 << 16;
+/// Batching for the host's cache: a PE whose last MATVEC/VECMAT read a
+/// matrix of kStreamWords words or more is parked when a delivery wakes it,
+/// until kBatchRecvs times its RECV's words have queued, for at most
+/// kBatchRounds rounds or until no other PE is ready. One visit then runs
+/// several iterations with the matrix in cache instead of fetching it from
+/// memory every time (between two visits the other PEs evict it). Like any
+/// pause, it never changes what the PE computes.
+constexpr uint64_t kStreamWords = 2048;
+constexpr uint64_t kBatchRounds = 200;
+constexpr uint64_t kBatchRecvs = 8;
 
 struct PeState {
-  std::vector<uint32_t> sram;
+  uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
   uint32_t pc = 0;
   std::vector<LoopFrame> loops; ///< innermost last
   uint64_t clock = 0;
@@ -165,6 +175,10 @@ struct PeState {
   uint32_t numQueues = 0;
   std::vector<OutMsg> outbox;
   uint64_t outboxWords = 0;
+  /// Whether its last MATVEC/VECMAT read kStreamWords or more (it is then
+  /// parked on wake-up), and whether parking still pays for it.
+  bool streams = false;
+  bool batchable = true;
   std::string fault; ///< when Faulted
   bool traced = false;
   std::vector<TraceEvent> trace;

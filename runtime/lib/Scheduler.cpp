@@ -60,6 +60,10 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   ThreadPool pool(threads);
   Fabric fabric(m, threads, pes);
   std::vector<uint64_t> ready(pes.size()), woken;
+  struct Parked {
+    uint64_t pe, since;
+  };
+  std::vector<Parked> parked;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     ready[pe] = pe;
   while (!ready.empty()) {
@@ -84,7 +88,29 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
       if (pes[pe].status == PeStatus::Ready)
         ready[keep++] = pe;
     ready.resize(keep);
-    ready.insert(ready.end(), woken.begin(), woken.end());
+    // Woken matrix PEs wait for a batch of inputs (see kStreamWords).
+    for (uint64_t pe : woken)
+      if (pes[pe].streams && pes[pe].batchable)
+        parked.push_back({pe, report.rounds});
+      else
+        ready.push_back(pe);
+    bool starving = ready.empty();
+    size_t stay = 0;
+    for (const Parked &p : parked) {
+      PeState &s = pes[p.pe];
+      uint64_t have = s.available(s.waitColor);
+      if (have >= kBatchRecvs * s.waitWords)
+        ready.push_back(p.pe);
+      else if (starving || report.rounds - p.since >= kBatchRounds) {
+        // Its inputs did not pile up: it likely waits for answers to its
+        // own sends, and parking would only stall that exchange.
+        if (have < 2 * s.waitWords)
+          s.batchable = false;
+        ready.push_back(p.pe);
+      } else
+        parked[stay++] = p;
+    }
+    parked.resize(stay);
     std::sort(ready.begin(), ready.end());
   }
   for (const PeState &s : pes)
