@@ -335,7 +335,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   q.words -= n;
   if (in.forward >= 0) { // each word left as it was stored: no cycles of its own
     s_.outbox.push_back(
-        OutMsg{uint32_t(in.forward), Payload::make(s_.sram.data() + dst, uint32_t(n), end - n)});
+        OutMsg{uint32_t(in.forward), Payload::make(s_.sram + dst, uint32_t(n), end - n)});
     s_.outboxWords += n;
     ++s_.messages;
   }
