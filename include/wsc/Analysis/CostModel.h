@@ -59,9 +59,15 @@ struct CostModel {
   }
 
   /// Each figure below takes `in`, the most words one PE receives per token.
-  /// A linear layer x[K] W[K,N] on h x w PEs (column reductions).
+  /// A linear layer x[K] W[K,N] on h x w PEs (column reductions). With a
+  /// finishing row (`finishingRow`), rows 0..h-2 hold the weights and the
+  /// last row only finishes (bias, GELU, the residual, `inLast` words of
+  /// it received) and hands the result on: the busier of the two roles.
   double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out, int64_t in,
-                int64_t group = 1) const;
+                int64_t group = 1, int64_t inLast = 0) const;
+  /// Does a linear on h rows end in a row that only finishes? When it is
+  /// not read by the host and has at least three rows.
+  static bool finishingRow(int64_t h, Output out) { return out == Output::Blocks && h >= 3; }
   /// Layer norm of C on 1 x w PEs (two row all-reduces: mean, variance).
   double layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1) const;
   /// Causal attention over `t` tokens: `heads` heads of size d, each on

@@ -246,7 +246,11 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       window = {p.colLo, p.colHi};
     int64_t kdim = dim(first, 0), n = p.colHi ? p.colHi - p.colLo : dim(first, 1);
     bool bias = static_cast<int>(p.inputs.size()) > first + 1;
-    int64_t kb = ceilDiv(kdim, h), nb = ceilDiv(n, w);
+    // With a finishing row, the tiles are on rows 0..h-2 (the last row's
+    // tile rows lie past K: zeros it never reads).
+    bool finishing = CostModel::finishingRow(h, out);
+    int64_t tileRows = finishing ? h - 1 : h;
+    int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
     int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
     int64_t part = sram.words(nb), gather = !p.hostResult && std::min(g, w) > 1 ? sram.words(nb) : 0;
@@ -256,13 +260,13 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.tokenLoops();
     // Each PE row keeps its kb-slice of x; the last slice may be shorter.
     // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
-    int64_t in = k.recvRange(0, p.weightRowBase, kb, h, p.weightRowBase + kdim, k.aff(x),
+    int64_t in = k.recvRange(0, p.weightRowBase, kb, tileRows, p.weightRowBase + kdim, k.aff(x),
                              /*byRow=*/true);
     // Only the last row adds the residual: its block of it.
-    if (residual)
-      in += k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, k.lastRow());
-    k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true, nullptr, nullptr,
-             p.storage);
+    int64_t inLast =
+        residual ? k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, k.lastRow()) : 0;
+    k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
+             finishing ? k.pes(0, w - 1, 0, h - 2) : nullptr, nullptr, p.storage);
     // A piece of a split weight after the first adds the partial sum of the
     // pieces before it, ahead of the bias and GELU; a real residual follows them.
     bool partialSum = residual && p.weightRowBase > 0;
@@ -277,7 +281,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
         k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), k.lastRow());
     };
     if (!p.hostResult) {
-      k.reduceGatherSend(part, nb, n, gather, epilogue);
+      k.reduceGatherSend(part, nb, n, gather, epilogue, true, true, finishing);
     } else {
       // The host reads the blocks where they are kept, no gather: row py
       // keeps tokens g in [py*tb, py*tb + tb), g = b*T + t. The last row
@@ -306,7 +310,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                k.builder().getDenseI64ArrayAttr({0, nb}), nullptr,
                                k.builder().getDenseI64ArrayAttr(window));
     }
-    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g)};
+    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast)};
   }
   if (p.kind == "attention") {
     // Head hd runs on columns [hd*parts, hd*parts + parts): column px takes

@@ -316,15 +316,17 @@ public:
 
   /// Steps 3 to 6: column reduction of `part` (nb words), a last-row
   /// epilogue, then the result leaves as blocks (sendGroups).
+  /// With `finishing`, the last row holds no partial: it takes the sum.
   void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
                         function_ref<void()> epilogue, bool reduceColumns = true,
-                        bool gatherRow = true) {
+                        bool gatherRow = true, bool finishing = false) {
     if (h > 1 && reduceColumns) {
-      // Row 0 starts the sum, the rows between add theirs as it passes.
+      // Row 0 starts the sum, the rows between add theirs as it passes,
+      // the last adds its own or (finishing) takes it.
       send("col", aff(part), aff(nb), pes(0, w - 1, 0, 0));
       if (h > 2)
         relay("col", "col", aff(part), aff(nb), "add", pes(0, w - 1, 1, h - 2));
-      recv("col", aff(part), aff(nb), "add", lastRow());
+      recv("col", aff(part), aff(nb), finishing ? "copy" : "add", lastRow());
     }
     epilogue();
     if (gatherRow)

@@ -140,6 +140,19 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
   return [=](KernelPlan &p) {
     int64_t budget = p.h * p.w;
     tiled(p);
+    // A result handed on in blocks is finished by a row of its own (bias,
+    // GELU, residual, the gather) while the rows above hold the tiles: the
+    // tiles take the budget less that row.
+    int64_t most = maxRows(p, arch);
+    if (!host && p.h >= 2 && most >= 3) {
+      int64_t maxH = p.maxH;
+      p.maxH = most - 1;
+      p.h = 1, p.w = std::max<int64_t>(1, budget - p.w);
+      tiled(p);
+      p.maxH = maxH;
+      if (p.h >= 2)
+        p.h += 1;
+    }
     if (p.align <= 0 || host)
       return;
     // Columns of a share that divides the unit (a little narrower, so the
@@ -393,6 +406,11 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   p.maxH = maxH, p.maxW = maxW;
   p.size(p);
   int64_t oldH = kernel.getHeight(), oldW = kernel.getWidth();
+  // A linear's blocked result keeps its columns (its readers rely on its
+  // blocks): when the sizer's shape changes them, only the rows change.
+  bool linear = p.kind == "linear" || p.kind == "linear_gelu";
+  if (linear && p.blocked && !p.hostResult && p.w != oldW && oldW <= maxW)
+    p.w = oldW, p.h = std::min(maxH, std::max<int64_t>(1, pes / oldW));
   if (p.h > maxH || p.w > maxW || (p.h == oldH && p.w == oldW))
     return failure();
   CostModel cost{*arch};

@@ -524,8 +524,10 @@ void LowerToKernelsPass::runOnOperation() {
         // estimate takes the producers' blocks as aligned with them: the
         // written body counts the blocks it really touches).
         plan.cycles = [=](const KernelPlan &p) {
-          int64_t in = ceilDiv(k, p.h) + (residual ? ceilDiv(n, p.w) : 0);
-          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in, blockColumns(p, n, arch));
+          bool finishing = CostModel::finishingRow(p.h, outputOf(p));
+          int64_t in = ceilDiv(k, finishing ? p.h - 1 : p.h);
+          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in, blockColumns(p, n, arch),
+                             residual ? ceilDiv(n, p.w) : 0);
         };
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
