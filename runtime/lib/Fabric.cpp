@@ -248,7 +248,7 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
         return;
       }
   };
-  if (threads > 1)
+  if (threads > 1 && senders.size() >= kParallelPes)
     pool.parallelFor(senders.size(), walkSender);
   else
     for (size_t i = 0; i < senders.size(); ++i)
@@ -330,7 +330,14 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
     if (refs)
       run->data.addRefs(refs);
   };
-  pool.parallelFor(threads, deliver);
+  size_t deliveries = 0;
+  for (const Walker &w : walkers_)
+    deliveries += w.deliveries.size();
+  if (deliveries >= kParallelDeliveries)
+    pool.parallelFor(threads, deliver);
+  else
+    for (size_t t = 0; t < threads; ++t)
+      deliver(t, 0);
   for (Walker &w : walkers_)
     woken.insert(woken.end(), w.woken.begin(), w.woken.end());
   for (uint64_t pe : senders) {

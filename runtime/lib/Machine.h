@@ -160,6 +160,10 @@ constexpr uint64_t kWordsPerRound = 1 << 16;
 /// PE's queues and code miss the cache as much as a big tile does, and
 /// parking them all halves the run (173 s -> 85 s).
 constexpr uint64_t kStreamWords = 0;
+/// Below these sizes a round's phase runs on the calling thread: waking the
+/// workers costs more than the work (parking makes many small rounds).
+constexpr size_t kParallelPes = 512;
+constexpr size_t kParallelDeliveries = 8192;
 constexpr uint64_t kBatchRounds = 200;
 constexpr uint64_t kBatchRecvs = 8;
 
