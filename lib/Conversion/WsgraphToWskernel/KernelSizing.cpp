@@ -181,6 +181,8 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     int64_t budget = std::max<int64_t>(heads, p.h * p.w);
     int64_t bestH = tokens, bestW = heads;
     double best = std::numeric_limits<double>::infinity();
+    // Over the budget, the fewest PEs whose caches fit.
+    int64_t smallH = tokens, smallW = heads;
     for (int64_t parts = 1; parts <= d && heads * parts <= maxCols(p, arch); ++parts) {
       if (d % parts)
         continue;
@@ -196,8 +198,12 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
         bool within = rows * w <= budget;
         if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
           best = cycles, bestH = rows, bestW = w;
+        if (rows * w < smallH * smallW)
+          smallH = rows, smallW = w;
       }
     }
+    if (best == std::numeric_limits<double>::infinity())
+      bestH = smallH, bestW = smallW;
     p.h = bestH, p.w = bestW;
   };
 }
