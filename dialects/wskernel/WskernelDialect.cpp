@@ -219,7 +219,7 @@ static LogicalResult checkPoint(Operation &op, const Bounds &b, int64_t &extent)
 }
 
 /// Guarded ops are checked point by point up to this many points.
-static constexpr int64_t kMaxGuardPoints = 1 << 16;
+static constexpr int64_t kMaxGuardPoints = 1 << 12;
 
 static LogicalResult walkExtent(Block &block, Bounds &b, int64_t &extent) {
   for (Operation &op : block) {

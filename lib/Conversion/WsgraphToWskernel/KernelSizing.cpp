@@ -187,10 +187,10 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
       if (d % parts)
         continue;
       int64_t ds = d / parts, w = heads * parts;
-      for (int64_t tb = 1; tb <= tokens; ++tb) {
-        int64_t rows = ceilDiv(tokens, tb);
-        if (tb > 1 && ceilDiv(tokens, tb - 1) == rows)
-          continue; // the same rows as tb - 1, more keys each
+      // Each distinct row count once, at its fewest keys per row: O(sqrt T).
+      for (int64_t tb = 1, rows = tokens; tb <= tokens;
+           tb = rows > 1 ? ceilDiv(tokens, rows - 1) : tokens + 1) {
+        rows = ceilDiv(tokens, tb);
         if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 > sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
