@@ -429,22 +429,21 @@ LogicalResult KernelOp::verifyRegions() {
                << "', which is not a kernel of the same function";
     }
   auto result = getBody().walk([&](Operation *op) -> WalkResult {
-    StringRef port;
+    // (what, port) pairs the op names.
+    SmallVector<std::pair<StringRef, StringRef>, 2> ports;
     if (auto send = dyn_cast<SendOp>(op))
-      port = send.getPort();
-    else if (auto recv = dyn_cast<RecvOp>(op))
-      port = recv.getPort();
-    else if (auto filter = dyn_cast<FilterOp>(op))
-      port = filter.getPort();
-    if (!port.empty() && !validPort(port))
-      return op->emitOpError("port '") << port << "' is not an input, output or channel of '"
-                                       << getName() << "'",
-             WalkResult::interrupt();
-    if (auto recv = dyn_cast<RecvOp>(op); recv && recv.getForward() && !validPort(*recv.getForward()))
-      return op->emitOpError("forward port '")
-                 << *recv.getForward() << "' is not an input, output or channel of '" << getName()
-                 << "'",
-             WalkResult::interrupt();
+      ports.push_back({"port", send.getPort()});
+    else if (auto recv = dyn_cast<RecvOp>(op)) {
+      ports.push_back({"port", recv.getPort()});
+      if (recv.getForward())
+        ports.push_back({"forward port", *recv.getForward()});
+    } else if (auto filter = dyn_cast<FilterOp>(op))
+      ports.push_back({"port", filter.getPort()});
+    for (auto [what, port] : ports)
+      if (!validPort(port))
+        return op->emitOpError(what) << " '" << port << "' is not an input, output or channel of '"
+                                     << getName() << "'",
+               WalkResult::interrupt();
     if (auto init = dyn_cast<InitTileOp>(op);
         init && (static_cast<int64_t>(init.getSource()) < 0 ||
                  static_cast<int64_t>(init.getSource()) >= numIn))

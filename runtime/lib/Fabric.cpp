@@ -248,11 +248,7 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
         return;
       }
   };
-  if (threads > 1 && senders.size() >= kParallelPes)
-    pool.parallelFor(senders.size(), walkSender);
-  else
-    for (size_t i = 0; i < senders.size(); ++i)
-      walkSender(i, 0);
+  pool.parallelFor(senders.size(), walkSender, threads > 1 && senders.size() >= kParallelPes);
   if (faulted.load()) {
     // Undo this round's claims, then replay it in the serial order.
     for (Walker &w : walkers_)
@@ -333,11 +329,7 @@ Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeSt
   size_t deliveries = 0;
   for (const Walker &w : walkers_)
     deliveries += w.deliveries.size();
-  if (deliveries >= kParallelDeliveries)
-    pool.parallelFor(threads, deliver);
-  else
-    for (size_t t = 0; t < threads; ++t)
-      deliver(t, 0);
+  pool.parallelFor(threads, deliver, deliveries >= kParallelDeliveries);
   for (Walker &w : walkers_)
     woken.insert(woken.end(), w.woken.begin(), w.woken.end());
   for (uint64_t pe : senders) {

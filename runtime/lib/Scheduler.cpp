@@ -72,12 +72,9 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     for (uint64_t pe : ready)
       earliest = std::min(earliest, pes[pe].clock);
     uint64_t horizon = earliest > UINT64_MAX - kRoundWindow ? UINT64_MAX : earliest + kRoundWindow;
-    auto run = [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options, horizon); };
-    if (ready.size() >= kParallelPes)
-      pool.parallelFor(ready.size(), run);
-    else
-      for (size_t i = 0; i < ready.size(); ++i)
-        run(i);
+    pool.parallelFor(
+        ready.size(), [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options, horizon); },
+        ready.size() >= kParallelPes);
     // `ready` is sorted, so the lowest-index fault wins whatever the threads did.
     for (uint64_t pe : ready)
       if (pes[pe].status == PeStatus::Faulted)

@@ -38,12 +38,14 @@ void ThreadPool::worker(unsigned id) {
   }
 }
 
-void ThreadPool::parallelFor(size_t count, const std::function<void(size_t)> &fn) {
-  parallelFor(count, std::function<void(size_t, unsigned)>([&](size_t i, unsigned) { fn(i); }));
+void ThreadPool::parallelFor(size_t count, const std::function<void(size_t)> &fn, bool parallel) {
+  parallelFor(count, std::function<void(size_t, unsigned)>([&](size_t i, unsigned) { fn(i); }),
+              parallel);
 }
 
-void ThreadPool::parallelFor(size_t count, const std::function<void(size_t, unsigned)> &fn) {
-  if (workers_.empty() || count < 2) {
+void ThreadPool::parallelFor(size_t count, const std::function<void(size_t, unsigned)> &fn,
+                             bool parallel) {
+  if (!parallel || workers_.empty() || count < 2) {
     for (size_t i = 0; i < count; ++i)
       fn(i, 0);
     return;

@@ -22,9 +22,12 @@ public:
   ThreadPool &operator=(const ThreadPool &) = delete;
 
   /// Calls fn(i) for every i < count and returns when all calls are done.
-  void parallelFor(size_t count, const std::function<void(size_t)> &fn);
+  /// With `parallel` false every call runs on the calling thread (worker 0):
+  /// for work too small to pay for waking the workers.
+  void parallelFor(size_t count, const std::function<void(size_t)> &fn, bool parallel = true);
   /// The same, with the calling worker's id in [0, threads()): fn(i, worker).
-  void parallelFor(size_t count, const std::function<void(size_t, unsigned)> &fn);
+  void parallelFor(size_t count, const std::function<void(size_t, unsigned)> &fn,
+                   bool parallel = true);
   unsigned threads() const { return unsigned(workers_.size()) + 1; }
 
 private:

@@ -178,21 +178,16 @@ void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
       addLayerGuard(recv, depth, -1, 0);    // layer 0
       addLayerGuard(again, depth, 1, -1);   // layers 1 and on
     }
-    // A relay into the block output forwards to "fb" before the last layer.
-    if (auto relay = dyn_cast<wk::RecvOp>(op);
-        relay && p.feedsBack && relay.getForward() == StringRef("out0")) {
-      b.setInsertionPointAfter(relay);
-      auto again = cast<wk::RecvOp>(b.clone(*relay));
-      again.setForward("fb");
-      addLayerGuard(relay, depth, 1, -(p.layers - 1)); // the last layer
-      addLayerGuard(again, depth, -1, p.layers - 2);   // every other
-    }
-    if (auto send = dyn_cast<wk::SendOp>(op); send && p.feedsBack && send.getPort() == "out0") {
-      b.setInsertionPointAfter(send);
-      auto again = cast<wk::SendOp>(b.clone(*send));
-      again.setPort("fb");
-      addLayerGuard(send, depth, 1, -(p.layers - 1));  // the last layer
-      addLayerGuard(again, depth, -1, p.layers - 2);   // every other
+    // The block output (sent, or forwarded by a relay) goes on to "out0" in
+    // the last layer and back to "fb" in every other.
+    StringRef outAttr = isa<wk::SendOp>(op) ? "port" : "forward";
+    auto out = op->getAttrOfType<StringAttr>(outAttr);
+    if (p.feedsBack && out && out.getValue() == "out0") {
+      b.setInsertionPointAfter(op);
+      Operation *again = b.clone(*op);
+      again->setAttr(outAttr, b.getStringAttr("fb"));
+      addLayerGuard(op, depth, 1, -(p.layers - 1));  // the last layer
+      addLayerGuard(again, depth, -1, p.layers - 2); // every other
     }
   }
 }
