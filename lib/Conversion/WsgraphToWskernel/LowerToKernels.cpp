@@ -16,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <cmath>
+
 
 namespace wsc {
 #define GEN_PASS_DEF_WSCLOWERTOKERNELS
@@ -55,6 +57,73 @@ int64_t evenPieceSize(int64_t total, function_ref<bool(int64_t)> fits) {
   return ceilDiv(total, ceilDiv(total, lo)); // the same pieces, evened out
 }
 
+bool hasBias(const KernelPlan &p) {
+  return cast<RankedTensorType>(p.inputs.back().getType()).getRank() == 1;
+}
+
+/// K and the output columns of a host-read linear (or of its column piece).
+std::pair<int64_t, int64_t> hostLinearShape(const KernelPlan &p) {
+  Value w = hasBias(p) ? p.inputs[p.inputs.size() - 2] : p.inputs.back();
+  auto wt = cast<RankedTensorType>(w.getType());
+  return {wt.getDimSize(0), p.colHi ? p.colHi - p.colLo : wt.getDimSize(1)};
+}
+
+/// Appends `p`, a host-read linear without residual, as `pieces` kernels
+/// over even ranges of its output columns: each keeps and computes columns
+/// [colLo, colHi) of the whole result, every piece after the first writing
+/// into the one before's.
+void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int64_t tokens,
+                        wafer::ArchAttr arch, std::vector<KernelPlan> &out) {
+  auto [k, n] = hostLinearShape(p);
+  int64_t per = ceilDiv(n, pieces);
+  bool gelu = p.kind == "linear_gelu";
+  CostModel cost{arch};
+  for (int64_t i = 0, lo = 0; lo < n; ++i, lo += per) {
+    KernelPlan q = p;
+    q.name = p.name + ".c" + std::to_string(i);
+    q.colLo = p.colLo + lo, q.colHi = q.colLo + std::min(per, n - lo);
+    int64_t cols = q.colHi - q.colLo;
+    q.work = p.work * double(cols) / double(n);
+    q.size = linearSizer(k, cols, true, false, batch, tokens, p.storage, arch);
+    q.cycles = [=](const KernelPlan &r) {
+      return cost.linear(k, cols, r.h, r.w, gelu, outputOf(r), ceilDiv(k, r.h));
+    };
+    q.writesIntoPrevious = p.writesIntoPrevious || i > 0;
+    out.push_back(std::move(q));
+  }
+}
+
+/// Splits each host-read linear whose tiles, at its share of `capacity`
+/// PEs, would be much wider than tall because the arch is too narrow for
+/// its columns (GPT's LM head: 768 x 50257 on 762 columns puts 2 x 66
+/// weights on a PE, and its column sums and host relays cost two words per
+/// 2 multiply-adds). Column pieces stacked on the wafer get square tiles.
+void splitWideHostLinears(std::vector<KernelPlan> &plans, double capacity, int64_t batch,
+                          int64_t tokens, wafer::ArchAttr arch) {
+  double total = 0;
+  for (const KernelPlan &p : plans)
+    total += p.work;
+  std::vector<KernelPlan> split;
+  for (KernelPlan &p : plans) {
+    bool linear = p.kind == "linear" || p.kind == "linear_gelu";
+    if (!p.hostResult || !linear || p.inputs.size() != (hasBias(p) ? 3u : 2u) || total <= 0) {
+      split.push_back(std::move(p));
+      continue;
+    }
+    auto [k, n] = hostLinearShape(p);
+    // The columns of square tiles on its share of the PEs.
+    double share = capacity * p.work / total;
+    double squareCols = std::sqrt(share * double(n) / double(k));
+    int64_t pieces = std::min<int64_t>(n, int64_t(std::ceil(squareCols / double(arch.getWidth()))));
+    if (pieces <= 1) {
+      split.push_back(std::move(p));
+      continue;
+    }
+    appendColumnPieces(p, pieces, batch, tokens, arch, split);
+  }
+  plans = std::move(split);
+}
+
 /// Splits each linear and embedding whose weights alone need more than
 /// `maxPes` PEs into a chain of pieces over weight rows (docs/defects.md).
 LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, double defectRate,
@@ -70,17 +139,11 @@ LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, do
       continue;
     }
     if (p.hostResult && linear) {
-      // A host-read result splits by output columns: each piece computes
-      // and keeps columns [lo, hi) of it, reading the whole weight's columns
-      // there (docs/defects.md).
-      auto weightType = cast<RankedTensorType>(p.inputs.back().getType());
-      bool bias = weightType.getRank() == 1;
-      Value w = bias ? p.inputs[p.inputs.size() - 2] : p.inputs.back();
-      auto wt = cast<RankedTensorType>(w.getType());
-      int64_t k = wt.getDimSize(0), n = wt.getDimSize(1);
-      if (p.inputs.size() != (bias ? 3u : 2u))
+      // A host-read result splits by output columns (docs/defects.md).
+      if (p.inputs.size() != (hasBias(p) ? 3u : 2u))
         return p.anchor->emitError() << "kernel '" << p.name
                                      << "' cannot be split by columns: it adds a residual";
+      auto [k, n] = hostLinearShape(p);
       auto fitsCap = [&](int64_t cols) {
         KernelPlan probe = p;
         probe.h = 1, probe.w = 1;
@@ -93,16 +156,7 @@ LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, do
                << "kernel '" << p.name << "' needs more than the " << maxPes
                << " PEs a defect rate of " << defectRate
                << " leaves clean even for one output column";
-      int64_t pieces = ceilDiv(n, per);
-      for (int64_t i = 0; i < pieces; ++i) {
-        KernelPlan q = p;
-        q.name = p.name + ".c" + std::to_string(i);
-        q.colLo = i * per, q.colHi = std::min(n, q.colLo + per);
-        q.work = p.work * double(q.colHi - q.colLo) / double(n);
-        q.size = linearSizer(k, q.colHi - q.colLo, true, false, batch, tokens, p.storage, arch);
-        q.writesIntoPrevious = i > 0;
-        split.push_back(std::move(q));
-      }
+      appendColumnPieces(p, ceilDiv(n, per), batch, tokens, arch, split);
       continue;
     }
     if (p.hostResult) {
@@ -631,12 +685,14 @@ void LowerToKernelsPass::runOnOperation() {
     // average; keep that well under one so placement finds room.
     int64_t maxPes = defectRate > 0 ? std::max<int64_t>(1, int64_t(0.3 / defectRate))
                                     : std::numeric_limits<int64_t>::max();
+    // Partition into wafers, then size each stage's kernels within its wafer.
+    double capacity = utilization * double(arch.getWidth()) * double(arch.getHeight());
+    if (!weightStreaming)
+      splitWideHostLinears(plans, capacity, batch, tokens, arch);
     if (defectRate > 0 && !weightStreaming &&
         failed(splitForDefects(plans, maxPes, defectRate, batch, tokens, arch)))
       return signalPassFailure();
 
-    // Partition into wafers, then size each stage's kernels within its wafer.
-    double capacity = utilization * double(arch.getWidth()) * double(arch.getHeight());
     SmallVector<int64_t> minPes;
     for (auto &p : plans) {
       p.h = 1, p.w = 1;
