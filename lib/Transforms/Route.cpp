@@ -127,7 +127,7 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         // instead: the budget grows until the wafer routes, and the figures
         // say so. Running out of colors is an error at any budget.
         LogicalResult ok = failure();
-        for (double b = budget;; b *= 2) {
+        for (double b = budget;; b *= 1.25) {
           WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, b);
           router.quietOverBudget = b > 0 && b < 16 * budget;
           results[i].stats = Stats();

@@ -97,12 +97,48 @@ static Sizer tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch,
 Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch,
                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
   std::string st = storage.str();
-  return tiledSizer(v, c, arch, [=](int64_t h, int64_t w) {
+  int64_t sramWords = arch.getSramBytes() / 4;
+  auto words = [=](int64_t h, int64_t w) {
     int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
     int64_t tb = ceilDiv(tokens, h);
     return batch * tokens + wk::storageWords(st, vb * cb) +
            (positions ? wk::storageWords(st, tb * cb) + cb + 1 : 0) + (chained ? 3 : 2) * cb;
-  });
+  };
+  Sizer tiled = tiledSizer(v, c, arch, words);
+  CostModel cost{arch};
+  // Each column passes its share of the row down and hands it on, so the
+  // cycles follow the width; rows only hold the table. Within the budget,
+  // the width that takes the fewest cycles per token, on the fewest rows
+  // whose table slices fit; the tiled shape when none fits.
+  return [=](KernelPlan &p) {
+    int64_t budget = p.h * p.w, most = std::min(v, maxRows(p, arch));
+    int64_t bestH = 0, bestW = 0;
+    double best = 0;
+    for (int64_t w = 1; w <= std::min(c, maxCols(p, arch)); ++w) {
+      if (w != ceilDiv(c, ceilDiv(c, w)))
+        continue; // the same columns as a narrower grid, one of them padding
+      if (words(most, w) > sramWords)
+        continue;
+      int64_t lo = 1, hi = most; // the fewest rows that fit
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (words(mid, w) <= sramWords)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      int64_t h = ceilDiv(v, ceilDiv(v, lo));
+      if (h * w > budget)
+        continue;
+      double cycles = cost.embed(v, c, h, w, positions, CostModel::Output::Blocks, 0,
+                                 blockColumns(p, w, c, arch));
+      if (!bestW || cycles < best || (cycles == best && h * w < bestH * bestW))
+        best = cycles, bestH = h, bestW = w;
+    }
+    if (!bestW)
+      return tiled(p);
+    p.h = bestH, p.w = bestW;
+  };
 }
 
 Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
