@@ -23,10 +23,13 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
   return words(in) + words(inLast) + matvec(kb, nb) + (h > 1 ? forwarded(nb) : 0.0) + finish;
 }
 
-double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group) const {
+double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group,
+                            int64_t step) const {
   // Sum, all-reduce, centre; x . x, all-reduce; rsqrt; scale, gamma, beta.
+  // The all-reduces carry `step` tokens' statistics per round trip.
   int64_t cb = ceilDiv(c, w);
-  return words(in) + vector(cb) + 2 * rowAllReduce(w) + 4 * vector(1) + vector(cb) +
+  return words(in) + vector(cb) + 2 * rowAllReduce(w, step) / double(step) + 4 * vector(1) +
+         vector(cb) +
          matvec(1, cb) + transcendental(1) + 3 * vector(cb) + output(out, c, cb, w, 1, group);
 }
 

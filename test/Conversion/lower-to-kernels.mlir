@@ -24,31 +24,39 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // CHECK: wskernel.host_input 0 at 0
 // CHECK: wskernel.init_tile 1 at 16 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8]
 // CHECK: wskernel.send "out0" from <base = 528> n <base = 8> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
-// Layer norm of C=8 on 1x3 PEs, cb = 3 (the last block 2): x 3, stat 1, gamma 3,
-// beta 3, part 3 = 13 words = 52 bytes; PE 1 runs 24 instructions = 384 bytes: 436.
-// cycles = recv 3 + sum 3 + 2 all-reduces (4 words + 2 * 2 hops) 16 + 4 one-word ops
-// + centre 3 + x.x 3 + rsqrt 8 + scale, gamma, beta 9 + send 3 = 52.
+// Layer norm of C=8 on 1x3 PEs, cb = 3 (the last block 2), 4 tokens per step
+// (all 4 here): x 4*3, stat 4, gamma 3, beta 3, part 3 = 25 words = 100 bytes;
+// PE 1 runs 30 instructions = 480 bytes: 580.
+// cycles = recv 3 + sum 3 + 2 all-reduces of 4 tokens' statistics ((4*4 words
+// + 2 * 2 hops) / 4 tokens) 10 + 4 one-word ops + centre 3 + x.x 3 + rsqrt 8
+// + scale, gamma, beta 9 + send 3 = 46.
 // Its result is three blocks, one per PE.
-// CHECK: %[[N:.*]]:3 = wskernel.kernel "ln_f" kind "layer_norm" grid [1, 3] sram 436 cycles 5.200000e+01 channels {back = "row_chain_west", row = "row_chain"}(%[[E]], %{{.*}}, %{{.*}}) {{.*}} -> (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>)
+// CHECK: %[[N:.*]]:3 = wskernel.kernel "ln_f" kind "layer_norm" grid [1, 3] sram 580 cycles 4.600000e+01 channels {back = "row_chain_west", row = "row_chain"}(%[[E]], %{{.*}}, %{{.*}}) {{.*}} -> (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>)
 // PE px keeps x[3px, 3px + 3) of the embedding's one block (the last PE 2
 // words): the routers' filters give each PE only that window.
 // CHECK-NEXT: wskernel.filter "in0" first <base = 6> count <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.filter "in0" first <base = 0, px = 3> count <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
-// CHECK: wskernel.recv "in0" to <base = 0> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
-// The mean: partial sums run east, the total comes back west.
-// CHECK-NEXT: wskernel.reduce "sum" <base = 12> = <base = 0> n <base = 3>
-// CHECK-NEXT: wskernel.recv "row" to <base = 12> n <base = 1> {combine = "add", when = [#wskernel.pes<x0 = 1, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "row" from <base = 12> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.recv "back" to <base = 12> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "back" from <base = 12> n <base = 1> {when = [#wskernel.pes<x0 = 1, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.imm "mul" <base = 12> = <base = 12>, 1.250000e-01 n <base = 1>
+// One step of 4 tokens: token j's x at x + 12j bytes, its statistic at 48 + 4j.
+// CHECK: wskernel.loop 1 {
+// CHECK-NEXT: wskernel.loop 1 {
+// CHECK-NEXT: wskernel.loop 4 {
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0, loop = [12]> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0, loop = [12]> n <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.reduce "sum" <base = 48, loop = [4]> = <base = 0, loop = [12]> n <base = 3>
+// CHECK-NEXT: }
+// The means of the 4 tokens: partial sums run east, the totals come back west.
+// CHECK-NEXT: wskernel.recv "row" to <base = 48> n <base = 4> {combine = "add", when = [#wskernel.pes<x0 = 1, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "row" from <base = 48> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "back" to <base = 48> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "back" from <base = 48> n <base = 4> {when = [#wskernel.pes<x0 = 1, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.loop 4 {
+// CHECK-NEXT: wskernel.imm "mul" <base = 48, loop = [4]> = <base = 48, loop = [4]>, 1.250000e-01 n <base = 1>
 // The last PE's padding word is zeroed after centring.
-// CHECK-NEXT: wskernel.scalar "sub" <base = 40> = <base = 0>, scalar <base = 12> n <base = 3>
-// CHECK-NEXT: wskernel.imm "fill" <base = 48> = <base = 0>, 0.000000e+00 n <base = 1> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK: wskernel.send "out0" from <base = 40> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "out1" from <base = 40> n <base = 3> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "out2" from <base = 40> n <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.scalar "sub" <base = 0, loop = [12]> = <base = 0, loop = [12]>, scalar <base = 48, loop = [4]> n <base = 3>
+// CHECK-NEXT: wskernel.imm "fill" <base = 8, loop = [12]> = <base = 0>, 0.000000e+00 n <base = 1> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK: wskernel.send "out0" from <base = 88> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "out1" from <base = 88> n <base = 3> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "out2" from <base = 88> n <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
 // Linear 8x12 on 1x3 PEs: kb = 8, nb = 4; the host reads its blocks where they are.
 // It reads the three blocks of the layer norm as operands 0-2, into x[0, 3), x[3, 6), x[6, 8).
 // SRAM: x 8, weight 32, bias 4, part 4, logits 4 tokens x 4 = 64 words = 256 bytes;

@@ -69,7 +69,8 @@ struct CostModel {
   /// not read by the host and has at least three rows.
   static bool finishingRow(int64_t h, Output out) { return out == Output::Blocks && h >= 3; }
   /// Layer norm of C on 1 x w PEs (two row all-reduces: mean, variance).
-  double layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1) const;
+  double layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1,
+                   int64_t step = 1) const;
   /// Causal attention over `t` tokens: `heads` heads of size d, each on
   /// `parts` columns (d / parts of each head's q, k, v per column; the
   /// scores all-reduced along them) and `rows` rows holding blocks of keys,

@@ -197,45 +197,55 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     // PE px normalizes block px of x. The mean and then the variance are
     // all-reduced over the row: sums run east on "row", the last PE's
     // total comes back west on "back" (two passes, as torch computes it).
-    int64_t c = k.words(0), cb = ceilDiv(c, w);
+    // A group of `step` tokens shares each all-reduce's round trip.
+    int64_t c = k.words(0), cb = ceilDiv(c, w), step = layerNormTokens(tokens);
     bool bias = p.inputs.size() > 2;
-    int64_t x = sram.words(cb), stat = sram.words(1);
+    int64_t x = sram.words(step * cb), stat = sram.words(step);
     int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
     int64_t part = sram.words(cb), gather = std::min(g, w) > 1 ? sram.words(cb) : 0;
     k.initTile(k.operand(1), gamma, 1, cb, {0, 0}, {0, cb});
     if (bias)
       k.initTile(k.operand(2), beta, 1, cb, {0, 0}, {0, cb});
-    k.tokenLoops();
-    // The last PE's block may be shorter: the words past it stay zero.
-    int64_t in = k.recvRange(0, 0, cb, w, c, k.aff(x), /*byRow=*/false);
+    k.tokenLoops(step);
     auto allReduce = [&] {
       if (w == 1)
         return;
-      k.recv("row", k.aff(stat), k.aff(1), "add", k.pes(1, w - 1, 0, 0));
-      k.send("row", k.aff(stat), k.aff(1), k.pes(0, w - 2, 0, 0));
-      k.recv("back", k.aff(stat), k.aff(1), "copy", k.pes(0, w - 2, 0, 0));
-      k.send("back", k.aff(stat), k.aff(1), k.pes(1, w - 1, 0, 0));
+      k.recv("row", k.aff(stat), k.aff(step), "add", k.pes(1, w - 1, 0, 0));
+      k.send("row", k.aff(stat), k.aff(step), k.pes(0, w - 2, 0, 0));
+      k.recv("back", k.aff(stat), k.aff(step), "copy", k.pes(0, w - 2, 0, 0));
+      k.send("back", k.aff(stat), k.aff(step), k.pes(1, w - 1, 0, 0));
     };
-    k.reduce("sum", k.aff(stat), k.aff(x), k.aff(cb));
+    // Token j of the group: its x at x + j*cb, its statistic at stat + j.
+    wk::AffAttr xj = k.aff(x, {4 * cb}), sj = k.aff(stat, {4});
+    int64_t in = 0;
+    k.loop(step, [&] {
+      // The last PE's block may be shorter: the words past it stay zero.
+      in = k.recvRange(0, 0, cb, w, c, xj, /*byRow=*/false);
+      k.reduce("sum", sj, xj, k.aff(cb));
+    });
     allReduce();
-    k.imm("mul", k.aff(stat), k.aff(stat), 1.0f / float(c), k.aff(1));
-    k.scalar("sub", k.aff(part), k.aff(x), k.aff(stat), k.aff(cb));
     // Padding words are not part of x: zero them again after centring.
     int64_t last = c - (w - 1) * cb;
-    if (last < cb)
-      k.imm("fill", k.aff(part + 4 * last), k.aff(0), 0.0f, k.aff(cb - last),
-            k.pes(w - 1, w - 1, 0, 0));
-    k.matvec(k.aff(stat), k.aff(part), k.aff(part), k.aff(1), k.aff(cb), false);
+    k.loop(step, [&] {
+      k.imm("mul", sj, sj, 1.0f / float(c), k.aff(1));
+      k.scalar("sub", xj, xj, sj, k.aff(cb));
+      if (last < cb)
+        k.imm("fill", k.aff(x + 4 * last, {4 * cb}), k.aff(0), 0.0f, k.aff(cb - last),
+              k.pes(w - 1, w - 1, 0, 0));
+      k.matvec(sj, xj, xj, k.aff(1), k.aff(cb), false);
+    });
     allReduce();
-    k.imm("mul", k.aff(stat), k.aff(stat), 1.0f / float(c), k.aff(1));
-    k.imm("add", k.aff(stat), k.aff(stat), p.epsilon, k.aff(1));
-    k.unary("rsqrt", k.aff(stat), k.aff(stat), k.aff(1));
-    k.scalar("mul", k.aff(part), k.aff(part), k.aff(stat), k.aff(cb));
-    k.vector("mul", k.aff(part), k.aff(part), k.aff(gamma), k.aff(cb));
-    if (bias)
-      k.vector("add", k.aff(part), k.aff(part), k.aff(beta), k.aff(cb));
-    k.reduceGatherSend(part, cb, c, gather, [] {});
-    return {sram.next, cost.layerNorm(c, w, out, in, g)};
+    k.loop(step, [&] {
+      k.imm("mul", sj, sj, 1.0f / float(c), k.aff(1));
+      k.imm("add", sj, sj, p.epsilon, k.aff(1));
+      k.unary("rsqrt", sj, sj, k.aff(1));
+      k.scalar("mul", k.aff(part), xj, sj, k.aff(cb));
+      k.vector("mul", k.aff(part), k.aff(part), k.aff(gamma), k.aff(cb));
+      if (bias)
+        k.vector("add", k.aff(part), k.aff(part), k.aff(beta), k.aff(cb));
+      k.reduceGatherSend(part, cb, c, gather, [] {});
+    });
+    return {sram.next, cost.layerNorm(c, w, out, in, g, step)};
   }
   if (p.kind == "linear" || p.kind == "linear_gelu") {
     bool residual = p.inputs.size() > 1 && k.isStream(1);

@@ -25,6 +25,15 @@ namespace wk = wsc::wskernel;
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Tokens a layer norm takes per step: its all-reduces' round trips are
+/// shared by that many tokens (the largest divisor of `tokens` up to 8).
+inline int64_t layerNormTokens(int64_t tokens) {
+  for (int64_t step = std::min<int64_t>(8, tokens); step > 1; --step)
+    if (tokens % step == 0)
+      return step;
+  return 1;
+}
+
 /// Is `v` known before the model runs (a weight or a literal)?
 inline bool isStatic(Value v) {
   return v.getDefiningOp<wsgraph::WeightOp>() || v.getDefiningOp<wsgraph::ConstantOp>();
@@ -150,7 +159,7 @@ void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
 using Sizer = std::function<void(KernelPlan &)>;
 Sizer embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch, int64_t tokens,
                  StringRef storage, wafer::ArchAttr arch);
-Sizer layerNormSizer(int64_t c, wafer::ArchAttr arch);
+Sizer layerNormSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch);
 Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
                   StringRef storage, wafer::ArchAttr arch);
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
@@ -306,12 +315,22 @@ public:
                            storage, b.getDenseI64ArrayAttr(colWindow));
   }
 
-  /// Opens the batch (outer) and token (inner) loops; index 0 is the token.
-  void tokenLoops() {
+  /// Opens the batch (outer) and token (inner) loops; index 0 is the token
+  /// (with `step`, the group of `step` tokens: a divisor of the tokens).
+  void tokenLoops(int64_t step = 1) {
     auto outer = wk::LoopOp::create(b, loc(), batch);
     b.setInsertionPointToStart(&outer.getBody().emplaceBlock());
-    auto inner = wk::LoopOp::create(b, loc(), tokens);
+    auto inner = wk::LoopOp::create(b, loc(), tokens / step);
     b.setInsertionPointToStart(&inner.getBody().emplaceBlock());
+  }
+
+  /// A loop of `count` iterations around what `body` writes; inside it,
+  /// its index is loop index 0 of affine maps.
+  void loop(int64_t count, function_ref<void()> body) {
+    auto l = wk::LoopOp::create(b, loc(), count);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&l.getBody().emplaceBlock());
+    body();
   }
 
   /// Steps 3 to 6: column reduction of `part` (nb words), a last-row

@@ -141,22 +141,24 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chain
   };
 }
 
-Sizer wsc::lowering::layerNormSizer(int64_t c, wafer::ArchAttr arch) {
+Sizer wsc::lowering::layerNormSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch) {
   int64_t sramWords = arch.getSramBytes() / 4;
   CostModel cost{arch};
   using Output = CostModel::Output;
   // The width within the PE budget that takes the fewest cycles per token:
   // more PEs share the vector, but the all-reduces' round trips grow. Its
-  // five cb-word buffers and code must fit a PE.
+  // buffers (a group of tokens' x) and code must fit a PE.
+  int64_t step = layerNormTokens(tokens);
   return [=](KernelPlan &p) {
     int64_t most = std::max<int64_t>(1, std::min({p.h * p.w, c, maxCols(p, arch)}));
     int64_t best = most;
     double bestCycles = 0;
     for (int64_t w = 1; w <= most; ++w) {
       int64_t cb = ceilDiv(c, w);
-      if (5 * cb + 512 > sramWords && w < most)
+      if ((step + 4) * cb + 512 > sramWords && w < most)
         continue;
-      double cycles = cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(p, w, c, arch));
+      double cycles =
+          cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(p, w, c, arch), step);
       if (best == most || cycles < bestCycles)
         best = w, bestCycles = cycles;
     }
@@ -431,7 +433,7 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     if (!epsilon || !streamSize(0))
       return failure();
     p.epsilon = epsilon.getValueAsDouble();
-    p.size = layerNormSizer(streamSize(0), *arch);
+    p.size = layerNormSizer(streamSize(0), tokens, *arch);
   } else if (p.kind == "attention") {
     auto scale = kernel->getAttrOfType<FloatAttr>(kScaleAttr);
     auto headsAttr = kernel->getAttrOfType<IntegerAttr>(kHeadsAttr);

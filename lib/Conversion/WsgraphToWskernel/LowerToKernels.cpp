@@ -521,9 +521,10 @@ void LowerToKernelsPass::runOnOperation() {
           plan.inputs.push_back(ln.getBias());
         int64_t c = width(ln.getInput());
         plan.work = double(c);
-        plan.size = layerNormSizer(c, arch);
+        plan.size = layerNormSizer(c, tokens, arch);
         plan.cycles = [=](const KernelPlan &p) {
-          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w), blockColumns(p, c, arch));
+          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w), blockColumns(p, c, arch),
+                                layerNormTokens(tokens));
         };
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
