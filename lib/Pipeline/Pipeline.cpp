@@ -3,6 +3,7 @@
 
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -21,6 +22,10 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
                             llvm::cl::init(0.0)};
   Option<std::string> report{*this, "report", llvm::cl::desc("Write the compile report here")};
   Option<int64_t> seed{*this, "seed", llvm::cl::desc("Placement seed"), llvm::cl::init(1)};
+  Option<double> utilization{
+      *this, "utilization",
+      llvm::cl::desc("Fraction of a wafer's PEs kernels may take (0: the mode's default)"),
+      llvm::cl::init(0.0)};
 };
 } // namespace
 
@@ -39,6 +44,10 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "wafers=" + o.wafers + " is not auto or a positive number";
     return failure();
   }
+  if (o.utilization < 0 || o.utilization > 1) {
+    error = llvm::formatv("utilization={0} is not in (0, 1]", o.utilization).str();
+    return failure();
+  }
   pm.addPass(createWscSetArch({o.arch}));
   if (failed(parsePassPipeline("wsgraph-fuse", pm, llvm::errs()))) {
     error = "cannot build the pass pipeline 'wsgraph-fuse'";
@@ -51,6 +60,8 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     stages.weightStreaming = true;
     stages.utilization = 0.7; // one block's few kernels need little routing room
   }
+  if (o.utilization > 0)
+    stages.utilization = o.utilization;
   pm.addPass(createWscLowerPlaceRoute(stages));
   if (!o.report.empty())
     pm.addPass(createWscWriteReport({o.report, o.mode, o.precision}));
@@ -69,7 +80,7 @@ void wsc::registerPipeline() {
         PipelineOptions o;
         o.arch = cl.arch, o.wafers = cl.wafers, o.precision = cl.precision, o.mode = cl.mode;
         o.defects = cl.defects, o.defectRate = cl.defectRate, o.report = cl.report;
-        o.seed = cl.seed;
+        o.seed = cl.seed, o.utilization = cl.utilization;
         std::string error;
         if (failed(buildPipeline(pm, o, error)))
           return errorHandler("--wsc-pipeline: " + error);

@@ -53,6 +53,9 @@ int main(int argc, char **argv) {
                               cl::value_desc("file"), cl::cat(category));
   cl::opt<int64_t> seed("seed", cl::desc("Placement seed"), cl::init(defaults.seed),
                         cl::cat(category));
+  cl::opt<double> utilization(
+      "utilization", cl::desc("Fraction of a wafer's PEs kernels may take (0: the mode's default)"),
+      cl::init(defaults.utilization), cl::cat(category));
   mlir::registerPassManagerCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerAsmPrinterCLOptions();
@@ -66,7 +69,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "wsc compiler: ONNX model to .wafer program\n\n"
       "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...]\n"
-      "      [--arch= --wafers= --precision= --mode= --defects= --report=]\n");
+      "      [--arch= --wafers= --precision= --mode= --defects= --report= --utilization=]\n");
 
   wsc::OnnxImportOptions importOptions;
   for (const std::string &spec : inputShapes) {
@@ -84,6 +87,7 @@ int main(int argc, char **argv) {
   options.defects = defects;
   options.report = report;
   options.seed = seed;
+  options.utilization = utilization;
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,

@@ -26,7 +26,7 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     kernels (docs/weight-streaming.md).
   }];
   let options = [
-    Option<"utilization", "utilization", "double", "0.5",
+    Option<"utilization", "utilization", "double", "0.6",
            "Fraction of the wafer's PEs that kernels may take (the rest is left for routing)">,
     Option<"wafers", "wafers", "std::string", "\"auto\"",
            "auto: the fewest wafers that hold the model; N: exactly N wafers">,

@@ -32,7 +32,7 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     Option<"wafers", "wafers", "std::string", "\"auto\"", "auto | N (wsc-lower-to-kernels)">,
     Option<"precision", "precision", "std::string", "\"fp32\"", "fp32 | fp16 | bf16 (wsc-lower-to-kernels)">,
     Option<"weightStreaming", "weight-streaming", "bool", "false", "wsc-lower-to-kernels' option">,
-    Option<"utilization", "utilization", "double", "0.5", "wsc-lower-to-kernels' option">,
+    Option<"utilization", "utilization", "double", "0.6", "wsc-lower-to-kernels' option">,
     Option<"defects", "defects", "std::string", "\"\"", "Defect map file (wsc-defects)">,
     Option<"defectRate", "defect-rate", "double", "0.0", "Random defect map (wsc-defects, and the lowering's sizes)">,
     Option<"seed", "seed", "int64_t", "1", "Seed of placement and of the random defect map">

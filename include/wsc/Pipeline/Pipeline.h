@@ -27,6 +27,9 @@ struct PipelineOptions {
   double defectRate = 0.0; // a random map of dead PEs (and links), seeded by `seed`
   std::string report;
   int64_t seed = 1;
+  /// Fraction of each wafer's PEs that kernels may take (0: the mode's
+  /// default, 0.6 pipelined and 0.7 in weight streaming).
+  double utilization = 0.0;
 };
 
 /// Adds wsgraph-fuse, the lowering, placement, routing and the route check

@@ -625,10 +625,6 @@ void LowerToKernelsPass::runOnOperation() {
         plan.inputs = {qkv};
         plan.scale = attn.getScale().convertToFloat();
         int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
-        // Each column takes q, k and v of one head: blocks of whole heads
-        // from the producer spare it words it would drop.
-        if (auto from = produced.find(qkv); from != produced.end())
-          plans[from->second].align = d;
         plan.work = double(tokens) * d * heads;
         plan.heads = heads;
         plan.size = attentionSizer(tokens, heads, d, arch);
@@ -746,7 +742,10 @@ void LowerToKernelsPass::runOnOperation() {
       KernelPlan &q = *from;
       int64_t d = cast<ShapedType>(attention.inputs[0].getType()).getDimSize(2) / 3 /
                   attention.heads;
-      // Kept only when the aligned shape is no slower.
+      // Kept only when the aligned shape is no slower. (Blocks of whole
+      // heads are not asked for: their q, k and v blocks cover the same
+      // attention columns, and three 128-word streams on every link there
+      // bound GPT-2-small at 438 cycles per token; see docs/cost-model.md.)
       KernelPlan before = q;
       q.align = d / (attention.w / attention.heads);
       q.h = 1, q.w = before.h * before.w;
