@@ -106,6 +106,8 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chain
   };
   Sizer tiled = tiledSizer(v, c, arch, words);
   CostModel cost{arch};
+  // Its program (about 20 instructions) must fit beside the table.
+  int64_t dataWords = sramWords - 32 * kCodeBytesPerInstruction / 4;
   // Each column passes its share of the row down and hands it on, so the
   // cycles follow the width; rows only hold the table. Within the budget,
   // the width that takes the fewest cycles per token, on the fewest rows
@@ -117,12 +119,12 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chain
     for (int64_t w = 1; w <= std::min(c, maxCols(p, arch)); ++w) {
       if (w != ceilDiv(c, ceilDiv(c, w)))
         continue; // the same columns as a narrower grid, one of them padding
-      if (words(most, w) > sramWords)
+      if (words(most, w) > dataWords)
         continue;
       int64_t lo = 1, hi = most; // the fewest rows that fit
       while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (words(mid, w) <= sramWords)
+        if (words(mid, w) <= dataWords)
           hi = mid;
         else
           lo = mid + 1;
