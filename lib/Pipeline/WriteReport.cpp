@@ -166,7 +166,8 @@ void WriteReportPass::runOnOperation() {
                                      {"kernels", std::move(f.kernels)}});
   }
   int64_t grid = arch->getWidth() * arch->getHeight() * std::max<int64_t>(1, wafers.size());
-  double ideal = cost.idealCyclesPerToken(macs);
+  // Every wafer of the pipeline shares the work.
+  double ideal = cost.idealCyclesPerToken(macs) / double(std::max<size_t>(1, wafers.size()));
   StreamingFigures streaming = streamingFigures(module, cost);
   if (streaming.layers)
     slowest = streaming.cyclesPerToken();
