@@ -156,9 +156,9 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
 /// Interprets one PE's code until it blocks in a RECV, ends or faults.
 class Core {
 public:
-  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, uint64_t horizon)
+  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o)
       : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), traceLimit_(o.traceEventsPerKernel),
-        maxCycles_(o.maxCycles), horizon_(horizon) {
+        maxCycles_(o.maxCycles) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
     py_ = uint32_t(local / reg_.w);
@@ -235,7 +235,6 @@ private:
   PeState &s_;
   uint32_t traceLimit_;
   uint64_t maxCycles_;
-  uint64_t horizon_;
   uint32_t px_, py_;
 };
 
@@ -385,7 +384,6 @@ Core::Step Core::exec(const Instr &in) {
     // lines at once rather than wait for the hardware prefetcher to ramp up.
     for (uint64_t i = 0, e = storedWords(in, n * m); i < e; i += 16)
       __builtin_prefetch(s_.sram + a + i);
-    s_.streams = storedWords(in, n * m) >= kStreamWords;
     const SramF32 *x = words(b);
     float *__restrict sums = acc.data();
     // Rows per elements() call: VECMAT widens halves some 8 K at a time.
@@ -515,8 +513,6 @@ void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
   while (s_.pc < code.size()) {
-    if (s_.clock > horizon_)
-      return; // yields, still Ready
     const Instr &in = code[s_.pc];
     // Counting END too makes every loop iteration count towards the limit.
     if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
@@ -561,11 +557,11 @@ void Core::run() {
       return;
     }
     ++s_.pc;
-    // A PE that has sent a round's worth yields (staying Ready), so producers
+    // A PE that has sent a visit's worth yields (staying Ready), so producers
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
     if (in.op == wafer::SEND &&
-        (s_.outbox.size() >= kSendsPerRound || s_.outboxWords >= kWordsPerRound))
+        (s_.outbox.size() >= kSendsPerVisit || s_.outboxWords >= kWordsPerVisit))
       return;
   }
   s_.status = PeStatus::Done;
@@ -573,11 +569,10 @@ void Core::run() {
 
 } // namespace
 
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
-           uint64_t horizon) {
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options) {
   // Runs on worker threads, where an escaping exception would terminate the process.
   try {
-    Core(m, pe, s, options, horizon).run();
+    Core(m, pe, s, options).run();
   } catch (const std::exception &e) {
     s.status = PeStatus::Faulted;
     s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());

@@ -2,7 +2,6 @@
 // where an entry names several ports. Every way a compiler can get routing
 // wrong ends here as a fault message.
 #include "Machine.h"
-#include "ThreadPool.h"
 
 #include <fmt/format.h>
 
@@ -29,7 +28,7 @@ uint32_t opposite(uint32_t port) {
 
 } // namespace
 
-Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_(m) {
+Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   size_t positions = size_t(m.wafers) * m.width * m.height;
   // Group the router entries by (position, color): count, prefix-sum, fill.
   std::vector<std::pair<uint64_t, uint8_t>> entries(m.routes.begin(), m.routes.end());
@@ -104,9 +103,7 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
       s.queues = &q;
   }
   links_.reset(new Link[numLinks]);
-  walkers_.resize(std::max(1u, threads));
-  for (Walker &w : walkers_)
-    w.marks.assign(slots_.size(), Mark{});
+  marks_.assign(slots_.size(), Mark{});
 }
 
 Fabric::~Fabric() = default;
@@ -118,7 +115,7 @@ int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   return kNoEntry;
 }
 
-Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
+Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &woken) {
   const Region &src = m_.regions[m_.peRegion[origin]];
   uint32_t sx, sy;
   m_.peXY(origin, sx, sy);
@@ -134,24 +131,34 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
                                        m_.wherePe(origin), msg.color));
   };
   // A fresh serial per message marks which links it has used (routing loops).
-  if (++w.serial == 0) {
-    std::fill(w.marks.begin(), w.marks.end(), Mark{});
-    w.serial = 1;
+  if (++serial_ == 0) {
+    std::fill(marks_.begin(), marks_.end(), Mark{});
+    serial_ = 1;
   }
-  w.stack.clear();
+  // References to the payload are taken in one add once the walk is done.
+  uint32_t refs = 0;
+  struct AddRefs {
+    const Payload &data;
+    uint32_t &refs;
+    ~AddRefs() {
+      if (refs)
+        data.addRefs(refs);
+    }
+  } addRefs{msg.data, refs};
+  stack_.clear();
   uint32_t srcPos = uint32_t(position(src.wafer, sx, sy));
-  w.stack.push_back(Hop{slotOf(srcPos, msg.color), srcPos, msg.color, wafer::RAMP, 0, 0});
-  while (!w.stack.empty()) {
-    Hop h = w.stack.back();
-    w.stack.pop_back();
+  stack_.push_back(Hop{slotOf(srcPos, msg.color), srcPos, msg.color, wafer::RAMP, 0, 0});
+  while (!stack_.empty()) {
+    Hop h = stack_.back();
+    stack_.pop_back();
     uint8_t mask = h.slot < 0 ? 0 : slots_[h.slot].mask[h.in];
     if (!mask)
       return fail("no route", h,
                   fmt::format("a wavelet arriving on {} has no router entry", portName(h.in)));
     const Slot &sl = slots_[h.slot];
-    Mark &mark = w.marks[h.slot];
-    if (mark.serial != w.serial) {
-      mark.serial = w.serial;
+    Mark &mark = marks_[h.slot];
+    if (mark.serial != serial_) {
+      mark.serial = serial_;
       mark.used = 0;
     }
     for (uint32_t bits = mask; bits; bits &= bits - 1) {
@@ -161,15 +168,14 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
                     fmt::format("the same wavelet leaves through {} twice", portName(port)));
       mark.used |= uint8_t(1u << port);
       Link &link = links_[sl.link(port)];
-      uint64_t have = link.owner.load(std::memory_order_relaxed);
-      if (have != ownerId) {
-        if (have == 0 && link.owner.compare_exchange_strong(have, ownerId, std::memory_order_relaxed))
-          w.claimed.push_back(sl.link(port));
-        else if (have != ownerId) {
-          uint64_t other = (have - 1) >> 11;
+      if (link.owner != ownerId) {
+        if (link.owner == 0)
+          link.owner = ownerId;
+        else {
+          uint64_t other = (link.owner - 1) >> 11;
           return fail("collision", h,
                       fmt::format("{} already carries wavelets of {} on color {}",
-                                  portName(port), m_.wherePe(other), (have - 1) & 2047));
+                                  portName(port), m_.wherePe(other), (link.owner - 1) & 2047));
         }
       }
       if (port == wafer::RAMP) {
@@ -180,10 +186,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
         if (delay > UINT32_MAX)
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
-        Delivery &d = w.deliveries.emplace_back(); // field by field: no stalled 16-byte copy
-        d.queue = uint32_t(sl.queue);
-        d.delay = uint32_t(delay);
-        d.msg = &msg;
+        deliver(queues_[sl.queue], msg.data, uint32_t(delay), refs, woken);
         continue;
       }
       link.words += n;
@@ -197,7 +200,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
             m_.linkLatency + uint64_t(std::ceil(double(n) * 4 / m_.linkBytesPerCycle));
         const LinkEnd &e = l->second;
         uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
-        w.stack.push_back(
+        stack_.push_back(
             Hop{slotOf(pos, e.color), pos, e.color, wafer::LINK, h.hops, h.extra + delay});
         continue;
       }
@@ -214,7 +217,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         return fail("dead PE", h,
                     fmt::format("routed {} into dead PE ({},{})", portName(port),
                                 pos % plane % m_.width, pos % plane / m_.width));
-      Hop &to = w.stack.emplace_back();
+      Hop &to = stack_.emplace_back();
       to.slot = next;
       to.pos = pos;
       to.color = h.color;
@@ -226,116 +229,41 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
   return Status::success();
 }
 
-Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
-                          std::vector<uint64_t> &woken, ThreadPool &pool) {
-  for (Walker &w : walkers_) {
-    w.deliveries.clear();
-    w.claimed.clear();
-    w.woken.clear();
-  }
-  // Walk: every sender's messages on one worker, in send order. Any fault
-  // stops the walk; it is then found again serially so that the reported one
-  // does not depend on the threads.
-  std::atomic<bool> faulted{false};
-  unsigned threads = std::min<unsigned>(pool.threads(), unsigned(walkers_.size()));
-  auto walkSender = [&](size_t i, unsigned t) {
-    if (faulted.load(std::memory_order_relaxed))
-      return;
-    Walker &w = walkers_[t % threads];
-    for (const OutMsg &msg : pes[senders[i]].outbox)
-      if (!walk(w, senders[i], msg)) {
-        faulted.store(true);
-        return;
+void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
+                     std::vector<uint64_t> &woken) {
+  uint32_t size = data.size();
+  if (!q.count) {
+    q.chunks.push_back(Chunk{data.adopt(), 0, delay, size});
+    q.words += size;
+    ++refs;
+  } else {
+    // The filter's window of each period the message overlaps.
+    for (int64_t at = 0; at < size;) {
+      int64_t start = at - q.seen; // where the current period began
+      int64_t from = std::max(at, start + q.first);
+      int64_t to = std::min<int64_t>(size, start + q.first + q.count);
+      if (from < to) {
+        q.chunks.push_back(Chunk{data.adopt(), uint32_t(from), delay, uint32_t(to)});
+        q.words += uint64_t(to - from);
+        ++refs;
       }
-  };
-  pool.parallelFor(senders.size(), walkSender, threads > 1 && senders.size() >= kParallelPes);
-  if (faulted.load()) {
-    // Undo this round's claims, then replay it in the serial order.
-    for (Walker &w : walkers_)
-      for (uint64_t c : w.claimed)
-        links_[c].owner.store(0, std::memory_order_relaxed);
-    Walker &w = walkers_[0];
-    for (uint64_t pe : senders)
-      for (const OutMsg &msg : pes[pe].outbox)
-        if (Status s = walk(w, pe, msg); !s)
-          return s;
-    return Status::failure("internal error: a fault of the parallel walk was not found again");
+      int64_t next = std::min<int64_t>(size, start + q.period);
+      q.seen = uint32_t((q.seen + (next - at)) % q.period);
+      at = next;
+    }
   }
-  // Deliver. Every receive queue is fed by one origin (its ramp has one
-  // owner), whose messages one walker saw in send order, so appending per
-  // walker keeps each queue's order; each thread takes a contiguous range of
-  // the queues.
-  auto deliver = [&](size_t t, unsigned) {
-    // References to a payload are counted here and taken in one add per run
-    // of deliveries of the same message.
-    const OutMsg *run = nullptr;
-    uint32_t refs = 0;
-    std::vector<uint64_t> &wake = walkers_[t].woken;
-    uint32_t lo = uint32_t(queues_.size() * t / threads),
-             hi = uint32_t(queues_.size() * (t + 1) / threads);
-    // Queues are scattered: fetch the queue, then the end of its views, ahead.
-    constexpr size_t kQueueAhead = 16, kTailAhead = 8;
-    for (Walker &w : walkers_)
-      for (size_t k = 0, e = w.deliveries.size(); k < e; ++k) {
-        if (k + kQueueAhead < e) {
-          uint32_t ahead = w.deliveries[k + kQueueAhead].queue;
-          if (ahead >= lo && ahead < hi)
-            __builtin_prefetch(&queues_[ahead]);
-        }
-        if (k + kTailAhead < e) {
-          uint32_t ahead = w.deliveries[k + kTailAhead].queue;
-          if (ahead >= lo && ahead < hi)
-            queues_[ahead].chunks.prefetchBack();
-        }
-        const Delivery &d = w.deliveries[k];
-        if (d.queue < lo || d.queue >= hi)
-          continue;
-        if (d.msg != run) {
-          if (refs)
-            run->data.addRefs(refs);
-          run = d.msg;
-          refs = 0;
-        }
-        RecvQueue &q = queues_[d.queue];
-        uint32_t size = uint32_t(d.msg->data.size());
-        if (!q.count) {
-          q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.delay, size});
-          q.words += size;
-          ++refs;
-        } else {
-          // The filter's window of each period the message overlaps.
-          for (int64_t at = 0; at < size;) {
-            int64_t start = at - q.seen; // where the current period began
-            int64_t from = std::max(at, start + q.first);
-            int64_t to = std::min<int64_t>(size, start + q.first + q.count);
-            if (from < to) {
-              q.chunks.push_back(Chunk{d.msg->data.adopt(), uint32_t(from), d.delay, uint32_t(to)});
-              q.words += uint64_t(to - from);
-              ++refs;
-            }
-            int64_t next = std::min<int64_t>(size, start + q.period);
-            q.seen = uint32_t((q.seen + (next - at)) % q.period);
-            at = next;
-          }
-        }
-        if (q.need && q.words >= q.need) {
-          q.need = 0;
-          wake.push_back(q.pe);
-        }
-      }
-    if (refs)
-      run->data.addRefs(refs);
-  };
-  size_t deliveries = 0;
-  for (const Walker &w : walkers_)
-    deliveries += w.deliveries.size();
-  pool.parallelFor(threads, deliver, deliveries >= kParallelDeliveries);
-  for (Walker &w : walkers_)
-    woken.insert(woken.end(), w.woken.begin(), w.woken.end());
-  for (uint64_t pe : senders) {
-    pes[pe].outbox.clear();
-    pes[pe].outboxWords = 0;
+  if (q.need && q.words >= q.need) {
+    q.need = 0;
+    woken.push_back(q.pe);
   }
+}
+
+Status Fabric::route(uint64_t sender, PeState &s, std::vector<uint64_t> &woken) {
+  for (const OutMsg &msg : s.outbox)
+    if (Status st = walk(sender, msg, woken); !st)
+      return st;
+  s.outbox.clear();
+  s.outboxWords = 0;
   return Status::success();
 }
 
@@ -353,7 +281,7 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
           continue;
         const Link &l = links_[slots_[i].link(port)];
         words += l.words;
-        used |= l.owner.load(std::memory_order_relaxed) != 0;
+        used |= l.owner != 0;
       }
       if (!used)
         continue;

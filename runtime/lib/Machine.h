@@ -1,6 +1,6 @@
 // Run-time state of the emulated PEs and the pieces that move it forward:
 // the core interpreter (Core.cpp), the fabric (Fabric.cpp) and the
-// bulk-synchronous scheduler (Scheduler.cpp).
+// worklist scheduler (Scheduler.cpp).
 #ifndef WSC_RUNTIME_LIB_MACHINE_H
 #define WSC_RUNTIME_LIB_MACHINE_H
 
@@ -134,38 +134,21 @@ struct LoopFrame {
   uint32_t count = 0;
 };
 
-/// A SEND waiting for the fabric phase of the round.
+/// A SEND waiting to be routed when its PE's visit ends.
 struct OutMsg {
   uint32_t color = 0;
   Payload data; ///< with the sender's clock when the SEND started
 };
 
-/// Ready: runnable (also a PE that yielded after kSendsPerRound messages or
-/// kWordsPerRound words in one round).
+/// Ready: runnable (also a PE that yielded after kSendsPerVisit messages or
+/// kWordsPerVisit words in one visit).
 enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
 
-constexpr size_t kSendsPerRound = 64;
-/// A round runs PEs only up to this many cycles past the earliest Ready PE's
-/// clock, so that no kernel's simulated time runs far ahead of the rest.
-constexpr uint64_t kRoundWindow = 16384;
-constexpr uint64_t kWordsPerRound = 1 << 16;
-/// Batching for the host's cache: a PE whose last MATVEC/VECMAT read a
-/// matrix of kStreamWords words or more is parked when a delivery wakes it,
-/// until kBatchRecvs times its RECV's words have queued, for at most
-/// kBatchRounds rounds or until no other PE is ready. One visit then runs
-/// several iterations with its state in cache instead of fetching it from
-/// memory every time (between two visits the other PEs evict it). Like any
-/// pause, it never changes what the PE computes. Every matrix counts: on
-/// the full-wafer GPT-2-small (tiles of a few hundred words, 440 K PEs) a
-/// PE's queues and code miss the cache as much as a big tile does, and
-/// parking them all halves the run (173 s -> 85 s).
-constexpr uint64_t kStreamWords = 0;
-/// Below these sizes a round's phase runs on the calling thread: waking the
-/// workers costs more than the work (parking makes many small rounds).
-constexpr size_t kParallelPes = 512;
-constexpr size_t kParallelDeliveries = 8192;
-constexpr uint64_t kBatchRounds = 200;
-constexpr uint64_t kBatchRecvs = 8;
+/// A PE yields after sending this much in one visit, so that a producer
+/// cannot run far ahead of its consumers and fill the host's memory with
+/// queued words.
+constexpr size_t kSendsPerVisit = 64;
+constexpr uint64_t kWordsPerVisit = 1 << 16;
 
 struct PeState {
   uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
@@ -182,10 +165,6 @@ struct PeState {
   uint32_t numQueues = 0;
   std::vector<OutMsg> outbox;
   uint64_t outboxWords = 0;
-  /// Whether its last MATVEC/VECMAT read kStreamWords or more (it is then
-  /// parked on wake-up), and whether parking still pays for it.
-  bool streams = false;
-  bool batchable = true;
   std::string fault; ///< when Faulted
   bool traced = false;
   std::vector<TraceEvent> trace;
@@ -204,28 +183,22 @@ struct PeState {
 };
 
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
-/// yields (staying Ready): when its clock is past `horizon` or it has sent a
-/// round's worth.
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options, uint64_t horizon);
-
-class ThreadPool;
+/// yields (staying Ready) when it has sent a visit's worth.
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
 
 /// Moves messages hop by hop through the router tables and keeps link statistics.
 /// Router tables, link ownership and link counters are flat arrays indexed by
-/// grid position (no hashing on the hot path); a round's messages are walked
-/// in parallel, one sending PE per task, and delivered afterwards.
+/// grid position (no hashing on the hot path).
 class Fabric {
 public:
   /// Also creates the receive queues of `pes`.
-  Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes);
+  Fabric(const Model &m, std::vector<PeState> &pes);
   ~Fabric();
-  /// Routes the outboxes of `senders` (ascending PE indices), appending every
-  /// message to the receive queues of the PEs it reaches, adds the blocked
-  /// PEs whose RECV can now complete to `woken`, and clears the outboxes. A
-  /// fault is the one the serial order (senders ascending, each in send
-  /// order) meets first, whatever the thread count.
-  Status routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
-                    std::vector<uint64_t> &woken, ThreadPool &pool);
+  /// Routes the outbox of `sender` in send order, appending every message to
+  /// the receive queues of the PEs it reaches, adds the blocked PEs whose
+  /// RECV can now complete to `woken`, and clears the outbox. Stops at the
+  /// first fault.
+  Status route(uint64_t sender, PeState &s, std::vector<uint64_t> &woken);
   /// Fills the link fields of `report` for a run of `cycles` cycles.
   void linkStats(uint64_t cycles, RunReport &report) const;
 
@@ -256,34 +229,21 @@ private:
       return link0 + kBits[outs & ((1u << port) - 1)];
     }
   };
-  /// One directed link of one slot: only its owner's messages cross it, and
-  /// they are walked on one thread per round, so `words` needs no atomics.
+  /// One directed link of one slot: its owner and the words it carried.
   struct Link {
     /// The first origin that used the link + 1 (0 = none), an origin being
     /// (sending PE << 11) | sent color.
-    std::atomic<uint64_t> owner{0};
+    uint64_t owner = 0;
     uint64_t words = 0;
-  };
-  struct Delivery {
-    uint32_t queue;
-    uint32_t delay;
-    const OutMsg *msg;
   };
   /// Per slot and message: the out ports it used (routing loops).
   struct Mark {
     uint32_t serial = 0;
     uint8_t used = 0;
   };
-  /// Per-thread state of the walk.
-  struct Walker {
-    std::vector<Mark> marks;
-    uint32_t serial = 0;
-    std::vector<Delivery> deliveries;
-    std::vector<uint64_t> claimed; ///< links claimed this round
-    std::vector<Hop> stack;
-    std::vector<uint64_t> woken;
-  };
-  Status walk(Walker &w, uint64_t origin, const OutMsg &msg);
+  Status walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &woken);
+  void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
+               std::vector<uint64_t> &woken);
   int32_t slotOf(size_t pos, uint32_t color) const;
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
     return (size_t(wafer) * m_.height + y) * m_.width + x;
@@ -294,10 +254,12 @@ private:
   std::vector<Slot> slots_;
   std::unique_ptr<Link[]> links_; ///< per slot and port of its `outs`, slot by slot
   std::vector<RecvQueue> queues_;
-  std::vector<Walker> walkers_;
+  std::vector<Mark> marks_;
+  uint32_t serial_ = 0;
+  std::vector<Hop> stack_;
 };
 
-/// Runs every PE to completion in bulk-synchronous rounds; see docs/runtime.md.
+/// Runs every PE to completion from a worklist; see docs/runtime.md.
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
                 RunReport &report);
 

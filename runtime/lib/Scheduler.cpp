@@ -1,15 +1,14 @@
-// Bulk-synchronous scheduling. A round runs every ready PE (in parallel) until
-// it blocks or ends, then routes the round's messages in PE-index order.
-// A PE's results depend only on the words it receives and their timestamps,
-// never on the round or thread that ran it, so any thread count gives
-// bit-identical numbers, cycles and faults.
+// Worklist scheduling. A visit runs one PE until it blocks, ends or yields,
+// then routes its messages at once and queues the PEs they wake. A PE's
+// results depend only on the words it receives and their timestamps, never
+// on when the host ran it, so any order gives bit-identical numbers and
+// cycles; the order is fixed, so faults are too.
 #include "Machine.h"
-#include "ThreadPool.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
+#include <deque>
 
 namespace wsc::runtime::detail {
 namespace {
@@ -55,64 +54,34 @@ void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &repor
 
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
                 RunReport &report) {
-  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min<unsigned>(threads, 256));
-  ThreadPool pool(threads);
-  Fabric fabric(m, threads, pes);
-  std::vector<uint64_t> ready(pes.size()), woken;
-  struct Parked {
-    uint64_t pe, since;
-  };
-  std::vector<Parked> parked;
+  Fabric fabric(m, pes);
+  // Woken PEs run next (last woken first), while the words just delivered
+  // to them and their senders' state are still in the host's cache; PEs
+  // that yielded wait at the back of `later`, behind every PE yet to start.
+  std::vector<uint64_t> next, woken;
+  std::deque<uint64_t> later;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
-    ready[pe] = pe;
-  while (!ready.empty()) {
-    ++report.rounds;
-    uint64_t earliest = UINT64_MAX;
-    for (uint64_t pe : ready)
-      earliest = std::min(earliest, pes[pe].clock);
-    uint64_t horizon = earliest > UINT64_MAX - kRoundWindow ? UINT64_MAX : earliest + kRoundWindow;
-    pool.parallelFor(
-        ready.size(), [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options, horizon); },
-        ready.size() >= kParallelPes);
-    // `ready` is sorted, so the lowest-index fault wins whatever the threads did.
-    for (uint64_t pe : ready)
-      if (pes[pe].status == PeStatus::Faulted)
-        return Status::failure(pes[pe].fault);
-    woken.clear();
-    if (Status s = fabric.routeRound(ready, pes, woken, pool); !s)
-      return s;
-    // PEs that yielded run again next round, with those whose RECV can now
-    // complete (blocked ones, so none is in both lists).
-    size_t keep = 0;
-    for (uint64_t pe : ready)
-      if (pes[pe].status == PeStatus::Ready)
-        ready[keep++] = pe;
-    ready.resize(keep);
-    // Woken matrix PEs wait for a batch of inputs (see kStreamWords).
-    for (uint64_t pe : woken)
-      if (pes[pe].streams && pes[pe].batchable)
-        parked.push_back({pe, report.rounds});
-      else
-        ready.push_back(pe);
-    bool starving = ready.empty();
-    size_t stay = 0;
-    for (const Parked &p : parked) {
-      PeState &s = pes[p.pe];
-      uint64_t have = s.available(s.waitColor);
-      if (have >= kBatchRecvs * s.waitWords)
-        ready.push_back(p.pe);
-      else if (starving || report.rounds - p.since >= kBatchRounds) {
-        // Its inputs did not pile up: it likely waits for answers to its
-        // own sends, and parking would only stall that exchange.
-        if (have < 2 * s.waitWords)
-          s.batchable = false;
-        ready.push_back(p.pe);
-      } else
-        parked[stay++] = p;
+    later.push_back(pe);
+  while (!next.empty() || !later.empty()) {
+    uint64_t pe;
+    if (!next.empty()) {
+      pe = next.back();
+      next.pop_back();
+    } else {
+      pe = later.front();
+      later.pop_front();
     }
-    parked.resize(stay);
-    std::sort(ready.begin(), ready.end());
+    ++report.rounds;
+    PeState &s = pes[pe];
+    runPe(m, pe, s, options);
+    if (s.status == PeStatus::Faulted)
+      return Status::failure(s.fault);
+    woken.clear();
+    if (Status st = fabric.route(pe, s, woken); !st)
+      return st;
+    if (s.status == PeStatus::Ready)
+      later.push_back(pe);
+    next.insert(next.end(), woken.rbegin(), woken.rend());
   }
   for (const PeState &s : pes)
     if (s.status != PeStatus::Done)
