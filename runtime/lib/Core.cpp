@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace wsc::runtime::detail {
@@ -178,17 +179,12 @@ private:
     v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
     return int64_t(v);
   }
-  bool inside(const std::vector<PeRange> &ranges) const {
-    for (const PeRange &r : ranges)
-      if (px_ >= r.x0 && px_ <= r.x1 && py_ >= r.y0 && py_ <= r.y1)
-        return true;
-    return false;
-  }
-  bool selected(const Instr &in) const {
+  /// Predicates are resolved per PE before the run (PeState::view).
+  bool guarded(const Instr &in) const {
     for (const Affine &g : in.guard)
       if (eval(g) < 0)
         return false;
-    return in.pred.empty() || inside(in.pred);
+    return true;
   }
   /// Checks that operand k covers `words` words inside the kernel's SRAM and
   /// returns its first word index.
@@ -513,13 +509,18 @@ void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
   while (s_.pc < code.size()) {
-    const Instr &in = code[s_.pc];
     // Counting END too makes every loop iteration count towards the limit.
     if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
-      fault(in, "cycle limit",
+      fault(code[s_.pc], "cycle limit",
             fmt::format("the PE passed {} cycles or instructions", maxCycles_));
       return;
     }
+    // Straight to the next instruction this PE's predicates select.
+    uint32_t view = s_.view[s_.pc];
+    s_.pc = view & ~kIdleLoop;
+    if (s_.pc == code.size())
+      break;
+    const Instr &in = code[s_.pc];
     if (in.op == wafer::END) {
       ++s_.instructions;
       LoopFrame &f = s_.loops.back();
@@ -531,7 +532,7 @@ void Core::run() {
       }
       continue;
     }
-    if (!selected(in)) {
+    if (!guarded(in)) {
       s_.pc = in.op == wafer::LOOP ? in.jump + 1 : s_.pc + 1;
       continue;
     }
@@ -539,7 +540,7 @@ void Core::run() {
     if (in.op == wafer::LOOP) {
       // A body that no instruction of this PE's runs costs only its ENDs:
       // counted at once unless the cycle limit could trip inside.
-      bool idle = !in.bodyAny && !inside(in.bodyPred) &&
+      bool idle = (view & kIdleLoop) &&
                   (!maxCycles_ || s_.instructions - 1 + in.count <= maxCycles_);
       if (in.count == 0 || idle) {
         s_.instructions += idle ? in.count : 0;
@@ -577,6 +578,50 @@ void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options) {
     s.status = PeStatus::Faulted;
     s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());
   }
+}
+
+} // namespace wsc::runtime::detail
+
+namespace wsc::runtime::detail {
+
+std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes) {
+  std::vector<std::vector<uint32_t>> views;
+  for (const Region &r : m.regions) {
+    const std::vector<Instr> &code = r.code;
+    std::map<std::vector<uint32_t>, size_t> seen; // PEs that select alike share a view
+    std::vector<uint32_t> view(code.size() + 1), selected(code.size() + 1);
+    for (uint32_t py = 0; py < r.h; ++py)
+      for (uint32_t px = 0; px < r.w; ++px) {
+        auto inside = [&](const std::vector<PeRange> &ranges) {
+          for (const PeRange &q : ranges)
+            if (px >= q.x0 && px <= q.x1 && py >= q.y0 && py <= q.y1)
+              return true;
+          return false;
+        };
+        // selected[pc]: instructions before pc (ENDs aside) that the predicates select.
+        for (size_t pc = 0; pc < code.size(); ++pc)
+          selected[pc + 1] = selected[pc] + (code[pc].op != wafer::END &&
+                                             (code[pc].pred.empty() || inside(code[pc].pred)));
+        view[code.size()] = uint32_t(code.size());
+        for (size_t pc = code.size(); pc-- > 0;) {
+          const Instr &in = code[pc];
+          bool sel = selected[pc + 1] > selected[pc];
+          if (in.op == wafer::END)
+            view[pc] = uint32_t(pc);
+          else if (sel && in.op == wafer::LOOP)
+            view[pc] = uint32_t(pc) | (selected[in.jump] == selected[pc + 1] ? kIdleLoop : 0);
+          else if (sel)
+            view[pc] = uint32_t(pc);
+          else
+            view[pc] = view[in.op == wafer::LOOP ? in.jump + 1 : pc + 1];
+        }
+        auto [it, fresh] = seen.emplace(view, views.size());
+        if (fresh)
+          views.push_back(view);
+        pes[r.firstPe + uint64_t(py) * r.w + px].view = views[it->second].data();
+      }
+  }
+  return views;
 }
 
 } // namespace wsc::runtime::detail

@@ -150,8 +150,15 @@ enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
 constexpr size_t kSendsPerVisit = 64;
 constexpr uint64_t kWordsPerVisit = 1 << 16;
 
+/// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
+constexpr uint32_t kIdleLoop = 1u << 31;
+
 struct PeState {
   uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
+  /// Per pc (and one past the end): the first instruction from pc on that
+  /// the PE's predicates select, a skipped LOOP jumping past its END; with
+  /// kIdleLoop on a LOOP whose body they select nothing of but ENDs.
+  const uint32_t *view = nullptr;
   uint32_t pc = 0;
   std::vector<LoopFrame> loops; ///< innermost last
   uint64_t clock = 0;
@@ -185,6 +192,9 @@ struct PeState {
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
 /// yields (staying Ready) when it has sent a visit's worth.
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
+/// Sets every PE's view of its region's code; PEs that select the same
+/// instructions share one. Returns the views' storage.
+std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);
 
 /// Moves messages hop by hop through the router tables and keeps link statistics.
 /// Router tables, link ownership and link counters are flat arrays indexed by

@@ -55,6 +55,7 @@ void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &repor
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
                 RunReport &report) {
   Fabric fabric(m, pes);
+  std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   // Woken PEs run next (last woken first), while the words just delivered
   // to them and their senders' state are still in the host's cache; PEs
   // that yielded wait at the back of `later`, behind every PE yet to start.
