@@ -67,24 +67,22 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   // few array reads. Slots are by position, then color, so a PE's queues are
   // contiguous and by ascending color.
   size_t plane = size_t(m.width) * m.height;
-  uint32_t numLinks = 0;
   for (Slot &sl : slots_) {
     uint32_t wafer = uint32_t(sl.pos / plane), x = uint32_t(sl.pos % plane % m.width),
              y = uint32_t(sl.pos % plane / m.width);
     for (uint32_t port = wafer::NORTH; port <= wafer::WEST; ++port) {
       int64_t nx = int64_t(x) + (port == wafer::EAST) - (port == wafer::WEST);
       int64_t ny = int64_t(y) + (port == wafer::SOUTH) - (port == wafer::NORTH);
+      int32_t &next = sl.next[port - wafer::NORTH];
       if (!m.onGrid(nx, ny))
-        sl.next[port] = kOffGrid;
+        next = kOffGrid;
       else if (m.dead[wafer][size_t(ny) * m.width + size_t(nx)])
-        sl.next[port] = kDead;
+        next = kDead;
       else
-        sl.next[port] = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
+        next = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
     }
     for (uint8_t mask : sl.mask)
       sl.outs |= mask;
-    sl.link0 = numLinks;
-    numLinks += sl.link(kNumPorts) - sl.link0;
     int32_t r = m.regionOf(wafer, x, y);
     if ((sl.outs & (1u << wafer::RAMP)) && r >= 0) {
       sl.queue = int32_t(queues_.size());
@@ -102,8 +100,7 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
     if (!s.numQueues++)
       s.queues = &q;
   }
-  links_.reset(new Link[numLinks]);
-  marks_.assign(slots_.size(), Mark{});
+  sent_.assign(slots_.size(), 0);
 }
 
 Fabric::~Fabric() = default;
@@ -119,8 +116,6 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
   const Region &src = m_.regions[m_.peRegion[origin]];
   uint32_t sx, sy;
   m_.peXY(origin, sx, sy);
-  // An origin is the sending PE plus the color it sent on.
-  uint64_t ownerId = ((origin << 11) | msg.color) + 1;
   uint64_t n = msg.data.size();
   size_t plane = size_t(m_.width) * m_.height;
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
@@ -132,7 +127,8 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
   };
   // A fresh serial per message marks which links it has used (routing loops).
   if (++serial_ == 0) {
-    std::fill(marks_.begin(), marks_.end(), Mark{});
+    for (Slot &sl : slots_)
+      sl.serial = 0;
     serial_ = 1;
   }
   // References to the payload are taken in one add once the walk is done.
@@ -147,7 +143,12 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
   } addRefs{msg.data, refs};
   stack_.clear();
   uint32_t srcPos = uint32_t(position(src.wafer, sx, sy));
-  stack_.push_back(Hop{slotOf(srcPos, msg.color), srcPos, msg.color, wafer::RAMP, 0, 0});
+  int32_t srcSlot = slotOf(srcPos, msg.color);
+  // The origin (the sending PE and color) is named by its slot at the sender.
+  uint32_t ownerId = uint32_t(srcSlot) + 1;
+  if (srcSlot >= 0)
+    sent_[size_t(srcSlot)] += n;
+  stack_.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
   while (!stack_.empty()) {
     Hop h = stack_.back();
     stack_.pop_back();
@@ -155,28 +156,28 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
     if (!mask)
       return fail("no route", h,
                   fmt::format("a wavelet arriving on {} has no router entry", portName(h.in)));
-    const Slot &sl = slots_[h.slot];
-    Mark &mark = marks_[h.slot];
-    if (mark.serial != serial_) {
-      mark.serial = serial_;
-      mark.used = 0;
+    Slot &sl = slots_[h.slot];
+    if (sl.serial != serial_) {
+      sl.serial = serial_;
+      sl.used = 0;
     }
     for (uint32_t bits = mask; bits; bits &= bits - 1) {
       uint32_t port = uint32_t(__builtin_ctz(bits));
-      if (mark.used & (1u << port))
+      if (sl.used & (1u << port))
         return fail("routing loop", h,
                     fmt::format("the same wavelet leaves through {} twice", portName(port)));
-      mark.used |= uint8_t(1u << port);
-      Link &link = links_[sl.link(port)];
-      if (link.owner != ownerId) {
-        if (link.owner == 0)
-          link.owner = ownerId;
-        else {
-          uint64_t other = (link.owner - 1) >> 11;
+      sl.used |= uint8_t(1u << port);
+      uint32_t &owner = sl.owner[port];
+      if (owner != ownerId) {
+        if (owner != 0) {
+          const Slot &other = slots_[owner - 1];
+          uint32_t wafer = uint32_t(other.pos / plane), x = uint32_t(other.pos % plane % m_.width),
+                   y = uint32_t(other.pos % plane / m_.width);
           return fail("collision", h,
                       fmt::format("{} already carries wavelets of {} on color {}",
-                                  portName(port), m_.wherePe(other), (link.owner - 1) & 2047));
+                                  portName(port), m_.where(wafer, x, y), other.color));
         }
+        owner = ownerId;
       }
       if (port == wafer::RAMP) {
         if (sl.queue < 0)
@@ -189,7 +190,6 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
         deliver(queues_[sl.queue], msg.data, uint32_t(delay), refs, woken);
         continue;
       }
-      link.words += n;
       if (port == wafer::LINK) {
         uint32_t wafer = uint32_t(h.pos / plane), x = uint32_t(h.pos % plane % m_.width),
                  y = uint32_t(h.pos % plane / m_.width);
@@ -204,7 +204,7 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
             Hop{slotOf(pos, e.color), pos, e.color, wafer::LINK, h.hops, h.extra + delay});
         continue;
       }
-      int32_t next = sl.next[port];
+      int32_t next = sl.next[port - wafer::NORTH];
       if (next == kOffGrid)
         return fail("off the grid", h,
                     fmt::format("routed {} off the edge of the wafer", portName(port)));
@@ -277,11 +277,10 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
       uint64_t words = 0;
       bool used = false;
       for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != wafer::RAMP; ++i) {
-        if (!(slots_[i].outs & (1u << port)))
-          continue;
-        const Link &l = links_[slots_[i].link(port)];
-        words += l.words;
-        used |= l.owner != 0;
+        uint32_t owner = slots_[i].owner[port];
+        if (owner)
+          words += sent_[owner - 1];
+        used |= owner != 0;
       }
       if (!used)
         continue;

@@ -197,8 +197,8 @@ void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
 std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);
 
 /// Moves messages hop by hop through the router tables and keeps link statistics.
-/// Router tables, link ownership and link counters are flat arrays indexed by
-/// grid position (no hashing on the hot path).
+/// Router tables and link ownership are flat arrays indexed by grid position
+/// (no hashing on the hot path).
 class Fabric {
 public:
   /// Also creates the receive queues of `pes`.
@@ -222,35 +222,23 @@ private:
     uint64_t extra; ///< inter-wafer link delays on the way
   };
   /// The router entries of one (grid position, color), with the hops they
-  /// lead to resolved at start-up.
-  struct Slot {
-    uint32_t color = 0;
-    uint32_t pos = 0;
-    int32_t queue = -1;         ///< receive queue of the core here; -1: no kernel
-    uint32_t link0 = 0;         ///< index of its first Link, one per port in `outs`
-    int32_t next[kNumPorts] = {}; ///< NORTH..WEST: the neighbour's slot of this color
+  /// lead to resolved at start-up, and the state of its links: everything a
+  /// hop reads or writes in one cache line.
+  struct alignas(64) Slot {
     uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
     uint8_t outs = 0;             ///< union of the masks
-    uint32_t link(uint32_t port) const {
-      // Ports below `port` in `outs` (a table: the baseline ISA has no popcnt).
-      static constexpr uint8_t kBits[64] = {
-          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
-          1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6};
-      return link0 + kBits[outs & ((1u << port) - 1)];
-    }
-  };
-  /// One directed link of one slot: its owner and the words it carried.
-  struct Link {
-    /// The first origin that used the link + 1 (0 = none), an origin being
-    /// (sending PE << 11) | sent color.
-    uint64_t owner = 0;
-    uint64_t words = 0;
-  };
-  /// Per slot and message: the out ports it used (routing loops).
-  struct Mark {
+    uint8_t used = 0;             ///< out ports used by message `serial` (routing loops)
     uint32_t serial = 0;
-    uint8_t used = 0;
+    int32_t queue = -1;   ///< receive queue of the core here; -1: no kernel
+    int32_t next[4] = {}; ///< NORTH..WEST: the neighbour's slot of this color
+    /// Per out port: the origin that first used the link, as the slot where
+    /// it enters the fabric + 1 (0 = none). An origin is a sending PE and
+    /// its color, so its slot at the sender names it.
+    uint32_t owner[kNumPorts] = {};
+    uint32_t color = 0;
+    uint32_t pos = 0;
   };
+  static_assert(sizeof(Slot) == 64);
   Status walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &woken);
   void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
                std::vector<uint64_t> &woken);
@@ -262,9 +250,11 @@ private:
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
   std::vector<Slot> slots_;
-  std::unique_ptr<Link[]> links_; ///< per slot and port of its `outs`, slot by slot
+  /// Per origin (its slot at the sender): the words it sent. Every message
+  /// of an origin crosses the same links, and only its messages cross the
+  /// links it owns, so a link carried its owner's words.
+  std::vector<uint64_t> sent_;
   std::vector<RecvQueue> queues_;
-  std::vector<Mark> marks_;
   uint32_t serial_ = 0;
   std::vector<Hop> stack_;
 };
