@@ -131,17 +131,8 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
       sl.serial = 0;
     serial_ = 1;
   }
-  // References to the payload are taken in one add once the walk is done.
-  uint32_t refs = 0;
-  struct AddRefs {
-    const Payload &data;
-    uint32_t &refs;
-    ~AddRefs() {
-      if (refs)
-        data.addRefs(refs);
-    }
-  } addRefs{msg.data, refs};
   stack_.clear();
+  arrivals_.clear();
   uint32_t srcPos = uint32_t(position(src.wafer, sx, sy));
   int32_t srcSlot = slotOf(srcPos, msg.color);
   // The origin (the sending PE and color) is named by its slot at the sender.
@@ -187,7 +178,9 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
         if (delay > UINT32_MAX)
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
-        deliver(queues_[sl.queue], msg.data, uint32_t(delay), refs, woken);
+        // Delivered after the walk, with the queue's line already on its way.
+        __builtin_prefetch(&queues_[sl.queue]);
+        arrivals_.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
         continue;
       }
       if (port == wafer::LINK) {
@@ -217,6 +210,7 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
         return fail("dead PE", h,
                     fmt::format("routed {} into dead PE ({},{})", portName(port),
                                 pos % plane % m_.width, pos % plane / m_.width));
+      __builtin_prefetch(&slots_[next]); // a sibling branch waits on the stack meanwhile
       Hop &to = stack_.emplace_back();
       to.slot = next;
       to.pos = pos;
@@ -226,6 +220,17 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
       to.extra = h.extra;
     }
   }
+  // The queues are scattered: fetch the end of their chunks a few ahead.
+  // References to the payload are taken in one add.
+  constexpr size_t kAhead = 8;
+  uint32_t refs = 0;
+  for (size_t k = 0, e = arrivals_.size(); k < e; ++k) {
+    if (k + kAhead < e)
+      queues_[arrivals_[k + kAhead].queue].chunks.prefetchBack();
+    deliver(queues_[arrivals_[k].queue], msg.data, arrivals_[k].delay, refs, woken);
+  }
+  if (refs)
+    msg.data.addRefs(refs);
   return Status::success();
 }
 

@@ -239,6 +239,11 @@ private:
     uint32_t pos = 0;
   };
   static_assert(sizeof(Slot) == 64);
+  /// A core the message being walked reaches.
+  struct Arrival {
+    uint32_t queue;
+    uint32_t delay;
+  };
   Status walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &woken);
   void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
                std::vector<uint64_t> &woken);
@@ -257,6 +262,7 @@ private:
   std::vector<RecvQueue> queues_;
   uint32_t serial_ = 0;
   std::vector<Hop> stack_;
+  std::vector<Arrival> arrivals_;
 };
 
 /// Runs every PE to completion from a worklist; see docs/runtime.md.
