@@ -157,9 +157,9 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
 /// Interprets one PE's code until it blocks in a RECV, ends or faults.
 class Core {
 public:
-  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o)
-      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), traceLimit_(o.traceEventsPerKernel),
-        maxCycles_(o.maxCycles) {
+  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, std::vector<OutMsg> &outbox)
+      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox),
+        traceLimit_(o.traceEventsPerKernel), maxCycles_(o.maxCycles) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
     py_ = uint32_t(local / reg_.w);
@@ -229,6 +229,8 @@ private:
   const Model &m_;
   const Region &reg_;
   PeState &s_;
+  std::vector<OutMsg> &outbox_;
+  uint64_t outboxWords_ = 0;
   uint32_t traceLimit_;
   uint64_t maxCycles_;
   uint32_t px_, py_;
@@ -329,9 +331,9 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   }
   q.words -= n;
   if (in.forward >= 0) { // each word left as it was stored: no cycles of its own
-    s_.outbox.push_back(
+    outbox_.push_back(
         OutMsg{uint32_t(in.forward), Payload::make(s_.sram + dst, uint32_t(n), end - n)});
-    s_.outboxWords += n;
+    outboxWords_ += n;
     ++s_.messages;
   }
   charge(in, n, end - s_.clock - n);
@@ -351,8 +353,8 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram + a, uint32_t(n), s_.clock)});
-    s_.outboxWords += n;
+    outbox_.push_back(OutMsg{in.color, Payload::make(s_.sram + a, uint32_t(n), s_.clock)});
+    outboxWords_ += n;
     ++s_.messages;
     charge(in, n);
     return Step::Next;
@@ -375,7 +377,9 @@ Core::Step Core::exec(const Instr &in) {
     // dst may overlap W or x: the products go to `acc` first. Each sum in
     // index order; VECMAT runs along contiguous columns and vectorizes, a
     // block of rows (widened at once when stored as halves) per call.
-    std::vector<float> acc(mv ? n : m, 0.0f), buf;
+    // Scratch kept across calls: a malloc per multiply showed in profiles.
+    static thread_local std::vector<float> acc, buf;
+    acc.assign(mv ? n : m, 0.0f);
     // W is cold (other PEs ran since this one last did): ask for all of its
     // lines at once rather than wait for the hardware prefetcher to ramp up.
     for (uint64_t i = 0, e = storedWords(in, n * m); i < e; i += 16)
@@ -562,7 +566,7 @@ void Core::run() {
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
     if (in.op == wafer::SEND &&
-        (s_.outbox.size() >= kSendsPerVisit || s_.outboxWords >= kWordsPerVisit))
+        (outbox_.size() >= kSendsPerVisit || outboxWords_ >= kWordsPerVisit))
       return;
   }
   s_.status = PeStatus::Done;
@@ -570,10 +574,11 @@ void Core::run() {
 
 } // namespace
 
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options) {
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
+           std::vector<OutMsg> &outbox) {
   // Runs on worker threads, where an escaping exception would terminate the process.
   try {
-    Core(m, pe, s, options).run();
+    Core(m, pe, s, options, outbox).run();
   } catch (const std::exception &e) {
     s.status = PeStatus::Faulted;
     s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());

@@ -263,12 +263,11 @@ void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t
   }
 }
 
-Status Fabric::route(uint64_t sender, PeState &s, std::vector<uint64_t> &woken) {
-  for (const OutMsg &msg : s.outbox)
+Status Fabric::route(uint64_t sender, std::vector<OutMsg> &outbox, std::vector<uint64_t> &woken) {
+  for (const OutMsg &msg : outbox)
     if (Status st = walk(sender, msg, woken); !st)
       return st;
-  s.outbox.clear();
-  s.outboxWords = 0;
+  outbox.clear();
   return Status::success();
 }
 

@@ -153,27 +153,26 @@ constexpr uint64_t kWordsPerVisit = 1 << 16;
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
 constexpr uint32_t kIdleLoop = 1u << 31;
 
-struct PeState {
+/// A PE's run-time state, the fields a visit reads first at the front.
+struct alignas(64) PeState {
   uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
   /// Per pc (and one past the end): the first instruction from pc on that
   /// the PE's predicates select, a skipped LOOP jumping past its END; with
   /// kIdleLoop on a LOOP whose body they select nothing of but ENDs.
   const uint32_t *view = nullptr;
+  RecvQueue *queues = nullptr; ///< numQueues queues by ascending color, owned by the Fabric
+  uint32_t numQueues = 0;
   uint32_t pc = 0;
-  std::vector<LoopFrame> loops; ///< innermost last
   uint64_t clock = 0;
   uint64_t busy = 0; ///< sum of instruction costs
   uint64_t instructions = 0;
   uint64_t messages = 0;
   PeStatus status = PeStatus::Ready;
+  bool traced = false;
   uint32_t waitColor = 0; ///< when Blocked: the RECV's color and word count
   uint64_t waitWords = 0;
-  RecvQueue *queues = nullptr; ///< numQueues queues by ascending color, owned by the Fabric
-  uint32_t numQueues = 0;
-  std::vector<OutMsg> outbox;
-  uint64_t outboxWords = 0;
-  std::string fault; ///< when Faulted
-  bool traced = false;
+  std::vector<LoopFrame> loops; ///< innermost last
+  std::string fault;            ///< when Faulted
   std::vector<TraceEvent> trace;
 
   /// The queue of `color`, or null when no route delivers that color here.
@@ -190,8 +189,10 @@ struct PeState {
 };
 
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
-/// yields (staying Ready) when it has sent a visit's worth.
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options);
+/// yields (staying Ready) when it has sent a visit's worth; its SENDs go to
+/// `outbox`.
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
+           std::vector<OutMsg> &outbox);
 /// Sets every PE's view of its region's code; PEs that select the same
 /// instructions share one. Returns the views' storage.
 std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);
@@ -204,11 +205,11 @@ public:
   /// Also creates the receive queues of `pes`.
   Fabric(const Model &m, std::vector<PeState> &pes);
   ~Fabric();
-  /// Routes the outbox of `sender` in send order, appending every message to
-  /// the receive queues of the PEs it reaches, adds the blocked PEs whose
-  /// RECV can now complete to `woken`, and clears the outbox. Stops at the
-  /// first fault.
-  Status route(uint64_t sender, PeState &s, std::vector<uint64_t> &woken);
+  /// Routes the messages `sender` sent in a visit, in send order, appending
+  /// each to the receive queues of the PEs it reaches, adds the blocked PEs
+  /// whose RECV can now complete to `woken`, and clears `outbox`. Stops at
+  /// the first fault.
+  Status route(uint64_t sender, std::vector<OutMsg> &outbox, std::vector<uint64_t> &woken);
   /// Fills the link fields of `report` for a run of `cycles` cycles.
   void linkStats(uint64_t cycles, RunReport &report) const;
 

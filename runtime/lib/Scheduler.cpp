@@ -60,6 +60,7 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   // to them and their senders' state are still in the host's cache; PEs
   // that yielded wait at the back of `later`, behind every PE yet to start.
   std::vector<uint64_t> next, woken;
+  std::vector<OutMsg> outbox; // of the PE being visited; routed when the visit ends
   std::deque<uint64_t> later;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     later.push_back(pe);
@@ -74,11 +75,11 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     }
     ++report.rounds;
     PeState &s = pes[pe];
-    runPe(m, pe, s, options);
+    runPe(m, pe, s, options, outbox);
     if (s.status == PeStatus::Faulted)
       return Status::failure(s.fault);
     woken.clear();
-    if (Status st = fabric.route(pe, s, woken); !st)
+    if (Status st = fabric.route(pe, outbox, woken); !st)
       return st;
     if (s.status == PeStatus::Ready)
       later.push_back(pe);
