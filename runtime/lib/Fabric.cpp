@@ -100,10 +100,15 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
     if (!s.numQueues++)
       s.queues = &q;
   }
-  sent_.assign(slots_.size(), 0);
+  origins_.assign(slots_.size(), Origin{});
 }
 
 Fabric::~Fabric() = default;
+
+void Fabric::assignLanes(const std::vector<uint8_t> &laneOfPe) {
+  for (RecvQueue &q : queues_)
+    q.lane = laneOfPe[q.pe];
+}
 
 int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   for (uint32_t i = slotStart_[pos], e = slotStart_[pos + 1]; i < e; ++i)
@@ -112,7 +117,8 @@ int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   return kNoEntry;
 }
 
-Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &woken) {
+Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
+                    std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
   const Region &src = m_.regions[m_.peRegion[origin]];
   uint32_t sx, sy;
   m_.peXY(origin, sx, sy);
@@ -125,42 +131,43 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
                                        m_.where(wafer, x, y), h.color, what,
                                        m_.wherePe(origin), msg.color));
   };
-  // A fresh serial per message marks which links it has used (routing loops).
-  if (++serial_ == 0) {
-    for (Slot &sl : slots_)
-      sl.serial = 0;
-    serial_ = 1;
-  }
-  stack_.clear();
-  arrivals_.clear();
+  std::vector<Hop> &stack = w.stack;
+  std::vector<Arrival> &arrivals = w.arrivals;
+  stack.clear();
+  arrivals.clear();
   uint32_t srcPos = uint32_t(position(src.wafer, sx, sy));
   int32_t srcSlot = slotOf(srcPos, msg.color);
   // The origin (the sending PE and color) is named by its slot at the sender.
   uint32_t ownerId = uint32_t(srcSlot) + 1;
-  if (srcSlot >= 0)
-    sent_[size_t(srcSlot)] += n;
-  stack_.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
-  while (!stack_.empty()) {
-    Hop h = stack_.back();
-    stack_.pop_back();
+  // Every message of an origin follows the same tables, so its first one
+  // finds any routing loop: it is the one that meets a link it owns.
+  bool first = false;
+  if (srcSlot >= 0) {
+    Origin &o = origins_[size_t(srcSlot)];
+    first = o.messages++ == 0;
+    o.words += n;
+  }
+  stack.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
+  while (!stack.empty()) {
+    Hop h = stack.back();
+    stack.pop_back();
     uint8_t mask = h.slot < 0 ? 0 : slots_[h.slot].mask[h.in];
     if (!mask)
       return fail("no route", h,
                   fmt::format("a wavelet arriving on {} has no router entry", portName(h.in)));
     Slot &sl = slots_[h.slot];
-    if (sl.serial != serial_) {
-      sl.serial = serial_;
-      sl.used = 0;
-    }
     for (uint32_t bits = mask; bits; bits &= bits - 1) {
       uint32_t port = uint32_t(__builtin_ctz(bits));
-      if (sl.used & (1u << port))
+      // Threads walking other origins may claim links concurrently.
+      uint32_t owner = __atomic_load_n(&sl.owner[port], __ATOMIC_RELAXED);
+      if (owner == ownerId && first)
         return fail("routing loop", h,
                     fmt::format("the same wavelet leaves through {} twice", portName(port)));
-      sl.used |= uint8_t(1u << port);
-      uint32_t &owner = sl.owner[port];
+      if (owner == 0 && __atomic_compare_exchange_n(&sl.owner[port], &owner, ownerId, false,
+                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        owner = ownerId;
       if (owner != ownerId) {
-        if (owner != 0) {
+        {
           const Slot &other = slots_[owner - 1];
           uint32_t wafer = uint32_t(other.pos / plane), x = uint32_t(other.pos % plane % m_.width),
                    y = uint32_t(other.pos % plane / m_.width);
@@ -168,7 +175,6 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
                       fmt::format("{} already carries wavelets of {} on color {}",
                                   portName(port), m_.where(wafer, x, y), other.color));
         }
-        owner = ownerId;
       }
       if (port == wafer::RAMP) {
         if (sl.queue < 0)
@@ -180,7 +186,7 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
         // Delivered after the walk, with the queue's line already on its way.
         __builtin_prefetch(&queues_[sl.queue]);
-        arrivals_.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
+        arrivals.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
         continue;
       }
       if (port == wafer::LINK) {
@@ -193,7 +199,7 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
             m_.linkLatency + uint64_t(std::ceil(double(n) * 4 / m_.linkBytesPerCycle));
         const LinkEnd &e = l->second;
         uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
-        stack_.push_back(
+        stack.push_back(
             Hop{slotOf(pos, e.color), pos, e.color, wafer::LINK, h.hops, h.extra + delay});
         continue;
       }
@@ -211,7 +217,7 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
                     fmt::format("routed {} into dead PE ({},{})", portName(port),
                                 pos % plane % m_.width, pos % plane / m_.width));
       __builtin_prefetch(&slots_[next]); // a sibling branch waits on the stack meanwhile
-      Hop &to = stack_.emplace_back();
+      Hop &to = stack.emplace_back();
       to.slot = next;
       to.pos = pos;
       to.color = h.color;
@@ -221,13 +227,20 @@ Status Fabric::walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &w
     }
   }
   // The queues are scattered: fetch the end of their chunks a few ahead.
-  // References to the payload are taken in one add.
+  // References to the payload are taken in one add. Queues of PEs that
+  // another thread runs are that thread's to fill.
   constexpr size_t kAhead = 8;
   uint32_t refs = 0;
-  for (size_t k = 0, e = arrivals_.size(); k < e; ++k) {
-    if (k + kAhead < e)
-      queues_[arrivals_[k + kAhead].queue].chunks.prefetchBack();
-    deliver(queues_[arrivals_[k].queue], msg.data, arrivals_[k].delay, refs, woken);
+  for (size_t k = 0, e = arrivals.size(); k < e; ++k) {
+    if (k + kAhead < e && queues_[arrivals[k + kAhead].queue].lane == lane)
+      queues_[arrivals[k + kAhead].queue].chunks.prefetchBack();
+    RecvQueue &q = queues_[arrivals[k].queue];
+    if (q.lane == lane) {
+      deliver(q, msg.data, arrivals[k].delay, refs, woken);
+    } else {
+      remote.push_back(Remote{msg.data.adopt(), arrivals[k].queue, arrivals[k].delay, q.lane});
+      ++refs;
+    }
   }
   if (refs)
     msg.data.addRefs(refs);
@@ -263,12 +276,20 @@ void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t
   }
 }
 
-Status Fabric::route(uint64_t sender, std::vector<OutMsg> &outbox, std::vector<uint64_t> &woken) {
+Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, uint8_t lane,
+                     std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
   for (const OutMsg &msg : outbox)
-    if (Status st = walk(sender, msg, woken); !st)
+    if (Status st = walk(w, sender, msg, lane, woken, remote); !st)
       return st;
   outbox.clear();
   return Status::success();
+}
+
+void Fabric::deliver(const Remote &r, std::vector<uint64_t> &woken) {
+  uint32_t refs = 0;
+  deliver(queues_[r.queue], r.data, r.delay, refs, woken);
+  if (refs)
+    r.data.addRefs(refs);
 }
 
 void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
@@ -283,7 +304,7 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
       for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != wafer::RAMP; ++i) {
         uint32_t owner = slots_[i].owner[port];
         if (owner)
-          words += sent_[owner - 1];
+          words += origins_[owner - 1].words;
         used |= owner != 0;
       }
       if (!used)

@@ -69,7 +69,7 @@ private:
   Block *b_ = nullptr;
 };
 
-/// Part of a message waiting in a receive queue, 16 bytes (a GPT-2 run holds
+/// Part of a message waiting in a receive queue, 24 bytes (a GPT-2 run holds
 /// tens of millions). Word j is at the core from cycle t0() + j on (words
 /// stream in one per cycle).
 struct Chunk {
@@ -127,6 +127,7 @@ struct RecvQueue {
   uint64_t need = 0;
   uint64_t pe = 0;
   uint32_t color = 0;
+  uint8_t lane = 0; ///< the thread that runs the PE (and alone fills this queue)
 };
 
 struct LoopFrame {
@@ -205,31 +206,54 @@ public:
   /// Also creates the receive queues of `pes`.
   Fabric(const Model &m, std::vector<PeState> &pes);
   ~Fabric();
-  /// Routes the messages `sender` sent in a visit, in send order, appending
-  /// each to the receive queues of the PEs it reaches, adds the blocked PEs
-  /// whose RECV can now complete to `woken`, and clears `outbox`. Stops at
-  /// the first fault.
-  Status route(uint64_t sender, std::vector<OutMsg> &outbox, std::vector<uint64_t> &woken);
-  /// Fills the link fields of `report` for a run of `cycles` cycles.
-  void linkStats(uint64_t cycles, RunReport &report) const;
-
-private:
-  /// Slot of a neighbour that has no entry for the color, or no neighbour.
-  static constexpr int32_t kNoEntry = -1, kOffGrid = -2, kDead = -3;
+  /// A message for the queue of a PE that another thread runs.
+  struct Remote {
+    Payload data;
+    uint32_t queue;
+    uint32_t delay;
+    uint8_t lane; ///< that thread
+  };
+  /// A hop of the message being walked.
   struct Hop {
     int32_t slot; ///< or kNoEntry
     uint32_t pos, color, in;
     uint64_t hops;
     uint64_t extra; ///< inter-wafer link delays on the way
   };
+  /// A core the message being walked reaches.
+  struct Arrival {
+    uint32_t queue;
+    uint32_t delay;
+  };
+  /// One thread's scratch for walking.
+  struct Walker {
+    std::vector<Hop> stack;
+    std::vector<Arrival> arrivals;
+  };
+  /// Sets which thread runs each PE (all 0 until then).
+  void assignLanes(const std::vector<uint8_t> &laneOfPe);
+  /// Routes the messages `sender` sent in a visit, in send order: appends
+  /// each to the receive queues of the PEs of thread `lane` it reaches
+  /// (adding the blocked PEs whose RECV can now complete to `woken`) and to
+  /// `remote` for the others; clears `outbox`. Stops at the first fault.
+  /// Threads may route concurrently: only the origin's thread touches its
+  /// state, and links are claimed atomically.
+  Status route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, uint8_t lane,
+               std::vector<uint64_t> &woken, std::vector<Remote> &remote);
+  /// Delivers a remote message; on the thread that runs its PE.
+  void deliver(const Remote &r, std::vector<uint64_t> &woken);
+  /// Fills the link fields of `report` for a run of `cycles` cycles.
+  void linkStats(uint64_t cycles, RunReport &report) const;
+
+private:
+  /// Slot of a neighbour that has no entry for the color, or no neighbour.
+  static constexpr int32_t kNoEntry = -1, kOffGrid = -2, kDead = -3;
   /// The router entries of one (grid position, color), with the hops they
   /// lead to resolved at start-up, and the state of its links: everything a
   /// hop reads or writes in one cache line.
   struct alignas(64) Slot {
     uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
     uint8_t outs = 0;             ///< union of the masks
-    uint8_t used = 0;             ///< out ports used by message `serial` (routing loops)
-    uint32_t serial = 0;
     int32_t queue = -1;   ///< receive queue of the core here; -1: no kernel
     int32_t next[4] = {}; ///< NORTH..WEST: the neighbour's slot of this color
     /// Per out port: the origin that first used the link, as the slot where
@@ -239,13 +263,9 @@ private:
     uint32_t color = 0;
     uint32_t pos = 0;
   };
-  static_assert(sizeof(Slot) == 64);
-  /// A core the message being walked reaches.
-  struct Arrival {
-    uint32_t queue;
-    uint32_t delay;
-  };
-  Status walk(uint64_t origin, const OutMsg &msg, std::vector<uint64_t> &woken);
+  static_assert(sizeof(Slot) <= 64);
+  Status walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
+              std::vector<uint64_t> &woken, std::vector<Remote> &remote);
   void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
                std::vector<uint64_t> &woken);
   int32_t slotOf(size_t pos, uint32_t color) const;
@@ -256,17 +276,20 @@ private:
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
   std::vector<Slot> slots_;
-  /// Per origin (its slot at the sender): the words it sent. Every message
-  /// of an origin crosses the same links, and only its messages cross the
-  /// links it owns, so a link carried its owner's words.
-  std::vector<uint64_t> sent_;
+  /// Per origin (its slot at the sender): what it sent. Every message of an
+  /// origin crosses the same links, and only its messages cross the links
+  /// it owns, so a link carried its owner's words.
+  struct Origin {
+    uint64_t messages = 0;
+    uint64_t words = 0;
+  };
+  std::vector<Origin> origins_;
   std::vector<RecvQueue> queues_;
-  uint32_t serial_ = 0;
-  std::vector<Hop> stack_;
-  std::vector<Arrival> arrivals_;
 };
 
-/// Runs every PE to completion from a worklist; see docs/runtime.md.
+/// Runs every PE to completion from worklists, one per thread; see
+/// docs/runtime.md. A fault with several threads may be another than the
+/// one a single thread meets first: Emulator::run then runs again on one.
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
                 RunReport &report);
 
