@@ -402,9 +402,14 @@ Core::Step Core::exec(const Instr &in) {
         vecmatRows(sums, w, x + r, rows, m);
       }
     }
+    // One loop per case, with the size in a register: these vectorize.
     SramF32 *out = words(d);
-    for (size_t i = 0; i < acc.size(); ++i)
-      out[i] = in.count == 1 ? out[i] + sums[i] : sums[i];
+    size_t len = acc.size();
+    if (in.count == 1)
+      for (size_t i = 0; i < len; ++i)
+        out[i] += sums[i];
+    else
+      std::memcpy(out, sums, len * 4);
     charge(in, ceilDiv(n * m, m_.fmac));
     return Step::Next;
   }
