@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace wsc::runtime::detail {
@@ -156,9 +157,9 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
 /// Interprets one PE's code until it blocks in a RECV, ends or faults.
 class Core {
 public:
-  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, uint64_t horizon)
-      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), traceLimit_(o.traceEventsPerKernel),
-        maxCycles_(o.maxCycles), horizon_(horizon) {
+  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, std::vector<OutMsg> &outbox)
+      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox),
+        traceLimit_(o.traceEventsPerKernel), maxCycles_(o.maxCycles) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
     py_ = uint32_t(local / reg_.w);
@@ -178,17 +179,12 @@ private:
     v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
     return int64_t(v);
   }
-  bool inside(const std::vector<PeRange> &ranges) const {
-    for (const PeRange &r : ranges)
-      if (px_ >= r.x0 && px_ <= r.x1 && py_ >= r.y0 && py_ <= r.y1)
-        return true;
-    return false;
-  }
-  bool selected(const Instr &in) const {
+  /// Predicates are resolved per PE before the run (PeState::view).
+  bool guarded(const Instr &in) const {
     for (const Affine &g : in.guard)
       if (eval(g) < 0)
         return false;
-    return in.pred.empty() || inside(in.pred);
+    return true;
   }
   /// Checks that operand k covers `words` words inside the kernel's SRAM and
   /// returns its first word index.
@@ -233,9 +229,10 @@ private:
   const Model &m_;
   const Region &reg_;
   PeState &s_;
+  std::vector<OutMsg> &outbox_;
+  uint64_t outboxWords_ = 0;
   uint32_t traceLimit_;
   uint64_t maxCycles_;
-  uint64_t horizon_;
   uint32_t px_, py_;
 };
 
@@ -334,9 +331,9 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   }
   q.words -= n;
   if (in.forward >= 0) { // each word left as it was stored: no cycles of its own
-    s_.outbox.push_back(
+    outbox_.push_back(
         OutMsg{uint32_t(in.forward), Payload::make(s_.sram + dst, uint32_t(n), end - n)});
-    s_.outboxWords += n;
+    outboxWords_ += n;
     ++s_.messages;
   }
   charge(in, n, end - s_.clock - n);
@@ -356,8 +353,8 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    s_.outbox.push_back(OutMsg{in.color, Payload::make(s_.sram + a, uint32_t(n), s_.clock)});
-    s_.outboxWords += n;
+    outbox_.push_back(OutMsg{in.color, Payload::make(s_.sram + a, uint32_t(n), s_.clock)});
+    outboxWords_ += n;
     ++s_.messages;
     charge(in, n);
     return Step::Next;
@@ -380,12 +377,13 @@ Core::Step Core::exec(const Instr &in) {
     // dst may overlap W or x: the products go to `acc` first. Each sum in
     // index order; VECMAT runs along contiguous columns and vectorizes, a
     // block of rows (widened at once when stored as halves) per call.
-    std::vector<float> acc(mv ? n : m, 0.0f), buf;
+    // Scratch kept across calls: a malloc per multiply showed in profiles.
+    static thread_local std::vector<float> acc, buf;
+    acc.assign(mv ? n : m, 0.0f);
     // W is cold (other PEs ran since this one last did): ask for all of its
     // lines at once rather than wait for the hardware prefetcher to ramp up.
     for (uint64_t i = 0, e = storedWords(in, n * m); i < e; i += 16)
       __builtin_prefetch(s_.sram + a + i);
-    s_.streams = storedWords(in, n * m) >= kStreamWords;
     const SramF32 *x = words(b);
     float *__restrict sums = acc.data();
     // Rows per elements() call: VECMAT widens halves some 8 K at a time.
@@ -404,9 +402,14 @@ Core::Step Core::exec(const Instr &in) {
         vecmatRows(sums, w, x + r, rows, m);
       }
     }
+    // One loop per case, with the size in a register: these vectorize.
     SramF32 *out = words(d);
-    for (size_t i = 0; i < acc.size(); ++i)
-      out[i] = in.count == 1 ? out[i] + sums[i] : sums[i];
+    size_t len = acc.size();
+    if (in.count == 1)
+      for (size_t i = 0; i < len; ++i)
+        out[i] += sums[i];
+    else
+      std::memcpy(out, sums, len * 4);
     charge(in, ceilDiv(n * m, m_.fmac));
     return Step::Next;
   }
@@ -515,15 +518,18 @@ void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
   while (s_.pc < code.size()) {
-    if (s_.clock > horizon_)
-      return; // yields, still Ready
-    const Instr &in = code[s_.pc];
     // Counting END too makes every loop iteration count towards the limit.
     if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
-      fault(in, "cycle limit",
+      fault(code[s_.pc], "cycle limit",
             fmt::format("the PE passed {} cycles or instructions", maxCycles_));
       return;
     }
+    // Straight to the next instruction this PE's predicates select.
+    uint32_t view = s_.view[s_.pc];
+    s_.pc = view & ~kIdleLoop;
+    if (s_.pc == code.size())
+      break;
+    const Instr &in = code[s_.pc];
     if (in.op == wafer::END) {
       ++s_.instructions;
       LoopFrame &f = s_.loops.back();
@@ -535,7 +541,7 @@ void Core::run() {
       }
       continue;
     }
-    if (!selected(in)) {
+    if (!guarded(in)) {
       s_.pc = in.op == wafer::LOOP ? in.jump + 1 : s_.pc + 1;
       continue;
     }
@@ -543,7 +549,7 @@ void Core::run() {
     if (in.op == wafer::LOOP) {
       // A body that no instruction of this PE's runs costs only its ENDs:
       // counted at once unless the cycle limit could trip inside.
-      bool idle = !in.bodyAny && !inside(in.bodyPred) &&
+      bool idle = (view & kIdleLoop) &&
                   (!maxCycles_ || s_.instructions - 1 + in.count <= maxCycles_);
       if (in.count == 0 || idle) {
         s_.instructions += idle ? in.count : 0;
@@ -561,11 +567,11 @@ void Core::run() {
       return;
     }
     ++s_.pc;
-    // A PE that has sent a round's worth yields (staying Ready), so producers
+    // A PE that has sent a visit's worth yields (staying Ready), so producers
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
     if (in.op == wafer::SEND &&
-        (s_.outbox.size() >= kSendsPerRound || s_.outboxWords >= kWordsPerRound))
+        (outbox_.size() >= kSendsPerVisit || outboxWords_ >= kWordsPerVisit))
       return;
   }
   s_.status = PeStatus::Done;
@@ -574,14 +580,58 @@ void Core::run() {
 } // namespace
 
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
-           uint64_t horizon) {
+           std::vector<OutMsg> &outbox) {
   // Runs on worker threads, where an escaping exception would terminate the process.
   try {
-    Core(m, pe, s, options, horizon).run();
+    Core(m, pe, s, options, outbox).run();
   } catch (const std::exception &e) {
     s.status = PeStatus::Faulted;
     s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());
   }
+}
+
+} // namespace wsc::runtime::detail
+
+namespace wsc::runtime::detail {
+
+std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes) {
+  std::vector<std::vector<uint32_t>> views;
+  for (const Region &r : m.regions) {
+    const std::vector<Instr> &code = r.code;
+    std::map<std::vector<uint32_t>, size_t> seen; // PEs that select alike share a view
+    std::vector<uint32_t> view(code.size() + 1), selected(code.size() + 1);
+    for (uint32_t py = 0; py < r.h; ++py)
+      for (uint32_t px = 0; px < r.w; ++px) {
+        auto inside = [&](const std::vector<PeRange> &ranges) {
+          for (const PeRange &q : ranges)
+            if (px >= q.x0 && px <= q.x1 && py >= q.y0 && py <= q.y1)
+              return true;
+          return false;
+        };
+        // selected[pc]: instructions before pc (ENDs aside) that the predicates select.
+        for (size_t pc = 0; pc < code.size(); ++pc)
+          selected[pc + 1] = selected[pc] + (code[pc].op != wafer::END &&
+                                             (code[pc].pred.empty() || inside(code[pc].pred)));
+        view[code.size()] = uint32_t(code.size());
+        for (size_t pc = code.size(); pc-- > 0;) {
+          const Instr &in = code[pc];
+          bool sel = selected[pc + 1] > selected[pc];
+          if (in.op == wafer::END)
+            view[pc] = uint32_t(pc);
+          else if (sel && in.op == wafer::LOOP)
+            view[pc] = uint32_t(pc) | (selected[in.jump] == selected[pc + 1] ? kIdleLoop : 0);
+          else if (sel)
+            view[pc] = uint32_t(pc);
+          else
+            view[pc] = view[in.op == wafer::LOOP ? in.jump + 1 : pc + 1];
+        }
+        auto [it, fresh] = seen.emplace(view, views.size());
+        if (fresh)
+          views.push_back(view);
+        pes[r.firstPe + uint64_t(py) * r.w + px].view = views[it->second].data();
+      }
+  }
+  return views;
 }
 
 } // namespace wsc::runtime::detail

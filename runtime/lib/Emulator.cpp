@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstring>
 #include <new>
+#include <thread>
 
 #include <sys/mman.h>
 
@@ -126,7 +127,16 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
 Status Emulator::run(const RunOptions &options) {
   // A program too big for the host must be an error, not an abort.
   try {
-    return runUnguarded(options);
+    Status s = runUnguarded(options);
+    // Threads meet faults in no fixed order: the one reported is the one a
+    // single thread meets first, whatever the thread count.
+    unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
+    if (!s && threads > 1) {
+      RunOptions one = options;
+      one.threads = 1;
+      s = runUnguarded(one);
+    }
+    return s;
   } catch (const std::bad_alloc &) {
     return Status::failure("out of host memory while emulating the program");
   }

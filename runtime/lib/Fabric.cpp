@@ -2,7 +2,6 @@
 // where an entry names several ports. Every way a compiler can get routing
 // wrong ends here as a fault message.
 #include "Machine.h"
-#include "ThreadPool.h"
 
 #include <fmt/format.h>
 
@@ -29,7 +28,7 @@ uint32_t opposite(uint32_t port) {
 
 } // namespace
 
-Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_(m) {
+Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   size_t positions = size_t(m.wafers) * m.width * m.height;
   // Group the router entries by (position, color): count, prefix-sum, fill.
   std::vector<std::pair<uint64_t, uint8_t>> entries(m.routes.begin(), m.routes.end());
@@ -68,24 +67,22 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
   // few array reads. Slots are by position, then color, so a PE's queues are
   // contiguous and by ascending color.
   size_t plane = size_t(m.width) * m.height;
-  uint32_t numLinks = 0;
   for (Slot &sl : slots_) {
     uint32_t wafer = uint32_t(sl.pos / plane), x = uint32_t(sl.pos % plane % m.width),
              y = uint32_t(sl.pos % plane / m.width);
     for (uint32_t port = wafer::NORTH; port <= wafer::WEST; ++port) {
       int64_t nx = int64_t(x) + (port == wafer::EAST) - (port == wafer::WEST);
       int64_t ny = int64_t(y) + (port == wafer::SOUTH) - (port == wafer::NORTH);
+      int32_t &next = sl.next[port - wafer::NORTH];
       if (!m.onGrid(nx, ny))
-        sl.next[port] = kOffGrid;
+        next = kOffGrid;
       else if (m.dead[wafer][size_t(ny) * m.width + size_t(nx)])
-        sl.next[port] = kDead;
+        next = kDead;
       else
-        sl.next[port] = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
+        next = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
     }
     for (uint8_t mask : sl.mask)
       sl.outs |= mask;
-    sl.link0 = numLinks;
-    numLinks += sl.link(kNumPorts) - sl.link0;
     int32_t r = m.regionOf(wafer, x, y);
     if ((sl.outs & (1u << wafer::RAMP)) && r >= 0) {
       sl.queue = int32_t(queues_.size());
@@ -103,13 +100,15 @@ Fabric::Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes) : m_
     if (!s.numQueues++)
       s.queues = &q;
   }
-  links_.reset(new Link[numLinks]);
-  walkers_.resize(std::max(1u, threads));
-  for (Walker &w : walkers_)
-    w.marks.assign(slots_.size(), Mark{});
+  origins_.assign(slots_.size(), Origin{});
 }
 
 Fabric::~Fabric() = default;
+
+void Fabric::assignLanes(const std::vector<uint8_t> &laneOfPe) {
+  for (RecvQueue &q : queues_)
+    q.lane = laneOfPe[q.pe];
+}
 
 int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   for (uint32_t i = slotStart_[pos], e = slotStart_[pos + 1]; i < e; ++i)
@@ -118,12 +117,11 @@ int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   return kNoEntry;
 }
 
-Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
+Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
+                    std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
   const Region &src = m_.regions[m_.peRegion[origin]];
   uint32_t sx, sy;
   m_.peXY(origin, sx, sy);
-  // An origin is the sending PE plus the color it sent on.
-  uint64_t ownerId = ((origin << 11) | msg.color) + 1;
   uint64_t n = msg.data.size();
   size_t plane = size_t(m_.width) * m_.height;
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
@@ -133,43 +131,49 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
                                        m_.where(wafer, x, y), h.color, what,
                                        m_.wherePe(origin), msg.color));
   };
-  // A fresh serial per message marks which links it has used (routing loops).
-  if (++w.serial == 0) {
-    std::fill(w.marks.begin(), w.marks.end(), Mark{});
-    w.serial = 1;
-  }
-  w.stack.clear();
+  std::vector<Hop> &stack = w.stack;
+  std::vector<Arrival> &arrivals = w.arrivals;
+  stack.clear();
+  arrivals.clear();
   uint32_t srcPos = uint32_t(position(src.wafer, sx, sy));
-  w.stack.push_back(Hop{slotOf(srcPos, msg.color), srcPos, msg.color, wafer::RAMP, 0, 0});
-  while (!w.stack.empty()) {
-    Hop h = w.stack.back();
-    w.stack.pop_back();
+  int32_t srcSlot = slotOf(srcPos, msg.color);
+  // The origin (the sending PE and color) is named by its slot at the sender.
+  uint32_t ownerId = uint32_t(srcSlot) + 1;
+  // Every message of an origin follows the same tables, so its first one
+  // finds any routing loop: it is the one that meets a link it owns.
+  bool first = false;
+  if (srcSlot >= 0) {
+    Origin &o = origins_[size_t(srcSlot)];
+    first = o.messages++ == 0;
+    o.words += n;
+  }
+  stack.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
+  while (!stack.empty()) {
+    Hop h = stack.back();
+    stack.pop_back();
     uint8_t mask = h.slot < 0 ? 0 : slots_[h.slot].mask[h.in];
     if (!mask)
       return fail("no route", h,
                   fmt::format("a wavelet arriving on {} has no router entry", portName(h.in)));
-    const Slot &sl = slots_[h.slot];
-    Mark &mark = w.marks[h.slot];
-    if (mark.serial != w.serial) {
-      mark.serial = w.serial;
-      mark.used = 0;
-    }
+    Slot &sl = slots_[h.slot];
     for (uint32_t bits = mask; bits; bits &= bits - 1) {
       uint32_t port = uint32_t(__builtin_ctz(bits));
-      if (mark.used & (1u << port))
+      // Threads walking other origins may claim links concurrently.
+      uint32_t owner = __atomic_load_n(&sl.owner[port], __ATOMIC_RELAXED);
+      if (owner == ownerId && first)
         return fail("routing loop", h,
                     fmt::format("the same wavelet leaves through {} twice", portName(port)));
-      mark.used |= uint8_t(1u << port);
-      Link &link = links_[sl.link(port)];
-      uint64_t have = link.owner.load(std::memory_order_relaxed);
-      if (have != ownerId) {
-        if (have == 0 && link.owner.compare_exchange_strong(have, ownerId, std::memory_order_relaxed))
-          w.claimed.push_back(sl.link(port));
-        else if (have != ownerId) {
-          uint64_t other = (have - 1) >> 11;
+      if (owner == 0 && __atomic_compare_exchange_n(&sl.owner[port], &owner, ownerId, false,
+                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        owner = ownerId;
+      if (owner != ownerId) {
+        {
+          const Slot &other = slots_[owner - 1];
+          uint32_t wafer = uint32_t(other.pos / plane), x = uint32_t(other.pos % plane % m_.width),
+                   y = uint32_t(other.pos % plane / m_.width);
           return fail("collision", h,
                       fmt::format("{} already carries wavelets of {} on color {}",
-                                  portName(port), m_.wherePe(other), (have - 1) & 2047));
+                                  portName(port), m_.where(wafer, x, y), other.color));
         }
       }
       if (port == wafer::RAMP) {
@@ -180,13 +184,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
         if (delay > UINT32_MAX)
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
-        Delivery &d = w.deliveries.emplace_back(); // field by field: no stalled 16-byte copy
-        d.queue = uint32_t(sl.queue);
-        d.delay = uint32_t(delay);
-        d.msg = &msg;
+        // Delivered after the walk, with the queue's line already on its way.
+        __builtin_prefetch(&queues_[sl.queue]);
+        arrivals.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
         continue;
       }
-      link.words += n;
       if (port == wafer::LINK) {
         uint32_t wafer = uint32_t(h.pos / plane), x = uint32_t(h.pos % plane % m_.width),
                  y = uint32_t(h.pos % plane / m_.width);
@@ -197,11 +199,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
             m_.linkLatency + uint64_t(std::ceil(double(n) * 4 / m_.linkBytesPerCycle));
         const LinkEnd &e = l->second;
         uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
-        w.stack.push_back(
+        stack.push_back(
             Hop{slotOf(pos, e.color), pos, e.color, wafer::LINK, h.hops, h.extra + delay});
         continue;
       }
-      int32_t next = sl.next[port];
+      int32_t next = sl.next[port - wafer::NORTH];
       if (next == kOffGrid)
         return fail("off the grid", h,
                     fmt::format("routed {} off the edge of the wafer", portName(port)));
@@ -214,7 +216,8 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
         return fail("dead PE", h,
                     fmt::format("routed {} into dead PE ({},{})", portName(port),
                                 pos % plane % m_.width, pos % plane / m_.width));
-      Hop &to = w.stack.emplace_back();
+      __builtin_prefetch(&slots_[next]); // a sibling branch waits on the stack meanwhile
+      Hop &to = stack.emplace_back();
       to.slot = next;
       to.pos = pos;
       to.color = h.color;
@@ -223,120 +226,70 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg) {
       to.extra = h.extra;
     }
   }
+  // The queues are scattered: fetch the end of their chunks a few ahead.
+  // References to the payload are taken in one add. Queues of PEs that
+  // another thread runs are that thread's to fill.
+  constexpr size_t kAhead = 8;
+  uint32_t refs = 0;
+  for (size_t k = 0, e = arrivals.size(); k < e; ++k) {
+    if (k + kAhead < e && queues_[arrivals[k + kAhead].queue].lane == lane)
+      queues_[arrivals[k + kAhead].queue].chunks.prefetchBack();
+    RecvQueue &q = queues_[arrivals[k].queue];
+    if (q.lane == lane) {
+      deliver(q, msg.data, arrivals[k].delay, refs, woken);
+    } else {
+      remote.push_back(Remote{msg.data.adopt(), arrivals[k].queue, arrivals[k].delay, q.lane});
+      ++refs;
+    }
+  }
+  if (refs)
+    msg.data.addRefs(refs);
   return Status::success();
 }
 
-Status Fabric::routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
-                          std::vector<uint64_t> &woken, ThreadPool &pool) {
-  for (Walker &w : walkers_) {
-    w.deliveries.clear();
-    w.claimed.clear();
-    w.woken.clear();
-  }
-  // Walk: every sender's messages on one worker, in send order. Any fault
-  // stops the walk; it is then found again serially so that the reported one
-  // does not depend on the threads.
-  std::atomic<bool> faulted{false};
-  unsigned threads = std::min<unsigned>(pool.threads(), unsigned(walkers_.size()));
-  auto walkSender = [&](size_t i, unsigned t) {
-    if (faulted.load(std::memory_order_relaxed))
-      return;
-    Walker &w = walkers_[t % threads];
-    for (const OutMsg &msg : pes[senders[i]].outbox)
-      if (!walk(w, senders[i], msg)) {
-        faulted.store(true);
-        return;
+void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
+                     std::vector<uint64_t> &woken) {
+  uint32_t size = data.size();
+  if (!q.count) {
+    q.chunks.push_back(Chunk{data.adopt(), 0, delay, size});
+    q.words += size;
+    ++refs;
+  } else {
+    // The filter's window of each period the message overlaps.
+    for (int64_t at = 0; at < size;) {
+      int64_t start = at - q.seen; // where the current period began
+      int64_t from = std::max(at, start + q.first);
+      int64_t to = std::min<int64_t>(size, start + q.first + q.count);
+      if (from < to) {
+        q.chunks.push_back(Chunk{data.adopt(), uint32_t(from), delay, uint32_t(to)});
+        q.words += uint64_t(to - from);
+        ++refs;
       }
-  };
-  pool.parallelFor(senders.size(), walkSender, threads > 1 && senders.size() >= kParallelPes);
-  if (faulted.load()) {
-    // Undo this round's claims, then replay it in the serial order.
-    for (Walker &w : walkers_)
-      for (uint64_t c : w.claimed)
-        links_[c].owner.store(0, std::memory_order_relaxed);
-    Walker &w = walkers_[0];
-    for (uint64_t pe : senders)
-      for (const OutMsg &msg : pes[pe].outbox)
-        if (Status s = walk(w, pe, msg); !s)
-          return s;
-    return Status::failure("internal error: a fault of the parallel walk was not found again");
+      int64_t next = std::min<int64_t>(size, start + q.period);
+      q.seen = uint32_t((q.seen + (next - at)) % q.period);
+      at = next;
+    }
   }
-  // Deliver. Every receive queue is fed by one origin (its ramp has one
-  // owner), whose messages one walker saw in send order, so appending per
-  // walker keeps each queue's order; each thread takes a contiguous range of
-  // the queues.
-  auto deliver = [&](size_t t, unsigned) {
-    // References to a payload are counted here and taken in one add per run
-    // of deliveries of the same message.
-    const OutMsg *run = nullptr;
-    uint32_t refs = 0;
-    std::vector<uint64_t> &wake = walkers_[t].woken;
-    uint32_t lo = uint32_t(queues_.size() * t / threads),
-             hi = uint32_t(queues_.size() * (t + 1) / threads);
-    // Queues are scattered: fetch the queue, then the end of its views, ahead.
-    constexpr size_t kQueueAhead = 16, kTailAhead = 8;
-    for (Walker &w : walkers_)
-      for (size_t k = 0, e = w.deliveries.size(); k < e; ++k) {
-        if (k + kQueueAhead < e) {
-          uint32_t ahead = w.deliveries[k + kQueueAhead].queue;
-          if (ahead >= lo && ahead < hi)
-            __builtin_prefetch(&queues_[ahead]);
-        }
-        if (k + kTailAhead < e) {
-          uint32_t ahead = w.deliveries[k + kTailAhead].queue;
-          if (ahead >= lo && ahead < hi)
-            queues_[ahead].chunks.prefetchBack();
-        }
-        const Delivery &d = w.deliveries[k];
-        if (d.queue < lo || d.queue >= hi)
-          continue;
-        if (d.msg != run) {
-          if (refs)
-            run->data.addRefs(refs);
-          run = d.msg;
-          refs = 0;
-        }
-        RecvQueue &q = queues_[d.queue];
-        uint32_t size = uint32_t(d.msg->data.size());
-        if (!q.count) {
-          q.chunks.push_back(Chunk{d.msg->data.adopt(), 0, d.delay, size});
-          q.words += size;
-          ++refs;
-        } else {
-          // The filter's window of each period the message overlaps.
-          for (int64_t at = 0; at < size;) {
-            int64_t start = at - q.seen; // where the current period began
-            int64_t from = std::max(at, start + q.first);
-            int64_t to = std::min<int64_t>(size, start + q.first + q.count);
-            if (from < to) {
-              q.chunks.push_back(Chunk{d.msg->data.adopt(), uint32_t(from), d.delay, uint32_t(to)});
-              q.words += uint64_t(to - from);
-              ++refs;
-            }
-            int64_t next = std::min<int64_t>(size, start + q.period);
-            q.seen = uint32_t((q.seen + (next - at)) % q.period);
-            at = next;
-          }
-        }
-        if (q.need && q.words >= q.need) {
-          q.need = 0;
-          wake.push_back(q.pe);
-        }
-      }
-    if (refs)
-      run->data.addRefs(refs);
-  };
-  size_t deliveries = 0;
-  for (const Walker &w : walkers_)
-    deliveries += w.deliveries.size();
-  pool.parallelFor(threads, deliver, deliveries >= kParallelDeliveries);
-  for (Walker &w : walkers_)
-    woken.insert(woken.end(), w.woken.begin(), w.woken.end());
-  for (uint64_t pe : senders) {
-    pes[pe].outbox.clear();
-    pes[pe].outboxWords = 0;
+  if (q.need && q.words >= q.need) {
+    q.need = 0;
+    woken.push_back(q.pe);
   }
+}
+
+Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, uint8_t lane,
+                     std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
+  for (const OutMsg &msg : outbox)
+    if (Status st = walk(w, sender, msg, lane, woken, remote); !st)
+      return st;
+  outbox.clear();
   return Status::success();
+}
+
+void Fabric::deliver(const Remote &r, std::vector<uint64_t> &woken) {
+  uint32_t refs = 0;
+  deliver(queues_[r.queue], r.data, r.delay, refs, woken);
+  if (refs)
+    r.data.addRefs(refs);
 }
 
 void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
@@ -349,11 +302,10 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
       uint64_t words = 0;
       bool used = false;
       for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != wafer::RAMP; ++i) {
-        if (!(slots_[i].outs & (1u << port)))
-          continue;
-        const Link &l = links_[slots_[i].link(port)];
-        words += l.words;
-        used |= l.owner.load(std::memory_order_relaxed) != 0;
+        uint32_t owner = slots_[i].owner[port];
+        if (owner)
+          words += origins_[owner - 1].words;
+        used |= owner != 0;
       }
       if (!used)
         continue;

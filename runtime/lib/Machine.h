@@ -1,6 +1,6 @@
 // Run-time state of the emulated PEs and the pieces that move it forward:
 // the core interpreter (Core.cpp), the fabric (Fabric.cpp) and the
-// bulk-synchronous scheduler (Scheduler.cpp).
+// worklist scheduler (Scheduler.cpp).
 #ifndef WSC_RUNTIME_LIB_MACHINE_H
 #define WSC_RUNTIME_LIB_MACHINE_H
 
@@ -69,7 +69,7 @@ private:
   Block *b_ = nullptr;
 };
 
-/// Part of a message waiting in a receive queue, 16 bytes (a GPT-2 run holds
+/// Part of a message waiting in a receive queue, 24 bytes (a GPT-2 run holds
 /// tens of millions). Word j is at the core from cycle t0() + j on (words
 /// stream in one per cycle).
 struct Chunk {
@@ -127,6 +127,7 @@ struct RecvQueue {
   uint64_t need = 0;
   uint64_t pe = 0;
   uint32_t color = 0;
+  uint8_t lane = 0; ///< the thread that runs the PE (and alone fills this queue)
 };
 
 struct LoopFrame {
@@ -134,60 +135,45 @@ struct LoopFrame {
   uint32_t count = 0;
 };
 
-/// A SEND waiting for the fabric phase of the round.
+/// A SEND waiting to be routed when its PE's visit ends.
 struct OutMsg {
   uint32_t color = 0;
   Payload data; ///< with the sender's clock when the SEND started
 };
 
-/// Ready: runnable (also a PE that yielded after kSendsPerRound messages or
-/// kWordsPerRound words in one round).
+/// Ready: runnable (also a PE that yielded after kSendsPerVisit messages or
+/// kWordsPerVisit words in one visit).
 enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
 
-constexpr size_t kSendsPerRound = 64;
-/// A round runs PEs only up to this many cycles past the earliest Ready PE's
-/// clock, so that no kernel's simulated time runs far ahead of the rest.
-constexpr uint64_t kRoundWindow = 16384;
-constexpr uint64_t kWordsPerRound = 1 << 16;
-/// Batching for the host's cache: a PE whose last MATVEC/VECMAT read a
-/// matrix of kStreamWords words or more is parked when a delivery wakes it,
-/// until kBatchRecvs times its RECV's words have queued, for at most
-/// kBatchRounds rounds or until no other PE is ready. One visit then runs
-/// several iterations with its state in cache instead of fetching it from
-/// memory every time (between two visits the other PEs evict it). Like any
-/// pause, it never changes what the PE computes. Every matrix counts: on
-/// the full-wafer GPT-2-small (tiles of a few hundred words, 440 K PEs) a
-/// PE's queues and code miss the cache as much as a big tile does, and
-/// parking them all halves the run (173 s -> 85 s).
-constexpr uint64_t kStreamWords = 0;
-/// Below these sizes a round's phase runs on the calling thread: waking the
-/// workers costs more than the work (parking makes many small rounds).
-constexpr size_t kParallelPes = 512;
-constexpr size_t kParallelDeliveries = 8192;
-constexpr uint64_t kBatchRounds = 200;
-constexpr uint64_t kBatchRecvs = 8;
+/// A PE yields after sending this much in one visit, so that a producer
+/// cannot run far ahead of its consumers and fill the host's memory with
+/// queued words.
+constexpr size_t kSendsPerVisit = 64;
+constexpr uint64_t kWordsPerVisit = 1 << 16;
 
-struct PeState {
+/// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
+constexpr uint32_t kIdleLoop = 1u << 31;
+
+/// A PE's run-time state, the fields a visit reads first at the front.
+struct alignas(64) PeState {
   uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
+  /// Per pc (and one past the end): the first instruction from pc on that
+  /// the PE's predicates select, a skipped LOOP jumping past its END; with
+  /// kIdleLoop on a LOOP whose body they select nothing of but ENDs.
+  const uint32_t *view = nullptr;
+  RecvQueue *queues = nullptr; ///< numQueues queues by ascending color, owned by the Fabric
+  uint32_t numQueues = 0;
   uint32_t pc = 0;
-  std::vector<LoopFrame> loops; ///< innermost last
   uint64_t clock = 0;
   uint64_t busy = 0; ///< sum of instruction costs
   uint64_t instructions = 0;
   uint64_t messages = 0;
   PeStatus status = PeStatus::Ready;
+  bool traced = false;
   uint32_t waitColor = 0; ///< when Blocked: the RECV's color and word count
   uint64_t waitWords = 0;
-  RecvQueue *queues = nullptr; ///< numQueues queues by ascending color, owned by the Fabric
-  uint32_t numQueues = 0;
-  std::vector<OutMsg> outbox;
-  uint64_t outboxWords = 0;
-  /// Whether its last MATVEC/VECMAT read kStreamWords or more (it is then
-  /// parked on wake-up), and whether parking still pays for it.
-  bool streams = false;
-  bool batchable = true;
-  std::string fault; ///< when Faulted
-  bool traced = false;
+  std::vector<LoopFrame> loops; ///< innermost last
+  std::string fault;            ///< when Faulted
   std::vector<TraceEvent> trace;
 
   /// The queue of `color`, or null when no route delivers that color here.
@@ -204,86 +190,84 @@ struct PeState {
 };
 
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
-/// yields (staying Ready): when its clock is past `horizon` or it has sent a
-/// round's worth.
-void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options, uint64_t horizon);
-
-class ThreadPool;
+/// yields (staying Ready) when it has sent a visit's worth; its SENDs go to
+/// `outbox`.
+void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
+           std::vector<OutMsg> &outbox);
+/// Sets every PE's view of its region's code; PEs that select the same
+/// instructions share one. Returns the views' storage.
+std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);
 
 /// Moves messages hop by hop through the router tables and keeps link statistics.
-/// Router tables, link ownership and link counters are flat arrays indexed by
-/// grid position (no hashing on the hot path); a round's messages are walked
-/// in parallel, one sending PE per task, and delivered afterwards.
+/// Router tables and link ownership are flat arrays indexed by grid position
+/// (no hashing on the hot path).
 class Fabric {
 public:
   /// Also creates the receive queues of `pes`.
-  Fabric(const Model &m, unsigned threads, std::vector<PeState> &pes);
+  Fabric(const Model &m, std::vector<PeState> &pes);
   ~Fabric();
-  /// Routes the outboxes of `senders` (ascending PE indices), appending every
-  /// message to the receive queues of the PEs it reaches, adds the blocked
-  /// PEs whose RECV can now complete to `woken`, and clears the outboxes. A
-  /// fault is the one the serial order (senders ascending, each in send
-  /// order) meets first, whatever the thread count.
-  Status routeRound(const std::vector<uint64_t> &senders, std::vector<PeState> &pes,
-                    std::vector<uint64_t> &woken, ThreadPool &pool);
-  /// Fills the link fields of `report` for a run of `cycles` cycles.
-  void linkStats(uint64_t cycles, RunReport &report) const;
-
-private:
-  /// Slot of a neighbour that has no entry for the color, or no neighbour.
-  static constexpr int32_t kNoEntry = -1, kOffGrid = -2, kDead = -3;
+  /// A message for the queue of a PE that another thread runs.
+  struct Remote {
+    Payload data;
+    uint32_t queue;
+    uint32_t delay;
+    uint8_t lane; ///< that thread
+  };
+  /// A hop of the message being walked.
   struct Hop {
     int32_t slot; ///< or kNoEntry
     uint32_t pos, color, in;
     uint64_t hops;
     uint64_t extra; ///< inter-wafer link delays on the way
   };
-  /// The router entries of one (grid position, color), with the hops they
-  /// lead to resolved at start-up.
-  struct Slot {
-    uint32_t color = 0;
-    uint32_t pos = 0;
-    int32_t queue = -1;         ///< receive queue of the core here; -1: no kernel
-    uint32_t link0 = 0;         ///< index of its first Link, one per port in `outs`
-    int32_t next[kNumPorts] = {}; ///< NORTH..WEST: the neighbour's slot of this color
-    uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
-    uint8_t outs = 0;             ///< union of the masks
-    uint32_t link(uint32_t port) const {
-      // Ports below `port` in `outs` (a table: the baseline ISA has no popcnt).
-      static constexpr uint8_t kBits[64] = {
-          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
-          1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6};
-      return link0 + kBits[outs & ((1u << port) - 1)];
-    }
-  };
-  /// One directed link of one slot: only its owner's messages cross it, and
-  /// they are walked on one thread per round, so `words` needs no atomics.
-  struct Link {
-    /// The first origin that used the link + 1 (0 = none), an origin being
-    /// (sending PE << 11) | sent color.
-    std::atomic<uint64_t> owner{0};
-    uint64_t words = 0;
-  };
-  struct Delivery {
+  /// A core the message being walked reaches.
+  struct Arrival {
     uint32_t queue;
     uint32_t delay;
-    const OutMsg *msg;
   };
-  /// Per slot and message: the out ports it used (routing loops).
-  struct Mark {
-    uint32_t serial = 0;
-    uint8_t used = 0;
-  };
-  /// Per-thread state of the walk.
+  /// One thread's scratch for walking.
   struct Walker {
-    std::vector<Mark> marks;
-    uint32_t serial = 0;
-    std::vector<Delivery> deliveries;
-    std::vector<uint64_t> claimed; ///< links claimed this round
     std::vector<Hop> stack;
-    std::vector<uint64_t> woken;
+    std::vector<Arrival> arrivals;
   };
-  Status walk(Walker &w, uint64_t origin, const OutMsg &msg);
+  /// Sets which thread runs each PE (all 0 until then).
+  void assignLanes(const std::vector<uint8_t> &laneOfPe);
+  /// Routes the messages `sender` sent in a visit, in send order: appends
+  /// each to the receive queues of the PEs of thread `lane` it reaches
+  /// (adding the blocked PEs whose RECV can now complete to `woken`) and to
+  /// `remote` for the others; clears `outbox`. Stops at the first fault.
+  /// Threads may route concurrently: only the origin's thread touches its
+  /// state, and links are claimed atomically.
+  Status route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, uint8_t lane,
+               std::vector<uint64_t> &woken, std::vector<Remote> &remote);
+  /// Delivers a remote message; on the thread that runs its PE.
+  void deliver(const Remote &r, std::vector<uint64_t> &woken);
+  /// Fills the link fields of `report` for a run of `cycles` cycles.
+  void linkStats(uint64_t cycles, RunReport &report) const;
+
+private:
+  /// Slot of a neighbour that has no entry for the color, or no neighbour.
+  static constexpr int32_t kNoEntry = -1, kOffGrid = -2, kDead = -3;
+  /// The router entries of one (grid position, color), with the hops they
+  /// lead to resolved at start-up, and the state of its links: everything a
+  /// hop reads or writes in one cache line.
+  struct alignas(64) Slot {
+    uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
+    uint8_t outs = 0;             ///< union of the masks
+    int32_t queue = -1;   ///< receive queue of the core here; -1: no kernel
+    int32_t next[4] = {}; ///< NORTH..WEST: the neighbour's slot of this color
+    /// Per out port: the origin that first used the link, as the slot where
+    /// it enters the fabric + 1 (0 = none). An origin is a sending PE and
+    /// its color, so its slot at the sender names it.
+    uint32_t owner[kNumPorts] = {};
+    uint32_t color = 0;
+    uint32_t pos = 0;
+  };
+  static_assert(sizeof(Slot) <= 64);
+  Status walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
+              std::vector<uint64_t> &woken, std::vector<Remote> &remote);
+  void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
+               std::vector<uint64_t> &woken);
   int32_t slotOf(size_t pos, uint32_t color) const;
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
     return (size_t(wafer) * m_.height + y) * m_.width + x;
@@ -292,12 +276,20 @@ private:
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
   std::vector<Slot> slots_;
-  std::unique_ptr<Link[]> links_; ///< per slot and port of its `outs`, slot by slot
+  /// Per origin (its slot at the sender): what it sent. Every message of an
+  /// origin crosses the same links, and only its messages cross the links
+  /// it owns, so a link carried its owner's words.
+  struct Origin {
+    uint64_t messages = 0;
+    uint64_t words = 0;
+  };
+  std::vector<Origin> origins_;
   std::vector<RecvQueue> queues_;
-  std::vector<Walker> walkers_;
 };
 
-/// Runs every PE to completion in bulk-synchronous rounds; see docs/runtime.md.
+/// Runs every PE to completion from worklists, one per thread; see
+/// docs/runtime.md. A fault with several threads may be another than the
+/// one a single thread meets first: Emulator::run then runs again on one.
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
                 RunReport &report);
 

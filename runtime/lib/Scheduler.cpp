@@ -1,14 +1,17 @@
-// Bulk-synchronous scheduling. A round runs every ready PE (in parallel) until
-// it blocks or ends, then routes the round's messages in PE-index order.
-// A PE's results depend only on the words it receives and their timestamps,
-// never on the round or thread that ran it, so any thread count gives
-// bit-identical numbers, cycles and faults.
+// Worklist scheduling. A visit runs one PE until it blocks, ends or yields,
+// then routes its messages at once and queues the PEs they wake. A PE's
+// results depend only on the words it receives and their timestamps, never
+// on when the host ran it, so any order gives bit-identical numbers and
+// cycles; the order is fixed, so faults are too.
 #include "Machine.h"
-#include "ThreadPool.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <thread>
 
 namespace wsc::runtime::detail {
@@ -53,67 +56,170 @@ void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &repor
 
 } // namespace
 
+namespace {
+
+/// One thread's worklists and the messages other threads routed to its
+/// PEs. A thread runs a contiguous range of PE indices: regions come in
+/// pipeline order, so the threads form a pipeline and only the kernels at
+/// the cuts exchange messages between threads. (Splitting every kernel
+/// among the threads balanced the work but coupled them on every token:
+/// slower than one thread on GPT-2.)
+struct Lane {
+  std::vector<uint64_t> next;  ///< woken PEs, last woken first
+  std::deque<uint64_t> later;  ///< PEs that yielded or have yet to start
+  std::mutex mailMu;
+  std::vector<Fabric::Remote> mail;
+  std::atomic<bool> hasMail{false};
+  uint64_t visits = 0;
+};
+
+struct Shared {
+  Shared(const Model &m, std::vector<PeState> &pes, const RunOptions &options, Fabric &fabric)
+      : m(m), pes(pes), options(options), fabric(fabric) {}
+  const Model &m;
+  std::vector<PeState> &pes;
+  const RunOptions &options;
+  Fabric &fabric;
+  std::vector<std::unique_ptr<Lane>> lanes;
+  std::mutex mu; ///< guards idle, done, failure and the sleeping threads' wake-ups
+  std::condition_variable cv;
+  std::atomic<unsigned> idle{0};
+  std::atomic<bool> stop{false};
+  bool done = false;
+  /// Remote messages sent but not yet delivered: the run ends when every
+  /// thread is idle and none is in flight.
+  std::atomic<int64_t> inFlight{0};
+  Status failure = Status::success();
+
+  void fail(Status s) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (failure)
+      failure = std::move(s);
+    stop = true;
+    cv.notify_all();
+  }
+};
+
+void runLane(Shared &sh, unsigned id);
+
+/// A worker's exception would end the process: report it as a failure.
+void runLaneGuarded(Shared &sh, unsigned id) {
+  try {
+    runLane(sh, id);
+  } catch (const std::bad_alloc &) {
+    sh.fail(Status::failure("out of host memory while emulating the program"));
+  }
+}
+
+void runLane(Shared &sh, unsigned id) {
+  Lane &lane = *sh.lanes[id];
+  Fabric::Walker walker;
+  std::vector<uint64_t> woken;
+  std::vector<OutMsg> outbox; // of the PE being visited; routed when the visit ends
+  std::vector<Fabric::Remote> remote, mail;
+  auto wake = [&] {
+    for (size_t i = woken.size(); i-- > 0;)
+      lane.next.push_back(woken[i]);
+    woken.clear();
+  };
+  while (!sh.stop.load(std::memory_order_relaxed)) {
+    if (lane.hasMail.load()) {
+      {
+        std::lock_guard<std::mutex> lock(lane.mailMu);
+        mail.swap(lane.mail);
+        lane.hasMail = false;
+      }
+      for (const Fabric::Remote &r : mail)
+        sh.fabric.deliver(r, woken);
+      sh.inFlight -= int64_t(mail.size());
+      mail.clear();
+      wake();
+    }
+    if (lane.next.empty() && lane.later.empty()) {
+      std::unique_lock<std::mutex> lock(sh.mu);
+      ++sh.idle;
+      while (!sh.stop && !sh.done && !lane.hasMail.load()) {
+        if (sh.idle == sh.lanes.size() && sh.inFlight == 0) {
+          sh.done = true;
+          sh.cv.notify_all();
+        } else
+          sh.cv.wait(lock);
+      }
+      --sh.idle;
+      if (sh.done)
+        return;
+      continue;
+    }
+    uint64_t pe;
+    if (!lane.next.empty()) {
+      pe = lane.next.back();
+      lane.next.pop_back();
+    } else {
+      pe = lane.later.front();
+      lane.later.pop_front();
+    }
+    ++lane.visits;
+    PeState &s = sh.pes[pe];
+    runPe(sh.m, pe, s, sh.options, outbox);
+    if (s.status == PeStatus::Faulted)
+      return sh.fail(Status::failure(s.fault));
+    if (Status st = sh.fabric.route(walker, pe, outbox, uint8_t(id), woken, remote); !st)
+      return sh.fail(st);
+    if (s.status == PeStatus::Ready)
+      lane.later.push_back(pe);
+    wake();
+    if (remote.empty())
+      continue;
+    // Post to the threads that run the receivers, in send order.
+    sh.inFlight += int64_t(remote.size());
+    for (unsigned to = 0; to < sh.lanes.size(); ++to) {
+      if (to == id)
+        continue;
+      Lane &dst = *sh.lanes[to];
+      std::lock_guard<std::mutex> lock(dst.mailMu);
+      size_t before = dst.mail.size();
+      for (Fabric::Remote &r : remote)
+        if (r.lane == to)
+          dst.mail.push_back(std::move(r));
+      if (dst.mail.size() != before)
+        dst.hasMail = true;
+    }
+    remote.clear();
+    // A sleeping thread checks its mail under `mu` before it waits.
+    if (sh.idle.load() > 0) {
+      std::lock_guard<std::mutex> lock(sh.mu);
+      sh.cv.notify_all();
+    }
+  }
+}
+
+} // namespace
+
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
                 RunReport &report) {
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min<unsigned>(threads, 256));
-  ThreadPool pool(threads);
-  Fabric fabric(m, threads, pes);
-  std::vector<uint64_t> ready(pes.size()), woken;
-  struct Parked {
-    uint64_t pe, since;
-  };
-  std::vector<Parked> parked;
+  threads = unsigned(std::max<uint64_t>(1, std::min<uint64_t>({threads, 256, pes.size()})));
+  Fabric fabric(m, pes);
+  std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
+  Shared sh(m, pes, options, fabric);
+  for (unsigned t = 0; t < threads; ++t)
+    sh.lanes.push_back(std::make_unique<Lane>());
+  std::vector<uint8_t> laneOf(pes.size());
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
-    ready[pe] = pe;
-  while (!ready.empty()) {
-    ++report.rounds;
-    uint64_t earliest = UINT64_MAX;
-    for (uint64_t pe : ready)
-      earliest = std::min(earliest, pes[pe].clock);
-    uint64_t horizon = earliest > UINT64_MAX - kRoundWindow ? UINT64_MAX : earliest + kRoundWindow;
-    pool.parallelFor(
-        ready.size(), [&](size_t i) { runPe(m, ready[i], pes[ready[i]], options, horizon); },
-        ready.size() >= kParallelPes);
-    // `ready` is sorted, so the lowest-index fault wins whatever the threads did.
-    for (uint64_t pe : ready)
-      if (pes[pe].status == PeStatus::Faulted)
-        return Status::failure(pes[pe].fault);
-    woken.clear();
-    if (Status s = fabric.routeRound(ready, pes, woken, pool); !s)
-      return s;
-    // PEs that yielded run again next round, with those whose RECV can now
-    // complete (blocked ones, so none is in both lists).
-    size_t keep = 0;
-    for (uint64_t pe : ready)
-      if (pes[pe].status == PeStatus::Ready)
-        ready[keep++] = pe;
-    ready.resize(keep);
-    // Woken matrix PEs wait for a batch of inputs (see kStreamWords).
-    for (uint64_t pe : woken)
-      if (pes[pe].streams && pes[pe].batchable)
-        parked.push_back({pe, report.rounds});
-      else
-        ready.push_back(pe);
-    bool starving = ready.empty();
-    size_t stay = 0;
-    for (const Parked &p : parked) {
-      PeState &s = pes[p.pe];
-      uint64_t have = s.available(s.waitColor);
-      if (have >= kBatchRecvs * s.waitWords)
-        ready.push_back(p.pe);
-      else if (starving || report.rounds - p.since >= kBatchRounds) {
-        // Its inputs did not pile up: it likely waits for answers to its
-        // own sends, and parking would only stall that exchange.
-        if (have < 2 * s.waitWords)
-          s.batchable = false;
-        ready.push_back(p.pe);
-      } else
-        parked[stay++] = p;
-    }
-    parked.resize(stay);
-    std::sort(ready.begin(), ready.end());
-  }
+    laneOf[pe] = uint8_t(pe * threads / pes.size());
+  for (uint64_t pe = 0; pe < pes.size(); ++pe)
+    sh.lanes[laneOf[pe]]->later.push_back(pe);
+  fabric.assignLanes(laneOf);
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t)
+    workers.emplace_back(runLaneGuarded, std::ref(sh), t);
+  runLaneGuarded(sh, 0);
+  for (std::thread &w : workers)
+    w.join();
+  for (const auto &lane : sh.lanes)
+    report.rounds += lane->visits;
+  if (!sh.failure)
+    return sh.failure;
   for (const PeState &s : pes)
     if (s.status != PeStatus::Done)
       return deadlock(m, pes);

@@ -101,7 +101,7 @@ TEST(Determinism, OneAndFourThreadsAgreeBitForBit) {
       EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * 4), 0) << name << " seed " << seed;
     }
     EXPECT_EQ(one.report.cycles, four.report.cycles);
-    EXPECT_EQ(one.report.rounds, four.report.rounds);
+    // rounds counts the host's PE visits, which depend on how the threads interleave.
     EXPECT_EQ(one.report.instructions, four.report.instructions);
     EXPECT_EQ(one.report.wavelets, four.report.wavelets);
     EXPECT_EQ(one.report.kernels[0].busyCycles, four.report.kernels[0].busyCycles);
@@ -122,9 +122,9 @@ TEST(Determinism, OddThreadCountsAgreeToo) {
   EXPECT_EQ(a.report.cycles, b.report.cycles);
 }
 
-// A fast producer and a slow consumer: the producer yields after a round's
-// worth of SENDs and the consumer after running a window of cycles ahead, so
-// the run takes many rounds; the numbers must not notice, at any thread count.
+// A fast producer and a slow consumer: the producer yields after a visit's
+// worth of SENDs, so the run takes many visits; the numbers must not notice,
+// at any thread count.
 TEST(Determinism, YieldingPesComputeTheSame) {
   constexpr int64_t Items = 300;
   wafer::Program p = makeProgram(2, 1);
@@ -153,14 +153,13 @@ TEST(Determinism, YieldingPesComputeTheSame) {
   RunResult one = runProgram(p, {{"x", HostArray::floats({Items}, x)}}, 1);
   ASSERT_TRUE(one.status.ok()) << one.status.message();
   EXPECT_EQ(one.out("sum"), std::vector<float>{want});
-  // Without yielding the producer would send everything in round 1.
+  // Without yielding the producer would send everything in one visit.
   EXPECT_GT(one.report.rounds, uint64_t(Items) / 64);
   for (unsigned threads : {2u, 4u}) {
     RunResult r = runProgram(p, {{"x", HostArray::floats({Items}, x)}}, threads);
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     EXPECT_EQ(r.out("sum"), one.out("sum"));
     EXPECT_EQ(r.report.cycles, one.report.cycles);
-    EXPECT_EQ(r.report.rounds, one.report.rounds);
     EXPECT_EQ(r.report.wavelets, one.report.wavelets);
   }
 }

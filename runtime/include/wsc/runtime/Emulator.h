@@ -65,7 +65,7 @@ struct RunReport {
   uint32_t wafers = 0;
   uint64_t pesActive = 0; ///< PEs that belong to a kernel
   double wallS = 0;
-  uint64_t rounds = 0;       ///< bulk-synchronous scheduling rounds
+  uint64_t rounds = 0;       ///< PE visits of the host's scheduler (depends on the threads)
   uint64_t instructions = 0; ///< executed (non-skipped) instructions, LOOP and END included
   uint64_t messages = 0;     ///< SENDs
   uint64_t wavelets = 0;     ///< words times links crossed
