@@ -50,11 +50,14 @@ struct CostModel {
   /// `group` columns, each gathered along the row into its last PE, which
   /// forwards the others' words and sends its own: a block's words (Blocks;
   /// group 1: every PE sends its own nb words), or kept for the host to
-  /// read (Host; rows above the last pass theirs north).
-  enum class Output { Blocks, Host };
+  /// read: spread over the rows (Host; rows above the last pass theirs
+  /// north) or all on the last row (HostKept).
+  enum class Output { Blocks, Host, HostKept };
   double output(Output out, int64_t n, int64_t nb, int64_t w, int64_t h, int64_t group) const {
     if (out == Output::Host)
       return h > 1 ? forwarded(nb) : vector(nb);
+    if (out == Output::HostKept)
+      return vector(nb);
     return words(std::min(n, std::min(group, w) * nb));
   }
 

@@ -151,6 +151,10 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
   auto dim = [&](int i, int d) { return cast<ShapedType>(k.type(i)).getDimSize(d); };
   using Output = CostModel::Output;
   Output out = p.hostResult ? Output::Host : Output::Blocks;
+  if (p.hostResult && (p.kind == "linear" || p.kind == "linear_gelu")) {
+    int64_t n = p.colHi ? p.colHi - p.colLo : dim(p.inputs.size() > 1 && k.isStream(1) ? 2 : 1, 1);
+    out = outputOf(p, batch * tokens, n);
+  }
   int64_t g = k.group;
 
   if (p.kind == "embed") {
@@ -293,21 +297,24 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     if (!p.hostResult) {
       k.reduceGatherSend(part, nb, n, gather, epilogue, true, true, finishing);
     } else {
-      // The host reads the blocks where they are kept, no gather: row py
-      // keeps tokens g in [py*tb, py*tb + tb), g = b*T + t. The last row
+      // The host reads the blocks where they are kept, no gather. When they
+      // all fit (HostKept) the last row keeps every token's block; else row
+      // py keeps tokens g in [py*tb, py*tb + tb), g = b*T + t: the last row
       // finishes each token's block and keeps it or sends it north ("up")
-      // to its row; the rows in between pass it on.
-      int64_t all = batch * tokens, tb = ceilDiv(all, h);
-      int64_t out = sram.words(tb * nb), relay = h > 1 ? sram.words(nb) : 0;
-      wk::AffAttr slot = k.aff(out, {4 * nb, 4 * nb * tokens}, 0, -4 * nb * tb);
+      // to its row, and the rows in between pass it on.
+      bool lastKeeps = out == Output::HostKept && h > 1;
+      int64_t all = batch * tokens, tb = lastKeeps ? all : ceilDiv(all, h);
+      int64_t kept = sram.words(tb * nb), relay = h > 1 && !lastKeeps ? sram.words(nb) : 0;
+      wk::AffAttr slot = k.aff(kept, {4 * nb, 4 * nb * tokens}, 0, lastKeeps ? 0 : -4 * nb * tb);
       ArrayAttr mine = k.guards({k.aff(0, {1, tokens}, 0, -tb),             // g >= py*tb
                                  k.aff(tb - 1, {-1, -tokens}, 0, tb)});     // g < py*tb + tb
       ArrayAttr above = k.guards({k.aff(-1, {-1, -tokens}, 0, tb)});       // g < py*tb
       ArrayAttr upper = k.pes(0, w - 1, 0, h - 2);
       k.reduceGatherSend(part, nb, n, -1, [&] {
         epilogue();
-        k.unary("copy", slot, k.aff(part), k.aff(nb), k.lastRow(), h > 1 ? mine : nullptr);
-        if (h == 1)
+        k.unary("copy", slot, k.aff(part), k.aff(nb), k.lastRow(),
+                h > 1 && !lastKeeps ? mine : nullptr);
+        if (h == 1 || lastKeeps)
           return;
         k.send("up", k.aff(part), k.aff(nb), k.lastRow(), above);
         k.recv("up", slot, k.aff(nb), "copy", upper, mine);
@@ -315,9 +322,10 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       }, true, /*gatherRow=*/false);
       OpBuilder::InsertionGuard guard(k.builder());
       k.builder().setInsertionPointToStart(k.top());
-      wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, out, tb, nb,
-                               k.builder().getDenseI64ArrayAttr({tb, 0}),
-                               k.builder().getDenseI64ArrayAttr({0, nb}), nullptr,
+      wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, kept, tb, nb,
+                               k.builder().getDenseI64ArrayAttr({lastKeeps ? 0 : tb, 0}),
+                               k.builder().getDenseI64ArrayAttr({0, nb}),
+                               lastKeeps ? k.lastRow() : nullptr,
                                k.builder().getDenseI64ArrayAttr(window));
     }
     return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast)};

@@ -101,9 +101,18 @@ struct KernelPlan {
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(0); }
 };
 
-/// How a planned kernel hands its result on.
-inline CostModel::Output outputOf(const KernelPlan &p) {
-  return p.hostResult ? CostModel::Output::Host : CostModel::Output::Blocks;
+/// Host-read results the last row keeps whole when every token's block
+/// fits this many words: then no row passes results north every token.
+inline constexpr int64_t kHostKeptWords = 4096;
+inline bool hostKeepsAll(int64_t tokens, int64_t nb) { return tokens * nb <= kHostKeptWords; }
+
+/// How a planned kernel hands its result on; a host-read one needs the
+/// tokens per run and its result's width.
+inline CostModel::Output outputOf(const KernelPlan &p, int64_t tokens = 0, int64_t n = 0) {
+  if (!p.hostResult)
+    return CostModel::Output::Blocks;
+  return tokens > 0 && hostKeepsAll(tokens, ceilDiv(n, p.w)) ? CostModel::Output::HostKept
+                                                            : CostModel::Output::Host;
 }
 
 /// Columns per result block of a kernel w PEs wide: at most `maxBlocks`

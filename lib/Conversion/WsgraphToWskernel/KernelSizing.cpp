@@ -58,7 +58,7 @@ int64_t maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
 
 /// The channels dictionary of a kernel on h x w PEs.
 /// (A kernel whose rows keep host-read results passes them north on "up".)
-DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group) {
+DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool hostRows) {
   SmallVector<NamedAttribute> c;
   bool layerNorm = p.kind == "layer_norm";
   // Attention with several columns per head all-reduces its scores there.
@@ -71,7 +71,7 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group) {
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
   if (p.w > 1 && (layerNorm || splitHeads))
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
-  if (p.h > 1 && p.hostResult)
+  if (p.h > 1 && hostRows)
     c.push_back(b.getNamedAttr("up", b.getStringAttr("col_chain_north")));
   return b.getDictionaryAttr(c);
 }
@@ -173,9 +173,12 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
   std::string st = storage.str();
   Sizer tiled = tiledSizer(k, n, arch, [=](int64_t h, int64_t w) {
     int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-    // Host results: each row keeps its block of tokens.
-    return kb + wk::storageWords(st, kb * nb) + 3 * nb +
-           (host ? ceilDiv(batch * tokens, h) * nb + nb : nb) + (residual ? nb : 0);
+    // Host results: the last row keeps every token's block, or each row its
+    // share of the tokens.
+    int64_t all = batch * tokens;
+    int64_t kept = hostKeepsAll(all, nb) ? all * nb : ceilDiv(all, h) * nb;
+    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + nb : nb) +
+           (residual ? nb : 0);
   });
   return [=](KernelPlan &p) {
     int64_t budget = p.h * p.w;
@@ -313,7 +316,12 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     if (auto s = dyn_cast<wk::StreamType>(t))
       n += s.getSize();
   int64_t group = blockColumns(p, n, cost.arch);
-  kernel.setChannelsAttr(channelsFor(b, p, group));
+  // A host-read result: its width, and whether the rows keep shares of it.
+  bool hostRows = false;
+  if (auto t = dyn_cast<ShapedType>(kernel->getResult(0).getType()); t && p.hostResult)
+    hostRows = outputOf(p, batch * tokens, p.colHi ? p.colHi - p.colLo : t.getShape().back()) ==
+               CostModel::Output::Host;
+  kernel.setChannelsAttr(channelsFor(b, p, group, hostRows));
   kernel.getBody().getBlocks().clear();
   b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
   Body body(b, kernel, batch, tokens);

@@ -86,7 +86,8 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
     q.work = p.work * double(cols) / double(n);
     q.size = linearSizer(k, cols, true, false, batch, tokens, p.storage, arch);
     q.cycles = [=](const KernelPlan &r) {
-      return cost.linear(k, cols, r.h, r.w, gelu, outputOf(r), ceilDiv(k, r.h));
+      return cost.linear(k, cols, r.h, r.w, gelu, outputOf(r, batch * tokens, cols),
+                         ceilDiv(k, r.h));
     };
     q.writesIntoPrevious = p.writesIntoPrevious || i > 0;
     out.push_back(std::move(q));
@@ -579,9 +580,10 @@ void LowerToKernelsPass::runOnOperation() {
         // estimate takes the producers' blocks as aligned with them: the
         // written body counts the blocks it really touches).
         plan.cycles = [=](const KernelPlan &p) {
-          bool finishing = CostModel::finishingRow(p.h, outputOf(p));
+          CostModel::Output out = outputOf(p, batch * tokens, n);
+          bool finishing = CostModel::finishingRow(p.h, out);
           int64_t in = ceilDiv(k, finishing ? p.h - 1 : p.h);
-          return cost.linear(k, n, p.h, p.w, gelu, outputOf(p), in, blockColumns(p, n, arch),
+          return cost.linear(k, n, p.h, p.w, gelu, out, in, blockColumns(p, n, arch),
                              residual ? ceilDiv(n, p.w) : 0);
         };
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
