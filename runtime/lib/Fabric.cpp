@@ -117,8 +117,9 @@ int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   return kNoEntry;
 }
 
-Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
-                    std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
+Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_t count,
+                    uint8_t lane, std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
+  const OutMsg &msg = *msgs[0];
   const Region &src = m_.regions[m_.peRegion[origin]];
   uint32_t sx, sy;
   m_.peXY(origin, sx, sy);
@@ -144,8 +145,9 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
   bool first = false;
   if (srcSlot >= 0) {
     Origin &o = origins_[size_t(srcSlot)];
-    first = o.messages++ == 0;
-    o.words += n;
+    first = o.messages == 0;
+    o.messages += count;
+    o.words += n * count;
   }
   stack.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
   while (!stack.empty()) {
@@ -230,20 +232,23 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
   // References to the payload are taken in one add. Queues of PEs that
   // another thread runs are that thread's to fill.
   constexpr size_t kAhead = 8;
-  uint32_t refs = 0;
-  for (size_t k = 0, e = arrivals.size(); k < e; ++k) {
-    if (k + kAhead < e && queues_[arrivals[k + kAhead].queue].lane == lane)
-      queues_[arrivals[k + kAhead].queue].chunks.prefetchBack();
-    RecvQueue &q = queues_[arrivals[k].queue];
-    if (q.lane == lane) {
-      deliver(q, msg.data, arrivals[k].delay, refs, woken);
-    } else {
-      remote.push_back(Remote{msg.data.adopt(), arrivals[k].queue, arrivals[k].delay, q.lane});
-      ++refs;
+  for (size_t m = 0; m < count; ++m) {
+    const Payload &data = msgs[m]->data;
+    uint32_t refs = 0;
+    for (size_t k = 0, e = arrivals.size(); k < e; ++k) {
+      if (m == 0 && k + kAhead < e && queues_[arrivals[k + kAhead].queue].lane == lane)
+        queues_[arrivals[k + kAhead].queue].chunks.prefetchBack();
+      RecvQueue &q = queues_[arrivals[k].queue];
+      if (q.lane == lane) {
+        deliver(q, data, arrivals[k].delay, refs, woken);
+      } else {
+        remote.push_back(Remote{data.adopt(), arrivals[k].queue, arrivals[k].delay, q.lane});
+        ++refs;
+      }
     }
+    if (refs)
+      data.addRefs(refs);
   }
-  if (refs)
-    msg.data.addRefs(refs);
   return Status::success();
 }
 
@@ -278,9 +283,23 @@ void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t
 
 Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, uint8_t lane,
                      std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
+  // A visit's messages of one color and size travel as one block (each
+  // color keeps its send order; colors reach different queues).
+  std::vector<const OutMsg *> &order = w.order;
+  order.clear();
   for (const OutMsg &msg : outbox)
-    if (Status st = walk(w, sender, msg, lane, woken, remote); !st)
+    order.push_back(&msg);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const OutMsg *a, const OutMsg *b) { return a->color < b->color; });
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && order[j]->color == order[i]->color &&
+           order[j]->data.size() == order[i]->data.size())
+      ++j;
+    if (Status st = walk(w, sender, order.data() + i, j - i, lane, woken, remote); !st)
       return st;
+    i = j;
+  }
   outbox.clear();
   return Status::success();
 }

@@ -229,6 +229,7 @@ public:
   struct Walker {
     std::vector<Hop> stack;
     std::vector<Arrival> arrivals;
+    std::vector<const OutMsg *> order; ///< a visit's messages by color, in send order
   };
   /// Sets which thread runs each PE (all 0 until then).
   void assignLanes(const std::vector<uint8_t> &laneOfPe);
@@ -264,7 +265,9 @@ private:
     uint32_t pos = 0;
   };
   static_assert(sizeof(Slot) <= 64);
-  Status walk(Walker &w, uint64_t origin, const OutMsg &msg, uint8_t lane,
+  /// Walks `count` messages of one color and size as one block: the
+  /// tables of every hop are consulted once for them all.
+  Status walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_t count, uint8_t lane,
               std::vector<uint64_t> &woken, std::vector<Remote> &remote);
   void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
                std::vector<uint64_t> &woken);
