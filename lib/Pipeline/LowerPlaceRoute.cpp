@@ -54,11 +54,11 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     auto arch = wsc::wafer::getArch(module);
     if (failed(arch))
       return signalPassFailure();
-    // By default as many as the colors, then five sixths, half, a quarter.
+    // By default five sixths of the colors, then half, then a quarter.
     int64_t colors = arch->getColors();
     SmallVector<int64_t> tries(maxBlocks.begin(), maxBlocks.end());
     if (tries.empty())
-      tries = {colors, std::max<int64_t>(1, colors * 5 / 6), std::max<int64_t>(1, colors / 2),
+      tries = {std::max<int64_t>(1, colors * 5 / 6), std::max<int64_t>(1, colors / 2),
                std::max<int64_t>(1, colors / 4)};
     if (weightStreaming) // one stream per result anyway
       tries.resize(1);
