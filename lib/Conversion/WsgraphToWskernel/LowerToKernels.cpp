@@ -18,7 +18,6 @@
 
 #include <cmath>
 
-
 namespace wsc {
 #define GEN_PASS_DEF_WSCLOWERTOKERNELS
 #include "wsc/Conversion/Passes.h.inc"
