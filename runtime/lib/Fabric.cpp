@@ -289,8 +289,11 @@ Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, ui
   order.clear();
   for (const OutMsg &msg : outbox)
     order.push_back(&msg);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const OutMsg *a, const OutMsg *b) { return a->color < b->color; });
+  // Insertion sort, stable: a visit sends at most kSendsPerVisit messages,
+  // and std::stable_sort would allocate on every visit.
+  for (size_t i = 1; i < order.size(); ++i)
+    for (size_t j = i; j > 0 && order[j - 1]->color > order[j]->color; --j)
+      std::swap(order[j - 1], order[j]);
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j]->color == order[i]->color &&

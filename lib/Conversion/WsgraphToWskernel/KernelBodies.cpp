@@ -150,11 +150,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
   int64_t h = p.h, w = p.w;
   auto dim = [&](int i, int d) { return cast<ShapedType>(k.type(i)).getDimSize(d); };
   using Output = CostModel::Output;
-  Output out = p.hostResult ? Output::Host : Output::Blocks;
-  if (p.hostResult && (p.kind == "linear" || p.kind == "linear_gelu")) {
-    int64_t n = p.colHi ? p.colHi - p.colLo : dim(p.inputs.size() > 1 && k.isStream(1) ? 2 : 1, 1);
-    out = outputOf(p, batch * tokens, n);
-  }
+  Output out = k.output;
   int64_t g = k.group;
 
   if (p.kind == "embed") {

@@ -400,6 +400,8 @@ public:
   /// Columns per result block: 1, more when a kernel is wide (see
   /// blockColumns), all of them in weight streaming (one stream).
   int64_t group = 1;
+  /// How the result leaves (see outputOf).
+  CostModel::Output output = CostModel::Output::Blocks;
 
 private:
   Location loc() { return b.getUnknownLoc(); }

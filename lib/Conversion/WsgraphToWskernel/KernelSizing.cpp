@@ -316,16 +316,17 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     if (auto s = dyn_cast<wk::StreamType>(t))
       n += s.getSize();
   int64_t group = blockColumns(p, n, cost.arch);
-  // A host-read result: its width, and whether the rows keep shares of it.
-  bool hostRows = false;
+  // How the result leaves: in blocks, or kept for the host (by the rows
+  // that hold its tokens, or all on the last row when it fits).
+  CostModel::Output out = CostModel::Output::Blocks;
   if (auto t = dyn_cast<ShapedType>(kernel->getResult(0).getType()); t && p.hostResult)
-    hostRows = outputOf(p, batch * tokens, p.colHi ? p.colHi - p.colLo : t.getShape().back()) ==
-               CostModel::Output::Host;
-  kernel.setChannelsAttr(channelsFor(b, p, group, hostRows));
+    out = outputOf(p, batch * tokens, p.colHi ? p.colHi - p.colLo : t.getShape().back());
+  kernel.setChannelsAttr(channelsFor(b, p, group, out == CostModel::Output::Host));
   kernel.getBody().getBlocks().clear();
   b.setInsertionPointToStart(&kernel.getBody().emplaceBlock());
   Body body(b, kernel, batch, tokens);
   body.group = group;
+  body.output = out;
   auto [dataBytes, cycles] = writeBody(body, p, batch, tokens, cost);
   if (outBlocks)
     outBlocks->assign(body.outBlocks.begin(), body.outBlocks.end());

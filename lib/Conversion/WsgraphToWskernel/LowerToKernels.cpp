@@ -56,6 +56,22 @@ int64_t evenPieceSize(int64_t total, function_ref<bool(int64_t)> fits) {
   return ceilDiv(total, ceilDiv(total, lo)); // the same pieces, evened out
 }
 
+/// The estimate of a linear K -> N: it receives its slice of x and its
+/// block of the residual (taking the producers' blocks as aligned with
+/// them: the written body counts the blocks it really touches).
+std::function<double(const KernelPlan &)> linearCycles(int64_t k, int64_t n, bool gelu,
+                                                       bool residual, int64_t tokens,
+                                                       wafer::ArchAttr arch) {
+  CostModel cost{arch};
+  return [=](const KernelPlan &p) {
+    CostModel::Output out = outputOf(p, tokens, n);
+    bool finishing = CostModel::finishingRow(p.h, out);
+    int64_t in = ceilDiv(k, finishing ? p.h - 1 : p.h);
+    return cost.linear(k, n, p.h, p.w, gelu, out, in, blockColumns(p, n, arch),
+                       residual ? ceilDiv(n, p.w) : 0);
+  };
+}
+
 bool hasBias(const KernelPlan &p) {
   return cast<RankedTensorType>(p.inputs.back().getType()).getRank() == 1;
 }
@@ -75,8 +91,6 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
                         wafer::ArchAttr arch, std::vector<KernelPlan> &out) {
   auto [k, n] = hostLinearShape(p);
   int64_t per = ceilDiv(n, pieces);
-  bool gelu = p.kind == "linear_gelu";
-  CostModel cost{arch};
   for (int64_t i = 0, lo = 0; lo < n; ++i, lo += per) {
     KernelPlan q = p;
     q.name = p.name + ".c" + std::to_string(i);
@@ -84,10 +98,7 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
     int64_t cols = q.colHi - q.colLo;
     q.work = p.work * double(cols) / double(n);
     q.size = linearSizer(k, cols, true, false, batch, tokens, p.storage, arch);
-    q.cycles = [=](const KernelPlan &r) {
-      return cost.linear(k, cols, r.h, r.w, gelu, outputOf(r, batch * tokens, cols),
-                         ceilDiv(k, r.h));
-    };
+    q.cycles = linearCycles(k, cols, p.kind == "linear_gelu", false, batch * tokens, arch);
     q.writesIntoPrevious = p.writesIntoPrevious || i > 0;
     out.push_back(std::move(q));
   }
@@ -575,16 +586,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(k) * n;
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
         plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch);
-        // Receives its slice of x and its block of the residual (the
-        // estimate takes the producers' blocks as aligned with them: the
-        // written body counts the blocks it really touches).
-        plan.cycles = [=](const KernelPlan &p) {
-          CostModel::Output out = outputOf(p, batch * tokens, n);
-          bool finishing = CostModel::finishingRow(p.h, out);
-          int64_t in = ceilDiv(k, finishing ? p.h - 1 : p.h);
-          return cost.linear(k, n, p.h, p.w, gelu, out, in, blockColumns(p, n, arch),
-                             residual ? ceilDiv(n, p.w) : 0);
-        };
+        plan.cycles = linearCycles(k, n, gelu, residual, batch * tokens, arch);
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
         // merged back into [B, T, C].
