@@ -178,6 +178,19 @@ Sizer addSizer();
 /// argument of static shape), or {0, 0}.
 std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
 
+/// The estimate of a linear K -> N (`tokens` per run), for its plan.
+std::function<double(const KernelPlan &)> linearCycles(int64_t k, int64_t n, bool gelu,
+                                                       bool residual, int64_t tokens,
+                                                       wafer::ArchAttr arch);
+/// Splits each host-read linear too wide for the arch's columns at its
+/// share of `capacity` PEs into column pieces (SplitKernels.cpp).
+void splitWideHostLinears(std::vector<KernelPlan> &plans, double capacity, int64_t batch,
+                          int64_t tokens, wafer::ArchAttr arch);
+/// Splits each linear and embedding whose weights alone need more than
+/// `maxPes` PEs into pieces (docs/defects.md); errors name the kernel.
+LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, double defectRate,
+                              int64_t batch, int64_t tokens, wafer::ArchAttr arch);
+
 /// Writes the grid, channels, body, stage and figures of `kernel` for plan
 /// `p` (replacing any body it had; a weight-streaming plan's body loops over
 /// its layers); returns its SRAM bytes per PE, which the caller checks
