@@ -143,12 +143,15 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_
   // Every message of an origin follows the same tables, so its first one
   // finds any routing loop: it is the one that meets a link it owns.
   bool first = false;
+  Origin *from = nullptr;
   if (srcSlot >= 0) {
-    Origin &o = origins_[size_t(srcSlot)];
-    first = o.messages == 0;
-    o.messages += count;
-    o.words += n * count;
+    from = &origins_[size_t(srcSlot)];
+    first = from->messages == 0;
+    from->messages += count;
+    from->words += n * count;
   }
+  // Later walks read the same tables to the same cores: their arrivals are known.
+  bool known = from && from->walked;
   stack.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
   while (!stack.empty()) {
     Hop h = stack.back();
@@ -181,14 +184,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_
       if (port == wafer::RAMP) {
         if (sl.queue < 0)
           return fail("no kernel", h, "delivered to the core of a PE that runs no kernel");
-        if (n == 0) // an empty SEND is routed (and checked) but delivers nothing
-          continue;
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
         if (delay > UINT32_MAX)
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
-        // Delivered after the walk, with the queue's line already on its way.
-        __builtin_prefetch(&queues_[sl.queue]);
-        arrivals.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
+        if (!known)
+          arrivals.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
         continue;
       }
       if (port == wafer::LINK) {
@@ -228,53 +228,67 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_
       to.extra = h.extra;
     }
   }
-  // The queues are scattered: fetch the end of their chunks a few ahead.
-  // References to the payload are taken in one add. Queues of PEs that
-  // another thread runs are that thread's to fill.
+  if (n == 0) // an empty SEND is routed (and checked) but delivers nothing
+    return Status::success();
+  if (!from) // a sender without a router entry faulted above
+    return Status::success();
+  if (!known) {
+    for (const Arrival &a : arrivals) {
+      const RecvQueue &q = queues_[a.queue];
+      from->targets.push_back(Target{a.queue, a.delay, q.first, q.count, q.period, 0});
+    }
+    from->walked = true;
+  }
+  std::vector<Target> &targets = from->targets;
+  // The filters pick each core's words; only the cores that get some are
+  // touched, their queue lines fetched a few ahead. References to the
+  // payload are taken in one add. Queues of PEs that another thread runs
+  // are that thread's to fill.
   constexpr size_t kAhead = 8;
-  for (size_t m = 0; m < count; ++m) {
-    const Payload &data = msgs[m]->data;
-    uint32_t refs = 0;
-    for (size_t k = 0, e = arrivals.size(); k < e; ++k) {
-      if (m == 0 && k + kAhead < e && queues_[arrivals[k + kAhead].queue].lane == lane)
-        queues_[arrivals[k + kAhead].queue].chunks.prefetchBack();
-      RecvQueue &q = queues_[arrivals[k].queue];
-      if (q.lane == lane) {
-        deliver(q, data, arrivals[k].delay, refs, woken);
-      } else {
-        remote.push_back(Remote{data.adopt(), arrivals[k].queue, arrivals[k].delay, q.lane});
-        ++refs;
+  std::vector<Hit> &hits = w.hits;
+  for (size_t k = 0; k < count; ++k) {
+    const Payload &data = msgs[k]->data;
+    hits.clear();
+    for (Target &t : targets) {
+      if (!t.count) {
+        hits.push_back(Hit{t.queue, t.delay, 0, uint32_t(n)});
+        continue;
+      }
+      // The filter's window of each period the message overlaps.
+      for (int64_t at = 0; at < int64_t(n);) {
+        int64_t start = at - t.seen; // where the current period began
+        int64_t from = std::max(at, start + t.first);
+        int64_t to = std::min<int64_t>(int64_t(n), start + t.first + t.count);
+        if (from < to)
+          hits.push_back(Hit{t.queue, t.delay, uint32_t(from), uint32_t(to)});
+        int64_t next = std::min<int64_t>(int64_t(n), start + t.period);
+        t.seen = uint32_t((t.seen + (next - at)) % t.period);
+        at = next;
       }
     }
-    if (refs)
-      data.addRefs(refs);
+    for (size_t i = 0; i < hits.size() && i < kAhead; ++i)
+      __builtin_prefetch(&queues_[hits[i].queue]);
+    for (size_t i = 0, e = hits.size(); i < e; ++i) {
+      if (i + kAhead < e)
+        __builtin_prefetch(&queues_[hits[i + kAhead].queue]);
+      const Hit &h = hits[i];
+      RecvQueue &q = queues_[h.queue];
+      if (q.lane == lane)
+        deliver(q, data, h.delay, h.pos, h.end, woken);
+      else
+        remote.push_back(Remote{data.adopt(), h.queue, h.delay, h.pos, h.end, q.lane});
+    }
+    // deliver() and adopt() took one reference per hit without counting it.
+    if (!hits.empty())
+      data.addRefs(uint32_t(hits.size()));
   }
   return Status::success();
 }
 
-void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
-                     std::vector<uint64_t> &woken) {
-  uint32_t size = data.size();
-  if (!q.count) {
-    q.chunks.push_back(Chunk{data.adopt(), 0, delay, size});
-    q.words += size;
-    ++refs;
-  } else {
-    // The filter's window of each period the message overlaps.
-    for (int64_t at = 0; at < size;) {
-      int64_t start = at - q.seen; // where the current period began
-      int64_t from = std::max(at, start + q.first);
-      int64_t to = std::min<int64_t>(size, start + q.first + q.count);
-      if (from < to) {
-        q.chunks.push_back(Chunk{data.adopt(), uint32_t(from), delay, uint32_t(to)});
-        q.words += uint64_t(to - from);
-        ++refs;
-      }
-      int64_t next = std::min<int64_t>(size, start + q.period);
-      q.seen = uint32_t((q.seen + (next - at)) % q.period);
-      at = next;
-    }
-  }
+void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t pos,
+                     uint32_t end, std::vector<uint64_t> &woken) {
+  q.chunks.push_back(Chunk{data.adopt(), pos, delay, end});
+  q.words += end - pos;
   if (q.need && q.words >= q.need) {
     q.need = 0;
     woken.push_back(q.pe);
@@ -308,10 +322,8 @@ Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, ui
 }
 
 void Fabric::deliver(const Remote &r, std::vector<uint64_t> &woken) {
-  uint32_t refs = 0;
-  deliver(queues_[r.queue], r.data, r.delay, refs, woken);
-  if (refs)
-    r.data.addRefs(refs);
+  deliver(queues_[r.queue], r.data, r.delay, r.pos, r.end, woken);
+  r.data.addRefs(1); // the chunk's reference
 }
 
 void Fabric::linkStats(uint64_t cycles, RunReport &report) const {

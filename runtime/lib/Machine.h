@@ -97,7 +97,7 @@ public:
     if (head_ == items_.size()) {
       items_.clear();
       head_ = 0;
-      if (items_.capacity() > 256) // a burst's storage is given back
+      if (items_.capacity() > 16) // a batch's storage is given back
         std::vector<Chunk>().swap(items_);
     } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
       // In place: reallocating here was a malloc per compaction.
@@ -119,9 +119,9 @@ struct RecvQueue {
   ChunkQueue chunks;
   uint64_t words = 0;
   /// The router's filter: the core gets words [first, first + count) of
-  /// each `period` words on the color (count 0: all of them); `seen` is
-  /// where the next word falls in its period.
-  uint32_t first = 0, count = 0, period = 0, seen = 0;
+  /// each `period` words on the color (count 0: all of them). Where the
+  /// next word falls in its period is the fabric's (Fabric::Target).
+  uint32_t first = 0, count = 0, period = 0;
   /// Words the PE's blocked RECV waits for (0: not waiting): the delivery
   /// that makes them available wakes the PE.
   uint64_t need = 0;
@@ -148,7 +148,7 @@ enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
 /// A PE yields after sending this much in one visit, so that a producer
 /// cannot run far ahead of its consumers and fill the host's memory with
 /// queued words.
-constexpr size_t kSendsPerVisit = 64;
+constexpr size_t kSendsPerVisit = 4096;
 constexpr uint64_t kWordsPerVisit = 1 << 16;
 
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
@@ -211,7 +211,8 @@ public:
     Payload data;
     uint32_t queue;
     uint32_t delay;
-    uint8_t lane; ///< that thread
+    uint32_t pos, end; ///< the words of `data` the core gets
+    uint8_t lane;      ///< that thread
   };
   /// A hop of the message being walked.
   struct Hop {
@@ -225,10 +226,15 @@ public:
     uint32_t queue;
     uint32_t delay;
   };
+  /// Words [pos, end) of a message for a queue.
+  struct Hit {
+    uint32_t queue, delay, pos, end;
+  };
   /// One thread's scratch for walking.
   struct Walker {
     std::vector<Hop> stack;
     std::vector<Arrival> arrivals;
+    std::vector<Hit> hits;
     std::vector<const OutMsg *> order; ///< a visit's messages by color, in send order
   };
   /// Sets which thread runs each PE (all 0 until then).
@@ -269,7 +275,7 @@ private:
   /// tables of every hop are consulted once for them all.
   Status walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_t count, uint8_t lane,
               std::vector<uint64_t> &woken, std::vector<Remote> &remote);
-  void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t &refs,
+  void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t pos, uint32_t end,
                std::vector<uint64_t> &woken);
   int32_t slotOf(size_t pos, uint32_t color) const;
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
@@ -282,9 +288,22 @@ private:
   /// Per origin (its slot at the sender): what it sent. Every message of an
   /// origin crosses the same links, and only its messages cross the links
   /// it owns, so a link carried its owner's words.
+  /// A core an origin reaches, with the state of that core's filter: every
+  /// message of the origin reaches the same cores (its walks read the same
+  /// tables), and a queue is fed by one origin only, so the filter is
+  /// applied here, by the thread that walks the origin, without touching
+  /// the queues of the many cores that keep nothing of a message.
+  struct Target {
+    uint32_t queue, delay;
+    uint32_t first, count, period;
+    uint32_t seen; ///< where the origin's next word falls in the filter's period
+  };
+  /// Only the thread that runs the origin's PE touches it.
   struct Origin {
     uint64_t messages = 0;
     uint64_t words = 0;
+    bool walked = false;          ///< a non-empty message was walked: `targets` is known
+    std::vector<Target> targets;  ///< in the order its walks reach them
   };
   std::vector<Origin> origins_;
   std::vector<RecvQueue> queues_;

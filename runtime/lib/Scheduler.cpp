@@ -64,13 +64,38 @@ namespace {
 /// the cuts exchange messages between threads. (Splitting every kernel
 /// among the threads balanced the work but coupled them on every token:
 /// slower than one thread on GPT-2.)
+///
+/// The thread gives its regions turns in pipeline order. A turn runs the
+/// region's ready PEs, and the PEs of the same region they wake, until none
+/// is left; a PE woken in another region waits for that region's turn, and
+/// a PE that yields waits for its region's next turn. So a kernel takes
+/// every token its producers sent since its last turn in one go: each PE
+/// runs many tokens per visit while its weights and queues are in the
+/// host's cache (one token per visit fetched them from memory every time).
 struct Lane {
-  std::vector<uint64_t> next;  ///< woken PEs, last woken first
-  std::deque<uint64_t> later;  ///< PEs that yielded or have yet to start
+  std::vector<std::vector<uint64_t>> ready; ///< per region: PEs for its next turn
+  uint32_t cursor = 0;                      ///< the region whose turn is next
+  size_t readyCount = 0;
+  std::vector<uint64_t> turn; ///< the current turn's PEs, last woken first
   std::mutex mailMu;
   std::vector<Fabric::Remote> mail;
   std::atomic<bool> hasMail{false};
   uint64_t visits = 0;
+
+  void add(uint32_t region, uint64_t pe) {
+    ready[region].push_back(pe);
+    ++readyCount;
+  }
+  /// Moves the next region with ready PEs into `turn` (first added runs first).
+  void startTurn() {
+    while (ready[cursor].empty())
+      cursor = cursor + 1 == ready.size() ? 0 : cursor + 1;
+    std::vector<uint64_t> &r = ready[cursor];
+    turn.assign(r.rbegin(), r.rend());
+    readyCount -= r.size();
+    r.clear();
+    cursor = cursor + 1 == ready.size() ? 0 : cursor + 1;
+  }
 };
 
 struct Shared {
@@ -113,13 +138,21 @@ void runLaneGuarded(Shared &sh, unsigned id) {
 
 void runLane(Shared &sh, unsigned id) {
   Lane &lane = *sh.lanes[id];
+  const std::vector<uint32_t> &regionOf = sh.m.peRegion;
   Fabric::Walker walker;
   std::vector<uint64_t> woken;
   std::vector<OutMsg> outbox; // of the PE being visited; routed when the visit ends
   std::vector<Fabric::Remote> remote, mail;
-  auto wake = [&] {
-    for (size_t i = woken.size(); i-- > 0;)
-      lane.next.push_back(woken[i]);
+  uint32_t turnRegion = 0;
+  // PEs of the region whose turn it is run in this turn, the last woken first.
+  auto wake = [&](bool inTurn) {
+    for (size_t i = woken.size(); i-- > 0;) {
+      uint32_t r = regionOf[woken[i]];
+      if (inTurn && r == turnRegion)
+        lane.turn.push_back(woken[i]);
+      else
+        lane.add(r, woken[i]);
+    }
     woken.clear();
   };
   while (!sh.stop.load(std::memory_order_relaxed)) {
@@ -133,31 +166,29 @@ void runLane(Shared &sh, unsigned id) {
         sh.fabric.deliver(r, woken);
       sh.inFlight -= int64_t(mail.size());
       mail.clear();
-      wake();
+      wake(!lane.turn.empty());
     }
-    if (lane.next.empty() && lane.later.empty()) {
-      std::unique_lock<std::mutex> lock(sh.mu);
-      ++sh.idle;
-      while (!sh.stop && !sh.done && !lane.hasMail.load()) {
-        if (sh.idle == sh.lanes.size() && sh.inFlight == 0) {
-          sh.done = true;
-          sh.cv.notify_all();
-        } else
-          sh.cv.wait(lock);
+    if (lane.turn.empty()) {
+      if (lane.readyCount == 0) {
+        std::unique_lock<std::mutex> lock(sh.mu);
+        ++sh.idle;
+        while (!sh.stop && !sh.done && !lane.hasMail.load()) {
+          if (sh.idle == sh.lanes.size() && sh.inFlight == 0) {
+            sh.done = true;
+            sh.cv.notify_all();
+          } else
+            sh.cv.wait(lock);
+        }
+        --sh.idle;
+        if (sh.done)
+          return;
+        continue;
       }
-      --sh.idle;
-      if (sh.done)
-        return;
-      continue;
+      lane.startTurn();
+      turnRegion = regionOf[lane.turn.back()];
     }
-    uint64_t pe;
-    if (!lane.next.empty()) {
-      pe = lane.next.back();
-      lane.next.pop_back();
-    } else {
-      pe = lane.later.front();
-      lane.later.pop_front();
-    }
+    uint64_t pe = lane.turn.back();
+    lane.turn.pop_back();
     ++lane.visits;
     PeState &s = sh.pes[pe];
     runPe(sh.m, pe, s, sh.options, outbox);
@@ -166,8 +197,8 @@ void runLane(Shared &sh, unsigned id) {
     if (Status st = sh.fabric.route(walker, pe, outbox, uint8_t(id), woken, remote); !st)
       return sh.fail(st);
     if (s.status == PeStatus::Ready)
-      lane.later.push_back(pe);
-    wake();
+      lane.add(turnRegion, pe);
+    wake(true);
     if (remote.empty())
       continue;
     // Post to the threads that run the receivers, in send order.
@@ -202,13 +233,15 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   Fabric fabric(m, pes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   Shared sh(m, pes, options, fabric);
-  for (unsigned t = 0; t < threads; ++t)
+  for (unsigned t = 0; t < threads; ++t) {
     sh.lanes.push_back(std::make_unique<Lane>());
+    sh.lanes.back()->ready.resize(m.regions.size());
+  }
   std::vector<uint8_t> laneOf(pes.size());
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     laneOf[pe] = uint8_t(pe * threads / pes.size());
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
-    sh.lanes[laneOf[pe]]->later.push_back(pe);
+    sh.lanes[laneOf[pe]]->add(m.peRegion[pe], pe);
   fabric.assignLanes(laneOf);
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < threads; ++t)

@@ -1,5 +1,6 @@
 // Results must not depend on the number of threads: a bigger random program
 // (8x8 PEs, uneven work, reductions and broadcasts) run with 1 and 4 threads.
+#include "Machine.h"
 #include "TestPrograms.h"
 
 #include <gtest/gtest.h>
@@ -126,9 +127,9 @@ TEST(Determinism, OddThreadCountsAgreeToo) {
 // worth of SENDs, so the run takes many visits; the numbers must not notice,
 // at any thread count.
 TEST(Determinism, YieldingPesComputeTheSame) {
-  constexpr int64_t Items = 300;
+  constexpr int64_t Items = 3 * int64_t(detail::kSendsPerVisit) + 7;
   wafer::Program p = makeProgram(2, 1);
-  p.mutable_arch()->set_sram_bytes_per_pe(8192);
+  p.mutable_arch()->set_sram_bytes_per_pe(4 * Items + 4);
   wafer::Region *prod = addRegion(p, "prod", 0, 0, 1, 1);
   *prod->add_code() = loop(Items);
   wafer::Instr s = send(0, 0, 1);
@@ -154,7 +155,7 @@ TEST(Determinism, YieldingPesComputeTheSame) {
   ASSERT_TRUE(one.status.ok()) << one.status.message();
   EXPECT_EQ(one.out("sum"), std::vector<float>{want});
   // Without yielding the producer would send everything in one visit.
-  EXPECT_GT(one.report.rounds, uint64_t(Items) / 64);
+  EXPECT_GT(one.report.rounds, uint64_t(Items) / detail::kSendsPerVisit);
   for (unsigned threads : {2u, 4u}) {
     RunResult r = runProgram(p, {{"x", HostArray::floats({Items}, x)}}, threads);
     ASSERT_TRUE(r.status.ok()) << r.status.message();
