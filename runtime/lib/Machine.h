@@ -236,6 +236,7 @@ public:
     std::vector<Arrival> arrivals;
     std::vector<Hit> hits;
     std::vector<const OutMsg *> order; ///< a visit's messages by color, in send order
+    std::vector<uint32_t> colors;      ///< the colors of a visit's messages
   };
   /// Sets which thread runs each PE (all 0 until then).
   void assignLanes(const std::vector<uint8_t> &laneOfPe);
