@@ -157,8 +157,9 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
 /// Interprets one PE's code until it blocks in a RECV, ends or faults.
 class Core {
 public:
-  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, std::vector<OutMsg> &outbox)
-      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox),
+  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, const VisitLimit &limit,
+       std::vector<OutMsg> &outbox)
+      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox), limit_(limit),
         traceLimit_(o.traceEventsPerKernel), maxCycles_(o.maxCycles) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
@@ -231,6 +232,7 @@ private:
   PeState &s_;
   std::vector<OutMsg> &outbox_;
   uint64_t outboxWords_ = 0;
+  const VisitLimit &limit_;
   uint32_t traceLimit_;
   uint64_t maxCycles_;
   uint32_t px_, py_;
@@ -517,6 +519,7 @@ Core::Step Core::exec(const Instr &in) {
 void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
+  uint64_t until = s_.clock + std::min(limit_.cycles, UINT64_MAX - s_.clock);
   while (s_.pc < code.size()) {
     // Counting END too makes every loop iteration count towards the limit.
     if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
@@ -571,7 +574,7 @@ void Core::run() {
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
     if (in.op == wafer::SEND &&
-        (outbox_.size() >= kSendsPerVisit || outboxWords_ >= kWordsPerVisit))
+        (outbox_.size() >= limit_.sends || outboxWords_ >= limit_.words || s_.clock >= until))
       return;
   }
   s_.status = PeStatus::Done;
@@ -580,10 +583,10 @@ void Core::run() {
 } // namespace
 
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
-           std::vector<OutMsg> &outbox) {
+           const VisitLimit &limit, std::vector<OutMsg> &outbox) {
   // Runs on worker threads, where an escaping exception would terminate the process.
   try {
-    Core(m, pe, s, options, outbox).run();
+    Core(m, pe, s, options, limit, outbox).run();
   } catch (const std::exception &e) {
     s.status = PeStatus::Faulted;
     s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());

@@ -141,15 +141,18 @@ struct OutMsg {
   Payload data; ///< with the sender's clock when the SEND started
 };
 
-/// Ready: runnable (also a PE that yielded after kSendsPerVisit messages or
-/// kWordsPerVisit words in one visit).
+/// Ready: runnable (also a PE that yielded after a visit's worth of sends).
 enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
 
-/// A PE yields after sending this much in one visit, so that a producer
-/// cannot run far ahead of its consumers and fill the host's memory with
-/// queued words.
-constexpr size_t kSendsPerVisit = 4096;
-constexpr uint64_t kWordsPerVisit = 1 << 16;
+/// How much a PE may do in one visit before it yields: so many messages or
+/// words sent, or so many cycles of its clock (checked at each SEND). The
+/// bounds keep a producer from running far ahead of its consumers and
+/// filling the host's memory with queued words; see schedule().
+struct VisitLimit {
+  size_t sends = 4096;
+  uint64_t words = 1 << 16;
+  uint64_t cycles = UINT64_MAX;
+};
 
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
 constexpr uint32_t kIdleLoop = 1u << 31;
@@ -190,10 +193,9 @@ struct alignas(64) PeState {
 };
 
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
-/// yields (staying Ready) when it has sent a visit's worth; its SENDs go to
-/// `outbox`.
+/// yields (staying Ready) when it reaches `limit`; its SENDs go to `outbox`.
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
-           std::vector<OutMsg> &outbox);
+           const VisitLimit &limit, std::vector<OutMsg> &outbox);
 /// Sets every PE's view of its region's code; PEs that select the same
 /// instructions share one. Returns the views' storage.
 std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);

@@ -18,6 +18,7 @@ namespace wsc::runtime::detail {
 namespace {
 
 constexpr size_t kMaxListedPes = 8;
+constexpr uint64_t kCyclesPerVisitWithThreads = 50000;
 constexpr size_t kMaxWarnings = 20;
 
 Status deadlock(const Model &m, const std::vector<PeState> &pes) {
@@ -105,6 +106,7 @@ struct Shared {
   std::vector<PeState> &pes;
   const RunOptions &options;
   Fabric &fabric;
+  VisitLimit limit;
   std::vector<std::unique_ptr<Lane>> lanes;
   std::mutex mu; ///< guards idle, done, failure and the sleeping threads' wake-ups
   std::condition_variable cv;
@@ -191,7 +193,7 @@ void runLane(Shared &sh, unsigned id) {
     lane.turn.pop_back();
     ++lane.visits;
     PeState &s = sh.pes[pe];
-    runPe(sh.m, pe, s, sh.options, outbox);
+    runPe(sh.m, pe, s, sh.options, sh.limit, outbox);
     if (s.status == PeStatus::Faulted)
       return sh.fail(Status::failure(s.fault));
     if (Status st = sh.fabric.route(walker, pe, outbox, uint8_t(id), woken, remote); !st)
@@ -233,6 +235,12 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   Fabric fabric(m, pes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   Shared sh(m, pes, options, fabric);
+  // Threads are pipeline stages: a later one starts when the first batch
+  // reaches it, so with several threads a visit covers a window of the
+  // PE's clock (some tens of tokens of a balanced pipeline), not the
+  // whole sequence.
+  if (threads > 1)
+    sh.limit.cycles = kCyclesPerVisitWithThreads;
   for (unsigned t = 0; t < threads; ++t) {
     sh.lanes.push_back(std::make_unique<Lane>());
     sh.lanes.back()->ready.resize(m.regions.size());

@@ -127,7 +127,7 @@ TEST(Determinism, OddThreadCountsAgreeToo) {
 // worth of SENDs, so the run takes many visits; the numbers must not notice,
 // at any thread count.
 TEST(Determinism, YieldingPesComputeTheSame) {
-  constexpr int64_t Items = 3 * int64_t(detail::kSendsPerVisit) + 7;
+  constexpr int64_t Items = 3 * int64_t(detail::VisitLimit().sends) + 7;
   wafer::Program p = makeProgram(2, 1);
   p.mutable_arch()->set_sram_bytes_per_pe(4 * Items + 4);
   wafer::Region *prod = addRegion(p, "prod", 0, 0, 1, 1);
@@ -155,7 +155,7 @@ TEST(Determinism, YieldingPesComputeTheSame) {
   ASSERT_TRUE(one.status.ok()) << one.status.message();
   EXPECT_EQ(one.out("sum"), std::vector<float>{want});
   // Without yielding the producer would send everything in one visit.
-  EXPECT_GT(one.report.rounds, uint64_t(Items) / detail::kSendsPerVisit);
+  EXPECT_GT(one.report.rounds, uint64_t(Items) / detail::VisitLimit().sends);
   for (unsigned threads : {2u, 4u}) {
     RunResult r = runProgram(p, {{"x", HostArray::floats({Items}, x)}}, threads);
     ASSERT_TRUE(r.status.ok()) << r.status.message();
