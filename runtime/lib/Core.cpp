@@ -158,7 +158,7 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
 class Core {
 public:
   Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, const VisitLimit &limit,
-       std::vector<OutMsg> &outbox)
+       Outbox &outbox)
       : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox), limit_(limit),
         traceLimit_(o.traceEventsPerKernel), maxCycles_(o.maxCycles) {
     uint64_t local = pe - reg_.firstPe;
@@ -230,7 +230,7 @@ private:
   const Model &m_;
   const Region &reg_;
   PeState &s_;
-  std::vector<OutMsg> &outbox_;
+  Outbox &outbox_;
   uint64_t outboxWords_ = 0;
   const VisitLimit &limit_;
   uint32_t traceLimit_;
@@ -285,12 +285,12 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
 
 Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   RecvQueue *qp = s_.queue(in.color);
-  if ((qp ? qp->words : 0) < n) {
+  if ((qp ? qp->available(n) : 0) < n) {
     s_.status = PeStatus::Blocked;
     s_.waitColor = in.color;
     s_.waitWords = n;
     if (qp)
-      qp->need = n; // the delivery that brings them wakes this PE
+      qp->need = n; // the origin's next messages wake this PE
     return Step::Blocked;
   }
   if (!qp) { // n == 0 on a color nothing delivers
@@ -301,24 +301,27 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   // The core pulls one word per cycle and cannot pull a word before it arrived.
   uint64_t end = s_.clock + n;
   uint64_t i = 0;
-  // Views are far apart from their blocks: fetch a few blocks ahead.
-  constexpr size_t kAhead = 4;
-  for (size_t k = 1; k < kAhead && k < q.chunks.size(); ++k)
-    q.chunks[k].data.prefetch();
   while (i < n) {
-    if (q.chunks.size() > kAhead)
-      q.chunks[kAhead].data.prefetch();
-    Chunk &c = q.chunks.front();
-    uint64_t take = std::min<uint64_t>(n - i, c.end - c.pos);
-    end = std::max(end, c.t0() + c.pos + (n - i));
-    const uint32_t *src = c.data.data() + c.pos;
+    const uint32_t *h = q.read.message(true); // counted, so published
+    uint32_t size = h[0];
+    uint32_t from, to;
+    q.window(q.read.before, size, q.pos, from, to);
+    if (from == size) {
+      q.read.pass(h);
+      q.pos = 0;
+      continue;
+    }
+    uint64_t take = std::min<uint64_t>(n - i, to - from);
+    uint64_t time = uint64_t(h[1]) | uint64_t(h[2]) << 32;
+    end = std::max(end, time + q.delay + from + (n - i));
+    const uint32_t *src = h + MessageLog::kHeader + from;
     uint32_t d = dst + uint32_t(i);
-    // Dropped words are skipped a chunk at a time: most PEs of a kernel keep
-    // only a slice of a multicast stream.
+    // Dropped words are skipped a window at a time: most PEs of a kernel
+    // keep only a slice of a multicast stream.
     if (in.op == wafer::RECV)
       std::copy(src, src + take, s_.sram + d);
     else if (in.op == wafer::RECV_ADD) {
-      SramF32 *__restrict out = words(d); // a payload never overlaps SRAM
+      SramF32 *__restrict out = words(d); // a log never overlaps SRAM
       const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(src);
       for (uint64_t j = 0; j < take; ++j)
         out[j] += add[j];
@@ -327,14 +330,12 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
       for (uint64_t j = 0; j < take; ++j)
         setF(d + uint32_t(j), binary(wafer::MAX, f(d + uint32_t(j)), asF(src[j])));
     i += take;
-    c.pos += uint32_t(take);
-    if (c.pos == c.end)
-      q.chunks.pop_front();
+    q.pos = from + uint32_t(take);
   }
   q.words -= n;
+  q.leaveIfDrained();
   if (in.forward >= 0) { // each word left as it was stored: no cycles of its own
-    outbox_.push_back(
-        OutMsg{uint32_t(in.forward), Payload::make(s_.sram + dst, uint32_t(n), end - n)});
+    outbox_.add(uint32_t(in.forward), s_.sram + dst, uint32_t(n), end - n);
     outboxWords_ += n;
     ++s_.messages;
   }
@@ -355,7 +356,7 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
-    outbox_.push_back(OutMsg{in.color, Payload::make(s_.sram + a, uint32_t(n), s_.clock)});
+    outbox_.add(in.color, s_.sram + a, uint32_t(n), s_.clock);
     outboxWords_ += n;
     ++s_.messages;
     charge(in, n);
@@ -574,7 +575,7 @@ void Core::run() {
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
     if (in.op == wafer::SEND &&
-        (outbox_.size() >= limit_.sends || outboxWords_ >= limit_.words || s_.clock >= until))
+        (outbox_.msgs.size() >= limit_.sends || outboxWords_ >= limit_.words || s_.clock >= until))
       return;
   }
   s_.status = PeStatus::Done;
@@ -583,7 +584,7 @@ void Core::run() {
 } // namespace
 
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
-           const VisitLimit &limit, std::vector<OutMsg> &outbox) {
+           const VisitLimit &limit, Outbox &outbox) {
   // Runs on worker threads, where an escaping exception would terminate the process.
   try {
     Core(m, pe, s, options, limit, outbox).run();

@@ -67,6 +67,16 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   // few array reads. Slots are by position, then color, so a PE's queues are
   // contiguous and by ascending color.
   size_t plane = size_t(m.width) * m.height;
+  size_t numQueues = 0;
+  for (Slot &sl : slots_) {
+    for (uint8_t mask : sl.mask)
+      sl.outs |= mask;
+    numQueues += (sl.outs & (1u << wafer::RAMP)) &&
+                 m.regionOf(uint32_t(sl.pos / plane), uint32_t(sl.pos % plane % m.width),
+                            uint32_t(sl.pos % plane / m.width)) >= 0;
+  }
+  queues_ = std::vector<RecvQueue>(numQueues);
+  numQueues = 0;
   for (Slot &sl : slots_) {
     uint32_t wafer = uint32_t(sl.pos / plane), x = uint32_t(sl.pos % plane % m.width),
              y = uint32_t(sl.pos % plane / m.width);
@@ -81,18 +91,15 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
       else
         next = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
     }
-    for (uint8_t mask : sl.mask)
-      sl.outs |= mask;
     int32_t r = m.regionOf(wafer, x, y);
     if ((sl.outs & (1u << wafer::RAMP)) && r >= 0) {
-      sl.queue = int32_t(queues_.size());
-      RecvQueue q;
+      sl.queue = int32_t(numQueues);
+      RecvQueue &q = queues_[numQueues++];
       q.pe = m.peIndex(uint32_t(r), x, y);
       q.color = sl.color;
       if (auto f = m.filters.find(routeKey(wafer, x, y, sl.color, wafer::RAMP));
           f != m.filters.end())
         q.first = f->second->first(), q.count = f->second->count(), q.period = f->second->period();
-      queues_.push_back(std::move(q));
     }
   }
   for (RecvQueue &q : queues_) {
@@ -100,14 +107,60 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
     if (!s.numQueues++)
       s.queues = &q;
   }
-  origins_.assign(slots_.size(), Origin{});
+  origins_ = std::vector<Origin>(slots_.size());
 }
 
-Fabric::~Fabric() = default;
+Fabric::~Fabric() {
+  for (RecvQueue &q : queues_) {
+    if (q.drained)
+      continue;
+    MessageLog *log = q.log.load(std::memory_order_acquire);
+    for (MessageLog::Segment *s = q.read.seg ? q.read.seg : log ? log->start() : nullptr; s;) {
+      MessageLog::Segment *next = s->next.load(std::memory_order_acquire);
+      MessageLog::leave(s);
+      s = next;
+    }
+  }
+}
+
+void MessageLog::append(const uint32_t *words, uint32_t n, uint64_t time) {
+  uint32_t need = kHeader + n;
+  if (!tail_ || tail_->capacity - tail_->used.load(std::memory_order_relaxed) < need) {
+    // Segments double up to 64 Ki words: a relay's log stays small, a
+    // busy multicast's allocates rarely.
+    uint32_t capacity = std::max(nextCapacity_, need);
+    nextCapacity_ = std::min<uint32_t>(nextCapacity_ * 2, 1 << 16);
+    Segment *s = new (::operator new(sizeof(Segment) + size_t(capacity) * 4)) Segment;
+    s->readers.store(readers_, std::memory_order_relaxed);
+    s->capacity = capacity;
+    if (tail_)
+      tail_->next.store(s, std::memory_order_release);
+    else
+      start_ = s;
+    tail_ = s;
+  }
+  uint32_t used = tail_->used.load(std::memory_order_relaxed);
+  uint32_t *d = tail_->words() + used;
+  d[0] = n;
+  d[1] = uint32_t(time);
+  d[2] = uint32_t(time >> 32);
+  std::memcpy(d + kHeader, words, size_t(n) * 4);
+  tail_->used.store(used + need, std::memory_order_release);
+}
 
 void Fabric::assignLanes(const std::vector<uint8_t> &laneOfPe) {
   for (RecvQueue &q : queues_)
     q.lane = laneOfPe[q.pe];
+}
+
+void Fabric::close(uint64_t pe) {
+  const Region &r = m_.regions[m_.peRegion[pe]];
+  uint32_t x, y;
+  m_.peXY(pe, x, y);
+  size_t pos = position(r.wafer, x, y);
+  for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1]; ++i)
+    if (origins_[i].log)
+      origins_[i].log->close();
 }
 
 int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
@@ -117,13 +170,14 @@ int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   return kNoEntry;
 }
 
-Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_t count,
-                    uint8_t lane, std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
+Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutMsg *const *msgs,
+                    size_t count, uint8_t lane, std::vector<uint64_t> &woken,
+                    std::vector<Remote> &remote) {
   const OutMsg &msg = *msgs[0];
   const Region &src = m_.regions[m_.peRegion[origin]];
   uint32_t sx, sy;
   m_.peXY(origin, sx, sy);
-  uint64_t n = msg.data.size();
+  uint64_t n = msg.size;
   size_t plane = size_t(m_.width) * m_.height;
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
     uint32_t wafer = uint32_t(h.pos / plane), x = uint32_t(h.pos % plane % m_.width),
@@ -151,7 +205,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_
     from->words += n * count;
   }
   // Later walks read the same tables to the same cores: their arrivals are known.
-  bool known = from && from->walked;
+  bool known = from && from->log;
   stack.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
   while (!stack.empty()) {
     Hop h = stack.back();
@@ -228,74 +282,31 @@ Status Fabric::walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_
       to.extra = h.extra;
     }
   }
-  if (n == 0) // an empty SEND is routed (and checked) but delivers nothing
-    return Status::success();
-  if (!from) // a sender without a router entry faulted above
+  if (n == 0 || !from) // an empty SEND is routed (and checked) but delivers nothing
     return Status::success();
   if (!known) {
-    for (const Arrival &a : arrivals) {
-      const RecvQueue &q = queues_[a.queue];
-      from->targets.push_back(Target{a.queue, a.delay, q.first, q.count, q.period, 0});
-    }
-    from->walked = true;
+    from->targets = arrivals;
+    from->log = std::make_unique<MessageLog>(uint32_t(arrivals.size()));
   }
-  std::vector<Target> &targets = from->targets;
-  // The filters pick each core's words; only the cores that get some are
-  // touched, their queue lines fetched a few ahead. References to the
-  // payload are taken in one add. Queues of PEs that another thread runs
-  // are that thread's to fill.
-  constexpr size_t kAhead = 8;
-  std::vector<Hit> &hits = w.hits;
-  for (size_t k = 0; k < count; ++k) {
-    const Payload &data = msgs[k]->data;
-    hits.clear();
-    for (Target &t : targets) {
-      if (!t.count) {
-        hits.push_back(Hit{t.queue, t.delay, 0, uint32_t(n)});
-        continue;
-      }
-      // The filter's window of each period the message overlaps.
-      for (int64_t at = 0; at < int64_t(n);) {
-        int64_t start = at - t.seen; // where the current period began
-        int64_t from = std::max(at, start + t.first);
-        int64_t to = std::min<int64_t>(int64_t(n), start + t.first + t.count);
-        if (from < to)
-          hits.push_back(Hit{t.queue, t.delay, uint32_t(from), uint32_t(to)});
-        int64_t next = std::min<int64_t>(int64_t(n), start + t.period);
-        t.seen = uint32_t((t.seen + (next - at)) % t.period);
-        at = next;
-      }
+  for (size_t k = 0; k < count; ++k)
+    from->log->append(outbox.words.data() + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
+  // The queues learn their log here; a waiting PE is woken to count again.
+  // A queue of a PE that another thread runs is that thread's to look at.
+  for (const Arrival &a : from->targets) {
+    RecvQueue &q = queues_[a.queue];
+    if (!known) {
+      q.delay = a.delay;
+      q.log.store(from->log.get(), std::memory_order_release);
     }
-    for (size_t i = 0; i < hits.size() && i < kAhead; ++i)
-      __builtin_prefetch(&queues_[hits[i].queue]);
-    for (size_t i = 0, e = hits.size(); i < e; ++i) {
-      if (i + kAhead < e)
-        __builtin_prefetch(&queues_[hits[i + kAhead].queue]);
-      const Hit &h = hits[i];
-      RecvQueue &q = queues_[h.queue];
-      if (q.lane == lane)
-        deliver(q, data, h.delay, h.pos, h.end, woken);
-      else
-        remote.push_back(Remote{data.adopt(), h.queue, h.delay, h.pos, h.end, q.lane});
-    }
-    // deliver() and adopt() took one reference per hit without counting it.
-    if (!hits.empty())
-      data.addRefs(uint32_t(hits.size()));
+    if (q.lane == lane)
+      wake(q, woken);
+    else
+      remote.push_back(Remote{a.queue, q.lane});
   }
   return Status::success();
 }
 
-void Fabric::deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t pos,
-                     uint32_t end, std::vector<uint64_t> &woken) {
-  q.chunks.push_back(Chunk{data.adopt(), pos, delay, end});
-  q.words += end - pos;
-  if (q.need && q.words >= q.need) {
-    q.need = 0;
-    woken.push_back(q.pe);
-  }
-}
-
-Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, uint8_t lane,
+Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
                      std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
   // A visit's messages of one color and size travel as one block (each
   // color keeps its send order; colors reach different queues).
@@ -304,21 +315,21 @@ Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, ui
   std::vector<uint32_t> &colors = w.colors;
   order.clear();
   colors.clear();
-  for (const OutMsg &msg : outbox)
+  for (const OutMsg &msg : outbox.msgs)
     if (colors.empty() || (colors.back() != msg.color &&
                            std::find(colors.begin(), colors.end(), msg.color) == colors.end()))
       colors.push_back(msg.color);
   std::sort(colors.begin(), colors.end());
   for (uint32_t color : colors)
-    for (const OutMsg &msg : outbox)
+    for (const OutMsg &msg : outbox.msgs)
       if (msg.color == color)
         order.push_back(&msg);
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j]->color == order[i]->color &&
-           order[j]->data.size() == order[i]->data.size())
+           order[j]->size == order[i]->size)
       ++j;
-    if (Status st = walk(w, sender, order.data() + i, j - i, lane, woken, remote); !st)
+    if (Status st = walk(w, sender, outbox, order.data() + i, j - i, lane, woken, remote); !st)
       return st;
     i = j;
   }
@@ -327,8 +338,7 @@ Status Fabric::route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, ui
 }
 
 void Fabric::deliver(const Remote &r, std::vector<uint64_t> &woken) {
-  deliver(queues_[r.queue], r.data, r.delay, r.pos, r.end, woken);
-  r.data.addRefs(1); // the chunk's reference
+  wake(queues_[r.queue], woken);
 }
 
 void Fabric::linkStats(uint64_t cycles, RunReport &report) const {

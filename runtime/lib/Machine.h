@@ -15,119 +15,157 @@
 
 namespace wsc::runtime::detail {
 
-/// The words of one SEND, shared by every destination of a multicast: one
-/// allocation (header and words), reference counted without a control block.
-class Payload {
+/// The messages one origin (a sending PE and color) sent, in send order.
+/// Every core the origin reaches reads them at its own pace through its
+/// receive queue: a multicast to thousands of cores is written once, and
+/// its delivery touches no receiver's words. Storage comes in segments
+/// that grow with the traffic; the last reader to leave a segment frees it.
+/// One thread (the origin's) appends; a reader on another thread sees what
+/// was published before the mail that woke it, and may see more.
+class MessageLog {
 public:
-  Payload() = default;
-  /// Copies words [first, first + n).
-  static Payload make(const uint32_t *first, uint32_t n, uint64_t time) {
-    void *mem = ::operator new(sizeof(Block) + size_t(n) * 4);
-    Block *b = new (mem) Block;
-    b->refs.store(1, std::memory_order_relaxed);
-    b->size = n;
-    b->time = time;
-    if (n)
-      std::memcpy(b->words(), first, size_t(n) * 4);
-    return Payload(b);
-  }
-  Payload(const Payload &o) : b_(o.b_) {
-    if (b_)
-      b_->refs.fetch_add(1, std::memory_order_relaxed);
-  }
-  Payload(Payload &&o) noexcept : b_(o.b_) { o.b_ = nullptr; }
-  Payload &operator=(Payload o) noexcept {
-    std::swap(b_, o.b_);
-    return *this;
-  }
-  ~Payload() { reset(); }
-  void reset() {
-    if (b_ && b_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      b_->~Block();
-      ::operator delete(b_);
-    }
-    b_ = nullptr;
-  }
-  uint32_t size() const { return b_->size; }
-  /// The sender's clock when the SEND started.
-  uint64_t time() const { return b_->time; }
-  const uint32_t *data() const { return b_->words(); }
-  /// `count` more references, taken at once (the caller hands them out with
-  /// adopt()): a multicast to thousands of PEs costs one atomic add.
-  void addRefs(uint32_t count) const { b_->refs.fetch_add(count, std::memory_order_relaxed); }
-  void prefetch() const { __builtin_prefetch(b_); }
-  Payload adopt() const { return Payload(b_); }
-
-private:
-  struct Block {
-    std::atomic<uint32_t> refs;
-    uint32_t size;
-    uint64_t time;
+  /// A message in a segment: kHeader words (its size, then the sender's
+  /// clock when the SEND started, low and high word), then its words.
+  static constexpr uint32_t kHeader = 3;
+  struct Segment {
+    std::atomic<uint32_t> readers;
+    std::atomic<uint32_t> used{0}; ///< words published
+    std::atomic<Segment *> next{nullptr};
+    uint32_t capacity = 0;
     uint32_t *words() { return reinterpret_cast<uint32_t *>(this + 1); }
   };
-  explicit Payload(Block *b) : b_(b) {}
-  Block *b_ = nullptr;
-};
-
-/// Part of a message waiting in a receive queue, 24 bytes (a GPT-2 run holds
-/// tens of millions). Word j is at the core from cycle t0() + j on (words
-/// stream in one per cycle).
-struct Chunk {
-  Payload data;
-  uint32_t pos = 0;   ///< words already popped (a filter's window starts later)
-  uint32_t delay = 0; ///< cycles from the SEND's start to word 0's arrival
-  uint32_t end = 0;   ///< one past the last word the core gets
-  uint64_t t0() const { return data.time() + delay; }
-};
-
-/// A FIFO of chunks in one vector (popped ones are reclaimed in bulk). Unlike
-/// std::deque it costs nothing while empty and moves cheaply, and a PE has
-/// one per color it receives on.
-class ChunkQueue {
-public:
-  bool empty() const { return head_ == items_.size(); }
-  size_t size() const { return items_.size() - head_; }
-  Chunk &front() { return items_[head_]; }
-  Chunk &operator[](size_t i) { return items_[head_ + i]; }
-  /// Fetches the line the next push_back writes (prefetches never fault).
-  void prefetchBack() const { __builtin_prefetch(items_.data() + items_.size(), 1); }
-  void push_back(Chunk c) { items_.push_back(std::move(c)); }
-  void pop_front() {
-    items_[head_++].data.reset();
-    if (head_ == items_.size()) {
-      items_.clear();
-      head_ = 0;
-      if (items_.capacity() > 16) // a batch's storage is given back
-        std::vector<Chunk>().swap(items_);
-    } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
-      // In place: reallocating here was a malloc per compaction.
-      std::move(items_.begin() + ptrdiff_t(head_), items_.end(), items_.begin());
-      items_.resize(items_.size() - head_);
-      head_ = 0;
+  explicit MessageLog(uint32_t readers) : readers_(readers) {}
+  MessageLog(const MessageLog &) = delete;
+  MessageLog &operator=(const MessageLog &) = delete;
+  /// The first segment, where readers start; it lives until they all left it.
+  Segment *start() const { return start_; }
+  void append(const uint32_t *words, uint32_t n, uint64_t time);
+  /// No message follows (the origin's PE ended): a reader that has read
+  /// everything leaves the last segment too.
+  void close() { closed_.store(true, std::memory_order_release); }
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  /// Drops a reader's hold on `s`; frees it when it was the last.
+  static void leave(Segment *s) {
+    if (s->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      s->~Segment();
+      ::operator delete(s);
     }
   }
 
 private:
-  std::vector<Chunk> items_;
-  size_t head_ = 0;
+  uint32_t readers_;
+  std::atomic<bool> closed_{false};
+  Segment *start_ = nullptr, *tail_ = nullptr;
+  uint32_t nextCapacity_ = 64;
 };
 
-/// The words that reached one PE's core on one color. The fabric owns every
-/// queue (one per router slot that delivers to a core), so a delivery finds
-/// its queue without touching the PE.
+/// A reader's place in a log: at word `off` of `seg`, the header of the
+/// next message (once published), and the origin's words before it.
+struct LogCursor {
+  MessageLog::Segment *seg = nullptr;
+  uint32_t off = 0;
+  uint64_t before = 0;
+  /// The next message's header, or null while none is published. Steps to
+  /// the next segment when this one is used up, leaving it if `owner`.
+  const uint32_t *message(bool owner) {
+    while (off == seg->used.load(std::memory_order_acquire)) {
+      MessageLog::Segment *next = seg->next.load(std::memory_order_acquire);
+      // A segment is final once it has a successor; it may have grown
+      // between the two loads.
+      if (!next || off != seg->used.load(std::memory_order_acquire))
+        return next ? seg->words() + off : nullptr;
+      if (owner)
+        MessageLog::leave(seg);
+      seg = next;
+      off = 0;
+    }
+    return seg->words() + off;
+  }
+  void pass(const uint32_t *header) {
+    off += MessageLog::kHeader + header[0];
+    before += header[0];
+  }
+};
+
+/// The words that reached one PE's core on one color: a reader of the log of
+/// the one origin that feeds the color there (two origins on one core's ramp
+/// are a collision). The fabric owns every queue (one per router slot that
+/// delivers to a core).
 struct RecvQueue {
-  ChunkQueue chunks;
-  uint64_t words = 0;
+  /// Set by the origin's thread when it first sends; `delay` before it.
+  std::atomic<MessageLog *> log{nullptr};
+  uint32_t delay = 0; ///< cycles from a SEND's start to its word 0 here
   /// The router's filter: the core gets words [first, first + count) of
-  /// each `period` words on the color (count 0: all of them). Where the
-  /// next word falls in its period is the fabric's (Fabric::Target).
+  /// each `period` words on the color (count 0: all of them).
   uint32_t first = 0, count = 0, period = 0;
-  /// Words the PE's blocked RECV waits for (0: not waiting): the delivery
-  /// that makes them available wakes the PE.
+  /// Consumption: the message being read, and its next word to look at.
+  LogCursor read;
+  uint32_t pos = 0;
+  /// Counting: the messages before `scan` are counted in `words`, the
+  /// words they hold for this core that no RECV has taken yet.
+  LogCursor scan;
+  uint64_t words = 0;
+  /// Words the PE's blocked RECV waits for (0: not waiting): the origin's
+  /// next messages wake the PE to count again.
   uint64_t need = 0;
   uint64_t pe = 0;
   uint32_t color = 0;
-  uint8_t lane = 0; ///< the thread that runs the PE (and alone fills this queue)
+  uint8_t lane = 0; ///< the thread that runs the PE (and alone reads this queue)
+  bool drained = false; ///< read all of a closed log, and left it
+
+  /// Leaves the log once it is closed and read to its end (the last
+  /// segment has no successor to move on to).
+  void leaveIfDrained() {
+    if (words || !read.seg || !log.load(std::memory_order_relaxed)->closed())
+      return;
+    available(UINT64_MAX); // closed first, so this sees every message
+    if (words)
+      return;
+    while (const uint32_t *h = read.message(true)) {
+      if (read.seg == scan.seg && read.off == scan.off)
+        break;
+      read.pass(h);
+      pos = 0;
+    }
+    MessageLog::leave(read.seg);
+    read.seg = scan.seg = nullptr;
+    drained = true;
+  }
+  /// The first window [from, to) of this core's words in words [at, n) of
+  /// a message whose word 0 is the origin's word `before`; from = n: none.
+  void window(uint64_t before, uint32_t n, uint32_t at, uint32_t &from, uint32_t &to) const {
+    if (!count) {
+      from = at, to = n;
+      return;
+    }
+    uint32_t o = uint32_t((before + at) % period);
+    bool inside = o >= first && o < first + count;
+    uint64_t start = o < first ? at + (first - o) : inside ? at : at + (period - o) + first;
+    uint64_t end = inside ? at + (first + count - o) : start + count;
+    from = uint32_t(std::min<uint64_t>(start, n));
+    to = uint32_t(std::min<uint64_t>(end, n));
+  }
+  /// Counts published messages until `atLeast` words are available or none
+  /// is left; returns the words available.
+  uint64_t available(uint64_t atLeast) {
+    if (!scan.seg) {
+      MessageLog *l = log.load(std::memory_order_acquire);
+      if (!l || drained)
+        return words;
+      read.seg = scan.seg = l->start();
+    }
+    while (words < atLeast) {
+      const uint32_t *h = scan.message(false);
+      if (!h)
+        break;
+      for (uint32_t at = 0, from, to; at < h[0]; at = to) {
+        window(scan.before, h[0], at, from, to);
+        words += to - from;
+      }
+      scan.pass(h);
+    }
+    return words;
+  }
 };
 
 struct LoopFrame {
@@ -138,7 +176,23 @@ struct LoopFrame {
 /// A SEND waiting to be routed when its PE's visit ends.
 struct OutMsg {
   uint32_t color = 0;
-  Payload data; ///< with the sender's clock when the SEND started
+  uint32_t size = 0;
+  uint64_t time = 0;   ///< the sender's clock when the SEND started
+  size_t offset = 0;   ///< of its words in the outbox
+};
+
+/// A visit's SENDs and their words, in send order.
+struct Outbox {
+  std::vector<OutMsg> msgs;
+  std::vector<uint32_t> words;
+  void add(uint32_t color, const uint32_t *first, uint32_t n, uint64_t time) {
+    msgs.push_back(OutMsg{color, n, time, words.size()});
+    words.insert(words.end(), first, first + n);
+  }
+  void clear() {
+    msgs.clear();
+    words.clear();
+  }
 };
 
 /// Ready: runnable (also a PE that yielded after a visit's worth of sends).
@@ -186,16 +240,17 @@ struct alignas(64) PeState {
         return &queues[i];
     return nullptr;
   }
+  /// Counts every word published for `color` here.
   uint64_t available(uint32_t color) const {
-    const RecvQueue *q = queue(color);
-    return q ? q->words : 0;
+    RecvQueue *q = queue(color);
+    return q ? q->available(UINT64_MAX) : 0;
   }
 };
 
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
 /// yields (staying Ready) when it reaches `limit`; its SENDs go to `outbox`.
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
-           const VisitLimit &limit, std::vector<OutMsg> &outbox);
+           const VisitLimit &limit, Outbox &outbox);
 /// Sets every PE's view of its region's code; PEs that select the same
 /// instructions share one. Returns the views' storage.
 std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);
@@ -207,14 +262,13 @@ class Fabric {
 public:
   /// Also creates the receive queues of `pes`.
   Fabric(const Model &m, std::vector<PeState> &pes);
+  /// Frees the logs' segments: every queue leaves the ones it has not left.
   ~Fabric();
-  /// A message for the queue of a PE that another thread runs.
+  /// New messages for the queue of a PE that another thread runs: that
+  /// thread wakes the PE if it waits for them.
   struct Remote {
-    Payload data;
     uint32_t queue;
-    uint32_t delay;
-    uint32_t pos, end; ///< the words of `data` the core gets
-    uint8_t lane;      ///< that thread
+    uint8_t lane; ///< that thread
   };
   /// A hop of the message being walked.
   struct Hop {
@@ -228,29 +282,26 @@ public:
     uint32_t queue;
     uint32_t delay;
   };
-  /// Words [pos, end) of a message for a queue.
-  struct Hit {
-    uint32_t queue, delay, pos, end;
-  };
   /// One thread's scratch for walking.
   struct Walker {
     std::vector<Hop> stack;
     std::vector<Arrival> arrivals;
-    std::vector<Hit> hits;
     std::vector<const OutMsg *> order; ///< a visit's messages by color, in send order
     std::vector<uint32_t> colors;      ///< the colors of a visit's messages
   };
   /// Sets which thread runs each PE (all 0 until then).
   void assignLanes(const std::vector<uint8_t> &laneOfPe);
-  /// Routes the messages `sender` sent in a visit, in send order: appends
-  /// each to the receive queues of the PEs of thread `lane` it reaches
-  /// (adding the blocked PEs whose RECV can now complete to `woken`) and to
-  /// `remote` for the others; clears `outbox`. Stops at the first fault.
+  /// PE `pe` ended: the logs of what it sent get no more messages.
+  void close(uint64_t pe);
+  /// Routes the messages `sender` sent in a visit, in send order: walks
+  /// them and appends each to its origin's log, adds the blocked PEs of
+  /// thread `lane` that they reach to `woken` and the queues of the others'
+  /// PEs to `remote`; clears `outbox`. Stops at the first fault.
   /// Threads may route concurrently: only the origin's thread touches its
   /// state, and links are claimed atomically.
-  Status route(Walker &w, uint64_t sender, std::vector<OutMsg> &outbox, uint8_t lane,
+  Status route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
                std::vector<uint64_t> &woken, std::vector<Remote> &remote);
-  /// Delivers a remote message; on the thread that runs its PE.
+  /// Wakes the PE of a remote queue if it waits; on the thread that runs it.
   void deliver(const Remote &r, std::vector<uint64_t> &woken);
   /// Fills the link fields of `report` for a run of `cycles` cycles.
   void linkStats(uint64_t cycles, RunReport &report) const;
@@ -276,10 +327,15 @@ private:
   static_assert(sizeof(Slot) <= 64);
   /// Walks `count` messages of one color and size as one block: the
   /// tables of every hop are consulted once for them all.
-  Status walk(Walker &w, uint64_t origin, const OutMsg *const *msgs, size_t count, uint8_t lane,
-              std::vector<uint64_t> &woken, std::vector<Remote> &remote);
-  void deliver(RecvQueue &q, const Payload &data, uint32_t delay, uint32_t pos, uint32_t end,
-               std::vector<uint64_t> &woken);
+  Status walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutMsg *const *msgs,
+              size_t count, uint8_t lane, std::vector<uint64_t> &woken,
+              std::vector<Remote> &remote);
+  static void wake(RecvQueue &q, std::vector<uint64_t> &woken) {
+    if (q.need) {
+      q.need = 0;
+      woken.push_back(q.pe);
+    }
+  }
   int32_t slotOf(size_t pos, uint32_t color) const;
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
     return (size_t(wafer) * m_.height + y) * m_.width + x;
@@ -291,25 +347,17 @@ private:
   /// Per origin (its slot at the sender): what it sent. Every message of an
   /// origin crosses the same links, and only its messages cross the links
   /// it owns, so a link carried its owner's words.
-  /// A core an origin reaches, with the state of that core's filter: every
-  /// message of the origin reaches the same cores (its walks read the same
-  /// tables), and a queue is fed by one origin only, so the filter is
-  /// applied here, by the thread that walks the origin, without touching
-  /// the queues of the many cores that keep nothing of a message.
-  struct Target {
-    uint32_t queue, delay;
-    uint32_t first, count, period;
-    uint32_t seen; ///< where the origin's next word falls in the filter's period
-  };
   /// Only the thread that runs the origin's PE touches it.
   struct Origin {
     uint64_t messages = 0;
     uint64_t words = 0;
-    bool walked = false;          ///< a non-empty message was walked: `targets` is known
-    std::vector<Target> targets;  ///< in the order its walks reach them
+    /// Every message of an origin reaches the same cores (its walks read the
+    /// same tables): they are learnt from its first non-empty message.
+    std::vector<Arrival> targets;
+    std::unique_ptr<MessageLog> log;
   };
   std::vector<Origin> origins_;
-  std::vector<RecvQueue> queues_;
+  std::vector<RecvQueue> queues_; ///< sized once: a queue never moves
 };
 
 /// Runs every PE to completion from worklists, one per thread; see

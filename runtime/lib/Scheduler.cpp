@@ -43,8 +43,8 @@ void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &repor
   size_t total = 0;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     for (uint32_t i = 0; i < pes[pe].numQueues; ++i) {
-      const RecvQueue &q = pes[pe].queues[i];
-      if (!q.words)
+      RecvQueue &q = pes[pe].queues[i];
+      if (!q.available(UINT64_MAX))
         continue;
       if (++total <= kMaxWarnings)
         report.warnings.push_back(fmt::format("{}, color {}: {} received words never consumed",
@@ -143,7 +143,7 @@ void runLane(Shared &sh, unsigned id) {
   const std::vector<uint32_t> &regionOf = sh.m.peRegion;
   Fabric::Walker walker;
   std::vector<uint64_t> woken;
-  std::vector<OutMsg> outbox; // of the PE being visited; routed when the visit ends
+  Outbox outbox; // of the PE being visited; routed when the visit ends
   std::vector<Fabric::Remote> remote, mail;
   uint32_t turnRegion = 0;
   // PEs of the region whose turn it is run in this turn, the last woken first.
@@ -200,6 +200,8 @@ void runLane(Shared &sh, unsigned id) {
       return sh.fail(st);
     if (s.status == PeStatus::Ready)
       lane.add(turnRegion, pe);
+    else if (s.status == PeStatus::Done)
+      sh.fabric.close(pe);
     wake(true);
     if (remote.empty())
       continue;
