@@ -305,9 +305,9 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     const uint32_t *h = q.read.message(true); // counted, so published
     uint32_t size = h[0];
     uint32_t from, to;
-    q.window(q.read.before, size, q.pos, from, to);
+    q.window(q.read.phase, size, q.pos, from, to);
     if (from == size) {
-      q.read.pass(h);
+      q.read.pass(h, q.period);
       q.pos = 0;
       continue;
     }

@@ -60,11 +60,12 @@ private:
 };
 
 /// A reader's place in a log: at word `off` of `seg`, the header of the
-/// next message (once published), and the origin's words before it.
+/// next message (once published); `phase`: the origin's words before it,
+/// modulo the reader's filter period (kept by adding, not dividing).
 struct LogCursor {
   MessageLog::Segment *seg = nullptr;
   uint32_t off = 0;
-  uint64_t before = 0;
+  uint32_t phase = 0;
   /// The next message's header, or null while none is published. Steps to
   /// the next segment when this one is used up, leaving it if `owner`.
   const uint32_t *message(bool owner) {
@@ -81,9 +82,13 @@ struct LogCursor {
     }
     return seg->words() + off;
   }
-  void pass(const uint32_t *header) {
+  void pass(const uint32_t *header, uint32_t period) {
     off += MessageLog::kHeader + header[0];
-    before += header[0];
+    if (period)
+      phase = wrap(uint64_t(phase) + header[0], period);
+  }
+  static uint32_t wrap(uint64_t v, uint32_t period) {
+    return uint32_t(v < period ? v : v < 2 * uint64_t(period) ? v - period : v % period);
   }
 };
 
@@ -124,7 +129,7 @@ struct RecvQueue {
     while (const uint32_t *h = read.message(true)) {
       if (read.seg == scan.seg && read.off == scan.off)
         break;
-      read.pass(h);
+      read.pass(h, period);
       pos = 0;
     }
     MessageLog::leave(read.seg);
@@ -132,13 +137,13 @@ struct RecvQueue {
     drained = true;
   }
   /// The first window [from, to) of this core's words in words [at, n) of
-  /// a message whose word 0 is the origin's word `before`; from = n: none.
-  void window(uint64_t before, uint32_t n, uint32_t at, uint32_t &from, uint32_t &to) const {
+  /// a message that starts at `phase` of the filter's period; from = n: none.
+  void window(uint32_t phase, uint32_t n, uint32_t at, uint32_t &from, uint32_t &to) const {
     if (!count) {
       from = at, to = n;
       return;
     }
-    uint32_t o = uint32_t((before + at) % period);
+    uint32_t o = LogCursor::wrap(uint64_t(phase) + at, period);
     bool inside = o >= first && o < first + count;
     uint64_t start = o < first ? at + (first - o) : inside ? at : at + (period - o) + first;
     uint64_t end = inside ? at + (first + count - o) : start + count;
@@ -159,10 +164,10 @@ struct RecvQueue {
       if (!h)
         break;
       for (uint32_t at = 0, from, to; at < h[0]; at = to) {
-        window(scan.before, h[0], at, from, to);
+        window(scan.phase, h[0], at, from, to);
         words += to - from;
       }
-      scan.pass(h);
+      scan.pass(h, period);
     }
     return words;
   }
