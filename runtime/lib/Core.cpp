@@ -520,7 +520,6 @@ Core::Step Core::exec(const Instr &in) {
 void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
-  uint64_t until = s_.clock + std::min(limit_.cycles, UINT64_MAX - s_.clock);
   while (s_.pc < code.size()) {
     // Counting END too makes every loop iteration count towards the limit.
     if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
@@ -575,7 +574,7 @@ void Core::run() {
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
     if (in.op == wafer::SEND &&
-        (outbox_.msgs.size() >= limit_.sends || outboxWords_ >= limit_.words || s_.clock >= until))
+        (outbox_.msgs.size() >= limit_.sends || outboxWords_ >= limit_.words))
       return;
   }
   s_.status = PeStatus::Done;

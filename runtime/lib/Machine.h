@@ -203,14 +203,12 @@ struct Outbox {
 /// Ready: runnable (also a PE that yielded after a visit's worth of sends).
 enum class PeStatus : uint8_t { Ready, Blocked, Done, Faulted };
 
-/// How much a PE may do in one visit before it yields: so many messages or
-/// words sent, or so many cycles of its clock (checked at each SEND). The
-/// bounds keep a producer from running far ahead of its consumers and
-/// filling the host's memory with queued words; see schedule().
+/// How much a PE may send in one visit before it yields (checked at each
+/// SEND): the bounds keep a producer from running far ahead of its
+/// consumers and filling the host's memory with queued words.
 struct VisitLimit {
   size_t sends = 4096;
   uint64_t words = 1 << 16;
-  uint64_t cycles = UINT64_MAX;
 };
 
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.

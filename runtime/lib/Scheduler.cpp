@@ -18,7 +18,6 @@ namespace wsc::runtime::detail {
 namespace {
 
 constexpr size_t kMaxListedPes = 8;
-constexpr uint64_t kCyclesPerVisitWithThreads = 50000;
 constexpr size_t kMaxWarnings = 20;
 
 Status deadlock(const Model &m, const std::vector<PeState> &pes) {
@@ -59,12 +58,14 @@ void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &repor
 
 namespace {
 
-/// One thread's worklists and the messages other threads routed to its
-/// PEs. A thread runs a contiguous range of PE indices: regions come in
-/// pipeline order, so the threads form a pipeline and only the kernels at
-/// the cuts exchange messages between threads. (Splitting every kernel
-/// among the threads balanced the work but coupled them on every token:
-/// slower than one thread on GPT-2.)
+/// One thread's regions, their ready PEs, and the notes of other threads
+/// about messages for its PEs. Regions are dealt to the threads in turn
+/// (region i to thread i mod N): neighbouring kernels of the pipeline run
+/// on different threads, so a kernel works on the tokens its producer has
+/// already passed on while the producer goes on. (Cutting the pipeline
+/// into N contiguous stages left the later threads idle until the whole
+/// sequence reached them; splitting every kernel among the threads made
+/// them wait for each other on every token.)
 ///
 /// The thread gives its regions turns in pipeline order. A turn runs the
 /// region's ready PEs, and the PEs of the same region they wake, until none
@@ -237,19 +238,13 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
   Fabric fabric(m, pes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   Shared sh(m, pes, options, fabric);
-  // Threads are pipeline stages: a later one starts when the first batch
-  // reaches it, so with several threads a visit covers a window of the
-  // PE's clock (some tens of tokens of a balanced pipeline), not the
-  // whole sequence.
-  if (threads > 1)
-    sh.limit.cycles = kCyclesPerVisitWithThreads;
   for (unsigned t = 0; t < threads; ++t) {
     sh.lanes.push_back(std::make_unique<Lane>());
     sh.lanes.back()->ready.resize(m.regions.size());
   }
   std::vector<uint8_t> laneOf(pes.size());
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
-    laneOf[pe] = uint8_t(pe * threads / pes.size());
+    laneOf[pe] = uint8_t(m.peRegion[pe] % threads);
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     sh.lanes[laneOf[pe]]->add(m.peRegion[pe], pe);
   fabric.assignLanes(laneOf);
