@@ -383,10 +383,6 @@ Core::Step Core::exec(const Instr &in) {
     // Scratch kept across calls: a malloc per multiply showed in profiles.
     static thread_local std::vector<float> acc, buf;
     acc.assign(mv ? n : m, 0.0f);
-    // W is cold (other PEs ran since this one last did): ask for all of its
-    // lines at once rather than wait for the hardware prefetcher to ramp up.
-    for (uint64_t i = 0, e = storedWords(in, n * m); i < e; i += 16)
-      __builtin_prefetch(s_.sram + a + i);
     const SramF32 *x = words(b);
     float *__restrict sums = acc.data();
     // Rows per elements() call: VECMAT widens halves some 8 K at a time.
