@@ -7,6 +7,12 @@
 // routes with 20 blocks and not with 16). So the pipeline tries, and lowers
 // again with fewer blocks when any stage fails.
 //
+// Likewise for the share of the wafer's PEs: more PEs make faster kernels,
+// but whether they still pack without a kernel reshaped slower, and whether
+// the links still carry the streams, shows only once placed and routed. A
+// larger share is tried first when asked, and kept only when it succeeds
+// without either.
+//
 //===----------------------------------------------------------------------===//
 #include "wsc/Pipeline/Pipeline.h"
 
@@ -26,14 +32,19 @@ namespace {
 struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePass> {
   using WscLowerPlaceRouteBase::WscLowerPlaceRouteBase;
 
-  // The passes after fusion, with `blocks` result blocks per kernel. A try
-  // that may be retried gives routing 10 rounds instead of 40: routes that
-  // fit take a few (GPT-2-small on wse3: 3), and a try that does not fit
-  // should fail fast (GPT-3 XL at T=2048: 72 s at 40 rounds).
-  std::string stages(int64_t blocks, bool last) const {
-    std::string text = "wsc-lower-to-kernels{wafers=" + wafers + " precision=" + precision +
-                       " defect-rate=" + std::to_string(defectRate) +
-                       " utilization=" + std::to_string(utilization) +
+  // The passes after fusion, with `blocks` result blocks per kernel on
+  // `share` of each wafer's PEs. A try that may be retried gives routing 10
+  // rounds instead of 40: routes that fit take a few (GPT-2-small on wse3:
+  // 3), and a try that does not fit should fail fast (GPT-3 XL at T=2048:
+  // 72 s at 40 rounds). A strict try is on one wafer, reshapes no kernel
+  // into one slower than the slowest as lowered, and keeps the link budget.
+  std::string stages(int64_t blocks, bool last, double share, bool strict) const {
+    std::string onWafers = wafers;
+    if (strict)
+      onWafers = "1";
+    std::string text = "wsc-lower-to-kernels{wafers=" + onWafers +
+                       " precision=" + precision + " defect-rate=" + std::to_string(defectRate) +
+                       " utilization=" + std::to_string(share) +
                        " max-blocks=" + std::to_string(blocks) +
                        (weightStreaming ? " weight-streaming=true" : "") + "}";
     if (!defects.empty() || defectRate > 0)
@@ -41,12 +52,49 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
               " seed=" + std::to_string(seed) + "}";
     // Found by name so that each stage stays in its own library.
     if (PassInfo::lookup("wsc-place"))
-      text += ",wsc-place{seed=" + std::to_string(seed) + "}";
+      text += ",wsc-place{seed=" + std::to_string(seed) +
+              (strict ? " reshape-slower=false" : "") + "}";
     if (PassInfo::lookup("wsc-route"))
-      text += last ? ",wsc-route" : ",wsc-route{max-iterations=10}";
+      text += last     ? ",wsc-route"
+              : strict ? ",wsc-route{max-iterations=10 grow-budget=false}"
+                       : ",wsc-route{max-iterations=10}";
     if (PassInfo::lookup("wsc-verify-routes"))
       text += ",wsc-verify-routes";
     return text;
+  }
+
+  /// Runs `text` on the module, holding back its errors. On failure the
+  /// module is as it was, `errors` has them and `most` is the most results
+  /// (blocks) of a kernel of the failed attempt.
+  LogicalResult attempt(const std::string &text, SmallVectorImpl<Diagnostic> &errors,
+                        int64_t &most) {
+    ModuleOp module = getOperation();
+    OpPassManager pm(ModuleOp::getOperationName());
+    if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
+      module.emitError() << "cannot build the pass pipeline '" << text << "'";
+      return failure();
+    }
+    OwningOpRef<ModuleOp> backup = module.clone();
+    LogicalResult result = success();
+    {
+      ScopedDiagnosticHandler hold(&getContext(), [&](Diagnostic &d) {
+        if (d.getSeverity() != DiagnosticSeverity::Error)
+          return failure(); // not handled here: passes on
+        errors.push_back(std::move(d));
+        return success();
+      });
+      result = runPipeline(pm, module);
+    }
+    if (succeeded(result))
+      return success();
+    most = 0;
+    module.walk([&](wsc::wskernel::KernelOp k) {
+      most = std::max<int64_t>(most, k->getNumResults());
+    });
+    module.getBodyRegion().getBlocks().clear();
+    module.getBodyRegion().takeBody(backup->getBodyRegion());
+    module->setAttrs((*backup)->getAttrDictionary());
+    return failure();
   }
 
   void runOnOperation() override {
@@ -64,46 +112,39 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       tries.resize(1);
     for (int64_t &n : tries)
       n = n > 0 ? n : std::max<int64_t>(1, colors / 2);
-    for (size_t i = 0; i < tries.size(); ++i) {
-      bool last = i + 1 == tries.size();
-      OpPassManager pm(ModuleOp::getOperationName());
-      if (failed(parsePassPipeline(stages(tries[i], last), pm, llvm::errs()))) {
-        module.emitError() << "cannot build the pass pipeline '" << stages(tries[i], last) << "'";
-        return signalPassFailure();
+    // Larger shares first, strictly: what succeeds is no slower than the
+    // share below would be (kernels as fast or faster, links within them).
+    if (!weightStreaming && (wafers == "auto" || wafers == "1"))
+      for (double share : tryUtilization) {
+        SmallVector<Diagnostic> dropped;
+        int64_t most;
+        if (share > utilization &&
+            succeeded(attempt(stages(tries[0], false, share, true), dropped, most)))
+          return;
       }
-      if (last) {
+    for (size_t i = 0; i < tries.size(); ++i) {
+      std::string text = stages(tries[i], i + 1 == tries.size(), utilization, false);
+      if (i + 1 == tries.size()) {
+        OpPassManager pm(ModuleOp::getOperationName());
+        if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
+          module.emitError() << "cannot build the pass pipeline '" << text << "'";
+          return signalPassFailure();
+        }
         if (failed(runPipeline(pm, module)))
           signalPassFailure();
         return;
       }
       // Errors of an attempt that may be retried are held back.
-      OwningOpRef<ModuleOp> backup = module.clone();
       SmallVector<Diagnostic> errors;
-      LogicalResult result = success();
-      {
-        ScopedDiagnosticHandler hold(&getContext(), [&](Diagnostic &d) {
-          if (d.getSeverity() != DiagnosticSeverity::Error)
-            return failure(); // not handled here: passes on
-          errors.push_back(std::move(d));
-          return success();
-        });
-        result = runPipeline(pm, module);
-      }
-      if (succeeded(result))
+      int64_t most = 0;
+      if (succeeded(attempt(text, errors, most)))
         return;
       // Retry only when the next count changes some kernel's blocks.
-      int64_t most = 0;
-      module.walk([&](wsc::wskernel::KernelOp k) {
-        most = std::max<int64_t>(most, k->getNumResults());
-      });
       if (most <= tries[i + 1]) {
         for (Diagnostic &d : errors)
           getContext().getDiagEngine().emit(std::move(d));
         return signalPassFailure();
       }
-      module.getBodyRegion().getBlocks().clear();
-      module.getBodyRegion().takeBody(backup->getBodyRegion());
-      module->setAttrs((*backup)->getAttrDictionary());
     }
   }
 };

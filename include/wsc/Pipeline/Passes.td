@@ -25,6 +25,15 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     `max-blocks`, the module is restored and lowered again with that many;
     the errors of the last attempt are the ones reported. The count that
     routed is kept on the function as `wskernel.max_blocks`.
+
+    `try-utilization` lists larger PE budgets to try first, in order, on a
+    pipeline that fits one wafer (`wafers` auto or 1), with the first
+    `max-blocks` count and strictly: placement reshapes no kernel into one
+    slower than the slowest as lowered (wsc-place reshape-slower=false) and
+    the links carry the streams within the slowest kernel's cycles
+    (wsc-route grow-budget=false). The first that succeeds is kept (its
+    kernels are at least as fast and no link is slower); else the tries
+    above run at `utilization`.
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",
@@ -33,6 +42,8 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     Option<"precision", "precision", "std::string", "\"fp32\"", "fp32 | fp16 | bf16 (wsc-lower-to-kernels)">,
     Option<"weightStreaming", "weight-streaming", "bool", "false", "wsc-lower-to-kernels' option">,
     Option<"utilization", "utilization", "double", "0.6", "wsc-lower-to-kernels' option">,
+    ListOption<"tryUtilization", "try-utilization", "double",
+               "Larger PE budgets tried first, strictly, on one wafer (see above)">,
     Option<"defects", "defects", "std::string", "\"\"", "Defect map file (wsc-defects)">,
     Option<"defectRate", "defect-rate", "double", "0.0", "Random defect map (wsc-defects, and the lowering's sizes)">,
     Option<"seed", "seed", "int64_t", "1", "Seed of placement and of the random defect map">
