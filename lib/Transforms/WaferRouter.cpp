@@ -243,15 +243,16 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
         }
       }
     } else {
-      // Cheapest paths from the tree to every PE of R, through R and a
-      // ring of kSpreadMargin PEs around it: a stream whose entry PE's
-      // links are full (three blocks entering one corner, each reaching all
-      // of R) can go round the outside and enter R elsewhere. Only the
-      // paths to PEs of R join the tree.
-      constexpr int64_t kSpreadMargin = 1;
-      Rect E{std::max<int64_t>(0, R.x0 - kSpreadMargin), std::max<int64_t>(0, R.y0 - kSpreadMargin),
-             std::min<int64_t>(W - 1, R.x1 + kSpreadMargin),
-             std::min<int64_t>(H - 1, R.y1 + kSpreadMargin)};
+      // Cheapest paths from the tree to every PE of R, through R and, for
+      // a stream that was over the words budget, a ring of one PE around
+      // it: a stream whose entry PE's links are full (three blocks entering
+      // one corner, each reaching all of R) can go round the outside and
+      // enter R elsewhere. Only the paths to PEs of R join the tree. (The
+      // ring is other kernels' room: every stream in it would cost their
+      // streams colors.)
+      int64_t m = g.ring ? 1 : 0;
+      Rect E{std::max<int64_t>(0, R.x0 - m), std::max<int64_t>(0, R.y0 - m),
+             std::min<int64_t>(W - 1, R.x1 + m), std::min<int64_t>(H - 1, R.y1 + m)};
       ++searchStamp;
       std::priority_queue<Item> pq;
       for (size_t i = 0; i < g.entries.size(); ++i) {
@@ -622,6 +623,10 @@ LogicalResult WaferRouter::run(Stats &stats) {
       for (Group &g : groups) {
         if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return bad[r]; }))
           continue;
+        // Over the words budget (not the colors): may spread by the ring.
+        g.ring |= budget > 0 && llvm::any_of(g.res, [&](int32_t r) {
+                    return bad[r] && load[r] > budget * (1 + 1e-9);
+                  });
         ripUp(g);
         if (failed(routeOrFail(g)))
           return failure();
