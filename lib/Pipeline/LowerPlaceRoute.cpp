@@ -112,16 +112,26 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       tries.resize(1);
     for (int64_t &n : tries)
       n = n > 0 ? n : std::max<int64_t>(1, colors / 2);
-    // Larger shares first, strictly: what succeeds is no slower than the
-    // share below would be (kernels as fast or faster, links within them).
-    if (!weightStreaming && (wafers == "auto" || wafers == "1"))
-      for (double share : tryUtilization) {
-        SmallVector<Diagnostic> dropped;
-        int64_t most;
-        if (share > utilization &&
-            succeeded(attempt(stages(tries[0], false, share, true), dropped, most)))
-          return;
-      }
+    // Strictly first: the larger shares, then `utilization`, each with
+    // every block count. What succeeds runs at its lowering's pace (no
+    // kernel reshaped slower, links within it), which a lenient try with
+    // as many blocks on fewer PEs would not beat.
+    if (!weightStreaming && !tryUtilization.empty() && (wafers == "auto" || wafers == "1")) {
+      SmallVector<double> shares;
+      for (double share : tryUtilization)
+        if (share > utilization)
+          shares.push_back(share);
+      shares.push_back(utilization);
+      for (double share : shares)
+        for (size_t i = 0; i < tries.size(); ++i) {
+          SmallVector<Diagnostic> dropped;
+          int64_t most = 0;
+          if (succeeded(attempt(stages(tries[i], false, share, true), dropped, most)))
+            return;
+          if (i + 1 < tries.size() && most <= tries[i + 1])
+            break; // fewer blocks would change no kernel (or it did not lower)
+        }
+    }
     for (size_t i = 0; i < tries.size(); ++i) {
       std::string text = stages(tries[i], i + 1 == tries.size(), utilization, false);
       if (i + 1 == tries.size()) {

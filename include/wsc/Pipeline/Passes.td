@@ -27,13 +27,12 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     routed is kept on the function as `wskernel.max_blocks`.
 
     `try-utilization` lists larger PE budgets to try first, in order, on a
-    pipeline that fits one wafer (`wafers` auto or 1), with the first
-    `max-blocks` count and strictly: placement reshapes no kernel into one
-    slower than the slowest as lowered (wsc-place reshape-slower=false) and
-    the links carry the streams within the slowest kernel's cycles
-    (wsc-route grow-budget=false). The first that succeeds is kept (its
-    kernels are at least as fast and no link is slower); else the tries
-    above run at `utilization`.
+    pipeline that fits one wafer (`wafers` auto or 1): each of them, then
+    `utilization`, with each `max-blocks` count, strictly: placement
+    reshapes no kernel into one slower than the slowest as lowered
+    (wsc-place reshape-slower=false) and the links carry the streams within
+    the slowest kernel's cycles (wsc-route grow-budget=false). The first
+    that succeeds is kept; else the tries above run at `utilization`.
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",
