@@ -38,15 +38,17 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
   // 3), and a try that does not fit should fail fast (GPT-3 XL at T=2048:
   // 72 s at 40 rounds). A strict try is on one wafer, reshapes no kernel
   // into one slower than the slowest as lowered, and keeps the link budget.
-  std::string stages(int64_t blocks, bool last, double share, bool strict) const {
+  std::string lowering(int64_t blocks, double share, bool strict) const {
     std::string onWafers = wafers;
     if (strict)
       onWafers = "1";
-    std::string text = "wsc-lower-to-kernels{wafers=" + onWafers +
-                       " precision=" + precision + " defect-rate=" + std::to_string(defectRate) +
-                       " utilization=" + std::to_string(share) +
-                       " max-blocks=" + std::to_string(blocks) +
-                       (weightStreaming ? " weight-streaming=true" : "") + "}";
+    return "wsc-lower-to-kernels{wafers=" + onWafers + " precision=" + precision +
+           " defect-rate=" + std::to_string(defectRate) + " utilization=" + std::to_string(share) +
+           " max-blocks=" + std::to_string(blocks) +
+           (weightStreaming ? " weight-streaming=true" : "") + "}";
+  }
+  std::string stages(int64_t blocks, bool last, double share, bool strict) const {
+    std::string text = lowering(blocks, share, strict);
     if (!defects.empty() || defectRate > 0)
       text += ",wsc-defects{file=" + defects + " rate=" + std::to_string(defectRate) +
               " seed=" + std::to_string(seed) + "}";
@@ -63,11 +65,12 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     return text;
   }
 
-  /// Runs `text` on the module, holding back its errors. On failure the
-  /// module is as it was, `errors` has them and `most` is the most results
-  /// (blocks) of a kernel of the failed attempt.
+  /// Runs `text` on the module, holding back its errors. On failure (or
+  /// always, with `restore`) the module is as it was; `errors` has the
+  /// errors, `most` is the most results (blocks) of a kernel of the attempt
+  /// and `pace` the most cycles per token of one.
   LogicalResult attempt(const std::string &text, SmallVectorImpl<Diagnostic> &errors,
-                        int64_t &most) {
+                        int64_t &most, double *pace = nullptr, bool restore = false) {
     ModuleOp module = getOperation();
     OpPassManager pm(ModuleOp::getOperationName());
     if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
@@ -85,16 +88,20 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       });
       result = runPipeline(pm, module);
     }
-    if (succeeded(result))
+    if (succeeded(result) && !restore)
       return success();
     most = 0;
+    if (pace)
+      *pace = 0;
     module.walk([&](wsc::wskernel::KernelOp k) {
       most = std::max<int64_t>(most, k->getNumResults());
+      if (pace)
+        *pace = std::max(*pace, k.getCyclesPerToken().convertToDouble());
     });
     module.getBodyRegion().getBlocks().clear();
     module.getBodyRegion().takeBody(backup->getBodyRegion());
     module->setAttrs((*backup)->getAttrDictionary());
-    return failure();
+    return result;
   }
 
   void runOnOperation() override {
@@ -112,25 +119,53 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       tries.resize(1);
     for (int64_t &n : tries)
       n = n > 0 ? n : std::max<int64_t>(1, colors / 2);
-    // Strictly first: the larger shares, then `utilization`, each with
-    // every block count. What succeeds runs at its lowering's pace (no
-    // kernel reshaped slower, links within it), which a lenient try with
-    // as many blocks on fewer PEs would not beat.
+    // Strictly first: the larger shares and `utilization`, each with a
+    // block per color and every count above. What succeeds runs at its
+    // lowering's pace (no kernel reshaped slower, links within it), so the
+    // tries go by that pace, fastest first (lowering alone is cheap), and
+    // the first success is the best of them; a lenient try with as many
+    // blocks on fewer PEs would not beat it.
     if (!weightStreaming && !tryUtilization.empty() && (wafers == "auto" || wafers == "1")) {
       SmallVector<double> shares;
       for (double share : tryUtilization)
         if (share > utilization)
           shares.push_back(share);
       shares.push_back(utilization);
+      SmallVector<int64_t> counts = {colors};
+      for (int64_t n : tries)
+        if (n < counts.back())
+          counts.push_back(n);
+      struct Strict {
+        double pace, share;
+        int64_t blocks;
+      };
+      SmallVector<Strict> order;
       for (double share : shares)
-        for (size_t i = 0; i < tries.size(); ++i) {
+        for (size_t i = 0; i < counts.size(); ++i) {
           SmallVector<Diagnostic> dropped;
           int64_t most = 0;
-          if (succeeded(attempt(stages(tries[i], false, share, true), dropped, most)))
-            return;
-          if (i + 1 < tries.size() && most <= tries[i + 1])
-            break; // fewer blocks would change no kernel (or it did not lower)
+          double pace = 0;
+          if (failed(attempt(lowering(counts[i], share, true), dropped, most, &pace, true)))
+            break; // more than a wafer, or no lowering at this share
+          // Fewer blocks would change no kernel: the same lowering (under
+          // the usual count, when a block per color changed nothing).
+          bool same = i + 1 < counts.size() && most <= counts[i + 1];
+          if (same && i == 0)
+            continue;
+          order.push_back({pace, share, counts[i]});
+          if (same)
+            break;
         }
+      // Fastest first; on a tie, the smaller share, then fewer blocks.
+      llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
+        return std::make_tuple(a.pace, a.share, a.blocks) < std::make_tuple(b.pace, b.share, b.blocks);
+      });
+      for (const Strict &t : order) {
+        SmallVector<Diagnostic> dropped;
+        int64_t most = 0;
+        if (succeeded(attempt(stages(t.blocks, false, t.share, true), dropped, most)))
+          return;
+      }
     }
     for (size_t i = 0; i < tries.size(); ++i) {
       std::string text = stages(tries[i], i + 1 == tries.size(), utilization, false);

@@ -26,13 +26,15 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     the errors of the last attempt are the ones reported. The count that
     routed is kept on the function as `wskernel.max_blocks`.
 
-    `try-utilization` lists larger PE budgets to try first, in order, on a
-    pipeline that fits one wafer (`wafers` auto or 1): each of them, then
-    `utilization`, with each `max-blocks` count, strictly: placement
-    reshapes no kernel into one slower than the slowest as lowered
-    (wsc-place reshape-slower=false) and the links carry the streams within
-    the slowest kernel's cycles (wsc-route grow-budget=false). The first
-    that succeeds is kept; else the tries above run at `utilization`.
+    `try-utilization` lists larger PE budgets to try first on a pipeline
+    that fits one wafer (`wafers` auto or 1): each of them and
+    `utilization`, with a block per color and each `max-blocks` count,
+    strictly: placement reshapes no kernel into one slower than the slowest
+    as lowered (wsc-place reshape-slower=false) and the links carry the
+    streams within the slowest kernel's cycles (wsc-route grow-budget=false).
+    They go in the order of their lowering's slowest kernel, fastest first
+    (each is lowered alone first), and the first that succeeds is kept;
+    else the tries above run at `utilization`.
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",
