@@ -1,8 +1,9 @@
 #!/bin/bash
 # Benchmark (issue: kernels): GPT-2-small lowered to kernels on wse3, placed and
 # routed (the result blocks per kernel are those that route).
-# Prints kernels, PEs used, the slowest kernel's cycles per token, the ideal
-# (all multiply-accumulates over all PEs) and the balance ratio ideal/slowest.
+# Prints kernels, PEs used, the slowest kernel's cycles per token, the
+# busiest link's words per token, the bound (the larger), the ideal (all
+# multiply-accumulates over all PEs) and the balance ratio ideal/bound.
 # Uses the exported GPT-2-small of bench/import_gpt2_small.sh when present,
 # else the gpt3-125m preset (the same shapes, weights elided).
 #   bench/lower_gpt2_wse3.sh [SEQ]
@@ -32,7 +33,9 @@ slow = max(ks, key=lambda k: k["cycles_per_token"])
 print(f"kernels:                 {len(ks)} on {len(r['wafers'])} wafer(s) of {r['arch']}")
 print(f"PEs used:                {sum(w['pes_used'] for w in r['wafers'])}")
 print(f"largest SRAM per PE:     {max(k['sram_bytes_per_pe'] for k in ks)} bytes")
-print(f"slowest kernel:          {slow['name']} ({slow['kind']}, {slow['h']}x{slow['w']}): {e['cycles_per_token']:.0f} cycles/token")
+print(f"slowest kernel:          {slow['name']} ({slow['kind']}, {slow['h']}x{slow['w']}): {slow['cycles_per_token']:.0f} cycles/token")
+print(f"busiest link:            {r['routing']['max_link_load']:.0f} words/token")
+print(f"bound:                   {e['bound']}, {e['cycles_per_token']:.0f} cycles/token (PE share {e['utilization']:.3f})")
 print(f"ideal (MACs / all PEs):  {e['ideal_cycles_per_token']:.1f} cycles/token")
 print(f"balance ratio:           {e['balance']:.4f}  (goal >= 0.85)")
 print(f"estimated throughput:    {e['tokens_per_s']:.0f} tokens/s")

@@ -7,6 +7,12 @@
 // routes with 20 blocks and not with 16). So the pipeline tries, and lowers
 // again with fewer blocks when any stage fails.
 //
+// Likewise for the share of the wafer's PEs: more PEs make faster kernels,
+// but whether they still pack without a kernel reshaped slower, and whether
+// the links still carry the streams, shows only once placed and routed. A
+// larger share is tried first when asked, and kept only when it succeeds
+// without either.
+//
 //===----------------------------------------------------------------------===//
 #include "wsc/Pipeline/Pipeline.h"
 
@@ -26,27 +32,76 @@ namespace {
 struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePass> {
   using WscLowerPlaceRouteBase::WscLowerPlaceRouteBase;
 
-  // The passes after fusion, with `blocks` result blocks per kernel. A try
-  // that may be retried gives routing 10 rounds instead of 40: routes that
-  // fit take a few (GPT-2-small on wse3: 3), and a try that does not fit
-  // should fail fast (GPT-3 XL at T=2048: 72 s at 40 rounds).
-  std::string stages(int64_t blocks, bool last) const {
-    std::string text = "wsc-lower-to-kernels{wafers=" + wafers + " precision=" + precision +
-                       " defect-rate=" + std::to_string(defectRate) +
-                       " utilization=" + std::to_string(utilization) +
-                       " max-blocks=" + std::to_string(blocks) +
-                       (weightStreaming ? " weight-streaming=true" : "") + "}";
+  // The passes after fusion, with `blocks` result blocks per kernel on
+  // `share` of each wafer's PEs. A try that may be retried gives routing 10
+  // rounds instead of 40: routes that fit take a few (GPT-2-small on wse3:
+  // 3), and a try that does not fit should fail fast (GPT-3 XL at T=2048:
+  // 72 s at 40 rounds). A strict try is on one wafer, reshapes no kernel
+  // into one slower than the slowest as lowered, and keeps the link budget.
+  std::string lowering(int64_t blocks, double share, bool strict) const {
+    std::string onWafers = wafers;
+    if (strict)
+      onWafers = "1";
+    return "wsc-lower-to-kernels{wafers=" + onWafers + " precision=" + precision +
+           " defect-rate=" + std::to_string(defectRate) + " utilization=" + std::to_string(share) +
+           " max-blocks=" + std::to_string(blocks) +
+           (weightStreaming ? " weight-streaming=true" : "") + "}";
+  }
+  std::string stages(int64_t blocks, bool last, double share, bool strict) const {
+    std::string text = lowering(blocks, share, strict);
     if (!defects.empty() || defectRate > 0)
       text += ",wsc-defects{file=" + defects + " rate=" + std::to_string(defectRate) +
               " seed=" + std::to_string(seed) + "}";
     // Found by name so that each stage stays in its own library.
     if (PassInfo::lookup("wsc-place"))
-      text += ",wsc-place{seed=" + std::to_string(seed) + "}";
+      text += ",wsc-place{seed=" + std::to_string(seed) +
+              (strict ? " reshape-slower=false" : "") + "}";
     if (PassInfo::lookup("wsc-route"))
-      text += last ? ",wsc-route" : ",wsc-route{max-iterations=10}";
+      text += last     ? ",wsc-route"
+              : strict ? ",wsc-route{max-iterations=10 grow-budget=false}"
+                       : ",wsc-route{max-iterations=10}";
     if (PassInfo::lookup("wsc-verify-routes"))
       text += ",wsc-verify-routes";
     return text;
+  }
+
+  /// Runs `text` on the module, holding back its errors. On failure (or
+  /// always, with `restore`) the module is as it was; `errors` has the
+  /// errors, `most` is the most results (blocks) of a kernel of the attempt
+  /// and `pace` the most cycles per token of one.
+  LogicalResult attempt(const std::string &text, SmallVectorImpl<Diagnostic> &errors,
+                        int64_t &most, double *pace = nullptr, bool restore = false) {
+    ModuleOp module = getOperation();
+    OpPassManager pm(ModuleOp::getOperationName());
+    if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
+      module.emitError() << "cannot build the pass pipeline '" << text << "'";
+      return failure();
+    }
+    OwningOpRef<ModuleOp> backup = module.clone();
+    LogicalResult result = success();
+    {
+      ScopedDiagnosticHandler hold(&getContext(), [&](Diagnostic &d) {
+        if (d.getSeverity() != DiagnosticSeverity::Error)
+          return failure(); // not handled here: passes on
+        errors.push_back(std::move(d));
+        return success();
+      });
+      result = runPipeline(pm, module);
+    }
+    if (succeeded(result) && !restore)
+      return success();
+    most = 0;
+    if (pace)
+      *pace = 0;
+    module.walk([&](wsc::wskernel::KernelOp k) {
+      most = std::max<int64_t>(most, k->getNumResults());
+      if (pace)
+        *pace = std::max(*pace, k.getCyclesPerToken().convertToDouble());
+    });
+    module.getBodyRegion().getBlocks().clear();
+    module.getBodyRegion().takeBody(backup->getBodyRegion());
+    module->setAttrs((*backup)->getAttrDictionary());
+    return result;
   }
 
   void runOnOperation() override {
@@ -64,46 +119,77 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       tries.resize(1);
     for (int64_t &n : tries)
       n = n > 0 ? n : std::max<int64_t>(1, colors / 2);
-    for (size_t i = 0; i < tries.size(); ++i) {
-      bool last = i + 1 == tries.size();
-      OpPassManager pm(ModuleOp::getOperationName());
-      if (failed(parsePassPipeline(stages(tries[i], last), pm, llvm::errs()))) {
-        module.emitError() << "cannot build the pass pipeline '" << stages(tries[i], last) << "'";
-        return signalPassFailure();
+    // Strictly first: the larger shares and `utilization`, each with a
+    // block per color and every count above. What succeeds runs at its
+    // lowering's pace (no kernel reshaped slower, links within it), so the
+    // tries go by that pace, fastest first (lowering alone is cheap), and
+    // the first success is the best of them; a lenient try with as many
+    // blocks on fewer PEs would not beat it.
+    if (!weightStreaming && !tryUtilization.empty() && (wafers == "auto" || wafers == "1")) {
+      SmallVector<double> shares;
+      for (double share : tryUtilization)
+        if (share > utilization)
+          shares.push_back(share);
+      shares.push_back(utilization);
+      SmallVector<int64_t> counts = {colors};
+      for (int64_t n : tries)
+        if (n < counts.back())
+          counts.push_back(n);
+      struct Strict {
+        double pace, share;
+        int64_t blocks;
+      };
+      SmallVector<Strict> order;
+      for (double share : shares)
+        for (size_t i = 0; i < counts.size(); ++i) {
+          SmallVector<Diagnostic> dropped;
+          int64_t most = 0;
+          double pace = 0;
+          if (failed(attempt(lowering(counts[i], share, true), dropped, most, &pace, true)))
+            break; // more than a wafer, or no lowering at this share
+          // Fewer blocks would change no kernel: the same lowering (under
+          // the usual count, when a block per color changed nothing).
+          bool same = i + 1 < counts.size() && most <= counts[i + 1];
+          if (same && i == 0)
+            continue;
+          order.push_back({pace, share, counts[i]});
+          if (same)
+            break;
+        }
+      // Fastest first; on a tie, the smaller share, then fewer blocks.
+      llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
+        return std::make_tuple(a.pace, a.share, a.blocks) < std::make_tuple(b.pace, b.share, b.blocks);
+      });
+      for (const Strict &t : order) {
+        SmallVector<Diagnostic> dropped;
+        int64_t most = 0;
+        if (succeeded(attempt(stages(t.blocks, false, t.share, true), dropped, most)))
+          return;
       }
-      if (last) {
+    }
+    for (size_t i = 0; i < tries.size(); ++i) {
+      std::string text = stages(tries[i], i + 1 == tries.size(), utilization, false);
+      if (i + 1 == tries.size()) {
+        OpPassManager pm(ModuleOp::getOperationName());
+        if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
+          module.emitError() << "cannot build the pass pipeline '" << text << "'";
+          return signalPassFailure();
+        }
         if (failed(runPipeline(pm, module)))
           signalPassFailure();
         return;
       }
       // Errors of an attempt that may be retried are held back.
-      OwningOpRef<ModuleOp> backup = module.clone();
       SmallVector<Diagnostic> errors;
-      LogicalResult result = success();
-      {
-        ScopedDiagnosticHandler hold(&getContext(), [&](Diagnostic &d) {
-          if (d.getSeverity() != DiagnosticSeverity::Error)
-            return failure(); // not handled here: passes on
-          errors.push_back(std::move(d));
-          return success();
-        });
-        result = runPipeline(pm, module);
-      }
-      if (succeeded(result))
+      int64_t most = 0;
+      if (succeeded(attempt(text, errors, most)))
         return;
       // Retry only when the next count changes some kernel's blocks.
-      int64_t most = 0;
-      module.walk([&](wsc::wskernel::KernelOp k) {
-        most = std::max<int64_t>(most, k->getNumResults());
-      });
       if (most <= tries[i + 1]) {
         for (Diagnostic &d : errors)
           getContext().getDiagEngine().emit(std::move(d));
         return signalPassFailure();
       }
-      module.getBodyRegion().getBlocks().clear();
-      module.getBodyRegion().takeBody(backup->getBodyRegion());
-      module->setAttrs((*backup)->getAttrDictionary());
     }
   }
 };

@@ -183,7 +183,8 @@ void WriteReportPass::runOnOperation() {
                         {"bound", linkLoad > slowest ? "links" : "kernels"},
                         {"utilization", grid ? double(pesUsed) / double(grid) : 0.0},
                         {"ideal_cycles_per_token", ideal},
-                        {"balance", slowest > 0 ? ideal / slowest : 0.0}};
+                        // Against the bound, kernels or links: what the pipeline delivers.
+                        {"balance", cycles > 0 ? ideal / cycles : 0.0}};
   json::Object report{{"arch", arch->getName()},
                       {"mode", mode},
                       {"precision", precision},

@@ -29,6 +29,7 @@
 
 #include "mlir/IR/Threading.h"
 
+#include <cstdio>
 #include <deque>
 #include <map>
 
@@ -715,11 +716,17 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     }
     wafer::DefectGrid defects = wafer::DefectGrid::forWafer(defectsAttr, W, H, waferIndex);
     auto refresh = [&](GraphKernel &k) { k.h = k.op.getHeight(), k.w = k.op.getWidth(); };
+    // Without reshape-slower, no new shape may be slower than the wafer's
+    // slowest kernel as lowered: the pipeline keeps its pace.
+    double maxCycles = 0;
+    if (!reshapeSlower)
+      for (int k : members)
+        maxCycles = std::max(maxCycles, graph.kernels[k].op.getCyclesPerToken().convertToDouble());
     // A kernel larger than the wafer: the lowering's shape within it.
     for (int k : members) {
       GraphKernel &kernel = graph.kernels[k];
       if (kernel.x < 0 && (kernel.h > H || kernel.w > W) &&
-          succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W)))
+          succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W, maxCycles)))
         refresh(kernel);
     }
     // Pack; when no packing holds every kernel, the lowering reshapes
@@ -763,9 +770,16 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
         rows.write();
         break;
       }
-      int resized = rounds < maxRounds ? negotiate(rows, graph, members, cleanBoxes, W, H) : -1;
+      int resized =
+          rounds < maxRounds ? negotiate(rows, graph, members, cleanBoxes, W, H, maxCycles) : -1;
       if (resized < 0) {
-        rows.placeError();
+        InFlightDiagnostic diag = rows.placeError();
+        if (maxCycles > 0) {
+          char cycles[32];
+          std::snprintf(cycles, sizeof cycles, "%g", maxCycles);
+          diag << ", nor one as fast as the wafer's slowest kernel (" << cycles
+               << " cycles per token; reshape-slower=false)";
+        }
         return failure();
       }
       refresh(graph.kernels[resized]);
@@ -781,7 +795,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
   /// (the empty wafer's) in any shape: no reshaping of others can help.
   int negotiate(WaferPlacer &rows, KernelGraph &graph, const std::vector<int> &members,
                 const std::vector<std::pair<int64_t, int64_t>> &cleanBoxes, int64_t W,
-                int64_t H) {
+                int64_t H, double maxCycles) {
     int stuck = members[rows.failed()];
     GraphKernel &kernel = graph.kernels[stuck];
     auto fitsSome = [&](const std::vector<std::pair<int64_t, int64_t>> &boxes) {
@@ -792,7 +806,8 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     if (!fitsSome(cleanBoxes)) {
       for (size_t b = 0; b < std::min<size_t>(cleanBoxes.size(), 16); ++b) {
         auto [bh, bw] = cleanBoxes[b];
-        if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw)))
+        if (succeeded(
+                resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
           return stuck;
       }
       return -1;
@@ -801,7 +816,8 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     if (boxes.size() > 16)
       boxes.resize(16);
     for (auto [bh, bw] : boxes)
-      if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw)))
+      if (succeeded(
+              resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
         return stuck;
     std::vector<int> bySize;
     for (int k : members)
@@ -812,7 +828,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     });
     for (int k : bySize) {
       GraphKernel &big = graph.kernels[k];
-      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W)))
+      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W, maxCycles)))
         return k;
     }
     return -1;

@@ -129,7 +129,7 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         LogicalResult ok = failure();
         for (double b = budget;; b *= 1.25) {
           WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, b);
-          router.quietOverBudget = b > 0 && b < 16 * budget;
+          router.quietOverBudget = growBudget && b > 0 && b < 16 * budget;
           results[i].stats = Stats();
           ok = router.run(results[i].stats);
           if (succeeded(ok)) {

@@ -65,6 +65,7 @@ struct Group {
   std::vector<int32_t> res; // resources used, each once (unsorted)
   int64_t links = 0;        // PE-to-PE hops
   int depth = 0;            // longest source-to-PE path, in hops
+  bool ring = false;        // spreads through a ring around its boxes (was over the budget)
   int color = -1;
 };
 

@@ -243,11 +243,21 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
         }
       }
     } else {
+      // Cheapest paths from the tree to every PE of R, through R and, for
+      // a stream that was over the words budget, a ring of one PE around
+      // it: a stream whose entry PE's links are full (three blocks entering
+      // one corner, each reaching all of R) can go round the outside and
+      // enter R elsewhere. Only the paths to PEs of R join the tree. (The
+      // ring is other kernels' room: every stream in it would cost their
+      // streams colors.)
+      int64_t m = g.ring ? 1 : 0;
+      Rect E{std::max<int64_t>(0, R.x0 - m), std::max<int64_t>(0, R.y0 - m),
+             std::min<int64_t>(W - 1, R.x1 + m), std::min<int64_t>(H - 1, R.y1 + m)};
       ++searchStamp;
       std::priority_queue<Item> pq;
       for (size_t i = 0; i < g.entries.size(); ++i) {
         int32_t n = g.entries[i].node;
-        if (!R.contains(n % W, n / W))
+        if (!E.contains(n % W, n / W))
           continue;
         seen[n] = searchStamp, gScore[n] = 0;
         pq.push({0, 0, n});
@@ -257,15 +267,10 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
         pq.pop();
         if (it.g > gScore[it.n])
           continue;
-        if (inTree[it.n] != treeStamp) {
-          int64_t px = it.n % W, py = it.n / W;
-          wafer::stepDir(px, py, wafer::oppositeDir(parentDir[it.n]));
-          treeLink(g, node(px, py), parentDir[it.n], it.n);
-        }
         for (int dir = wafer::North; dir <= wafer::West; ++dir) {
           int64_t v = neighbour(it.n, dir);
           int32_t r = int32_t(it.n * kResPerPe + dir);
-          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) || closed(r))
+          if (v < 0 || inTree[v] == treeStamp || !E.contains(v % W, v / W) || closed(r))
             continue;
           float ng = it.g + float(linkCost(r, g.demand));
           if (seen[v] != searchStamp || ng < gScore[v]) {
@@ -274,6 +279,24 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
           }
         }
       }
+      // Join each PE of R by its path, from the tree end.
+      std::vector<std::pair<int64_t, int>> path;
+      for (int64_t y = R.y0; y <= R.y1; ++y)
+        for (int64_t x = R.x0; x <= R.x1; ++x) {
+          path.clear();
+          for (int64_t v = node(x, y); inTree[v] != treeStamp && seen[v] == searchStamp;) {
+            int dir = parentDir[v];
+            int64_t ux = v % W, uy = v / W;
+            wafer::stepDir(ux, uy, wafer::oppositeDir(dir));
+            v = node(ux, uy);
+            path.push_back({v, dir});
+          }
+          for (auto p = path.rbegin(); p != path.rend(); ++p) {
+            int64_t tx = p->first % W, ty = p->first / W;
+            wafer::stepDir(tx, ty, p->second);
+            treeLink(g, p->first, p->second, node(tx, ty));
+          }
+        }
     }
     for (int64_t y = R.y0; y <= R.y1; ++y)
       for (int64_t x = R.x0; x <= R.x1; ++x) {
@@ -600,6 +623,10 @@ LogicalResult WaferRouter::run(Stats &stats) {
       for (Group &g : groups) {
         if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return bad[r]; }))
           continue;
+        // Over the words budget (not the colors): may spread by the ring.
+        g.ring |= budget > 0 && llvm::any_of(g.res, [&](int32_t r) {
+                    return bad[r] && load[r] > budget * (1 + 1e-9);
+                  });
         ripUp(g);
         if (failed(routeOrFail(g)))
           return failure();

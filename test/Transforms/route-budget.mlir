@@ -8,6 +8,11 @@
 // and the figures say so.
 // CHECK: wafer.route_stats = {{{.*}}link_budget = 19 : i64{{.*}}max_link_load = 1.600000e+01 : f64
 
+// With grow-budget=false (the pipeline's strict tries) the budget stays at
+// 10 and the shared link is an error.
+// RUN: not wsc-opt %s --wsc-route="grow-budget=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIXED
+// FIXED: error: 'wskernel.kernel' op cannot route stream 'out0' of kernel 'p0' on wafer 0: 1 link stays over capacity (24 colors, 10 words per token) after 40 rounds; most congested region x 1..2, y 0..0
+
 #arch = #wafer.arch<name = "mesh:4x1", width = 4, height = 1, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,

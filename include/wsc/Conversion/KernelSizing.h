@@ -16,10 +16,12 @@ namespace wsc {
 /// `maxH` rows x `maxW` columns: the lowering's own sizing picks the shape
 /// (growing it until its tiles fit a PE's SRAM), then the grid, channels,
 /// body, `sram` and `cycles` are written again. Fails and leaves the kernel
-/// as it was when no such shape fits SRAM or the kernel kind has no other
-/// shape (an `add`, the host output, a kernel the lowering did not make).
+/// as it was when no such shape fits SRAM, the new shape would take more
+/// than `maxCycles` cycles per token (when > 0), or the kernel kind has no
+/// other shape (an `add`, the host output, a kernel the lowering did not
+/// make).
 mlir::LogicalResult resizeKernel(wskernel::KernelOp kernel, int64_t pes, int64_t maxH,
-                                 int64_t maxW);
+                                 int64_t maxW, double maxCycles = 0);
 
 } // namespace wsc
 

@@ -25,6 +25,16 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     `max-blocks`, the module is restored and lowered again with that many;
     the errors of the last attempt are the ones reported. The count that
     routed is kept on the function as `wskernel.max_blocks`.
+
+    `try-utilization` lists larger PE budgets to try first on a pipeline
+    that fits one wafer (`wafers` auto or 1): each of them and
+    `utilization`, with a block per color and each `max-blocks` count,
+    strictly: placement reshapes no kernel into one slower than the slowest
+    as lowered (wsc-place reshape-slower=false) and the links carry the
+    streams within the slowest kernel's cycles (wsc-route grow-budget=false).
+    They go in the order of their lowering's slowest kernel, fastest first
+    (each is lowered alone first), and the first that succeeds is kept;
+    else the tries above run at `utilization`.
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",
@@ -33,6 +43,8 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     Option<"precision", "precision", "std::string", "\"fp32\"", "fp32 | fp16 | bf16 (wsc-lower-to-kernels)">,
     Option<"weightStreaming", "weight-streaming", "bool", "false", "wsc-lower-to-kernels' option">,
     Option<"utilization", "utilization", "double", "0.6", "wsc-lower-to-kernels' option">,
+    ListOption<"tryUtilization", "try-utilization", "double",
+               "Larger PE budgets tried first, strictly, on one wafer (see above)">,
     Option<"defects", "defects", "std::string", "\"\"", "Defect map file (wsc-defects)">,
     Option<"defectRate", "defect-rate", "double", "0.0", "Random defect map (wsc-defects, and the lowering's sizes)">,
     Option<"seed", "seed", "int64_t", "1", "Seed of placement and of the random defect map">

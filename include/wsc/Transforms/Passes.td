@@ -68,7 +68,10 @@ def WscPlace : Pass<"wsc-place", "mlir::ModuleOp"> {
   let options = [
     Option<"seed", "seed", "int64_t", "1", "Seed of the improvement moves">,
     Option<"moves", "moves", "int64_t", "-1",
-           "Improvement moves (-1: 200 per kernel, at most 400000; 0: none)">
+           "Improvement moves (-1: 200 per kernel, at most 400000; 0: none)">,
+    Option<"reshapeSlower", "reshape-slower", "bool", "true",
+           "When no packing holds a wafer's kernels, the lowering may reshape a kernel "
+           "into one slower than the wafer's slowest (false: only shapes as fast)">
   ];
   let dependentDialects = ["wsc::wafer::WaferDialect"];
 }
@@ -97,7 +100,10 @@ def WscRoute : Pass<"wsc-route", "mlir::ModuleOp"> {
            "Rip-up and reroute rounds before giving up">,
     Option<"linkBudget", "link-budget", "int64_t", "0",
            "Words per token a link may carry (0: the slowest kernel's cycles per token; "
-           "-1: unchecked)">
+           "-1: unchecked)">,
+    Option<"growBudget", "grow-budget", "bool", "true",
+           "When the links cannot carry the streams within the budget, raise it by a "
+           "quarter until they can (false: that is an error)">
   ];
   let dependentDialects = ["wsc::wafer::WaferDialect"];
 }

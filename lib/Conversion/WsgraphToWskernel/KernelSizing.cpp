@@ -354,7 +354,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   return bytes;
 }
 
-LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, int64_t maxW) {
+LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, int64_t maxW,
+                                double maxCycles) {
   auto func = kernel->getParentOfType<func::FuncOp>();
   auto module = kernel->getParentOfType<ModuleOp>();
   auto arch = module ? wafer::getArch(module) : FailureOr<wafer::ArchAttr>(failure());
@@ -475,9 +476,10 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   auto size = [](Type t) { return cast<wk::StreamType>(t).getSize(); };
   bool sameBlocks = p.hostResult || !p.blocked ||
                     llvm::equal(blocks, llvm::map_range(kernel->getResultTypes(), size));
-  if (sameBlocks && bytes <= arch->getSramBytes())
+  bool inTime = maxCycles <= 0 || kernel.getCyclesPerToken().convertToDouble() <= maxCycles;
+  if (sameBlocks && bytes <= arch->getSramBytes() && inTime)
     return success();
-  // Too big for SRAM after all: the old shape again (the same body).
+  // Too big for SRAM or too slow after all: the old shape again (the same body).
   p.h = oldH, p.w = oldW;
   writeKernel(kernel, p, batch, tokens, cost);
   return failure();
