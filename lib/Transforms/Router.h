@@ -167,6 +167,9 @@ private:
   template <typename Closed> bool reach(Group &g, const Rect &R, Closed closed);
   void treeAdd(Group &g, int64_t n, int in, int depth);
   void treeLink(Group &g, int64_t from, int dir, int64_t to);
+  /// Adds the path the last search found from the tree to `end`.
+  void treeJoin(Group &g, int64_t end);
+  std::vector<std::pair<int64_t, int>> joinPath; ///< treeJoin's scratch
   void commit(Group &g, int delta);
   void ripUp(Group &g) {
     commit(g, -1);

@@ -143,6 +143,24 @@ void WaferRouter::treeLink(Group &g, int64_t from, int dir, int64_t to) {
   ++g.links;
 }
 
+void WaferRouter::treeJoin(Group &g, int64_t end) {
+  // The search's parent directions lead from `end` back to the tree; the
+  // links are added from the tree out.
+  joinPath.clear();
+  for (int64_t v = end; inTree[v] != treeStamp;) {
+    int dir = parentDir[v];
+    int64_t ux = v % W, uy = v / W;
+    wafer::stepDir(ux, uy, wafer::oppositeDir(dir));
+    v = node(ux, uy);
+    joinPath.push_back({v, dir});
+  }
+  for (auto it = joinPath.rbegin(); it != joinPath.rend(); ++it) {
+    int64_t tx = it->first % W, ty = it->first / W;
+    wafer::stepDir(tx, ty, it->second);
+    treeLink(g, it->first, it->second, node(tx, ty));
+  }
+}
+
 namespace {
 struct Item {
   float f, g;
@@ -193,19 +211,7 @@ template <typename Closed> bool WaferRouter::reach(Group &g, const Rect &R, Clos
   }
   if (target < 0)
     return false;
-  std::vector<std::pair<int64_t, int>> path;
-  for (int64_t v = target; inTree[v] != treeStamp;) {
-    int dir = parentDir[v];
-    int64_t ux = v % W, uy = v / W;
-    wafer::stepDir(ux, uy, wafer::oppositeDir(dir));
-    v = node(ux, uy);
-    path.push_back({v, dir});
-  }
-  for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    int64_t tx = it->first % W, ty = it->first / W;
-    wafer::stepDir(tx, ty, it->second);
-    treeLink(g, it->first, it->second, node(tx, ty));
-  }
+  treeJoin(g, target);
   return true;
 }
 
@@ -279,24 +285,11 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
           }
         }
       }
-      // Join each PE of R by its path, from the tree end.
-      std::vector<std::pair<int64_t, int>> path;
+      // Join each PE of R that the search reached by its path.
       for (int64_t y = R.y0; y <= R.y1; ++y)
-        for (int64_t x = R.x0; x <= R.x1; ++x) {
-          path.clear();
-          for (int64_t v = node(x, y); inTree[v] != treeStamp && seen[v] == searchStamp;) {
-            int dir = parentDir[v];
-            int64_t ux = v % W, uy = v / W;
-            wafer::stepDir(ux, uy, wafer::oppositeDir(dir));
-            v = node(ux, uy);
-            path.push_back({v, dir});
-          }
-          for (auto p = path.rbegin(); p != path.rend(); ++p) {
-            int64_t tx = p->first % W, ty = p->first / W;
-            wafer::stepDir(tx, ty, p->second);
-            treeLink(g, p->first, p->second, node(tx, ty));
-          }
-        }
+        for (int64_t x = R.x0; x <= R.x1; ++x)
+          if (seen[node(x, y)] == searchStamp)
+            treeJoin(g, node(x, y));
     }
     for (int64_t y = R.y0; y <= R.y1; ++y)
       for (int64_t x = R.x0; x <= R.x1; ++x) {
