@@ -29,6 +29,11 @@ namespace wsc {
 using namespace mlir;
 
 namespace {
+/// A strict try gives up after this many reshapes: the ones that pack take a
+/// few (GPT-2-small at 0.8 of wse3: 2), and a share too large for the
+/// wafer's packing negotiates on (at 0.85: 13 reshapes, 11 s).
+constexpr int64_t kStrictReshapes = 6;
+
 struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePass> {
   using WscLowerPlaceRouteBase::WscLowerPlaceRouteBase;
 
@@ -55,7 +60,8 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     // Found by name so that each stage stays in its own library.
     if (PassInfo::lookup("wsc-place"))
       text += ",wsc-place{seed=" + std::to_string(seed) +
-              (strict ? " reshape-slower=false" : "") + "}";
+              (strict ? " reshape-slower=false max-reshapes=" + std::to_string(kStrictReshapes) : "") +
+              "}";
     if (PassInfo::lookup("wsc-route"))
       text += last     ? ",wsc-route"
               : strict ? ",wsc-route{max-iterations=10 grow-budget=false}"

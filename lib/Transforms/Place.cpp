@@ -158,7 +158,8 @@ public:
   /// Free rectangles left by the last attempt (no kernel, dead PE or dead
   /// link inside): for each height, the widest, largest area first.
   std::vector<std::pair<int64_t, int64_t>> freeBoxes() const;
-  InFlightDiagnostic placeError();
+  /// `gaveUp`: placement stopped after that many reshapes (max-reshapes).
+  InFlightDiagnostic placeError(int64_t gaveUp = -1);
   void write();
 
 private:
@@ -495,19 +496,24 @@ bool WaferPlacer::attempt(int64_t minBand, int64_t holeBudget) {
   return pack(minBand, holeBudget);
 }
 
-InFlightDiagnostic WaferPlacer::placeError() {
+InFlightDiagnostic WaferPlacer::placeError(int64_t gaveUp) {
   int i = failedKernel;
   int64_t freePes = 0;
   for (int64_t c = 0; c < W * H; ++c)
     freePes += occ[c] < 0 && !deadPe[c];
   KernelOp op = kernelOp(i);
   int64_t hh = transposed ? w[i] : h[i], ww = transposed ? h[i] : w[i];
-  return op.emitOpError("cannot place kernel '")
-         << op.getName() << "' (grid [" << hh << ", " << ww << "]) on wafer " << wafer
-         << ": no free rectangle of " << hh << " rows x " << ww
-         << " columns without defects is left (" << freePes << " of " << W * H
-         << " PEs free), and the lowering has no shape for it in the free space, nor a "
+  InFlightDiagnostic diag = op.emitOpError("cannot place kernel '")
+                            << op.getName() << "' (grid [" << hh << ", " << ww << "]) on wafer "
+                            << wafer << ": no free rectangle of " << hh << " rows x " << ww
+                            << " columns without defects is left (" << freePes << " of " << W * H
+                            << " PEs free)";
+  if (gaveUp >= 0)
+    diag << " after " << gaveUp << " reshapes (max-reshapes=" << gaveUp << ")";
+  else
+    diag << ", and the lowering has no shape for it in the free space, nor a "
             "smaller one for the other kernels of the wafer (their tiles must fit SRAM)";
+  return diag;
 }
 
 std::vector<std::pair<int64_t, int64_t>> WaferPlacer::freeBoxes() const {
@@ -731,7 +737,8 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     }
     // Pack; when no packing holds every kernel, the lowering reshapes
     // one (negotiate) and packing starts again.
-    int64_t rounds = 0, maxRounds = 4 * int64_t(members.size()) + 16;
+    int64_t rounds = 0,
+            maxRounds = maxReshapes >= 0 ? int64_t(maxReshapes) : 4 * int64_t(members.size()) + 16;
     // The rectangles free of defects and pre-placed kernels: a kernel with
     // no shape inside one of them fails at once, not after every round.
     std::vector<std::pair<int64_t, int64_t>> cleanBoxes;
@@ -773,7 +780,8 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       int resized =
           rounds < maxRounds ? negotiate(rows, graph, members, cleanBoxes, W, H, maxCycles) : -1;
       if (resized < 0) {
-        InFlightDiagnostic diag = rows.placeError();
+        InFlightDiagnostic diag =
+            rows.placeError(rounds >= maxRounds && maxReshapes >= 0 ? rounds : -1);
         if (maxCycles > 0) {
           char cycles[32];
           std::snprintf(cycles, sizeof cycles, "%g", maxCycles);

@@ -71,7 +71,10 @@ def WscPlace : Pass<"wsc-place", "mlir::ModuleOp"> {
            "Improvement moves (-1: 200 per kernel, at most 400000; 0: none)">,
     Option<"reshapeSlower", "reshape-slower", "bool", "true",
            "When no packing holds a wafer's kernels, the lowering may reshape a kernel "
-           "into one slower than the wafer's slowest (false: only shapes as fast)">
+           "into one slower than the wafer's slowest (false: only shapes as fast)">,
+    Option<"maxReshapes", "max-reshapes", "int64_t", "-1",
+           "Reshapes placement may ask of the lowering on a wafer before it gives up "
+           "(-1: 4 per kernel + 16)">
   ];
   let dependentDialects = ["wsc::wafer::WaferDialect"];
 }
