@@ -7,6 +7,7 @@
 #include "Model.h"
 #include "wsc/runtime/Emulator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <new>

@@ -1,8 +1,9 @@
-// Worklist scheduling. A visit runs one PE until it blocks, ends or yields,
-// then routes its messages at once and queues the PEs they wake. A PE's
-// results depend only on the words it receives and their timestamps, never
-// on when the host ran it, so any order gives bit-identical numbers and
-// cycles; the order is fixed, so faults are too.
+// Scheduling in turns: kernels take turns in pipeline order; a visit runs
+// one PE until it blocks, ends or yields, then routes its messages at once
+// and readies the PEs they wake. A PE's results depend only on the words it
+// receives and their timestamps, never on when the host ran it, so any
+// order gives bit-identical numbers and cycles; the order is fixed, so
+// faults are too.
 #include "Machine.h"
 
 #include <fmt/format.h>
@@ -10,7 +11,6 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <thread>
 
