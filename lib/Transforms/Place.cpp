@@ -158,8 +158,9 @@ public:
   /// Free rectangles left by the last attempt (no kernel, dead PE or dead
   /// link inside): for each height, the widest, largest area first.
   std::vector<std::pair<int64_t, int64_t>> freeBoxes() const;
-  /// `gaveUp`: placement stopped after that many reshapes (max-reshapes).
-  InFlightDiagnostic placeError(int64_t gaveUp = -1);
+  /// `gaveUp`: placement stopped after that many reshapes (max-reshapes);
+  /// `maxCycles` > 0: reshapes were held to that pace (reshape-slower=false).
+  void placeError(int64_t gaveUp, double maxCycles);
   void write();
 
 private:
@@ -496,7 +497,7 @@ bool WaferPlacer::attempt(int64_t minBand, int64_t holeBudget) {
   return pack(minBand, holeBudget);
 }
 
-InFlightDiagnostic WaferPlacer::placeError(int64_t gaveUp) {
+void WaferPlacer::placeError(int64_t gaveUp, double maxCycles) {
   int i = failedKernel;
   int64_t freePes = 0;
   for (int64_t c = 0; c < W * H; ++c)
@@ -508,12 +509,18 @@ InFlightDiagnostic WaferPlacer::placeError(int64_t gaveUp) {
                             << wafer << ": no free rectangle of " << hh << " rows x " << ww
                             << " columns without defects is left (" << freePes << " of " << W * H
                             << " PEs free)";
-  if (gaveUp >= 0)
+  if (gaveUp >= 0) {
     diag << " after " << gaveUp << " reshapes (max-reshapes=" << gaveUp << ")";
-  else
-    diag << ", and the lowering has no shape for it in the free space, nor a "
-            "smaller one for the other kernels of the wafer (their tiles must fit SRAM)";
-  return diag;
+    return;
+  }
+  diag << ", and the lowering has no shape for it in the free space, nor a "
+          "smaller one for the other kernels of the wafer (their tiles must fit SRAM)";
+  if (maxCycles > 0) {
+    char cycles[32];
+    std::snprintf(cycles, sizeof cycles, "%g", maxCycles);
+    diag << ", nor one as fast as the wafer's slowest kernel (" << cycles
+         << " cycles per token; reshape-slower=false)";
+  }
 }
 
 std::vector<std::pair<int64_t, int64_t>> WaferPlacer::freeBoxes() const {
@@ -780,14 +787,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       int resized =
           rounds < maxRounds ? negotiate(rows, graph, members, cleanBoxes, W, H, maxCycles) : -1;
       if (resized < 0) {
-        InFlightDiagnostic diag =
-            rows.placeError(rounds >= maxRounds && maxReshapes >= 0 ? rounds : -1);
-        if (maxCycles > 0) {
-          char cycles[32];
-          std::snprintf(cycles, sizeof cycles, "%g", maxCycles);
-          diag << ", nor one as fast as the wafer's slowest kernel (" << cycles
-               << " cycles per token; reshape-slower=false)";
-        }
+        rows.placeError(rounds >= maxRounds && maxReshapes >= 0 ? rounds : -1, maxCycles);
         return failure();
       }
       refresh(graph.kernels[resized]);

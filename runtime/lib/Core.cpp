@@ -231,7 +231,6 @@ private:
   const Region &reg_;
   PeState &s_;
   Outbox &outbox_;
-  uint64_t outboxWords_ = 0;
   const VisitLimit &limit_;
   uint32_t traceLimit_;
   uint64_t maxCycles_;
@@ -336,7 +335,6 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   q.leaveIfDrained();
   if (in.forward >= 0) { // each word left as it was stored: no cycles of its own
     outbox_.add(uint32_t(in.forward), s_.sram + dst, uint32_t(n), end - n);
-    outboxWords_ += n;
     ++s_.messages;
   }
   charge(in, n, end - s_.clock - n);
@@ -357,7 +355,6 @@ Core::Step Core::exec(const Instr &in) {
     if (!span(in, 0, n, a))
       return Step::Fault;
     outbox_.add(in.color, s_.sram + a, uint32_t(n), s_.clock);
-    outboxWords_ += n;
     ++s_.messages;
     charge(in, n);
     return Step::Next;
@@ -570,7 +567,7 @@ void Core::run() {
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
     if (in.op == wafer::SEND &&
-        (outbox_.msgs.size() >= limit_.sends || outboxWords_ >= limit_.words))
+        (outbox_.msgs.size() >= limit_.sends || outbox_.words.size() >= limit_.words))
       return;
   }
   s_.status = PeStatus::Done;

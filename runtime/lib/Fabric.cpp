@@ -154,10 +154,7 @@ void Fabric::assignLanes(const std::vector<uint8_t> &laneOfPe) {
 }
 
 void Fabric::close(uint64_t pe) {
-  const Region &r = m_.regions[m_.peRegion[pe]];
-  uint32_t x, y;
-  m_.peXY(pe, x, y);
-  size_t pos = position(r.wafer, x, y);
+  size_t pos = pePosition(pe);
   for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1]; ++i)
     if (origins_[i].log)
       origins_[i].log->close();
@@ -174,9 +171,6 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
                     size_t count, uint8_t lane, std::vector<uint64_t> &woken,
                     std::vector<Remote> &remote) {
   const OutMsg &msg = *msgs[0];
-  const Region &src = m_.regions[m_.peRegion[origin]];
-  uint32_t sx, sy;
-  m_.peXY(origin, sx, sy);
   uint64_t n = msg.size;
   size_t plane = size_t(m_.width) * m_.height;
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
@@ -190,7 +184,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
   std::vector<Arrival> &arrivals = w.arrivals;
   stack.clear();
   arrivals.clear();
-  uint32_t srcPos = uint32_t(position(src.wafer, sx, sy));
+  uint32_t srcPos = uint32_t(pePosition(origin));
   int32_t srcSlot = slotOf(srcPos, msg.color);
   // The origin (the sending PE and color) is named by its slot at the sender.
   uint32_t ownerId = uint32_t(srcSlot) + 1;

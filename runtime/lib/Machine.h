@@ -344,6 +344,11 @@ private:
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
     return (size_t(wafer) * m_.height + y) * m_.width + x;
   }
+  size_t pePosition(uint64_t pe) const {
+    uint32_t x, y;
+    m_.peXY(pe, x, y);
+    return position(m_.regions[m_.peRegion[pe]].wafer, x, y);
+  }
 
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries

@@ -79,6 +79,7 @@ struct Lane {
   uint32_t cursor = 0;                      ///< the region whose turn is next
   size_t readyCount = 0;
   std::vector<uint64_t> turn; ///< the current turn's PEs, last woken first
+  uint32_t turnRegion = 0;    ///< whose turn it is
   std::mutex mailMu;
   std::vector<Fabric::Remote> mail;
   std::atomic<bool> hasMail{false};
@@ -92,6 +93,7 @@ struct Lane {
   void startTurn() {
     while (ready[cursor].empty())
       cursor = cursor + 1 == ready.size() ? 0 : cursor + 1;
+    turnRegion = cursor;
     std::vector<uint64_t> &r = ready[cursor];
     turn.assign(r.rbegin(), r.rend());
     readyCount -= r.size();
@@ -146,12 +148,11 @@ void runLane(Shared &sh, unsigned id) {
   std::vector<uint64_t> woken;
   Outbox outbox; // of the PE being visited; routed when the visit ends
   std::vector<Fabric::Remote> remote, mail;
-  uint32_t turnRegion = 0;
   // PEs of the region whose turn it is run in this turn, the last woken first.
   auto wake = [&](bool inTurn) {
     for (size_t i = woken.size(); i-- > 0;) {
       uint32_t r = regionOf[woken[i]];
-      if (inTurn && r == turnRegion)
+      if (inTurn && r == lane.turnRegion)
         lane.turn.push_back(woken[i]);
       else
         lane.add(r, woken[i]);
@@ -188,7 +189,6 @@ void runLane(Shared &sh, unsigned id) {
         continue;
       }
       lane.startTurn();
-      turnRegion = regionOf[lane.turn.back()];
     }
     uint64_t pe = lane.turn.back();
     lane.turn.pop_back();
@@ -200,7 +200,7 @@ void runLane(Shared &sh, unsigned id) {
     if (Status st = sh.fabric.route(walker, pe, outbox, uint8_t(id), woken, remote); !st)
       return sh.fail(st);
     if (s.status == PeStatus::Ready)
-      lane.add(turnRegion, pe);
+      lane.add(lane.turnRegion, pe);
     else if (s.status == PeStatus::Done)
       sh.fabric.close(pe);
     wake(true);
