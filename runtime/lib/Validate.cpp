@@ -259,26 +259,30 @@ Status Builder::checkRegion(uint32_t wi, const wafer::Region &r, size_t index) {
 
 Status Builder::checkRoutes(uint32_t wi) {
   const wafer::Wafer &w = p_.wafers(wi);
+  m_.routes.reserve(m_.routes.size() + size_t(w.routes_size()));
   for (int i = 0; i < w.routes_size(); ++i) {
     const wafer::Route &r = w.routes(i);
-    std::string where = fmt::format("route {} of wafer {} at PE ({},{})", i, wi, r.x(), r.y());
+    // Formatted only for an error: a wafer has millions of entries.
+    auto where = [&] {
+      return fmt::format("route {} of wafer {} at PE ({},{})", i, wi, r.x(), r.y());
+    };
     if (!m_.onGrid(r.x(), r.y()))
-      return fail(where + ": outside the grid");
+      return fail(where() + ": outside the grid");
     if (m_.dead[wi][size_t(r.y()) * m_.width + r.x()])
-      return fail(where + ": the PE is dead");
+      return fail(where() + ": the PE is dead");
     if (r.color() >= m_.colors)
-      return fail(fmt::format("{}: color {} >= arch.colors {}", where, r.color(), m_.colors));
+      return fail(fmt::format("{}: color {} >= arch.colors {}", where(), r.color(), m_.colors));
     if (!wafer::Port_IsValid(r.in()))
-      return fail(fmt::format("{}: bad input port {}", where, int(r.in())));
+      return fail(fmt::format("{}: bad input port {}", where(), int(r.in())));
     if (r.out_mask() == 0 || r.out_mask() >= (1u << kNumPorts))
-      return fail(fmt::format("{}: out_mask {:#x} must be a non-empty set of ports 0..5", where,
+      return fail(fmt::format("{}: out_mask {:#x} must be a non-empty set of ports 0..5", where(),
                               r.out_mask()));
     bool link = r.in() == wafer::LINK || (r.out_mask() & (1u << wafer::LINK));
     if (link && !isEdge(r.x(), r.y()))
-      return fail(where + ": uses LINK but the PE is not on the wafer's edge");
+      return fail(where() + ": uses LINK but the PE is not on the wafer's edge");
     uint64_t key = routeKey(wi, r.x(), r.y(), r.color(), r.in());
     if (!m_.routes.emplace(key, uint8_t(r.out_mask())).second)
-      return fail(fmt::format("{}: a second entry for color {} input {}", where, r.color(),
+      return fail(fmt::format("{}: a second entry for color {} input {}", where(), r.color(),
                               portName(r.in())));
   }
   return Status::success();
@@ -286,19 +290,23 @@ Status Builder::checkRoutes(uint32_t wi) {
 
 Status Builder::checkFilters(uint32_t wi) {
   const wafer::Wafer &w = p_.wafers(wi);
+  size_t filters = m_.filters.size();
+  for (const wafer::Region &r : w.regions())
+    filters += size_t(r.filters_size());
+  m_.filters.reserve(filters);
   for (const wafer::Region &r : w.regions())
     for (int i = 0; i < r.filters_size(); ++i) {
       const wafer::Filter &f = r.filters(i);
-      std::string where = fmt::format("filter {} of region '{}'", i, r.name());
+      auto where = [&] { return fmt::format("filter {} of region '{}'", i, r.name()); };
       if (f.px() >= r.w() || f.py() >= r.h())
-        return fail(fmt::format("{}: PE ({},{}) is outside the {}x{} region", where, f.px(), f.py(),
-                                r.w(), r.h()));
+        return fail(fmt::format("{}: PE ({},{}) is outside the {}x{} region", where(), f.px(),
+                                f.py(), r.w(), r.h()));
       uint32_t x = r.x() + f.px(), y = r.y() + f.py();
       if (f.color() >= m_.colors)
-        return fail(fmt::format("{}: color {} >= arch.colors {}", where, f.color(), m_.colors));
+        return fail(fmt::format("{}: color {} >= arch.colors {}", where(), f.color(), m_.colors));
       if (f.count() == 0 || uint64_t(f.first()) + f.count() > f.period())
         return fail(fmt::format("{}: window [{}, {}) must be non-empty and inside the period {}",
-                                where, f.first(), uint64_t(f.first()) + f.count(), f.period()));
+                                where(), f.first(), uint64_t(f.first()) + f.count(), f.period()));
       bool delivered = false;
       for (uint32_t in = 0; in < kNumPorts; ++in)
         if (auto it = m_.routes.find(routeKey(wi, x, y, f.color(), in));
@@ -306,10 +314,10 @@ Status Builder::checkFilters(uint32_t wi) {
           delivered = true;
       if (!delivered)
         return fail(fmt::format("{}: PE ({},{}) of wafer {} gets nothing on color {} for its core",
-                                where, x, y, wi, f.color()));
+                                where(), x, y, wi, f.color()));
       if (!m_.filters.emplace(routeKey(wi, x, y, f.color(), wafer::RAMP), &f).second)
-        return fail(fmt::format("{}: a second filter for color {} at PE ({},{})", where, f.color(),
-                                x, y));
+        return fail(fmt::format("{}: a second filter for color {} at PE ({},{})", where(),
+                                f.color(), x, y));
     }
   return Status::success();
 }
