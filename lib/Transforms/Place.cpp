@@ -137,6 +137,10 @@ public:
   /// `holeBudget` kernels need the (slow) hole scan; on failure
   /// `failedKernel` is set.
   bool attempt(int64_t minBand, int64_t holeBudget);
+  /// Packs densely, for when no band packing holds every kernel: each
+  /// kernel at its lowest (then westmost) legal spot, in pipeline order or
+  /// (`tallestFirst`) by height.
+  bool attemptDense(bool tallestFirst);
   /// Starts from given origins (untransposed), for the improvement moves.
   void adopt(const std::vector<std::pair<int64_t, int64_t>> &origins);
   void improve(int64_t seed, int64_t moves);
@@ -497,6 +501,38 @@ bool WaferPlacer::attempt(int64_t minBand, int64_t holeBudget) {
   return pack(minBand, holeBudget);
 }
 
+bool WaferPlacer::attemptDense(bool tallestFirst) {
+  reset();
+  reserveLarge();
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i)
+    if (!placed(i))
+      order.push_back(i);
+  if (tallestFirst)
+    llvm::stable_sort(order, [&](int a, int b) {
+      return std::make_pair(h[a], w[a]) > std::make_pair(h[b], w[b]);
+    });
+  int64_t prevX = 0; // where the previous kernel ended: ties go near it
+  for (int i : order) {
+    int64_t bestX = -1, bestY = -1;
+    for (int64_t xx = 0; xx + w[i] <= W; ++xx) {
+      int64_t yy = liftPastObstacles(xx, 0, h[i], w[i]);
+      if (yy >= 0 && (bestY < 0 || yy < bestY ||
+                      (yy == bestY && std::abs(xx - prevX) < std::abs(bestX - prevX))))
+        bestX = xx, bestY = yy;
+    }
+    if (bestX < 0) {
+      failedKernel = i;
+      return false;
+    }
+    x[i] = bestX, y[i] = bestY;
+    prevX = bestX + w[i];
+    paint(i, i);
+    buildBlocked([&](int o) { return true; });
+  }
+  return true;
+}
+
 void WaferPlacer::placeError(int64_t gaveUp, double maxCycles) {
   int i = failedKernel;
   int64_t freePes = 0;
@@ -773,9 +809,19 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
             best = p->origins(), bestCost = cost;
         }
       }
-      // Last resort: row bands, with as many hole scans as it takes.
+      // Last resorts: row bands, with as many hole scans as it takes; else
+      // the cheapest dense packing (either orientation, either order).
       if (!best && rows.attempt(0, INT64_MAX))
         best = rows.origins();
+      if (!best)
+        for (bool tallestFirst : {false, true})
+          for (WaferPlacer *p : {&rows, &cols}) {
+            if (!p->attemptDense(tallestFirst))
+              continue;
+            double cost = p->totalCost();
+            if (!best || cost < bestCost)
+              best = p->origins(), bestCost = cost;
+          }
       if (best) {
         rows.adopt(*best);
         rows.improve(seed, moves < 0

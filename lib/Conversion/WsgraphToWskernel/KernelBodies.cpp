@@ -257,9 +257,14 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t kdim = dim(first, 0), n = p.colHi ? p.colHi - p.colLo : dim(first, 1);
     bool bias = static_cast<int>(p.inputs.size()) > first + 1;
     // With a finishing row, the tiles are on rows 0..h-2 (the last row's
-    // tile rows lie past K: zeros it never reads).
+    // tile rows lie past K: zeros it never reads); with a hand-on row below
+    // it, on rows 0..h-3.
     bool finishing = CostModel::finishingRow(h, out);
-    int64_t tileRows = finishing ? h - 1 : h;
+    bool handOnRow = linearHandOnRow(p, kdim, n, p.kind == "linear_gelu", residual, tokens,
+                                     cost.arch);
+    int64_t tileRows = h - (finishing ? 1 : 0) - (handOnRow ? 1 : 0);
+    int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
+    ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
     int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
     int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
@@ -274,24 +279,24 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                              /*byRow=*/true);
     // Only the last row adds the residual: its block of it.
     int64_t inLast =
-        residual ? k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, k.lastRow()) : 0;
+        residual ? k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, finRow) : 0;
     k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
-             finishing ? k.pes(0, w - 1, 0, h - 2) : nullptr, nullptr, p.storage);
+             finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr, nullptr, p.storage);
     // A piece of a split weight after the first adds the partial sum of the
     // pieces before it, ahead of the bias and GELU; a real residual follows them.
     bool partialSum = residual && p.weightRowBase > 0;
     auto epilogue = [&] {
       if (partialSum)
-        k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), k.lastRow());
+        k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
       if (bias)
-        k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), k.lastRow());
+        k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), finRow);
       if (p.kind == "linear_gelu")
-        k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), k.lastRow());
+        k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), finRow);
       if (residual && !partialSum)
-        k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), k.lastRow());
+        k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
     };
     if (!p.hostResult) {
-      k.reduceGatherSend(part, nb, n, gather, epilogue, true, true, finishing);
+      k.reduceGatherSend(part, nb, n, gather, epilogue, true, true, finishing, handOnRow);
     } else {
       // The host reads the blocks where they are kept, no gather. When they
       // all fit (HostKept) the last row keeps every token's block; else row
@@ -324,7 +329,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                lastKeeps ? k.lastRow() : nullptr,
                                k.builder().getDenseI64ArrayAttr(window));
     }
-    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast)};
+    return {sram.next,
+            cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast, handOnRow)};
   }
   if (p.kind == "attention") {
     // Head hd runs on columns [hd*parts, hd*parts + parts): column px takes

@@ -182,6 +182,15 @@ std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
 std::function<double(const KernelPlan &)> linearCycles(int64_t k, int64_t n, bool gelu,
                                                        bool residual, int64_t tokens,
                                                        wafer::ArchAttr arch);
+/// Does a linear K -> N at the plan's shape finish in two rows: the
+/// finishing row (bias, GELU, the residual) and below it a row that only
+/// hands the result on? When that is faster by the estimate (the gather of
+/// a result block no longer waits for the finishing work) and the tiles,
+/// on one row fewer, still fit a PE.
+bool linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu, bool residual,
+                     int64_t tokens, wafer::ArchAttr arch);
+/// Room left for a linear's program when its tiles lose a row to a gather row.
+inline constexpr int64_t kHandOnRowCodeBytes = 64 * kCodeBytesPerInstruction;
 /// Splits each host-read linear too wide for the arch's columns at its
 /// share of `capacity` PEs into column pieces (SplitKernels.cpp).
 void splitWideHostLinears(std::vector<KernelPlan> &plans, double capacity, int64_t batch,
@@ -358,18 +367,25 @@ public:
   /// Steps 3 to 6: column reduction of `part` (nb words), a last-row
   /// epilogue, then the result leaves as blocks (sendGroups).
   /// With `finishing`, the last row holds no partial: it takes the sum.
+  /// With `handOnRow`, the row above the last finishes (the epilogue) and
+  /// sends its block south to the last row, which only hands it on.
   void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
                         function_ref<void()> epilogue, bool reduceColumns = true,
-                        bool gatherRow = true, bool finishing = false) {
+                        bool gatherRow = true, bool finishing = false, bool handOnRow = false) {
+    int64_t last = handOnRow ? h - 2 : h - 1;
     if (h > 1 && reduceColumns) {
       // Row 0 starts the sum, the rows between add theirs as it passes,
       // the last adds its own or (finishing) takes it.
       send("col", aff(part), aff(nb), pes(0, w - 1, 0, 0));
-      if (h > 2)
-        relay("col", "col", aff(part), aff(nb), "add", pes(0, w - 1, 1, h - 2));
-      recv("col", aff(part), aff(nb), finishing ? "copy" : "add", lastRow());
+      if (last > 1)
+        relay("col", "col", aff(part), aff(nb), "add", pes(0, w - 1, 1, last - 1));
+      recv("col", aff(part), aff(nb), finishing ? "copy" : "add", pes(0, w - 1, last, last));
     }
     epilogue();
+    if (handOnRow) {
+      send("col", aff(part), aff(nb), pes(0, w - 1, last, last));
+      recv("col", aff(part), aff(nb), "copy", lastRow());
+    }
     if (gatherRow)
       sendGroups(part, gather, nb, n, h - 1);
   }

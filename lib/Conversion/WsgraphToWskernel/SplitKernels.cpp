@@ -80,11 +80,27 @@ wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int6
   CostModel cost{arch};
   return [=](const KernelPlan &p) {
     CostModel::Output out = outputOf(p, tokens, n);
-    bool finishing = CostModel::finishingRow(p.h, out);
-    int64_t in = ceilDiv(k, finishing ? p.h - 1 : p.h);
-    return cost.linear(k, n, p.h, p.w, gelu, out, in, blockColumns(p, n, arch),
-                       residual ? ceilDiv(n, p.w) : 0);
+    bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch);
+    int64_t rows = p.h - (CostModel::finishingRow(p.h, out) ? 1 : 0) - (handOnRow ? 1 : 0);
+    return cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, rows), blockColumns(p, n, arch),
+                       residual ? ceilDiv(n, p.w) : 0, handOnRow);
   };
+}
+
+bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu,
+                                    bool residual, int64_t tokens, wafer::ArchAttr arch) {
+  CostModel::Output out = outputOf(p, tokens, n);
+  if (!CostModel::finishingRow(p.h, out) || p.h < 4)
+    return false;
+  // The tiles on one row fewer must still fit, with room for the program.
+  int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, p.h - 2);
+  int64_t words = kb + wk::storageWords(p.storage, kb * nb) + 5 * nb;
+  if (4 * words + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
+    return false;
+  CostModel cost{arch};
+  int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;
+  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true) <
+         cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, p.h - 1), group, last, false);
 }
 
 /// Splits each host-read linear whose tiles, at its share of `capacity`
