@@ -13,6 +13,8 @@
 //  3. The packer runs for both orientations (row bands, and column bands on
 //     the transposed wafer) and several minimum band heights; the packing
 //     that places every kernel at the lowest stream-weighted distance wins.
+//     When none places them all, a dense packing (each kernel at its lowest
+//     legal spot) is the last resort before the lowering reshapes a kernel.
 //  4. A fixed budget of random moves (toward a neighbour, small shifts,
 //     swaps) keeps every legal change that lowers the stream-weighted
 //     distance.
