@@ -17,7 +17,7 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
   if (finishingRow(h, out)) {
     // Weight rows pass their sums on; the finishing row receives and
     // finishes, and hands the result on or sends it to the gather row.
-    int64_t kb = ceilDiv(k, h - (handOnRow ? 2 : 1));
+    int64_t kb = ceilDiv(k, tileRows(h, out, handOnRow));
     double rows = words(in) + matvec(kb, nb) + forwarded(nb);
     double last = words(nb) + words(inLast) + finish + (handOnRow ? words(nb) : handOn);
     return std::max({rows, last, handOnRow ? words(nb) + handOn : 0.0});

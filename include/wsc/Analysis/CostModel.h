@@ -73,6 +73,11 @@ struct CostModel {
   /// Does a linear on h rows end in a row that only finishes? When it is
   /// not read by the host and has at least three rows.
   static bool finishingRow(int64_t h, Output out) { return out == Output::Blocks && h >= 3; }
+  /// The rows of a linear on h rows that hold weight tiles: all but the
+  /// finishing row and the hand-on row below it, if any.
+  static int64_t tileRows(int64_t h, Output out, bool handOnRow) {
+    return h - (finishingRow(h, out) ? 1 : 0) - (handOnRow ? 1 : 0);
+  }
   /// Layer norm of C on 1 x w PEs (two row all-reduces: mean, variance).
   double layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1,
                    int64_t step = 1) const;

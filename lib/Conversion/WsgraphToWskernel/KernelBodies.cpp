@@ -262,7 +262,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     bool finishing = CostModel::finishingRow(h, out);
     bool handOnRow = linearHandOnRow(p, kdim, n, p.kind == "linear_gelu", residual, tokens,
                                      cost.arch);
-    int64_t tileRows = h - (finishing ? 1 : 0) - (handOnRow ? 1 : 0);
+    int64_t tileRows = CostModel::tileRows(h, out, handOnRow);
     int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
     ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
     int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);

@@ -81,7 +81,7 @@ wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int6
   return [=](const KernelPlan &p) {
     CostModel::Output out = outputOf(p, tokens, n);
     bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch);
-    int64_t rows = p.h - (CostModel::finishingRow(p.h, out) ? 1 : 0) - (handOnRow ? 1 : 0);
+    int64_t rows = CostModel::tileRows(p.h, out, handOnRow);
     return cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, rows), blockColumns(p, n, arch),
                        residual ? ceilDiv(n, p.w) : 0, handOnRow);
   };
@@ -93,14 +93,15 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
   if (!CostModel::finishingRow(p.h, out) || p.h < 4)
     return false;
   // The tiles on one row fewer must still fit, with room for the program.
-  int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, p.h - 2);
+  int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
   int64_t words = kb + wk::storageWords(p.storage, kb * nb) + 5 * nb;
   if (4 * words + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
     return false;
   CostModel cost{arch};
   int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;
   return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true) <
-         cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, p.h - 1), group, last, false);
+         cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, CostModel::tileRows(p.h, out, false)),
+                     group, last, false);
 }
 
 /// Splits each host-read linear whose tiles, at its share of `capacity`
