@@ -170,7 +170,13 @@ public:
 private:
   enum class Step { Next, Blocked, Fault };
   Step exec(const Instr &in);
-  Step recv(const Instr &in, uint64_t n, uint32_t dst);
+  /// RECV, RECV_ADD, RECV_MAX, RECV_DROP; and RECV_VECMAT, whose words
+  /// (the vector) meet the rows of the cols-wide matrix at word `w` as
+  /// they come, into dst.
+  Step recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w = 0, uint64_t cols = 0);
+  /// dst (+)= W x of MATVEC (`mv`) or VECMAT, W rows x cols at word w.
+  void multiply(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst, uint32_t w,
+                const float *x);
   int64_t eval(const Affine &a) const {
     // Unsigned arithmetic wraps instead of overflowing; the range checks catch garbage.
     uint64_t v = uint64_t(a.base);
@@ -282,7 +288,42 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
   return true;
 }
 
-Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
+void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d, uint32_t a,
+                    const float *x) {
+  // dst may overlap W or x: the products go to `acc` first. Each sum in
+  // index order; VECMAT runs along contiguous columns and vectorizes, a
+  // block of rows (widened at once when stored as halves) per call.
+  // Scratch kept across calls: a malloc per multiply showed in profiles.
+  static thread_local std::vector<float> acc, buf;
+  acc.assign(mv ? n : m, 0.0f);
+  float *__restrict sums = acc.data();
+  // Rows per elements() call: VECMAT widens halves some 8 K at a time.
+  uint64_t block = mv                                ? 1
+                   : in.storage == wafer::STORE_F32 ? std::max<uint64_t>(n, 1)
+                                                     : std::max<uint64_t>(4, 8192 / (m + 1) & ~3);
+  for (uint64_t r = 0; r < n; r += block) {
+    uint64_t rows = std::min(block, n - r);
+    const float *__restrict w = elements(in, a, r * m, rows * m, buf);
+    if (mv) {
+      float sum = 0;
+      for (uint64_t c = 0; c < m; ++c)
+        sum += w[c] * x[c];
+      sums[r] = sum;
+    } else {
+      vecmatRows(sums, w, x + r, rows, m);
+    }
+  }
+  // One loop per case, with the size in a register: these vectorize.
+  SramF32 *out = words(d);
+  size_t len = acc.size();
+  if (in.count == 1)
+    for (size_t i = 0; i < len; ++i)
+      out[i] += sums[i];
+  else
+    std::memcpy(out, sums, len * 4);
+}
+
+Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uint64_t cols) {
   RecvQueue *qp = s_.queue(in.color);
   if ((qp ? qp->available(n) : 0) < n) {
     s_.status = PeStatus::Blocked;
@@ -293,6 +334,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     return Step::Blocked;
   }
   if (!qp) { // n == 0 on a color nothing delivers
+    if (in.op == wafer::RECV_VECMAT)
+      multiply(in, false, 0, cols, dst, w, nullptr);
     charge(in, 0);
     return Step::Next;
   }
@@ -300,6 +343,13 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   // The core pulls one word per cycle and cannot pull a word before it arrived.
   uint64_t end = s_.clock + n;
   uint64_t i = 0;
+  // RECV_VECMAT: the vector gathers here; each word's row of multiply-adds
+  // starts once it arrived and the row before is done (`done`).
+  bool fused = in.op == wafer::RECV_VECMAT;
+  static thread_local std::vector<float> vec;
+  if (fused)
+    vec.resize(n);
+  uint64_t done = s_.clock;
   while (i < n) {
     const uint32_t *h = q.read.message(true); // counted, so published
     uint32_t size = h[0];
@@ -319,6 +369,11 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
     // keep only a slice of a multicast stream.
     if (in.op == wafer::RECV)
       std::copy(src, src + take, s_.sram + d);
+    else if (fused) {
+      std::memcpy(vec.data() + i, src, take * 4);
+      // Words of a message come a cycle apart, no faster than rows finish.
+      done = std::max(done, time + q.delay + from) + ceilDiv(take * cols, m_.fmac);
+    }
     else if (in.op == wafer::RECV_ADD) {
       SramF32 *__restrict out = words(d); // a log never overlaps SRAM
       const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(src);
@@ -333,6 +388,12 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
   }
   q.words -= n;
   q.leaveIfDrained();
+  if (fused) {
+    multiply(in, false, n, cols, dst, w, vec.data());
+    uint64_t cost = ceilDiv(n * cols, m_.fmac);
+    charge(in, cost, std::max(done, s_.clock + cost) - s_.clock - cost);
+    return Step::Next;
+  }
   if (in.forward >= 0) { // each word left as it was stored: no cycles of its own
     outbox_.add(uint32_t(in.forward), s_.sram + dst, uint32_t(n), end - n);
     ++s_.messages;
@@ -344,7 +405,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst) {
 Core::Step Core::exec(const Instr &in) {
   Op op = in.op;
   uint64_t n = 0, m = 0;
-  bool usesM = op == wafer::MATVEC || op == wafer::VECMAT || op == wafer::GATHER;
+  bool usesM = op == wafer::MATVEC || op == wafer::VECMAT || op == wafer::RECV_VECMAT ||
+               op == wafer::GATHER;
   if (!count(in, in.n, "n", n) || (usesM && !count(in, in.m, "m", m)))
     return Step::Fault;
   uint32_t d = 0, a = 0, b = 0;
@@ -374,41 +436,14 @@ Core::Step Core::exec(const Instr &in) {
     if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
         !span(in, 2, mv ? m : n, b))
       return Step::Fault;
-    // dst may overlap W or x: the products go to `acc` first. Each sum in
-    // index order; VECMAT runs along contiguous columns and vectorizes, a
-    // block of rows (widened at once when stored as halves) per call.
-    // Scratch kept across calls: a malloc per multiply showed in profiles.
-    static thread_local std::vector<float> acc, buf;
-    acc.assign(mv ? n : m, 0.0f);
-    const SramF32 *x = words(b);
-    float *__restrict sums = acc.data();
-    // Rows per elements() call: VECMAT widens halves some 8 K at a time.
-    uint64_t block = mv                                ? 1
-                     : in.storage == wafer::STORE_F32 ? std::max<uint64_t>(n, 1)
-                                                       : std::max<uint64_t>(4, 8192 / (m + 1) & ~3);
-    for (uint64_t r = 0; r < n; r += block) {
-      uint64_t rows = std::min(block, n - r);
-      const float *__restrict w = elements(in, a, r * m, rows * m, buf);
-      if (mv) {
-        float sum = 0;
-        for (uint64_t c = 0; c < m; ++c)
-          sum += w[c] * x[c];
-        sums[r] = sum;
-      } else {
-        vecmatRows(sums, w, x + r, rows, m);
-      }
-    }
-    // One loop per case, with the size in a register: these vectorize.
-    SramF32 *out = words(d);
-    size_t len = acc.size();
-    if (in.count == 1)
-      for (size_t i = 0; i < len; ++i)
-        out[i] += sums[i];
-    else
-      std::memcpy(out, sums, len * 4);
+    multiply(in, mv, n, m, d, a, words(b));
     charge(in, ceilDiv(n * m, m_.fmac));
     return Step::Next;
   }
+  case wafer::RECV_VECMAT:
+    if (!span(in, 0, m, d) || !span(in, 1, storedWords(in, n * m), a))
+      return Step::Fault;
+    return recv(in, n, d, a, m);
   case wafer::ADD:
   case wafer::SUB:
   case wafer::MUL:

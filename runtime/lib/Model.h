@@ -138,7 +138,7 @@ const char *opName(wafer::Op op);
 /// SEND and the RECVs: the instructions that name a router color.
 inline bool usesColor(wafer::Op op) {
   return op == wafer::SEND || op == wafer::RECV || op == wafer::RECV_ADD ||
-         op == wafer::RECV_MAX || op == wafer::RECV_DROP;
+         op == wafer::RECV_MAX || op == wafer::RECV_DROP || op == wafer::RECV_VECMAT;
 }
 const char *portName(uint32_t port);
 

@@ -46,6 +46,7 @@ int addrCount(Op op) {
   case wafer::REDUCE_SUM:
   case wafer::REDUCE_MAX:
   case wafer::EXT_LOAD:
+  case wafer::RECV_VECMAT:
     return 2;
   default:
     return 3;
@@ -187,8 +188,9 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       return fail(fmt::format("{}: unknown storage {}", at, int(in.storage())));
     o.storage = in.storage();
     if (o.storage != wafer::STORE_F32 && o.op != wafer::MATVEC && o.op != wafer::VECMAT &&
-        o.op != wafer::GATHER)
-      return fail(fmt::format("{}: only MATVEC, VECMAT and GATHER read packed 16-bit storage", at));
+        o.op != wafer::RECV_VECMAT && o.op != wafer::GATHER)
+      return fail(fmt::format(
+          "{}: only MATVEC, VECMAT, RECV_VECMAT and GATHER read packed 16-bit storage", at));
     if (o.op == wafer::EXT_LOAD) {
       auto it = blobIndex_.find(in.blob());
       if (it == blobIndex_.end())

@@ -84,6 +84,36 @@ TEST(Core, MatvecVecmatAndAccumulate) {
   EXPECT_EQ(res.report.cycles, 2u * 3 /* ceil(6/4) each */);
 }
 
+TEST(Core, RecvVecmatMultipliesWordsAsTheyArrive) {
+  // PE 0 sends x = (1, -1) east, x1 only after 10 cycles of other work; PE 1
+  // multiplies them into the rows of its 2x3 W as they come, then adds a
+  // second product with the same words again.
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
+  initFloats(r, 0, 0, 0, {1, -1});
+  initFloats(r, 1, 0, 0, {1, 2, 3, 4, 5, 6});
+  *r->add_code() = only(send(1, 0, 1), 0, 0, 0, 0);
+  *r->add_code() = only(ins(wafer::FILL, {64}, 40), 0, 0, 0, 0); // 10 cycles
+  *r->add_code() = only(send(1, 4, 1), 0, 0, 0, 0);
+  *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
+  *r->add_code() = only(ins(wafer::RECV_VECMAT, {112, 0}, 2, 3), 1, 1, 0, 0);
+  wafer::Instr acc = ins(wafer::RECV_VECMAT, {112, 0}, 2, 3);
+  acc.set_count(1);
+  acc.set_color(1);
+  *r->add_code() = only(acc, 1, 1, 0, 0);
+  r->mutable_code(4)->set_color(1);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "vm", wafer::F32, {3}), 1, 0, 112, 0, 3);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("vm"), (std::vector<float>{-6, -6, -6}));
+  // A word sent at t reaches the next core at t + 2. x0 (sent at 0) is
+  // there at 2: its row is done at 2 + ceil(3/4) = 3. x1 (sent at 11) at 13:
+  // done at 14 (2 cycles of multiply-adds, 12 of waiting). The second
+  // product's words (sent at 12) arrive at 14 and 15: done at 15 and 16.
+  EXPECT_EQ(res.report.cycles, 16u);
+}
+
 TEST(Core, NestedLoopsWithAffineAddresses) {
   wafer::Program p = makeProgram(1, 1);
   wafer::Region *r = addRegion(p, "t", 0, 0, 1, 1);
@@ -377,7 +407,8 @@ TEST(Core, PackedStorageIsRefusedOnOtherOps) {
   *r->add_code() = add;
   RunResult res = runProgram(p);
   ASSERT_FALSE(res.status.ok());
-  EXPECT_NE(res.status.message().find("only MATVEC, VECMAT and GATHER read packed 16-bit storage"),
+  EXPECT_NE(res.status.message().find(
+                "only MATVEC, VECMAT, RECV_VECMAT and GATHER read packed 16-bit storage"),
             std::string::npos)
       << res.status.message();
 }
