@@ -313,7 +313,8 @@ def Wskernel_SendOp : Wskernel_InstrOp<"send",
 
 def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     (ins StrAttr:$port, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$n,
-         DefaultValuedAttr<StrAttr, "\"copy\"">:$combine, OptionalAttr<StrAttr>:$forward),
+         DefaultValuedAttr<StrAttr, "\"copy\"">:$combine, OptionalAttr<StrAttr>:$forward,
+         OptionalAttr<Wskernel_AffAttr>:$matrix, OptionalAttr<Wskernel_AffAttr>:$cols),
     "$port `to` $dst `n` $n"> {
   let summary = "Wait for n words on a port and store (copy), add or max them into SRAM, or discard them";
   let description = [{
@@ -322,10 +323,22 @@ def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     receive and a send (a DSD operation with fabric input and output on the
     hardware). Only a copy or an add forwards.
 
+    With `combine = "vecmat"` (or `"vecmat_add"`, which adds to dst) the n
+    words are the vector of a product with the n x `cols` row-major f32
+    `matrix`: `dst[c] = sum_r x[r] * M[r][c]`. Each word meets its row as it
+    arrives (a fabric operand of the multiply-adds on the hardware), so the
+    PE takes its slice of a stream while it multiplies; nothing is stored
+    but dst.
+
     ```mlir
     wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add"}
     wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add", forward = "col"}
+    wskernel.recv "in0" to <base = 0> n <base = 4> {combine = "vecmat", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 8>}
     ```
+  }];
+  let extraClassDeclaration = [{
+    /// Is it a product with a matrix (combine vecmat or vecmat_add)?
+    bool isProduct() { return getCombine().starts_with("vecmat"); }
   }];
   let hasVerifier = 1;
 }

@@ -169,7 +169,10 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
   auto words = [&](AffAttr n) { return b.max(n); };
   if (auto send = dyn_cast<SendOp>(op))
     r.push_back({send.getSrc(), words(send.getN())});
-  else if (auto recv = dyn_cast<RecvOp>(op); recv && recv.getCombine() != "discard")
+  else if (auto recv = dyn_cast<RecvOp>(op); recv && recv.isProduct()) {
+    r.push_back({recv.getDst(), words(*recv.getCols())});
+    r.push_back({*recv.getMatrix(), words(recv.getN()) * words(*recv.getCols())});
+  } else if (recv && recv.getCombine() != "discard")
     r.push_back({recv.getDst(), words(recv.getN())});
   else if (auto mv = dyn_cast<MatvecOp>(op)) {
     int64_t rows = words(mv.getRows()), cols = words(mv.getCols());
@@ -579,10 +582,14 @@ static LogicalResult checkKind(Operation *op, StringRef kind, ArrayRef<StringRef
 }
 
 LogicalResult RecvOp::verify() {
-  if (failed(checkKind(*this, getCombine(), {"copy", "add", "max", "discard"})))
+  if (failed(checkKind(*this, getCombine(),
+                       {"copy", "add", "max", "discard", "vecmat", "vecmat_add"})))
     return failure();
   if (getForward() && getCombine() != "copy" && getCombine() != "add")
     return emitOpError("only a copy or an add forwards, not '") << getCombine() << "'";
+  if (isProduct() != (getMatrix() && getCols()))
+    return emitOpError(isProduct() ? "a product needs a matrix and cols"
+                                   : "only a product (vecmat) takes a matrix and cols");
   return success();
 }
 LogicalResult VectorOp::verify() {

@@ -10,21 +10,26 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // The busiest PE of each kernel: receive, compute, relay the column
 // partial, finish in the last row, and (the last PE) gather and send.
 double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
-                         int64_t in, int64_t group, int64_t inLast, bool handOnRow) const {
+                         int64_t in, int64_t group, int64_t inLast, bool handOnRow,
+                         bool streamed) const {
   int64_t nb = ceilDiv(n, w);
   double finish = vector(nb) + (gelu ? transcendental(nb) : 0.0);
   double handOn = output(out, n, nb, w, h, group);
+  // Taking the slice of x and multiplying it: one after the other, or side
+  // by side when the words stream into the multiply-adds.
+  auto product = [&](int64_t kb) {
+    return streamed ? std::max(words(in), matvec(kb, nb)) : words(in) + matvec(kb, nb);
+  };
   if (finishingRow(h, out)) {
     // Weight rows pass their sums on; the finishing row receives and
     // finishes, and hands the result on or sends it to the gather row.
     int64_t kb = ceilDiv(k, tileRows(h, out, handOnRow));
-    double rows = words(in) + matvec(kb, nb) + forwarded(nb);
+    double rows = product(kb) + forwarded(nb);
     double last = words(nb) + words(inLast) + finish + (handOnRow ? words(nb) : handOn);
     return std::max({rows, last, handOnRow ? words(nb) + handOn : 0.0});
   }
   int64_t kb = ceilDiv(k, h);
-  return words(in) + words(inLast) + matvec(kb, nb) + (h > 1 ? forwarded(nb) : 0.0) + finish +
-         handOn;
+  return product(kb) + words(inLast) + (h > 1 ? forwarded(nb) : 0.0) + finish + handOn;
 }
 
 double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group,

@@ -52,7 +52,10 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
            " max-blocks=" + std::to_string(blocks) +
            (weightStreaming ? " weight-streaming=true" : "") + "}";
   }
-  std::string stages(int64_t blocks, bool last, double share, bool strict) const {
+  /// `linkBudget` (words per token per link, 0: the slowest kernel's
+  /// cycles) bounds a strict try's routes.
+  std::string stages(int64_t blocks, bool last, double share, bool strict,
+                     int64_t linkBudget = 0) const {
     std::string text = lowering(blocks, share, strict);
     if (!defects.empty() || defectRate > 0)
       text += ",wsc-defects{file=" + defects + " rate=" + std::to_string(defectRate) +
@@ -64,7 +67,8 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
               "}";
     if (PassInfo::lookup("wsc-route"))
       text += last     ? ",wsc-route"
-              : strict ? ",wsc-route{max-iterations=10 grow-budget=false}"
+              : strict ? ",wsc-route{max-iterations=10 grow-budget=false link-budget=" +
+                             std::to_string(linkBudget) + "}"
                        : ",wsc-route{max-iterations=10}";
     if (PassInfo::lookup("wsc-verify-routes"))
       text += ",wsc-verify-routes";
@@ -166,10 +170,18 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
         return std::make_tuple(a.pace, a.share, a.blocks) < std::make_tuple(b.pace, b.share, b.blocks);
       });
-      for (const Strict &t : order) {
+      // A try's links may carry up to the next try's pace when it is
+      // slower: within that it still beats every try after it (its bound
+      // is the slower of its kernels and its busiest link). Tries of one
+      // pace but the last keep their own: a later one may route within it.
+      for (size_t i = 0; i < order.size(); ++i) {
+        const Strict &t = order[i];
+        int64_t budget = 0;
+        if (i + 1 < order.size() && std::ceil(order[i + 1].pace) > std::ceil(t.pace))
+          budget = int64_t(std::ceil(order[i + 1].pace));
         SmallVector<Diagnostic> dropped;
         int64_t most = 0;
-        if (succeeded(attempt(stages(t.blocks, false, t.share, true), dropped, most)))
+        if (succeeded(attempt(stages(t.blocks, false, t.share, true, budget), dropped, most)))
           return;
       }
     }

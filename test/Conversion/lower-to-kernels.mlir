@@ -58,22 +58,23 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // CHECK-NEXT: wskernel.send "out1" from <base = 88> n <base = 3> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.send "out2" from <base = 88> n <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
 // Linear 8x12 on 1x3 PEs: kb = 8, nb = 4; the host reads its blocks where they are.
-// It reads the three blocks of the layer norm as operands 0-2, into x[0, 3), x[3, 6), x[6, 8).
-// SRAM: x 8, weight 32, bias 4, part 4, logits 4 tokens x 4 = 64 words = 256 bytes;
-// 10 instructions = 160 bytes: 416.
-// cycles = recv 8 + matvec 8*4 + bias 4 + keep 4 = 48.
-// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [1, 3] sram 416 cycles 4.800000e+01 channels {}(%[[N]]#0, %[[N]]#1, %[[N]]#2, %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
-// CHECK-NEXT: wskernel.host_output 0 at 192 rows 4 cols 4 row_origin [4, 0] col_origin [0, 4]{{$}}
-// CHECK-NEXT: wskernel.init_tile 3 at 32 rows 8 cols 4 row_origin [8, 0] col_origin [0, 4]
-// CHECK-NEXT: wskernel.init_tile 4 at 160 rows 1 cols 4 col_origin [0, 4]
+// It takes the three blocks of the layer norm (operands 0-2: x[0, 3), x[3, 6),
+// x[6, 8)) straight into the multiply-adds of tile rows 0-2, 3-5 and 6-7
+// (bytes 0, 48 and 96 of the tile), summed into the partial at 144.
+// SRAM: weight 32, bias 4, part 4, logits 4 tokens x 4 = 56 words = 224 bytes;
+// 9 instructions = 144 bytes: 368.
+// cycles = max(recv 8, matvec 8*4) + bias 4 + keep 4 = 40.
+// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [1, 3] sram 368 cycles 4.000000e+01 channels {}(%[[N]]#0, %[[N]]#1, %[[N]]#2, %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
+// CHECK-NEXT: wskernel.host_output 0 at 160 rows 4 cols 4 row_origin [4, 0] col_origin [0, 4]{{$}}
+// CHECK-NEXT: wskernel.init_tile 3 at 0 rows 8 cols 4 row_origin [8, 0] col_origin [0, 4]
+// CHECK-NEXT: wskernel.init_tile 4 at 128 rows 1 cols 4 col_origin [0, 4]
 // CHECK: wskernel.loop 4 {
-// CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.recv "in1" to <base = 12> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.recv "in2" to <base = 24> n <base = 2> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.matvec <base = 176> = <base = 32> x <base = 0> rows <base = 8> cols <base = 4> {transposed = true}
-// CHECK-NEXT: wskernel.vector "add" <base = 176> = <base = 176>, <base = 160> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
-// Token g = 4b + t lands at 192 + 16 g.
-// CHECK-NEXT: wskernel.unary "copy" <base = 192, loop = [16, 64], py = -64> = <base = 176> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 144> n <base = 3> {cols = #wskernel.aff<base = 4>, combine = "vecmat", matrix = #wskernel.aff<base = 0>, when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in1" to <base = 144> n <base = 3> {cols = #wskernel.aff<base = 4>, combine = "vecmat_add", matrix = #wskernel.aff<base = 48>, when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in2" to <base = 144> n <base = 2> {cols = #wskernel.aff<base = 4>, combine = "vecmat_add", matrix = #wskernel.aff<base = 96>, when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.vector "add" <base = 144> = <base = 144>, <base = 128> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
+// Token g = 4b + t lands at 160 + 16 g.
+// CHECK-NEXT: wskernel.unary "copy" <base = 160, loop = [16, 64], py = -64> = <base = 144> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 0, y1 = 0>]}
 // CHECK-NOT: wskernel.kernel "output"
 // CHECK: return %[[Y]]
 // CHECK-NOT: wsgraph.gather

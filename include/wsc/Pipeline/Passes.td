@@ -31,10 +31,13 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     `utilization`, with a block per color and each `max-blocks` count,
     strictly: placement reshapes no kernel into one slower than the slowest
     as lowered (wsc-place reshape-slower=false) and the links carry the
-    streams within the slowest kernel's cycles (wsc-route grow-budget=false).
-    They go in the order of their lowering's slowest kernel, fastest first
-    (each is lowered alone first), and the first that succeeds is kept;
-    else the tries above run at `utilization`.
+    streams within a fixed budget (wsc-route grow-budget=false). They go in
+    the order of their lowering's slowest kernel, fastest first (each is
+    lowered alone first), and the first that succeeds is kept; else the
+    tries above run at `utilization`. A try's budget is its slowest
+    kernel's cycles, or the next try's when that is slower (within it, the
+    try still beats every later one; the report then says the links bound
+    it).
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",

@@ -46,7 +46,10 @@ SmallVector<LogicalInput> wsc::lowering::logicalInputs(wk::KernelOp kernel) {
 }
 
 int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int64_t parts,
-                         bool byRow, ArrayAttr when) {
+                         bool byRow, ArrayAttr when, std::optional<Product> product) {
+  // One range: a block holds one piece of a part, with nothing to drop
+  // around it (the filter or the whole block).
+  assert((!product || ranges.size() == 1) && "a product takes one range");
   // The PEs of parts [c0, c1], inside `when` (one range), or null if none.
   auto select = [&](int64_t c0, int64_t c1) -> ArrayAttr {
     int64_t x0 = byRow ? 0 : c0, x1 = byRow ? w - 1 : c1;
@@ -125,8 +128,14 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
                sel);
           const Range &range = ranges[piece.range];
           wk::AffAttr dst = range.dst;
-          recv(block.port, aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
-               aff(piece.count), "copy", sel, range.keep);
+          if (product) // the piece at `at` of the part meets rows from `at` on
+            recvProduct(block.port, dst, aff(piece.count),
+                        aff(product->matrix + 4 * piece.at * product->cols), aff(product->cols),
+                        /*accumulate=*/piece.at > 0, sel);
+          else
+            recv(block.port,
+                 aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
+                 aff(piece.count), "copy", sel, range.keep);
           for (ArrayAttr other : range.otherwise)
             recv(block.port, aff(0), aff(piece.count), "discard", sel, other);
           cursor = aff(first.getBase() + piece.count, {}, first.getPx(), first.getPy());
@@ -266,22 +275,36 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
     ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
     int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
-    int64_t x = sram.words(kb), weight = sram.words(wk::storageWords(p.storage, kb * nb));
+    bool streamed = streamsX(p.storage);
+    int64_t x = streamed ? 0 : sram.words(kb);
+    int64_t weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
     int64_t part = sram.words(nb), gather = !p.hostResult && std::min(g, w) > 1 ? sram.words(nb) : 0;
     k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window);
     if (bias)
       k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window);
     k.tokenLoops();
-    // Each PE row keeps its kb-slice of x; the last slice may be shorter.
+    // Each PE row takes its kb-slice of x; the last slice may be shorter.
     // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
-    int64_t in = k.recvRange(0, p.weightRowBase, kb, tileRows, p.weightRowBase + kdim, k.aff(x),
-                             /*byRow=*/true);
+    // An f32 tile takes each piece of the slice (a block of x holds it)
+    // straight into its rows' multiply-adds; a 16-bit one stores x first.
+    int64_t base = p.weightRowBase, in;
+    if (streamed) {
+      in = k.recvRanges(0, {Body::Range{base, base + kdim, k.aff(part)}}, kb, tileRows,
+                        /*byRow=*/true, nullptr, Body::Product{weight, nb});
+      // Tile rows past K (kb rounds up) take no x: their partial is zero.
+      int64_t holding = ceilDiv(kdim, kb);
+      if (holding < tileRows)
+        k.imm("fill", k.aff(part), k.aff(0), 0.0f, k.aff(nb), k.pes(0, w - 1, holding, tileRows - 1));
+    } else {
+      in = k.recvRange(0, base, kb, tileRows, base + kdim, k.aff(x), /*byRow=*/true);
+    }
     // Only the last row adds the residual: its block of it.
     int64_t inLast =
         residual ? k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, finRow) : 0;
-    k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
-             finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr, nullptr, p.storage);
+    if (!streamed)
+      k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
+               finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr, nullptr, p.storage);
     // A piece of a split weight after the first adds the partial sum of the
     // pieces before it, ahead of the bias and GELU; a real residual follows them.
     bool partialSum = residual && p.weightRowBase > 0;
@@ -329,8 +352,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                lastKeeps ? k.lastRow() : nullptr,
                                k.builder().getDenseI64ArrayAttr(window));
     }
-    return {sram.next,
-            cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast, handOnRow)};
+    return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
+                                   handOnRow, streamed)};
   }
   if (p.kind == "attention") {
     // Head hd runs on columns [hd*parts, hd*parts + parts): column px takes

@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace wsc::lowering {
@@ -33,6 +34,11 @@ inline int64_t layerNormTokens(int64_t tokens) {
       return step;
   return 1;
 }
+
+/// Does a linear whose tile is held as `storage` take x straight into its
+/// multiply-adds (a receive that multiplies, as the words arrive)? An f32
+/// tile: a 16-bit one's rows may start mid-word, where a piece of x begins.
+inline bool streamsX(StringRef storage) { return storage == "f32"; }
 
 /// Is `v` known before the model runs (a weight or a literal)?
 inline bool isStatic(Value v) {
@@ -259,8 +265,14 @@ public:
   /// selects (one range or null), c being the PE's row (byRow) or column.
   /// A PE receives each block its parts touch whole, once, keeping its
   /// parts and dropping the rest. Returns the most words one PE receives.
+  /// With `product` (one range), the words are not stored: they are the
+  /// vector of a product with the rows of a matrix of `cols` columns at
+  /// `matrix` (bytes) that match them, summed into dst.
+  struct Product {
+    int64_t matrix, cols;
+  };
   int64_t recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int64_t parts, bool byRow,
-                     ArrayAttr when = nullptr);
+                     ArrayAttr when = nullptr, std::optional<Product> product = std::nullopt);
   int64_t recvRange(unsigned in, int64_t base, int64_t step, int64_t parts, int64_t end,
                     wk::AffAttr dst, bool byRow, ArrayAttr when = nullptr) {
     return recvRanges(in, {Range{base, end, dst}}, step, parts, byRow, when);
@@ -283,13 +295,20 @@ public:
 
   void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
             ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::RecvOp::create(b, loc(), port, dst, n, combine, nullptr, when, guard);
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, nullptr, nullptr, nullptr, when, guard);
+  }
+  /// Receives n words as the vector of dst (+)= x M, M n x cols at `matrix`.
+  void recvProduct(StringRef port, wk::AffAttr dst, wk::AffAttr n, wk::AffAttr matrix,
+                   wk::AffAttr cols, bool accumulate, ArrayAttr when = nullptr) {
+    wk::RecvOp::create(b, loc(), port, dst, n, accumulate ? "vecmat_add" : "vecmat", nullptr,
+                       matrix, cols, when, nullptr);
   }
   /// Receives n words into dst (copied or added) and sends them on `to` in
   /// the same pass.
   void relay(StringRef port, StringRef to, wk::AffAttr dst, wk::AffAttr n,
              StringRef combine = "copy", ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::RecvOp::create(b, loc(), port, dst, n, combine, b.getStringAttr(to), when, guard);
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, b.getStringAttr(to), nullptr, nullptr, when,
+                       guard);
   }
   /// Pops n words of a port that this PE does not need.
   void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr) {

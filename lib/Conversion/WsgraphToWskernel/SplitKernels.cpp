@@ -83,7 +83,7 @@ wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int6
     bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch);
     int64_t rows = CostModel::tileRows(p.h, out, handOnRow);
     return cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, rows), blockColumns(p, n, arch),
-                       residual ? ceilDiv(n, p.w) : 0, handOnRow);
+                       residual ? ceilDiv(n, p.w) : 0, handOnRow, streamsX(p.storage));
   };
 }
 
@@ -99,9 +99,10 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
     return false;
   CostModel cost{arch};
   int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;
-  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true) <
+  bool streamed = streamsX(p.storage);
+  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true, streamed) <
          cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, CostModel::tileRows(p.h, out, false)),
-                     group, last, false);
+                     group, last, false, streamed);
 }
 
 /// Splits each host-read linear whose tiles, at its share of `capacity`

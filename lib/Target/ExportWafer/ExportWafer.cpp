@@ -323,9 +323,15 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
                   .Case("add", pb::RECV_ADD)
                   .Case("max", pb::RECV_MAX)
                   .Case("discard", pb::RECV_DROP)
+                  .StartsWith("vecmat", pb::RECV_VECMAT)
                   .Default(pb::RECV));
-    if (in.op() != pb::RECV_DROP)
+    if (recv.isProduct()) {
+      addrs = {{"dst", recv.getDst()}, {"matrix", *recv.getMatrix()}};
+      m = *recv.getCols();
+      in.set_count(recv.getCombine() == "vecmat_add" ? 1 : 0);
+    } else if (in.op() != pb::RECV_DROP) {
       addrs = {{"dst", recv.getDst()}};
+    }
     n = recv.getN();
     when = recv.getWhenAttr();
     if (failed(streamOp(recv.getPort())))

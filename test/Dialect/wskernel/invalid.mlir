@@ -190,6 +190,26 @@ func.func @forward_after_max() {
 
 // -----
 
+func.func @product_without_matrix() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op a product needs a matrix and cols}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "vecmat", cols = #wskernel.aff<base = 4>}
+  }
+  return
+}
+
+// -----
+
+func.func @matrix_without_product() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op only a product (vecmat) takes a matrix and cols}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "add", matrix = #wskernel.aff<base = 16>, cols = #wskernel.aff<base = 4>}
+  }
+  return
+}
+
+// -----
+
 func.func @port_unknown_channel() {
   wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
     wskernel.loop 2 {
@@ -286,6 +306,18 @@ func.func @sram_host_output() -> tensor<4x4xf32> {
     wskernel.host_output 0 at 16 rows 4 cols 4
   }
   return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @sram_product_matrix(%x: !wskernel.stream<8, f32>) {
+  // A 6 x 4 matrix at byte 32 (its rows are the received words): up to byte
+  // 128; the product itself (4 words at 0) ends before.
+  // expected-error @+1 {{'wskernel.kernel' op kernel 'k' touches SRAM up to byte 128 but declares 124 bytes per PE}}
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 124 cycles 1.0 channels {} (%x) : (!wskernel.stream<8, f32>) -> () {
+    wskernel.recv "in0" to <base = 0> n <base = 6> {combine = "vecmat", matrix = #wskernel.aff<base = 32>, cols = #wskernel.aff<base = 4>}
+  }
+  return
 }
 
 // -----
