@@ -181,15 +181,24 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     held as 16-bit floats, two per word (element i in word i / 2, the even
     one in the low half), and takes ceil(rows * cols / 2) words.
 
+    With `col_interleave = [a, u]` the operand's columns are a groups of
+    units of u columns, seen unit by unit across the groups: column
+    (i * a + g) * u + o of the view is column g * (C / a) + i * u + o of the
+    operand (C columns). A QKV projection's [q | k | v] columns with
+    [3, head size] become each head's q, k and v side by side, which is what
+    one attention column group reads.
+
     ```mlir
     wskernel.init_tile 1 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]
+    wskernel.init_tile 1 at 0 rows 4 cols 8 col_origin [0, 8] {col_interleave = array<i64: 3, 4>}
     ```
   }];
   let arguments = (ins I64Attr:$source, I64Attr:$offset, I64Attr:$rows, I64Attr:$cols,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$row_origin,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin,
                        DefaultValuedAttr<StrAttr, "\"f32\"">:$storage,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_window);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_window,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_interleave);
   let assemblyFormat = [{
     $source `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
     (`col_origin` $col_origin^)? attr-dict

@@ -518,6 +518,11 @@ static LogicalResult checkColWindow(Operation *op, ArrayRef<int64_t> window) {
 LogicalResult InitTileOp::verify() {
   if (failed(checkTile(*this)))
     return failure();
+  ArrayRef<int64_t> inter = getColInterleave();
+  if (!inter.empty() && (inter.size() != 2 || inter[0] < 1 || inter[1] < 1))
+    return emitOpError("col_interleave must be [groups, unit], both positive");
+  if (!inter.empty() && !getColWindow().empty())
+    return emitOpError("col_interleave and col_window do not combine");
   return checkColWindow(*this, getColWindow());
 }
 LogicalResult HostOutputOp::verify() {

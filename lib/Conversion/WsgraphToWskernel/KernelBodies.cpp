@@ -73,7 +73,8 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
     auto pieces = [&](int64_t c) {
       SmallVector<Piece, 3> out;
       for (auto [r, range] : llvm::enumerate(ranges)) {
-        int64_t from = range.base + c * step, to = std::min(from + step, range.end);
+        int64_t from = range.base + c * step;
+        int64_t to = std::min(from + (range.width ? range.width : step), range.end);
         int64_t a = std::max(from, lo), z = std::min(to, hi);
         if (a < z)
           out.push_back({a - lo, z - a, a - from, r});
@@ -110,15 +111,20 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           int64_t base = first - c * slope;
           return byRow ? aff(base, {}, 0, slope) : aff(base, {}, slope, 0);
         };
-        // What the core gets of the block: all of it, or, when it needs one
-        // piece, just that window (the router's filter drops the rest).
+        // What the core gets of the block: all of it, or, when its pieces
+        // follow one another, just their window (the router's filter drops
+        // the rest).
         wk::AffAttr cursor = aff(0), end = aff(block.size);
-        if (p0.size() == 1 && p0[0].count < block.size) {
+        bool adjoining = true;
+        for (size_t i = 1; i < p0.size(); ++i)
+          adjoining &= p0[i].first == p0[i - 1].first + p0[i - 1].count;
+        int64_t window = p0.back().first + p0.back().count - p0[0].first;
+        if (adjoining && window < block.size) {
           cursor = at(p0[0].first);
-          end = aff(cursor.getBase() + p0[0].count, {}, cursor.getPx(), cursor.getPy());
+          end = aff(cursor.getBase() + window, {}, cursor.getPx(), cursor.getPy());
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(topBlock);
-          wk::FilterOp::create(b, loc(), block.port, cursor, aff(p0[0].count), sel);
+          wk::FilterOp::create(b, loc(), block.port, cursor, aff(window), sel);
         }
         int64_t gets = end.getBase() - cursor.getBase();
         for (const Piece &piece : p0) {
@@ -280,9 +286,10 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
     int64_t part = sram.words(nb), gather = !p.hostResult && std::min(g, w) > 1 ? sram.words(nb) : 0;
-    k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window);
+    k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window,
+               p.colInterleave);
     if (bias)
-      k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window);
+      k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window, p.colInterleave);
     k.tokenLoops();
     // Each PE row takes its kb-slice of x; the last slice may be shorter.
     // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
@@ -389,11 +396,20 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     auto cacheSlot = [&](int64_t cache) {
       return k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy());
     };
-    int64_t in = k.recvRanges(0,
-                              {{0, c, k.aff(q)},
-                               {c, 2 * c, cacheSlot(keys), own, notOwn},
-                               {2 * c, 3 * c, cacheSlot(vals), own, notOwn}},
-                              ds, w, /*byRow=*/false);
+    // In order, q, k and v of column px start at px*ds, c + px*ds and 2c +
+    // px*ds. Interleaved by the producer ([3, ds]; the sizer keeps ds),
+    // they follow one another from 3ds*px: one window of its blocks.
+    SmallVector<Body::Range, 3> ranges = {{0, c, k.aff(q)},
+                                          {c, 2 * c, cacheSlot(keys), own, notOwn},
+                                          {2 * c, 3 * c, cacheSlot(vals), own, notOwn}};
+    int64_t step = ds;
+    if (p.qkvUnit) {
+      assert(p.qkvUnit == ds && "the sizer keeps an interleaved input's columns");
+      step = 3 * ds;
+      for (auto [i, r] : llvm::enumerate(ranges))
+        r.base = int64_t(i) * ds, r.end = c3, r.width = ds;
+    }
+    int64_t in = k.recvRanges(0, ranges, step, w, /*byRow=*/false);
     // Partial scores over the block; summed over the head's columns (a sum
     // chain east, the total back west, inside each head); slots after t
     // score -inf.

@@ -103,6 +103,13 @@ struct KernelPlan {
   // after the first writes into the one before's result.
   int64_t colLo = 0, colHi = 0;
   bool writesIntoPrevious = false;
+  // A linear whose reader is attention: its result's columns as [groups,
+  // unit] interleave them (init_tile's col_interleave): [3, head size] puts
+  // each head's q, k and v side by side, so one attention head's columns
+  // read one stretch of blocks. Empty: in order.
+  SmallVector<int64_t, 2> colInterleave;
+  // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
+  int64_t qkvUnit = 0;
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(0); }
 };
@@ -150,6 +157,10 @@ inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch
 inline constexpr llvm::StringLiteral kMaxBlocksAttr = "wskernel.max_blocks";
 /// The kernel attribute that keeps a plan's `align` (absent: 0).
 inline constexpr llvm::StringLiteral kBlockAlignAttr = "wskernel.block_align";
+/// The kernel attributes that keep a plan's colInterleave (absent: in
+/// order) and an attention's qkvUnit (absent: 0).
+inline constexpr llvm::StringLiteral kColInterleaveAttr = "wskernel.col_interleave";
+inline constexpr llvm::StringLiteral kQkvUnitAttr = "wskernel.qkv_unit";
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
 inline constexpr llvm::StringLiteral kWeightRowBaseAttr = "wskernel.weight_row_base";
 /// The kernel attribute that keeps a column piece's [colLo, colHi).
@@ -177,6 +188,8 @@ Sizer embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t bat
 Sizer layerNormSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch);
 Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
                   StringRef storage, wafer::ArchAttr arch);
+/// (An attention whose input is interleaved keeps its columns per head:
+/// each takes the plan's qkvUnit of d.)
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
 Sizer addSizer();
 
@@ -250,8 +263,8 @@ public:
   int64_t words(unsigned i) const { return ins[i].words(); }
 
   /// A range of a stream input that each PE receives part of: part c (the
-  /// PE's row or column) is elements [base + c*step, min(base + (c+1)*step,
-  /// end)), stored at dst (bytes) and on.
+  /// PE's row or column) is elements [base + c*step, min(base + c*step +
+  /// width, end)) (width 0: step), stored at dst (bytes) and on.
   /// With `keep`, only iterations those guards select store the part; the
   /// iterations that each of `otherwise` selects drop it (together they
   /// must cover every iteration).
@@ -260,6 +273,7 @@ public:
     wk::AffAttr dst;
     ArrayAttr keep = nullptr;
     SmallVector<ArrayAttr, 2> otherwise = {};
+    int64_t width = 0;
   };
   /// Receives part c of every range of stream input `in`, on the PEs `when`
   /// selects (one range or null), c being the PE's row (byRow) or column.
@@ -359,10 +373,12 @@ public:
   }
   void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
                 ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin,
-                StringRef storage = "f32", ArrayRef<int64_t> colWindow = {}) {
+                StringRef storage = "f32", ArrayRef<int64_t> colWindow = {},
+                ArrayRef<int64_t> colInterleave = {}) {
     wk::InitTileOp::create(b, loc(), source, offset, rows, cols,
                            b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin),
-                           storage, b.getDenseI64ArrayAttr(colWindow));
+                           storage, b.getDenseI64ArrayAttr(colWindow),
+                           b.getDenseI64ArrayAttr(colInterleave));
   }
 
   /// Opens the batch (outer) and token (inner) loops; index 0 is the token

@@ -221,13 +221,16 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
   // all-reduced over the head's columns); fewer PEs on a tie. The caches
   // and about 80 instructions (16 bytes each) must fit a PE.
   return [=](KernelPlan &p) {
+    // An interleaved input fixes the columns per head (its unit is their
+    // share of d).
+    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : 0;
     int64_t budget = std::max<int64_t>(heads, p.h * p.w);
-    int64_t bestH = tokens, bestW = heads;
+    int64_t bestH = tokens, bestW = heads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
     // Over the budget, the fewest PEs whose caches fit.
-    int64_t smallH = tokens, smallW = heads;
+    int64_t smallH = bestH, smallW = bestW;
     for (int64_t parts = 1; parts <= d && heads * parts <= maxCols(p, arch); ++parts) {
-      if (d % parts)
+      if (d % parts || (fixedParts && parts != fixedParts))
         continue;
       int64_t ds = d / parts, w = heads * parts;
       // Each distinct row count once, at its fewest keys per row: O(sqrt T).
@@ -351,6 +354,10 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     kernel->setAttr(kWeightColsAttr, b.getDenseI64ArrayAttr({p.colLo, p.colHi}));
   if (p.align)
     kernel->setAttr(kBlockAlignAttr, b.getI64IntegerAttr(p.align));
+  if (!p.colInterleave.empty())
+    kernel->setAttr(kColInterleaveAttr, b.getDenseI64ArrayAttr(p.colInterleave));
+  if (p.qkvUnit)
+    kernel->setAttr(kQkvUnitAttr, b.getI64IntegerAttr(p.qkvUnit));
   return bytes;
 }
 
@@ -412,6 +419,10 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     p.weightRowBase = base.getInt();
   if (auto align = kernel->getAttrOfType<IntegerAttr>(kBlockAlignAttr))
     p.align = align.getInt();
+  if (auto inter = kernel->getAttrOfType<DenseI64ArrayAttr>(kColInterleaveAttr))
+    p.colInterleave.assign(inter.asArrayRef().begin(), inter.asArrayRef().end());
+  if (auto unit = kernel->getAttrOfType<IntegerAttr>(kQkvUnitAttr))
+    p.qkvUnit = unit.getInt();
   if (auto cols = kernel->getAttrOfType<DenseI64ArrayAttr>(kWeightColsAttr);
       cols && cols.size() == 2)
     p.colLo = cols[0], p.colHi = cols[1];

@@ -547,6 +547,17 @@ void LowerToKernelsPass::runOnOperation() {
       q.size(q);
       if (q.cycles && q.cycles(q) > before.cycles(before))
         q = std::move(before);
+      // A whole linear (not a piece, not weight streaming) interleaves its
+      // columns by head: the blocks one attention head reads leave from
+      // neighbouring columns (in order, a head's q, k and v come from three
+      // thirds of the producer and cross on their way).
+      bool whole = (q.kind == "linear" || q.kind == "linear_gelu") && !q.partialKey &&
+                   q.weightRowBase == 0 && q.colHi == 0 && q.layers == 0 && !q.hostResult;
+      if (whole) {
+        int64_t ds = d / (attention.w / attention.heads);
+        q.colInterleave = {3, ds};
+        const_cast<KernelPlan &>(attention).qkvUnit = ds;
+      }
     }
     // Tokens per run, for throughput figures downstream.
     func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));

@@ -126,9 +126,12 @@ private:
   LogicalResult exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::Instr &in);
   /// Fills `tile` (rows x cols) with the tile of `t` whose first element is
   /// (r0, c0), zero outside it; returns the words up to the last nonzero one.
+  /// `interleave` ([groups, unit] or empty): the columns as init_tile's
+  /// col_interleave sees them.
   FailureOr<size_t> fillTile(Operation *op, const TensorWords &t, int64_t r0, int64_t c0,
                              int64_t rows, int64_t cols, std::vector<uint32_t> &tile,
-                             int64_t colEnd = std::numeric_limits<int64_t>::max());
+                             int64_t colEnd = std::numeric_limits<int64_t>::max(),
+                             ArrayRef<int64_t> interleave = {});
   LogicalResult exportHostInput(wk::HostInputOp in);
   LogicalResult exportFilter(wk::FilterOp filter);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
@@ -539,13 +542,18 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
 
 FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_t r0,
                                      int64_t c0, int64_t tileRows, int64_t tileCols,
-                                     std::vector<uint32_t> &tile, int64_t colEnd) {
+                                     std::vector<uint32_t> &tile, int64_t colEnd,
+                                     ArrayRef<int64_t> interleave) {
   // The operand as a matrix: a 1-D operand is one row; higher ranks fold
   // their leading dimensions into rows. Columns from colEnd on read as zero.
   ArrayRef<int64_t> shape = t.type.getShape();
   int64_t stride = shape.empty() ? 1 : shape.back();
   int64_t rows = stride ? t.type.getNumElements() / stride : 0;
   int64_t cols = std::min(stride, colEnd);
+  int64_t groups = interleave.empty() ? 1 : interleave[0], unit = interleave.empty() ? 1 : interleave[1];
+  if (stride % (groups * unit))
+    return fail(op) << "col_interleave [" << groups << ", " << unit << "] does not divide the "
+                    << stride << " columns";
   tile.assign(size_t(tileRows * tileCols), 0);
   size_t used = 0;
   for (int64_t r = 0; r < tileRows; ++r)
@@ -553,6 +561,10 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
       int64_t row = r0 + r, col = c0 + c;
       if (row < 0 || row >= rows || col < 0 || col >= cols)
         continue;
+      if (groups > 1) { // unit q of the view: unit q / groups of group q % groups
+        int64_t q = col / unit;
+        col = (q % groups) * (stride / groups) + (q / groups) * unit + col % unit;
+      }
       std::optional<uint32_t> v = t.word(row * stride + col);
       if (!v)
         return fail(op) << "element (" << row << ", " << col
@@ -605,7 +617,7 @@ LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
     for (int64_t px = 0; px < width; ++px) {
       FailureOr<size_t> used = fillTile(init, *t, ro[0] * py + ro[1] * px,
                                         lo + co[0] * py + co[1] * px, init.getRows(),
-                                        init.getCols(), tile, hi);
+                                        init.getCols(), tile, hi, init.getColInterleave());
       if (failed(used))
         return failure();
       // SRAM starts zeroed: trailing zero words (padding) and all-zero tiles

@@ -190,6 +190,26 @@ func.func @forward_after_max() {
 
 // -----
 
+func.func @interleave_three_numbers(%w: tensor<4x12xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
+    // expected-error @+1 {{'wskernel.init_tile' op col_interleave must be [groups, unit], both positive}}
+    wskernel.init_tile 0 at 0 rows 4 cols 12 {col_interleave = array<i64: 3, 2, 2>}
+  }
+  return
+}
+
+// -----
+
+func.func @interleave_and_window(%w: tensor<4x12xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
+    // expected-error @+1 {{'wskernel.init_tile' op col_interleave and col_window do not combine}}
+    wskernel.init_tile 0 at 0 rows 4 cols 6 {col_interleave = array<i64: 3, 2>, col_window = array<i64: 0, 6>}
+  }
+  return
+}
+
+// -----
+
 func.func @product_without_matrix() {
   wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
     // expected-error @+1 {{'wskernel.recv' op a product needs a matrix and cols}}
