@@ -166,9 +166,12 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
           if (same)
             break;
         }
-      // Fastest first; on a tie, the smaller share, then fewer blocks.
+      // Fastest first; on a tie, the smaller share, then more blocks (smaller
+      // streams route more easily: GPT-2-small at 0.9 of wse3 routes with
+      // 24, not with 20; GPT-3 1.3B at 0.85 with 20, not with 12).
       llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
-        return std::make_tuple(a.pace, a.share, a.blocks) < std::make_tuple(b.pace, b.share, b.blocks);
+        return std::make_tuple(a.pace, a.share, -a.blocks) <
+               std::make_tuple(b.pace, b.share, -b.blocks);
       });
       // A try's links may carry up to the next try's pace when it is
       // slower: within that it still beats every try after it (its bound
