@@ -84,6 +84,21 @@ TEST(Core, MatvecVecmatAndAccumulate) {
   EXPECT_EQ(res.report.cycles, 2u * 3 /* ceil(6/4) each */);
 }
 
+/// Writes 16-bit values two per word (the even element low) at `offset` of
+/// local PE (px, 0).
+void initHalves(wafer::Region *r, uint32_t offset, const std::vector<uint16_t> &halves,
+                uint32_t px = 0) {
+  std::string data((halves.size() + 1) / 2 * 4, '\0');
+  for (size_t i = 0; i < halves.size(); ++i) {
+    data[2 * i] = char(halves[i] & 0xff);
+    data[2 * i + 1] = char(halves[i] >> 8);
+  }
+  wafer::SramInit *s = r->add_init();
+  s->set_px(px);
+  s->set_offset(offset);
+  s->set_data(data);
+}
+
 TEST(Core, RecvVecmatMultipliesWordsAsTheyArrive) {
   // PE 0 sends x = (1, -1) east, x1 only after 10 cycles of other work; PE 1
   // multiplies them into the rows of its 2x3 W as they come, then adds a
@@ -348,17 +363,6 @@ TEST(Core, RecvDropMayExceedTheKernelsSram) {
 
 namespace {
 
-/// Writes 16-bit values two per word (the even element low) at `offset`.
-void initHalves(wafer::Region *r, uint32_t offset, const std::vector<uint16_t> &halves) {
-  std::string data((halves.size() + 1) / 2 * 4, '\0');
-  for (size_t i = 0; i < halves.size(); ++i) {
-    data[2 * i] = char(halves[i] & 0xff);
-    data[2 * i + 1] = char(halves[i] >> 8);
-  }
-  wafer::SramInit *s = r->add_init();
-  s->set_offset(offset);
-  s->set_data(data);
-}
 
 TEST(Core, MatvecReadsPackedHalfAndBfloat16Matrices) {
   // W = [[1, 2, 3], [-0.5, 65504, 2^-24]] as IEEE half, then as bfloat16
@@ -381,6 +385,27 @@ TEST(Core, MatvecReadsPackedHalfAndBfloat16Matrices) {
     EXPECT_EQ(res.out("mv"), (std::vector<float>{1 + 2 + 12, -0.5f + big + 4 * tiny}));
     EXPECT_EQ(res.report.cycles, 2u) << "same cost as fp32: ceil(6 / 4)";
   }
+}
+
+TEST(Core, RecvVecmatReadsAPackedMatrix) {
+  // PE 0 sends x = (2, -1); PE 1 holds W = [[1, 2, 3], [-0.5, 65504, 2^-24]]
+  // as IEEE half and multiplies x into it as it arrives.
+  const std::vector<uint16_t> half = {0x3c00, 0x4000, 0x4200, 0xb800, 0x7bff, 0x0001};
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
+  initFloats(r, 0, 0, 0, {2, -1});
+  initHalves(r, 0, half, 1);
+  *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
+  wafer::Instr mv = ins(wafer::RECV_VECMAT, {64, 0}, 2, 3);
+  mv.set_color(1);
+  mv.set_storage(wafer::STORE_F16);
+  *r->add_code() = only(mv, 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "vm", wafer::F32, {3}), 1, 0, 64, 0, 3);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("vm"),
+            (std::vector<float>{2 + 0.5f, 4 - 65504.0f, 6 - std::ldexp(1.0f, -24)}));
 }
 
 TEST(Core, GatherWidensAPackedRow) {
