@@ -17,8 +17,9 @@
 //  3. Colors: DSATUR coloring of the conflict graph (groups that share a
 //     directed link, a ramp, or an off-wafer link end). A group left
 //     without a color is rerouted on each color in turn, with the links of
-//     that color's groups closed; failing that, its shared links get more
-//     history and it is rerouted in the next round.
+//     that color's groups closed, until one costs no more than its tree with
+//     no link closed; failing that, its shared links get more history and it
+//     is rerouted in the next round.
 //
 //===----------------------------------------------------------------------===//
 #include "Router.h"
@@ -444,6 +445,18 @@ bool WaferRouter::repair(int gi) {
   if (!g.isStream)
     return false;
   ripUp(g);
+  auto treeCost = [&](const Group &t) {
+    double cost = 0;
+    for (const Entry &e : t.entries)
+      for (int p = wafer::North; p <= wafer::West; ++p)
+        if (e.mask >> p & 1)
+          cost += linkCost(e.node * kResPerPe + p, g.demand);
+    return cost;
+  };
+  // The tree with no link closed: a color whose tree costs no more has
+  // nothing to gain from the colors after it.
+  Group open = g;
+  double floor = routeStream(open, [](int32_t) { return false; }) ? treeCost(open) : 0;
   Group best;
   double bestCost = 0;
   int bestColor = -1;
@@ -452,13 +465,11 @@ bool WaferRouter::repair(int gi) {
     Group trial = g;
     if (!routeStream(trial, [&](int32_t r) { return colorMask[r] & bit; }))
       continue;
-    double cost = 0;
-    for (const Entry &e : trial.entries)
-      for (int p = wafer::North; p <= wafer::West; ++p)
-        if (e.mask >> p & 1)
-          cost += linkCost(e.node * kResPerPe + p, g.demand);
+    double cost = treeCost(trial);
     if (bestColor < 0 || cost < bestCost)
       best = std::move(trial), bestCost = cost, bestColor = c;
+    if (bestCost <= floor)
+      break;
   }
   if (bestColor < 0) {
     (void)routeOrFail(g); // put it back: it stays uncolored
