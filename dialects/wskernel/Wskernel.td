@@ -185,8 +185,8 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     units of u columns, seen unit by unit across the groups: column
     (i * a + g) * u + o of the view is column g * (C / a) + i * u + o of the
     operand (C columns). A QKV projection's [q | k | v] columns with
-    [3, head size] become each head's q, k and v side by side, which is what
-    one attention column group reads.
+    [3, ds] put each attention column's ds words of q, k and v side by side,
+    which that column reads as one window.
 
     ```mlir
     wskernel.init_tile 1 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]

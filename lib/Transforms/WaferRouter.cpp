@@ -456,7 +456,7 @@ bool WaferRouter::repair(int gi) {
   // The tree with no link closed: a color whose tree costs no more has
   // nothing to gain from the colors after it.
   Group open = g;
-  double floor = routeStream(open, [](int32_t) { return false; }) ? treeCost(open) : 0;
+  double unconstrained = routeStream(open, [](int32_t) { return false; }) ? treeCost(open) : 0;
   Group best;
   double bestCost = 0;
   int bestColor = -1;
@@ -468,7 +468,7 @@ bool WaferRouter::repair(int gi) {
     double cost = treeCost(trial);
     if (bestColor < 0 || cost < bestCost)
       best = std::move(trial), bestCost = cost, bestColor = c;
-    if (bestCost <= floor)
+    if (bestCost <= unconstrained)
       break;
   }
   if (bestColor < 0) {

@@ -104,9 +104,9 @@ struct KernelPlan {
   int64_t colLo = 0, colHi = 0;
   bool writesIntoPrevious = false;
   // A linear whose reader is attention: its result's columns as [groups,
-  // unit] interleave them (init_tile's col_interleave): [3, head size] puts
-  // each head's q, k and v side by side, so one attention head's columns
-  // read one stretch of blocks. Empty: in order.
+  // unit] interleave them (init_tile's col_interleave): [3, ds] puts each
+  // attention column's ds words of q, k and v side by side, so the column
+  // reads one window of the blocks. Empty: in order.
   SmallVector<int64_t, 2> colInterleave;
   // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
   int64_t qkvUnit = 0;

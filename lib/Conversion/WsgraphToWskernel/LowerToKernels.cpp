@@ -526,7 +526,7 @@ void LowerToKernelsPass::runOnOperation() {
     }
     // Attention's producer cuts blocks of what one attention column takes
     // of a head, now that the columns per head are chosen.
-    for (const KernelPlan &attention : plans) {
+    for (KernelPlan &attention : plans) {
       if (attention.kind != "attention" || attention.heads <= 0)
         continue;
       // (Plans were split around defects since `produced` was filled.)
@@ -537,26 +537,26 @@ void LowerToKernelsPass::runOnOperation() {
       KernelPlan &q = *from;
       int64_t d = cast<ShapedType>(attention.inputs[0].getType()).getDimSize(2) / 3 /
                   attention.heads;
+      int64_t ds = d / (attention.w / attention.heads); // one attention column's share
       // Kept only when the aligned shape is no slower. (Blocks of whole
       // heads are not asked for: their q, k and v blocks cover the same
       // attention columns, and three 128-word streams on every link there
       // bound GPT-2-small at 438 cycles per token; see docs/cost-model.md.)
       KernelPlan before = q;
-      q.align = d / (attention.w / attention.heads);
+      q.align = ds;
       q.h = 1, q.w = before.h * before.w;
       q.size(q);
       if (q.cycles && q.cycles(q) > before.cycles(before))
         q = std::move(before);
       // A whole linear (not a piece, not weight streaming) interleaves its
-      // columns by head: the blocks one attention head reads leave from
-      // neighbouring columns (in order, a head's q, k and v come from three
-      // thirds of the producer and cross on their way).
+      // columns by attention column: each column's q, k and v leave side by
+      // side (in order they come from three thirds of the producer and
+      // cross on their way).
       bool whole = (q.kind == "linear" || q.kind == "linear_gelu") && !q.partialKey &&
                    q.weightRowBase == 0 && q.colHi == 0 && q.layers == 0 && !q.hostResult;
       if (whole) {
-        int64_t ds = d / (attention.w / attention.heads);
         q.colInterleave = {3, ds};
-        const_cast<KernelPlan &>(attention).qkvUnit = ds;
+        attention.qkvUnit = ds;
       }
     }
     // Tokens per run, for throughput figures downstream.

@@ -550,7 +550,8 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
   int64_t stride = shape.empty() ? 1 : shape.back();
   int64_t rows = stride ? t.type.getNumElements() / stride : 0;
   int64_t cols = std::min(stride, colEnd);
-  int64_t groups = interleave.empty() ? 1 : interleave[0], unit = interleave.empty() ? 1 : interleave[1];
+  int64_t groups = interleave.empty() ? 1 : interleave[0];
+  int64_t unit = interleave.empty() ? 1 : interleave[1];
   if (stride % (groups * unit))
     return fail(op) << "col_interleave [" << groups << ", " << unit << "] does not divide the "
                     << stride << " columns";
