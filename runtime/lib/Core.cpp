@@ -224,12 +224,40 @@ private:
   }
   SramF32 *words(uint32_t word) { return reinterpret_cast<SramF32 *>(s_.sram + word); }
   void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
+  /// Busy time is the core's: an async op's cycles are its engine's.
   void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
     if (s_.traced && s_.trace.size() < traceLimit_)
       s_.trace.push_back(TraceEvent{reg_.wafer, m_.peRegion[reg_.firstPe], in.op, in.color,
-                                    s_.clock, cost + wait, wait});
+                                    s_.clock, cost + wait, wait, in.async});
     s_.clock += cost + wait;
-    s_.busy += cost;
+    if (!in.async)
+      s_.busy += cost;
+  }
+  /// SEND, RECV or RECV_ADD on the async engine (Instr::async).
+  Step runAsync(const Instr &in, uint64_t n);
+  /// Forgets the async ops that ended by the core's clock.
+  void retire() {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s_.numPending; ++i)
+      if (s_.pending[i].end > s_.clock)
+        s_.pending[kept++] = s_.pending[i];
+    s_.numPending = kept;
+  }
+  /// The core waits for the async ops in flight that use SRAM words
+  /// [lo, hi) (a range) or the color `color` (lo == hi).
+  void join(uint32_t lo, uint32_t hi, int64_t color) {
+    for (uint32_t i = 0; i < s_.numPending; ++i) {
+      const PeState::Pending &p = s_.pending[i];
+      if (lo < hi ? lo < p.hi && p.lo < hi : color == int64_t(p.color))
+        s_.clock = std::max(s_.clock, p.end);
+    }
+    retire();
+  }
+  void joinColors(const Instr &in) {
+    if (s_.numPending && !in.async) {
+      join(0, 0, in.color);
+      join(0, 0, in.forward);
+    }
   }
   uint64_t vectorCost(uint64_t n) const { return ceilDiv(n, m_.simd); }
 
@@ -285,6 +313,8 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
     return false;
   }
   first = uint32_t(addr / 4);
+  if (s_.numPending && !in.async && words)
+    join(first, first + uint32_t(words), -1);
   return true;
 }
 
@@ -323,7 +353,41 @@ void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d
     std::memcpy(out, sums, len * 4);
 }
 
+Core::Step Core::runAsync(const Instr &in, uint64_t n) {
+  // At most kAsyncSlots ops in flight: the core waits for the first to end.
+  retire();
+  if (s_.numPending == PeState::kAsyncSlots) {
+    uint64_t first = s_.pending[0].end;
+    for (uint32_t i = 1; i < s_.numPending; ++i)
+      first = std::min(first, s_.pending[i].end);
+    s_.clock = std::max(s_.clock, first);
+    retire();
+  }
+  uint32_t lo;
+  if (!span(in, 0, n, lo))
+    return Step::Fault;
+  // The op runs on the engine once both it and the core got there; the
+  // core's clock does not move.
+  uint64_t core = s_.clock;
+  s_.clock = std::max(core, s_.engine);
+  Step st = Step::Next;
+  if (in.op == wafer::SEND) {
+    outbox_.add(in.color, s_.sram + lo, uint32_t(n), s_.clock);
+    ++s_.messages;
+    charge(in, n);
+  } else {
+    st = recv(in, n, lo);
+  }
+  if (st == Step::Next) {
+    s_.engine = s_.clock;
+    s_.pending[s_.numPending++] = PeState::Pending{s_.engine, lo, lo + uint32_t(n), in.color};
+  }
+  s_.clock = core;
+  return st;
+}
+
 Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uint64_t cols) {
+  joinColors(in);
   RecvQueue *qp = s_.queue(in.color);
   if ((qp ? qp->available(n) : 0) < n) {
     s_.status = PeStatus::Blocked;
@@ -414,8 +478,11 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::NOP:
     return Step::Next;
   case wafer::SEND: {
+    if (in.async)
+      return runAsync(in, n);
     if (!span(in, 0, n, a))
       return Step::Fault;
+    joinColors(in);
     outbox_.add(in.color, s_.sram + a, uint32_t(n), s_.clock);
     ++s_.messages;
     charge(in, n);
@@ -424,6 +491,8 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::RECV:
   case wafer::RECV_ADD:
   case wafer::RECV_MAX:
+    if (in.async)
+      return runAsync(in, n);
     if (!span(in, 0, n, d))
       return Step::Fault;
     return recv(in, n, d);
@@ -605,6 +674,9 @@ void Core::run() {
         (outbox_.msgs.size() >= limit_.sends || outbox_.words.size() >= limit_.words))
       return;
   }
+  // The PE ends when its async engine does.
+  s_.clock = std::max(s_.clock, s_.engine);
+  s_.numPending = 0;
   s_.status = PeStatus::Done;
 }
 

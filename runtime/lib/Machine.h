@@ -233,6 +233,16 @@ struct alignas(64) PeState {
   bool traced = false;
   uint32_t waitColor = 0; ///< when Blocked: the RECV's color and word count
   uint64_t waitWords = 0;
+  /// The async engine: when it is next free, and the ops in flight that the
+  /// core has not passed yet (an SRAM word range, a color, the end).
+  uint64_t engine = 0;
+  struct Pending {
+    uint64_t end;
+    uint32_t lo, hi, color;
+  };
+  static constexpr uint32_t kAsyncSlots = 2;
+  Pending pending[kAsyncSlots];
+  uint32_t numPending = 0;
   std::vector<LoopFrame> loops; ///< innermost last
   std::string fault;            ///< when Faulted
   std::vector<TraceEvent> trace;

@@ -33,6 +33,7 @@ struct Instr {
   std::vector<Affine> guard; ///< all must be >= 0 for the instruction to run
   uint32_t color = 0;
   int64_t forward = -1; ///< RECV/RECV_ADD: the color the words also leave on (-1: none)
+  bool async = false;   ///< SEND/RECV/RECV_ADD on the PE's async engine
   float imm = 0;
   uint32_t count = 0;
   uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)

@@ -53,11 +53,22 @@ std::string traceJson(const RunReport &r) {
                       {"pid", r.kernels[k].wafer},
                       {"tid", k},
                       {"args", {{"name", r.kernels[k].name + " (first PE)"}}}});
+  // Async ops overlap the core's: they get a track of their own per kernel.
+  std::vector<bool> asyncTrack(r.kernels.size());
+  for (const TraceEvent &e : r.trace)
+    if (e.async && !asyncTrack[e.kernel]) {
+      asyncTrack[e.kernel] = true;
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", e.wafer},
+                        {"tid", r.kernels.size() + e.kernel},
+                        {"args", {{"name", r.kernels[e.kernel].name + " (first PE, async)"}}}});
+    }
   for (const TraceEvent &e : r.trace) {
     nlohmann::json ev = {{"name", detail::opName(e.op)},
                          {"ph", "X"},
                          {"pid", e.wafer},
-                         {"tid", e.kernel},
+                         {"tid", e.async ? r.kernels.size() + e.kernel : e.kernel},
                          {"ts", double(e.start) * usPerCycle},
                          {"dur", double(e.duration) * usPerCycle},
                          {"args", {{"cycle", e.start}, {"cycles", e.duration}}}};

@@ -182,6 +182,11 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
                                 m_.colors));
       o.forward = in.forward();
     }
+    if (in.async()) {
+      if (o.op != wafer::SEND && o.op != wafer::RECV && o.op != wafer::RECV_ADD)
+        return fail(fmt::format("{}: only SEND, RECV and RECV_ADD run async", at));
+      o.async = true;
+    }
     o.imm = in.imm();
     o.count = in.count();
     if (!wafer::Storage_IsValid(in.storage()))

@@ -129,6 +129,95 @@ TEST(Core, RecvVecmatMultipliesWordsAsTheyArrive) {
   EXPECT_EQ(res.report.cycles, 16u);
 }
 
+TEST(Core, AsyncRelayRunsBesideTheCore) {
+  // PE 0 sends (1, 2, 3, 4) on its async engine and fills 40 words (10
+  // cycles). PE 1 adds them to (10, 20, 30, 40) and relays the sums east on
+  // its engine while its core fills 8 words (2 cycles) and then adds 1 to
+  // the relay's words, which waits for the relay. PE 2 receives the sums.
+  wafer::Program p = makeProgram(3, 1);
+  wafer::Region *r = addRegion(p, "chain", 0, 0, 3, 1);
+  initFloats(r, 0, 0, 0, {1, 2, 3, 4});
+  initFloats(r, 1, 0, 0, {10, 20, 30, 40});
+  wafer::Instr s = send(1, 0, 4);
+  s.set_async(true);
+  *r->add_code() = only(s, 0, 0, 0, 0);
+  *r->add_code() = only(ins(wafer::FILL, {64}, 40), 0, 0, 0, 0);
+  wafer::Instr relay = recv(1, 0, 4, wafer::RECV_ADD);
+  relay.set_forward(2);
+  relay.set_async(true);
+  *r->add_code() = only(relay, 1, 1, 0, 0);
+  *r->add_code() = only(ins(wafer::FILL, {64}, 8), 1, 1, 0, 0);
+  wafer::Instr inc = ins(wafer::ADD_I, {0, 0}, 4);
+  inc.set_imm(1);
+  *r->add_code() = only(inc, 1, 1, 0, 0);
+  *r->add_code() = only(recv(2, 0, 4), 2, 2, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  routeEast(p, 0, 1, 2, 2);
+  addPiece(addTensor(p, true, "mid", wafer::F32, {4}), 1, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "sums", wafer::F32, {4}), 2, 0, 0, 0, 4);
+  RunResult res = runProgram(p, {}, 1, /*trace=*/true);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("sums"), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(res.out("mid"), (std::vector<float>{12, 23, 34, 45}));
+  // PE 0's words leave at 1..4 and reach PE 1 at 2..5: its relay ends at
+  // 5 + 1 = 6 and its words leave from 2 + 1 on, reaching PE 2 at 4..7,
+  // whose RECV ends at 8. PE 1's core: FILL 0..2, ADD_I waits to 6, ends
+  // at 7. PE 0 ends at 10. (In turn, the relay would end at 6, the FILL at
+  // 8, the ADD_I at 9.)
+  EXPECT_EQ(res.report.cycles, 10u);
+  // Busy time is the cores': 10 + (2 + 1) + 4.
+  ASSERT_EQ(res.report.kernels.size(), 1u);
+  EXPECT_EQ(res.report.kernels[0].busyCycles, 17u);
+  // The first PE's async SEND is traced beside its FILL, on its own track.
+  ASSERT_EQ(res.report.trace.size(), 2u);
+  EXPECT_TRUE(res.report.trace[0].async);
+  EXPECT_EQ(res.report.trace[0].start, 0u);
+  EXPECT_EQ(res.report.trace[0].duration, 4u);
+  EXPECT_FALSE(res.report.trace[1].async);
+  EXPECT_EQ(res.report.trace[1].start, 0u);
+}
+
+TEST(Core, AsyncOpsQueueOnTheEngine) {
+  // PE 0 sends A, B and C (4 words each) async, fills 40 words (10 cycles)
+  // and sends D (1 word) in turn, all on color 1. B waits for the engine
+  // (4..8); C for a free slot (two ops in flight: the core waits to 4, when
+  // A ends) and for the engine (8..12); the FILL runs 4..14; D, which
+  // waits for the ops on its color (to 12), starts at 14.
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "queue", 0, 0, 2, 1);
+  initFloats(r, 0, 0, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
+  for (int64_t k = 0; k < 3; ++k) {
+    wafer::Instr s = send(1, 16 * k, 4);
+    s.set_async(true);
+    *r->add_code() = only(s, 0, 0, 0, 0);
+  }
+  *r->add_code() = only(ins(wafer::FILL, {256}, 40), 0, 0, 0, 0);
+  *r->add_code() = only(send(1, 48, 1), 0, 0, 0, 0);
+  *r->add_code() = only(recv(1, 0, 13), 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "got", wafer::F32, {13}), 1, 0, 0, 0, 13);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("got"),
+            (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
+  // D's word arrives at 14 + 1 + 1 = 16: the RECV ends at 17 (15 if the
+  // core had not waited for a slot).
+  EXPECT_EQ(res.report.cycles, 17u);
+}
+
+TEST(Core, AsyncIsRefusedOnOtherOps) {
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
+  wafer::Instr add = ins(wafer::ADD, {0, 0, 0}, 1);
+  add.set_async(true);
+  *r->add_code() = add;
+  RunResult res = runProgram(p);
+  ASSERT_FALSE(res.status.ok());
+  EXPECT_NE(res.status.message().find("only SEND, RECV and RECV_ADD run async"),
+            std::string::npos)
+      << res.status.message();
+}
+
 TEST(Core, NestedLoopsWithAffineAddresses) {
   wafer::Program p = makeProgram(1, 1);
   wafer::Region *r = addRegion(p, "t", 0, 0, 1, 1);

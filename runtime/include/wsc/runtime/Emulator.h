@@ -55,6 +55,7 @@ struct TraceEvent {
   uint64_t start = 0;
   uint64_t duration = 0;
   uint64_t wait = 0; ///< part of duration spent waiting for wavelets
+  bool async = false; ///< ran on the PE's async engine
 };
 
 struct RunReport {
