@@ -306,25 +306,36 @@ def Wskernel_HostOutputOp : Wskernel_Op<"host_output", [HasParent<"KernelOp">]> 
 
 // Every instruction may carry `when` (PE ranges that run it) and `guard`
 // (affine values that must all be >= 0 for it to run, e.g. px - i - 1 to run
-// on PEs east of the current iteration i).
-class Wskernel_InstrOp<string mnemonic, dag args, string format>
+// on PEs east of the current iteration i). `tail` follows them.
+class Wskernel_InstrOp<string mnemonic, dag args, string format, dag tail = (ins)>
     : Wskernel_Op<mnemonic> {
-  let arguments = !con(args, (ins OptionalAttr<ArrayAttr>:$when, OptionalAttr<ArrayAttr>:$guard));
+  let arguments = !con(args, (ins OptionalAttr<ArrayAttr>:$when, OptionalAttr<ArrayAttr>:$guard),
+                       tail);
   let assemblyFormat = format # " attr-dict";
 }
 
 def Wskernel_SendOp : Wskernel_InstrOp<"send",
     (ins StrAttr:$port, Wskernel_AffAttr:$src, Wskernel_AffAttr:$n),
-    "$port `from` $src `n` $n"> {
+    "$port `from` $src `n` $n", (ins UnitAttr:$async)> {
   let summary = "Send n words from SRAM on a port";
-  let description = "```mlir\nwskernel.send \"out0\" from <base = 0> n <base = 32>\n```";
+  let description = [{
+    With `async`, the send runs on the PE's async engine (a microthread
+    beside the core): the core goes on at once, and a later instruction
+    that uses the words or the port waits for the send to end. At most two
+    async operations are in flight.
+
+    ```mlir
+    wskernel.send "out0" from <base = 0> n <base = 32>
+    wskernel.send "col" from <base = 0> n <base = 16> {async}
+    ```
+  }];
 }
 
 def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     (ins StrAttr:$port, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$n,
          DefaultValuedAttr<StrAttr, "\"copy\"">:$combine, OptionalAttr<StrAttr>:$forward,
          OptionalAttr<Wskernel_AffAttr>:$matrix, OptionalAttr<Wskernel_AffAttr>:$cols),
-    "$port `to` $dst `n` $n"> {
+    "$port `to` $dst `n` $n", (ins UnitAttr:$async)> {
   let summary = "Wait for n words on a port and store (copy), add or max them into SRAM, or discard them";
   let description = [{
     With `forward`, each word also leaves on that port as it is stored
@@ -339,10 +350,15 @@ def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     PE takes its slice of a stream while it multiplies; nothing is stored
     but dst.
 
+    With `async` (a copy or an add), the receive runs on the PE's async
+    engine as `wskernel.send` does: a relay of a column sum can pass one
+    token's partial on while the core multiplies the next.
+
     ```mlir
     wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add"}
     wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add", forward = "col"}
     wskernel.recv "in0" to <base = 0> n <base = 4> {combine = "vecmat", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 8>}
+    wskernel.recv "col" to <base = 0> n <base = 16> {async, combine = "add", forward = "col"}
     ```
   }];
   let extraClassDeclaration = [{

@@ -595,6 +595,8 @@ LogicalResult RecvOp::verify() {
   if (isProduct() != (getMatrix() && getCols()))
     return emitOpError(isProduct() ? "a product needs a matrix and cols"
                                    : "only a product (vecmat) takes a matrix and cols");
+  if (getAsync() && getCombine() != "copy" && getCombine() != "add")
+    return emitOpError("only a copy or an add runs async, not '") << getCombine() << "'";
   return success();
 }
 LogicalResult VectorOp::verify() {

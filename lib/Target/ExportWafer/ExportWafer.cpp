@@ -319,6 +319,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     addrs = {{"src", send.getSrc()}};
     n = send.getN();
     when = send.getWhenAttr();
+    in.set_async(send.getAsync());
     if (failed(streamOp(send.getPort())))
       return failure();
   } else if (auto recv = dyn_cast<wk::RecvOp>(op)) {
@@ -337,6 +338,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     }
     n = recv.getN();
     when = recv.getWhenAttr();
+    in.set_async(recv.getAsync());
     if (failed(streamOp(recv.getPort())))
       return failure();
     if (auto to = recv.getForward()) {

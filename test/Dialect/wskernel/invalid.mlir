@@ -190,6 +190,16 @@ func.func @forward_after_max() {
 
 // -----
 
+func.func @async_max() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op only a copy or an add runs async, not 'max'}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "max", async}
+  }
+  return
+}
+
+// -----
+
 func.func @interleave_three_numbers(%w: tensor<4x12xf32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
     // expected-error @+1 {{'wskernel.init_tile' op col_interleave must be [groups, unit], both positive}}

@@ -37,6 +37,8 @@
 // CHECK-NEXT: wskernel.recv "col" to <base = 64> n <base = 4> {combine = "add", forward = "col", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.recv "row" to <base = 96> n <base = 4> {forward = "out0", when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.send "col" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "col" from <base = 64> n <base = 4> {async, when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "col" to <base = 80> n <base = 4> {async, combine = "add", forward = "col"}
 // CHECK-NEXT: wskernel.send "row" from <base = 64> n <base = 4> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.vector "add" <base = 64> = <base = 64>, <base = 1536> n <base = 4>
 // CHECK-NEXT: wskernel.vector "sub" <base = 64> = <base = 64>, <base = 80> n <base = 4>
@@ -57,6 +59,8 @@
 // GENERIC: "wskernel.recv"() <{combine = "copy", dst = #wskernel.aff<base = 0>, n = #wskernel.aff<base = 16, py = 16>, port = "in0"}> : () -> ()
 // GENERIC: "wskernel.recv"() <{cols = #wskernel.aff<base = 4>, combine = "vecmat", dst = #wskernel.aff<base = 64>, matrix = #wskernel.aff<base = 1024>, n = #wskernel.aff<base = 16>, port = "in0"}> : () -> ()
 // GENERIC: "wskernel.matvec"() <{accumulate = false, cols = #wskernel.aff<base = 4>, dst = #wskernel.aff<base = 64>, matrix = #wskernel.aff<base = 1024>, rows = #wskernel.aff<base = 16>, storage = "f32", transposed = true, vector = #wskernel.aff<base = 0>}>
+// GENERIC: "wskernel.send"() <{async, n = #wskernel.aff<base = 4>, port = "col", src = #wskernel.aff<base = 64>, when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}>
+// GENERIC: "wskernel.recv"() <{async, combine = "add", dst = #wskernel.aff<base = 80>, forward = "col", n = #wskernel.aff<base = 4>, port = "col"}>
 // GENERIC: "wskernel.send"() <{guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], n = #wskernel.aff<base = 4>, port = "row", src = #wskernel.aff<base = 64>, when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}>
 // GENERIC: }) {note = "kept"} : (!wskernel.stream<32, f32>, tensor<32x16xf32>, tensor<16xf32>) -> (!wskernel.stream<16, f32>, !wskernel.stream<16, bf16>)
 func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, %b: tensor<16xf32>)
@@ -90,6 +94,9 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
         wskernel.recv "col" to <base = 64> n <base = 4> {combine = "add", forward = "col", when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
         wskernel.recv "row" to <base = 96> n <base = 4> {forward = "out0", when = [#wskernel.pes<x0 = 3, x1 = 3, y0 = 1, y1 = 1>]}
         wskernel.send "col" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+        // On the async engine, beside the core.
+        wskernel.send "col" from <base = 64> n <base = 4> {async, when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
+        wskernel.recv "col" to <base = 80> n <base = 4> {combine = "add", forward = "col", async}
         wskernel.send "row" from <base = 64> n <base = 4> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
         wskernel.vector "add" <base = 64> = <base = 64>, <base = 1536> n <base = 4>
         wskernel.vector "sub" <base = 64> = <base = 64>, <base = 80> n <base = 4>

@@ -52,7 +52,8 @@
 // CHECK-NEXT:          base: 3
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
-// The "col" channel (color 0) is sent by PE row 0 only.
+// The "col" channel (color 0) is sent by PE row 0 only, on its async
+// engine (the next token's matvec into 48 waits for it).
 // CHECK-NEXT:      code {
 // CHECK-NEXT:        op: SEND
 // CHECK-NEXT:        pred {
@@ -63,6 +64,7 @@
 // CHECK-NEXT:        n {
 // CHECK-NEXT:          base: 2
 // CHECK-NEXT:        }
+// CHECK-NEXT:        async: true
 // CHECK-NEXT:      }
 // Every PE receives n = 2 * py words: none on row 0.
 // CHECK-NEXT:      code {
@@ -191,7 +193,7 @@ module attributes {wafer.arch = #wafer.arch<name = "mesh:4x4", width = 4, height
       wskernel.init_tile 1 at 24 rows 2 cols 3 row_origin [2, 0]
       wskernel.loop 2 {
         wskernel.matvec <base = 48> = <base = 24> x <base = 0, loop = [12]> rows <base = 2> cols <base = 3>
-        wskernel.send "col" from <base = 48> n <base = 2> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+        wskernel.send "col" from <base = 48> n <base = 2> {async, when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
         wskernel.recv "col" to <base = 56> n <base = 0, py = 2>
         wskernel.unary "copy" <base = 56, py = 8> = <base = 48> n <base = 2>
         wskernel.send "out0" from <base = 56> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 1, y1 = 1>]}
