@@ -11,7 +11,7 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // partial, finish in the last row, and (the last PE) gather and send.
 double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
                          int64_t in, int64_t group, int64_t inLast, bool handOnRow,
-                         bool streamed) const {
+                         bool streamed, bool asyncSums) const {
   int64_t nb = ceilDiv(n, w);
   double finish = vector(nb) + (gelu ? transcendental(nb) : 0.0);
   double handOn = output(out, n, nb, w, h, group);
@@ -24,7 +24,7 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
     // Weight rows pass their sums on; the finishing row receives and
     // finishes, and hands the result on or sends it to the gather row.
     int64_t kb = ceilDiv(k, tileRows(h, out, handOnRow));
-    double rows = product(kb) + forwarded(nb);
+    double rows = asyncSums ? std::max(product(kb), forwarded(nb)) : product(kb) + forwarded(nb);
     double last = words(nb) + words(inLast) + finish + (handOnRow ? words(nb) : handOn);
     return std::max({rows, last, handOnRow ? words(nb) + handOn : 0.0});
   }

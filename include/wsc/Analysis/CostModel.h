@@ -69,10 +69,12 @@ struct CostModel {
   /// With `handOnRow` (h >= 4), the finishing row sends its result south
   /// to a last row that only hands it on, and the tiles are on rows 0..h-3.
   /// With `streamed`, x's words meet their rows of the tile as they arrive
-  /// (RECV_VECMAT): receiving and multiplying overlap.
+  /// (RECV_VECMAT): receiving and multiplying overlap. With `asyncSums`
+  /// (and a finishing row), the weight rows pass the column sums on with
+  /// their async engines while their cores multiply the next token.
   double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out, int64_t in,
                 int64_t group = 1, int64_t inLast = 0, bool handOnRow = false,
-                bool streamed = false) const;
+                bool streamed = false, bool asyncSums = false) const;
   /// Does a linear on h rows end in a row that only finishes? When it is
   /// not read by the host and has at least three rows.
   static bool finishingRow(int64_t h, Output out) { return out == Output::Blocks && h >= 3; }

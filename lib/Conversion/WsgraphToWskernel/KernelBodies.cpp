@@ -275,8 +275,9 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     // tile rows lie past K: zeros it never reads); with a hand-on row below
     // it, on rows 0..h-3.
     bool finishing = CostModel::finishingRow(h, out);
+    bool asyncSums = finishing && asyncColumnSums(tokens);
     bool handOnRow = linearHandOnRow(p, kdim, n, p.kind == "linear_gelu", residual, tokens,
-                                     cost.arch);
+                                     cost.arch, asyncColumnSums(tokens));
     int64_t tileRows = CostModel::tileRows(h, out, handOnRow);
     int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
     ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
@@ -285,24 +286,31 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t x = streamed ? 0 : sram.words(kb);
     int64_t weight = sram.words(wk::storageWords(p.storage, kb * nb));
     int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
-    int64_t part = sram.words(nb), gather = !p.hostResult && std::min(g, w) > 1 ? sram.words(nb) : 0;
+    // With async column sums, the weight rows' partial of token t is at
+    // part + 4 nb (t mod 2): the engine passes one on while the core
+    // computes the other (idx[0] of the parity loop).
+    int64_t part = sram.words(asyncSums ? 2 * nb : nb);
+    int64_t gather = !p.hostResult && std::min(g, w) > 1 ? sram.words(nb) : 0;
+    wk::AffAttr rowPart = asyncSums ? k.aff(part, {4 * nb}) : k.aff(part);
     k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window,
                p.colInterleave);
     if (bias)
       k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window, p.colInterleave);
-    k.tokenLoops();
+    k.tokenLoops(asyncSums ? 2 : 1);
+    if (asyncSums)
+      k.openLoop(2);
     // Each PE row takes its kb-slice of x; the last slice may be shorter.
     // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
     // An f32 tile takes each piece of the slice (a block of x holds it)
     // straight into its rows' multiply-adds; a 16-bit one stores x first.
     int64_t base = p.weightRowBase, in;
     if (streamed) {
-      in = k.recvRanges(0, {Body::Range{base, base + kdim, k.aff(part)}}, kb, tileRows,
+      in = k.recvRanges(0, {Body::Range{base, base + kdim, rowPart}}, kb, tileRows,
                         /*byRow=*/true, nullptr, Body::Product{weight, nb});
       // Tile rows past K (kb rounds up) take no x: their partial is zero.
       int64_t holding = ceilDiv(kdim, kb);
       if (holding < tileRows)
-        k.imm("fill", k.aff(part), k.aff(0), 0.0f, k.aff(nb), k.pes(0, w - 1, holding, tileRows - 1));
+        k.imm("fill", rowPart, k.aff(0), 0.0f, k.aff(nb), k.pes(0, w - 1, holding, tileRows - 1));
     } else {
       in = k.recvRange(0, base, kb, tileRows, base + kdim, k.aff(x), /*byRow=*/true);
     }
@@ -310,7 +318,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t inLast =
         residual ? k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, finRow) : 0;
     if (!streamed)
-      k.matvec(k.aff(part), k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
+      k.matvec(rowPart, k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
                finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr, nullptr, p.storage);
     // A piece of a split weight after the first adds the partial sum of the
     // pieces before it, ahead of the bias and GELU; a real residual follows them.
@@ -326,7 +334,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
         k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
     };
     if (!p.hostResult) {
-      k.reduceGatherSend(part, nb, n, gather, epilogue, true, true, finishing, handOnRow);
+      k.reduceGatherSend(part, nb, n, gather, epilogue, true, true, finishing, handOnRow,
+                         asyncSums ? rowPart : nullptr);
     } else {
       // The host reads the blocks where they are kept, no gather. When they
       // all fit (HostKept) the last row keeps every token's block; else row
@@ -360,7 +369,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                k.builder().getDenseI64ArrayAttr(window));
     }
     return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
-                                   handOnRow, streamed)};
+                                   handOnRow, streamed, asyncSums)};
   }
   if (p.kind == "attention") {
     // Head hd runs on columns [hd*parts, hd*parts + parts): column px takes

@@ -200,14 +200,20 @@ std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
 /// The estimate of a linear K -> N (`tokens` per run), for its plan.
 std::function<double(const KernelPlan &)> linearCycles(int64_t k, int64_t n, bool gelu,
                                                        bool residual, int64_t tokens,
-                                                       wafer::ArchAttr arch);
+                                                       wafer::ArchAttr arch, bool asyncSums);
 /// Does a linear K -> N at the plan's shape finish in two rows: the
 /// finishing row (bias, GELU, the residual) and below it a row that only
 /// hands the result on? When that is faster by the estimate (the gather of
 /// a result block no longer waits for the finishing work) and the tiles,
 /// on one row fewer, still fit a PE.
 bool linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu, bool residual,
-                     int64_t tokens, wafer::ArchAttr arch);
+                     int64_t tokens, wafer::ArchAttr arch, bool asyncSums);
+/// Do a linear's weight rows pass its column sums on with their async
+/// engines (with a finishing row)? Their partial sums alternate between two
+/// buffers by token parity, so a batch's tokens must be even.
+inline bool asyncColumnSums(int64_t tokensPerBatch) {
+  return tokensPerBatch >= 2 && tokensPerBatch % 2 == 0;
+}
 /// Room left for a linear's program when its tiles lose a row to a gather row.
 inline constexpr int64_t kHandOnRowCodeBytes = 64 * kCodeBytesPerInstruction;
 /// Splits each host-read linear too wide for the arch's columns at its
@@ -320,9 +326,10 @@ public:
   /// Receives n words into dst (copied or added) and sends them on `to` in
   /// the same pass.
   void relay(StringRef port, StringRef to, wk::AffAttr dst, wk::AffAttr n,
-             StringRef combine = "copy", ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+             StringRef combine = "copy", ArrayAttr when = nullptr, ArrayAttr guard = nullptr,
+             bool async = false) {
     wk::RecvOp::create(b, loc(), port, dst, n, combine, b.getStringAttr(to), nullptr, nullptr, when,
-                       guard);
+                       guard, async);
   }
   /// Pops n words of a port that this PE does not need.
   void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr) {
@@ -331,8 +338,8 @@ public:
     recv(port, aff(0), n, "discard", when);
   }
   void send(StringRef port, wk::AffAttr src, wk::AffAttr n, ArrayAttr when = nullptr,
-            ArrayAttr guard = nullptr) {
-    wk::SendOp::create(b, loc(), port, src, n, when, guard);
+            ArrayAttr guard = nullptr, bool async = false) {
+    wk::SendOp::create(b, loc(), port, src, n, when, guard, async);
   }
   ArrayAttr guards(ArrayRef<wk::AffAttr> conditions) {
     return b.getArrayAttr(SmallVector<Attribute>(conditions.begin(), conditions.end()));
@@ -390,6 +397,12 @@ public:
     b.setInsertionPointToStart(&inner.getBody().emplaceBlock());
   }
 
+  /// Opens a loop of `count` iterations; what follows goes inside it.
+  void openLoop(int64_t count) {
+    auto l = wk::LoopOp::create(b, loc(), count);
+    b.setInsertionPointToStart(&l.getBody().emplaceBlock());
+  }
+
   /// A loop of `count` iterations around what `body` writes; inside it,
   /// its index is loop index 0 of affine maps.
   void loop(int64_t count, function_ref<void()> body) {
@@ -404,16 +417,22 @@ public:
   /// With `finishing`, the last row holds no partial: it takes the sum.
   /// With `handOnRow`, the row above the last finishes (the epilogue) and
   /// sends its block south to the last row, which only hands it on.
+  /// With `chain` (and `finishing`), the rows above the finishing one hold
+  /// their partials there and pass the sum on with their async engines.
   void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
                         function_ref<void()> epilogue, bool reduceColumns = true,
-                        bool gatherRow = true, bool finishing = false, bool handOnRow = false) {
+                        bool gatherRow = true, bool finishing = false, bool handOnRow = false,
+                        wk::AffAttr chain = nullptr) {
     int64_t last = handOnRow ? h - 2 : h - 1;
     if (h > 1 && reduceColumns) {
       // Row 0 starts the sum, the rows between add theirs as it passes,
       // the last adds its own or (finishing) takes it.
-      send("col", aff(part), aff(nb), pes(0, w - 1, 0, 0));
+      assert((!chain || finishing) && "only weight rows pass sums on async");
+      wk::AffAttr rows = chain ? chain : aff(part);
+      send("col", rows, aff(nb), pes(0, w - 1, 0, 0), nullptr, bool(chain));
       if (last > 1)
-        relay("col", "col", aff(part), aff(nb), "add", pes(0, w - 1, 1, last - 1));
+        relay("col", "col", rows, aff(nb), "add", pes(0, w - 1, 1, last - 1), nullptr,
+              bool(chain));
       recv("col", aff(part), aff(nb), finishing ? "copy" : "add", pes(0, w - 1, last, last));
     }
     epilogue();

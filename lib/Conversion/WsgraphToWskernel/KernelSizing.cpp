@@ -177,7 +177,8 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
     // share of the tokens.
     int64_t all = batch * tokens;
     int64_t kept = hostKeepsAll(all, nb) ? all * nb : ceilDiv(all, h) * nb;
-    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + nb : nb) +
+    // (a result handed on: two partial sums, see asyncColumnSums)
+    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + nb : 2 * nb) +
            (residual ? nb : 0);
   });
   return [=](KernelPlan &p) {

@@ -63,7 +63,8 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
     int64_t cols = q.colHi - q.colLo;
     q.work = p.work * double(cols) / double(n);
     q.size = linearSizer(k, cols, true, false, batch, tokens, p.storage, arch);
-    q.cycles = linearCycles(k, cols, p.kind == "linear_gelu", false, batch * tokens, arch);
+    q.cycles = linearCycles(k, cols, p.kind == "linear_gelu", false, batch * tokens, arch,
+                            asyncColumnSums(tokens));
     q.writesIntoPrevious = p.writesIntoPrevious || i > 0;
     out.push_back(std::move(q));
   }
@@ -76,33 +77,35 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
 /// them: the written body counts the blocks it really touches).
 std::function<double(const KernelPlan &)>
 wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int64_t tokens,
-                            wafer::ArchAttr arch) {
+                            wafer::ArchAttr arch, bool asyncSums) {
   CostModel cost{arch};
   return [=](const KernelPlan &p) {
     CostModel::Output out = outputOf(p, tokens, n);
-    bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch);
+    bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch, asyncSums);
     int64_t rows = CostModel::tileRows(p.h, out, handOnRow);
     return cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, rows), blockColumns(p, n, arch),
-                       residual ? ceilDiv(n, p.w) : 0, handOnRow, streamsX(p.storage));
+                       residual ? ceilDiv(n, p.w) : 0, handOnRow, streamsX(p.storage),
+                       asyncSums);
   };
 }
 
 bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu,
-                                    bool residual, int64_t tokens, wafer::ArchAttr arch) {
+                                    bool residual, int64_t tokens, wafer::ArchAttr arch,
+                                    bool asyncSums) {
   CostModel::Output out = outputOf(p, tokens, n);
   if (!CostModel::finishingRow(p.h, out) || p.h < 4)
     return false;
   // The tiles on one row fewer must still fit, with room for the program.
   int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
-  int64_t words = kb + wk::storageWords(p.storage, kb * nb) + 5 * nb;
+  int64_t words = kb + wk::storageWords(p.storage, kb * nb) + (asyncSums ? 6 : 5) * nb;
   if (4 * words + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
     return false;
   CostModel cost{arch};
   int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;
   bool streamed = streamsX(p.storage);
-  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true, streamed) <
+  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true, streamed, asyncSums) <
          cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, CostModel::tileRows(p.h, out, false)),
-                     group, last, false, streamed);
+                     group, last, false, streamed, asyncSums);
 }
 
 /// Splits each host-read linear whose tiles, at its share of `capacity`
