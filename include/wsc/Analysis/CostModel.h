@@ -75,9 +75,12 @@ struct CostModel {
   double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out, int64_t in,
                 int64_t group = 1, int64_t inLast = 0, bool handOnRow = false,
                 bool streamed = false, bool asyncSums = false) const;
-  /// Does a linear on h rows end in a row that only finishes? When it is
-  /// not read by the host and has at least three rows.
-  static bool finishingRow(int64_t h, Output out) { return out == Output::Blocks && h >= 3; }
+  /// Does a linear on h rows end in a row that only finishes? When it has
+  /// at least three rows and its result leaves in blocks or stays on the
+  /// last row for the host (HostKept).
+  static bool finishingRow(int64_t h, Output out) {
+    return (out == Output::Blocks || out == Output::HostKept) && h >= 3;
+  }
   /// The rows of a linear on h rows that hold weight tiles: all but the
   /// finishing row and the hand-on row below it, if any.
   static int64_t tileRows(int64_t h, Output out, bool handOnRow) {

@@ -341,11 +341,15 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       // all fit (HostKept) the last row keeps every token's block; else row
       // py keeps tokens g in [py*tb, py*tb + tb), g = b*T + t: the last row
       // finishes each token's block and keeps it or sends it north ("up")
-      // to its row, and the rows in between pass it on.
+      // to its row, and the rows in between pass it on. A last row that
+      // keeps them all holds no tiles when it finishes (`finishing`).
       bool lastKeeps = out == Output::HostKept && h > 1;
       int64_t all = batch * tokens, tb = lastKeeps ? all : ceilDiv(all, h);
       int64_t kept = sram.words(tb * nb), relay = h > 1 && !lastKeeps ? sram.words(nb) : 0;
-      wk::AffAttr slot = k.aff(kept, {4 * nb, 4 * nb * tokens}, 0, lastKeeps ? 0 : -4 * nb * tb);
+      // Token t of batch b is t = 2 i1 + i0 inside the parity loop.
+      SmallVector<int64_t, 3> byToken = asyncSums ? SmallVector<int64_t, 3>{4 * nb, 8 * nb, 4 * nb * tokens}
+                                                  : SmallVector<int64_t, 3>{4 * nb, 4 * nb * tokens};
+      wk::AffAttr slot = k.aff(kept, byToken, 0, lastKeeps ? 0 : -4 * nb * tb);
       ArrayAttr mine = k.guards({k.aff(0, {1, tokens}, 0, -tb),             // g >= py*tb
                                  k.aff(tb - 1, {-1, -tokens}, 0, tb)});     // g < py*tb + tb
       ArrayAttr above = k.guards({k.aff(-1, {-1, -tokens}, 0, tb)});       // g < py*tb
@@ -359,7 +363,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
         k.send("up", k.aff(part), k.aff(nb), k.lastRow(), above);
         k.recv("up", slot, k.aff(nb), "copy", upper, mine);
         k.relay("up", "up", k.aff(relay), k.aff(nb), "copy", upper, above);
-      }, true, /*gatherRow=*/false);
+      }, true, /*gatherRow=*/false, finishing, false, asyncSums ? rowPart : nullptr);
       OpBuilder::InsertionGuard guard(k.builder());
       k.builder().setInsertionPointToStart(k.top());
       wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, kept, tb, nb,

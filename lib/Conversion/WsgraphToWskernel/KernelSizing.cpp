@@ -177,25 +177,32 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
     // share of the tokens.
     int64_t all = batch * tokens;
     int64_t kept = hostKeepsAll(all, nb) ? all * nb : ceilDiv(all, h) * nb;
-    // (a result handed on: two partial sums, see asyncColumnSums)
-    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + nb : 2 * nb) +
+    // (two partial sums, see asyncColumnSums)
+    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + 2 * nb : 2 * nb) +
            (residual ? nb : 0);
   });
   return [=](KernelPlan &p) {
     int64_t budget = p.h * p.w;
     tiled(p);
-    // A result handed on in blocks is finished by a row of its own (bias,
-    // GELU, residual, the gather) while the rows above hold the tiles: the
-    // tiles take the budget less that row.
+    // A result handed on in blocks, or kept on the last row for the host,
+    // is finished by a row of its own (bias, GELU, residual, the gather)
+    // while the rows above hold the tiles: the tiles take the budget less
+    // that row.
     int64_t most = maxRows(p, arch);
-    if (!host && p.h >= 2 && most >= 3) {
-      int64_t maxH = p.maxH;
+    bool finishes = !host || hostKeepsAll(batch * tokens, ceilDiv(n, p.w));
+    if (finishes && p.h >= 2 && most >= 3) {
+      int64_t maxH = p.maxH, h = p.h, w = p.w;
       p.maxH = most - 1;
       p.h = 1, p.w = std::max<int64_t>(1, budget - p.w);
       tiled(p);
       p.maxH = maxH;
+      // Tiles on one row leave no room for a finishing row: keep the shape
+      // without one (fewer PEs for a larger budget would break the
+      // balancing's search, which takes cycles to fall as budgets grow).
       if (p.h >= 2)
         p.h += 1;
+      else
+        p.h = h, p.w = w;
     }
     if (p.align <= 0 || host)
       return;

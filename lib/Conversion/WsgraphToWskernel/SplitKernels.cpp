@@ -93,7 +93,7 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
                                     bool residual, int64_t tokens, wafer::ArchAttr arch,
                                     bool asyncSums) {
   CostModel::Output out = outputOf(p, tokens, n);
-  if (!CostModel::finishingRow(p.h, out) || p.h < 4)
+  if (out != CostModel::Output::Blocks || !CostModel::finishingRow(p.h, out) || p.h < 4)
     return false;
   // The tiles on one row fewer must still fit, with room for the program.
   int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
