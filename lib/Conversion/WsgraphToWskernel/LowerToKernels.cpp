@@ -136,6 +136,9 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
 /// PEs (binary search on T; each kernel takes the smallest budget that
 /// reaches T, or its fastest). Kernels without an estimate get PEs in
 /// proportion to their work, as do all when the estimated ones fit anyway.
+/// Budgets up to this many PEs are searched one by one (balanceStage).
+constexpr int64_t kScannedBudget = 64;
+
 static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
                                          ArrayRef<int64_t> minPes, size_t first, size_t last,
                                          double capacity, int64_t maxPes) {
@@ -162,6 +165,11 @@ static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
     int64_t lo = std::min(minPes[i], most), hi = most;
     if (cyclesAt(plans[i], hi) > T)
       return hi;
+    // Few PEs take shapes that jump (a row more or less of tiles), so their
+    // cycles need not fall as the budget grows: scanned one by one.
+    for (; lo <= std::min<int64_t>(hi, kScannedBudget); ++lo)
+      if (cyclesAt(plans[i], lo) <= T)
+        return lo;
     while (lo < hi) {
       int64_t mid = lo + (hi - lo) / 2;
       if (cyclesAt(plans[i], mid) <= T)
