@@ -35,11 +35,12 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
 double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group,
                             int64_t step) const {
   // Sum, all-reduce, centre; x . x, all-reduce; rsqrt; scale, gamma, beta.
-  // The all-reduces carry `step` tokens' statistics per round trip.
+  // The all-reduces carry `step` tokens' statistics per round trip. The
+  // blocks leave on the async engine, beside the next token's work.
   int64_t cb = ceilDiv(c, w);
-  return words(in) + vector(cb) + 2 * rowAllReduce(w, step) / double(step) + 4 * vector(1) +
-         vector(cb) +
-         matvec(1, cb) + transcendental(1) + 3 * vector(cb) + output(out, c, cb, w, 1, group);
+  double core = words(in) + vector(cb) + 2 * rowAllReduce(w, step) / double(step) +
+                4 * vector(1) + vector(cb) + matvec(1, cb) + transcendental(1) + 3 * vector(cb);
+  return std::max(core, output(out, c, cb, w, 1, group));
 }
 
 double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows,
@@ -47,12 +48,16 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, 
   // A row scores its block of keys on its share of the head's dimensions,
   // all-reduces the scores over the head's columns, takes a partial
   // softmax, weighs its values, then merges the partial from above and
-  // passes it on.
+  // passes it on. Passing it on and the last row's blocks run on the async
+  // engine, beside the next token's work.
   int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts);
-  double merge = rows > 1 ? relay(ds + 2) + 2 * transcendental(1) + 3 * vector(ds + 1) : 0.0;
-  return words(in) + matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) +
-         transcendental(tb) + matvec(tb, ds) + merge + transcendental(1) + vector(1) +
-         vector(ds) + output(out, d * heads, ds, heads * parts, rows, group);
+  double merge = rows > 1 ? forwarded(ds + 2) + 2 * transcendental(1) + 3 * vector(ds + 1) : 0.0;
+  double core = words(in) + matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) +
+                transcendental(tb) + matvec(tb, ds) + merge + transcendental(1) + vector(1) +
+                vector(ds);
+  double engine = (rows > 1 ? words(ds + 2) : 0.0) + output(out, d * heads, ds, heads * parts,
+                                                              rows, group);
+  return std::max(core, engine);
 }
 
 double CostModel::embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out,

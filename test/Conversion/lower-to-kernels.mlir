@@ -25,13 +25,13 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // CHECK: wskernel.init_tile 1 at 16 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8]
 // CHECK: wskernel.send "out0" from <base = 528> n <base = 8> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
 // Layer norm of C=8 on 1x3 PEs, cb = 3 (the last block 2), 4 tokens per step
-// (all 4 here): x 4*3, stat 4, gamma 3, beta 3, part 3 = 25 words = 100 bytes;
-// PE 1 runs 30 instructions = 480 bytes: 580.
+// (all 4 here): x 4*3, stat 4, gamma 3, beta 3, a result per token of the
+// step 4*3 = 34 words = 136 bytes; PE 1 runs 30 instructions = 480 bytes: 616.
 // cycles = recv 3 + sum 3 + 2 all-reduces of 4 tokens' statistics ((4*4 words
 // + 2 * 2 hops) / 4 tokens) 10 + 4 one-word ops + centre 3 + x.x 3 + rsqrt 8
-// + scale, gamma, beta 9 + send 3 = 46.
+// + scale, gamma, beta 9 = 43; the async engine sends the block (3) beside.
 // Its result is three blocks, one per PE.
-// CHECK: %[[N:.*]]:3 = wskernel.kernel "ln_f" kind "layer_norm" grid [1, 3] sram 580 cycles 4.600000e+01 channels {back = "row_chain_west", row = "row_chain"}(%[[E]], %{{.*}}, %{{.*}}) {{.*}} -> (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>)
+// CHECK: %[[N:.*]]:3 = wskernel.kernel "ln_f" kind "layer_norm" grid [1, 3] sram 616 cycles 4.300000e+01 channels {back = "row_chain_west", row = "row_chain"}(%[[E]], %{{.*}}, %{{.*}}) {{.*}} -> (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>)
 // PE px keeps x[3px, 3px + 3) of the embedding's one block (the last PE 2
 // words): the routers' filters give each PE only that window.
 // CHECK-NEXT: wskernel.filter "in0" first <base = 6> count <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
@@ -54,9 +54,10 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // The last PE's padding word is zeroed after centring.
 // CHECK-NEXT: wskernel.scalar "sub" <base = 0, loop = [12]> = <base = 0, loop = [12]>, scalar <base = 48, loop = [4]> n <base = 3>
 // CHECK-NEXT: wskernel.imm "fill" <base = 8, loop = [12]> = <base = 0>, 0.000000e+00 n <base = 1> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
-// CHECK: wskernel.send "out0" from <base = 88> n <base = 3> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "out1" from <base = 88> n <base = 3> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
-// CHECK-NEXT: wskernel.send "out2" from <base = 88> n <base = 2> {when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
+// Token j's result at 88 + 12j leaves on the async engine.
+// CHECK: wskernel.send "out0" from <base = 88, loop = [12]> n <base = 3> {async, when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "out1" from <base = 88, loop = [12]> n <base = 3> {async, when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.send "out2" from <base = 88, loop = [12]> n <base = 2> {async, when = [#wskernel.pes<x0 = 2, x1 = 2, y0 = 0, y1 = 0>]}
 // Linear 8x12 on 1x3 PEs: kb = 8, nb = 4; the host reads its blocks where they are.
 // It takes the three blocks of the layer norm (operands 0-2: x[0, 3), x[3, 6),
 // x[6, 8)) straight into the multiply-adds of tile rows 0-2, 3-5 and 6-7

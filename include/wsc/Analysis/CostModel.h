@@ -35,9 +35,6 @@ struct CostModel {
   /// pass. Tokens pipeline through the chain, so its length adds latency,
   /// not time per token.
   double forwarded(int64_t n) const { return words(n) + double(arch.getHopCycles()); }
-  /// The same when the PE computes between receiving and sending (the
-  /// attention merge): a receive and a send.
-  double relay(int64_t n) const { return 2 * words(n) + double(arch.getHopCycles()); }
 
   /// Cycles a PE of a w-PE row spends per token on an all-reduce of n
   /// words: a sum chain east, the total back west. It waits for the round

@@ -419,7 +419,7 @@ public:
   /// sends its block south to the last row, which only hands it on.
   /// With `chain` (and `finishing`), the rows above the finishing one hold
   /// their partials there and pass the sum on with their async engines.
-  void reduceGatherSend(int64_t part, int64_t nb, int64_t n, int64_t gather,
+  void reduceGatherSend(wk::AffAttr part, int64_t nb, int64_t n, int64_t gather,
                         function_ref<void()> epilogue, bool reduceColumns = true,
                         bool gatherRow = true, bool finishing = false, bool handOnRow = false,
                         wk::AffAttr chain = nullptr) {
@@ -428,54 +428,51 @@ public:
       // Row 0 starts the sum, the rows between add theirs as it passes,
       // the last adds its own or (finishing) takes it.
       assert((!chain || finishing) && "only weight rows pass sums on async");
-      wk::AffAttr rows = chain ? chain : aff(part);
+      wk::AffAttr rows = chain ? chain : part;
       send("col", rows, aff(nb), pes(0, w - 1, 0, 0), nullptr, bool(chain));
       if (last > 1)
         relay("col", "col", rows, aff(nb), "add", pes(0, w - 1, 1, last - 1), nullptr,
               bool(chain));
-      recv("col", aff(part), aff(nb), finishing ? "copy" : "add", pes(0, w - 1, last, last));
+      recv("col", part, aff(nb), finishing ? "copy" : "add", pes(0, w - 1, last, last));
     }
     epilogue();
     if (handOnRow) {
-      send("col", aff(part), aff(nb), pes(0, w - 1, last, last));
-      recv("col", aff(part), aff(nb), "copy", lastRow());
+      send("col", part, aff(nb), pes(0, w - 1, last, last));
+      recv("col", part, aff(nb), "copy", lastRow());
     }
     if (gatherRow)
       sendGroups(part, gather, nb, n, h - 1);
   }
 
+  /// Words of the buffer through which a row's PEs pass their group's
+  /// blocks on (sendGroups): all but the last PE's.
+  int64_t gatherWords(int64_t nb) const { return (std::min(group, w) - 1) * nb; }
+
   /// The result (n words, nb per column, in `part` on row `row`) leaves as
   /// blocks: columns [k*group, k*group + group) make block k, which their
   /// last PE sends as result k. Inside a group the blocks travel east along
-  /// the row ("row" channel) one at a time: in step i the PEs east of local
-  /// column i forward block i (through `gather`) and PE i sends its own;
-  /// the last PE forwards each into the result as it comes.
-  void sendGroups(int64_t part, int64_t gather, int64_t nb, int64_t n, int64_t row) {
+  /// the row ("row" channel): local column j passes on the j blocks of the
+  /// columns west of it (through `gather`, gatherWords(nb) words) in one
+  /// relay, then sends its own; the last PE relays them into the result.
+  /// With `async`, the relays and sends run on the PEs' async engines (the
+  /// caller keeps `part` for the next token's work to find it sent).
+  void sendGroups(wk::AffAttr part, int64_t gather, int64_t nb, int64_t n, int64_t row,
+                  bool async = false) {
     int64_t g = std::min(group, w);
     int64_t blocks = ceilDiv(ceilDiv(n, nb), g);
-    wk::LoopOp loop;
-    if (g > 1) {
-      loop = wk::LoopOp::create(b, loc(), g - 1);
-      loop.getBody().emplaceBlock();
-    }
     for (int64_t k = 0; k < blocks; ++k) {
       int64_t x0 = k * g, x1 = std::min({x0 + g, w, ceilDiv(n, nb)}) - 1;
       int64_t size = std::min(n, (x1 + 1) * nb) - x0 * nb;
       std::string port = "out" + std::to_string(k);
       if (x1 > x0) {
-        OpBuilder::InsertionGuard inLoop(b);
-        b.setInsertionPointToEnd(&loop.getBody().front());
-        wk::AffAttr eastOfStep = aff(-x0 - 1, {-1}, 1); // px - x0 - i - 1 >= 0
-        wk::AffAttr atOrEast = aff(-x0, {-1}, 1);       // px - x0 - i >= 0
-        wk::AffAttr atOrWest = aff(x0, {1}, -1);        // i - (px - x0) >= 0
-        wk::AffAttr inGroup = aff(x1 - x0 - 1, {-1});   // i <= x1 - x0 - 1
-        relay("row", "row", aff(gather), aff(nb), "copy", pes(x0, x1 - 1, row, row),
-              guards({eastOfStep}));
-        relay("row", port, aff(gather), aff(nb), "copy", pes(x1, x1, row, row),
-              guards({inGroup}));
-        send("row", aff(part), aff(nb), pes(x0, x1 - 1, row, row), guards({atOrEast, atOrWest}));
+        if (x1 - 1 > x0) // (px - x0) * nb words
+          relay("row", "row", aff(gather), aff(-x0 * nb, {}, nb), "copy",
+                pes(x0 + 1, x1 - 1, row, row), nullptr, async);
+        send("row", part, aff(nb), pes(x0, x1 - 1, row, row), nullptr, async);
+        relay("row", port, aff(gather), aff((x1 - x0) * nb), "copy", pes(x1, x1, row, row),
+              nullptr, async);
       }
-      send(port, aff(part), aff(size - (x1 - x0) * nb), pes(x1, x1, row, row));
+      send(port, part, aff(size - (x1 - x0) * nb), pes(x1, x1, row, row), nullptr, async);
       outBlocks.push_back(size);
     }
   }
