@@ -40,15 +40,15 @@ print(f"ideal (MACs / all PEs):  {e['ideal_cycles_per_token']:.1f} cycles/token"
 print(f"balance ratio:           {e['balance']:.4f}  (goal >= 0.85)")
 # What this kernel design allows at most (docs/cost-model.md, "How far the
 # balance can go"): a PE with a kb x nb tile of a linear spends at least
-# kb*nb cycles on its multiply-adds (fp32, one a cycle; its slice of x
-# streams in meanwhile) + nb + 1 passing its partial sums on, so at a pace
-# of S cycles it does m <= S - 2 of the work; the linears' work on the PEs
-# the other kernels leave needs S >= m + 2, with m = work / PEs left.
+# kb*nb cycles on its multiply-adds (fp32, one a cycle); its slice of x
+# streams in meanwhile and its async engine passes the partial sums on, so
+# at a pace of S cycles it does m <= S of the work; the linears' work on the
+# PEs the other kernels leave needs S >= m, with m = work / PEs left.
 grid = round(sum(w["pes_used"] for w in r["wafers"]) / e["utilization"])
 work = e["ideal_cycles_per_token"] * grid
 other = sum(k["h"] * k["w"] for k in ks if not k["kind"].startswith("linear"))
 def pace(pes):
-    return work / pes + 2
+    return work / pes
 print(f"design bound:            {e['ideal_cycles_per_token'] / pace(grid - other):.4f} with the {other} PEs of the other kernels,"
       f" {e['ideal_cycles_per_token'] / pace(grid):.4f} with none")
 print(f"estimated throughput:    {e['tokens_per_s']:.0f} tokens/s")

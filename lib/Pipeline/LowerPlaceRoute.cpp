@@ -34,8 +34,12 @@ namespace {
 /// wafer's packing negotiates on (at 0.85: 13 reshapes, 11 s).
 constexpr int64_t kStrictReshapes = 6;
 /// Routing rounds of a try that may be retried: GPT-2-small at 0.9 of wse3
-/// (linears passing their column sums on async) routes in 11.
+/// (linears passing their column sums on async) routes in 11. A strict try
+/// goes on for up to kStrictExtraRounds more while its overused links keep
+/// falling: at 0.925, 57 links are over after 12 rounds, 3 after 24, none
+/// after 36.
 constexpr int64_t kTrialRoutingRounds = 12;
+constexpr int64_t kStrictExtraRounds = 28;
 
 struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePass> {
   using WscLowerPlaceRouteBase::WscLowerPlaceRouteBase;
@@ -71,6 +75,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     if (PassInfo::lookup("wsc-route"))
       text += last     ? ",wsc-route"
               : strict ? ",wsc-route{max-iterations=" + std::to_string(kTrialRoutingRounds) +
+                             " extra-rounds=" + std::to_string(kStrictExtraRounds) +
                              " grow-budget=false link-budget=" + std::to_string(linkBudget) + "}"
                        : ",wsc-route{max-iterations=" + std::to_string(kTrialRoutingRounds) + "}";
     if (PassInfo::lookup("wsc-verify-routes"))
@@ -169,12 +174,13 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
           if (same)
             break;
         }
-      // Fastest first; on a tie, the smaller share, then more blocks (smaller
-      // streams route more easily: GPT-2-small at 0.9 of wse3 routes with
-      // 24, not with 20; GPT-3 1.3B at 0.85 with 20, not with 12).
+      // Fastest first; on a tie, the smaller share, then fewer blocks (fewer
+      // streams: GPT-3 1.3B at 0.925 of wse3 routes with 20 in 7 s, and
+      // with 24 is still a link over after 40 rounds, 5 minutes; GPT-2-small
+      // at 0.925 routes with both, in 14 and 36 rounds).
       llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
-        return std::make_tuple(a.pace, a.share, -a.blocks) <
-               std::make_tuple(b.pace, b.share, -b.blocks);
+        return std::make_tuple(a.pace, a.share, a.blocks) <
+               std::make_tuple(b.pace, b.share, b.blocks);
       });
       // A try's links carry at most its pace; when that does not route,
       // up to the next try's pace if slower: within that it still beats

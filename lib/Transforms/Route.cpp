@@ -128,7 +128,8 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         // say so. Running out of colors is an error at any budget.
         LogicalResult ok = failure();
         for (double b = budget;; b *= 1.25) {
-          WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, b);
+          WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, b,
+                             extraRounds);
           router.quietOverBudget = growBudget && b > 0 && b < 16 * budget;
           results[i].stats = Stats();
           ok = router.run(results[i].stats);

@@ -120,10 +120,11 @@ mlir::LogicalResult planLinks(KernelGraph &graph, wafer::ArchAttr arch,
 class WaferRouter {
 public:
   WaferRouter(int64_t wafer, wafer::ArchAttr arch, const wafer::DefectGrid &defects,
-              KernelGraph &graph, const LinkPlan &plan, int64_t maxIterations, double budget)
+              KernelGraph &graph, const LinkPlan &plan, int64_t maxIterations, double budget,
+              int64_t extraRounds = 0)
       : wafer(wafer), arch(arch), W(arch.getWidth()), H(arch.getHeight()), K(arch.getColors()),
         defects(defects), graph(graph), plan(plan), maxIterations(maxIterations),
-        budget(budget) {}
+        extraRounds(extraRounds), budget(budget) {}
 
   mlir::LogicalResult run(Stats &stats);
   /// After a failed run: whether links stayed over the budget (rather than
@@ -189,6 +190,10 @@ private:
   KernelGraph &graph;
   const LinkPlan &plan;
   int64_t maxIterations;
+  /// Rounds past maxIterations while the overused links keep falling.
+  int64_t extraRounds;
+  int64_t rounds = 0;           ///< rounds run, for the error
+  int64_t committedEntries = 0; ///< router entries of every route committed (work done)
   double budget;
   double present = 0.5;
   bool negotiating = false; // spread inside consumers by cost, not breadth-first

@@ -1,5 +1,13 @@
 // RUN: wsc-opt %s --wsc-route --mlir-print-elementsattrs-with-hex-if-larger=-1 -split-input-file | FileCheck %s
 // RUN: wsc-opt %s --wsc-route --wsc-verify-routes -split-input-file | FileCheck %s --check-prefix=LEGAL
+// One round is too few for the second case; extra-rounds goes on while few
+// links are over and their count keeps reaching new lows: both route in the
+// rounds they take at the default.
+// RUN: not wsc-opt %s --wsc-route="max-iterations=1" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONE
+// ONE: error: 'wskernel.kernel' op cannot route stream 'out0' of kernel 'p3' on wafer 0: 2 links stay over capacity (1 colors, 100 words per token) after 1 rounds
+// RUN: wsc-opt %s --wsc-route="max-iterations=1 extra-rounds=3" --wsc-verify-routes -split-input-file | FileCheck %s --check-prefix=EXTRA
+// EXTRA: iterations = 2
+// EXTRA: iterations = 3
 
 // One color, so streams may cross at a PE but never share a link. Streams
 // route in order: p1 ((0,1) -> (1,0)) first goes north through (0,0), onto

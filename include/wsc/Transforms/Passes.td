@@ -101,6 +101,9 @@ def WscRoute : Pass<"wsc-route", "mlir::ModuleOp"> {
   let options = [
     Option<"maxIterations", "max-iterations", "int64_t", "40",
            "Rip-up and reroute rounds before giving up">,
+    Option<"extraRounds", "extra-rounds", "int64_t", "0",
+           "Rounds past max-iterations while the links over the budget keep falling "
+           "(by a quarter every four rounds)">,
     Option<"linkBudget", "link-budget", "int64_t", "0",
            "Words per token a link may carry (0: the slowest kernel's cycles per token; "
            "-1: unchecked)">,
