@@ -341,7 +341,8 @@ def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     With `forward`, each word also leaves on that port as it is stored
     (after the add): a relay in one pass, n cycles of the core instead of a
     receive and a send (a DSD operation with fabric input and output on the
-    hardware). Only a copy or an add forwards.
+    hardware). A copy, an add or a discard forwards; a discard stores
+    nothing (the words only pass through: dst is unused).
 
     With `combine = "vecmat"` (or `"vecmat_add"`, which adds to dst) the n
     words are the vector of a product with the n x `cols` row-major f32
@@ -350,7 +351,7 @@ def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     PE takes its slice of a stream while it multiplies; nothing is stored
     but dst.
 
-    With `async` (a copy or an add), the receive runs on the PE's async
+    With `async` (a copy, an add or a discard), the receive runs on the PE's async
     engine as `wskernel.send` does: a relay of a column sum can pass one
     token's partial on while the core multiplies the next.
 

@@ -590,13 +590,14 @@ LogicalResult RecvOp::verify() {
   if (failed(checkKind(*this, getCombine(),
                        {"copy", "add", "max", "discard", "vecmat", "vecmat_add"})))
     return failure();
-  if (getForward() && getCombine() != "copy" && getCombine() != "add")
-    return emitOpError("only a copy or an add forwards, not '") << getCombine() << "'";
+  bool passes = getCombine() == "copy" || getCombine() == "add" || getCombine() == "discard";
+  if (getForward() && !passes)
+    return emitOpError("only a copy, an add or a discard forwards, not '") << getCombine() << "'";
   if (isProduct() != (getMatrix() && getCols()))
     return emitOpError(isProduct() ? "a product needs a matrix and cols"
                                    : "only a product (vecmat) takes a matrix and cols");
-  if (getAsync() && getCombine() != "copy" && getCombine() != "add")
-    return emitOpError("only a copy or an add runs async, not '") << getCombine() << "'";
+  if (getAsync() && !passes)
+    return emitOpError("only a copy, an add or a discard runs async, not '") << getCombine() << "'";
   return success();
 }
 LogicalResult VectorOp::verify() {

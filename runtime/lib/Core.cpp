@@ -244,11 +244,13 @@ private:
     s_.numPending = kept;
   }
   /// The core waits for the async ops in flight that use SRAM words
-  /// [lo, hi) (a range) or the color `color` (lo == hi).
+  /// [lo, hi) (a range) or the color `color` (lo == hi; received or
+  /// forwarded on).
   void join(uint32_t lo, uint32_t hi, int64_t color) {
     for (uint32_t i = 0; i < s_.numPending; ++i) {
       const PeState::Pending &p = s_.pending[i];
-      if (lo < hi ? lo < p.hi && p.lo < hi : color == int64_t(p.color))
+      if (lo < hi ? lo < p.hi && p.lo < hi
+                  : color >= 0 && (color == p.color || color == p.forward))
         s_.clock = std::max(s_.clock, p.end);
     }
     retire();
@@ -363,9 +365,10 @@ Core::Step Core::runAsync(const Instr &in, uint64_t n) {
     s_.clock = std::max(s_.clock, first);
     retire();
   }
-  uint32_t lo;
-  if (!span(in, 0, n, lo))
+  uint32_t lo = 0; // RECV_DROP touches no SRAM
+  if (in.op != wafer::RECV_DROP && !span(in, 0, n, lo))
     return Step::Fault;
+  uint32_t hi = in.op == wafer::RECV_DROP ? lo : lo + uint32_t(n);
   // The op runs on the engine once both it and the core got there; the
   // core's clock does not move.
   uint64_t core = s_.clock;
@@ -380,7 +383,8 @@ Core::Step Core::runAsync(const Instr &in, uint64_t n) {
   }
   if (st == Step::Next) {
     s_.engine = s_.clock;
-    s_.pending[s_.numPending++] = PeState::Pending{s_.engine, lo, lo + uint32_t(n), in.color};
+    s_.pending[s_.numPending++] =
+        PeState::Pending{s_.engine, lo, hi, int32_t(in.color), int32_t(in.forward)};
   }
   s_.clock = core;
   return st;
@@ -413,6 +417,11 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
   static thread_local std::vector<float> vec;
   if (fused)
     vec.resize(n);
+  // RECV_DROP with forward: the words pass through, nothing stored.
+  static thread_local std::vector<uint32_t> passing;
+  bool passes = in.op == wafer::RECV_DROP && in.forward >= 0;
+  if (passes)
+    passing.resize(n);
   uint64_t done = s_.clock;
   while (i < n) {
     const uint32_t *h = q.read.message(true); // counted, so published
@@ -433,6 +442,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
     // keep only a slice of a multicast stream.
     if (in.op == wafer::RECV)
       std::copy(src, src + take, s_.sram + d);
+    else if (passes)
+      std::copy(src, src + take, passing.data() + i);
     else if (fused) {
       std::memcpy(vec.data() + i, src, take * 4);
       // Words of a message come a cycle apart, no faster than rows finish.
@@ -459,7 +470,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
     return Step::Next;
   }
   if (in.forward >= 0) { // each word left as it was stored: no cycles of its own
-    outbox_.add(uint32_t(in.forward), s_.sram + dst, uint32_t(n), end - n);
+    outbox_.add(uint32_t(in.forward), passes ? passing.data() : s_.sram + dst, uint32_t(n), end - n);
     ++s_.messages;
   }
   charge(in, n, end - s_.clock - n);
@@ -497,6 +508,8 @@ Core::Step Core::exec(const Instr &in) {
       return Step::Fault;
     return recv(in, n, d);
   case wafer::RECV_DROP:
+    if (in.async)
+      return runAsync(in, n);
     return recv(in, n, 0);
   case wafer::MATVEC:
   case wafer::VECMAT: {

@@ -238,7 +238,8 @@ struct alignas(64) PeState {
   uint64_t engine = 0;
   struct Pending {
     uint64_t end;
-    uint32_t lo, hi, color;
+    uint32_t lo, hi;
+    int32_t color, forward; ///< forward: -1 for none
   };
   static constexpr uint32_t kAsyncSlots = 2;
   Pending pending[kAsyncSlots];

@@ -175,16 +175,17 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       return fail(fmt::format("{}: color {} >= arch.colors {}", at, in.color(), m_.colors));
     o.color = in.color();
     if (in.has_forward()) {
-      if (o.op != wafer::RECV && o.op != wafer::RECV_ADD)
-        return fail(fmt::format("{}: only RECV and RECV_ADD forward", at));
+      if (o.op != wafer::RECV && o.op != wafer::RECV_ADD && o.op != wafer::RECV_DROP)
+        return fail(fmt::format("{}: only RECV, RECV_ADD and RECV_DROP forward", at));
       if (in.forward() >= m_.colors)
         return fail(fmt::format("{}: forward color {} >= arch.colors {}", at, in.forward(),
                                 m_.colors));
       o.forward = in.forward();
     }
     if (in.async()) {
-      if (o.op != wafer::SEND && o.op != wafer::RECV && o.op != wafer::RECV_ADD)
-        return fail(fmt::format("{}: only SEND, RECV and RECV_ADD run async", at));
+      if (o.op != wafer::SEND && o.op != wafer::RECV && o.op != wafer::RECV_ADD &&
+          o.op != wafer::RECV_DROP)
+        return fail(fmt::format("{}: only SEND, RECV, RECV_ADD and RECV_DROP run async", at));
       o.async = true;
     }
     o.imm = in.imm();

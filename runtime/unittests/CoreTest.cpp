@@ -205,6 +205,38 @@ TEST(Core, AsyncOpsQueueOnTheEngine) {
   EXPECT_EQ(res.report.cycles, 17u);
 }
 
+TEST(Core, DropWithForwardPassesWordsThrough) {
+  // A row gather: PE 0 sends (1, 2); PE 1 passes them on without storing
+  // them (its SRAM at 0 keeps 7, 7) and then sends its own (3); PE 2
+  // receives all three. PE 1's relay runs on its async engine while its
+  // core fills 40 words (10 cycles).
+  wafer::Program p = makeProgram(3, 1);
+  wafer::Region *r = addRegion(p, "row", 0, 0, 3, 1);
+  initFloats(r, 0, 0, 0, {1, 2});
+  initFloats(r, 1, 0, 0, {7, 7, 3});
+  *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
+  wafer::Instr pass = recv(1, 0, 2, wafer::RECV_DROP);
+  pass.set_forward(2);
+  pass.set_async(true);
+  *r->add_code() = only(pass, 1, 1, 0, 0);
+  *r->add_code() = only(ins(wafer::FILL, {64}, 40), 1, 1, 0, 0);
+  *r->add_code() = only(send(2, 8, 1), 1, 1, 0, 0);
+  *r->add_code() = only(recv(2, 0, 3), 2, 2, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  routeEast(p, 0, 1, 2, 2);
+  addPiece(addTensor(p, true, "kept", wafer::F32, {2}), 1, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "got", wafer::F32, {3}), 2, 0, 0, 0, 3);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("got"), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(res.out("kept"), (std::vector<float>{7, 7})) << "nothing stored";
+  // PE 0's words reach PE 1 at 2 and 3: the relay ends at 4 and its words
+  // leave from 2 + 1 on. PE 1's core: FILL 0..10, SEND (color 2, the
+  // relay's forward color: done at 4) 10..11, its word arriving at 12. PE 2
+  // gets the relayed words at 4 and 5, its own at 12: 13.
+  EXPECT_EQ(res.report.cycles, 13u);
+}
+
 TEST(Core, AsyncIsRefusedOnOtherOps) {
   wafer::Program p = makeProgram(1, 1);
   wafer::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
@@ -213,7 +245,7 @@ TEST(Core, AsyncIsRefusedOnOtherOps) {
   *r->add_code() = add;
   RunResult res = runProgram(p);
   ASSERT_FALSE(res.status.ok());
-  EXPECT_NE(res.status.message().find("only SEND, RECV and RECV_ADD run async"),
+  EXPECT_NE(res.status.message().find("only SEND, RECV, RECV_ADD and RECV_DROP run async"),
             std::string::npos)
       << res.status.message();
 }

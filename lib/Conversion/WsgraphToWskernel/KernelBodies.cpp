@@ -184,7 +184,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t pos = positions ? sram.words(wk::storageWords(st, tb * cb)) : 0;
     int64_t zero = positions ? sram.words(1) : 0;
     int64_t posPart = positions ? sram.words(cb) : 0;
-    int64_t part = sram.words(cb), gather = sram.words(k.gatherWords(cb));
+    int64_t part = sram.words(cb);
     int64_t partial = chained ? sram.words(cb) : 0;
     wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(0), idx, nullptr);
     k.initTile(k.operand(at), table, vb, cb, {vb, 0}, {0, cb}, st);
@@ -201,7 +201,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                k.aff(0, {-1, 0}, 0, tb), st);
       k.vector("add", k.aff(part), k.aff(part), k.aff(posPart), k.aff(cb));
     }
-    k.reduceGatherSend(k.aff(part), cb, c, gather, [&] {
+    k.reduceGatherSend(k.aff(part), cb, c, [&] {
       if (chained)
         k.vector("add", k.aff(part), k.aff(part), k.aff(partial), k.aff(cb), k.lastRow());
     });
@@ -219,7 +219,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;
     // Token j of the group finishes into part + j*cb: its blocks leave on
     // the async engine while the next token is scaled.
-    int64_t part = sram.words(step * cb), gather = sram.words(k.gatherWords(cb));
+    int64_t part = sram.words(step * cb);
     k.initTile(k.operand(1), gamma, 1, cb, {0, 0}, {0, cb});
     if (bias)
       k.initTile(k.operand(2), beta, 1, cb, {0, 0}, {0, cb});
@@ -261,7 +261,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       k.vector("mul", pj, pj, k.aff(gamma), k.aff(cb));
       if (bias)
         k.vector("add", pj, pj, k.aff(beta), k.aff(cb));
-      k.sendGroups(pj, gather, cb, c, 0, /*async=*/true);
+      k.sendGroups(pj, cb, c, 0, /*async=*/true);
     });
     return {sram.next, cost.layerNorm(c, w, out, in, g, step)};
   }
@@ -293,7 +293,6 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     // part + 4 nb (t mod 2): the engine passes one on while the core
     // computes the other (idx[0] of the parity loop).
     int64_t part = sram.words(asyncSums ? 2 * nb : nb);
-    int64_t gather = p.hostResult ? 0 : sram.words(k.gatherWords(nb));
     wk::AffAttr rowPart = asyncSums ? k.aff(part, {4 * nb}) : k.aff(part);
     k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window,
                p.colInterleave);
@@ -337,7 +336,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
         k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
     };
     if (!p.hostResult) {
-      k.reduceGatherSend(k.aff(part), nb, n, gather, epilogue, true, true, finishing, handOnRow,
+      k.reduceGatherSend(k.aff(part), nb, n, epilogue, true, true, finishing, handOnRow,
                          asyncSums ? rowPart : nullptr);
     } else {
       // The host reads the blocks where they are kept, no gather. When they
@@ -357,7 +356,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
                                  k.aff(tb - 1, {-1, -tokens}, 0, tb)});     // g < py*tb + tb
       ArrayAttr above = k.guards({k.aff(-1, {-1, -tokens}, 0, tb)});       // g < py*tb
       ArrayAttr upper = k.pes(0, w - 1, 0, h - 2);
-      k.reduceGatherSend(k.aff(part), nb, n, -1, [&] {
+      k.reduceGatherSend(k.aff(part), nb, n, [&] {
         epilogue();
         k.unary("copy", slot, k.aff(part), k.aff(nb), k.lastRow(),
                 h > 1 && !lastKeeps ? mine : nullptr);
@@ -395,7 +394,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     int64_t scores = sram.words(tb), acc = sram.words(ds + 2), up = sram.words(ds + 2);
     // The last row's result: its blocks leave on the async engine while the
     // next token is scored.
-    int64_t tmp = sram.words(2), result = sram.words(ds), gather = sram.words(k.gatherWords(ds));
+    int64_t tmp = sram.words(2), result = sram.words(ds);
     int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[ds]]
     k.tokenLoops();
     // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
@@ -481,7 +480,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.unary("rsqrt", k.aff(tmp), k.aff(sum), k.aff(1), k.lastRow());
     k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
     k.scalar("mul", k.aff(result), k.aff(o), k.aff(tmp), k.aff(ds), k.lastRow());
-    k.sendGroups(k.aff(result), gather, ds, c, h - 1, /*async=*/true);
+    k.sendGroups(k.aff(result), ds, c, h - 1, /*async=*/true);
     return {sram.next, cost.attention(tokens, d, heads, parts, rows, out, in, g)};
   }
   if (p.kind == "add") {

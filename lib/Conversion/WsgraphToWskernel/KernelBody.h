@@ -419,8 +419,7 @@ public:
   /// sends its block south to the last row, which only hands it on.
   /// With `chain` (and `finishing`), the rows above the finishing one hold
   /// their partials there and pass the sum on with their async engines.
-  void reduceGatherSend(wk::AffAttr part, int64_t nb, int64_t n, int64_t gather,
-                        function_ref<void()> epilogue, bool reduceColumns = true,
+  void reduceGatherSend(wk::AffAttr part, int64_t nb, int64_t n, function_ref<void()> epilogue, bool reduceColumns = true,
                         bool gatherRow = true, bool finishing = false, bool handOnRow = false,
                         wk::AffAttr chain = nullptr) {
     int64_t last = handOnRow ? h - 2 : h - 1;
@@ -441,23 +440,18 @@ public:
       recv("col", part, aff(nb), "copy", lastRow());
     }
     if (gatherRow)
-      sendGroups(part, gather, nb, n, h - 1);
+      sendGroups(part, nb, n, h - 1);
   }
-
-  /// Words of the buffer through which a row's PEs pass their group's
-  /// blocks on (sendGroups): all but the last PE's.
-  int64_t gatherWords(int64_t nb) const { return (std::min(group, w) - 1) * nb; }
 
   /// The result (n words, nb per column, in `part` on row `row`) leaves as
   /// blocks: columns [k*group, k*group + group) make block k, which their
   /// last PE sends as result k. Inside a group the blocks travel east along
   /// the row ("row" channel): local column j passes on the j blocks of the
-  /// columns west of it (through `gather`, gatherWords(nb) words) in one
-  /// relay, then sends its own; the last PE relays them into the result.
+  /// columns west of it in one relay (the words pass through, nothing
+  /// stored), then sends its own; the last PE relays them into the result.
   /// With `async`, the relays and sends run on the PEs' async engines (the
   /// caller keeps `part` for the next token's work to find it sent).
-  void sendGroups(wk::AffAttr part, int64_t gather, int64_t nb, int64_t n, int64_t row,
-                  bool async = false) {
+  void sendGroups(wk::AffAttr part, int64_t nb, int64_t n, int64_t row, bool async = false) {
     int64_t g = std::min(group, w);
     int64_t blocks = ceilDiv(ceilDiv(n, nb), g);
     for (int64_t k = 0; k < blocks; ++k) {
@@ -466,10 +460,10 @@ public:
       std::string port = "out" + std::to_string(k);
       if (x1 > x0) {
         if (x1 - 1 > x0) // (px - x0) * nb words
-          relay("row", "row", aff(gather), aff(-x0 * nb, {}, nb), "copy",
+          relay("row", "row", aff(0), aff(-x0 * nb, {}, nb), "discard",
                 pes(x0 + 1, x1 - 1, row, row), nullptr, async);
         send("row", part, aff(nb), pes(x0, x1 - 1, row, row), nullptr, async);
-        relay("row", port, aff(gather), aff((x1 - x0) * nb), "copy", pes(x1, x1, row, row),
+        relay("row", port, aff(0), aff((x1 - x0) * nb), "discard", pes(x1, x1, row, row),
               nullptr, async);
       }
       send(port, part, aff(size - (x1 - x0) * nb), pes(x1, x1, row, row), nullptr, async);

@@ -119,17 +119,12 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chain
     for (int64_t w = 1; w <= std::min(c, maxCols(p, arch)); ++w) {
       if (w != ceilDiv(c, ceilDiv(c, w)))
         continue; // the same columns as a narrower grid, one of them padding
-      // The group's blocks pass through a buffer of all but one of them
-      // (words() counts one).
-      int64_t room = dataWords -
-                     std::max<int64_t>(0, std::min(blockColumns(p, w, c, arch), w) - 2) *
-                         ceilDiv(c, w);
-      if (words(most, w) > room)
+      if (words(most, w) > dataWords)
         continue;
       int64_t lo = 1, hi = most; // the fewest rows that fit
       while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (words(mid, w) <= room)
+        if (words(mid, w) <= dataWords)
           hi = mid;
         else
           lo = mid + 1;
@@ -250,11 +245,8 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
       for (int64_t tb = 1, rows = tokens; tb <= tokens;
            tb = rows > 1 ? ceilDiv(tokens, rows - 1) : tokens + 1) {
         rows = ceilDiv(tokens, tb);
-        // Caches, scores, q, the partials, the result and its group's
-        // blocks passing through.
-        int64_t gathered = std::min(blockColumns(p, w, d * heads, arch), w) * ds;
-        if (rows > maxRows(p, arch) ||
-            2 * tb * ds + tb + 4 * ds + gathered + 12 + 80 * 4 > sramWords)
+        // Caches, scores, q, the partials and the result.
+        if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 4 * ds + 12 + 80 * 4 > sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
                                        3 * ds, blockColumns(p, w, d * heads, arch));

@@ -182,7 +182,7 @@ func.func @forward_unknown_port() {
 
 func.func @forward_after_max() {
   wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
-    // expected-error @+1 {{'wskernel.recv' op only a copy or an add forwards, not 'max'}}
+    // expected-error @+1 {{'wskernel.recv' op only a copy, an add or a discard forwards, not 'max'}}
     wskernel.recv "col" to <base = 0> n <base = 4> {combine = "max", forward = "col"}
   }
   return
@@ -192,7 +192,7 @@ func.func @forward_after_max() {
 
 func.func @async_max() {
   wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
-    // expected-error @+1 {{'wskernel.recv' op only a copy or an add runs async, not 'max'}}
+    // expected-error @+1 {{'wskernel.recv' op only a copy, an add or a discard runs async, not 'max'}}
     wskernel.recv "col" to <base = 0> n <base = 4> {combine = "max", async}
   }
   return

@@ -39,6 +39,7 @@
 // CHECK-NEXT: wskernel.send "col" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.send "col" from <base = 64> n <base = 4> {async, when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.recv "col" to <base = 80> n <base = 4> {async, combine = "add", forward = "col"}
+// CHECK-NEXT: wskernel.recv "row" to <base = 0> n <base = 4, px = 4> {async, combine = "discard", forward = "out0", when = [#wskernel.pes<x0 = 1, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.send "row" from <base = 64> n <base = 4> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
 // CHECK-NEXT: wskernel.vector "add" <base = 64> = <base = 64>, <base = 1536> n <base = 4>
 // CHECK-NEXT: wskernel.vector "sub" <base = 64> = <base = 64>, <base = 80> n <base = 4>
@@ -97,6 +98,8 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
         // On the async engine, beside the core.
         wskernel.send "col" from <base = 64> n <base = 4> {async, when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}
         wskernel.recv "col" to <base = 80> n <base = 4> {combine = "add", forward = "col", async}
+        // Words that only pass through: n = 4 px of them, none stored.
+        wskernel.recv "row" to <base = 0> n <base = 4, px = 4> {combine = "discard", forward = "out0", async, when = [#wskernel.pes<x0 = 1, x1 = 3, y0 = 1, y1 = 1>]}
         wskernel.send "row" from <base = 64> n <base = 4> {guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}
         wskernel.vector "add" <base = 64> = <base = 64>, <base = 1536> n <base = 4>
         wskernel.vector "sub" <base = 64> = <base = 64>, <base = 80> n <base = 4>
