@@ -245,8 +245,9 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
       for (int64_t tb = 1, rows = tokens; tb <= tokens;
            tb = rows > 1 ? ceilDiv(tokens, rows - 1) : tokens + 1) {
         rows = ceilDiv(tokens, tb);
-        // Caches, scores, q, the partials and the result.
-        if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 4 * ds + 12 + 80 * 4 > sramWords)
+        // Caches, scores, q and the partials (the result's ds words come out
+        // of the program's allowance; the built body is checked exactly).
+        if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 > sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
                                        3 * ds, blockColumns(p, w, d * heads, arch));
