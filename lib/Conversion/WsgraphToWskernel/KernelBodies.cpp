@@ -348,9 +348,13 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
       bool lastKeeps = out == Output::HostKept && h > 1;
       int64_t all = batch * tokens, tb = lastKeeps ? all : ceilDiv(all, h);
       int64_t kept = sram.words(tb * nb), relay = h > 1 && !lastKeeps ? sram.words(nb) : 0;
-      // Token t of batch b is t = 2 i1 + i0 inside the parity loop.
-      SmallVector<int64_t, 3> byToken = asyncSums ? SmallVector<int64_t, 3>{4 * nb, 8 * nb, 4 * nb * tokens}
-                                                  : SmallVector<int64_t, 3>{4 * nb, 4 * nb * tokens};
+      // Token t of batch b is t = 2 i1 + i0 inside the parity loop, which
+      // only a last row that keeps every token has (the guards below are
+      // for rows that keep some).
+      assert((!asyncSums || lastKeeps) && "async sums finish on a row that keeps all");
+      SmallVector<int64_t, 3> byToken = {4 * nb, 4 * nb * tokens};
+      if (asyncSums)
+        byToken = {4 * nb, 8 * nb, 4 * nb * tokens};
       wk::AffAttr slot = k.aff(kept, byToken, 0, lastKeeps ? 0 : -4 * nb * tb);
       ArrayAttr mine = k.guards({k.aff(0, {1, tokens}, 0, -tb),             // g >= py*tb
                                  k.aff(tb - 1, {-1, -tokens}, 0, tb)});     // g < py*tb + tb

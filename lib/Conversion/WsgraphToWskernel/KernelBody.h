@@ -419,9 +419,9 @@ public:
   /// sends its block south to the last row, which only hands it on.
   /// With `chain` (and `finishing`), the rows above the finishing one hold
   /// their partials there and pass the sum on with their async engines.
-  void reduceGatherSend(wk::AffAttr part, int64_t nb, int64_t n, function_ref<void()> epilogue, bool reduceColumns = true,
-                        bool gatherRow = true, bool finishing = false, bool handOnRow = false,
-                        wk::AffAttr chain = nullptr) {
+  void reduceGatherSend(wk::AffAttr part, int64_t nb, int64_t n, function_ref<void()> epilogue,
+                        bool reduceColumns = true, bool gatherRow = true, bool finishing = false,
+                        bool handOnRow = false, wk::AffAttr chain = nullptr) {
     int64_t last = handOnRow ? h - 2 : h - 1;
     if (h > 1 && reduceColumns) {
       // Row 0 starts the sum, the rows between add theirs as it passes,
