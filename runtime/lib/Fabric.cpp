@@ -196,7 +196,8 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
     from = &origins_[size_t(srcSlot)];
     first = from->messages == 0;
     from->messages += count;
-    from->words += n * count;
+    for (size_t k = 0; k < count; ++k)
+      from->words += msgs[k]->size;
   }
   // Later walks read the same tables to the same cores: their arrivals are known.
   bool known = from && from->log;
@@ -302,8 +303,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
 
 Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
                      std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
-  // A visit's messages of one color and size travel as one block (each
-  // color keeps its send order; colors reach different queues).
+  // A visit's messages of one color travel as one block (each color keeps
+  // its send order; colors reach different queues): the tables they follow
+  // do not depend on their sizes (a row gather's relay and send differ),
+  // and an origin's delays are those of its first walk. Empty messages
+  // deliver nothing and go on their own.
   // By color, stably: a visit sends thousands of messages on a few colors.
   std::vector<const OutMsg *> &order = w.order;
   std::vector<uint32_t> &colors = w.colors;
@@ -321,7 +325,7 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j]->color == order[i]->color &&
-           order[j]->size == order[i]->size)
+           (order[j]->size == 0) == (order[i]->size == 0))
       ++j;
     if (Status st = walk(w, sender, outbox, order.data() + i, j - i, lane, woken, remote); !st)
       return st;
