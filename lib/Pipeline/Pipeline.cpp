@@ -63,7 +63,8 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   if (o.utilization > 0)
     stages.utilization = o.utilization;
   else if (!stages.weightStreaming)
-    stages.tryUtilization = {0.95, 0.925, 0.9, 0.85, 0.8, 0.7}; // kept only when they place and route strictly
+    // Kept only when they place and route strictly.
+    stages.tryUtilization = {0.95, 0.925, 0.9, 0.85, 0.8, 0.7};
   pm.addPass(createWscLowerPlaceRoute(stages));
   if (!o.report.empty())
     pm.addPass(createWscWriteReport({o.report, o.mode, o.precision}));

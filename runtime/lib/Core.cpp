@@ -233,7 +233,7 @@ private:
     if (!in.async)
       s_.busy += cost;
   }
-  /// SEND, RECV or RECV_ADD on the async engine (Instr::async).
+  /// SEND, RECV, RECV_ADD or RECV_DROP on the async engine (Instr::async).
   Step runAsync(const Instr &in, uint64_t n);
   /// Forgets the async ops that ended by the core's clock.
   void retire() {
@@ -484,13 +484,14 @@ Core::Step Core::exec(const Instr &in) {
                op == wafer::GATHER;
   if (!count(in, in.n, "n", n) || (usesM && !count(in, in.m, "m", m)))
     return Step::Fault;
+  // Only sends and receives load as async (Validate).
+  if (in.async)
+    return runAsync(in, n);
   uint32_t d = 0, a = 0, b = 0;
   switch (op) {
   case wafer::NOP:
     return Step::Next;
   case wafer::SEND: {
-    if (in.async)
-      return runAsync(in, n);
     if (!span(in, 0, n, a))
       return Step::Fault;
     joinColors(in);
@@ -502,14 +503,10 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::RECV:
   case wafer::RECV_ADD:
   case wafer::RECV_MAX:
-    if (in.async)
-      return runAsync(in, n);
     if (!span(in, 0, n, d))
       return Step::Fault;
     return recv(in, n, d);
   case wafer::RECV_DROP:
-    if (in.async)
-      return runAsync(in, n);
     return recv(in, n, 0);
   case wafer::MATVEC:
   case wafer::VECMAT: {
