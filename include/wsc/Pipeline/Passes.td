@@ -34,10 +34,13 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     streams within a fixed budget (wsc-route grow-budget=false). They go in
     the order of their lowering's slowest kernel, fastest first (each is
     lowered alone first), and the first that succeeds is kept; else the
-    tries above run at `utilization`. A try's budget is its slowest
-    kernel's cycles, or the next try's when that is slower (within it, the
-    try still beats every later one; the report then says the links bound
-    it).
+    tries above run at `utilization`. Equally fast tries go smaller share
+    first, then fewer blocks. A try's links carry at most its slowest
+    kernel's cycles; when they cannot, it is routed again within the next
+    try's when that is slower (within it, the try still beats every later
+    one; the report then says the links bound it). Strict tries route for
+    12 rounds and up to 28 more while few links are over and improving
+    (wsc-route extra-rounds).
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",
