@@ -186,8 +186,12 @@ using Sizer = std::function<void(KernelPlan &)>;
 Sizer embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch, int64_t tokens,
                  StringRef storage, wafer::ArchAttr arch);
 Sizer layerNormSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch);
+/// With `cycles` (the plan's estimate), a linear takes the fastest of the
+/// shapes within the budget (one per count of rows, as wide as it allows),
+/// fewer PEs on a tie; the square-ish tiles are one of them.
 Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
-                  StringRef storage, wafer::ArchAttr arch);
+                  StringRef storage, wafer::ArchAttr arch,
+                  std::function<double(const KernelPlan &)> cycles = nullptr);
 /// (An attention whose input is interleaved keeps its columns per head:
 /// each takes the plan's qkvUnit of d.)
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);

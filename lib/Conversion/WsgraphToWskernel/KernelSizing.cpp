@@ -169,9 +169,10 @@ Sizer wsc::lowering::layerNormSizer(int64_t c, int64_t tokens, wafer::ArchAttr a
 }
 
 Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
-                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
+                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch,
+                                 std::function<double(const KernelPlan &)> cycles) {
   std::string st = storage.str();
-  Sizer tiled = tiledSizer(k, n, arch, [=](int64_t h, int64_t w) {
+  auto tileWords = [=](int64_t h, int64_t w) {
     int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
     // Host results: the last row keeps every token's block, or each row its
     // share of the tokens.
@@ -180,8 +181,9 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
     // (two partial sums, see asyncColumnSums)
     return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + 2 * nb : 2 * nb) +
            (residual ? nb : 0);
-  });
-  return [=](KernelPlan &p) {
+  };
+  Sizer tiled = tiledSizer(k, n, arch, tileWords);
+  Sizer squareish = [=](KernelPlan &p) {
     int64_t budget = p.h * p.w;
     tiled(p);
     // A result handed on in blocks, or kept on the last row for the host,
@@ -216,6 +218,46 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
           p.w = w;
         return;
       }
+  };
+  if (!cycles)
+    return squareish;
+  int64_t sramWords = arch.getSramBytes() / 4;
+  return [=](KernelPlan &p) {
+    int64_t budget = p.h * p.w;
+    squareish(p);
+    // Square-ish tiles are not always the fastest for their PEs: the tile's
+    // rounding (kb x nb) decides. Each count of tile rows (one per kb), plus
+    // a finishing row and a hand-on row, as wide as the budget allows.
+    if (p.align > 0)
+      return; // aligned to its reader's unit: kept
+    int64_t maxH = maxRows(p, arch), maxW = maxCols(p, arch);
+    // It is a candidate within the budget; past it (grown until the tiles
+    // fit SRAM, or rounded up), only when no other shape fits.
+    int64_t squareH = p.h, squareW = p.w, bestH = 0, bestW = 0;
+    double best = std::numeric_limits<double>::infinity();
+    if (p.h * p.w <= budget)
+      best = cycles(p), bestH = p.h, bestW = p.w;
+    for (int64_t kb = k; kb >= 1;) {
+      int64_t rows = ceilDiv(k, kb);
+      for (int64_t h = rows; h <= rows + 2 && h <= maxH; ++h) {
+        int64_t w = std::min({budget / h, maxW, n});
+        if (w < 1)
+          continue;
+        w = ceilDiv(n, ceilDiv(n, w));
+        // The tiles on all rows but the finishing one fit (the hand-on row's
+        // are checked where it is chosen).
+        if (4 * tileWords(std::max<int64_t>(1, h - (h >= 3 ? 1 : 0)), w) + kHandOnRowCodeBytes >
+            4 * sramWords)
+          continue;
+        p.h = h, p.w = w;
+        double c = cycles(p);
+        if (c < best || (c == best && h * w < bestH * bestW))
+          best = c, bestH = h, bestW = w;
+      }
+      int64_t next = ceilDiv(k, rows + 1); // the next kb with more rows
+      kb = next < kb ? next : kb - 1;
+    }
+    p.h = bestH ? bestH : squareH, p.w = bestH ? bestW : squareW;
   };
 }
 
@@ -451,8 +493,10 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     ArrayRef<int64_t> weight = tensorShape(residual ? 2 : 1);
     if (weight.empty() || !streamSize(0) || p.weightRowBase + weight[0] > streamSize(0))
       return failure();
-    p.size = linearSizer(weight[0], p.colHi ? p.colHi - p.colLo : weight[1], p.hostResult,
-                         residual, batch, tokens, p.storage, *arch);
+    int64_t n = p.colHi ? p.colHi - p.colLo : weight[1];
+    p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, *arch,
+                         linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
+                                      batch * tokens, *arch, asyncColumnSums(tokens)));
   } else if (p.kind == "embed") {
     bool chained = streamSize(1) > 0;
     size_t at = chained ? 2 : 1;

@@ -385,9 +385,9 @@ void LowerToKernelsPass::runOnOperation() {
         plan.kind = gelu ? "linear_gelu" : "linear";
         plan.work = double(k) * n;
         bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
-        plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch);
         plan.cycles =
             linearCycles(k, n, gelu, residual, batch * tokens, arch, asyncColumnSums(tokens));
+        plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch, plan.cycles);
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
         // merged back into [B, T, C].

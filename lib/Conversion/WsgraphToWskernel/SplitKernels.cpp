@@ -62,9 +62,9 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
     q.colLo = p.colLo + lo, q.colHi = q.colLo + std::min(per, n - lo);
     int64_t cols = q.colHi - q.colLo;
     q.work = p.work * double(cols) / double(n);
-    q.size = linearSizer(k, cols, true, false, batch, tokens, p.storage, arch);
     q.cycles = linearCycles(k, cols, p.kind == "linear_gelu", false, batch * tokens, arch,
                             asyncColumnSums(tokens));
+    q.size = linearSizer(k, cols, true, false, batch, tokens, p.storage, arch, q.cycles);
     q.writesIntoPrevious = p.writesIntoPrevious || i > 0;
     out.push_back(std::move(q));
   }
