@@ -158,13 +158,18 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
         int64_t blocks;
       };
       SmallVector<Strict> order;
+      bool lowers = true;
       for (double share : shares)
-        for (size_t i = 0; i < counts.size(); ++i) {
+        for (size_t i = 0; i < counts.size() && lowers; ++i) {
           SmallVector<Diagnostic> dropped;
           int64_t most = 0;
           double pace = 0;
-          if (failed(attempt(lowering(counts[i], share, true), dropped, most, &pace, true)))
-            break; // more than a wafer, or no lowering at this share
+          if (failed(attempt(lowering(counts[i], share, true), dropped, most, &pace, true))) {
+            // More than a wafer, or no lowering at this share: a smaller
+            // share has fewer PEs (GPT-1T: 10 s a share).
+            lowers = i > 0;
+            break;
+          }
           // Fewer blocks would change no kernel: the same lowering (under
           // the usual count, when a block per color changed nothing).
           bool same = i + 1 < counts.size() && most <= counts[i + 1];

@@ -10,6 +10,8 @@
 #include "wsc/Conversion/KernelSizing.h"
 
 #include <cmath>
+#include <map>
+#include <memory>
 
 using namespace mlir;
 using namespace wsc;
@@ -222,8 +224,19 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
   if (!cycles)
     return squareish;
   int64_t sramWords = arch.getSramBytes() / 4;
+  CostModel cost{arch};
+  // The balancing asks for the same budgets again and again (GPT-1T: 10 s
+  // of lowering without this); a plan's copies share it.
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool>;
+  auto shapes = std::make_shared<std::map<Key, std::pair<int64_t, int64_t>>>();
   return [=](KernelPlan &p) {
     int64_t budget = p.h * p.w;
+    Key key{budget, p.maxH, p.maxW, p.maxBlocks, p.blocked};
+    if (p.align <= 0)
+      if (auto it = shapes->find(key); it != shapes->end()) {
+        std::tie(p.h, p.w) = it->second;
+        return;
+      }
     squareish(p);
     // Square-ish tiles are not always the fastest for their PEs: the tile's
     // rounding (kb x nb) decides. Each count of tile rows (one per kb), plus
@@ -244,6 +257,10 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
         if (w < 1)
           continue;
         w = ceilDiv(n, ceilDiv(n, w));
+        // No row holds fewer than k / h rows of the weights: a shape whose
+        // multiply-adds alone take longer than the best cannot beat it.
+        if (cost.matvec(ceilDiv(k, h), ceilDiv(n, w)) > best)
+          continue;
         // The tiles on all rows but the finishing one fit (the hand-on row's
         // are checked where it is chosen).
         if (4 * tileWords(std::max<int64_t>(1, h - (h >= 3 ? 1 : 0)), w) + kHandOnRowCodeBytes >
@@ -258,6 +275,7 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
       kb = next < kb ? next : kb - 1;
     }
     p.h = bestH ? bestH : squareH, p.w = bestH ? bestW : squareW;
+    (*shapes)[key] = {p.h, p.w};
   };
 }
 
