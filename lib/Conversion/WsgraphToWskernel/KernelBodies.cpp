@@ -453,30 +453,29 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
           -std::numeric_limits<float>::infinity(), k.aff(tb - 1, {-1, 0}, 0, tb), nullptr, own);
     k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(tb), nullptr, seen);
     k.reduce("max", k.aff(m), k.aff(scores), k.aff(tb), nullptr, seen);
+    // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
+    k.imm("fill", k.aff(m), k.aff(0), -std::numeric_limits<float>::infinity(), k.aff(1), nullptr,
+          future);
+    // The partial (m', s', o') of the rows above comes first: the row's
+    // exponents are taken against M = max(m, m') directly, so only the one
+    // from above is rescaled, s + s' e^(m'-M) and o + o' e^(m'-M) in one
+    // multiply-add pass. Row 0 always holds token 0, so m' is finite.
+    ArrayAttr below = rows > 1 ? k.pes(0, w - 1, 1, h - 1) : nullptr;
+    if (rows > 1) {
+      k.recv("col", k.aff(up), k.aff(ds + 2), "copy", below);
+      k.vector("max", k.aff(m), k.aff(m), k.aff(up), k.aff(1), below);
+    }
     k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(m), k.aff(tb), nullptr, seen);
     k.unary("exp", k.aff(scores), k.aff(scores), k.aff(tb), nullptr, seen);
     k.reduce("sum", k.aff(sum), k.aff(scores), k.aff(tb), nullptr, seen);
     k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, seen);
-    // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
-    k.imm("fill", k.aff(m), k.aff(0), -std::numeric_limits<float>::infinity(), k.aff(1), nullptr,
-          future);
     k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
     if (rows > 1) {
-      // Merge (m', s', o') from the row above: M = max(m, m');
-      // s = s e^(m-M) + s' e^(m'-M); o = o e^(m-M) + o' e^(m'-M). Row 0
-      // always holds token 0, so M is finite from there on.
-      ArrayAttr below = k.pes(0, w - 1, 1, h - 1);
-      int64_t mm = tmp, scale = tmp + 4;
-      k.recv("col", k.aff(up), k.aff(ds + 2), "copy", below);
-      k.vector("max", k.aff(mm), k.aff(m), k.aff(up), k.aff(1), below);
-      k.vector("sub", k.aff(scale), k.aff(m), k.aff(mm), k.aff(1), below);
+      int64_t scale = tmp;
+      k.vector("sub", k.aff(scale), k.aff(up), k.aff(m), k.aff(1), below);
       k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
-      k.scalar("mul", k.aff(sum), k.aff(sum), k.aff(scale), k.aff(ds + 1), below);
-      k.vector("sub", k.aff(scale), k.aff(up), k.aff(mm), k.aff(1), below);
-      k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
-      k.scalar("mul", k.aff(up + 4), k.aff(up + 4), k.aff(scale), k.aff(ds + 1), below);
-      k.vector("add", k.aff(sum), k.aff(sum), k.aff(up + 4), k.aff(ds + 1), below);
-      k.unary("copy", k.aff(m), k.aff(mm), k.aff(1), below);
+      k.matvec(k.aff(sum), k.aff(up + 4), k.aff(scale), k.aff(1), k.aff(ds + 1), true, below,
+               nullptr, "f32", /*accumulate=*/true);
       // On the async engine: the next token touches acc after its scores.
       k.send("col", k.aff(acc), k.aff(ds + 2), k.pes(0, w - 1, 0, h - 2), nullptr, /*async=*/true);
     }

@@ -372,8 +372,8 @@ public:
   }
   void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
               bool transposed, ArrayAttr when = nullptr, ArrayAttr guard = nullptr,
-              StringRef storage = "f32") {
-    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, false, storage, when,
+              StringRef storage = "f32", bool accumulate = false) {
+    wk::MatvecOp::create(b, loc(), dst, m, v, rows, cols, transposed, accumulate, storage, when,
                          guard);
   }
   OpBuilder &builder() { return b; }
