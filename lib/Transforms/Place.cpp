@@ -14,7 +14,9 @@
 //     the transposed wafer) and several minimum band heights; the packing
 //     that places every kernel at the lowest stream-weighted distance wins.
 //     When none places them all, a dense packing (each kernel at its lowest
-//     legal spot) is the last resort before the lowering reshapes a kernel.
+//     legal spot), then free-rectangle packings (MaxRects: largest first,
+//     into the free rectangle it leaves least of) are the last resorts
+//     before the lowering reshapes a kernel.
 //  4. A fixed budget of random moves (toward a neighbour, small shifts,
 //     swaps) keeps every legal change that lowers the stream-weighted
 //     distance.
