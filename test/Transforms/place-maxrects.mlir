@@ -1,9 +1,10 @@
-// RUN: wsc-opt %s --wsc-place="moves=0" | FileCheck %s
-// RUN: wsc-opt %s --wsc-place | wsc-opt --wsc-route --wsc-verify-routes | FileCheck %s --check-prefix=LEGAL
+// RUN: wsc-opt %s --wsc-place="moves=0 reshape-slower=false" | FileCheck %s
+// RUN: wsc-opt %s --wsc-place="reshape-slower=false" | wsc-opt --wsc-route --wsc-verify-routes | FileCheck %s --check-prefix=LEGAL
 
 // Eight kernels that tile a mesh:8x8 exactly (64 PEs) and that none of the
 // band packings nor the lowest-spot (dense) packings holds: they leave a
-// hole no kernel fits, and these kernels have no other shape. The
+// hole no kernel fits, and these kernels have no other shape. Where no
+// kernel may be reshaped slower (the pipeline's strict tries), the
 // free-rectangle packings do (four orders, three fits, rows and columns;
 // the one with the shortest streams is kept): k1 (2x6) at the top left, k6
 // (4x2) beside it, k2 (1x6) and k4 (1x4) under k1, k5 (5x2) under the end of
