@@ -238,14 +238,14 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
         return;
       }
     squareish(p);
-    // Square-ish tiles are not always the fastest for their PEs: the tile's
-    // rounding (kb x nb) decides. Each count of tile rows (one per kb), plus
-    // a finishing row and a hand-on row, as wide as the budget allows.
     if (p.align > 0)
       return; // aligned to its reader's unit: kept
+    // Square-ish tiles are not always the fastest for their PEs: the tile's
+    // rounding (kb x nb) decides. Each count of tile rows (one per kb), plus
+    // a finishing row and a hand-on row, as wide as the budget allows. The
+    // square-ish shape is a candidate within the budget; past it (grown
+    // until the tiles fit SRAM, or rounded up), only when no other fits.
     int64_t maxH = maxRows(p, arch), maxW = maxCols(p, arch);
-    // It is a candidate within the budget; past it (grown until the tiles
-    // fit SRAM, or rounded up), only when no other shape fits.
     int64_t squareH = p.h, squareW = p.w, bestH = 0, bestW = 0;
     double best = std::numeric_limits<double>::infinity();
     if (p.h * p.w <= budget)
