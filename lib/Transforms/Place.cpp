@@ -587,10 +587,13 @@ bool WaferPlacer::attemptMaxRects(FitOrder order, Fit fit) {
   for (int i = 0; i < n; ++i)
     if (fixed[i])
       cut(x[i], y[i], w[i], h[i]);
-  std::vector<int> todo;
+  // Small kernels (a layer norm's row) go last, each into the hole nearest
+  // where its producers and consumers pull it: by size they would all fill
+  // the same last hole, and every layer's streams would meet there.
+  std::vector<int> todo, small;
   for (int i = 0; i < n; ++i)
     if (!placed(i))
-      todo.push_back(i);
+      (1000 * h[i] * w[i] < W * H ? small : todo).push_back(i);
   llvm::stable_sort(todo, [&](int a, int b) {
     auto key = [&](int i) -> std::pair<int64_t, int64_t> {
       switch (order) {
@@ -632,7 +635,19 @@ bool WaferPlacer::attemptMaxRects(FitOrder order, Fit fit) {
     x[i] = std::get<2>(*best), y[i] = std::get<3>(*best);
     paint(i, i);
     cut(x[i], y[i], w[i], h[i]);
+    // The small kernels it feeds, next to it while there is room.
+    for (int e : incident[i]) {
+      int j = edges[e].dst;
+      if (edges[e].src != i || placed(j) || !llvm::is_contained(small, j))
+        continue;
+      if (!placeInHole(j))
+        return false;
+      cut(x[j], y[j], w[j], h[j]);
+    }
   }
+  for (int i : small)
+    if (!placed(i) && !placeInHole(i))
+      return false;
   return true;
 }
 
