@@ -344,10 +344,11 @@ bool WaferPlacer::attemptMaxRects(FitOrder order, Fit fit) {
   // Small kernels (a layer norm's row) go last, each into the hole nearest
   // where its producers and consumers pull it: by size they would all fill
   // the same last hole, and every layer's streams would meet there.
+  auto isSmall = [&](int i) { return 1000 * h[i] * w[i] < W * H; };
   std::vector<int> todo, small;
   for (int i = 0; i < n; ++i)
     if (!placed(i))
-      (1000 * h[i] * w[i] < W * H ? small : todo).push_back(i);
+      (isSmall(i) ? small : todo).push_back(i);
   llvm::stable_sort(todo, [&](int a, int b) {
     auto key = [&](int i) -> std::pair<int64_t, int64_t> {
       switch (order) {
@@ -392,7 +393,7 @@ bool WaferPlacer::attemptMaxRects(FitOrder order, Fit fit) {
     // The small kernels it feeds, next to it while there is room.
     for (int e : incident[i]) {
       int j = edges[e].dst;
-      if (edges[e].src != i || placed(j) || !llvm::is_contained(small, j))
+      if (edges[e].src != i || placed(j) || !isSmall(j))
         continue;
       if (!placeInHole(j))
         return false;

@@ -230,16 +230,15 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool>;
   auto shapes = std::make_shared<std::map<Key, std::pair<int64_t, int64_t>>>();
   return [=](KernelPlan &p) {
+    if (p.align > 0)
+      return squareish(p); // aligned to its reader's unit: kept
     int64_t budget = p.h * p.w;
     Key key{budget, p.maxH, p.maxW, p.maxBlocks, p.blocked};
-    if (p.align <= 0)
-      if (auto it = shapes->find(key); it != shapes->end()) {
-        std::tie(p.h, p.w) = it->second;
-        return;
-      }
+    if (auto it = shapes->find(key); it != shapes->end()) {
+      std::tie(p.h, p.w) = it->second;
+      return;
+    }
     squareish(p);
-    if (p.align > 0)
-      return; // aligned to its reader's unit: kept
     // Square-ish tiles are not always the fastest for their PEs: the tile's
     // rounding (kb x nb) decides. Each count of tile rows (one per kb), plus
     // a finishing row and a hand-on row, as wide as the budget allows. The
