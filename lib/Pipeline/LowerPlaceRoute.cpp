@@ -20,6 +20,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/Hashing.h"
 
 namespace wsc {
 #define GEN_PASS_DEF_WSCLOWERPLACEROUTE
@@ -50,20 +51,21 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
   // 3), and a try that does not fit should fail fast (GPT-3 XL at T=2048:
   // 72 s at 40 rounds). A strict try is on one wafer, reshapes no kernel
   // into one slower than the slowest as lowered, and keeps the link budget.
-  std::string lowering(int64_t blocks, double share, bool strict) const {
+  std::string lowering(int64_t blocks, double share, bool strict, int64_t rows = 0) const {
     std::string onWafers = wafers;
     if (strict)
       onWafers = "1";
     return "wsc-lower-to-kernels{wafers=" + onWafers + " precision=" + precision +
            " defect-rate=" + std::to_string(defectRate) + " utilization=" + std::to_string(share) +
            " max-blocks=" + std::to_string(blocks) +
+           (rows > 0 ? " max-rows=" + std::to_string(rows) : "") +
            (weightStreaming ? " weight-streaming=true" : "") + "}";
   }
   /// `linkBudget` (words per token per link, 0: the slowest kernel's
   /// cycles) bounds a strict try's routes.
   std::string stages(int64_t blocks, bool last, double share, bool strict,
-                     int64_t linkBudget = 0) const {
-    std::string text = lowering(blocks, share, strict);
+                     int64_t linkBudget = 0, int64_t rows = 0) const {
+    std::string text = lowering(blocks, share, strict, rows);
     if (!defects.empty() || defectRate > 0)
       text += ",wsc-defects{file=" + defects + " rate=" + std::to_string(defectRate) +
               " seed=" + std::to_string(seed) + "}";
@@ -85,10 +87,12 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
 
   /// Runs `text` on the module, holding back its errors. On failure (or
   /// always, with `restore`) the module is as it was; `errors` has the
-  /// errors, `most` is the most results (blocks) of a kernel of the attempt
-  /// and `pace` the most cycles per token of one.
+  /// errors, `most` is the most results (blocks) of a kernel of the attempt,
+  /// `pace` the most cycles per token of one and `shapes` a hash of every
+  /// kernel's rectangle.
   LogicalResult attempt(const std::string &text, SmallVectorImpl<Diagnostic> &errors,
-                        int64_t &most, double *pace = nullptr, bool restore = false) {
+                        int64_t &most, double *pace = nullptr, bool restore = false,
+                        llvm::hash_code *shapes = nullptr) {
     ModuleOp module = getOperation();
     OpPassManager pm(ModuleOp::getOperationName());
     if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
@@ -111,10 +115,14 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     most = 0;
     if (pace)
       *pace = 0;
+    if (shapes)
+      *shapes = llvm::hash_value(0);
     module.walk([&](wsc::wskernel::KernelOp k) {
       most = std::max<int64_t>(most, k->getNumResults());
       if (pace)
         *pace = std::max(*pace, k.getCyclesPerToken().convertToDouble());
+      if (shapes)
+        *shapes = llvm::hash_combine(*shapes, k.getHeight(), k.getWidth());
     });
     module.getBodyRegion().getBlocks().clear();
     module.getBodyRegion().takeBody(backup->getBodyRegion());
@@ -153,39 +161,61 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       for (int64_t n : tries)
         if (n < counts.back())
           counts.push_back(n);
+      // Kernels at most height / N rows tall, for each band count N, then
+      // as tall as they need (rows 0, the last: it decides whether a
+      // smaller share is worth lowering).
+      SmallVector<int64_t> rowCaps;
+      for (int64_t n : tryBands)
+        if (n > 1 && arch->getHeight() / n > 0)
+          rowCaps.push_back(arch->getHeight() / n);
+      rowCaps.push_back(0);
       struct Strict {
         double pace, share;
-        int64_t blocks;
+        int64_t blocks, rows;
+        size_t band; // position of `rows` in rowCaps
       };
       SmallVector<Strict> order;
       bool lowers = true;
-      for (double share : shares)
-        for (size_t i = 0; i < counts.size() && lowers; ++i) {
-          SmallVector<Diagnostic> dropped;
-          int64_t most = 0;
-          double pace = 0;
-          if (failed(attempt(lowering(counts[i], share, true), dropped, most, &pace, true))) {
-            // More than a wafer, or no lowering at this share: a smaller
-            // share has fewer PEs (GPT-1T: 10 s a share).
-            lowers = i > 0;
-            break;
+      for (double share : shares) {
+        SmallVector<std::pair<int64_t, llvm::hash_code>> seen; // (blocks, shapes)
+        for (auto [band, rows] : llvm::enumerate(rowCaps))
+          for (size_t i = 0; i < counts.size() && lowers; ++i) {
+            SmallVector<Diagnostic> dropped;
+            int64_t most = 0;
+            double pace = 0;
+            llvm::hash_code shapes = llvm::hash_value(0);
+            if (failed(attempt(lowering(counts[i], share, true, rows), dropped, most, &pace, true,
+                               &shapes))) {
+              // More than a wafer, or no lowering at this share: a smaller
+              // share has fewer PEs (GPT-1T: 10 s a share). (Capped rows
+              // may not hold a kernel that the full height does.)
+              lowers = rows > 0 || i > 0;
+              break;
+            }
+            // Fewer blocks would change no kernel: the same lowering (under
+            // the usual count, when a block per color changed nothing).
+            bool same = i + 1 < counts.size() && most <= counts[i + 1];
+            if (same && i == 0)
+              continue;
+            bool again = llvm::is_contained(seen, std::make_pair(counts[i], shapes));
+            seen.push_back({counts[i], shapes});
+            if (!again)
+              order.push_back({pace, share, counts[i], rows, band});
+            if (same)
+              break;
           }
-          // Fewer blocks would change no kernel: the same lowering (under
-          // the usual count, when a block per color changed nothing).
-          bool same = i + 1 < counts.size() && most <= counts[i + 1];
-          if (same && i == 0)
-            continue;
-          order.push_back({pace, share, counts[i]});
-          if (same)
-            break;
-        }
-      // Fastest first; on a tie, the smaller share, then fewer blocks (fewer
-      // streams: GPT-3 1.3B at 0.925 of wse3 routes with 20 in 7 s, and
-      // with 24 is still a link over after 40 rounds, 5 minutes; GPT-2-small
-      // at 0.925 routes with both, in 14 and 36 rounds).
+      }
+      // Fastest first; on a tie, the smaller share, banded first (bands
+      // route better than free rectangles: GPT-2-small at 0.95 of wse3
+      // packs with kernels of at most 97 rows in bands and routes, as
+      // lowered it packs only in free rectangles and does not route), then
+      // fewer blocks (fewer streams: GPT-3 1.3B at 0.925 of wse3 routes
+      // with 20 in 7 s, and with 24 is still a link over after 40 rounds, 5
+      // minutes; GPT-2-small at 0.925 routes with both, in 14 and 36
+      // rounds).
       llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
-        return std::make_tuple(a.pace, a.share, a.blocks) <
-               std::make_tuple(b.pace, b.share, b.blocks);
+        return std::make_tuple(a.pace, a.share, a.band, a.blocks) <
+               std::make_tuple(b.pace, b.share, b.band, b.blocks);
       });
       // A try's links carry at most its pace; when that does not route,
       // up to the next try's pace if slower: within that it still beats
@@ -200,7 +230,8 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
         for (int64_t budget : {int64_t(0), relaxed}) {
           SmallVector<Diagnostic> dropped;
           int64_t most = 0;
-          if (succeeded(attempt(stages(t.blocks, false, t.share, true, budget), dropped, most)))
+          if (succeeded(
+                  attempt(stages(t.blocks, false, t.share, true, budget, t.rows), dropped, most)))
             return;
           if (!relaxed)
             break;

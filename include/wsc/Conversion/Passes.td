@@ -37,7 +37,9 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     Option<"weightStreaming", "weight-streaming", "bool", "false",
            "Keep one block's kernels on the wafer and stream every layer's weights from external memory">,
     Option<"maxBlocks", "max-blocks", "int64_t", "0",
-           "Most result blocks (streams) per kernel; 0: half the arch's colors">
+           "Most result blocks (streams) per kernel; 0: half the arch's colors">,
+    Option<"maxRows", "max-rows", "int64_t", "0",
+           "Most rows of a kernel (0: the wafer's): kernels no taller than a band pack in bands">
   ];
   let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
 }

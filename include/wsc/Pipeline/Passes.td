@@ -41,6 +41,13 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     one; the report then says the links bound it). Strict tries route for
     12 rounds and up to 28 more while few links are over and improving
     (wsc-route extra-rounds).
+
+    `try-bands` adds strict tries whose kernels are no taller than the
+    wafer's height / N for each N (wsc-lower-to-kernels max-rows): short
+    kernels pack in row bands where tall ones need free-rectangle packing,
+    and bands keep the pipeline's streams short. A banded try whose kernels
+    come out as an earlier try's is dropped; at the same pace and share,
+    banded tries go first, in the listed order.
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",
@@ -51,6 +58,8 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     Option<"utilization", "utilization", "double", "0.6", "wsc-lower-to-kernels' option">,
     ListOption<"tryUtilization", "try-utilization", "double",
                "Larger PE budgets tried first, strictly, on one wafer (see above)">,
+    ListOption<"tryBands", "try-bands", "int64_t",
+               "Strict tries also with kernels no taller than the wafer's height / N, for each N">,
     Option<"defects", "defects", "std::string", "\"\"", "Defect map file (wsc-defects)">,
     Option<"defectRate", "defect-rate", "double", "0.0", "Random defect map (wsc-defects, and the lowering's sizes)">,
     Option<"seed", "seed", "int64_t", "1", "Seed of placement and of the random defect map">

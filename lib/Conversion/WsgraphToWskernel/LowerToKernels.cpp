@@ -496,6 +496,8 @@ void LowerToKernelsPass::runOnOperation() {
 
     SmallVector<int64_t> minPes;
     for (auto &p : plans) {
+      if (maxRows > 0)
+        p.maxH = maxRows;
       p.h = 1, p.w = 1;
       p.size(p);
       minPes.push_back(p.h * p.w);
