@@ -44,21 +44,23 @@ double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_
 }
 
 double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows,
-                            Output out, int64_t in, int64_t group) const {
+                            Output out, int64_t in, int64_t group, bool prefetch) const {
   // A row scores its block of keys on its share of the head's dimensions,
   // all-reduces the scores over the head's columns, takes the partial from
   // above and its softmax against the larger max, weighs its values, then
   // adds the rescaled partial (one exp, one multiply-add pass) and passes
   // it on. Passing it on and the last row's blocks run on the async
-  // engine, beside the next token's work.
+  // engine, beside the next token's work, and so does receiving the next
+  // token's q, k and v when prefetching.
   int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts);
   double merge = rows > 1 ? forwarded(ds + 2) + 2 * vector(1) + transcendental(1) +
                                 matvec(1, ds + 1)
                           : 0.0;
-  double core = words(in) + matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) +
+  double received = words(in);
+  double core = (prefetch ? 0.0 : received) + matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) +
                 transcendental(tb) + matvec(tb, ds) + merge + transcendental(1) + vector(1) +
                 vector(ds);
-  double engine = (rows > 1 ? words(ds + 2) : 0.0) + output(out, d * heads, ds, heads * parts,
+  double engine = (prefetch ? received : 0.0) + (rows > 1 ? words(ds + 2) : 0.0) + output(out, d * heads, ds, heads * parts,
                                                               rows, group);
   return std::max(core, engine);
 }

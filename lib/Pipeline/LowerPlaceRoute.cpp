@@ -161,14 +161,13 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       for (int64_t n : tries)
         if (n < counts.back())
           counts.push_back(n);
-      // Kernels at most height / N rows tall, for each band count N, then
-      // as tall as they need (rows 0, the last: it decides whether a
-      // smaller share is worth lowering).
-      SmallVector<int64_t> rowCaps;
+      // Kernels as tall as they need (rows 0, first: when it does not lower,
+      // no smaller share is worth lowering), then at most height / N rows
+      // tall for each band count N.
+      SmallVector<int64_t> rowCaps = {0};
       for (int64_t n : tryBands)
         if (n > 1 && arch->getHeight() / n > 0)
           rowCaps.push_back(arch->getHeight() / n);
-      rowCaps.push_back(0);
       struct Strict {
         double pace, share;
         int64_t blocks, rows;
@@ -205,17 +204,14 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
               break;
           }
       }
-      // Fastest first; on a tie, the smaller share, banded first (bands
-      // route better than free rectangles: GPT-2-small at 0.95 of wse3
-      // packs with kernels of at most 97 rows in bands and routes, as
-      // lowered it packs only in free rectangles and does not route), then
-      // fewer blocks (fewer streams: GPT-3 1.3B at 0.925 of wse3 routes
-      // with 20 in 7 s, and with 24 is still a link over after 40 rounds, 5
-      // minutes; GPT-2-small at 0.925 routes with both, in 14 and 36
-      // rounds).
+      // Fastest first; on a tie, the smaller share, then fewer blocks
+      // (fewer streams: GPT-3 1.3B at 0.925 of wse3 routes with 20 in 7 s,
+      // and with 24 is still a link over after 40 rounds, 5 minutes;
+      // GPT-2-small at 0.925 routes with both, in 14 and 36 rounds), then
+      // kernels as tall as they need before capped ones (the fewest PEs).
       llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
-        return std::make_tuple(a.pace, a.share, a.band, a.blocks) <
-               std::make_tuple(b.pace, b.share, b.band, b.blocks);
+        return std::make_tuple(a.pace, a.share, a.blocks, a.band) <
+               std::make_tuple(b.pace, b.share, b.blocks, b.band);
       });
       // A try's links carry at most its pace; when that does not route,
       // up to the next try's pace if slower: within that it still beats

@@ -89,9 +89,11 @@ struct CostModel {
   /// Causal attention over `t` tokens: `heads` heads of size d, each on
   /// `parts` columns (d / parts of each head's q, k, v per column; the
   /// scores all-reduced along them) and `rows` rows holding blocks of keys,
-  /// partial softmaxes merged down the columns.
+  /// partial softmaxes merged down the columns. With `prefetch`, a token's
+  /// words come on the async engines while the cores work on the token
+  /// before.
   double attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows, Output out,
-                   int64_t in, int64_t group = 1) const;
+                   int64_t in, int64_t group = 1, bool prefetch = false) const;
   /// Embedding lookup of a V x C table on h x w PEs, and of the positions
   /// (a second lookup and an add) when `positions`.
   double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out, int64_t in,

@@ -46,10 +46,12 @@ SmallVector<LogicalInput> wsc::lowering::logicalInputs(wk::KernelOp kernel) {
 }
 
 int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int64_t parts,
-                         bool byRow, ArrayAttr when, std::optional<Product> product) {
+                         bool byRow, ArrayAttr when, std::optional<Product> product,
+                         ArrayAttr guard, bool async) {
   // One range: a block holds one piece of a part, with nothing to drop
   // around it (the filter or the whole block).
   assert((!product || ranges.size() == 1) && "a product takes one range");
+  assert((!product || (!guard && !async)) && "a product is received on the core, always");
   // The PEs of parts [c0, c1], inside `when` (one range), or null if none.
   auto select = [&](int64_t c0, int64_t c1) -> ArrayAttr {
     int64_t x0 = byRow ? 0 : c0, x1 = byRow ? w - 1 : c1;
@@ -122,16 +124,20 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
         if (adjoining && window < block.size) {
           cursor = at(p0[0].first);
           end = aff(cursor.getBase() + window, {}, cursor.getPx(), cursor.getPy());
+          bool filtered = llvm::any_of(topBlock->getOps<wk::FilterOp>(), [&](wk::FilterOp f) {
+            return f.getPort() == block.port && f.getWhenAttr() == sel;
+          });
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(topBlock);
-          wk::FilterOp::create(b, loc(), block.port, cursor, aff(window), sel);
+          if (!filtered)
+            wk::FilterOp::create(b, loc(), block.port, cursor, aff(window), sel);
         }
         int64_t gets = end.getBase() - cursor.getBase();
         for (const Piece &piece : p0) {
           wk::AffAttr first = at(piece.first);
           drop(block.port, aff(first.getBase() - cursor.getBase(), {},
                                first.getPx() - cursor.getPx(), first.getPy() - cursor.getPy()),
-               sel);
+               sel, guard, async);
           const Range &range = ranges[piece.range];
           wk::AffAttr dst = range.dst;
           if (product) // the piece at `at` of the part meets rows from `at` on
@@ -141,15 +147,16 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           else
             recv(block.port,
                  aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
-                 aff(piece.count), "copy", sel, range.keep);
+                 aff(piece.count), "copy", sel, bothGuards(range.keep, guard), async);
           for (ArrayAttr other : range.otherwise)
-            recv(block.port, aff(0), aff(piece.count), "discard", sel, other);
+            recv(block.port, aff(0), aff(piece.count), "discard", sel, bothGuards(other, guard),
+                 async);
           cursor = aff(first.getBase() + piece.count, {}, first.getPx(), first.getPy());
         }
         drop(block.port,
              aff(end.getBase() - cursor.getBase(), {}, end.getPx() - cursor.getPx(),
                  end.getPy() - cursor.getPy()),
-             sel);
+             sel, guard, async);
         for (int64_t i = c; i <= c1; ++i)
           received[i] += gets;
       }
@@ -410,31 +417,45 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     ArrayAttr seen = k.guards({notBefore});                  // own or past
     ArrayAttr future = k.guards({beforeRow});
     wk::AffAttr slot = k.aff(0, {4 * ds, 0}, 0, -4 * tb * ds); // r * ds words, in bytes
-    // [q | k | v]: column px takes its share of q, k and v; the row that
-    // holds the token keeps its key and value in the token's slot, the
-    // others drop them.
-    SmallVector<ArrayAttr, 2> notOwn = {future, k.guards({afterRow})};
-    auto cacheSlot = [&](int64_t cache) {
-      return k.aff(cache + slot.getBase(), slot.getLoop(), 0, slot.getPy());
+    ArrayAttr past = k.guards({afterRow});
+    // [q | k | v] of token t + ahead: column px takes its share of q, k and
+    // v; the row that holds that token keeps its key and value in its slot,
+    // the others drop them.
+    auto qkvRanges = [&](int64_t ahead) {
+      ArrayAttr holds = k.guards({k.aff(ahead, {1, 0}, 0, -tb), k.aff(tb - 1 - ahead, {-1, 0}, 0, tb)});
+      SmallVector<ArrayAttr, 2> others = {k.guards({k.aff(-1 - ahead, {-1, 0}, 0, tb)}),
+                                          k.guards({k.aff(ahead - tb, {1, 0}, 0, -tb)})};
+      auto cacheSlot = [&](int64_t cache) {
+        return k.aff(cache + slot.getBase() + 4 * ds * ahead, slot.getLoop(), 0, slot.getPy());
+      };
+      // In order, q, k and v of column px start at px*ds, c + px*ds and 2c +
+      // px*ds. Interleaved by the producer ([3, ds]; the sizer keeps ds),
+      // they follow one another from 3ds*px: one window of its blocks.
+      SmallVector<Body::Range, 3> ranges = {{0, c, k.aff(q)},
+                                            {c, 2 * c, cacheSlot(keys), holds, others},
+                                            {2 * c, 3 * c, cacheSlot(vals), holds, others}};
+      if (p.qkvUnit) {
+        assert(p.qkvUnit == ds && "the sizer keeps an interleaved input's columns");
+        for (auto [i, r] : llvm::enumerate(ranges))
+          r.base = int64_t(i) * ds, r.end = c3, r.width = ds;
+      }
+      return ranges;
     };
-    // In order, q, k and v of column px start at px*ds, c + px*ds and 2c +
-    // px*ds. Interleaved by the producer ([3, ds]; the sizer keeps ds),
-    // they follow one another from 3ds*px: one window of its blocks.
-    SmallVector<Body::Range, 3> ranges = {{0, c, k.aff(q)},
-                                          {c, 2 * c, cacheSlot(keys), own, notOwn},
-                                          {2 * c, 3 * c, cacheSlot(vals), own, notOwn}};
-    int64_t step = ds;
-    if (p.qkvUnit) {
-      assert(p.qkvUnit == ds && "the sizer keeps an interleaved input's columns");
-      step = 3 * ds;
-      for (auto [i, r] : llvm::enumerate(ranges))
-        r.base = int64_t(i) * ds, r.end = c3, r.width = ds;
-    }
-    int64_t in = k.recvRanges(0, ranges, step, w, /*byRow=*/false);
+    int64_t step = p.qkvUnit ? 3 * ds : ds;
+    // With `prefetch`, token t+1's words come on the async engines once
+    // token t's scores have used q (none after a sequence's last token):
+    // the core receives only a sequence's first token.
+    bool prefetch = attentionPrefetches(p, tokens);
+    ArrayAttr first = prefetch ? k.guards({k.aff(0, {-1, 0})}) : nullptr; // t == 0
+    int64_t in = k.recvRanges(0, qkvRanges(0), step, w, /*byRow=*/false, nullptr, std::nullopt,
+                              first);
     // Partial scores over the block; summed over the head's columns (a sum
     // chain east, the total back west, inside each head); slots after t
     // score -inf.
     k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(ds), false, nullptr, seen);
+    if (prefetch)
+      k.recvRanges(0, qkvRanges(1), step, w, /*byRow=*/false, nullptr, std::nullopt,
+                   k.guards({k.aff(tokens - 2, {-1, 0})}), /*async=*/true);
     if (parts > 1) {
       auto columns = [&](int64_t from, int64_t to) { // of every head, all rows
         SmallVector<Attribute> r;
@@ -468,7 +489,11 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(m), k.aff(tb), nullptr, seen);
     k.unary("exp", k.aff(scores), k.aff(scores), k.aff(tb), nullptr, seen);
     k.reduce("sum", k.aff(sum), k.aff(scores), k.aff(tb), nullptr, seen);
-    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, seen);
+    // The row holding t weighs its values up to t only: the next token's
+    // may be arriving in the slot after it.
+    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(1, {1, 0}, 0, -tb), k.aff(ds), true,
+             nullptr, own);
+    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, past);
     k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
     if (rows > 1) {
       int64_t scale = tmp;
@@ -484,7 +509,7 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
     k.scalar("mul", k.aff(result), k.aff(o), k.aff(tmp), k.aff(ds), k.lastRow());
     k.sendGroups(k.aff(result), ds, c, h - 1, /*async=*/true);
-    return {sram.next, cost.attention(tokens, d, heads, parts, rows, out, in, g)};
+    return {sram.next, cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch)};
   }
   if (p.kind == "add") {
     int64_t c = k.words(0);

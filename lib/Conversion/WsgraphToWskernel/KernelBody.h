@@ -218,6 +218,12 @@ bool linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu, bool 
 inline bool asyncColumnSums(int64_t tokensPerBatch) {
   return tokensPerBatch >= 2 && tokensPerBatch % 2 == 0;
 }
+/// Does an attention take each token's q, k and v on its async engines while
+/// its cores work on the token before? Not with weight streaming: its
+/// layers follow one another through the same kernels.
+inline bool attentionPrefetches(const KernelPlan &p, int64_t tokensPerBatch) {
+  return p.layers == 0 && tokensPerBatch >= 2;
+}
 /// Room left for a linear's program when its tiles lose a row to a gather row.
 inline constexpr int64_t kHandOnRowCodeBytes = 64 * kCodeBytesPerInstruction;
 /// Splits each host-read linear too wide for the arch's columns at its
@@ -295,8 +301,13 @@ public:
   struct Product {
     int64_t matrix, cols;
   };
+  /// With `guard`, every receive (kept, dropped or around the parts) runs
+  /// only on the iterations it selects; with `async`, on the PEs' async
+  /// engines. A second call on the same input (another token's words,
+  /// other guards) reuses the first one's router filters.
   int64_t recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int64_t parts, bool byRow,
-                     ArrayAttr when = nullptr, std::optional<Product> product = std::nullopt);
+                     ArrayAttr when = nullptr, std::optional<Product> product = std::nullopt,
+                     ArrayAttr guard = nullptr, bool async = false);
   int64_t recvRange(unsigned in, int64_t base, int64_t step, int64_t parts, int64_t end,
                     wk::AffAttr dst, bool byRow, ArrayAttr when = nullptr) {
     return recvRanges(in, {Range{base, end, dst}}, step, parts, byRow, when);
@@ -318,8 +329,9 @@ public:
   ArrayAttr lastRow() { return pes(0, w - 1, h - 1, h - 1); }
 
   void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
-            ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::RecvOp::create(b, loc(), port, dst, n, combine, nullptr, nullptr, nullptr, when, guard);
+            ArrayAttr when = nullptr, ArrayAttr guard = nullptr, bool async = false) {
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, nullptr, nullptr, nullptr, when, guard,
+                       async);
   }
   /// Receives n words as the vector of dst (+)= x M, M n x cols at `matrix`.
   void recvProduct(StringRef port, wk::AffAttr dst, wk::AffAttr n, wk::AffAttr matrix,
@@ -336,10 +348,11 @@ public:
                        guard, async);
   }
   /// Pops n words of a port that this PE does not need.
-  void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr) {
+  void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr, ArrayAttr guard = nullptr,
+            bool async = false) {
     if (n.getBase() == 0 && n.getLoop().empty() && n.getPx() == 0 && n.getPy() == 0)
       return;
-    recv(port, aff(0), n, "discard", when);
+    recv(port, aff(0), n, "discard", when, guard, async);
   }
   void send(StringRef port, wk::AffAttr src, wk::AffAttr n, ArrayAttr when = nullptr,
             ArrayAttr guard = nullptr, bool async = false) {
@@ -347,6 +360,14 @@ public:
   }
   ArrayAttr guards(ArrayRef<wk::AffAttr> conditions) {
     return b.getArrayAttr(SmallVector<Attribute>(conditions.begin(), conditions.end()));
+  }
+  /// The guards of both (each may be null: always).
+  ArrayAttr bothGuards(ArrayAttr a, ArrayAttr c) {
+    if (!a || !c)
+      return a ? a : c;
+    SmallVector<Attribute> all(a.begin(), a.end());
+    all.append(c.begin(), c.end());
+    return b.getArrayAttr(all);
   }
 
   void vector(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr rhs, wk::AffAttr n,

@@ -309,7 +309,8 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
         if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 > sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
-                                       3 * ds, blockColumns(p, w, d * heads, arch));
+                                       3 * ds, blockColumns(p, w, d * heads, arch),
+                                       attentionPrefetches(p, tokens));
         bool within = rows * w <= budget;
         if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
           best = cycles, bestH = rows, bestW = w;

@@ -435,7 +435,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.cycles = [=](const KernelPlan &p) {
           int64_t parts = p.w / heads;
           return cost.attention(tokens, d, heads, parts, p.h, outputOf(p), 3 * (d / parts),
-                                blockColumns(p, d * heads, arch));
+                                blockColumns(p, d * heads, arch), attentionPrefetches(p, tokens));
         };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
