@@ -85,14 +85,21 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     return text;
   }
 
-  /// Runs `text` on the module, holding back its errors. On failure (or
-  /// always, with `restore`) the module is as it was; `errors` has the
-  /// errors, `most` is the most results (blocks) of a kernel of the attempt,
-  /// `pace` the most cycles per token of one and `shapes` a hash of every
+  /// What an attempt's kernels came out as: the most results (blocks) of
+  /// one, the most cycles per token, the most rows, and a hash of every
   /// kernel's rectangle.
+  struct Kernels {
+    int64_t most = 0;
+    double pace = 0;
+    int64_t tallest = 0;
+    llvm::hash_code shapes = llvm::hash_value(0);
+  };
+
+  /// Runs `text` on the module, holding back its errors. On failure (or
+  /// always, with `restore`) the module is as it was, `errors` has the
+  /// errors and `out` what the kernels of the attempt came out as.
   LogicalResult attempt(const std::string &text, SmallVectorImpl<Diagnostic> &errors,
-                        int64_t &most, double *pace = nullptr, bool restore = false,
-                        llvm::hash_code *shapes = nullptr) {
+                        Kernels &out, bool restore = false) {
     ModuleOp module = getOperation();
     OpPassManager pm(ModuleOp::getOperationName());
     if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
@@ -112,17 +119,12 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     }
     if (succeeded(result) && !restore)
       return success();
-    most = 0;
-    if (pace)
-      *pace = 0;
-    if (shapes)
-      *shapes = llvm::hash_value(0);
+    out = Kernels();
     module.walk([&](wsc::wskernel::KernelOp k) {
-      most = std::max<int64_t>(most, k->getNumResults());
-      if (pace)
-        *pace = std::max(*pace, k.getCyclesPerToken().convertToDouble());
-      if (shapes)
-        *shapes = llvm::hash_combine(*shapes, k.getHeight(), k.getWidth());
+      out.most = std::max<int64_t>(out.most, k->getNumResults());
+      out.pace = std::max(out.pace, k.getCyclesPerToken().convertToDouble());
+      out.tallest = std::max(out.tallest, k.getHeight());
+      out.shapes = llvm::hash_combine(out.shapes, k.getHeight(), k.getWidth());
     });
     module.getBodyRegion().getBlocks().clear();
     module.getBodyRegion().takeBody(backup->getBodyRegion());
@@ -161,9 +163,10 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       for (int64_t n : tries)
         if (n < counts.back())
           counts.push_back(n);
-      // Kernels as tall as they need (rows 0, first: when it does not lower,
-      // no smaller share is worth lowering), then at most height / N rows
-      // tall for each band count N.
+      // Kernels as tall as they need (rows 0, first: when that does not
+      // lower, no smaller share is worth lowering, and it tells which caps
+      // some kernel reaches), then at most height / N rows tall for each
+      // band count N.
       SmallVector<int64_t> rowCaps = {0};
       for (int64_t n : tryBands)
         if (n > 1 && arch->getHeight() / n > 0)
@@ -171,47 +174,54 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       struct Strict {
         double pace, share;
         int64_t blocks, rows;
-        size_t band; // position of `rows` in rowCaps
+        size_t band; // the band count's position in try-bands; after them, uncapped
       };
       SmallVector<Strict> order;
       bool lowers = true;
       for (double share : shares) {
         SmallVector<std::pair<int64_t, llvm::hash_code>> seen; // (blocks, shapes)
-        for (auto [band, rows] : llvm::enumerate(rowCaps))
+        int64_t tallest = 0; // of the kernels as tall as they need
+        for (auto [band, rows] : llvm::enumerate(rowCaps)) {
+          if (rows > 0 && rows >= tallest)
+            continue; // no kernel reaches this cap: the same lowering
           for (size_t i = 0; i < counts.size() && lowers; ++i) {
             SmallVector<Diagnostic> dropped;
-            int64_t most = 0;
-            double pace = 0;
-            llvm::hash_code shapes = llvm::hash_value(0);
-            if (failed(attempt(lowering(counts[i], share, true, rows), dropped, most, &pace, true,
-                               &shapes))) {
+            Kernels k;
+            if (failed(attempt(lowering(counts[i], share, true, rows), dropped, k, true))) {
               // More than a wafer, or no lowering at this share: a smaller
               // share has fewer PEs (GPT-1T: 10 s a share). (Capped rows
               // may not hold a kernel that the full height does.)
               lowers = rows > 0 || i > 0;
               break;
             }
+            if (rows == 0)
+              tallest = std::max(tallest, k.tallest);
             // Fewer blocks would change no kernel: the same lowering (under
             // the usual count, when a block per color changed nothing).
-            bool same = i + 1 < counts.size() && most <= counts[i + 1];
+            bool same = i + 1 < counts.size() && k.most <= counts[i + 1];
             if (same && i == 0)
               continue;
-            bool again = llvm::is_contained(seen, std::make_pair(counts[i], shapes));
-            seen.push_back({counts[i], shapes});
+            bool again = llvm::is_contained(seen, std::make_pair(counts[i], k.shapes));
+            seen.push_back({counts[i], k.shapes});
             if (!again)
-              order.push_back({pace, share, counts[i], rows, band});
+              order.push_back({k.pace, share, counts[i], rows,
+                               rows > 0 ? band - 1 : rowCaps.size()});
             if (same)
               break;
           }
+        }
       }
-      // Fastest first; on a tie, the smaller share, then fewer blocks
-      // (fewer streams: GPT-3 1.3B at 0.925 of wse3 routes with 20 in 7 s,
-      // and with 24 is still a link over after 40 rounds, 5 minutes;
-      // GPT-2-small at 0.925 routes with both, in 14 and 36 rounds), then
-      // kernels as tall as they need before capped ones (the fewest PEs).
+      // Fastest first; on a tie, the smaller share, banded first (bands
+      // route better than free rectangles: GPT-2-small at 0.95 of wse3
+      // packs with kernels of at most 97 rows in bands and routes, as
+      // lowered it packs only in free rectangles and does not route), then
+      // fewer blocks (fewer streams: GPT-3 1.3B at 0.925 of wse3 routes
+      // with 20 in 7 s, and with 24 is still a link over after 40 rounds, 5
+      // minutes; GPT-2-small at 0.925 routes with both, in 14 and 36
+      // rounds).
       llvm::stable_sort(order, [](const Strict &a, const Strict &b) {
-        return std::make_tuple(a.pace, a.share, a.blocks, a.band) <
-               std::make_tuple(b.pace, b.share, b.blocks, b.band);
+        return std::make_tuple(a.pace, a.share, a.band, a.blocks) <
+               std::make_tuple(b.pace, b.share, b.band, b.blocks);
       });
       // A try's links carry at most its pace; when that does not route,
       // up to the next try's pace if slower: within that it still beats
@@ -225,9 +235,8 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
           relaxed = int64_t(std::ceil(order[i + 1].pace));
         for (int64_t budget : {int64_t(0), relaxed}) {
           SmallVector<Diagnostic> dropped;
-          int64_t most = 0;
-          if (succeeded(
-                  attempt(stages(t.blocks, false, t.share, true, budget, t.rows), dropped, most)))
+          Kernels k;
+          if (succeeded(attempt(stages(t.blocks, false, t.share, true, budget, t.rows), dropped, k)))
             return;
           if (!relaxed)
             break;
@@ -248,11 +257,11 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       }
       // Errors of an attempt that may be retried are held back.
       SmallVector<Diagnostic> errors;
-      int64_t most = 0;
-      if (succeeded(attempt(text, errors, most)))
+      Kernels k;
+      if (succeeded(attempt(text, errors, k)))
         return;
       // Retry only when the next count changes some kernel's blocks.
-      if (most <= tries[i + 1]) {
+      if (k.most <= tries[i + 1]) {
         for (Diagnostic &d : errors)
           getContext().getDiagEngine().emit(std::move(d));
         return signalPassFailure();

@@ -46,8 +46,8 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     wafer's height / N for each N (wsc-lower-to-kernels max-rows): short
     kernels pack in row bands where tall ones need free-rectangle packing,
     and bands keep the pipeline's streams short. A banded try whose kernels
-    come out as an earlier try's is dropped; at the same pace, share and
-    blocks, banded tries follow the uncapped one, in the listed order.
+    come out as an earlier try's is dropped; at the same pace and share,
+    banded tries go first, in the listed order.
   }];
   let options = [
     ListOption<"maxBlocks", "max-blocks", "int64_t",
