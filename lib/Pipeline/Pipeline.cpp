@@ -64,7 +64,7 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     stages.utilization = o.utilization;
   else if (!stages.weightStreaming) {
     // Kept only when they place and route strictly.
-    stages.tryUtilization = {0.95, 0.925, 0.9, 0.85, 0.8, 0.7};
+    stages.tryUtilization = {0.95, 0.945, 0.925, 0.9, 0.85, 0.8, 0.7};
     // Also with kernels no taller than 1/12 and 1/10 of the wafer: they
     // pack in bands (GPT-2-small on wse3 at 0.95: 97 rows routes).
     stages.tryBands = {12, 10};

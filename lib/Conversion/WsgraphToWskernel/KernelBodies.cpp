@@ -489,11 +489,15 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(m), k.aff(tb), nullptr, seen);
     k.unary("exp", k.aff(scores), k.aff(scores), k.aff(tb), nullptr, seen);
     k.reduce("sum", k.aff(sum), k.aff(scores), k.aff(tb), nullptr, seen);
-    // The row holding t weighs its values up to t only: the next token's
-    // may be arriving in the slot after it.
-    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(1, {1, 0}, 0, -tb), k.aff(ds), true,
-             nullptr, own);
-    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, past);
+    // Prefetching, the row holding t weighs its values up to t only: the
+    // next token's may be arriving in the slot after it.
+    if (prefetch) {
+      k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(1, {1, 0}, 0, -tb), k.aff(ds), true,
+               nullptr, own);
+      k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, past);
+    } else {
+      k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, seen);
+    }
     k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
     if (rows > 1) {
       int64_t scale = tmp;

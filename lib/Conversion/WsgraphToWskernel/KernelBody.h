@@ -219,10 +219,15 @@ inline bool asyncColumnSums(int64_t tokensPerBatch) {
   return tokensPerBatch >= 2 && tokensPerBatch % 2 == 0;
 }
 /// Does an attention take each token's q, k and v on its async engines while
-/// its cores work on the token before? Not with weight streaming: its
-/// layers follow one another through the same kernels.
+/// its cores work on the token before? It then holds each token until the
+/// next one arrives (its engine waits for it), a token of latency per
+/// attention: not for sequences shorter than kPrefetchTokens, where that
+/// weighs on the run and the steady pace matters little (the tiny GPTs'
+/// 8 tokens), nor with weight streaming (its layers follow one another
+/// through the same kernels).
+inline constexpr int64_t kPrefetchTokens = 16;
 inline bool attentionPrefetches(const KernelPlan &p, int64_t tokensPerBatch) {
-  return p.layers == 0 && tokensPerBatch >= 2;
+  return p.layers == 0 && tokensPerBatch >= kPrefetchTokens;
 }
 /// Room left for a linear's program when its tiles lose a row to a gather row.
 inline constexpr int64_t kHandOnRowCodeBytes = 64 * kCodeBytesPerInstruction;
