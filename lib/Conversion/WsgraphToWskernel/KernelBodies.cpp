@@ -422,7 +422,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     // v; the row that holds that token keeps its key and value in its slot,
     // the others drop them.
     auto qkvRanges = [&](int64_t ahead) {
-      ArrayAttr holds = k.guards({k.aff(ahead, {1, 0}, 0, -tb), k.aff(tb - 1 - ahead, {-1, 0}, 0, tb)});
+      ArrayAttr holds =
+          k.guards({k.aff(ahead, {1, 0}, 0, -tb), k.aff(tb - 1 - ahead, {-1, 0}, 0, tb)});
       SmallVector<ArrayAttr, 2> others = {k.guards({k.aff(-1 - ahead, {-1, 0}, 0, tb)}),
                                           k.guards({k.aff(ahead - tb, {1, 0}, 0, -tb)})};
       auto cacheSlot = [&](int64_t cache) {
