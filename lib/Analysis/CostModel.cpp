@@ -56,12 +56,11 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, 
   double merge = rows > 1 ? forwarded(ds + 2) + 2 * vector(1) + transcendental(1) +
                                 matvec(1, ds + 1)
                           : 0.0;
-  double received = words(in);
-  double core = (prefetch ? 0.0 : received) + matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) +
-                transcendental(tb) + matvec(tb, ds) + merge + transcendental(1) + vector(1) +
-                vector(ds);
-  double engine = (prefetch ? received : 0.0) + (rows > 1 ? words(ds + 2) : 0.0) + output(out, d * heads, ds, heads * parts,
-                                                              rows, group);
+  double core = matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) + transcendental(tb) +
+                matvec(tb, ds) + merge + transcendental(1) + vector(1) + vector(ds);
+  double engine = (rows > 1 ? words(ds + 2) : 0.0) +
+                  output(out, d * heads, ds, heads * parts, rows, group);
+  (prefetch ? engine : core) += words(in);
   return std::max(core, engine);
 }
 

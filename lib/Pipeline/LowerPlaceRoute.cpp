@@ -174,7 +174,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       struct Strict {
         double pace, share;
         int64_t blocks, rows;
-        size_t band; // the band count's position in try-bands; after them, uncapped
+        size_t band; // the cap's position in rowCaps; uncapped after them all
       };
       SmallVector<Strict> order;
       bool lowers = true;
@@ -204,8 +204,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
             bool again = llvm::is_contained(seen, std::make_pair(counts[i], k.shapes));
             seen.push_back({counts[i], k.shapes});
             if (!again)
-              order.push_back({k.pace, share, counts[i], rows,
-                               rows > 0 ? band - 1 : rowCaps.size()});
+              order.push_back({k.pace, share, counts[i], rows, rows > 0 ? band : rowCaps.size()});
             if (same)
               break;
           }
@@ -236,7 +235,8 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
         for (int64_t budget : {int64_t(0), relaxed}) {
           SmallVector<Diagnostic> dropped;
           Kernels k;
-          if (succeeded(attempt(stages(t.blocks, false, t.share, true, budget, t.rows), dropped, k)))
+          if (succeeded(
+                  attempt(stages(t.blocks, false, t.share, true, budget, t.rows), dropped, k)))
             return;
           if (!relaxed)
             break;
