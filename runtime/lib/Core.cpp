@@ -415,12 +415,12 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
   // starts once it arrived and the row before is done (`done`).
   bool fused = in.op == wafer::RECV_VECMAT;
   static thread_local std::vector<float> vec;
-  if (fused)
+  if (fused && vec.size() < n) // grown only: a resize would clear the words each time
     vec.resize(n);
   // RECV_DROP with forward: the words pass through, nothing stored.
   static thread_local std::vector<uint32_t> passing;
   bool passes = in.op == wafer::RECV_DROP && in.forward >= 0;
-  if (passes)
+  if (passes && passing.size() < n)
     passing.resize(n);
   uint64_t done = s_.clock;
   while (i < n) {

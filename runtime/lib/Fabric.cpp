@@ -123,22 +123,30 @@ Fabric::~Fabric() {
   }
 }
 
+void MessageLog::reserve(uint64_t words) {
+  if (!tail_ || tail_->capacity - tail_->used.load(std::memory_order_relaxed) < words)
+    grow(std::min<uint64_t>(words, kMaxSegment));
+}
+
+void MessageLog::grow(uint64_t atLeast) {
+  // Segments double up to 64 Ki words: a relay's log stays small, a busy
+  // multicast's allocates rarely.
+  uint32_t capacity = uint32_t(std::max<uint64_t>(nextCapacity_, atLeast));
+  nextCapacity_ = std::min<uint32_t>(nextCapacity_ * 2, kMaxSegment);
+  Segment *s = new (::operator new(sizeof(Segment) + size_t(capacity) * 4)) Segment;
+  s->readers.store(readers_, std::memory_order_relaxed);
+  s->capacity = capacity;
+  if (tail_)
+    tail_->next.store(s, std::memory_order_release);
+  else
+    start_ = s;
+  tail_ = s;
+}
+
 void MessageLog::append(const uint32_t *words, uint32_t n, uint64_t time) {
   uint32_t need = kHeader + n;
-  if (!tail_ || tail_->capacity - tail_->used.load(std::memory_order_relaxed) < need) {
-    // Segments double up to 64 Ki words: a relay's log stays small, a
-    // busy multicast's allocates rarely.
-    uint32_t capacity = std::max(nextCapacity_, need);
-    nextCapacity_ = std::min<uint32_t>(nextCapacity_ * 2, 1 << 16);
-    Segment *s = new (::operator new(sizeof(Segment) + size_t(capacity) * 4)) Segment;
-    s->readers.store(readers_, std::memory_order_relaxed);
-    s->capacity = capacity;
-    if (tail_)
-      tail_->next.store(s, std::memory_order_release);
-    else
-      start_ = s;
-    tail_ = s;
-  }
+  if (!tail_ || tail_->capacity - tail_->used.load(std::memory_order_relaxed) < need)
+    grow(need);
   uint32_t used = tail_->used.load(std::memory_order_relaxed);
   uint32_t *d = tail_->words() + used;
   d[0] = n;
@@ -283,6 +291,10 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
     from->targets = arrivals;
     from->log = std::make_unique<MessageLog>(uint32_t(arrivals.size()));
   }
+  uint64_t block = 0;
+  for (size_t k = 0; k < count; ++k)
+    block += MessageLog::kHeader + msgs[k]->size;
+  from->log->reserve(block);
   for (size_t k = 0; k < count; ++k)
     from->log->append(outbox.words.data() + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
   // The queues learn their log here; a waiting PE is woken to count again.

@@ -41,6 +41,10 @@ public:
   /// The first segment, where readers start; it lives until they all left it.
   Segment *start() const { return start_; }
   void append(const uint32_t *words, uint32_t n, uint64_t time);
+  /// Makes room for `words` more words (headers included) in one segment,
+  /// up to a segment's largest size: a visit's block of messages then lies
+  /// in one allocation, read in order.
+  void reserve(uint64_t words);
   /// No message follows (the origin's PE ended): a reader that has read
   /// everything leaves the last segment too.
   void close() { closed_.store(true, std::memory_order_release); }
@@ -54,9 +58,12 @@ public:
   }
 
 private:
+  /// Starts a segment of at least `atLeast` words.
+  void grow(uint64_t atLeast);
   uint32_t readers_;
   std::atomic<bool> closed_{false};
   Segment *start_ = nullptr, *tail_ = nullptr;
+  static constexpr uint32_t kMaxSegment = 1 << 16;
   uint32_t nextCapacity_ = 64;
 };
 
