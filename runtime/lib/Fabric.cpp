@@ -351,6 +351,59 @@ void Fabric::deliver(const Remote &r, std::vector<uint64_t> &woken) {
   wake(queues_[r.queue], woken);
 }
 
+std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
+  std::vector<bool> oneWay(m_.regions.size(), false);
+  size_t plane = size_t(m_.width) * m_.height;
+  // Each slot once per origin (a table with a loop ends there): a stamp per walk.
+  std::vector<uint32_t> seen(slots_.size(), 0);
+  uint32_t stamp = 0;
+  std::vector<std::pair<int32_t, uint32_t>> stack; // slot, input port
+  for (size_t r = 0; r < m_.regions.size(); ++r) {
+    const Region &reg = m_.regions[r];
+    if (reg.w < n)
+      continue;
+    auto strip = [&](uint32_t x) { return (x - reg.x) * n / reg.w; };
+    auto inside = [&](uint32_t pos) {
+      uint32_t x = uint32_t(pos % plane % m_.width), y = uint32_t(pos % plane / m_.width);
+      return pos / plane == reg.wafer && x >= reg.x && x < reg.x + reg.w && y >= reg.y &&
+             y < reg.y + reg.h;
+    };
+    bool east = false, west = false;
+    for (uint32_t y = reg.y; y < reg.y + reg.h && !(east && west); ++y)
+      for (uint32_t x = reg.x; x < reg.x + reg.w && !(east && west); ++x) {
+        size_t pos = position(reg.wafer, x, y);
+        for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1]; ++i) {
+          if (!slots_[i].mask[wafer::RAMP])
+            continue; // the PE sends nothing on this color
+          ++stamp;
+          stack.assign(1, {int32_t(i), wafer::RAMP});
+          while (!stack.empty()) {
+            auto [slot, in] = stack.back();
+            stack.pop_back();
+            const Slot &sl = slots_[size_t(slot)];
+            for (uint32_t bits = sl.mask[in]; bits; bits &= bits - 1) {
+              uint32_t port = uint32_t(__builtin_ctz(bits));
+              if (port == wafer::RAMP) {
+                uint32_t to = strip(uint32_t(sl.pos % plane % m_.width));
+                east |= to > strip(x);
+                west |= to < strip(x);
+                continue;
+              }
+              int32_t next = port == wafer::LINK ? kNoEntry : sl.next[port - wafer::NORTH];
+              // Followed inside the kernel only: its PEs' round trips.
+              if (next < 0 || seen[size_t(next)] == stamp || !inside(slots_[size_t(next)].pos))
+                continue;
+              seen[size_t(next)] = stamp;
+              stack.push_back({next, opposite(port)});
+            }
+          }
+        }
+      }
+    oneWay[r] = !(east && west);
+  }
+  return oneWay;
+}
+
 void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
   report.linksUsed = 0;
   report.wavelets = 0;

@@ -327,6 +327,11 @@ public:
   void deliver(const Remote &r, std::vector<uint64_t> &woken);
   /// Fills the link fields of `report` for a run of `cycles` cycles.
   void linkStats(uint64_t cycles, RunReport &report) const;
+  /// Per region: whether the streams its PEs send one another (followed
+  /// inside its rectangle) cross between its `n` column strips only one
+  /// way, so that no strip waits for a later one and the strips can run on
+  /// different threads without a round trip between them per token.
+  std::vector<bool> stripsOneWay(unsigned n) const;
 
 private:
   /// Slot of a neighbour that has no entry for the color, or no neighbour.

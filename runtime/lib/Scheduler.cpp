@@ -59,13 +59,18 @@ void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &repor
 namespace {
 
 /// One thread's regions, their ready PEs, and the notes of other threads
-/// about messages for its PEs. Regions are dealt to the threads in turn
-/// (region i to thread i mod N): neighbouring kernels of the pipeline run
-/// on different threads, so a kernel works on the tokens its producer has
-/// already passed on while the producer goes on. (Cutting the pipeline
-/// into N contiguous stages left the later threads idle until the whole
-/// sequence reached them; splitting every kernel among the threads made
-/// them wait for each other on every token.)
+/// about messages for its PEs. A kernel whose streams between its N column
+/// strips all run one way (a linear's sums run down its columns and its
+/// result along its last row; an attention's heads talk within their
+/// columns) is dealt out by strips: every thread works on every token of
+/// it, and no strip waits for a later one. The others go to the threads in
+/// turn (region i to thread i mod N), so neighbouring kernels of the
+/// pipeline run on different threads and a kernel works on the tokens its
+/// producer has already passed on while the producer goes on. (Cutting the
+/// pipeline into N contiguous stages left the later threads idle until the
+/// whole sequence reached them; splitting every kernel by strips made the
+/// threads wait for each other on every token, a layer norm's all-reduce
+/// running along its row and back.)
 ///
 /// The thread gives its regions turns in pipeline order. A turn runs the
 /// region's ready PEs, and the PEs of the same region they wake, until none
@@ -248,8 +253,14 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     sh.lanes.back()->ready.resize(m.regions.size());
   }
   std::vector<uint8_t> laneOf(pes.size());
-  for (uint64_t pe = 0; pe < pes.size(); ++pe)
-    laneOf[pe] = uint8_t(m.peRegion[pe] % threads);
+  std::vector<bool> oneWay =
+      threads > 1 ? fabric.stripsOneWay(threads) : std::vector<bool>(m.regions.size(), false);
+  for (uint32_t r = 0; r < m.regions.size(); ++r) {
+    const Region &reg = m.regions[r];
+    bool strips = oneWay[r];
+    for (uint64_t i = 0; i < uint64_t(reg.w) * reg.h; ++i)
+      laneOf[reg.firstPe + i] = uint8_t(strips ? i % reg.w * threads / reg.w : r % threads);
+  }
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     sh.lanes[laneOf[pe]]->add(m.peRegion[pe], pe);
   fabric.assignLanes(laneOf);

@@ -123,6 +123,85 @@ TEST(Determinism, OddThreadCountsAgreeToo) {
   EXPECT_EQ(a.report.cycles, b.report.cycles);
 }
 
+// Sums down each column of a 4x3 kernel, then along its last row east: its
+// streams cross between column strips one way only, so with several
+// threads each thread runs a strip of it (Scheduler.cpp).
+wafer::Program oneWayProgram() {
+  constexpr uint32_t Cols = 4, Rows = 3;
+  wafer::Program p = makeProgram(Cols, Rows);
+  wafer::Region *r = addRegion(p, "lin", 0, 0, Cols, Rows);
+  *r->add_code() = loop(5);
+  wafer::Instr grow = ins(wafer::MUL_I, {V, V}, L);
+  grow.set_imm(1.5f);
+  *r->add_code() = grow;
+  *r->add_code() = only(recv(1, V, L, wafer::RECV_ADD), 0, Cols - 1, 1, Rows - 1);
+  *r->add_code() = only(send(1, V, L), 0, Cols - 1, 0, Rows - 2);
+  *r->add_code() = only(recv(0, V, L, wafer::RECV_ADD), 1, Cols - 1, Rows - 1, Rows - 1);
+  *r->add_code() = only(send(0, V, L), 0, Cols - 2, Rows - 1, Rows - 1);
+  *r->add_code() = end();
+  for (uint32_t x = 0; x < Cols; ++x)
+    for (uint32_t y = 0; y < Rows; ++y) {
+      if (y + 1 < Rows)
+        addRoute(p, x, y, 1, wafer::RAMP, {wafer::SOUTH});
+      if (y > 0)
+        addRoute(p, x, y, 1, wafer::NORTH, {wafer::RAMP});
+    }
+  for (uint32_t x = 0; x + 1 < Cols; ++x)
+    routeEast(p, Rows - 1, x, x + 1, 0);
+  wafer::HostTensor *in = addTensor(p, false, "v", wafer::F32, {Rows, Cols, L});
+  wafer::HostTensor *out = addTensor(p, true, "v_out", wafer::F32, {Rows, Cols, L});
+  for (uint32_t y = 0; y < Rows; ++y)
+    for (uint32_t x = 0; x < Cols; ++x) {
+      addPiece(in, x, y, V, (y * Cols + x) * L, L);
+      addPiece(out, x, y, V, (y * Cols + x) * L, L);
+    }
+  return p;
+}
+
+std::vector<bool> stripsOneWay(const wafer::Program &p, unsigned n) {
+  Expected<detail::Model> m = detail::buildModel(p);
+  EXPECT_TRUE(bool(m)) << m.status().message();
+  std::vector<detail::PeState> pes(m->numPes);
+  return detail::Fabric(*m, pes).stripsOneWay(n);
+}
+
+TEST(Determinism, KernelsSplitByStripsComputeTheSame) {
+  wafer::Program p = oneWayProgram();
+  EXPECT_EQ(stripsOneWay(p, 2), std::vector<bool>{true});
+  EXPECT_EQ(stripsOneWay(p, 4), std::vector<bool>{true});
+  EXPECT_EQ(stripsOneWay(p, 5), std::vector<bool>{false}); // narrower than the strips
+  // A row reduction east and its broadcast back west: a round trip per step.
+  EXPECT_EQ(stripsOneWay(randomProgram(1), 2), std::vector<bool>{false});
+  std::vector<float> v(3 * 4 * L);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = 0.01f * float(i % 37) - 0.1f;
+  std::map<std::string, HostArray> inputs = {{"v", HostArray::floats({3, 4, L}, v)}};
+  RunResult one = runProgram(p, inputs, 1);
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
+  for (unsigned threads : {2u, 3u, 4u}) {
+    RunResult r = runProgram(p, inputs, threads);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_EQ(r.out("v_out"), one.out("v_out")) << threads << " threads";
+    EXPECT_EQ(r.report.cycles, one.report.cycles);
+    EXPECT_EQ(r.report.instructions, one.report.instructions);
+  }
+  // The same steps on the host, in the same order of float operations.
+  std::vector<float> want = v;
+  auto at = [&](uint32_t y, uint32_t x, int64_t i) -> float & { return want[(y * 4 + x) * L + i]; };
+  for (int step = 0; step < 5; ++step)
+    for (int64_t i = 0; i < L; ++i) {
+      for (uint32_t y = 0; y < 3; ++y)
+        for (uint32_t x = 0; x < 4; ++x)
+          at(y, x, i) *= 1.5f;
+      for (uint32_t y = 1; y < 3; ++y)
+        for (uint32_t x = 0; x < 4; ++x)
+          at(y, x, i) += at(y - 1, x, i);
+      for (uint32_t x = 1; x < 4; ++x)
+        at(2, x, i) += at(2, x - 1, i);
+    }
+  EXPECT_EQ(one.out("v_out"), want);
+}
+
 // A fast producer and a slow consumer: the producer yields after a visit's
 // worth of SENDs, so the run takes many visits; the numbers must not notice,
 // at any thread count.
