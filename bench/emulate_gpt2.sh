@@ -12,6 +12,7 @@
 # gave identical logits and cycles.
 #   bench/emulate_gpt2.sh            (exports the model first via bench/import_gpt2_small.sh)
 #   CONFIGS="default" bench/emulate_gpt2.sh    (only the default compile)
+#   REUSE=1 bench/emulate_gpt2.sh    (the .wafer files of the last run: for emulator changes)
 # Each emulator run is capped (WSC_EMU_TIMEOUT seconds, default 1200, and
 # WSC_EMU_MEM_KB of address space, default 11.5 GiB, so that it fails with
 # "out of host memory" instead of pushing a shared machine into the OOM killer);
@@ -35,9 +36,13 @@ for config in $configs; do
   esac
   pre="$out/$config"
   echo "$config compile: wsc-compile $src/model.onnx --arch=wse3 ${flags[*]}"
-  /usr/bin/time -f "%e %M" -o "$pre.compile.time" \
-    $bin/wsc-compile "$src/model.onnx" --arch=wse3 "${flags[@]}" --report="$pre.compile.json" \
-    -o "$pre.wafer"
+  if [[ ${REUSE:-0} == 1 && -f $pre.wafer && -f $pre.compile.json && -f $pre.compile.time ]]; then
+    echo "  reused from an earlier run (REUSE=1; rebuild it when the compiler changed):"
+  else
+    /usr/bin/time -f "%e %M" -o "$pre.compile.time" \
+      $bin/wsc-compile "$src/model.onnx" --arch=wse3 "${flags[@]}" --report="$pre.compile.json" \
+      -o "$pre.wafer"
+  fi
   read -r cwall crss < "$pre.compile.time"
   pes=$(/usr/bin/python3 -c "import json, sys; r = json.load(open(sys.argv[1])); print(sum(k['h'] * k['w'] for w in r['wafers'] for k in w['kernels']))" "$pre.compile.json")
   echo "  $cwall s, peak RSS $((crss / 1024)) MiB, model.wafer $(( $(stat -c %s "$pre.wafer") / 1048576 )) MiB, $pes PEs"
