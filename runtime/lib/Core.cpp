@@ -713,8 +713,24 @@ std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector
     const std::vector<Instr> &code = r.code;
     std::map<std::vector<uint32_t>, size_t> seen; // PEs that select alike share a view
     std::vector<uint32_t> view(code.size() + 1), selected(code.size() + 1);
-    for (uint32_t py = 0; py < r.h; ++py)
-      for (uint32_t px = 0; px < r.w; ++px) {
+    // The predicates' edges cut the region into cells whose PEs select
+    // alike: one view per cell, not per PE (GPT-2-small: 0.46 s -> ~0).
+    std::vector<uint64_t> xs = {0, r.w}, ys = {0, r.h};
+    for (const Instr &in : code)
+      for (const PeRange &q : in.pred) {
+        xs.insert(xs.end(), {q.x0, uint64_t(q.x1) + 1});
+        ys.insert(ys.end(), {q.y0, uint64_t(q.y1) + 1});
+      }
+    for (std::vector<uint64_t> *cuts : {&xs, &ys}) {
+      uint64_t size = cuts == &xs ? r.w : r.h;
+      cuts->erase(std::remove_if(cuts->begin(), cuts->end(), [&](uint64_t c) { return c > size; }),
+                  cuts->end());
+      std::sort(cuts->begin(), cuts->end());
+      cuts->erase(std::unique(cuts->begin(), cuts->end()), cuts->end());
+    }
+    for (size_t j = 0; j + 1 < ys.size(); ++j)
+      for (size_t i = 0; i + 1 < xs.size(); ++i) {
+        uint32_t px = uint32_t(xs[i]), py = uint32_t(ys[j]);
         auto inside = [&](const std::vector<PeRange> &ranges) {
           for (const PeRange &q : ranges)
             if (px >= q.x0 && px <= q.x1 && py >= q.y0 && py <= q.y1)
@@ -741,10 +757,11 @@ std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector
         auto [it, fresh] = seen.emplace(view, views.size());
         if (fresh)
           views.push_back(view);
-        pes[r.firstPe + uint64_t(py) * r.w + px].view = views[it->second].data();
+        for (uint64_t y = ys[j]; y < ys[j + 1]; ++y)
+          for (uint64_t x = xs[i]; x < xs[i + 1]; ++x)
+            pes[r.firstPe + y * r.w + x].view = views[it->second].data();
       }
   }
   return views;
 }
-
 } // namespace wsc::runtime::detail
