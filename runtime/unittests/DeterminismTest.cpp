@@ -17,6 +17,17 @@ namespace {
 constexpr uint32_t N = 8, L = 16;
 constexpr int64_t V = 0, W = 64, T = W + 4 * L * L, S = T + 4 * L;
 
+/// Each PE of the top-left cols x rows sends `color` to the core below it.
+void routeColumnsSouth(wafer::Program &p, uint32_t cols, uint32_t rows, uint32_t color) {
+  for (uint32_t x = 0; x < cols; ++x)
+    for (uint32_t y = 0; y < rows; ++y) {
+      if (y + 1 < rows)
+        addRoute(p, x, y, color, wafer::RAMP, {wafer::SOUTH});
+      if (y > 0)
+        addRoute(p, x, y, color, wafer::NORTH, {wafer::RAMP});
+    }
+}
+
 wafer::Program randomProgram(uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -64,13 +75,7 @@ wafer::Program randomProgram(uint32_t seed) {
       addRoute(p, x, y, 2, wafer::EAST, {wafer::WEST, wafer::RAMP});
     addRoute(p, 0, y, 2, wafer::EAST, {wafer::RAMP});
   }
-  for (uint32_t x = 0; x < N; ++x)
-    for (uint32_t y = 0; y < N; ++y) {
-      if (y + 1 < N)
-        addRoute(p, x, y, 1, wafer::RAMP, {wafer::SOUTH});
-      if (y > 0)
-        addRoute(p, x, y, 1, wafer::NORTH, {wafer::RAMP});
-    }
+  routeColumnsSouth(p, N, N, 1);
   wafer::HostTensor *in = addTensor(p, false, "v", wafer::F32, {N, N, L});
   wafer::HostTensor *outV = addTensor(p, true, "v_out", wafer::F32, {N, N, L});
   wafer::HostTensor *outT = addTensor(p, true, "t_out", wafer::F32, {N, N, L});
@@ -139,13 +144,7 @@ wafer::Program oneWayProgram() {
   *r->add_code() = only(recv(0, V, L, wafer::RECV_ADD), 1, Cols - 1, Rows - 1, Rows - 1);
   *r->add_code() = only(send(0, V, L), 0, Cols - 2, Rows - 1, Rows - 1);
   *r->add_code() = end();
-  for (uint32_t x = 0; x < Cols; ++x)
-    for (uint32_t y = 0; y < Rows; ++y) {
-      if (y + 1 < Rows)
-        addRoute(p, x, y, 1, wafer::RAMP, {wafer::SOUTH});
-      if (y > 0)
-        addRoute(p, x, y, 1, wafer::NORTH, {wafer::RAMP});
-    }
+  routeColumnsSouth(p, Cols, Rows, 1);
   for (uint32_t x = 0; x + 1 < Cols; ++x)
     routeEast(p, Rows - 1, x, x + 1, 0);
   wafer::HostTensor *in = addTensor(p, false, "v", wafer::F32, {Rows, Cols, L});
