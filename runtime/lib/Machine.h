@@ -392,6 +392,10 @@ private:
   std::vector<RecvQueue> queues_; ///< sized once: a queue never moves
 };
 
+/// The threads a run uses: `options.threads` (0: the host's cores), at
+/// most 256 and one per PE.
+unsigned threadCount(const RunOptions &options, uint64_t pes);
+
 /// Runs every PE to completion from worklists, one per thread; see
 /// docs/runtime.md. A fault with several threads may be another than the
 /// one a single thread meets first: Emulator::run then runs again on one.

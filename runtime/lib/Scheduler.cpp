@@ -236,10 +236,14 @@ void runLane(Shared &sh, unsigned id) {
 
 } // namespace
 
+unsigned threadCount(const RunOptions &options, uint64_t pes) {
+  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
+  return unsigned(std::max<uint64_t>(1, std::min<uint64_t>({threads, 256, pes})));
+}
+
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
                 RunReport &report) {
-  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = unsigned(std::max<uint64_t>(1, std::min<uint64_t>({threads, 256, pes.size()})));
+  unsigned threads = threadCount(options, pes.size());
   Fabric fabric(m, pes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   Shared sh(m, pes, options, fabric);
