@@ -721,13 +721,14 @@ std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector
         xs.insert(xs.end(), {q.x0, uint64_t(q.x1) + 1});
         ys.insert(ys.end(), {q.y0, uint64_t(q.y1) + 1});
       }
-    for (std::vector<uint64_t> *cuts : {&xs, &ys}) {
-      uint64_t size = cuts == &xs ? r.w : r.h;
-      cuts->erase(std::remove_if(cuts->begin(), cuts->end(), [&](uint64_t c) { return c > size; }),
-                  cuts->end());
-      std::sort(cuts->begin(), cuts->end());
-      cuts->erase(std::unique(cuts->begin(), cuts->end()), cuts->end());
-    }
+    auto sortCuts = [](std::vector<uint64_t> &cuts, uint64_t size) {
+      cuts.erase(std::remove_if(cuts.begin(), cuts.end(), [&](uint64_t c) { return c > size; }),
+                 cuts.end());
+      std::sort(cuts.begin(), cuts.end());
+      cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    };
+    sortCuts(xs, r.w);
+    sortCuts(ys, r.h);
     for (size_t j = 0; j + 1 < ys.size(); ++j)
       for (size_t i = 0; i + 1 < xs.size(); ++i) {
         uint32_t px = uint32_t(xs[i]), py = uint32_t(ys[j]);

@@ -66,20 +66,17 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   // Resolve every slot's neighbours and core queue once, so that a hop is a
   // few array reads. Slots are by position, then color, so a PE's queues are
   // contiguous and by ascending color.
-  size_t plane = size_t(m.width) * m.height;
   size_t numQueues = 0;
   for (Slot &sl : slots_) {
     for (uint8_t mask : sl.mask)
       sl.outs |= mask;
-    numQueues += (sl.outs & (1u << wafer::RAMP)) &&
-                 m.regionOf(uint32_t(sl.pos / plane), uint32_t(sl.pos % plane % m.width),
-                            uint32_t(sl.pos % plane / m.width)) >= 0;
+    Place at = place(sl.pos);
+    numQueues += (sl.outs & (1u << wafer::RAMP)) && m.regionOf(at.wafer, at.x, at.y) >= 0;
   }
   queues_ = std::vector<RecvQueue>(numQueues);
   numQueues = 0;
   for (Slot &sl : slots_) {
-    uint32_t wafer = uint32_t(sl.pos / plane), x = uint32_t(sl.pos % plane % m.width),
-             y = uint32_t(sl.pos % plane / m.width);
+    auto [wafer, x, y] = place(sl.pos);
     for (uint32_t port = wafer::NORTH; port <= wafer::WEST; ++port) {
       int64_t nx = int64_t(x) + (port == wafer::EAST) - (port == wafer::WEST);
       int64_t ny = int64_t(y) + (port == wafer::SOUTH) - (port == wafer::NORTH);
@@ -124,7 +121,7 @@ Fabric::~Fabric() {
 }
 
 void MessageLog::reserve(uint64_t words) {
-  if (!tail_ || tail_->capacity - tail_->used.load(std::memory_order_relaxed) < words)
+  if (room() < words)
     grow(std::min<uint64_t>(words, kMaxSegment));
 }
 
@@ -145,7 +142,7 @@ void MessageLog::grow(uint64_t atLeast) {
 
 void MessageLog::append(const uint32_t *words, uint32_t n, uint64_t time) {
   uint32_t need = kHeader + n;
-  if (!tail_ || tail_->capacity - tail_->used.load(std::memory_order_relaxed) < need)
+  if (room() < need)
     grow(need);
   uint32_t used = tail_->used.load(std::memory_order_relaxed);
   uint32_t *d = tail_->words() + used;
@@ -180,12 +177,10 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
                     std::vector<Remote> &remote) {
   const OutMsg &msg = *msgs[0];
   uint64_t n = msg.size;
-  size_t plane = size_t(m_.width) * m_.height;
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
-    uint32_t wafer = uint32_t(h.pos / plane), x = uint32_t(h.pos % plane % m_.width),
-             y = uint32_t(h.pos % plane / m_.width);
+    Place at = place(h.pos);
     return Status::failure(fmt::format("{}: {}, color {}: {} (sent by {} on color {})", kind,
-                                       m_.where(wafer, x, y), h.color, what,
+                                       m_.where(at.wafer, at.x, at.y), h.color, what,
                                        m_.wherePe(origin), msg.color));
   };
   std::vector<Hop> &stack = w.stack;
@@ -231,11 +226,10 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
       if (owner != ownerId) {
         {
           const Slot &other = slots_[owner - 1];
-          uint32_t wafer = uint32_t(other.pos / plane), x = uint32_t(other.pos % plane % m_.width),
-                   y = uint32_t(other.pos % plane / m_.width);
+          Place at = place(other.pos);
           return fail("collision", h,
                       fmt::format("{} already carries wavelets of {} on color {}",
-                                  portName(port), m_.where(wafer, x, y), other.color));
+                                  portName(port), m_.where(at.wafer, at.x, at.y), other.color));
         }
       }
       if (port == wafer::RAMP) {
@@ -249,9 +243,8 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
         continue;
       }
       if (port == wafer::LINK) {
-        uint32_t wafer = uint32_t(h.pos / plane), x = uint32_t(h.pos % plane % m_.width),
-                 y = uint32_t(h.pos % plane / m_.width);
-        auto l = m_.links.find(routeKey(wafer, x, y, h.color, port));
+        Place at = place(h.pos);
+        auto l = m_.links.find(routeKey(at.wafer, at.x, at.y, h.color, port));
         if (l == m_.links.end())
           return fail("no link", h, "routed through LINK but no inter-wafer link leaves here");
         uint64_t delay =
@@ -271,10 +264,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
                      : port == wafer::EAST  ? 1
                                             : -1;
       uint32_t pos = uint32_t(int64_t(h.pos) + step);
-      if (next == kDead)
+      if (next == kDead) {
+        Place at = place(pos);
         return fail("dead PE", h,
-                    fmt::format("routed {} into dead PE ({},{})", portName(port),
-                                pos % plane % m_.width, pos % plane / m_.width));
+                    fmt::format("routed {} into dead PE ({},{})", portName(port), at.x, at.y));
+      }
       __builtin_prefetch(&slots_[next]); // a sibling branch waits on the stack meanwhile
       Hop &to = stack.emplace_back();
       to.slot = next;
@@ -353,7 +347,8 @@ void Fabric::deliver(const Remote &r, std::vector<uint64_t> &woken) {
 
 std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
   std::vector<bool> oneWay(m_.regions.size(), false);
-  size_t plane = size_t(m_.width) * m_.height;
+  if (n < 2)
+    return oneWay; // one strip: nothing to split
   // Each slot once per origin (a table with a loop ends there): a stamp per walk.
   std::vector<uint32_t> seen(slots_.size(), 0);
   uint32_t stamp = 0;
@@ -364,9 +359,9 @@ std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
       continue;
     auto strip = [&](uint32_t x) { return (x - reg.x) * n / reg.w; };
     auto inside = [&](uint32_t pos) {
-      uint32_t x = uint32_t(pos % plane % m_.width), y = uint32_t(pos % plane / m_.width);
-      return pos / plane == reg.wafer && x >= reg.x && x < reg.x + reg.w && y >= reg.y &&
-             y < reg.y + reg.h;
+      Place at = place(pos);
+      return at.wafer == reg.wafer && at.x >= reg.x && at.x < reg.x + reg.w && at.y >= reg.y &&
+             at.y < reg.y + reg.h;
     };
     bool east = false, west = false;
     for (uint32_t y = reg.y; y < reg.y + reg.h && !(east && west); ++y)
@@ -384,7 +379,7 @@ std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
             for (uint32_t bits = sl.mask[in]; bits; bits &= bits - 1) {
               uint32_t port = uint32_t(__builtin_ctz(bits));
               if (port == wafer::RAMP) {
-                uint32_t to = strip(uint32_t(sl.pos % plane % m_.width));
+                uint32_t to = strip(place(sl.pos).x);
                 east |= to > strip(x);
                 west |= to < strip(x);
                 continue;

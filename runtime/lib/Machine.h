@@ -58,6 +58,10 @@ public:
   }
 
 private:
+  /// Words the last segment still has room for.
+  uint64_t room() const {
+    return tail_ ? tail_->capacity - tail_->used.load(std::memory_order_relaxed) : 0;
+  }
   /// Starts a segment of at least `atLeast` words.
   void grow(uint64_t atLeast);
   uint32_t readers_;
@@ -366,6 +370,15 @@ private:
   int32_t slotOf(size_t pos, uint32_t color) const;
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
     return (size_t(wafer) * m_.height + y) * m_.width + x;
+  }
+  /// The wafer and PE of a grid position: position()'s inverse.
+  struct Place {
+    uint32_t wafer, x, y;
+  };
+  Place place(size_t pos) const {
+    size_t plane = size_t(m_.width) * m_.height;
+    return Place{uint32_t(pos / plane), uint32_t(pos % plane % m_.width),
+                 uint32_t(pos % plane / m_.width)};
   }
   size_t pePosition(uint64_t pe) const {
     uint32_t x, y;

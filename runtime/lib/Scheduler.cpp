@@ -257,13 +257,11 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     sh.lanes.back()->ready.resize(m.regions.size());
   }
   std::vector<uint8_t> laneOf(pes.size());
-  std::vector<bool> oneWay =
-      threads > 1 ? fabric.stripsOneWay(threads) : std::vector<bool>(m.regions.size(), false);
+  std::vector<bool> oneWay = fabric.stripsOneWay(threads);
   for (uint32_t r = 0; r < m.regions.size(); ++r) {
     const Region &reg = m.regions[r];
-    bool strips = oneWay[r];
     for (uint64_t i = 0; i < uint64_t(reg.w) * reg.h; ++i)
-      laneOf[reg.firstPe + i] = uint8_t(strips ? i % reg.w * threads / reg.w : r % threads);
+      laneOf[reg.firstPe + i] = uint8_t(oneWay[r] ? i % reg.w * threads / reg.w : r % threads);
   }
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     sh.lanes[laneOf[pe]]->add(m.peRegion[pe], pe);
