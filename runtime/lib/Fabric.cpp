@@ -31,8 +31,7 @@ uint32_t opposite(uint32_t port) {
 Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   size_t positions = size_t(m.wafers) * m.width * m.height;
   // Group the router entries by (position, color): count, prefix-sum, fill.
-  std::vector<std::pair<uint64_t, uint8_t>> entries(m.routes.begin(), m.routes.end());
-  std::sort(entries.begin(), entries.end());
+  const std::vector<std::pair<uint64_t, uint8_t>> &entries = m.routes; // sorted
   slotStart_.assign(positions + 1, 0);
   uint64_t lastSlotKey = ~uint64_t(0);
   for (const auto &[key, mask] : entries) {

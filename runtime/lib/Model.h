@@ -5,6 +5,7 @@
 #include "wsc/runtime/Status.h"
 #include "wafer.pb.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -105,8 +106,15 @@ struct Model {
   /// Per wafer, per grid position (y * width + x): region index or -1.
   std::vector<std::vector<int32_t>> regionAt;
   std::vector<std::vector<uint8_t>> dead;
-  /// routeKey(wafer, x, y, color, in) -> out mask.
-  std::unordered_map<uint64_t, uint8_t> routes;
+  /// (routeKey(wafer, x, y, color, in), out mask), sorted by key: the
+  /// fabric groups them by position and color as they lie (a hash map of
+  /// GPT-2-small's 3.5 M entries cost memory, then a copy and a sort).
+  std::vector<std::pair<uint64_t, uint8_t>> routes;
+  /// The out mask of a router entry, 0 for none.
+  uint8_t routeMask(uint64_t key) const {
+    auto it = std::lower_bound(routes.begin(), routes.end(), std::make_pair(key, uint8_t(0)));
+    return it != routes.end() && it->first == key ? it->second : 0;
+  }
   /// routeKey(wafer, x, y, color, RAMP) -> the filter of what the core gets.
   std::unordered_map<uint64_t, const wafer::Filter *> filters;
   /// routeKey(wafer, x, y, color, LINK) of the source end -> destination end.

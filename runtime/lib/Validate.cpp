@@ -267,31 +267,51 @@ Status Builder::checkRegion(uint32_t wi, const wafer::Region &r, size_t index) {
 
 Status Builder::checkRoutes(uint32_t wi) {
   const wafer::Wafer &w = p_.wafers(wi);
-  m_.routes.reserve(m_.routes.size() + size_t(w.routes_size()));
+  // Keys grow with the wafer: each wafer's entries, sorted, follow the last one's.
+  size_t first = m_.routes.size();
+  m_.routes.reserve(first + size_t(w.routes_size()));
+  auto where = [&](int i) {
+    const wafer::Route &r = w.routes(i);
+    return fmt::format("route {} of wafer {} at PE ({},{})", i, wi, r.x(), r.y());
+  };
   for (int i = 0; i < w.routes_size(); ++i) {
     const wafer::Route &r = w.routes(i);
     // Formatted only for an error: a wafer has millions of entries.
-    auto where = [&] {
-      return fmt::format("route {} of wafer {} at PE ({},{})", i, wi, r.x(), r.y());
-    };
     if (!m_.onGrid(r.x(), r.y()))
-      return fail(where() + ": outside the grid");
+      return fail(where(i) + ": outside the grid");
     if (m_.dead[wi][size_t(r.y()) * m_.width + r.x()])
-      return fail(where() + ": the PE is dead");
+      return fail(where(i) + ": the PE is dead");
     if (r.color() >= m_.colors)
-      return fail(fmt::format("{}: color {} >= arch.colors {}", where(), r.color(), m_.colors));
+      return fail(fmt::format("{}: color {} >= arch.colors {}", where(i), r.color(), m_.colors));
     if (!wafer::Port_IsValid(r.in()))
-      return fail(fmt::format("{}: bad input port {}", where(), int(r.in())));
+      return fail(fmt::format("{}: bad input port {}", where(i), int(r.in())));
     if (r.out_mask() == 0 || r.out_mask() >= (1u << kNumPorts))
-      return fail(fmt::format("{}: out_mask {:#x} must be a non-empty set of ports 0..5", where(),
+      return fail(fmt::format("{}: out_mask {:#x} must be a non-empty set of ports 0..5", where(i),
                               r.out_mask()));
     bool link = r.in() == wafer::LINK || (r.out_mask() & (1u << wafer::LINK));
     if (link && !isEdge(r.x(), r.y()))
-      return fail(where() + ": uses LINK but the PE is not on the wafer's edge");
+      return fail(where(i) + ": uses LINK but the PE is not on the wafer's edge");
+    m_.routes.emplace_back(routeKey(wi, r.x(), r.y(), r.color(), r.in()), uint8_t(r.out_mask()));
+  }
+  auto begin = m_.routes.begin() + std::ptrdiff_t(first);
+  std::sort(begin, m_.routes.end());
+  auto same = [](const auto &a, const auto &b) { return a.first == b.first; };
+  if (std::adjacent_find(begin, m_.routes.end(), same) == m_.routes.end())
+    return Status::success();
+  // A key twice: name its second entry in the program's order.
+  std::vector<uint64_t> twice;
+  for (auto it = begin; (it = std::adjacent_find(it, m_.routes.end(), same)) != m_.routes.end(); ++it)
+    twice.push_back(it->first);
+  std::vector<uint64_t> seen;
+  for (int i = 0; i < w.routes_size(); ++i) {
+    const wafer::Route &r = w.routes(i);
     uint64_t key = routeKey(wi, r.x(), r.y(), r.color(), r.in());
-    if (!m_.routes.emplace(key, uint8_t(r.out_mask())).second)
-      return fail(fmt::format("{}: a second entry for color {} input {}", where(), r.color(),
+    if (!std::binary_search(twice.begin(), twice.end(), key))
+      continue;
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return fail(fmt::format("{}: a second entry for color {} input {}", where(i), r.color(),
                               portName(r.in())));
+    seen.push_back(key);
   }
   return Status::success();
 }
@@ -317,8 +337,7 @@ Status Builder::checkFilters(uint32_t wi) {
                                 where(), f.first(), uint64_t(f.first()) + f.count(), f.period()));
       bool delivered = false;
       for (uint32_t in = 0; in < kNumPorts; ++in)
-        if (auto it = m_.routes.find(routeKey(wi, x, y, f.color(), in));
-            it != m_.routes.end() && (it->second & (1u << wafer::RAMP)))
+        if (m_.routeMask(routeKey(wi, x, y, f.color(), in)) & (1u << wafer::RAMP))
           delivered = true;
       if (!delivered)
         return fail(fmt::format("{}: PE ({},{}) of wafer {} gets nothing on color {} for its core",
