@@ -17,6 +17,9 @@
 # WSC_EMU_MEM_KB of address space, default 11.5 GiB, so that it fails with
 # "out of host memory" instead of pushing a shared machine into the OOM killer);
 # a capped run is reported as not finished.
+# Last, bench/host_probe.cpp prints what a dependent load and a fresh page cost
+# on this host now: the emulator is bound by both, torch by neither, so the
+# ratio moves with them between runs and hosts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/bin
@@ -109,3 +112,5 @@ for config in configs:
               f"{reports[0]['cycles']} cycles; max abs error vs torch {np.abs(logits[0] - want).max():.3g}; "
               f"runs {'identical' if same else 'DIFFER'}")
 PY
+${CXX:-c++} -O2 -std=c++17 -o "$out/host_probe" bench/host_probe.cpp
+"$out/host_probe"
