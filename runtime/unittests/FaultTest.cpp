@@ -200,6 +200,17 @@ TEST(Validation, ErrorsNameTheRegionOrPe) {
         addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::SOUTH});
       },
       "route 1 of wafer 0 at PE (1,0): a second entry for color 0 input RAMP");
+  // Entries are sorted to find a key twice; the one named is still the
+  // first repeat in the program's order (route 3), not the first by key.
+  check(
+      [](wafer::Program &p) {
+        addRoute(p, 2, 0, 0, wafer::RAMP, {wafer::EAST});
+        addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::EAST});
+        addRoute(p, 0, 0, 0, wafer::RAMP, {wafer::EAST});
+        addRoute(p, 2, 0, 0, wafer::RAMP, {wafer::SOUTH});
+        addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::SOUTH});
+      },
+      "route 3 of wafer 0 at PE (2,0): a second entry for color 0 input RAMP");
   check([](wafer::Program &p) { initFloats(p.mutable_wafers(0)->mutable_regions(0), 1, 1, 4092, {1, 2}); },
         "region 'a' (wafer 0): init 0 at local PE (1,1) spans bytes [4092, 4100) beyond the "
         "kernel's 4096 SRAM bytes");
