@@ -270,13 +270,13 @@ Status Builder::checkRoutes(uint32_t wi) {
   // Keys grow with the wafer: each wafer's entries, sorted, follow the last one's.
   size_t first = m_.routes.size();
   m_.routes.reserve(first + size_t(w.routes_size()));
+  // Formatted only for an error: a wafer has millions of entries.
   auto where = [&](int i) {
     const wafer::Route &r = w.routes(i);
     return fmt::format("route {} of wafer {} at PE ({},{})", i, wi, r.x(), r.y());
   };
   for (int i = 0; i < w.routes_size(); ++i) {
     const wafer::Route &r = w.routes(i);
-    // Formatted only for an error: a wafer has millions of entries.
     if (!m_.onGrid(r.x(), r.y()))
       return fail(where(i) + ": outside the grid");
     if (m_.dead[wi][size_t(r.y()) * m_.width + r.x()])
@@ -293,25 +293,26 @@ Status Builder::checkRoutes(uint32_t wi) {
       return fail(where(i) + ": uses LINK but the PE is not on the wafer's edge");
     m_.routes.emplace_back(routeKey(wi, r.x(), r.y(), r.color(), r.in()), uint8_t(r.out_mask()));
   }
-  auto begin = m_.routes.begin() + std::ptrdiff_t(first);
-  std::sort(begin, m_.routes.end());
-  auto same = [](const auto &a, const auto &b) { return a.first == b.first; };
-  if (std::adjacent_find(begin, m_.routes.end(), same) == m_.routes.end())
-    return Status::success();
-  // A key twice: name its second entry in the program's order.
+  auto begin = m_.routes.begin() + std::ptrdiff_t(first), end = m_.routes.end();
+  std::sort(begin, end);
+  // The keys given twice (sorted); none is the common case.
   std::vector<uint64_t> twice;
-  for (auto it = begin; (it = std::adjacent_find(it, m_.routes.end(), same)) != m_.routes.end(); ++it)
-    twice.push_back(it->first);
-  std::vector<uint64_t> seen;
-  for (int i = 0; i < w.routes_size(); ++i) {
+  auto same = [](const auto &a, const auto &b) { return a.first == b.first; };
+  for (auto it = begin; (it = std::adjacent_find(it, end, same)) != end; ++it)
+    if (twice.empty() || twice.back() != it->first)
+      twice.push_back(it->first);
+  // Name the first repeat in the program's order.
+  std::vector<bool> met(twice.size());
+  for (int i = 0; i < w.routes_size() && !twice.empty(); ++i) {
     const wafer::Route &r = w.routes(i);
     uint64_t key = routeKey(wi, r.x(), r.y(), r.color(), r.in());
-    if (!std::binary_search(twice.begin(), twice.end(), key))
+    auto at = std::lower_bound(twice.begin(), twice.end(), key);
+    if (at == twice.end() || *at != key)
       continue;
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+    if (met[size_t(at - twice.begin())])
       return fail(fmt::format("{}: a second entry for color {} input {}", where(i), r.color(),
                               portName(r.in())));
-    seen.push_back(key);
+    met[size_t(at - twice.begin())] = true;
   }
   return Status::success();
 }
