@@ -391,19 +391,31 @@ def Wskernel_MatvecOp : Wskernel_InstrOp<"matvec",
   let hasVerifier = 1;
 }
 
+// `elem` says how an arithmetic instruction reads its words: f32, or i32 (integers and
+// booleans, two's complement). Comparisons and logic write i32 1 or 0 whatever it is.
+defvar Wskernel_ElemTypeArg = (ins DefaultValuedAttr<StrAttr, "\"f32\"">:$elem);
+
 def Wskernel_VectorOp : Wskernel_InstrOp<"vector",
     (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$lhs, Wskernel_AffAttr:$rhs,
          Wskernel_AffAttr:$n),
-    "$kind $dst `=` $lhs `,` $rhs `n` $n"> {
-  let summary = "Elementwise add, sub, mul, div or max of two SRAM vectors";
-  let description = "```mlir\nwskernel.vector \"add\" <base = 0> = <base = 0>, <base = 64> n <base = 16>\n```";
+    "$kind $dst `=` $lhs `,` $rhs `n` $n", Wskernel_ElemTypeArg> {
+  let summary = "Elementwise arithmetic, comparison or logic of two SRAM vectors";
+  let description = [{
+    Kinds: add, sub, mul, div, max, min, pow, mod (the divisor's sign);
+    eq, lt, le, gt, ge (1 or 0); and, or, xor (of nonzero words, 1 or 0).
+
+    ```mlir
+    wskernel.vector "add" <base = 0> = <base = 0>, <base = 64> n <base = 16>
+    wskernel.vector "lt" <base = 0> = <base = 0>, <base = 64> n <base = 16> {elem = "i32"}
+    ```
+  }];
   let hasVerifier = 1;
 }
 
 def Wskernel_ScalarOp : Wskernel_InstrOp<"scalar",
     (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$lhs, Wskernel_AffAttr:$scalar,
          Wskernel_AffAttr:$n),
-    "$kind $dst `=` $lhs `,` `scalar` $scalar `n` $n"> {
+    "$kind $dst `=` $lhs `,` `scalar` $scalar `n` $n", Wskernel_ElemTypeArg> {
   let summary = "Add, sub, mul or div of an SRAM vector by one SRAM word";
   let description = "```mlir\nwskernel.scalar \"sub\" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>\n```";
   let hasVerifier = 1;
@@ -412,10 +424,11 @@ def Wskernel_ScalarOp : Wskernel_InstrOp<"scalar",
 def Wskernel_ImmOp : Wskernel_InstrOp<"imm",
     (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$src, F32Attr:$value,
          Wskernel_AffAttr:$n),
-    "$kind $dst `=` $src `,` $value `n` $n"> {
+    "$kind $dst `=` $src `,` $value `n` $n", Wskernel_ElemTypeArg> {
   let summary = "Add or mul by an immediate, or fill with it";
   let description = [{
-    `add` and `mul` combine `src` with `value`; `fill` writes `value` (src unused).
+    `add` and `mul` combine `src` with `value`; `fill` writes `value` (src
+    unused). With `elem = "i32"` the value is rounded to an integer.
 
     ```mlir
     wskernel.imm "mul" <base = 0> = <base = 0>, 2.500000e-01 n <base = 8>
@@ -426,18 +439,59 @@ def Wskernel_ImmOp : Wskernel_InstrOp<"imm",
 
 def Wskernel_UnaryOp : Wskernel_InstrOp<"unary",
     (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$src, Wskernel_AffAttr:$n),
-    "$kind $dst `=` $src `n` $n"> {
-  let summary = "exp, erf, tanh, sqrt, rsqrt, neg, gelu or copy of an SRAM vector";
-  let description = "```mlir\nwskernel.unary \"gelu\" <base = 0> = <base = 0> n <base = 64>\n```";
+    "$kind $dst `=` $src `n` $n", Wskernel_ElemTypeArg> {
+  let summary = "An elementwise function of an SRAM vector";
+  let description = [{
+    Kinds: exp, erf, tanh, sqrt, rsqrt, neg, gelu, copy, log, abs, sin, cos,
+    sigmoid, reciprocal, relu, floor, ceil; not (1 where the word is 0);
+    to_int (f32 to i32, toward zero) and to_float (i32 to f32). neg, abs and
+    relu also take `elem = "i32"`.
+
+    ```mlir
+    wskernel.unary "gelu" <base = 0> = <base = 0> n <base = 64>
+    ```
+  }];
   let hasVerifier = 1;
 }
 
 def Wskernel_ReduceOp : Wskernel_InstrOp<"reduce",
     (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$src, Wskernel_AffAttr:$n),
-    "$kind $dst `=` $src `n` $n"> {
-  let summary = "Sum or max of an SRAM vector into one word";
+    "$kind $dst `=` $src `n` $n", Wskernel_ElemTypeArg> {
+  let summary = "Sum, max or min of an SRAM vector into one word";
   let description = "```mlir\nwskernel.reduce \"sum\" <base = 128> = <base = 0> n <base = 32>\n```";
   let hasVerifier = 1;
+}
+
+def Wskernel_SelectOp : Wskernel_InstrOp<"select",
+    (ins Wskernel_AffAttr:$dst, Wskernel_AffAttr:$cond, Wskernel_AffAttr:$lhs,
+         Wskernel_AffAttr:$rhs, Wskernel_AffAttr:$n),
+    "$dst `=` $cond `?` $lhs `:` $rhs `n` $n"> {
+  let summary = "Choose words of two SRAM vectors by a vector of conditions";
+  let description = [{
+    `dst[i] = cond[i] != 0 ? lhs[i] : rhs[i]`, cond being i32 words.
+
+    ```mlir
+    wskernel.select <base = 0> = <base = 64> ? <base = 128> : <base = 192> n <base = 16>
+    ```
+  }];
+}
+
+def Wskernel_IndexCopyOp : Wskernel_InstrOp<"index_copy",
+    (ins Wskernel_AffAttr:$dst, Wskernel_AffAttr:$src, Wskernel_AffAttr:$table,
+         Wskernel_AffAttr:$n, Wskernel_AffAttr:$m),
+    "$dst `=` $src `[` $table `]` `n` $n `of` $m"> {
+  let summary = "Copy words picked by an index table: the general data movement";
+  let description = [{
+    `dst[i] = src[table[i]]` for i < n, each index an i32 word: 0 to m - 1
+    picks a word of the m-word source, -1 writes 0, anything else faults.
+    Transposes, broadcasts, slices, concatenations, tiles, triangles and
+    gathers are all this op with another table (written by the compiler, or
+    computed in SRAM for a gather by data).
+
+    ```mlir
+    wskernel.index_copy <base = 0> = <base = 64>[<base = 128>] n <base = 12> of <base = 12>
+    ```
+  }];
 }
 
 def Wskernel_GatherOp : Wskernel_InstrOp<"gather",

@@ -203,6 +203,13 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
     r.push_back({g.getDst(), words(g.getCols())});
     r.push_back({g.getTable(), storageWords(g.getStorage(), words(g.getRows()) * words(g.getCols()))});
     r.push_back({g.getIndex(), 1});
+  } else if (auto sel = dyn_cast<SelectOp>(op)) {
+    for (AffAttr a : {sel.getDst(), sel.getCond(), sel.getLhs(), sel.getRhs()})
+      r.push_back({a, words(sel.getN())});
+  } else if (auto ic = dyn_cast<IndexCopyOp>(op)) {
+    r.push_back({ic.getDst(), words(ic.getN())});
+    r.push_back({ic.getTable(), words(ic.getN())});
+    r.push_back({ic.getSrc(), words(ic.getM())});
   }
   return r;
 }
@@ -600,15 +607,45 @@ LogicalResult RecvOp::verify() {
     return emitOpError("only a copy, an add or a discard runs async, not '") << getCombine() << "'";
   return success();
 }
+/// `elem` is f32 or i32, and i32 only where `ints` allows it.
+static LogicalResult checkElem(Operation *op, StringRef kind, StringRef type,
+                               ArrayRef<StringRef> ints) {
+  if (type != "f32" && type != "i32")
+    return op->emitOpError("elem '") << type << "' is not f32 or i32";
+  if (type == "i32" && !llvm::is_contained(ints, kind))
+    return op->emitOpError("kind '") << kind << "' has no i32 form";
+  return success();
+}
 LogicalResult VectorOp::verify() {
-  return checkKind(*this, getKind(), {"add", "sub", "mul", "div", "max"});
+  static constexpr StringRef kinds[] = {"add", "sub", "mul", "div", "max", "min", "pow", "mod",
+                                        "eq",  "lt",  "le",  "gt",  "ge",  "and", "or",  "xor"};
+  if (failed(checkKind(*this, getKind(), kinds)))
+    return failure();
+  return checkElem(*this, getKind(), getElem(), kinds);
 }
 LogicalResult ScalarOp::verify() {
-  return checkKind(*this, getKind(), {"add", "sub", "mul", "div"});
+  static constexpr StringRef kinds[] = {"add", "sub", "mul", "div"};
+  if (failed(checkKind(*this, getKind(), kinds)))
+    return failure();
+  return checkElem(*this, getKind(), getElem(), kinds);
 }
-LogicalResult ImmOp::verify() { return checkKind(*this, getKind(), {"add", "mul", "fill"}); }
+LogicalResult ImmOp::verify() {
+  static constexpr StringRef kinds[] = {"add", "mul", "fill"};
+  if (failed(checkKind(*this, getKind(), kinds)))
+    return failure();
+  return checkElem(*this, getKind(), getElem(), kinds);
+}
 LogicalResult UnaryOp::verify() {
-  return checkKind(*this, getKind(),
-                   {"exp", "erf", "tanh", "sqrt", "rsqrt", "neg", "gelu", "copy"});
+  if (failed(checkKind(*this, getKind(),
+                       {"exp", "erf", "tanh", "sqrt", "rsqrt", "neg", "gelu", "copy", "log", "abs",
+                        "sin", "cos", "sigmoid", "reciprocal", "relu", "floor", "ceil", "not",
+                        "to_int", "to_float"})))
+    return failure();
+  return checkElem(*this, getKind(), getElem(), {"neg", "abs", "relu", "copy"});
 }
-LogicalResult ReduceOp::verify() { return checkKind(*this, getKind(), {"sum", "max"}); }
+LogicalResult ReduceOp::verify() {
+  static constexpr StringRef kinds[] = {"sum", "max", "min"};
+  if (failed(checkKind(*this, getKind(), kinds)))
+    return failure();
+  return checkElem(*this, getKind(), getElem(), kinds);
+}

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
+#include "Kinds/Generic.h"
 
 #include <cmath>
 #include <limits>
@@ -175,6 +176,8 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
   Output out = k.output;
   int64_t g = k.group;
 
+  if (p.kind == "generic")
+    return writeGenericBody(k, p, cost, batch * tokens);
   if (p.kind == "embed") {
     // A piece of a split table (rows weightRowBase and on) after the first
     // adds the partial sum of the piece before it, streamed in on in1.
@@ -526,12 +529,19 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     k.outBlocks.push_back(c);
     return {sram.next, cost.words(in) + cost.vector(c) + cost.words(c)};
   }
-  // The host output: every token's vector lands in this PE's SRAM.
+  // The host output: every row of the result (a token's vector) lands in
+  // this PE's SRAM.
   int64_t n = k.words(0);
-  int64_t result = sram.words(batch * tokens * n);
-  wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, result, batch * tokens, n,
+  int64_t rows = cast<ShapedType>(k.kernel()->getResult(0).getType()).getNumElements() / n;
+  int64_t result = sram.words(rows * n);
+  wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, result, rows, n,
                            k.builder().getDenseI64ArrayAttr({0, 0}),
                            k.builder().getDenseI64ArrayAttr({0, 0}), nullptr);
+  if (rows != batch * tokens) {
+    int64_t got = 0;
+    k.loop(rows, [&] { got = k.recvAll(0, k.aff(result, {4 * n})); });
+    return {sram.next, cost.words(got * rows) / double(batch * tokens)};
+  }
   k.tokenLoops();
   return {sram.next, cost.words(k.recvAll(0, k.aff(result, {4 * n, 4 * n * tokens})))};
 }

@@ -64,6 +64,8 @@ struct KernelPlan {
   int64_t h = 1, w = 1;
   SmallVector<Value> inputs; // streams, then tensors
   Operation *anchor;          // the wsgraph op whose result the kernel replaces
+  unsigned result = 0;        // which result of it
+  SmallVector<unsigned> operandInput; // generic: operand i of the anchor is inputs[operandInput[i]]
   double work = 1;            // multiply-accumulates (or elements) per token
   float epsilon = 1e-5f;      // layer_norm
   float scale = 1.0f;         // attention
@@ -111,8 +113,12 @@ struct KernelPlan {
   // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
   int64_t qkvUnit = 0;
   /// The value the kernel's output stream stands for in later plans' inputs.
-  Value streamed() const { return partialKey ? partialKey : anchor->getResult(0); }
+  Value streamed() const { return partialKey ? partialKey : anchor->getResult(result); }
 };
+
+/// Words per message of the stream that carries `v`: its last dimension
+/// (1 for a scalar); the stream carries the tensor row by row.
+int64_t streamWords(Value v);
 
 /// Host-read results the last row keeps whole when every token's block
 /// fits this many words: then no row passes results north every token.
@@ -272,7 +278,11 @@ class Body {
 public:
   Body(OpBuilder &b, wk::KernelOp kernel, int64_t batch, int64_t tokens)
       : b(b), ctx(b.getContext()), h(kernel.getHeight()), w(kernel.getWidth()), batch(batch),
-        tokens(tokens), topBlock(&kernel.getBody().front()), ins(logicalInputs(kernel)) {}
+        tokens(tokens), topBlock(&kernel.getBody().front()), ins(logicalInputs(kernel)),
+        kernelOp(kernel) {}
+
+  /// The kernel being written.
+  wk::KernelOp kernel() { return kernelOp; }
 
   /// The kernel's own block, outside the token loops.
   Block *top() { return topBlock; }
@@ -514,6 +524,7 @@ private:
   int64_t h, w, batch, tokens;
   Block *topBlock;
   SmallVector<LogicalInput> ins;
+  wk::KernelOp kernelOp;
 };
 
 /// Writes the body of one planned kernel; returns its data bytes per PE and

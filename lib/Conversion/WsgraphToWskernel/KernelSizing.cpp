@@ -401,6 +401,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   body.group = group;
   body.output = out;
   auto [dataBytes, cycles] = writeBody(body, p, batch, tokens, cost);
+  if (dataBytes < 0)
+    return -1; // the body could not be written; the error is on the op
   if (outBlocks)
     outBlocks->assign(body.outBlocks.begin(), body.outBlocks.end());
   if (p.layers) {

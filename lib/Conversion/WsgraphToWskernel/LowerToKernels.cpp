@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
+#include "Kinds/Generic.h"
 #include "wsc/Analysis/CostModel.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsgraph/WsgraphDialect.h"
@@ -16,6 +17,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <functional>
 
 namespace wsc {
 #define GEN_PASS_DEF_WSCLOWERTOKERNELS
@@ -75,7 +79,7 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
   SmallVector<int64_t> crossing(n + 1, 0);
   for (size_t k = 0; k < n; ++k)
     for (size_t cut = k + 1; cut <= lastUse[k]; ++cut)
-      crossing[cut] += cast<RankedTensorType>(plans[k].anchor->getResult(0).getType()).getDimSize(2);
+      crossing[cut] += streamWords(plans[k].streamed());
   // Two dynamic programs over cut positions, each stage within a wafer's
   // PEs: the least possible work of the busiest stage, then, among cuts
   // whose busiest stage is within 5% of it, the fewest stream words crossing.
@@ -223,16 +227,22 @@ void LowerToKernelsPass::runOnOperation() {
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     if (func.isExternal())
       continue;
-    // Token geometry from the first [B, T] integer input.
+    // Token geometry from the first [B, T] integer input; a graph without
+    // one has no activations for the fused kinds and runs on generic ones.
     auto [batch, tokens] = tokenGeometry(func);
-    if (!batch) {
-      func.emitError("wsc-lower-to-kernels expects a [batch, tokens] integer input of static "
-                     "shape (the token ids)");
-      return signalPassFailure();
-    }
+    bool haveTokens = batch > 0;
+    if (!haveTokens)
+      batch = tokens = 1;
+    for (Type t : func.getArgumentTypes())
+      if (auto rt = dyn_cast<RankedTensorType>(t); !rt || !rt.hasStaticShape()) {
+        func.emitError("input of type ") << t << " has no static shape; bind it with "
+                                            "--input-shape NAME=DxD...";
+        return signalPassFailure();
+      }
     auto isActivation = [&](Value v) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
-      return t && t.getRank() == 3 && t.getDimSize(0) == batch && t.getDimSize(1) == tokens;
+      return haveTokens && t && t.getRank() == 3 && t.getDimSize(0) == batch &&
+             t.getDimSize(1) == tokens;
     };
     auto width = [](Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(2); };
 
@@ -248,15 +258,59 @@ void LowerToKernelsPass::runOnOperation() {
       op->emitError() << msg;
       failedLowering = true;
     };
-    auto streamOf = [&](Value v, Operation *user) -> bool {
+    // Generic kernels: one per result of an op that no fused kind takes.
+    llvm::StringMap<int> genericNames;
+    std::function<bool(Value)> ensureProduced;
+    auto planGenericFor = [&](Operation *op) -> bool {
+      if (!hasGenericKernel(op)) {
+        fail(op, "'" + op->getName().getStringRef() +
+                     "' is not supported by wsc-lower-to-kernels (no kernel implements it)");
+        return false;
+      }
+      for (Value v : op->getOperands()) {
+        auto t = dyn_cast<RankedTensorType>(v.getType());
+        if (!t || !t.hasStaticShape() || t.getNumElements() == 0) {
+          fail(op, "operand of type " + llvm::formatv("{0}", v.getType()).str() +
+                       " is not a static non-empty tensor; the generic kernel needs one");
+          return false;
+        }
+        if (!isStatic(v) && !isa<BlockArgument>(v) && !ensureProduced(v))
+          return false;
+      }
+      for (OpResult r : op->getResults()) {
+        if (r.use_empty() && op->getNumResults() > 1)
+          continue;
+        auto t = cast<RankedTensorType>(r.getType());
+        if (!t.hasStaticShape() || t.getNumElements() == 0) {
+          fail(op, "result is not a static non-empty tensor; the generic kernel needs one");
+          return false;
+        }
+        std::string name = op->getName().stripDialect().str();
+        if (op->getNumResults() > 1)
+          name += "." + std::to_string(r.getResultNumber());
+        KernelPlan plan = planGeneric(op, r.getResultNumber(), name);
+        plan.storage = "f32";
+        plan.maxBlocks = maxBlocks;
+        produced[r] = plans.size();
+        plans.push_back(std::move(plan));
+      }
+      return true;
+    };
+    // A value some kernel must stream: a deferred op (a head split or merge
+    // that no attention took) becomes a generic kernel when first needed.
+    ensureProduced = [&](Value v) -> bool {
       if (produced.count(v))
         return true;
-      fail(user, "operand is not produced by a kernel (unsupported producer '" +
-                     (v.getDefiningOp() ? v.getDefiningOp()->getName().getStringRef()
-                                        : StringRef("argument")) +
-                     "')");
+      Operation *def = v.getDefiningOp();
+      if (def && llvm::is_contained(deferred, def) && !absorbed.count(def) && !failedLowering) {
+        absorbed.insert(def);
+        return planGenericFor(def);
+      }
+      if (!failedLowering && def)
+        fail(def, "'" + def->getName().getStringRef() + "' produces no stream for its users");
       return false;
     };
+    auto streamOf = [&](Value v, Operation *) -> bool { return ensureProduced(v); };
     auto singleUser = [](Value v) -> Operation * {
       return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
     };
@@ -279,9 +333,9 @@ void LowerToKernelsPass::runOnOperation() {
         // Token embedding, with positions when the only user adds a [T, C] weight.
         Value table = gather.getData();
         auto tt = cast<RankedTensorType>(table.getType());
-        if (!isStatic(table) || tt.getRank() != 2 || gather.getAxis() != 0 ||
-            !isa<BlockArgument>(gather.getIndices())) {
-          fail(op, "only an embedding lookup of a 2-D weight by the token ids is supported");
+        if (!haveTokens || !isStatic(table) || tt.getRank() != 2 || gather.getAxis() != 0 ||
+            !isa<BlockArgument>(gather.getIndices()) || !isActivation(gather.getResult())) {
+          planGenericFor(op);
           continue;
         }
         plan.kind = "embed";
@@ -310,9 +364,9 @@ void LowerToKernelsPass::runOnOperation() {
       } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
         if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
             (ln.getBias() && !isStatic(ln.getBias())) ||
-            cast<RankedTensorType>(ln.getScale().getType()).getRank() != 1) {
-          fail(op, "layer_norm must normalize the last dimension of a [batch, tokens, C] "
-                   "activation with static scale and bias");
+            cast<RankedTensorType>(ln.getScale().getType()).getRank() != 1 ||
+            *wg::normalizeAxis(ln.getAxis(), 3) != 2 || ln->getNumResults() != 1) {
+          planGenericFor(op);
           continue;
         }
         if (!streamOf(ln.getInput(), op))
@@ -340,7 +394,7 @@ void LowerToKernelsPass::runOnOperation() {
       } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
         if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
             (linear.getBias() && !isStatic(linear.getBias()))) {
-          fail(op, "linear needs a [batch, tokens, K] activation and static weight and bias");
+          planGenericFor(op);
           continue;
         }
         if (!streamOf(linear.getInput(), op))
@@ -390,7 +444,8 @@ void LowerToKernelsPass::runOnOperation() {
         plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch, plan.cycles);
       } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
         // q, k, v must be heads of one [B, T, 3C] activation; the result is
-        // merged back into [B, T, C].
+        // merged back into [B, T, C]. (Else the generic kind computes it.)
+        SmallVector<Operation *> headOps;
         auto headsOf = [&](Value v, int64_t index) -> Value {
           auto t = v.getDefiningOp<wg::TransposeOp>();
           if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
@@ -402,7 +457,7 @@ void LowerToKernelsPass::runOnOperation() {
           if (!split || split.getNumResults() != 3 || r.getInput() != split.getResult(index) ||
               *wg::normalizeAxis(split.getAxis(), 3) != 2)
             return {};
-          absorbed.insert(t), absorbed.insert(r), absorbed.insert(split);
+          headOps.append({t, r, split});
           return split.getInput();
         };
         Value qkv = headsOf(attn.getQuery(), 0);
@@ -414,13 +469,15 @@ void LowerToKernelsPass::runOnOperation() {
         if (!qkv || qkv != qkv2 || qkv != qkv3 || !merge ||
             merge.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !merged ||
             !isActivation(merged.getResult()) || !attn.getCausal() ||
-            qt.getDimSize(2) != tokens) {
-          fail(op, "attention must be causal self-attention over heads split from one [batch, "
-                   "tokens, 3C] activation and merged back to [batch, tokens, C]");
+            qt.getDimSize(2) != tokens ||
+            llvm::any_of(headOps, [&](Operation *h) { return !h->getResult(0).hasOneUse() ||
+                                                           produced.count(h->getResult(0)); })) {
+          planGenericFor(op);
           continue;
         }
         if (!streamOf(qkv, op))
           continue;
+        absorbed.insert(headOps.begin(), headOps.end());
         absorbed.insert(merge), absorbed.insert(merged);
         plan.anchor = merged;
         plan.kind = "attention";
@@ -439,8 +496,10 @@ void LowerToKernelsPass::runOnOperation() {
         };
       } else if (auto add = dyn_cast<wg::AddOp>(op)) {
         if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
-            add.getRhs().getType() != add.getType()) {
-          fail(op, "add must join two [batch, tokens, C] activations");
+            add.getRhs().getType() != add.getType() || isStatic(add.getLhs()) ||
+            isStatic(add.getRhs()) || isa<BlockArgument>(add.getLhs()) ||
+            isa<BlockArgument>(add.getRhs())) {
+          planGenericFor(op);
           continue;
         }
         if (!streamOf(add.getLhs(), op) || !streamOf(add.getRhs(), op))
@@ -452,8 +511,7 @@ void LowerToKernelsPass::runOnOperation() {
         plan.work = double(width(add.getResult()));
         plan.size = addSizer();
       } else {
-        fail(op, "'" + op->getName().getStringRef() +
-                     "' is not supported by wsc-lower-to-kernels (no kernel implements it)");
+        planGenericFor(op);
         continue;
       }
       // A block ends with the residual add that follows its MLP.
@@ -466,12 +524,19 @@ void LowerToKernelsPass::runOnOperation() {
       produced[result] = plans.size();
       plans.push_back(std::move(plan));
     }
+    // Deferred ops nobody took: what is left reaches the function's results.
     for (Operation *op : deferred)
-      if (!absorbed.count(op))
-        fail(op, "'" + op->getName().getStringRef() +
-                     "' is only supported as the head split or merge around attention");
+      if (!absorbed.count(op) && !failedLowering)
+        for (Value r : op->getResults())
+          if (!r.use_empty())
+            ensureProduced(r);
     if (failedLowering)
       return signalPassFailure();
+    if (plans.empty()) {
+      func.emitError("the graph computes nothing on the wafer: every result is an input or a "
+                     "constant, so no kernel is made");
+      return signalPassFailure();
+    }
     int64_t layers = 0;
     if (weightStreaming) {
       if (wafers != "auto" && wafers != "1") {
@@ -592,9 +657,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
   // Each streamed value: the kernel results that carry its blocks.
   llvm::DenseMap<Value, SmallVector<Value>> streams;
   llvm::StringMap<int> names;
-  auto streamType = [&](Value v) {
-    return wk::StreamType::get(ctx, cast<RankedTensorType>(v.getType()).getDimSize(2), f32);
-  };
+  auto streamType = [&](Value v) { return wk::StreamType::get(ctx, streamWords(v), f32); };
   auto uniqueName = [&](StringRef name) {
     int n = names[name]++;
     return n == 0 ? name.str() : (name + "_" + Twine(n + 1)).str();
@@ -623,6 +686,8 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
       kernel->setAttr(wk::kWritesIntoAttr, b.getI64IntegerAttr(writesInto));
     SmallVector<int64_t> blocks;
     int64_t bytes = writeKernel(kernel, p, batch, tokens, cost, &blocks);
+    if (bytes < 0)
+      return failure();
     // The sizers estimate code bytes; when the written body (with its
     // layer loop, say) is a little over, a bigger grid may still fit.
     for (int grow = 0; grow < 8 && bytes > cost.arch.getSramBytes() && p.size; ++grow) {
@@ -690,7 +755,10 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     if (v.getDefiningOp<wk::KernelOp>())
       continue;
     if (!streams.count(v))
-      return ret.emitError("returned value is not produced by a kernel");
+      return ret.emitError("result ")
+             << operand.getOperandNumber()
+             << " is an input or a constant, not computed by a kernel; the wafer returns only "
+                "what its kernels compute";
     KernelPlan sink;
     sink.name = "output";
     sink.kind = "output";

@@ -174,6 +174,8 @@ std::optional<pb::DType> Exporter::dtypeOf(Type elem) {
     return pb::I64;
   if (elem.isInteger(32))
     return pb::I32;
+  if (elem.isInteger(1))
+    return pb::BOOL;
   return std::nullopt;
 }
 
@@ -294,7 +296,7 @@ static bool selectedBy(ArrayAttr when, int64_t px, int64_t py) {
 
 LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
   pb::Instr in;
-  SmallVector<std::pair<StringRef, wk::AffAttr>, 3> addrs;
+  SmallVector<std::pair<StringRef, wk::AffAttr>, 4> addrs;
   std::optional<wk::AffAttr> n, m, k;
   ArrayAttr when;
   auto binaryOp = [](StringRef kind) {
@@ -303,8 +305,22 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
         .Case("sub", pb::SUB)
         .Case("mul", pb::MUL)
         .Case("div", pb::DIV)
+        .Case("min", pb::MIN)
+        .Case("pow", pb::POW)
+        .Case("mod", pb::MOD)
+        .Case("eq", pb::EQ)
+        .Case("lt", pb::LT)
+        .Case("le", pb::LE)
+        .Case("gt", pb::GT)
+        .Case("ge", pb::GE)
+        .Case("and", pb::AND)
+        .Case("or", pb::OR)
+        .Case("xor", pb::XOR)
         .Default(pb::MAX);
   };
+  // The element type of an arithmetic op (absent: f32).
+  if (auto elem = op->getAttrOfType<StringAttr>("elem"); elem && elem.getValue() == "i32")
+    in.set_type(pb::ELEM_I32);
   auto streamOp = [&](StringRef port) -> LogicalResult {
     FailureOr<uint32_t> c = color(op, port);
     if (failed(c))
@@ -391,12 +407,26 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
                   .Case("rsqrt", pb::RSQRT)
                   .Case("neg", pb::NEG)
                   .Case("gelu", pb::GELU)
+                  .Case("log", pb::LOG)
+                  .Case("abs", pb::ABS)
+                  .Case("sin", pb::SIN)
+                  .Case("cos", pb::COS)
+                  .Case("sigmoid", pb::SIGMOID)
+                  .Case("reciprocal", pb::RECIPROCAL)
+                  .Case("relu", pb::RELU)
+                  .Case("floor", pb::FLOOR)
+                  .Case("ceil", pb::CEIL)
+                  .Case("not", pb::NOT)
+                  .Case("to_int", pb::TO_INT)
+                  .Case("to_float", pb::TO_FLOAT)
                   .Default(pb::COPY));
     addrs = {{"dst", u.getDst()}, {"src", u.getSrc()}};
     n = u.getN();
     when = u.getWhenAttr();
   } else if (auto r = dyn_cast<wk::ReduceOp>(op)) {
-    in.set_op(r.getKind() == "max" ? pb::REDUCE_MAX : pb::REDUCE_SUM);
+    in.set_op(r.getKind() == "max"   ? pb::REDUCE_MAX
+              : r.getKind() == "min" ? pb::REDUCE_MIN
+                                     : pb::REDUCE_SUM);
     addrs = {{"dst", r.getDst()}, {"src", r.getSrc()}};
     n = r.getN();
     when = r.getWhenAttr();
@@ -413,6 +443,18 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
     k = g.getRowLo();
     in.set_storage(storageOf(g.getStorage()));
     when = g.getWhenAttr();
+  } else if (auto sel = dyn_cast<wk::SelectOp>(op)) {
+    in.set_op(pb::SELECT);
+    addrs = {{"dst", sel.getDst()}, {"cond", sel.getCond()}, {"lhs", sel.getLhs()},
+             {"rhs", sel.getRhs()}};
+    n = sel.getN();
+    when = sel.getWhenAttr();
+  } else if (auto ic = dyn_cast<wk::IndexCopyOp>(op)) {
+    in.set_op(pb::INDEX_COPY);
+    addrs = {{"dst", ic.getDst()}, {"src", ic.getSrc()}, {"table", ic.getTable()}};
+    n = ic.getN();
+    m = ic.getM();
+    when = ic.getWhenAttr();
   } else {
     return fail(op) << "the .wafer format has no instruction for this op";
   }
@@ -911,7 +953,7 @@ LogicalResult Exporter::exportRoutes(pb::Program &prog) {
 LogicalResult Exporter::run(pb::Program &prog) {
   if (failed(wsc::exportwafer::readWaferFacts(module, facts)))
     return failure();
-  prog.set_format_version(1);
+  prog.set_format_version(2);
   if (failed(exportArch(prog)))
     return failure();
 
@@ -935,7 +977,7 @@ LogicalResult Exporter::run(pb::Program &prog) {
     if (!shaped || !shaped.hasStaticShape() || !dtype)
       return func.emitError("cannot export: ")
              << fallback << " " << i << " has type " << type
-             << "; host tensors are statically shaped tensors of f32, i32 or i64";
+             << "; host tensors are statically shaped tensors of f32, i32, i64 or i1";
     t.set_name(name ? name.str() : (fallback + Twine(i)).str());
     t.set_dtype(*dtype);
     for (int64_t d : shaped.getShape())

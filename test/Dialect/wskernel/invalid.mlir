@@ -788,8 +788,8 @@ func.func @recv_combine(%x: !wskernel.stream<4, f32>) {
 
 func.func @vector_kind() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.vector' op kind 'min' is not one of add, sub, mul, div, max}}
-    wskernel.vector "min" <base = 0> = <base = 0>, <base = 16> n <base = 4>
+    // expected-error @+1 {{'wskernel.vector' op kind 'shl' is not one of add, sub, mul, div, max, min, pow, mod, eq, lt, le, gt, ge, and, or, xor}}
+    wskernel.vector "shl" <base = 0> = <base = 0>, <base = 16> n <base = 4>
   }
   return
 }
@@ -819,8 +819,39 @@ func.func @imm_kind() {
 
 func.func @unary_kind() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.unary' op kind 'relu' is not one of exp, erf, tanh, sqrt, rsqrt, neg, gelu, copy}}
-    wskernel.unary "relu" <base = 0> = <base = 0> n <base = 4>
+    // expected-error @+1 {{'wskernel.unary' op kind 'softsign' is not one of exp, erf, tanh, sqrt, rsqrt, neg, gelu, copy, log, abs, sin, cos, sigmoid, reciprocal, relu, floor, ceil, not, to_int, to_float}}
+    wskernel.unary "softsign" <base = 0> = <base = 0> n <base = 4>
+  }
+  return
+}
+
+// -----
+
+func.func @elem_type() {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    // expected-error @+1 {{'wskernel.vector' op elem 'i64' is not f32 or i32}}
+    wskernel.vector "add" <base = 0> = <base = 0>, <base = 16> n <base = 4> {elem = "i64"}
+  }
+  return
+}
+
+// -----
+
+func.func @elem_no_int_form() {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    // expected-error @+1 {{'wskernel.unary' op kind 'exp' has no i32 form}}
+    wskernel.unary "exp" <base = 0> = <base = 0> n <base = 4> {elem = "i32"}
+  }
+  return
+}
+
+// -----
+
+func.func @index_copy_sram() {
+  // The table of 8 words at 48 runs past the kernel's 64 bytes.
+  // expected-error @+1 {{'wskernel.kernel' op kernel 'k' touches SRAM up to byte 80 but declares 64 bytes per PE}}
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    wskernel.index_copy <base = 0> = <base = 16>[<base = 48>] n <base = 8> of <base = 4>
   }
   return
 }

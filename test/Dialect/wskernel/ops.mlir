@@ -148,7 +148,7 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // GENERIC-LABEL: sym_name = "instructions"
-// GENERIC: "wskernel.imm"() <{dst = #wskernel.aff<base = 256>, kind = "fill", n = #wskernel.aff<base = 8>, src = #wskernel.aff<base = 0>, value = -1.000000e+00 : f32}>
+// GENERIC: "wskernel.imm"() <{dst = #wskernel.aff<base = 256>, elem = "f32", kind = "fill", n = #wskernel.aff<base = 8>, src = #wskernel.aff<base = 0>, value = -1.000000e+00 : f32}>
 // GENERIC: "wskernel.gather"() <{cols = #wskernel.aff<base = 8>, dst = #wskernel.aff<base = 0>, index = #wskernel.aff<base = 512, loop = [4]>, row_lo = #wskernel.aff<base = 0, px = 16>, rows = #wskernel.aff<base = 16>, storage = "f32", table = #wskernel.aff<base = 1024>}>
 func.func @instructions(%x: !wskernel.stream<32, f32>) -> !wskernel.stream<32, f32> {
   %0 = wskernel.kernel "l0.ln" kind "layer_norm" grid [1, 2] sram 2048 cycles 80.0
@@ -375,6 +375,34 @@ func.func @filters(%x: !wskernel.stream<20, f32>) {
     wskernel.loop 4 {
       wskernel.recv "in0" to <base = 0> n <base = 8> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 1>]}
     }
+  }
+  return
+}
+
+// -----
+
+// The general instructions: typed arithmetic, comparisons, select and the indexed copy.
+// CHECK-LABEL: func.func @general
+// CHECK: wskernel.vector "lt" <base = 0> = <base = 16>, <base = 32> n <base = 4> {elem = "i32"}
+// CHECK-NEXT: wskernel.vector "pow" <base = 0> = <base = 16>, <base = 32> n <base = 4>{{$}}
+// CHECK-NEXT: wskernel.unary "to_float" <base = 48> = <base = 0> n <base = 4>
+// CHECK-NEXT: wskernel.unary "abs" <base = 48> = <base = 0> n <base = 4> {elem = "i32"}
+// CHECK-NEXT: wskernel.reduce "min" <base = 64> = <base = 0> n <base = 4> {elem = "i32"}
+// CHECK-NEXT: wskernel.imm "fill" <base = 0> = <base = 0>, 3.000000e+00 n <base = 4> {elem = "i32"}
+// CHECK-NEXT: wskernel.select <base = 0> = <base = 16> ? <base = 32> : <base = 48> n <base = 4>
+// CHECK-NEXT: wskernel.index_copy <base = 0> = <base = 16>[<base = 32>] n <base = 4> of <base = 4>
+// GENERIC-LABEL: sym_name = "general"
+// GENERIC: "wskernel.index_copy"() <{dst = #wskernel.aff<base = 0>, m = #wskernel.aff<base = 4>, n = #wskernel.aff<base = 4>, src = #wskernel.aff<base = 16>, table = #wskernel.aff<base = 32>}>
+func.func @general() {
+  wskernel.kernel "k" kind "generic" grid [1, 1] sram 128 cycles 1.0 channels {} () : () -> () {
+    wskernel.vector "lt" <base = 0> = <base = 16>, <base = 32> n <base = 4> {elem = "i32"}
+    wskernel.vector "pow" <base = 0> = <base = 16>, <base = 32> n <base = 4> {elem = "f32"}
+    wskernel.unary "to_float" <base = 48> = <base = 0> n <base = 4>
+    wskernel.unary "abs" <base = 48> = <base = 0> n <base = 4> {elem = "i32"}
+    wskernel.reduce "min" <base = 64> = <base = 0> n <base = 4> {elem = "i32"}
+    wskernel.imm "fill" <base = 0> = <base = 0>, 3.0 n <base = 4> {elem = "i32"}
+    wskernel.select <base = 0> = <base = 16> ? <base = 32> : <base = 48> n <base = 4>
+    wskernel.index_copy <base = 0> = <base = 16>[<base = 32>] n <base = 4> of <base = 4>
   }
   return
 }

@@ -11,7 +11,7 @@
 // OUT: float32 (3,) [210.0, 430.0, 650.0]
 // REPORT: 1 1
 
-// CHECK:      format_version: 1
+// CHECK:      format_version: 2
 // CHECK-NEXT: arch {
 // CHECK-NEXT:   name: "mesh:4x4"
 // CHECK-NEXT:   width: 4

@@ -1,0 +1,815 @@
+//===- Generic.cpp - the generic kernel kind: any wsgraph op on one PE ----===//
+//
+// The generic kind computes one wsgraph op of any static shape and rank on a
+// PE: it receives (or is given) every operand whole, computes with the
+// PE's vector instructions, and sends its result as one stream of rows of
+// the last dimension. Data movement (transpose, broadcast, slice, concat,
+// tile, gather, ...) is one instruction, an indexed copy whose table the
+// compiler writes as a constant operand; a gather by computed indices
+// computes its table in SRAM. Fused kinds are the fast path; this one makes
+// every op the importer accepts compile. See docs/rationale/generic.md.
+//
+//===----------------------------------------------------------------------===//
+#include "Generic.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::lowering;
+namespace wg = wsc::wsgraph;
+
+namespace {
+
+/// Elementwise ops by name: the runtime kind they become.
+const llvm::StringMap<StringRef> &unaryKinds() {
+  static const llvm::StringMap<StringRef> kinds = {
+      {"wsgraph.sqrt", "sqrt"},       {"wsgraph.erf", "erf"},     {"wsgraph.tanh", "tanh"},
+      {"wsgraph.exp", "exp"},         {"wsgraph.neg", "neg"},     {"wsgraph.gelu", "gelu"},
+      {"wsgraph.sigmoid", "sigmoid"}, {"wsgraph.relu", "relu"},   {"wsgraph.abs", "abs"},
+      {"wsgraph.log", "log"},         {"wsgraph.sin", "sin"},     {"wsgraph.cos", "cos"},
+      {"wsgraph.reciprocal", "reciprocal"}, {"wsgraph.floor", "floor"},
+      {"wsgraph.ceil", "ceil"},       {"wsgraph.not", "not"}};
+  return kinds;
+}
+const llvm::StringMap<StringRef> &binaryKinds() {
+  static const llvm::StringMap<StringRef> kinds = {
+      {"wsgraph.add", "add"},  {"wsgraph.sub", "sub"},   {"wsgraph.mul", "mul"},
+      {"wsgraph.div", "div"},  {"wsgraph.pow", "pow"},   {"wsgraph.max", "max"},
+      {"wsgraph.min", "min"},  {"wsgraph.mod", "mod"},   {"wsgraph.equal", "eq"},
+      {"wsgraph.less", "lt"},  {"wsgraph.less_equal", "le"}, {"wsgraph.greater", "gt"},
+      {"wsgraph.greater_equal", "ge"}, {"wsgraph.and", "and"}, {"wsgraph.or", "or"},
+      {"wsgraph.xor", "xor"}};
+  return kinds;
+}
+const llvm::StringMap<StringRef> &reduceKinds() {
+  static const llvm::StringMap<StringRef> kinds = {{"wsgraph.reduce_sum", "sum"},
+                                                   {"wsgraph.reduce_mean", "sum"},
+                                                   {"wsgraph.reduce_max", "max"},
+                                                   {"wsgraph.reduce_min", "min"}};
+  return kinds;
+}
+/// Ops whose result is their operand's words in the same order.
+bool keepsOrder(Operation *op) {
+  return isa<wg::ReshapeOp, wg::SqueezeOp, wg::UnsqueezeOp>(op) ||
+         op->getName().getStringRef() == "wsgraph.identity";
+}
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+int64_t wordsOf(Value v) { return tensorType(v).getNumElements(); }
+/// How the PE holds a tensor's elements: f32 words, or i32 for integers and booleans.
+StringRef elemOf(Value v) { return isa<FloatType>(tensorType(v).getElementType()) ? "f32" : "i32"; }
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
+/// A table over every multi-index of `shape`, row-major.
+SmallVector<int32_t> tableOver(ArrayRef<int64_t> shape,
+                               function_ref<int64_t(ArrayRef<int64_t>)> at) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  SmallVector<int32_t> t(n);
+  SmallVector<int64_t> idx(shape.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    t[i] = int32_t(at(idx));
+    for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return t;
+}
+
+/// Flat index in `in` (right-aligned, size-1 dimensions broadcast) of a
+/// multi-index of the broadcast shape.
+int64_t broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> idx) {
+  SmallVector<int64_t> s = stridesOf(in);
+  int64_t off = int64_t(idx.size()) - int64_t(in.size()), flat = 0;
+  for (size_t d = 0; d < in.size(); ++d)
+    flat += (in[d] == 1 ? 0 : idx[off + d]) * s[d];
+  return flat;
+}
+
+/// Writes one generic kernel's body.
+class GenericWriter {
+public:
+  GenericWriter(Body &k, const KernelPlan &p, const CostModel &cost)
+      : k(k), b(k.builder()), p(p), cost(cost), op(p.anchor) {}
+
+  /// Returns data bytes per PE and the estimated cycles of one run.
+  FailureOr<std::pair<int64_t, double>> write();
+
+private:
+  wk::AffAttr at(int64_t addr, ArrayRef<int64_t> loop = {}) { return k.aff(addr, loop); }
+  wk::AffAttr count(int64_t n) { return k.aff(n); }
+  Location loc() { return b.getUnknownLoc(); }
+
+  // Instructions, with their element type and cost.
+  void unary(StringRef kind, int64_t dst, int64_t src, int64_t n, StringRef elem = "f32") {
+    wk::UnaryOp::create(b, loc(), kind, at(dst), at(src), count(n), nullptr, nullptr, elem);
+    bool slow = kind != "copy" && kind != "neg" && kind != "abs" && kind != "relu" &&
+                kind != "not" && kind != "to_int" && kind != "to_float" && kind != "floor" &&
+                kind != "ceil";
+    cycles += slow ? cost.transcendental(n) : cost.vector(n);
+  }
+  void vector(StringRef kind, int64_t dst, int64_t lhs, int64_t rhs, int64_t n, StringRef elem) {
+    wk::VectorOp::create(b, loc(), kind, at(dst), at(lhs), at(rhs), count(n), nullptr, nullptr,
+                         elem);
+    cycles += kind == "div" || kind == "pow" || kind == "mod" ? cost.transcendental(n)
+                                                              : cost.vector(n);
+  }
+  void fill(int64_t dst, float value, int64_t n, StringRef elem = "f32") {
+    wk::ImmOp::create(b, loc(), b.getStringAttr("fill"), at(dst), at(dst),
+                      b.getF32FloatAttr(value), count(n), nullptr, nullptr, b.getStringAttr(elem));
+    cycles += cost.vector(n);
+  }
+  void imm(StringRef kind, int64_t dst, int64_t src, float value, int64_t n,
+           StringRef elem = "f32") {
+    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), at(dst), at(src),
+                      b.getF32FloatAttr(value), count(n), nullptr, nullptr, b.getStringAttr(elem));
+    cycles += cost.vector(n);
+  }
+  void indexCopy(int64_t dst, int64_t src, int64_t table, int64_t n, int64_t m) {
+    wk::IndexCopyOp::create(b, loc(), at(dst), at(src), at(table), count(n), count(m), nullptr,
+                            nullptr);
+    cycles += cost.words(n);
+  }
+
+  /// A constant i32 table in SRAM: an operand of the kernel, tiled in.
+  int64_t table(ArrayRef<int32_t> values);
+  /// Operand i of the op: its type, and where the PE holds it.
+  RankedTensorType typeOf(unsigned i) { return tensorType(op->getOperand(i)); }
+  int64_t in(unsigned i) { return inputs[p.operandInput[i]]; }
+  /// Operand i broadcast to `shape`: its own words when the shapes match.
+  int64_t broadcast(unsigned i, ArrayRef<int64_t> shape);
+  /// Words of the inputs' region picked by `t` into a new buffer.
+  int64_t pick(ArrayRef<int32_t> t) {
+    int64_t dst = sram.words(int64_t(t.size()));
+    indexCopy(dst, inputs[0], table(t), int64_t(t.size()), inputWords);
+    return dst;
+  }
+  /// Moves axis `axis` of a tensor of `shape` at `src` last (a new buffer),
+  /// or back from last with `back`.
+  int64_t moveAxisLast(int64_t src, ArrayRef<int64_t> shape, int64_t axis, bool back);
+
+  LogicalResult receiveInputs();
+  void sendResult(int64_t addr);
+  LogicalResult compute();
+  FailureOr<int64_t> elementwise();
+  FailureOr<int64_t> convert();
+  FailureOr<int64_t> reduce();
+  FailureOr<int64_t> softmax(bool log);
+  FailureOr<int64_t> layerNorm();
+  FailureOr<int64_t> matmul(unsigned ai, unsigned bi, bool transA, bool transB);
+  /// A matrix operand of `shape` at addr, repeated over the `batch` dimensions.
+  int64_t spreadOverBatch(int64_t addr, ArrayRef<int64_t> shape, ArrayRef<int64_t> batch);
+  FailureOr<int64_t> gemm();
+  FailureOr<int64_t> linear();
+  FailureOr<int64_t> attention();
+  FailureOr<int64_t> movement();
+  FailureOr<int64_t> gatherByData();
+  /// Matrix products of batches of [m, kk] x [kk, n] at a and bm into dst.
+  void products(int64_t dst, int64_t a, int64_t bm, int64_t batches, int64_t m, int64_t kk,
+                int64_t n, bool sharedB);
+
+  Body &k;
+  OpBuilder &b;
+  const KernelPlan &p;
+  const CostModel &cost;
+  Operation *op;
+  Sram sram;
+  SmallVector<int64_t> inputs; // SRAM address of each operand, in one region
+  int64_t inputWords = 0;
+  double cycles = 0;
+  int64_t result = -1;
+};
+
+int64_t GenericWriter::table(ArrayRef<int32_t> values) {
+  wk::KernelOp kernel = k.kernel();
+  OpBuilder outside(kernel);
+  auto type = RankedTensorType::get({int64_t(values.size())}, b.getI32Type());
+  Value c = wg::ConstantOp::create(outside, kernel.getLoc(),
+                                   DenseIntElementsAttr::get(type, values));
+  unsigned operand = kernel.getInputs().size();
+  kernel.getInputsMutable().append(c);
+  int64_t addr = sram.words(int64_t(values.size()));
+  k.initTile(operand, addr, 1, int64_t(values.size()), {0, 0}, {0, 0});
+  return addr;
+}
+
+int64_t GenericWriter::broadcast(unsigned i, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> own = typeOf(i).getShape();
+  if (own == shape)
+    return in(i);
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  SmallVector<int32_t> t =
+      tableOver(shape, [&](ArrayRef<int64_t> idx) { return broadcastIndex(own, idx); });
+  int64_t dst = sram.words(n);
+  indexCopy(dst, in(i), table(t), n, typeOf(i).getNumElements());
+  return dst;
+}
+
+int64_t GenericWriter::moveAxisLast(int64_t src, ArrayRef<int64_t> shape, int64_t axis,
+                                    bool back) {
+  int64_t rank = int64_t(shape.size());
+  if (axis == rank - 1)
+    return src;
+  SmallVector<int64_t> perm; // the moved layout's dimensions, in the original's terms
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  SmallVector<int64_t> moved;
+  for (int64_t d : perm)
+    moved.push_back(shape[d]);
+  SmallVector<int64_t> s = stridesOf(shape), ms = stridesOf(moved);
+  SmallVector<int32_t> t;
+  if (!back) // moved[i] = original[perm(i)]
+    t = tableOver(moved, [&](ArrayRef<int64_t> idx) {
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat += idx[d] * s[perm[d]];
+      return flat;
+    });
+  else // original[i] = moved[perm^-1(i)]
+    t = tableOver(shape, [&](ArrayRef<int64_t> idx) {
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat += idx[perm[d]] * ms[d];
+      return flat;
+    });
+  int64_t n = int64_t(t.size());
+  int64_t dst = sram.words(n);
+  indexCopy(dst, src, table(t), n, n);
+  return dst;
+}
+
+LogicalResult GenericWriter::receiveInputs() {
+  // Every operand gets room in one region, in order, so that one table can
+  // pick from all of them (a concat).
+  for (Value v : p.inputs) {
+    inputs.push_back(sram.words(std::max<int64_t>(1, wordsOf(v))));
+    inputWords += std::max<int64_t>(1, wordsOf(v));
+  }
+  for (auto [i, v] : llvm::enumerate(p.inputs)) {
+    if (k.isStream(unsigned(i))) {
+      int64_t n = k.words(unsigned(i)), rows = wordsOf(v) / n;
+      int64_t got = 0;
+      k.loop(rows, [&] { got = k.recvAll(unsigned(i), at(inputs[i], {4 * n})); });
+      cycles += cost.words(got * rows);
+    } else if (isa<BlockArgument>(v)) {
+      wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr);
+    } else if (isStatic(v)) {
+      k.initTile(k.operand(unsigned(i)), inputs[i], 1, wordsOf(v), {0, 0}, {0, 0});
+    } else {
+      return op->emitError("operand ") << i << " is neither a stream, a constant nor an input";
+    }
+  }
+  return success();
+}
+
+void GenericWriter::sendResult(int64_t addr) {
+  Value r = p.streamed();
+  int64_t n = streamWords(r), rows = wordsOf(r) / n;
+  k.loop(rows, [&] { k.send("out0", at(addr, {4 * n}), count(n)); });
+  k.outBlocks.push_back(n);
+  cycles += cost.words(wordsOf(r));
+}
+
+FailureOr<std::pair<int64_t, double>> GenericWriter::write() {
+  if (failed(receiveInputs()) || failed(compute()))
+    return failure();
+  sendResult(result);
+  return std::make_pair(sram.next, cycles);
+}
+
+LogicalResult GenericWriter::compute() {
+  StringRef name = op->getName().getStringRef();
+  FailureOr<int64_t> r = failure();
+  if (unaryKinds().count(name) || binaryKinds().count(name) || isa<wg::WhereOp>(op) ||
+      name == "wsgraph.clip")
+    r = elementwise();
+  else if (isa<wg::CastOp>(op))
+    r = convert();
+  else if (reduceKinds().count(name))
+    r = reduce();
+  else if (isa<wg::SoftmaxOp>(op) || name == "wsgraph.log_softmax")
+    r = softmax(name == "wsgraph.log_softmax");
+  else if (isa<wg::LayerNormOp>(op))
+    r = layerNorm();
+  else if (isa<wg::MatmulOp>(op))
+    r = matmul(0, 1, false, false);
+  else if (isa<wg::GemmOp>(op))
+    r = gemm();
+  else if (isa<wg::LinearOp>(op))
+    r = linear();
+  else if (isa<wg::AttentionOp>(op))
+    r = attention();
+  else if (keepsOrder(op))
+    r = in(0);
+  else
+    r = movement();
+  if (failed(r))
+    return failure();
+  result = *r;
+  return success();
+}
+
+FailureOr<int64_t> GenericWriter::elementwise() {
+  StringRef name = op->getName().getStringRef();
+  ArrayRef<int64_t> shape = tensorType(op->getResult(0)).getShape();
+  int64_t n = wordsOf(op->getResult(0));
+  int64_t dst = sram.words(n);
+  StringRef elem = elemOf(op->getOperand(0));
+  if (auto it = unaryKinds().find(name); it != unaryKinds().end()) {
+    StringRef kind = it->second;
+    bool typed = kind == "neg" || kind == "abs" || kind == "relu";
+    unary(kind, dst, in(0), n, typed ? elem : "f32");
+    return dst;
+  }
+  if (auto it = binaryKinds().find(name); it != binaryKinds().end()) {
+    int64_t lhs = broadcast(0, shape), rhs = broadcast(1, shape);
+    vector(it->second, dst, lhs, rhs, n, elem);
+    return dst;
+  }
+  if (isa<wg::WhereOp>(op)) {
+    int64_t c = broadcast(0, shape), x = broadcast(1, shape), y = broadcast(2, shape);
+    wk::SelectOp::create(b, loc(), at(dst), at(c), at(x), at(y), count(n), nullptr, nullptr);
+    cycles += cost.vector(n);
+    return dst;
+  }
+  // clip: max with the lower bound, then min with the upper (either may be
+  // absent: the op's `bounds` attribute, if any, says which operands are which).
+  int64_t from = in(0);
+  SmallVector<std::pair<unsigned, StringRef>> bounds;
+  auto seg = op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
+  bool hasMin = seg ? seg.size() > 1 && seg[1] > 0 : op->getNumOperands() > 1;
+  bool hasMax = seg ? seg.size() > 2 && seg[2] > 0 : op->getNumOperands() > 2;
+  if (hasMin)
+    bounds.push_back({1, "max"});
+  if (hasMax)
+    bounds.push_back({hasMin ? 2u : 1u, "min"});
+  for (auto [i, kind] : bounds) {
+    vector(kind, dst, from, broadcast(i, shape), n, elem);
+    from = dst;
+  }
+  if (from != dst)
+    unary("copy", dst, from, n, elem);
+  return dst;
+}
+
+FailureOr<int64_t> GenericWriter::convert() {
+  Value x = op->getOperand(0), out = op->getResult(0);
+  int64_t n = wordsOf(out), dst = sram.words(n);
+  Type from = tensorType(x).getElementType(), to = tensorType(out).getElementType();
+  if (to.isInteger(1) && !from.isInteger(1)) {
+    // Nonzero is true: not (x == 0).
+    int64_t zero = sram.words(n);
+    fill(zero, 0, n, elemOf(x));
+    vector("eq", dst, in(0), zero, n, elemOf(x));
+    unary("not", dst, dst, n);
+  } else if (isa<FloatType>(from) && !isa<FloatType>(to)) {
+    unary("to_int", dst, in(0), n);
+  } else if (!isa<FloatType>(from) && isa<FloatType>(to)) {
+    unary("to_float", dst, in(0), n);
+  } else {
+    return in(0); // f32 to f32, or integers held alike
+  }
+  return dst;
+}
+
+FailureOr<int64_t> GenericWriter::reduce() {
+  Value x = op->getOperand(0);
+  ArrayRef<int64_t> shape = tensorType(x).getShape();
+  int64_t rank = int64_t(shape.size());
+  auto axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  SmallVector<bool> reduced(rank, !axesAttr || axesAttr.empty());
+  if (axesAttr)
+    for (int64_t a : axesAttr.asArrayRef())
+      reduced[a < 0 ? a + rank : a] = true;
+  // Kept dimensions first, reduced ones last: each result word is a run.
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d])
+      perm.push_back(d);
+  int64_t keptRank = int64_t(perm.size());
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      perm.push_back(d);
+  int64_t runs = 1, run = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i < keptRank ? runs : run) *= shape[perm[i]];
+  if (run == 0)
+    return op->emitError("the generic kernel cannot reduce over an empty dimension");
+  int64_t src = in(0);
+  if (!llvm::is_sorted(perm)) {
+    SmallVector<int64_t> moved;
+    for (int64_t d : perm)
+      moved.push_back(shape[d]);
+    SmallVector<int64_t> s = stridesOf(shape);
+    SmallVector<int32_t> t = tableOver(moved, [&](ArrayRef<int64_t> idx) {
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat += idx[d] * s[perm[d]];
+      return flat;
+    });
+    src = sram.words(runs * run);
+    indexCopy(src, in(0), table(t), runs * run, runs * run);
+  }
+  StringRef name = op->getName().getStringRef();
+  StringRef elem = elemOf(x);
+  int64_t dst = sram.words(runs);
+  k.loop(runs, [&] {
+    wk::ReduceOp::create(b, loc(), reduceKinds().lookup(name), at(dst, {4}), at(src, {4 * run}),
+                         count(run), nullptr, nullptr, elem);
+  });
+  cycles += double(runs) * cost.vector(run);
+  if (name == "wsgraph.reduce_mean")
+    imm("mul", dst, dst, float(1.0 / double(run)), runs);
+  return dst;
+}
+
+FailureOr<int64_t> GenericWriter::softmax(bool log) {
+  ArrayRef<int64_t> shape = typeOf(0).getShape();
+  int64_t rank = int64_t(shape.size());
+  int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t n = typeOf(0).getNumElements(), run = shape[axis], runs = n / run;
+  int64_t rows = moveAxisLast(in(0), shape, axis, false);
+  int64_t dst = rows == in(0) ? sram.words(n) : rows;
+  int64_t s = sram.words(1), e = log ? sram.words(run) : 0;
+  k.loop(runs, [&] {
+    wk::AffAttr row = at(rows, {4 * run}), out = at(dst, {4 * run});
+    wk::ReduceOp::create(b, loc(), "max", at(s), row, count(run), nullptr, nullptr);
+    wk::ScalarOp::create(b, loc(), "sub", out, row, at(s), count(run), nullptr, nullptr);
+    wk::UnaryOp::create(b, loc(), "exp", log ? at(e) : out, out, count(run), nullptr, nullptr);
+    wk::ReduceOp::create(b, loc(), "sum", at(s), log ? at(e) : out, count(run), nullptr, nullptr);
+    if (log) {
+      wk::UnaryOp::create(b, loc(), "log", at(s), at(s), count(1), nullptr, nullptr);
+      wk::ScalarOp::create(b, loc(), "sub", out, out, at(s), count(run), nullptr, nullptr);
+    } else {
+      wk::ScalarOp::create(b, loc(), "div", out, out, at(s), count(run), nullptr, nullptr);
+    }
+  });
+  cycles += double(runs) * (3 * cost.vector(run) + 2 * cost.transcendental(run));
+  return moveAxisLast(dst, shape, axis, true);
+}
+
+FailureOr<int64_t> GenericWriter::layerNorm() {
+  auto ln = cast<wg::LayerNormOp>(op);
+  ArrayRef<int64_t> shape = typeOf(0).getShape();
+  int64_t rank = int64_t(shape.size()), axis = ln.getAxis();
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t n = typeOf(0).getNumElements(), run = 1;
+  for (int64_t d = axis; d < rank; ++d)
+    run *= shape[d];
+  int64_t runs = n / run;
+  SmallVector<int64_t> tail(shape.drop_front(axis));
+  int64_t scale = broadcast(1, tail), bias = ln.getBias() ? broadcast(2, tail) : -1;
+  int64_t dst = sram.words(n), sq = sram.words(run), s = sram.words(1);
+  float inv = float(1.0 / double(run));
+  k.loop(runs, [&] {
+    wk::AffAttr x = at(in(0), {4 * run}), out = at(dst, {4 * run});
+    wk::ReduceOp::create(b, loc(), "sum", at(s), x, count(run), nullptr, nullptr);
+    wk::ImmOp::create(b, loc(), b.getStringAttr("mul"), at(s), at(s), b.getF32FloatAttr(inv),
+                      count(1), nullptr, nullptr, b.getStringAttr("f32"));
+    wk::ScalarOp::create(b, loc(), "sub", out, x, at(s), count(run), nullptr, nullptr);
+    wk::VectorOp::create(b, loc(), "mul", at(sq), out, out, count(run), nullptr, nullptr);
+    wk::ReduceOp::create(b, loc(), "sum", at(s), at(sq), count(run), nullptr, nullptr);
+    wk::ImmOp::create(b, loc(), b.getStringAttr("mul"), at(s), at(s), b.getF32FloatAttr(inv),
+                      count(1), nullptr, nullptr, b.getStringAttr("f32"));
+    wk::ImmOp::create(b, loc(), b.getStringAttr("add"), at(s), at(s), ln.getEpsilonAttr(),
+                      count(1), nullptr, nullptr, b.getStringAttr("f32"));
+    wk::UnaryOp::create(b, loc(), "rsqrt", at(s), at(s), count(1), nullptr, nullptr);
+    wk::ScalarOp::create(b, loc(), "mul", out, out, at(s), count(run), nullptr, nullptr);
+    wk::VectorOp::create(b, loc(), "mul", out, out, at(scale), count(run), nullptr, nullptr);
+    if (bias >= 0)
+      wk::VectorOp::create(b, loc(), "add", out, out, at(bias), count(run), nullptr, nullptr);
+  });
+  cycles += double(runs) * (7 * cost.vector(run) + cost.transcendental(1));
+  return dst;
+}
+
+void GenericWriter::products(int64_t dst, int64_t a, int64_t bm, int64_t batches, int64_t m,
+                             int64_t kk, int64_t n, bool sharedB) {
+  // Row i of batch j: dst[j, i, :] = a[j, i, :] x b[j].
+  k.loop(batches, [&] {
+    k.loop(m, [&] {
+      wk::MatvecOp::create(b, loc(), at(dst, {4 * n, 4 * m * n}),
+                           at(bm, {0, sharedB ? 0 : 4 * kk * n}), at(a, {4 * kk, 4 * m * kk}),
+                           count(kk), count(n), /*transposed=*/true, false, "f32", nullptr,
+                           nullptr);
+    });
+  });
+  cycles += double(batches * m) * cost.matvec(kk, n);
+}
+
+FailureOr<int64_t> GenericWriter::matmul(unsigned ai, unsigned bi, bool transA, bool transB) {
+  SmallVector<int64_t> as(typeOf(ai).getShape()), bs(typeOf(bi).getShape());
+  int64_t aAddr = in(ai), bAddr = in(bi);
+  if (transA)
+    aAddr = moveAxisLast(aAddr, as, 0, false), std::swap(as[0], as[1]);
+  if (transB)
+    bAddr = moveAxisLast(bAddr, bs, 0, false), std::swap(bs[0], bs[1]);
+  // 1-D operands: a row vector on the left, a column on the right.
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  int64_t m = as[as.size() - 2], kk = as.back(), n = bs.back();
+  ArrayRef<int64_t> aBatch = ArrayRef<int64_t>(as).drop_back(2),
+                    bBatch = ArrayRef<int64_t>(bs).drop_back(2);
+  SmallVector<int64_t> batch;
+  size_t rank = std::max(aBatch.size(), bBatch.size());
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t x = d + aBatch.size() >= rank ? aBatch[d + aBatch.size() - rank] : 1;
+    int64_t y = d + bBatch.size() >= rank ? bBatch[d + bBatch.size() - rank] : 1;
+    batch.push_back(std::max(x, y));
+  }
+  int64_t batches = 1;
+  for (int64_t d : batch)
+    batches *= d;
+  bool sharedB = llvm::all_of(bBatch, [](int64_t d) { return d == 1; });
+  aAddr = spreadOverBatch(aAddr, as, batch);
+  if (!sharedB)
+    bAddr = spreadOverBatch(bAddr, bs, batch);
+  int64_t dst = sram.words(batches * m * n);
+  products(dst, aAddr, bAddr, batches, m, kk, n, sharedB);
+  return dst;
+}
+
+int64_t GenericWriter::spreadOverBatch(int64_t addr, ArrayRef<int64_t> shape,
+                                       ArrayRef<int64_t> batch) {
+  SmallVector<int64_t> full(batch);
+  full.append(shape.end() - 2, shape.end());
+  if (ArrayRef<int64_t>(full) == shape)
+    return addr;
+  int64_t own = 1;
+  for (int64_t d : shape)
+    own *= d;
+  SmallVector<int32_t> t =
+      tableOver(full, [&](ArrayRef<int64_t> idx) { return broadcastIndex(shape, idx); });
+  int64_t dst = sram.words(int64_t(t.size()));
+  indexCopy(dst, addr, table(t), int64_t(t.size()), own);
+  return dst;
+}
+
+FailureOr<int64_t> GenericWriter::gemm() {
+  auto g = cast<wg::GemmOp>(op);
+  FailureOr<int64_t> ab = matmul(0, 1, g.getTransA(), g.getTransB());
+  if (failed(ab))
+    return failure();
+  ArrayRef<int64_t> shape = g.getType().getShape();
+  int64_t n = g.getType().getNumElements();
+  float alpha = g.getAlpha().convertToFloat(), beta = g.getBeta().convertToFloat();
+  if (alpha != 1.0f)
+    imm("mul", *ab, *ab, alpha, n);
+  if (g.getC() && beta != 0.0f) {
+    int64_t c = broadcast(2, shape), t = sram.words(n);
+    imm("mul", t, c, beta, n);
+    vector("add", *ab, *ab, t, n, "f32");
+  }
+  return *ab;
+}
+
+FailureOr<int64_t> GenericWriter::linear() {
+  auto l = cast<wg::LinearOp>(op);
+  FailureOr<int64_t> y = matmul(0, 1, false, false);
+  if (failed(y) || !l.getBias())
+    return y;
+  ArrayRef<int64_t> shape = l.getType().getShape();
+  vector("add", *y, *y, broadcast(2, shape), l.getType().getNumElements(), "f32");
+  return *y;
+}
+
+FailureOr<int64_t> GenericWriter::attention() {
+  auto attn = cast<wg::AttentionOp>(op);
+  ArrayRef<int64_t> qs = attn.getQuery().getType().getShape(),
+                    ks = attn.getKey().getType().getShape();
+  if (qs.size() != 4 || ks != attn.getValue().getType().getShape() || qs[0] != ks[0] ||
+      qs[1] != ks[1] || qs[3] != ks[3])
+    return op->emitError("the generic attention takes q, k and v of [batch, heads, tokens, d]");
+  int64_t bh = qs[0] * qs[1], tq = qs[2], tk = ks[2], d = qs[3];
+  // Scores: q x k^T, one row per query (k's rows are the matrix).
+  int64_t scores = sram.words(bh * tq * tk);
+  k.loop(bh, [&] {
+    k.loop(tq, [&] {
+      wk::MatvecOp::create(b, loc(), at(scores, {4 * tk, 4 * tq * tk}),
+                           at(in(1), {0, 4 * tk * d}), at(in(0), {4 * d, 4 * tq * d}),
+                           count(tk), count(d), false, false, "f32", nullptr, nullptr);
+    });
+  });
+  cycles += double(bh * tq) * cost.matvec(tk, d);
+  imm("mul", scores, scores, attn.getScale().convertToFloat(), bh * tq * tk);
+  if (attn.getCausal()) { // the last tq keys are the queries' own positions
+    int64_t off = tk - tq, all = bh * tq * tk;
+    SmallVector<int32_t> keep = tableOver({bh, tq, tk}, [&](ArrayRef<int64_t> idx) {
+      return idx[2] > idx[1] + off ? 0 : 1;
+    });
+    int64_t minus = sram.words(all);
+    fill(minus, -std::numeric_limits<float>::infinity(), all);
+    wk::SelectOp::create(b, loc(), at(scores), at(table(keep)), at(scores), at(minus),
+                         count(all), nullptr, nullptr);
+    cycles += cost.vector(all);
+  }
+  int64_t s = sram.words(1);
+  k.loop(bh * tq, [&] {
+    wk::AffAttr row = at(scores, {4 * tk});
+    wk::ReduceOp::create(b, loc(), "max", at(s), row, count(tk), nullptr, nullptr);
+    wk::ScalarOp::create(b, loc(), "sub", row, row, at(s), count(tk), nullptr, nullptr);
+    wk::UnaryOp::create(b, loc(), "exp", row, row, count(tk), nullptr, nullptr);
+    wk::ReduceOp::create(b, loc(), "sum", at(s), row, count(tk), nullptr, nullptr);
+    wk::ScalarOp::create(b, loc(), "div", row, row, at(s), count(tk), nullptr, nullptr);
+  });
+  cycles += double(bh * tq) * (3 * cost.vector(tk) + 2 * cost.transcendental(tk));
+  int64_t dst = sram.words(bh * tq * d);
+  products(dst, scores, in(2), bh, tq, tk, d, false);
+  return dst;
+}
+
+FailureOr<int64_t> GenericWriter::movement() {
+  Operation *o = op;
+  Value out = p.streamed();
+  ArrayRef<int64_t> os = tensorType(out).getShape();
+  ArrayRef<int64_t> is = typeOf(0).getShape();
+  SmallVector<int64_t> s = stridesOf(is);
+  std::function<int64_t(ArrayRef<int64_t>)> src;
+  if (auto t = dyn_cast<wg::TransposeOp>(o)) {
+    ArrayRef<int64_t> perm = t.getPerm();
+    src = [=](ArrayRef<int64_t> idx) {
+      int64_t f = 0;
+      for (size_t d = 0; d < perm.size(); ++d)
+        f += idx[d] * s[perm[d]];
+      return f;
+    };
+  } else if (isa<wg::ExpandOp>(o)) {
+    src = [=](ArrayRef<int64_t> idx) { return broadcastIndex(is, idx); };
+  } else if (auto sl = dyn_cast<wg::SliceOp>(o)) {
+    ArrayRef<int64_t> off = sl.getOffsets(), st = sl.getStrides();
+    src = [=](ArrayRef<int64_t> idx) {
+      int64_t f = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        f += (off[d] + idx[d] * st[d]) * s[d];
+      return f;
+    };
+  } else if (auto sp = dyn_cast<wg::SplitOp>(o)) {
+    int64_t axis = *wg::normalizeAxis(sp.getAxis(), int64_t(is.size()));
+    int64_t start = 0;
+    for (unsigned r = 0; r < cast<OpResult>(out).getResultNumber(); ++r)
+      start += sp.getSizes()[r];
+    src = [=](ArrayRef<int64_t> idx) {
+      int64_t f = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        f += (idx[d] + (int64_t(d) == axis ? start : 0)) * s[d];
+      return f;
+    };
+  } else if (auto c = dyn_cast<wg::ConcatOp>(o)) {
+    int64_t axis = *wg::normalizeAxis(c.getAxis(), int64_t(os.size()));
+    SmallVector<int64_t> starts, bases; // where each operand begins along the axis, in SRAM
+    SmallVector<SmallVector<int64_t>> strides;
+    int64_t along = 0;
+    for (unsigned i = 0; i < o->getNumOperands(); ++i) {
+      starts.push_back(along), along += typeOf(i).getDimSize(axis);
+      bases.push_back((in(i) - inputs[0]) / 4);
+      strides.push_back(stridesOf(typeOf(i).getShape()));
+    }
+    src = [=](ArrayRef<int64_t> idx) {
+      size_t i = llvm::upper_bound(starts, idx[axis]) - starts.begin() - 1;
+      int64_t f = bases[i];
+      for (size_t d = 0; d < idx.size(); ++d)
+        f += (idx[d] - (int64_t(d) == axis ? starts[i] : 0)) * strides[i][d];
+      return f;
+    };
+  } else if (auto tr = dyn_cast<wg::TriluOp>(o)) {
+    bool upper = tr.getUpper();
+    int64_t kk = tr.getK(), rank = int64_t(is.size());
+    src = [=](ArrayRef<int64_t> idx) -> int64_t {
+      int64_t i = idx[rank - 2], j = idx[rank - 1];
+      if (upper ? j - i < kk : j - i > kk)
+        return -1;
+      int64_t f = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        f += idx[d] * s[d];
+      return f;
+    };
+  } else if (o->getName().getStringRef() == "wsgraph.tile") {
+    src = [=](ArrayRef<int64_t> idx) {
+      int64_t f = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        f += (idx[d] % is[d]) * s[d];
+      return f;
+    };
+  } else if (isa<wg::GatherOp>(o) || o->getName().getStringRef() == "wsgraph.gather_elements") {
+    return gatherByData();
+  } else {
+    return o->emitError("'") << o->getName() << "' has no generic kernel";
+  }
+  return pick(tableOver(os, src));
+}
+
+/// Gather and gather-elements: the table is computed in SRAM from the
+/// indices (they may be data), then one indexed copy picks the words.
+FailureOr<int64_t> GenericWriter::gatherByData() {
+  bool elements = !isa<wg::GatherOp>(op);
+  ArrayRef<int64_t> is = typeOf(0).getShape();
+  ArrayRef<int64_t> js = typeOf(1).getShape();
+  ArrayRef<int64_t> os = tensorType(op->getResult(0)).getShape();
+  int64_t rank = int64_t(is.size());
+  int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
+  axis = axis < 0 ? axis + rank : axis;
+  SmallVector<int64_t> s = stridesOf(is);
+  int64_t n = tensorType(op->getResult(0)).getNumElements();
+  int64_t dim = is[axis];
+  // Each result word's index word, and the rest of its source offset.
+  SmallVector<int32_t> which = tableOver(os, [&](ArrayRef<int64_t> idx) {
+    if (elements)
+      return broadcastIndex(js, idx);
+    int64_t f = 0, jr = int64_t(js.size());
+    SmallVector<int64_t> js_s = stridesOf(js);
+    for (int64_t d = 0; d < jr; ++d)
+      f += idx[axis + d] * js_s[d];
+    return f;
+  });
+  SmallVector<int32_t> rest = tableOver(os, [&](ArrayRef<int64_t> idx) {
+    int64_t f = 0, jr = elements ? 1 : int64_t(js.size());
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis)
+        continue;
+      int64_t at = d < axis ? d : d - 1 + jr;
+      f += idx[at] * s[d];
+    }
+    return f;
+  });
+  int64_t ind = sram.words(n), neg = sram.words(n), zero = sram.words(n);
+  indexCopy(ind, in(1), table(which), n, typeOf(1).getNumElements());
+  // Negative indices count from the end: idx + (idx < 0) * dim.
+  fill(zero, 0, n, "i32");
+  vector("lt", neg, ind, zero, n, "i32");
+  imm("mul", neg, neg, float(dim), n, "i32");
+  vector("add", ind, ind, neg, n, "i32");
+  imm("mul", ind, ind, float(s[axis]), n, "i32");
+  vector("add", ind, ind, table(rest), n, "i32");
+  int64_t dst = sram.words(n);
+  indexCopy(dst, in(0), ind, n, typeOf(0).getNumElements());
+  return dst;
+}
+
+} // namespace
+
+int64_t wsc::lowering::streamWords(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.getRank() == 0 ? 1 : std::max<int64_t>(1, t.getShape().back());
+}
+
+bool wsc::lowering::hasGenericKernel(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (unaryKinds().count(name) || binaryKinds().count(name) || reduceKinds().count(name) ||
+      keepsOrder(op))
+    return true;
+  return isa<wg::WhereOp, wg::CastOp, wg::SoftmaxOp, wg::LayerNormOp, wg::MatmulOp, wg::GemmOp,
+             wg::LinearOp, wg::AttentionOp, wg::TransposeOp, wg::ExpandOp, wg::SliceOp,
+             wg::SplitOp, wg::ConcatOp, wg::TriluOp, wg::GatherOp>(op) ||
+         llvm::is_contained({"wsgraph.clip", "wsgraph.log_softmax", "wsgraph.tile",
+                             "wsgraph.gather_elements"},
+                            name);
+}
+
+KernelPlan wsc::lowering::planGeneric(Operation *op, unsigned result, StringRef name) {
+  KernelPlan plan;
+  plan.anchor = op;
+  plan.result = result;
+  plan.kind = "generic";
+  plan.name = name.str();
+  plan.blocked = false;
+  for (Value v : op->getOperands()) {
+    auto it = llvm::find(plan.inputs, v);
+    plan.operandInput.push_back(unsigned(it - plan.inputs.begin()));
+    if (it == plan.inputs.end())
+      plan.inputs.push_back(v);
+  }
+  plan.work = double(std::max<int64_t>(1, wordsOf(op->getResult(result))));
+  plan.size = [](KernelPlan &p) { p.h = 1, p.w = 1; };
+  return plan;
+}
+
+std::pair<int64_t, double> wsc::lowering::writeGenericBody(Body &k, const KernelPlan &p,
+                                                           const CostModel &cost,
+                                                           int64_t tokensPerRun) {
+  GenericWriter writer(k, p, cost);
+  FailureOr<std::pair<int64_t, double>> r = writer.write();
+  if (failed(r))
+    return {-1, 0};
+  return {r->first, r->second / double(std::max<int64_t>(1, tokensPerRun))};
+}
