@@ -93,6 +93,12 @@ bool isTranscendental(Op op) {
   case wafer::GELU:
   case wafer::DIV:
   case wafer::DIV_S:
+  case wafer::LOG:
+  case wafer::SIN:
+  case wafer::COS:
+  case wafer::SIGMOID:
+  case wafer::POW:
+  case wafer::RECIPROCAL:
     return true;
   default:
     return false;
@@ -118,9 +124,61 @@ float unary(Op op, float x) {
     double d = x;
     return float(0.5 * d * (1.0 + std::erf(d * 0.70710678118654752440)));
   }
+  case wafer::LOG:
+    return std::log(x);
+  case wafer::ABS:
+    return std::fabs(x);
+  case wafer::SIN:
+    return std::sin(x);
+  case wafer::COS:
+    return std::cos(x);
+  case wafer::SIGMOID:
+    return 1.0f / (1.0f + std::exp(-x));
+  case wafer::RECIPROCAL:
+    return 1.0f / x;
+  case wafer::RELU: // max(x, 0) as MAX: a NaN stays
+    return std::isnan(x) || x > 0.0f ? x : 0.0f;
+  case wafer::FLOOR:
+    return std::floor(x);
+  case wafer::CEIL:
+    return std::ceil(x);
   default:
     return x;
   }
+}
+
+/// unary's int32 twin (NEG, ABS, RELU), wrapping: -INT32_MIN is INT32_MIN.
+int32_t unaryI(Op op, int32_t x) {
+  switch (op) {
+  case wafer::NEG:
+    return int32_t(0u - uint32_t(x));
+  case wafer::ABS:
+    return x < 0 ? int32_t(0u - uint32_t(x)) : x;
+  case wafer::RELU:
+    return std::max(x, 0);
+  default:
+    return x;
+  }
+}
+
+/// f32 -> int32 toward zero, saturating; NaN -> 0 (TO_INT).
+int32_t toInt(float x) {
+  if (std::isnan(x))
+    return 0;
+  if (x >= 2147483648.0f)
+    return INT32_MAX;
+  if (x <= -2147483648.0f)
+    return INT32_MIN;
+  return int32_t(x);
+}
+
+/// A double, truncated toward zero, modulo 2^32 as a two's complement
+/// int32 (a wrapping cast); NaN and infinities give 0 (I32 POW).
+int32_t wrapToInt(double d) {
+  if (!std::isfinite(d))
+    return 0;
+  double r = std::fmod(std::trunc(d), 4294967296.0); // exact, |r| < 2^32
+  return int32_t(uint32_t(int64_t(r)));
 }
 
 float binary(Op op, float a, float b) {
@@ -141,9 +199,119 @@ float binary(Op op, float a, float b) {
     return a / b;
   case wafer::MAX:
     return std::isnan(a) || a > b ? a : b;
+  case wafer::MIN:
+    return std::isnan(a) || a < b ? a : b;
+  case wafer::POW:
+    return std::pow(a, b); // the float overload: powf
+  case wafer::MOD: { // the divisor's sign, as Python's float %
+    float r = std::fmod(a, b);
+    if (r != 0.0f)
+      return (r < 0.0f) != (b < 0.0f) ? r + b : r;
+    return std::copysign(0.0f, b);
+  }
   default:
     return a;
   }
+}
+
+/// binary's int32 twin, wrapping; DIV truncates, MOD takes the divisor's
+/// sign. The caller has refused a zero divisor.
+int32_t binaryI(Op op, int32_t a, int32_t b) {
+  uint32_t ua = uint32_t(a), ub = uint32_t(b);
+  switch (op) {
+  case wafer::ADD:
+  case wafer::ADD_S:
+  case wafer::ADD_I:
+    return int32_t(ua + ub);
+  case wafer::SUB:
+  case wafer::SUB_S:
+    return int32_t(ua - ub);
+  case wafer::MUL:
+  case wafer::MUL_S:
+  case wafer::MUL_I:
+    return int32_t(ua * ub);
+  case wafer::DIV:
+  case wafer::DIV_S:
+    return b == -1 ? int32_t(0u - ua) : a / b; // INT32_MIN / -1 wraps
+  case wafer::MOD: {
+    int32_t r = b == -1 ? 0 : a % b;
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+  }
+  case wafer::MAX:
+    return std::max(a, b);
+  case wafer::MIN:
+    return std::min(a, b);
+  case wafer::POW:
+    return wrapToInt(std::pow(double(a), double(b)));
+  default:
+    return a;
+  }
+}
+
+/// EQ..GE on two operands of one type.
+template <class T> bool compare(Op op, T a, T b) {
+  switch (op) {
+  case wafer::EQ:
+    return a == b;
+  case wafer::LT:
+    return a < b;
+  case wafer::LE:
+    return a <= b;
+  case wafer::GT:
+    return a > b;
+  default: // GE
+    return a >= b;
+  }
+}
+
+/// The result word of a two-operand op on words a and b: a value of `type`
+/// for arithmetic, int32 1 or 0 for a comparison or a logic op.
+uint32_t binaryWord(Op op, wafer::ElemType type, uint32_t a, uint32_t b) {
+  bool i32 = type == wafer::ELEM_I32;
+  switch (op) {
+  case wafer::EQ:
+  case wafer::LT:
+  case wafer::LE:
+  case wafer::GT:
+  case wafer::GE:
+    return i32 ? compare(op, int32_t(a), int32_t(b)) : compare(op, asF(a), asF(b));
+  case wafer::AND:
+    return a && b;
+  case wafer::OR:
+    return a || b;
+  case wafer::XOR:
+    return !a != !b;
+  default:
+    return i32 ? uint32_t(binaryI(op, int32_t(a), int32_t(b))) : asW(binary(op, asF(a), asF(b)));
+  }
+}
+
+/// The result word of a one-operand op on word x.
+uint32_t unaryWord(Op op, wafer::ElemType type, uint32_t x) {
+  switch (op) {
+  case wafer::NOT:
+    return x == 0;
+  case wafer::TO_INT:
+    return uint32_t(toInt(asF(x)));
+  case wafer::TO_FLOAT:
+    return asW(float(int32_t(x)));
+  default:
+    return type == wafer::ELEM_I32 ? uint32_t(unaryI(op, int32_t(x))) : asW(unary(op, asF(x)));
+  }
+}
+
+/// The integer DIV and MOD, whose zero divisor faults.
+bool dividesInt(const Instr &in) {
+  return in.type == wafer::ELEM_I32 &&
+         (in.op == wafer::DIV || in.op == wafer::DIV_S || in.op == wafer::MOD);
+}
+
+/// The immediate of ADD_I, MUL_I and FILL as a word of the instruction's
+/// type: I32 rounds it to the nearest int32 (halves away from zero), saturating.
+uint32_t immWord(const Instr &in) {
+  if (in.type != wafer::ELEM_I32)
+    return asW(in.imm);
+  return uint32_t(toInt(std::round(in.imm)));
 }
 
 /// End of a byte range for messages; saturates instead of overflowing.
@@ -177,6 +345,27 @@ private:
   /// dst (+)= W x of MATVEC (`mv`) or VECMAT, W rows x cols at word w.
   void multiply(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst, uint32_t w,
                 const float *x);
+  /// dst[i] = a[i] op b[i * bStep] for n words at word indices d and a; b
+  /// is SRAM or a scalar the caller read. A zero int32 divisor faults.
+  Step binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, const uint32_t *b,
+                uint64_t bStep);
+  /// dst[i] = f(a[i]) for the one-operand ops, n words at word indices d and a.
+  void unaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a);
+  /// REDUCE_SUM/MAX/MIN of the n words at a, as a word of the instruction's type.
+  uint32_t reduce(const Instr &in, uint64_t n, uint32_t a) const;
+  /// SELECT: dst[i] = cond[i] != 0 ? a[i] : b[i], raw words.
+  Step select(const Instr &in, uint64_t n);
+  /// INDEX_COPY of n words from an m-word source through an index table.
+  Step indexCopy(const Instr &in, uint64_t n, uint64_t m);
+  /// Where the n words a result goes to: dst itself, or a scratch buffer
+  /// when dst overlaps a source (whose words must all be read first).
+  uint32_t *resultWords(uint32_t d, uint64_t n, bool overlaps) {
+    static thread_local std::vector<uint32_t> scratch;
+    if (!overlaps)
+      return s_.sram + d;
+    scratch.resize(n);
+    return scratch.data();
+  }
   int64_t eval(const Affine &a) const {
     // Unsigned arithmetic wraps instead of overflowing; the range checks catch garbage.
     uint64_t v = uint64_t(a.base);
@@ -355,6 +544,181 @@ void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d
     std::memcpy(out, sums, len * 4);
 }
 
+/// out[i] = fn(x[i], y[i * step]) over fp32 words, step 0 or 1: with the op
+/// known here the loop vectorizes (the compiler checks the overlap of out
+/// with x and y at run time, and keeps element order when they overlap).
+template <class Fn>
+void eachF32(SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, uint64_t n, Fn fn) {
+  if (step) {
+    for (uint64_t i = 0; i < n; ++i)
+      out[i] = fn(x[i], y[i]);
+    return;
+  }
+  float s = y[0];
+  for (uint64_t i = 0; i < n; ++i)
+    out[i] = fn(x[i], s);
+}
+
+/// The fp32 arithmetic ops of a model's hot loops (ADD, SUB, MUL, DIV, MAX,
+/// MIN and their _S and _I forms) at vector speed; false for the others.
+bool fastF32(Op op, SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, uint64_t n) {
+  switch (op) {
+  case wafer::ADD:
+  case wafer::ADD_S:
+  case wafer::ADD_I:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a + b; });
+    return true;
+  case wafer::SUB:
+  case wafer::SUB_S:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a - b; });
+    return true;
+  case wafer::MUL:
+  case wafer::MUL_S:
+  case wafer::MUL_I:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a * b; });
+    return true;
+  case wafer::DIV:
+  case wafer::DIV_S:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a / b; });
+    return true;
+  case wafer::MAX:
+    eachF32(out, x, y, step, n, [](float a, float b) { return binary(wafer::MAX, a, b); });
+    return true;
+  case wafer::MIN:
+    eachF32(out, x, y, step, n, [](float a, float b) { return binary(wafer::MIN, a, b); });
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// out[i] = fn(x[i]) over n fp32 words.
+template <class Fn> void eachF32(SramF32 *out, const SramF32 *x, uint64_t n, Fn fn) {
+  for (uint64_t i = 0; i < n; ++i)
+    out[i] = fn(x[i]);
+}
+
+/// The one-operand fp32 ops, the cheap ones in loops of their own (they
+/// vectorize); the transcendental ones are bound by their libm calls.
+void unaryF32(Op op, SramF32 *out, const SramF32 *x, uint64_t n) {
+  switch (op) {
+  case wafer::NEG:
+    return eachF32(out, x, n, [](float v) { return -v; });
+  case wafer::ABS:
+    return eachF32(out, x, n, [](float v) { return unary(wafer::ABS, v); });
+  case wafer::RELU:
+    return eachF32(out, x, n, [](float v) { return unary(wafer::RELU, v); });
+  case wafer::FLOOR:
+    return eachF32(out, x, n, [](float v) { return std::floor(v); });
+  case wafer::CEIL:
+    return eachF32(out, x, n, [](float v) { return std::ceil(v); });
+  default:
+    return eachF32(out, x, n, [op](float v) { return unary(op, v); });
+  }
+}
+
+void Core::unaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a) {
+  bool floats = in.type == wafer::ELEM_F32 && in.op != wafer::NOT && in.op != wafer::TO_INT &&
+                in.op != wafer::TO_FLOAT;
+  if (floats)
+    return unaryF32(in.op, words(d), words(a), n);
+  for (uint64_t i = 0; i < n; ++i)
+    s_.sram[d + i] = unaryWord(in.op, in.type, s_.sram[a + i]);
+}
+
+/// Whether word ranges [a, a + an) and [b, b + bn) share a word.
+bool overlap(uint32_t a, uint64_t an, uint32_t b, uint64_t bn) {
+  return an && bn && a < b + bn && b < a + an;
+}
+
+Core::Step Core::binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, const uint32_t *b,
+                          uint64_t bStep) {
+  // Element i is read before it is written, so dst may equal a source.
+  uint32_t *w = s_.sram;
+  if (in.type == wafer::ELEM_F32 &&
+      fastF32(in.op, words(d), words(a), reinterpret_cast<const SramF32 *>(b), bStep, n))
+    return Step::Next;
+  bool zeroFaults = dividesInt(in);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint32_t y = b[i * bStep];
+    if (zeroFaults && y == 0)
+      return fault(in, "division by zero",
+                   fmt::format("element {}: int32 {} by 0", i, int32_t(w[a + i])));
+    w[d + i] = binaryWord(in.op, in.type, w[a + i], y);
+  }
+  return Step::Next;
+}
+
+/// REDUCE_SUM (from 0), REDUCE_MAX (from -inf) or REDUCE_MIN (from +inf)
+/// of n floats in index order, one loop per op.
+float reduceF32(Op op, const SramF32 *x, uint64_t n) {
+  const float inf = std::numeric_limits<float>::infinity();
+  float acc = op == wafer::REDUCE_SUM ? 0.0f : op == wafer::REDUCE_MAX ? -inf : inf;
+  if (op == wafer::REDUCE_SUM)
+    for (uint64_t i = 0; i < n; ++i)
+      acc += x[i];
+  else if (op == wafer::REDUCE_MAX)
+    for (uint64_t i = 0; i < n; ++i)
+      acc = binary(wafer::MAX, acc, x[i]);
+  else
+    for (uint64_t i = 0; i < n; ++i)
+      acc = binary(wafer::MIN, acc, x[i]);
+  return acc;
+}
+
+/// reduceF32's int32 twin: sums wrap; MAX from INT32_MIN, MIN from INT32_MAX.
+int32_t reduceI32(Op op, const uint32_t *x, uint64_t n) {
+  Op elem = op == wafer::REDUCE_SUM ? wafer::ADD : op == wafer::REDUCE_MAX ? wafer::MAX : wafer::MIN;
+  int32_t acc = elem == wafer::ADD ? 0 : elem == wafer::MAX ? INT32_MIN : INT32_MAX;
+  for (uint64_t i = 0; i < n; ++i)
+    acc = binaryI(elem, acc, int32_t(x[i]));
+  return acc;
+}
+
+uint32_t Core::reduce(const Instr &in, uint64_t n, uint32_t a) const {
+  if (in.type == wafer::ELEM_I32)
+    return uint32_t(reduceI32(in.op, s_.sram + a, n));
+  return asW(reduceF32(in.op, reinterpret_cast<const SramF32 *>(s_.sram + a), n));
+}
+
+Core::Step Core::select(const Instr &in, uint64_t n) {
+  uint32_t d, c, a, b;
+  if (!span(in, 0, n, d) || !span(in, 1, n, c) || !span(in, 2, n, a) || !span(in, 3, n, b))
+    return Step::Fault;
+  const uint32_t *w = s_.sram;
+  bool overlaps = overlap(d, n, c, n) || overlap(d, n, a, n) || overlap(d, n, b, n);
+  uint32_t *out = resultWords(d, n, overlaps);
+  for (uint64_t i = 0; i < n; ++i)
+    out[i] = w[c + i] ? w[a + i] : w[b + i];
+  if (overlaps)
+    std::memcpy(s_.sram + d, out, n * 4);
+  return Step::Next;
+}
+
+Core::Step Core::indexCopy(const Instr &in, uint64_t n, uint64_t m) {
+  uint32_t d, a, x;
+  if (!span(in, 0, n, d) || !span(in, 1, m, a) || !span(in, 2, n, x))
+    return Step::Fault;
+  const uint32_t *w = s_.sram;
+  bool overlaps = overlap(d, n, a, m) || overlap(d, n, x, n);
+  uint32_t *out = resultWords(d, n, overlaps);
+  for (uint64_t i = 0; i < n; ++i) {
+    int32_t j = int32_t(w[x + i]);
+    if (j >= 0 && uint64_t(j) < m)
+      out[i] = w[a + uint32_t(j)];
+    else if (j == -1)
+      out[i] = 0;
+    else
+      return fault(in, "index out of range",
+                   fmt::format("index {} at i = {} is neither -1 nor in [0, m) with m = {}", j, i,
+                               m));
+  }
+  if (overlaps)
+    std::memcpy(s_.sram + d, out, n * 4);
+  charge(in, n); // an indexed move: one word per cycle
+  return Step::Next;
+}
+
 Core::Step Core::runAsync(const Instr &in, uint64_t n) {
   // At most kAsyncSlots ops in flight: the core waits for the first to end.
   retire();
@@ -481,7 +845,7 @@ Core::Step Core::exec(const Instr &in) {
   Op op = in.op;
   uint64_t n = 0, m = 0;
   bool usesM = op == wafer::MATVEC || op == wafer::VECMAT || op == wafer::RECV_VECMAT ||
-               op == wafer::GATHER;
+               op == wafer::GATHER || op == wafer::INDEX_COPY;
   if (!count(in, in.n, "n", n) || (usesM && !count(in, in.m, "m", m)))
     return Step::Fault;
   // Only sends and receives load as async (Validate).
@@ -528,10 +892,20 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::MUL:
   case wafer::DIV:
   case wafer::MAX:
-    if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, n, b))
+  case wafer::MIN:
+  case wafer::POW:
+  case wafer::MOD:
+  case wafer::EQ:
+  case wafer::LT:
+  case wafer::LE:
+  case wafer::GT:
+  case wafer::GE:
+  case wafer::AND:
+  case wafer::OR:
+  case wafer::XOR:
+    if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, n, b) ||
+        binaryOp(in, n, d, a, s_.sram + b, 1) != Step::Next)
       return Step::Fault;
-    for (uint64_t i = 0; i < n; ++i)
-      setF(d + uint32_t(i), binary(op, f(a + uint32_t(i)), f(b + uint32_t(i))));
     break;
   case wafer::ADD_S:
   case wafer::SUB_S:
@@ -539,22 +913,22 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::DIV_S: {
     if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, 1, b))
       return Step::Fault;
-    float s = f(b); // read once: dst may overlap the scalar
-    for (uint64_t i = 0; i < n; ++i)
-      setF(d + uint32_t(i), binary(op, f(a + uint32_t(i)), s));
+    uint32_t s = s_.sram[b]; // read once: dst may overlap the scalar
+    if (binaryOp(in, n, d, a, &s, 0) != Step::Next)
+      return Step::Fault;
     break;
   }
   case wafer::ADD_I:
-  case wafer::MUL_I:
-    if (!span(in, 0, n, d) || !span(in, 1, n, a))
+  case wafer::MUL_I: {
+    uint32_t imm = immWord(in);
+    if (!span(in, 0, n, d) || !span(in, 1, n, a) || binaryOp(in, n, d, a, &imm, 0) != Step::Next)
       return Step::Fault;
-    for (uint64_t i = 0; i < n; ++i)
-      setF(d + uint32_t(i), binary(op, f(a + uint32_t(i)), in.imm));
     break;
+  }
   case wafer::FILL:
     if (!span(in, 0, n, d))
       return Step::Fault;
-    std::fill_n(s_.sram + d, n, asW(in.imm));
+    std::fill_n(s_.sram + d, n, immWord(in));
     break;
   case wafer::COPY:
     if (!span(in, 0, n, d) || !span(in, 1, n, a))
@@ -568,22 +942,35 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::RSQRT:
   case wafer::NEG:
   case wafer::GELU:
+  case wafer::NOT:
+  case wafer::LOG:
+  case wafer::ABS:
+  case wafer::SIN:
+  case wafer::COS:
+  case wafer::SIGMOID:
+  case wafer::RECIPROCAL:
+  case wafer::RELU:
+  case wafer::TO_INT:
+  case wafer::TO_FLOAT:
+  case wafer::FLOOR:
+  case wafer::CEIL:
     if (!span(in, 0, n, d) || !span(in, 1, n, a))
       return Step::Fault;
-    for (uint64_t i = 0; i < n; ++i)
-      setF(d + uint32_t(i), unary(op, f(a + uint32_t(i))));
+    unaryOp(in, n, d, a);
     break;
   case wafer::REDUCE_SUM:
-  case wafer::REDUCE_MAX: {
+  case wafer::REDUCE_MAX:
+  case wafer::REDUCE_MIN:
     if (!span(in, 0, 1, d) || !span(in, 1, n, a))
       return Step::Fault;
-    bool sum = op == wafer::REDUCE_SUM;
-    float acc = sum ? 0.0f : -std::numeric_limits<float>::infinity();
-    for (uint64_t i = 0; i < n; ++i)
-      acc = sum ? acc + f(a + uint32_t(i)) : binary(wafer::MAX, acc, f(a + uint32_t(i)));
-    setF(d, acc);
+    s_.sram[d] = reduce(in, n, a);
     break;
-  }
+  case wafer::SELECT:
+    if (select(in, n) != Step::Next)
+      return Step::Fault;
+    break;
+  case wafer::INDEX_COPY:
+    return indexCopy(in, n, m);
   case wafer::GATHER: {
     if (!span(in, 0, m, d) || !span(in, 1, storedWords(in, n * m), a) || !span(in, 2, 1, b))
       return Step::Fault;

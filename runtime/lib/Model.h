@@ -28,7 +28,7 @@ struct PeRange {
 struct Instr {
   wafer::Op op = wafer::NOP;
   std::vector<PeRange> pred;
-  Affine addr[3];
+  Affine addr[4]; ///< SELECT has four: dst, cond, a, b
   Affine n, m;
   Affine k; ///< GATHER: row_lo
   std::vector<Affine> guard; ///< all must be >= 0 for the instruction to run
@@ -39,6 +39,7 @@ struct Instr {
   uint32_t count = 0;
   uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)
   wafer::Storage storage = wafer::STORE_F32; ///< MATVEC/VECMAT matrix, GATHER table
+  wafer::ElemType type = wafer::ELEM_F32; ///< how arithmetic and comparisons read words
   uint32_t jump = 0; ///< LOOP: index of its END; END: index of its LOOP
   /// LOOP: whether some body instruction has no `pred`; if not, `bodyPred` is
   /// the union of the body's preds, and a PE outside it runs only the ENDs.

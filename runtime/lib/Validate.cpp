@@ -45,11 +45,61 @@ int addrCount(Op op) {
   case wafer::GELU:
   case wafer::REDUCE_SUM:
   case wafer::REDUCE_MAX:
+  case wafer::REDUCE_MIN:
   case wafer::EXT_LOAD:
   case wafer::RECV_VECMAT:
+  case wafer::NOT:
+  case wafer::LOG:
+  case wafer::ABS:
+  case wafer::SIN:
+  case wafer::COS:
+  case wafer::SIGMOID:
+  case wafer::RECIPROCAL:
+  case wafer::RELU:
+  case wafer::TO_INT:
+  case wafer::TO_FLOAT:
+  case wafer::FLOOR:
+  case wafer::CEIL:
     return 2;
-  default:
+  case wafer::SELECT:
+    return 4;
+  default: // MATVEC, VECMAT, GATHER, INDEX_COPY and the binary ops
     return 3;
+  }
+}
+
+/// The ops whose words `Instr.type` says how to read (F32 or I32).
+bool takesElemType(Op op) {
+  switch (op) {
+  case wafer::ADD:
+  case wafer::SUB:
+  case wafer::MUL:
+  case wafer::DIV:
+  case wafer::MAX:
+  case wafer::MIN:
+  case wafer::POW:
+  case wafer::MOD:
+  case wafer::ADD_S:
+  case wafer::SUB_S:
+  case wafer::MUL_S:
+  case wafer::DIV_S:
+  case wafer::ADD_I:
+  case wafer::MUL_I:
+  case wafer::FILL:
+  case wafer::NEG:
+  case wafer::ABS:
+  case wafer::RELU:
+  case wafer::REDUCE_SUM:
+  case wafer::REDUCE_MAX:
+  case wafer::REDUCE_MIN:
+  case wafer::EQ:
+  case wafer::LT:
+  case wafer::LE:
+  case wafer::GT:
+  case wafer::GE:
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -157,7 +207,7 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       dst.py = a.py();
       return Status::success();
     };
-    static const char *addrNames[] = {"addr[0]", "addr[1]", "addr[2]"};
+    static const char *addrNames[] = {"addr[0]", "addr[1]", "addr[2]", "addr[3]"};
     for (int k = 0; k < need; ++k)
       if (Status s = affine(in.addr(k), o.addr[k], addrNames[k]); !s)
         return s;
@@ -197,6 +247,13 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
         o.op != wafer::RECV_VECMAT && o.op != wafer::GATHER)
       return fail(fmt::format(
           "{}: only MATVEC, VECMAT, RECV_VECMAT and GATHER read packed 16-bit storage", at));
+    if (!wafer::ElemType_IsValid(in.type()))
+      return fail(fmt::format("{}: unknown element type {}", at, int(in.type())));
+    o.type = in.type();
+    if (o.type != wafer::ELEM_F32 && !takesElemType(o.op))
+      return fail(fmt::format("{}: takes no element type {} (only ADD..MAX, MIN, POW, MOD, *_S, "
+                              "ADD_I, MUL_I, FILL, NEG, ABS, RELU, REDUCE_* and the comparisons do)",
+                              at, wafer::ElemType_Name(o.type)));
     if (o.op == wafer::EXT_LOAD) {
       auto it = blobIndex_.find(in.blob());
       if (it == blobIndex_.end())

@@ -149,12 +149,17 @@ TEST(Fault, CycleLimitStopsRunawayLoops) {
 TEST(Fault, VersionAndTruncation) {
   wafer::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
-  p.set_format_version(2);
+  // Version 1 (before the int32 and general ops) and a future version are refused.
+  p.set_format_version(1);
   std::string bytes = p.SerializeAsString();
   Expected<wafer::Program> r = parseProgram(bytes, "m.wafer");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "m.wafer: .wafer format version 2, this runtime reads version 1");
-  p.set_format_version(1);
+  EXPECT_EQ(r.error(), "m.wafer: .wafer format version 1, this runtime reads version 2");
+  EXPECT_EQ(Emulator::create(p).error(), ".wafer format version 1, this runtime reads version 2");
+  p.set_format_version(3);
+  EXPECT_EQ(parseProgram(p.SerializeAsString(), "m.wafer").error(),
+            "m.wafer: .wafer format version 3, this runtime reads version 2");
+  p.set_format_version(2);
   bytes = p.SerializeAsString();
   ASSERT_TRUE(parseProgram(bytes, "m.wafer").ok());
   r = parseProgram(bytes.substr(0, bytes.size() - 3), "m.wafer");

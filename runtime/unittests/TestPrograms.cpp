@@ -6,7 +6,7 @@ namespace wsc::runtime::test {
 
 wafer::Program makeProgram(uint32_t w, uint32_t h, uint32_t colors, uint32_t wafers) {
   wafer::Program p;
-  p.set_format_version(1);
+  p.set_format_version(kFormatVersion);
   p.set_tokens(1);
   wafer::Arch *a = p.mutable_arch();
   a->set_name("unit");

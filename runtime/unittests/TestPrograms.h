@@ -9,7 +9,7 @@
 
 namespace wsc::runtime::test {
 
-/// A version-1 program with one wafer of w x h PEs and a simple arch:
+/// A version-2 (kFormatVersion) program with one wafer of w x h PEs and a simple arch:
 /// 4096 B SRAM, 1 GHz, 1 cycle/hop, simd 4, fmac 4, 8 cycles/transcendental,
 /// 16 B/cycle external memory, 4 B/cycle links with 10 cycles latency.
 wafer::Program makeProgram(uint32_t w, uint32_t h, uint32_t colors = 8, uint32_t wafers = 1);

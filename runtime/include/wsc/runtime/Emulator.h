@@ -16,10 +16,10 @@
 namespace wsc::runtime {
 
 /// The only .wafer format version this runtime reads.
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
 /// Parses a .wafer file. Errors are "FILE: not a .wafer program (...)" or
-/// "FILE: .wafer format version N, this runtime reads version 1".
+/// "FILE: .wafer format version N, this runtime reads version 2".
 Expected<wafer::Program> loadProgramFile(const std::string &path);
 /// The same for bytes already in memory; `name` stands for FILE.
 Expected<wafer::Program> parseProgram(const std::string &bytes, const std::string &name);
