@@ -239,6 +239,55 @@ OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
   return pack(type, out);
 }
 
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      [](auto a) { return std::isnan(a[0]) || std::isnan(a[1]) ? NAN : std::max(a[0], a[1]); },
+      [](auto a) { return std::max(a[0], a[1]); });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      [](auto a) { return std::isnan(a[0]) || std::isnan(a[1]) ? NAN : std::min(a[0], a[1]); },
+      [](auto a) { return std::min(a[0], a[1]); });
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  // Integer remainders by zero are left for the runtime, as in div.
+  if (auto rhs = unpack(adaptor.getRhs()); rhs && !rhs->isFloat)
+    for (int64_t x : rhs->i)
+      if (x == 0)
+        return {};
+  bool fmod = getFmod();
+  return foldElementwise(
+      getType(), adaptor.getOperands(), [](auto a) { return std::fmod(a[0], a[1]); },
+      [fmod](auto a) {
+        int64_t r = a[1] == -1 ? 0 : a[0] % a[1]; // INT64_MIN % -1 overflows
+        // Python's %: the remainder takes the divisor's sign.
+        if (!fmod && r != 0 && ((r < 0) != (a[1] < 0)))
+          r += a[1];
+        return r;
+      });
+}
+
+/// Comparisons and logical ops: evaluated as doubles when the operands are
+/// floats, else as integers; the i1 result packs any nonzero as true.
+#define WSGRAPH_FOLD_PREDICATE(OP, EXPR)                                                        \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                                  \
+    return foldElementwise(                                                                     \
+        getType(), adaptor.getOperands(), [](auto a) { return double(EXPR); },                 \
+        [](auto a) { return int64_t(EXPR); });                                                 \
+  }
+WSGRAPH_FOLD_PREDICATE(LessOp, a[0] < a[1])
+WSGRAPH_FOLD_PREDICATE(LessEqualOp, a[0] <= a[1])
+WSGRAPH_FOLD_PREDICATE(GreaterOp, a[0] > a[1])
+WSGRAPH_FOLD_PREDICATE(GreaterEqualOp, a[0] >= a[1])
+WSGRAPH_FOLD_PREDICATE(AndOp, a[0] != 0 && a[1] != 0)
+WSGRAPH_FOLD_PREDICATE(OrOp, a[0] != 0 || a[1] != 0)
+WSGRAPH_FOLD_PREDICATE(XorOp, (a[0] != 0) != (a[1] != 0))
+#undef WSGRAPH_FOLD_PREDICATE
+
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
     return getOnTrue();
@@ -253,6 +302,13 @@ static OpFoldResult foldUnary(Type type, Attribute input, Fn fn) {
       type, {input}, [&](auto a) { return fn(a[0]); }, [](auto a) { return a[0]; });
 }
 
+/// A unary op that also takes integers: `intFn` evaluates those.
+template <typename FloatFn, typename IntFn>
+static OpFoldResult foldUnary(Type type, Attribute input, FloatFn floatFn, IntFn intFn) {
+  return foldElementwise(
+      type, {input}, [&](auto a) { return floatFn(a[0]); }, [&](auto a) { return intFn(a[0]); });
+}
+
 OpFoldResult SqrtOp::fold(FoldAdaptor a) {
   return foldUnary(getType(), a.getInput(), [](double x) { return std::sqrt(x); });
 }
@@ -265,8 +321,46 @@ OpFoldResult TanhOp::fold(FoldAdaptor a) {
 OpFoldResult ExpOp::fold(FoldAdaptor a) {
   return foldUnary(getType(), a.getInput(), [](double x) { return std::exp(x); });
 }
+OpFoldResult LogOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::log(x); });
+}
+OpFoldResult SigmoidOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+}
+OpFoldResult SinOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::sin(x); });
+}
+OpFoldResult CosOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::cos(x); });
+}
+OpFoldResult ReciprocalOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return 1.0 / x; });
+}
+OpFoldResult FloorOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::floor(x); });
+}
+OpFoldResult CeilOp::fold(FoldAdaptor a) {
+  return foldUnary(getType(), a.getInput(), [](double x) { return std::ceil(x); });
+}
 OpFoldResult NegOp::fold(FoldAdaptor a) {
-  return foldUnary(getType(), a.getInput(), [](double x) { return -x; });
+  return foldUnary(
+      getType(), a.getInput(), [](double x) { return -x; }, [](int64_t x) { return -x; });
+}
+OpFoldResult AbsOp::fold(FoldAdaptor a) {
+  return foldUnary(
+      getType(), a.getInput(), [](double x) { return std::fabs(x); },
+      [](int64_t x) { return x < 0 ? -x : x; });
+}
+OpFoldResult ReluOp::fold(FoldAdaptor a) {
+  // NaN stays NaN, as max(x, 0) in ONNX's reference.
+  return foldUnary(
+      getType(), a.getInput(), [](double x) { return x < 0 ? 0.0 : x; },
+      [](int64_t x) { return x < 0 ? int64_t(0) : x; });
+}
+OpFoldResult NotOp::fold(FoldAdaptor a) {
+  return foldUnary(
+      getType(), a.getInput(), [](double x) { return double(x == 0); },
+      [](int64_t x) { return int64_t(x == 0); });
 }
 OpFoldResult GeluOp::fold(FoldAdaptor a) {
   return foldUnary(getType(), a.getInput(),
@@ -383,6 +477,70 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
       }
     }
   return pack(getType(), out);
+}
+
+/// Row-major strides of a static shape.
+static SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
+  auto data = unpack(adaptor.getData()), indices = unpack(adaptor.getIndices());
+  if (!data || !indices || !foldable(getType()))
+    return {};
+  ArrayRef<int64_t> shape = data->type.getShape(), outShape = indices->type.getShape();
+  int64_t rank = shape.size(), axis = *normalizeAxis(getAxis(), rank), dim = shape[axis];
+  SmallVector<int64_t> strides = rowMajorStrides(shape);
+  Values out;
+  out.type = getType();
+  out.isFloat = data->isFloat;
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t k = 0; k < indices->size(); ++k) {
+    int64_t idx = indices->i[k];
+    if (idx < -dim || idx >= dim)
+      return {}; // out of range: left for the runtime to report
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += (d == axis ? (idx < 0 ? idx + dim : idx) : index[d]) * strides[d];
+    data->isFloat ? out.f.push_back(data->f[src]) : out.i.push_back(data->i[src]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < outShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return pack(getType(), out);
+}
+
+OpFoldResult TileOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput(); // every repeat count is 1
+  auto in = unpack(adaptor.getInput());
+  if (!in || !foldable(getType()))
+    return {};
+  auto type = getType();
+  ArrayRef<int64_t> inShape = in->type.getShape();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> strides = rowMajorStrides(inShape);
+  Values out;
+  out.type = type;
+  out.isFloat = in->isFloat;
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += (index[d] % inShape[d]) * strides[d];
+    in->isFloat ? out.f.push_back(in->f[src]) : out.i.push_back(in->i[src]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < type.getDimSize(d))
+        break;
+      index[d] = 0;
+    }
+  }
+  return pack(type, out);
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {

@@ -92,9 +92,22 @@ static LogicalResult inferBroadcast(std::optional<Location> loc, StringRef opNam
   return success();
 }
 
+/// What the operands of a binary op may be and what its result is.
+enum class BinaryKind {
+  Arithmetic, // one element type (pow: any exponent type), result of that type
+  Numeric,    // one float or integer type (not i1), result of that type
+  Compare,    // one float or integer type (not i1), i1 result
+  Equal,      // one element type, i1 result
+  Logical,    // i1 operands, i1 result
+};
+
+static bool isNumeric(Type t) {
+  return isa<FloatType>(t) || (isa<IntegerType>(t) && !t.isInteger(1));
+}
+
 template <typename BinaryOp>
 static LogicalResult inferBinary(std::optional<Location> loc, typename BinaryOp::Adaptor adaptor,
-                                 SmallVectorImpl<Type> &inferred, bool boolResult = false) {
+                                 SmallVectorImpl<Type> &inferred, BinaryKind kind) {
   Type lhs = getElementTypeOrSelf(adaptor.getLhs().getType());
   Type rhs = getElementTypeOrSelf(adaptor.getRhs().getType());
   StringRef name = BinaryOp::getOperationName();
@@ -102,22 +115,47 @@ static LogicalResult inferBinary(std::optional<Location> loc, typename BinaryOp:
   if (lhs != rhs && !std::is_same_v<BinaryOp, PowOp>)
     return emitOptionalError(loc, "'", name, "' expects operands of one element type, got ", lhs,
                              " and ", rhs);
+  if ((kind == BinaryKind::Numeric || kind == BinaryKind::Compare) && !isNumeric(lhs))
+    return emitOptionalError(loc, "'", name, "' expects float or integer (not i1) operands, got ",
+                             lhs);
+  if (kind == BinaryKind::Logical && !lhs.isInteger(1))
+    return emitOptionalError(loc, "'", name, "' expects i1 operands, got ", lhs);
+  bool boolResult = kind == BinaryKind::Compare || kind == BinaryKind::Equal ||
+                    kind == BinaryKind::Logical;
   Type element = boolResult ? IntegerType::get(lhs.getContext(), 1) : lhs;
   return inferBroadcast(loc, name, {adaptor.getLhs(), adaptor.getRhs()}, element, inferred);
 }
 
-#define WSGRAPH_BINARY_INFER(OP, BOOL)                                                          \
+#define WSGRAPH_BINARY_INFER(OP, KIND)                                                          \
   LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,               \
                                      Adaptor adaptor, SmallVectorImpl<Type> &inferred) {       \
-    return inferBinary<OP>(loc, adaptor, inferred, BOOL);                                      \
+    return inferBinary<OP>(loc, adaptor, inferred, BinaryKind::KIND);                          \
   }
-WSGRAPH_BINARY_INFER(AddOp, false)
-WSGRAPH_BINARY_INFER(SubOp, false)
-WSGRAPH_BINARY_INFER(MulOp, false)
-WSGRAPH_BINARY_INFER(DivOp, false)
-WSGRAPH_BINARY_INFER(PowOp, false)
-WSGRAPH_BINARY_INFER(EqualOp, true)
+WSGRAPH_BINARY_INFER(AddOp, Arithmetic)
+WSGRAPH_BINARY_INFER(SubOp, Arithmetic)
+WSGRAPH_BINARY_INFER(MulOp, Arithmetic)
+WSGRAPH_BINARY_INFER(DivOp, Arithmetic)
+WSGRAPH_BINARY_INFER(PowOp, Arithmetic)
+WSGRAPH_BINARY_INFER(MaxOp, Numeric)
+WSGRAPH_BINARY_INFER(MinOp, Numeric)
+WSGRAPH_BINARY_INFER(EqualOp, Equal)
+WSGRAPH_BINARY_INFER(LessOp, Compare)
+WSGRAPH_BINARY_INFER(LessEqualOp, Compare)
+WSGRAPH_BINARY_INFER(GreaterOp, Compare)
+WSGRAPH_BINARY_INFER(GreaterEqualOp, Compare)
+WSGRAPH_BINARY_INFER(AndOp, Logical)
+WSGRAPH_BINARY_INFER(OrOp, Logical)
+WSGRAPH_BINARY_INFER(XorOp, Logical)
 #undef WSGRAPH_BINARY_INFER
+
+LogicalResult ModOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  Type lhs = getElementTypeOrSelf(adaptor.getLhs().getType());
+  if (isa<FloatType>(lhs) && !adaptor.getFmod())
+    return emitOptionalError(loc, "'wsgraph.mod' on floating-point operands needs fmod = true, "
+                                  "got ", lhs);
+  return inferBinary<ModOp>(loc, adaptor, inferred, BinaryKind::Numeric);
+}
 
 //===----------------------------------------------------------------------===//
 // Constants and weights
@@ -287,6 +325,13 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
+LogicalResult LogSoftmaxOp::verify() {
+  if (failed(normalizeAxis(getAxis(), getType().getRank())))
+    return emitOpError("axis ") << static_cast<int64_t>(getAxis())
+                                << " is out of range for rank " << getType().getRank();
+  return success();
+}
+
 LogicalResult LayerNormOp::verify() {
   auto x = getInput().getType();
   auto axis = normalizeAxis(getAxis(), x.getRank());
@@ -382,6 +427,7 @@ static LogicalResult inferReduce(std::optional<Location> loc, StringRef opName, 
 WSGRAPH_REDUCE(ReduceMeanOp)
 WSGRAPH_REDUCE(ReduceSumOp)
 WSGRAPH_REDUCE(ReduceMaxOp)
+WSGRAPH_REDUCE(ReduceMinOp)
 #undef WSGRAPH_REDUCE
 
 //===----------------------------------------------------------------------===//
@@ -482,6 +528,28 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   llvm::append_range(shape, indices.getShape());
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
   inferred.push_back(tensorOf(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &inferred) {
+  auto data = rankedType(adaptor.getData()), indices = rankedType(adaptor.getIndices());
+  if (data.getRank() != indices.getRank())
+    return emitOptionalError(loc, "'wsgraph.gather_elements' expects data and indices of one "
+                                  "rank, got ", data, " and ", indices);
+  auto axis = normalizeAxis(adaptor.getAxis(), data.getRank());
+  if (failed(axis))
+    return emitOptionalError(loc, "'wsgraph.gather_elements' axis ",
+                             static_cast<int64_t>(adaptor.getAxis()),
+                             " is out of range for rank ", data.getRank());
+  for (int64_t d = 0; d < data.getRank(); ++d) {
+    int64_t n = indices.getDimSize(d), limit = data.getDimSize(d);
+    if (d != *axis && !ShapedType::isDynamic(n) && !ShapedType::isDynamic(limit) && n > limit)
+      return emitOptionalError(loc, "'wsgraph.gather_elements' indices dimension ", d, " (", n,
+                               ") is larger than the data's (", limit, ")");
+  }
+  inferred.push_back(tensorOf(indices.getShape(), data.getElementType()));
   return success();
 }
 
@@ -590,6 +658,24 @@ LogicalResult SplitOp::verify() {
   if (!type.isDynamicDim(axis) && total != type.getDimSize(axis))
     return emitOpError("split sizes add up to ") << total << ", but dimension " << axis
                                                   << " has size " << type.getDimSize(axis);
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto type = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> repeats = adaptor.getRepeats();
+  if (static_cast<int64_t>(repeats.size()) != type.getRank())
+    return emitOptionalError(loc, "'wsgraph.tile' expects ", type.getRank(),
+                             " repeat counts, one per dimension, got ", repeats.size());
+  SmallVector<int64_t> shape;
+  for (auto [dim, r] : llvm::zip(type.getShape(), repeats)) {
+    if (r < 0)
+      return emitOptionalError(loc, "'wsgraph.tile' repeat counts must be non-negative, got ",
+                               shapeStr(repeats));
+    shape.push_back(r == 0 ? 0 : ShapedType::isDynamic(dim) ? dim : dim * r);
+  }
+  inferred.push_back(tensorOf(shape, type.getElementType()));
   return success();
 }
 

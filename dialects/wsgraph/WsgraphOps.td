@@ -54,6 +54,10 @@ def Wsgraph_WeightOp : Wsgraph_Op<"weight", [Pure]> {
 // Elementwise ops.
 //===----------------------------------------------------------------------===//
 
+/// Element types that arithmetic takes: floats and integers other than i1.
+def Wsgraph_Numeric : AnyTypeOf<[AnyFloat, I8, I16, I32, I64, UI8, UI16, UI32, UI64],
+                                "float or integer (not i1)">;
+
 class Wsgraph_BinaryOp<string mnemonic, list<Trait> traits = []>
     : Wsgraph_Op<mnemonic, !listconcat(traits, [Pure,
         InferTypeOpAdaptor])> {
@@ -66,6 +70,29 @@ class Wsgraph_BinaryOp<string mnemonic, list<Trait> traits = []>
     "operands. Both operands have the same element type.\n\n```mlir\n"
     "%r = wsgraph." # mnemonic # " %a, %b : (tensor<2x8xf32>, tensor<8xf32>) "
     "-> tensor<2x8xf32>\n```";
+}
+
+/// A comparison: numpy broadcasting, operands of one float or integer type,
+/// an i1 result.
+class Wsgraph_CompareOp<string mnemonic, string relation, list<Trait> traits = []>
+    : Wsgraph_BinaryOp<mnemonic, traits> {
+  let summary = "Elementwise " # relation # ", giving i1";
+  let description = "`lhs " # relation # " rhs` elementwise, with numpy-style "
+    "broadcasting of the two operands, which have one float or integer "
+    "element type (not i1). The result is i1; a comparison with NaN is "
+    "false.\n\n```mlir\n"
+    "%r = wsgraph." # mnemonic # " %a, %b : (tensor<2x8xf32>, tensor<8xf32>) "
+    "-> tensor<2x8xi1>\n```";
+}
+
+/// A logical op on booleans: i1 operands (numpy broadcasting), i1 result.
+class Wsgraph_LogicalOp<string mnemonic, string what>
+    : Wsgraph_BinaryOp<mnemonic, [Commutative]> {
+  let summary = "Elementwise logical " # what # " of booleans";
+  let description = "Elementwise on two i1 tensors, with numpy-style "
+    "broadcasting; the result is i1 (ONNX " # what # ").\n\n```mlir\n"
+    "%r = wsgraph." # mnemonic # " %a, %b : (tensor<2x8xi1>, tensor<8xi1>) "
+    "-> tensor<2x8xi1>\n```";
 }
 
 def Wsgraph_AddOp : Wsgraph_BinaryOp<"add", [Commutative]> {
@@ -83,26 +110,99 @@ def Wsgraph_DivOp : Wsgraph_BinaryOp<"div"> {
 def Wsgraph_PowOp : Wsgraph_BinaryOp<"pow"> {
   let summary = "Elementwise power";
 }
+def Wsgraph_MaxOp : Wsgraph_BinaryOp<"max", [Commutative]> {
+  let summary = "Elementwise maximum";
+  let description = [{
+    The larger of the two operands, elementwise, with numpy-style
+    broadcasting. The operands have one float or integer element type (not
+    i1); a NaN operand gives NaN. ONNX Max of n inputs imports as a chain of
+    n - 1 of these; ONNX Clip imports as `min(max(x, lo), hi)` (no clip op).
+
+    ```mlir
+    %r = wsgraph.max %a, %b : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+    ```
+  }];
+}
+def Wsgraph_MinOp : Wsgraph_BinaryOp<"min", [Commutative]> {
+  let summary = "Elementwise minimum";
+  let description = [{
+    The smaller of the two operands, elementwise, with numpy-style
+    broadcasting. The operands have one float or integer element type (not
+    i1); a NaN operand gives NaN. ONNX Min of n inputs imports as a chain of
+    n - 1 of these; ONNX Clip imports as `min(max(x, lo), hi)` (no clip op).
+
+    ```mlir
+    %r = wsgraph.min %a, %b : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+    ```
+  }];
+}
+def Wsgraph_ModOp : Wsgraph_BinaryOp<"mod"> {
+  let summary = "Elementwise remainder (ONNX Mod)";
+  let description = [{
+    The remainder of `lhs / rhs`, elementwise, with numpy-style broadcasting
+    of two operands of one float or integer element type (not i1). With
+    `fmod = false` (integers only) the remainder has the sign of the divisor,
+    as Python's `%`; with `fmod = true` it has the sign of the dividend, as
+    C's `fmod`. Floating-point operands need `fmod = true`, as in ONNX.
+
+    ```mlir
+    %r = wsgraph.mod %a, %b : (tensor<6xi64>, tensor<6xi64>) -> tensor<6xi64>
+    %f = wsgraph.mod %x, %y {fmod = true} : (tensor<6xf32>, tensor<f32>) -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$fmod);
+}
 def Wsgraph_EqualOp : Wsgraph_BinaryOp<"equal", [Commutative]> {
   let summary = "Elementwise equality, giving i1";
 }
+def Wsgraph_LessOp : Wsgraph_CompareOp<"less", "<">;
+def Wsgraph_LessEqualOp : Wsgraph_CompareOp<"less_equal", "<=">;
+def Wsgraph_GreaterOp : Wsgraph_CompareOp<"greater", ">">;
+def Wsgraph_GreaterEqualOp : Wsgraph_CompareOp<"greater_equal", ">=">;
+def Wsgraph_AndOp : Wsgraph_LogicalOp<"and", "and">;
+def Wsgraph_OrOp : Wsgraph_LogicalOp<"or", "or">;
+def Wsgraph_XorOp : Wsgraph_LogicalOp<"xor", "exclusive or">;
 
-class Wsgraph_UnaryOp<string mnemonic, list<Trait> traits = []>
+/// One operand, one result of the same type. `element` says which element
+/// types the op takes.
+class Wsgraph_UnaryOp<string mnemonic, list<Trait> traits = [],
+                      Type element = AnyFloat, string what = "a floating-point",
+                      string example = "tensor<2x8xf32>">
     : Wsgraph_Op<mnemonic, !listconcat(traits,
         [Pure, SameOperandsAndResultType])> {
-  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input);
-  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let arguments = (ins RankedTensorOf<[element]>:$input);
+  let results = (outs RankedTensorOf<[element]>:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasFolder = 1;
-  let description = "Elementwise on a floating-point tensor.\n\n```mlir\n"
-    "%r = wsgraph." # mnemonic # " %x : tensor<2x8xf32>\n```";
+  let description = "Elementwise on " # what # " tensor.\n\n```mlir\n"
+    "%r = wsgraph." # mnemonic # " %x : " # example # "\n```";
 }
+
+/// A unary op that takes integer tensors too (not i1).
+class Wsgraph_NumericUnaryOp<string mnemonic>
+    : Wsgraph_UnaryOp<mnemonic, [], Wsgraph_Numeric, "a float or integer (not i1)",
+                      "tensor<2x8xi64>">;
 
 def Wsgraph_SqrtOp : Wsgraph_UnaryOp<"sqrt"> { let summary = "Square root"; }
 def Wsgraph_ErfOp : Wsgraph_UnaryOp<"erf"> { let summary = "Gauss error function"; }
 def Wsgraph_TanhOp : Wsgraph_UnaryOp<"tanh"> { let summary = "Hyperbolic tangent"; }
 def Wsgraph_ExpOp : Wsgraph_UnaryOp<"exp"> { let summary = "Exponential"; }
-def Wsgraph_NegOp : Wsgraph_UnaryOp<"neg"> { let summary = "Negation"; }
+def Wsgraph_LogOp : Wsgraph_UnaryOp<"log"> { let summary = "Natural logarithm"; }
+def Wsgraph_SigmoidOp : Wsgraph_UnaryOp<"sigmoid"> {
+  let summary = "Logistic sigmoid: 1 / (1 + exp(-x))";
+}
+def Wsgraph_SinOp : Wsgraph_UnaryOp<"sin"> { let summary = "Sine"; }
+def Wsgraph_CosOp : Wsgraph_UnaryOp<"cos"> { let summary = "Cosine"; }
+def Wsgraph_ReciprocalOp : Wsgraph_UnaryOp<"reciprocal"> { let summary = "Reciprocal: 1 / x"; }
+def Wsgraph_FloorOp : Wsgraph_UnaryOp<"floor"> { let summary = "Round toward negative infinity"; }
+def Wsgraph_CeilOp : Wsgraph_UnaryOp<"ceil"> { let summary = "Round toward positive infinity"; }
+def Wsgraph_NegOp : Wsgraph_NumericUnaryOp<"neg"> { let summary = "Negation"; }
+def Wsgraph_AbsOp : Wsgraph_NumericUnaryOp<"abs"> { let summary = "Absolute value"; }
+def Wsgraph_ReluOp : Wsgraph_NumericUnaryOp<"relu"> { let summary = "Rectified linear unit: max(x, 0)"; }
+def Wsgraph_NotOp : Wsgraph_UnaryOp<"not", [], I1, "a boolean (i1)", "tensor<2x8xi1>"> {
+  let summary = "Logical negation of booleans";
+}
 def Wsgraph_GeluOp : Wsgraph_UnaryOp<"gelu"> {
   let summary = "Exact GELU: x * 0.5 * (1 + erf(x / sqrt(2)))";
 }
@@ -210,10 +310,30 @@ def Wsgraph_SoftmaxOp : Wsgraph_Op<"softmax", [Pure, SameOperandsAndResultType]>
   let summary = "Softmax along one axis";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `axis` (negative counts from
-    the end), as in ONNX opset 13 and later.
+    the end), as in ONNX opset 13 and later. The importer turns the softmax
+    of older opsets, over the input flattened to 2-D at `axis`, into a
+    reshape, a softmax along the last axis and a reshape back.
 
     ```mlir
     %p = wsgraph.softmax %s {axis = -1 : i64} : tensor<1x2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Wsgraph_LogSoftmaxOp : Wsgraph_Op<"log_softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "Logarithm of the softmax along one axis";
+  let description = [{
+    `x - max - log(sum(exp(x - max)))` along `axis` (negative counts from
+    the end): ONNX LogSoftmax, with the same handling of opsets before 13 as
+    `wsgraph.softmax`.
+
+    ```mlir
+    %p = wsgraph.log_softmax %s {axis = -1 : i64} : tensor<4x10xf32>
     ```
   }];
   let arguments = (ins RankedTensorOf<[AnyFloat]>:$input,
@@ -230,7 +350,10 @@ def Wsgraph_LayerNormOp : Wsgraph_Op<"layer_norm", [Pure,
     Normalizes `input` over the dimensions from `axis` to the last one:
     `(x - mean) / sqrt(var + epsilon) * scale + bias`, with the biased
     variance. `scale` and the optional `bias` have the shape of those
-    trailing dimensions.
+    trailing dimensions. `axis` may be any dimension, the first one too.
+    ONNX LayerNormalization's optional Mean and InvStdDev outputs are not
+    results of this op: the importer computes them, when a node uses them,
+    with `reduce_mean`, `sub`, `mul`, `add`, `sqrt` and `reciprocal`.
 
     ```mlir
     %y = wsgraph.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32}
@@ -289,6 +412,7 @@ class Wsgraph_ReduceOp<string mnemonic, string what>
 def Wsgraph_ReduceMeanOp : Wsgraph_ReduceOp<"reduce_mean", "the mean">;
 def Wsgraph_ReduceSumOp : Wsgraph_ReduceOp<"reduce_sum", "the sum">;
 def Wsgraph_ReduceMaxOp : Wsgraph_ReduceOp<"reduce_max", "the maximum">;
+def Wsgraph_ReduceMinOp : Wsgraph_ReduceOp<"reduce_min", "the minimum">;
 
 //===----------------------------------------------------------------------===//
 // Data movement and shapes.
@@ -394,6 +518,27 @@ def Wsgraph_GatherOp : Wsgraph_Op<"gather", [Pure,
   let hasFolder = 1;
 }
 
+def Wsgraph_GatherElementsOp : Wsgraph_Op<"gather_elements", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Take elements along an axis by a tensor of indices";
+  let description = [{
+    ONNX GatherElements: `data` and `indices` have the same rank and the
+    result has the shape of `indices`. Along `axis` the result takes
+    `data[..., indices[i], ...]`; along every other dimension it takes the
+    same position, so `indices` is no larger than `data` there. Negative
+    indices count from the end.
+
+    ```mlir
+    %r = wsgraph.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$data, RankedTensorOf<[I32, I64]>:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
 def Wsgraph_ConcatOp : Wsgraph_Op<"concat", [Pure,
     InferTypeOpAdaptor]> {
   let summary = "Join tensors along an axis";
@@ -446,6 +591,23 @@ def Wsgraph_SplitOp : Wsgraph_Op<"split", [Pure,
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+}
+
+def Wsgraph_TileOp : Wsgraph_Op<"tile", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Repeat a tensor along each dimension";
+  let description = [{
+    ONNX Tile with its repeats known: dimension i of the result is
+    `repeats[i]` copies of dimension i of the input, one after the other.
+    There is one non-negative repeat count per dimension.
+
+    ```mlir
+    %r = wsgraph.tile %x {repeats = array<i64: 1, 3>} : (tensor<2x4xf32>) -> tensor<2x12xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$repeats);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Wsgraph_TriluOp : Wsgraph_Op<"trilu", [Pure, SameOperandsAndResultType]> {

@@ -130,6 +130,97 @@ func.func @equal() -> (tensor<2x3xi1>, tensor<2xi1>) {
 
 // -----
 
+// A NaN operand gives NaN (0x7FC00000).
+// CHECK-LABEL: func.func @max_min
+// CHECK-DAG: %[[MAX:.*]] = wsgraph.constant dense<[1.000000e+00, 0x7FC00000, 5.000000e-01]> : tensor<3xf32>
+// CHECK-DAG: %[[MIN:.*]] = wsgraph.constant dense<[5.000000e-01, 0x7FC00000, -2.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[IMAX:.*]] = wsgraph.constant dense<{{\[}}[3, 5], [7, 7]]> : tensor<2x2xi64>
+// CHECK: return %[[MAX]], %[[MIN]], %[[IMAX]]
+func.func @max_min() -> (tensor<3xf32>, tensor<3xf32>, tensor<2x2xi64>) {
+  %a = wsgraph.constant dense<[1.0, 0x7FC00000, -2.0]> : tensor<3xf32>
+  %b = wsgraph.constant dense<0.5> : tensor<f32>
+  %0 = wsgraph.max %a, %b : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %1 = wsgraph.min %b, %a : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+  %i = wsgraph.constant dense<[[1], [7]]> : tensor<2x1xi64>
+  %j = wsgraph.constant dense<[3, 5]> : tensor<2xi64>
+  %2 = wsgraph.max %i, %j : (tensor<2x1xi64>, tensor<2xi64>) -> tensor<2x2xi64>
+  return %0, %1, %2 : tensor<3xf32>, tensor<3xf32>, tensor<2x2xi64>
+}
+
+// -----
+
+// Without fmod the remainder takes the divisor's sign (Python's %); with it,
+// the dividend's (C's fmod).
+// CHECK-LABEL: func.func @mod
+// CHECK-DAG: %[[PY:.*]] = wsgraph.constant dense<[2, -2, -1, 1]> : tensor<4xi64>
+// CHECK-DAG: %[[C:.*]] = wsgraph.constant dense<[-1, 1, -1, 1]> : tensor<4xi64>
+// CHECK-DAG: %[[F:.*]] = wsgraph.constant dense<[1.500000e+00, -1.500000e+00]> : tensor<2xf32>
+// CHECK: return %[[PY]], %[[C]], %[[F]]
+func.func @mod() -> (tensor<4xi64>, tensor<4xi64>, tensor<2xf32>) {
+  %a = wsgraph.constant dense<[-7, 7, -7, 7]> : tensor<4xi64>
+  %b = wsgraph.constant dense<[3, -3, -3, 3]> : tensor<4xi64>
+  %0 = wsgraph.mod %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = wsgraph.mod %a, %b {fmod = true} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %x = wsgraph.constant dense<[5.5, -5.5]> : tensor<2xf32>
+  %y = wsgraph.constant dense<2.0> : tensor<f32>
+  %2 = wsgraph.mod %x, %y {fmod = true} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  return %0, %1, %2 : tensor<4xi64>, tensor<4xi64>, tensor<2xf32>
+}
+
+// -----
+
+// An integer remainder by zero is left for the runtime, as division.
+// CHECK-LABEL: func.func @mod_by_zero
+// CHECK: %[[R:.*]] = wsgraph.mod
+// CHECK-NEXT: return %[[R]]
+func.func @mod_by_zero() -> tensor<2xi64> {
+  %a = wsgraph.constant dense<[5, 6]> : tensor<2xi64>
+  %b = wsgraph.constant dense<[2, 0]> : tensor<2xi64>
+  %0 = wsgraph.mod %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compare
+// CHECK-DAG: %[[LT:.*]] = wsgraph.constant dense<[true, false, false]> : tensor<3xi1>
+// CHECK-DAG: %[[LE:.*]] = wsgraph.constant dense<[true, true, false]> : tensor<3xi1>
+// CHECK-DAG: %[[GT:.*]] = wsgraph.constant dense<[false, false, true]> : tensor<3xi1>
+// CHECK-DAG: %[[GE:.*]] = wsgraph.constant dense<[false, true, true]> : tensor<3xi1>
+// CHECK-DAG: %[[NAN:.*]] = wsgraph.constant dense<[false, true]> : tensor<2xi1>
+// CHECK: return %[[LT]], %[[LE]], %[[GT]], %[[GE]], %[[NAN]]
+func.func @compare() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2xi1>) {
+  %a = wsgraph.constant dense<[1, 2, 3]> : tensor<3xi64>
+  %b = wsgraph.constant dense<2> : tensor<i64>
+  %0 = wsgraph.less %a, %b : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %1 = wsgraph.less_equal %a, %b : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %2 = wsgraph.greater %a, %b : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %3 = wsgraph.greater_equal %a, %b : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  // A comparison with NaN is false.
+  %x = wsgraph.constant dense<[0x7FC00000, 0.5]> : tensor<2xf32>
+  %one = wsgraph.constant dense<1.0> : tensor<f32>
+  %4 = wsgraph.less %x, %one : (tensor<2xf32>, tensor<f32>) -> tensor<2xi1>
+  return %0, %1, %2, %3, %4 : tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @logical
+// CHECK-DAG: %[[AND:.*]] = wsgraph.constant dense<{{\[}}[true, false], [false, false]]> : tensor<2x2xi1>
+// CHECK-DAG: %[[OR:.*]] = wsgraph.constant dense<{{\[}}[true, true], [true, false]]> : tensor<2x2xi1>
+// CHECK-DAG: %[[XOR:.*]] = wsgraph.constant dense<{{\[}}[false, true], [true, false]]> : tensor<2x2xi1>
+// CHECK: return %[[AND]], %[[OR]], %[[XOR]]
+func.func @logical() -> (tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>) {
+  %p = wsgraph.constant dense<[[true], [false]]> : tensor<2x1xi1>
+  %q = wsgraph.constant dense<[true, false]> : tensor<2xi1>
+  %0 = wsgraph.and %p, %q : (tensor<2x1xi1>, tensor<2xi1>) -> tensor<2x2xi1>
+  %1 = wsgraph.or %p, %q : (tensor<2x1xi1>, tensor<2xi1>) -> tensor<2x2xi1>
+  %2 = wsgraph.xor %p, %q : (tensor<2x1xi1>, tensor<2xi1>) -> tensor<2x2xi1>
+  return %0, %1, %2 : tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @where
 // CHECK-DAG: %[[F:.*]] = wsgraph.constant dense<{{\[}}[0xFF800000, 2.000000e+00], [0xFF800000, 0xFF800000]]> : tensor<2x2xf32>
 // CHECK-DAG: %[[I:.*]] = wsgraph.constant dense<[7, 2]> : tensor<2xi64>
@@ -248,6 +339,53 @@ func.func @unary() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32
   %5 = wsgraph.gelu %x : tensor<2xf32>
   %6 = wsgraph.exp %h : tensor<2xf16>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unary_more
+// CHECK-DAG: %[[SIG:.*]] = wsgraph.constant dense<[0.182425529, 5.000000e-01, 0.880797088]> : tensor<3xf32>
+// CHECK-DAG: %[[RELU:.*]] = wsgraph.constant dense<[0.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[ABS:.*]] = wsgraph.constant dense<[1.500000e+00, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[LOG:.*]] = wsgraph.constant dense<[0.000000e+00, 1.38629436]> : tensor<2xf32>
+// CHECK-DAG: %[[SIN:.*]] = wsgraph.constant dense<[-0.997494995, 0.000000e+00, 0.909297406]> : tensor<3xf32>
+// CHECK-DAG: %[[COS:.*]] = wsgraph.constant dense<[7.073720e-02, 1.000000e+00, -0.416146845]> : tensor<3xf32>
+// CHECK-DAG: %[[REC:.*]] = wsgraph.constant dense<[-0.666666686, 0x7F800000, 5.000000e-01]> : tensor<3xf32>
+// CHECK-DAG: %[[FLOOR:.*]] = wsgraph.constant dense<[-2.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[CEIL:.*]] = wsgraph.constant dense<[-1.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK: return %[[SIG]], %[[RELU]], %[[ABS]], %[[LOG]], %[[SIN]], %[[COS]], %[[REC]], %[[FLOOR]], %[[CEIL]]
+func.func @unary_more() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %x = wsgraph.constant dense<[-1.5, 0.0, 2.0]> : tensor<3xf32>
+  %p = wsgraph.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %0 = wsgraph.sigmoid %x : tensor<3xf32>
+  %1 = wsgraph.relu %x : tensor<3xf32>
+  %2 = wsgraph.abs %x : tensor<3xf32>
+  %3 = wsgraph.log %p : tensor<2xf32>
+  %4 = wsgraph.sin %x : tensor<3xf32>
+  %5 = wsgraph.cos %x : tensor<3xf32>
+  %6 = wsgraph.reciprocal %x : tensor<3xf32>
+  %7 = wsgraph.floor %x : tensor<3xf32>
+  %8 = wsgraph.ceil %x : tensor<3xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// neg, abs and relu on integers compute on integers; not on booleans.
+// CHECK-LABEL: func.func @unary_integer
+// CHECK-DAG: %[[NEG:.*]] = wsgraph.constant dense<[3, 0, -5]> : tensor<3xi64>
+// CHECK-DAG: %[[ABS:.*]] = wsgraph.constant dense<[3, 0, 5]> : tensor<3xi64>
+// CHECK-DAG: %[[RELU:.*]] = wsgraph.constant dense<[0, 0, 5]> : tensor<3xi64>
+// CHECK-DAG: %[[NOT:.*]] = wsgraph.constant dense<[false, true]> : tensor<2xi1>
+// CHECK: return %[[NEG]], %[[ABS]], %[[RELU]], %[[NOT]]
+func.func @unary_integer() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>) {
+  %i = wsgraph.constant dense<[-3, 0, 5]> : tensor<3xi64>
+  %b = wsgraph.constant dense<[true, false]> : tensor<2xi1>
+  %0 = wsgraph.neg %i : tensor<3xi64>
+  %1 = wsgraph.abs %i : tensor<3xi64>
+  %2 = wsgraph.relu %i : tensor<3xi64>
+  %3 = wsgraph.not %b : tensor<2xi1>
+  return %0, %1, %2, %3 : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xi1>
 }
 
 // -----
@@ -465,6 +603,55 @@ func.func @gather_out_of_range() -> tensor<1x2xi64> {
   %i = wsgraph.constant dense<[3]> : tensor<1xi64>
   %0 = wsgraph.gather %d, %i : (tensor<3x2xi64>, tensor<1xi64>) -> tensor<1x2xi64>
   return %0 : tensor<1x2xi64>
+}
+
+// -----
+
+// The examples of the ONNX GatherElements reference; -1 is the last element.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-DAG: %[[A1:.*]] = wsgraph.constant dense<{{\[}}[1, 1], [4, 3]]> : tensor<2x2xi64>
+// CHECK-DAG: %[[A0:.*]] = wsgraph.constant dense<{{\[}}[4.000000e+00, 8.000000e+00, 3.000000e+00], [7.000000e+00, 2.000000e+00, 3.000000e+00]]> : tensor<2x3xf32>
+// CHECK-DAG: %[[NEG:.*]] = wsgraph.constant dense<{{\[}}[2, 1]]> : tensor<1x2xi64>
+// CHECK: return %[[A1]], %[[A0]], %[[NEG]]
+func.func @gather_elements() -> (tensor<2x2xi64>, tensor<2x3xf32>, tensor<1x2xi64>) {
+  %d = wsgraph.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %i = wsgraph.constant dense<[[0, 0], [1, 0]]> : tensor<2x2xi64>
+  %0 = wsgraph.gather_elements %d, %i {axis = 1 : i64} : (tensor<2x2xi64>, tensor<2x2xi64>) -> tensor<2x2xi64>
+  %f = wsgraph.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]> : tensor<3x3xf32>
+  %j = wsgraph.constant dense<[[1, 2, 0], [2, 0, 0]]> : tensor<2x3xi32>
+  %1 = wsgraph.gather_elements %f, %j {axis = 0 : i64} : (tensor<3x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>
+  %k = wsgraph.constant dense<[[-1, 0]]> : tensor<1x2xi64>
+  %2 = wsgraph.gather_elements %d, %k {axis = -1 : i64} : (tensor<2x2xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
+  return %0, %1, %2 : tensor<2x2xi64>, tensor<2x3xf32>, tensor<1x2xi64>
+}
+
+// -----
+
+// An out-of-range constant index is not folded.
+// CHECK-LABEL: func.func @gather_elements_out_of_range
+// CHECK: %[[R:.*]] = wsgraph.gather_elements
+// CHECK-NEXT: return %[[R]]
+func.func @gather_elements_out_of_range() -> tensor<1x2xi64> {
+  %d = wsgraph.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %i = wsgraph.constant dense<[[0, 2]]> : tensor<1x2xi64>
+  %0 = wsgraph.gather_elements %d, %i {axis = 1 : i64} : (tensor<2x2xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
+  return %0 : tensor<1x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tile
+// CHECK-DAG: %[[COLS:.*]] = wsgraph.constant dense<{{\[}}[1, 2, 1, 2], [3, 4, 3, 4]]> : tensor<2x4xi64>
+// CHECK-DAG: %[[ROWS:.*]] = wsgraph.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<4x2xf32>
+// CHECK: return %[[COLS]], %[[ROWS]], %arg0
+func.func @tile(%x: tensor<2x3xf32>) -> (tensor<2x4xi64>, tensor<4x2xf32>, tensor<2x3xf32>) {
+  %i = wsgraph.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %0 = wsgraph.tile %i {repeats = array<i64: 1, 2>} : (tensor<2x2xi64>) -> tensor<2x4xi64>
+  %f = wsgraph.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %1 = wsgraph.tile %f {repeats = array<i64: 2, 1>} : (tensor<2x2xf32>) -> tensor<4x2xf32>
+  // Repeating once is the input itself.
+  %2 = wsgraph.tile %x {repeats = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2 : tensor<2x4xi64>, tensor<4x2xf32>, tensor<2x3xf32>
 }
 
 // -----

@@ -108,6 +108,103 @@ func.func @unary_integer(%x: tensor<4xi64>) {
 
 // -----
 
+func.func @not_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'wsgraph.not' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = wsgraph.not %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @neg_bool(%x: tensor<4xi1>) {
+  // neg, abs and relu take integers, but not i1.
+  // expected-error @+1 {{'wsgraph.neg' op operand #0 must be ranked tensor of float or integer (not i1) values, but got 'tensor<4xi1>'}}
+  %0 = wsgraph.neg %x : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @sigmoid_integer(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'wsgraph.sigmoid' op operand #0 must be ranked tensor of floating-point values, but got 'tensor<4xi32>'}}
+  %0 = wsgraph.sigmoid %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @max_bool(%a: tensor<4xi1>, %b: tensor<4xi1>) {
+  // expected-error @+2 {{'wsgraph.max' expects float or integer (not i1) operands, got 'i1'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.max %a, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @min_element_type(%a: tensor<4xf32>, %b: tensor<4xi64>) {
+  // expected-error @+2 {{'wsgraph.min' expects operands of one element type, got 'f32' and 'i64'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.min %a, %b : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @mod_float_needs_fmod(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{'wsgraph.mod' on floating-point operands needs fmod = true, got 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.mod %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @less_result_i1(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{'wsgraph.less' op inferred type(s) 'tensor<4xi1>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.less %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @greater_bool(%a: tensor<4xi1>, %b: tensor<4xi1>) {
+  // expected-error @+2 {{'wsgraph.greater' expects float or integer (not i1) operands, got 'i1'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.greater %a, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @greater_equal_broadcast(%a: tensor<3xi64>, %b: tensor<4xi64>) {
+  // expected-error @+2 {{'wsgraph.greater_equal' operand shapes [3] and [4] do not broadcast}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.greater_equal %a, %b : (tensor<3xi64>, tensor<4xi64>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @and_not_bool(%a: tensor<4xi64>, %b: tensor<4xi64>) {
+  // expected-error @+2 {{'wsgraph.and' expects i1 operands, got 'i64'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.and %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @xor_element_type(%a: tensor<4xi1>, %b: tensor<4xi8>) {
+  // expected-error @+2 {{'wsgraph.xor' expects operands of one element type, got 'i1' and 'i8'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.xor %a, %b : (tensor<4xi1>, tensor<4xi8>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
 func.func @cast_shape(%x: tensor<4xi64>) {
   // expected-error @+1 {{'wsgraph.cast' op requires the same shape for all operands and results}}
   %0 = wsgraph.cast %x : tensor<4xi64> -> tensor<2xf32>
@@ -312,6 +409,14 @@ func.func @softmax_negative_axis(%x: tensor<2x8xf32>) {
 
 // -----
 
+func.func @log_softmax_axis(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'wsgraph.log_softmax' op axis -3 is out of range for rank 2}}
+  %0 = wsgraph.log_softmax %x {axis = -3 : i64} : tensor<2x8xf32>
+  return
+}
+
+// -----
+
 func.func @softmax_type(%x: tensor<4xf32>) {
   // expected-error @+1 {{'wsgraph.softmax' op requires the same type for all operands and results}}
   %0 = "wsgraph.softmax"(%x) : (tensor<4xf32>) -> tensor<4xf16>
@@ -459,6 +564,14 @@ func.func @reduce_axis_repeated(%x: tensor<1x8x32xf32>) {
 
 // -----
 
+func.func @reduce_min_axis_range(%x: tensor<1x8x32xf32>) {
+  // expected-error @+1 {{'wsgraph.reduce_min' axis 3 is out of range for rank 3}}
+  %0 = wsgraph.reduce_min %x {axes = array<i64: 3>} : (tensor<1x8x32xf32>) -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
 func.func @reduce_keepdims(%x: tensor<1x8x32xf32>) {
   // expected-error @+2 {{'wsgraph.reduce_sum' op inferred type(s) 'tensor<1x8xf32>' are incompatible with return type(s) of operation 'tensor<1x8x1xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
@@ -597,6 +710,69 @@ func.func @gather_axis(%d: tensor<64x32xf32>, %i: tensor<8xi64>) {
 func.func @gather_indices_type(%d: tensor<64x32xf32>, %i: tensor<8xf32>) {
   // expected-error @+1 {{'wsgraph.gather' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<8xf32>'}}
   %0 = wsgraph.gather %d, %i : (tensor<64x32xf32>, tensor<8xf32>) -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_rank(%d: tensor<3x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+2 {{'wsgraph.gather_elements' expects data and indices of one rank, got 'tensor<3x4xf32>' and 'tensor<3xi64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.gather_elements %d, %i : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_axis(%d: tensor<3x4xf32>, %i: tensor<3x2xi64>) {
+  // expected-error @+2 {{'wsgraph.gather_elements' axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.gather_elements %d, %i {axis = 2 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_larger(%d: tensor<3x4xf32>, %i: tensor<3x5xi64>) {
+  // Along the other dimensions the indices take the same positions in data.
+  // expected-error @+2 {{'wsgraph.gather_elements' indices dimension 1 (5) is larger than the data's (4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.gather_elements %d, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<3x5xi64>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_indices_type(%d: tensor<3x4xf32>, %i: tensor<3x2xf32>) {
+  // expected-error @+1 {{'wsgraph.gather_elements' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3x2xf32>'}}
+  %0 = wsgraph.gather_elements %d, %i : (tensor<3x4xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @tile_count(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{'wsgraph.tile' expects 2 repeat counts, one per dimension, got 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.tile %x {repeats = array<i64: 3>} : (tensor<2x4xf32>) -> tensor<2x12xf32>
+  return
+}
+
+// -----
+
+func.func @tile_negative(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{'wsgraph.tile' repeat counts must be non-negative, got [1, -2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.tile %x {repeats = array<i64: 1, -2>} : (tensor<2x4xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @tile_result(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{'wsgraph.tile' op inferred type(s) 'tensor<4x4xf32>' are incompatible with return type(s) of operation 'tensor<2x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.tile %x {repeats = array<i64: 2, 1>} : (tensor<2x4xf32>) -> tensor<2x8xf32>
   return
 }
 

@@ -91,6 +91,76 @@ func.func @unary(%x: tensor<2x8xf32>, %h: tensor<4xf16>) {
   return
 }
 
+// CHECK-LABEL: func.func @binary_more
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<8xf32>, %[[I:.*]]: tensor<2x1xi64>, %[[J:.*]]: tensor<3xi64>, %[[S:.*]]: tensor<f32>)
+// CHECK-NEXT: wsgraph.max %[[A]], %[[B]] : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.min %[[I]], %[[J]] : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+// CHECK-NEXT: wsgraph.mod %[[I]], %[[J]] : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+// CHECK-NEXT: wsgraph.mod %[[I]], %[[J]] {fmod = true} : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+// CHECK-NEXT: wsgraph.mod %[[B]], %[[S]] {fmod = true} : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+func.func @binary_more(%a: tensor<2x8xf32>, %b: tensor<8xf32>, %i: tensor<2x1xi64>, %j: tensor<3xi64>, %s: tensor<f32>) {
+  %0 = wsgraph.max %a, %b : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %1 = wsgraph.min %i, %j : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  %2 = wsgraph.mod %i, %j {fmod = false} : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  %3 = wsgraph.mod %i, %j {fmod = true} : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  %4 = wsgraph.mod %b, %s {fmod = true} : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  return
+}
+
+// Comparisons give i1; logical ops take and give i1.
+// CHECK-LABEL: func.func @compare_logical
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<8xf32>, %[[I:.*]]: tensor<2x1xi32>, %[[J:.*]]: tensor<3xi32>, %[[P:.*]]: tensor<2x1xi1>, %[[Q:.*]]: tensor<3xi1>)
+// CHECK-NEXT: wsgraph.less %[[A]], %[[B]] : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xi1>
+// CHECK-NEXT: wsgraph.less_equal %[[I]], %[[J]] : (tensor<2x1xi32>, tensor<3xi32>) -> tensor<2x3xi1>
+// CHECK-NEXT: wsgraph.greater %[[B]], %[[A]] : (tensor<8xf32>, tensor<2x8xf32>) -> tensor<2x8xi1>
+// CHECK-NEXT: wsgraph.greater_equal %[[J]], %[[I]] : (tensor<3xi32>, tensor<2x1xi32>) -> tensor<2x3xi1>
+// CHECK-NEXT: wsgraph.and %[[P]], %[[Q]] : (tensor<2x1xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+// CHECK-NEXT: wsgraph.or %[[P]], %[[P]] : (tensor<2x1xi1>, tensor<2x1xi1>) -> tensor<2x1xi1>
+// CHECK-NEXT: wsgraph.xor %[[Q]], %[[P]] : (tensor<3xi1>, tensor<2x1xi1>) -> tensor<2x3xi1>
+// CHECK-NEXT: wsgraph.not %[[Q]] : tensor<3xi1>
+func.func @compare_logical(%a: tensor<2x8xf32>, %b: tensor<8xf32>, %i: tensor<2x1xi32>, %j: tensor<3xi32>, %p: tensor<2x1xi1>, %q: tensor<3xi1>) {
+  %0 = wsgraph.less %a, %b : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xi1>
+  %1 = wsgraph.less_equal %i, %j : (tensor<2x1xi32>, tensor<3xi32>) -> tensor<2x3xi1>
+  %2 = wsgraph.greater %b, %a : (tensor<8xf32>, tensor<2x8xf32>) -> tensor<2x8xi1>
+  %3 = wsgraph.greater_equal %j, %i : (tensor<3xi32>, tensor<2x1xi32>) -> tensor<2x3xi1>
+  %4 = wsgraph.and %p, %q : (tensor<2x1xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+  %5 = wsgraph.or %p, %p : (tensor<2x1xi1>, tensor<2x1xi1>) -> tensor<2x1xi1>
+  %6 = wsgraph.xor %q, %p : (tensor<3xi1>, tensor<2x1xi1>) -> tensor<2x3xi1>
+  %7 = wsgraph.not %q : tensor<3xi1>
+  return
+}
+
+// Float-only unary ops, and neg, abs and relu on integers too.
+// CHECK-LABEL: func.func @unary_more
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>, %[[I:.*]]: tensor<4xi64>, %[[B:.*]]: tensor<4xi8>)
+// CHECK-NEXT: wsgraph.sigmoid %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.relu %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.abs %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.log %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.sin %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.cos %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.reciprocal %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.floor %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.ceil %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.neg %[[I]] : tensor<4xi64>
+// CHECK-NEXT: wsgraph.abs %[[I]] : tensor<4xi64>
+// CHECK-NEXT: wsgraph.relu %[[B]] : tensor<4xi8>
+func.func @unary_more(%x: tensor<2x8xf32>, %i: tensor<4xi64>, %b: tensor<4xi8>) {
+  %0 = wsgraph.sigmoid %x : tensor<2x8xf32>
+  %1 = wsgraph.relu %x : tensor<2x8xf32>
+  %2 = wsgraph.abs %x : tensor<2x8xf32>
+  %3 = wsgraph.log %x : tensor<2x8xf32>
+  %4 = wsgraph.sin %x : tensor<2x8xf32>
+  %5 = wsgraph.cos %x : tensor<2x8xf32>
+  %6 = wsgraph.reciprocal %x : tensor<2x8xf32>
+  %7 = wsgraph.floor %x : tensor<2x8xf32>
+  %8 = wsgraph.ceil %x : tensor<2x8xf32>
+  %9 = wsgraph.neg %i : tensor<4xi64>
+  %10 = wsgraph.abs %i : tensor<4xi64>
+  %11 = wsgraph.relu %b : tensor<4xi8>
+  return
+}
+
 // CHECK-LABEL: func.func @cast
 // CHECK-NEXT: wsgraph.cast %{{.*}} : tensor<4xi64> -> tensor<4xf32>
 // CHECK-NEXT: wsgraph.cast %{{.*}} : tensor<4xi64> -> tensor<4xi1>
@@ -148,6 +218,15 @@ func.func @softmax(%s: tensor<1x2x8x8xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @log_softmax
+// CHECK-NEXT: wsgraph.log_softmax %{{.*}} : tensor<4x10xf32>
+// CHECK-NEXT: wsgraph.log_softmax %{{.*}} {axis = 0 : i64} : tensor<4x10xf32>
+func.func @log_softmax(%s: tensor<4x10xf32>) {
+  %0 = wsgraph.log_softmax %s {axis = -1 : i64} : tensor<4x10xf32>
+  %1 = wsgraph.log_softmax %s {axis = 0 : i64} : tensor<4x10xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME: (%[[X:.*]]: tensor<1x8x32xf32>, %[[G:.*]]: tensor<32xf32>, %[[B:.*]]: tensor<32xf32>, %[[G2:.*]]: tensor<8x32xf32>)
 // CHECK-NEXT: wsgraph.layer_norm %[[X]], %[[G]], %[[B]] : (tensor<1x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
@@ -175,11 +254,13 @@ func.func @attention(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x12x16xf32>, %v: te
 // CHECK-NEXT: wsgraph.reduce_sum %{{.*}} {axes = array<i64: 0, 2>, keepdims = false} : (tensor<1x8x32xf32>) -> tensor<8xf32>
 // CHECK-NEXT: wsgraph.reduce_max %{{.*}} {axes = array<i64>} : (tensor<1x8x32xf32>) -> tensor<1x1x1xf32>
 // CHECK-NEXT: wsgraph.reduce_sum %{{.*}} {axes = array<i64>, keepdims = false} : (tensor<1x8x32xf32>) -> tensor<f32>
+// CHECK-NEXT: wsgraph.reduce_min %{{.*}} {axes = array<i64: 1>, keepdims = false} : (tensor<1x8x32xf32>) -> tensor<1x32xf32>
 func.func @reduce(%x: tensor<1x8x32xf32>) {
   %0 = wsgraph.reduce_mean %x {axes = array<i64: -1>, keepdims = true} : (tensor<1x8x32xf32>) -> tensor<1x8x1xf32>
   %1 = wsgraph.reduce_sum %x {axes = array<i64: 0, 2>, keepdims = false} : (tensor<1x8x32xf32>) -> tensor<8xf32>
   %2 = wsgraph.reduce_max %x {axes = array<i64>} : (tensor<1x8x32xf32>) -> tensor<1x1x1xf32>
   %3 = wsgraph.reduce_sum %x {axes = array<i64>, keepdims = false} : (tensor<1x8x32xf32>) -> tensor<f32>
+  %4 = wsgraph.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<1x8x32xf32>) -> tensor<1x32xf32>
   return
 }
 
@@ -221,6 +302,28 @@ func.func @gather(%wte: tensor<64x32xf32>, %idx: tensor<1x8xi64>, %cols: tensor<
   %0 = wsgraph.gather %wte, %idx {axis = 0 : i64} : (tensor<64x32xf32>, tensor<1x8xi64>) -> tensor<1x8x32xf32>
   %1 = wsgraph.gather %wte, %cols {axis = 1 : i64} : (tensor<64x32xf32>, tensor<3xi32>) -> tensor<64x3xf32>
   %2 = wsgraph.gather %wte, %one {axis = -1 : i64} : (tensor<64x32xf32>, tensor<i32>) -> tensor<64xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-NEXT: wsgraph.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+// CHECK-NEXT: wsgraph.gather_elements %{{.*}}, %{{.*}} : (tensor<3x4xf32>, tensor<5x4xi32>) -> tensor<5x4xf32>
+// CHECK-NEXT: wsgraph.gather_elements %{{.*}}, %{{.*}} {axis = -1 : i64} : (tensor<3x4xf32>, tensor<1x1xi64>) -> tensor<1x1xf32>
+func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %j: tensor<5x4xi32>, %k: tensor<1x1xi64>) {
+  %0 = wsgraph.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  %1 = wsgraph.gather_elements %x, %j : (tensor<3x4xf32>, tensor<5x4xi32>) -> tensor<5x4xf32>
+  %2 = wsgraph.gather_elements %x, %k {axis = -1 : i64} : (tensor<3x4xf32>, tensor<1x1xi64>) -> tensor<1x1xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @tile
+// CHECK-NEXT: wsgraph.tile %{{.*}} {repeats = array<i64: 1, 3>} : (tensor<2x4xf32>) -> tensor<2x12xf32>
+// CHECK-NEXT: wsgraph.tile %{{.*}} {repeats = array<i64: 0, 2>} : (tensor<2x4xf32>) -> tensor<0x8xf32>
+// CHECK-NEXT: wsgraph.tile %{{.*}} {repeats = array<i64: 2, 2>} : (tensor<?x4xi64>) -> tensor<?x8xi64>
+func.func @tile(%x: tensor<2x4xf32>, %d: tensor<?x4xi64>) {
+  %0 = wsgraph.tile %x {repeats = array<i64: 1, 3>} : (tensor<2x4xf32>) -> tensor<2x12xf32>
+  %1 = wsgraph.tile %x {repeats = array<i64: 0, 2>} : (tensor<2x4xf32>) -> tensor<0x8xf32>
+  %2 = wsgraph.tile %d {repeats = array<i64: 2, 2>} : (tensor<?x4xi64>) -> tensor<?x8xi64>
   return
 }
 
