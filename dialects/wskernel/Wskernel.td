@@ -402,7 +402,8 @@ def Wskernel_VectorOp : Wskernel_InstrOp<"vector",
   let summary = "Elementwise arithmetic, comparison or logic of two SRAM vectors";
   let description = [{
     Kinds: add, sub, mul, div, max, min, pow, mod (the divisor's sign);
-    eq, lt, le, gt, ge (1 or 0); and, or, xor (of nonzero words, 1 or 0).
+    eq, lt, le, gt, ge (1 or 0); and, or, xor (of nonzero i32 words, 1 or 0;
+    they take no `elem`).
 
     ```mlir
     wskernel.vector "add" <base = 0> = <base = 0>, <base = 64> n <base = 16>

@@ -621,7 +621,8 @@ LogicalResult VectorOp::verify() {
                                         "eq",  "lt",  "le",  "gt",  "ge",  "and", "or",  "xor"};
   if (failed(checkKind(*this, getKind(), kinds)))
     return failure();
-  return checkElem(*this, getKind(), getElem(), kinds);
+  // Logic reads its words as i32 whatever the element type: it takes none.
+  return checkElem(*this, getKind(), getElem(), ArrayRef<StringRef>(kinds).drop_back(3));
 }
 LogicalResult ScalarOp::verify() {
   static constexpr StringRef kinds[] = {"add", "sub", "mul", "div"};
@@ -641,7 +642,7 @@ LogicalResult UnaryOp::verify() {
                         "sin", "cos", "sigmoid", "reciprocal", "relu", "floor", "ceil", "not",
                         "to_int", "to_float"})))
     return failure();
-  return checkElem(*this, getKind(), getElem(), {"neg", "abs", "relu", "copy"});
+  return checkElem(*this, getKind(), getElem(), {"neg", "abs", "relu"});
 }
 LogicalResult ReduceOp::verify() {
   static constexpr StringRef kinds[] = {"sum", "max", "min"};

@@ -56,6 +56,10 @@ def parse_args(argv=None):
     p.add_argument("--vocab", type=int, help="override vocab_size")
     p.add_argument("--block", type=int, help="override block_size")
     p.add_argument("--no-bias", action="store_true", help="no biases in Linear and LayerNorm")
+    p.add_argument("--gelu", choices=["erf", "tanh"], default="erf",
+                   help="GELU exact (erf) or as HF's gelu_new written with tanh")
+    p.add_argument("--mask", choices=["fill", "where"], default="fill",
+                   help="causal mask by masked_fill with -inf, or HF's Where with finfo.min")
     p.add_argument("--seed", type=int, default=0, help="weight / input seed (default 0)")
     p.add_argument("--opset", type=int, choices=range(13, 18), default=17, metavar="{13..17}")
     p.add_argument("--dynamic", action="store_true",
@@ -84,6 +88,7 @@ def parse_args(argv=None):
             setattr(cfg, field, getattr(a, opt))
     if a.no_bias:
         cfg.bias = False
+    cfg.gelu, cfg.mask = a.gelu, a.mask
     if cfg.n_embd % cfg.n_head:
         p.error(f"n_embd {cfg.n_embd} is not a multiple of n_head {cfg.n_head}")
     for b, t in [(a.batch, a.seq)] + a.extra_ref:

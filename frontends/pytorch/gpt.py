@@ -36,6 +36,11 @@ class GPTConfig:
     vocab_size: int = 64
     block_size: int = 16
     bias: bool = True  # biases in every Linear and LayerNorm (lm_head never has one)
+    # How the model writes two forms that exporters differ in: GELU exact ("erf") or
+    # as HF's gelu_new ("tanh"); the causal mask as masked_fill with -inf ("fill") or
+    # as HF's Where with finfo(float32).min ("where").
+    gelu: str = "erf"
+    mask: str = "fill"
 
     def to_dict(self):
         return asdict(self)
@@ -68,6 +73,7 @@ class CausalSelfAttention(nn.Module):
         assert cfg.n_embd % cfg.n_head == 0
         self.n_head = cfg.n_head
         self.n_embd = cfg.n_embd
+        self.mask = cfg.mask
         self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)
         self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         blk = cfg.block_size
@@ -81,7 +87,11 @@ class CausalSelfAttention(nn.Module):
         k = k.view(B, T, self.n_head, hd).transpose(1, 2)
         v = v.view(B, T, self.n_head, hd).transpose(1, 2)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))  # (B, nh, T, T)
-        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        causal = self.bias[:, :, :T, :T]
+        if self.mask == "where":
+            att = torch.where(causal.bool(), att, torch.tensor(torch.finfo(att.dtype).min))
+        else:
+            att = att.masked_fill(causal == 0, float("-inf"))
         att = F.softmax(att, dim=-1)
         y = att @ v  # (B, nh, T, hd)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
@@ -92,11 +102,17 @@ class MLP(nn.Module):
     def __init__(self, cfg: GPTConfig):
         super().__init__()
         self.c_fc = nn.Linear(cfg.n_embd, 4 * cfg.n_embd, bias=cfg.bias)
+        self.tanh_gelu = cfg.gelu == "tanh"
         self.gelu = nn.GELU()  # exact (erf) GELU, approximate='none'
         self.c_proj = nn.Linear(4 * cfg.n_embd, cfg.n_embd, bias=cfg.bias)
 
     def forward(self, x):
-        return self.c_proj(self.gelu(self.c_fc(x)))
+        h = self.c_fc(x)
+        if self.tanh_gelu:  # gelu_new, written out as HF writes it
+            h = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * torch.pow(h, 3.0))))
+        else:
+            h = self.gelu(h)
+        return self.c_proj(h)
 
 
 class Block(nn.Module):

@@ -729,7 +729,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     if (p.feedsBack)
       feedbackFrom = p.name; // names of block kernels are unique
   for (KernelPlan &p : plans) {
-    Value result = p.anchor->getResult(0);
+    Value result = p.anchor->getResult(p.result);
     auto out = emit(p, p.hostResult ? result.getType() : Type(streamType(result)));
     if (failed(out))
       return failure();

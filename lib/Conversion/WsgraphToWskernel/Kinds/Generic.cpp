@@ -272,7 +272,9 @@ LogicalResult GenericWriter::receiveInputs() {
     } else if (isa<BlockArgument>(v)) {
       wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr);
     } else if (isStatic(v)) {
-      k.initTile(k.operand(unsigned(i)), inputs[i], 1, wordsOf(v), {0, 0}, {0, 0});
+      // A tile sees its operand as [elements / last dimension, last dimension].
+      int64_t cols = streamWords(v);
+      k.initTile(k.operand(unsigned(i)), inputs[i], wordsOf(v) / cols, cols, {0, 0}, {0, 0});
     } else {
       return op->emitError("operand ") << i << " is neither a stream, a constant nor an input";
     }
@@ -341,7 +343,9 @@ FailureOr<int64_t> GenericWriter::elementwise() {
   }
   if (auto it = binaryKinds().find(name); it != binaryKinds().end()) {
     int64_t lhs = broadcast(0, shape), rhs = broadcast(1, shape);
-    vector(it->second, dst, lhs, rhs, n, elem);
+    StringRef kind = it->second;
+    bool logic = kind == "and" || kind == "or" || kind == "xor";
+    vector(kind, dst, lhs, rhs, n, logic ? "f32" : elem);
     return dst;
   }
   if (isa<wg::WhereOp>(op)) {
@@ -366,7 +370,7 @@ FailureOr<int64_t> GenericWriter::elementwise() {
     from = dst;
   }
   if (from != dst)
-    unary("copy", dst, from, n, elem);
+    unary("copy", dst, from, n);
   return dst;
 }
 
