@@ -130,9 +130,31 @@ func.func @split_alone(%x: tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x3xf32>
 
 // -----
 
-// A result that no kernel computes is refused, naming it.
-func.func @passthrough(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+// Results that are a constant or an input are held by their output kernels.
+// CHECK-LABEL: func.func @passthrough
+// CHECK: wskernel.kernel "output_2" kind "output" {{.*}} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: wskernel.host_input 0 at 0
+// CHECK-NEXT: wskernel.host_output 0 at 0 rows 1 cols 4
+// CHECK: wskernel.kernel "output_3" kind "output" {{.*}} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-NEXT: wskernel.init_tile 0 at 0 rows 2 cols 3
+// CHECK-NEXT: wskernel.host_output 0 at 0 rows 2 cols 3
+func.func @passthrough(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<2x3xi64>) {
   %y = wsgraph.neg %x : tensor<4xf32>
-  // expected-error @+1 {{result 1 is an input or a constant, not computed by a kernel; the wafer returns only what its kernels compute}}
-  return %y, %x : tensor<4xf32>, tensor<4xf32>
+  %c = wsgraph.constant dense<7> : tensor<2x3xi64>
+  return %y, %x, %c : tensor<4xf32>, tensor<4xf32>, tensor<2x3xi64>
+}
+
+// -----
+
+// fmod = true: the remainder takes the dividend's sign (a - trunc(a / b) * b).
+// CHECK-LABEL: func.func @fmod
+// CHECK: wskernel.vector "div"
+// CHECK-NEXT: wskernel.unary "floor"
+// CHECK-NEXT: wskernel.unary "ceil"
+// CHECK: wskernel.select
+// CHECK-NEXT: wskernel.vector "mul"
+// CHECK-NEXT: wskernel.vector "sub"
+func.func @fmod(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %r = wsgraph.mod %a, %b {fmod = true} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }

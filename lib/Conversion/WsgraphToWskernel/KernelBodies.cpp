@@ -530,7 +530,20 @@ std::pair<int64_t, double> wsc::lowering::writeBody(Body &k, const KernelPlan &p
     return {sram.next, cost.words(in) + cost.vector(c) + cost.words(c)};
   }
   // The host output: every row of the result (a token's vector) lands in
-  // this PE's SRAM.
+  // this PE's SRAM; an input or a constant returned as it is is placed there.
+  if (!k.isStream(0)) {
+    Value v = k.kernel().getInputs()[0];
+    int64_t n = cast<ShapedType>(v.getType()).getNumElements(), cols = streamWords(v);
+    int64_t held = sram.words(n);
+    if (isa<BlockArgument>(v))
+      wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, held, nullptr);
+    else
+      k.initTile(0, held, n / cols, cols, {0, 0}, {0, 0});
+    wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, held, n / cols, cols,
+                             k.builder().getDenseI64ArrayAttr({0, 0}),
+                             k.builder().getDenseI64ArrayAttr({0, 0}), nullptr);
+    return {sram.next, 0.0};
+  }
   int64_t n = k.words(0);
   int64_t rows = cast<ShapedType>(k.kernel()->getResult(0).getType()).getNumElements() / n;
   int64_t result = sram.words(rows * n);

@@ -532,10 +532,11 @@ void LowerToKernelsPass::runOnOperation() {
             ensureProduced(r);
     if (failedLowering)
       return signalPassFailure();
-    if (plans.empty()) {
-      func.emitError("the graph computes nothing on the wafer: every result is an input or a "
-                     "constant, so no kernel is made");
-      return signalPassFailure();
+    if (plans.empty()) { // the results are inputs or constants: output kernels only
+      func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
+      if (failed(buildKernels(func, plans, batch, tokens, cost)))
+        return signalPassFailure();
+      continue;
     }
     int64_t layers = 0;
     if (weightStreaming) {
@@ -754,11 +755,11 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     Value v = operand.get();
     if (v.getDefiningOp<wk::KernelOp>())
       continue;
-    if (!streams.count(v))
-      return ret.emitError("result ")
-             << operand.getOperandNumber()
-             << " is an input or a constant, not computed by a kernel; the wafer returns only "
-                "what its kernels compute";
+    // A result that is an input or a constant is held by its output kernel.
+    bool held = isStatic(v) || isa<BlockArgument>(v);
+    if (!streams.count(v) && !held)
+      return ret.emitError("result ") << operand.getOperandNumber()
+                                      << " is not computed by any kernel";
     KernelPlan sink;
     sink.name = "output";
     sink.kind = "output";

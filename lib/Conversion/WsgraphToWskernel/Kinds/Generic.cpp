@@ -166,6 +166,8 @@ private:
   void sendResult(int64_t addr);
   LogicalResult compute();
   FailureOr<int64_t> elementwise();
+  /// dst = a - trunc(a / d) * d (C's fmod): the remainder with the dividend's sign.
+  int64_t truncatedRemainder(int64_t dst, int64_t a, int64_t d, int64_t n, StringRef elem);
   FailureOr<int64_t> convert();
   FailureOr<int64_t> reduce();
   FailureOr<int64_t> softmax(bool log);
@@ -300,8 +302,7 @@ FailureOr<std::pair<int64_t, double>> GenericWriter::write() {
 LogicalResult GenericWriter::compute() {
   StringRef name = op->getName().getStringRef();
   FailureOr<int64_t> r = failure();
-  if (unaryKinds().count(name) || binaryKinds().count(name) || isa<wg::WhereOp>(op) ||
-      name == "wsgraph.clip")
+  if (unaryKinds().count(name) || binaryKinds().count(name) || isa<wg::WhereOp>(op))
     r = elementwise();
   else if (isa<wg::CastOp>(op))
     r = convert();
@@ -344,33 +345,42 @@ FailureOr<int64_t> GenericWriter::elementwise() {
   if (auto it = binaryKinds().find(name); it != binaryKinds().end()) {
     int64_t lhs = broadcast(0, shape), rhs = broadcast(1, shape);
     StringRef kind = it->second;
+    // Pow's exponent may be of another type than its base: it takes the base's.
+    if (elemOf(op->getOperand(1)) != elem) {
+      int64_t t = sram.words(n);
+      unary(elem == "f32" ? "to_float" : "to_int", t, rhs, n);
+      rhs = t;
+    }
+    if (auto fmod = op->getAttrOfType<BoolAttr>("fmod"); fmod && fmod.getValue())
+      return truncatedRemainder(dst, lhs, rhs, n, elem);
     bool logic = kind == "and" || kind == "or" || kind == "xor";
     vector(kind, dst, lhs, rhs, n, logic ? "f32" : elem);
     return dst;
   }
-  if (isa<wg::WhereOp>(op)) {
-    int64_t c = broadcast(0, shape), x = broadcast(1, shape), y = broadcast(2, shape);
-    wk::SelectOp::create(b, loc(), at(dst), at(c), at(x), at(y), count(n), nullptr, nullptr);
+  // where
+  int64_t c = broadcast(0, shape), x = broadcast(1, shape), y = broadcast(2, shape);
+  wk::SelectOp::create(b, loc(), at(dst), at(c), at(x), at(y), count(n), nullptr, nullptr);
+  cycles += cost.vector(n);
+  return dst;
+}
+
+int64_t GenericWriter::truncatedRemainder(int64_t dst, int64_t a, int64_t d, int64_t n,
+                                          StringRef elem) {
+  // a - trunc(a / d) * d: integer division truncates already; a float
+  // quotient is truncated as floor or ceil by its sign.
+  int64_t q = sram.words(n);
+  vector("div", q, a, d, n, elem);
+  if (elem == "f32") {
+    int64_t up = sram.words(n), down = sram.words(n), zero = sram.words(n), pos = sram.words(n);
+    unary("floor", down, q, n);
+    unary("ceil", up, q, n);
+    fill(zero, 0, n);
+    vector("ge", pos, q, zero, n, elem);
+    wk::SelectOp::create(b, loc(), at(q), at(pos), at(down), at(up), count(n), nullptr, nullptr);
     cycles += cost.vector(n);
-    return dst;
   }
-  // clip: max with the lower bound, then min with the upper (either may be
-  // absent: the op's `bounds` attribute, if any, says which operands are which).
-  int64_t from = in(0);
-  SmallVector<std::pair<unsigned, StringRef>> bounds;
-  auto seg = op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
-  bool hasMin = seg ? seg.size() > 1 && seg[1] > 0 : op->getNumOperands() > 1;
-  bool hasMax = seg ? seg.size() > 2 && seg[2] > 0 : op->getNumOperands() > 2;
-  if (hasMin)
-    bounds.push_back({1, "max"});
-  if (hasMax)
-    bounds.push_back({hasMin ? 2u : 1u, "min"});
-  for (auto [i, kind] : bounds) {
-    vector(kind, dst, from, broadcast(i, shape), n, elem);
-    from = dst;
-  }
-  if (from != dst)
-    unary("copy", dst, from, n);
+  vector("mul", q, q, d, n, elem);
+  vector("sub", dst, a, q, n, elem);
   return dst;
 }
 
@@ -785,7 +795,7 @@ bool wsc::lowering::hasGenericKernel(Operation *op) {
   return isa<wg::WhereOp, wg::CastOp, wg::SoftmaxOp, wg::LayerNormOp, wg::MatmulOp, wg::GemmOp,
              wg::LinearOp, wg::AttentionOp, wg::TransposeOp, wg::ExpandOp, wg::SliceOp,
              wg::SplitOp, wg::ConcatOp, wg::TriluOp, wg::GatherOp>(op) ||
-         llvm::is_contained({"wsgraph.clip", "wsgraph.log_softmax", "wsgraph.tile",
+         llvm::is_contained({"wsgraph.log_softmax", "wsgraph.tile",
                              "wsgraph.gather_elements"},
                             name);
 }
