@@ -392,7 +392,30 @@ struct SliceLeadingRowsOfWeight : OpRewritePattern<GatherOp> {
   }
 };
 
+/// Why `op`, left after fusion, is no fused op; empty for ops that compute
+/// nothing (constants, weights, shapes) or are fused already.
+std::string unfusedReason(Operation *op) {
+  if (isa<ConstantOp, WeightOp, LinearOp, LayerNormOp, GeluOp, AttentionOp, ReshapeOp, SqueezeOp,
+          UnsqueezeOp>(op) ||
+      !isa<WsgraphDialect>(op->getDialect()))
+    return "";
+  auto isWeight = [](Value v) { return v.getDefiningOp<ConstantOp>() || v.getDefiningOp<WeightOp>(); };
+  if (auto mm = dyn_cast<MatmulOp>(op))
+    return !isWeight(mm.getRhs()) ? "a product of two computed tensors, not by a weight (no linear); "
+                                    "no attention pattern took it"
+                                  : "its weight is not a 2-D matrix (no linear)";
+  if (isa<SoftmaxOp>(op))
+    return "no attention pattern matched: attention is softmax(q @ k^T * scale, causal mask) @ v "
+           "over heads of one activation";
+  if (isa<TanhOp, ErfOp, PowOp>(op))
+    return "part of no GELU form that the fusion knows (the exact erf form)";
+  if (isa<WhereOp>(op))
+    return "a mask that no attention pattern absorbed";
+  return "no fusion pattern covers it";
+}
+
 struct WsgraphFusePass : wsc::impl::WsgraphFuseBase<WsgraphFusePass> {
+  using WsgraphFuseBase::WsgraphFuseBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
@@ -402,7 +425,12 @@ struct WsgraphFusePass : wsc::impl::WsgraphFuseBase<WsgraphFusePass> {
     // Attention must see q @ kT before matmul-to-linear could claim it; it
     // never can (kT is not static), so one pattern set suffices.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    if (remarks)
+      getOperation().walk([](Operation *op) {
+        if (std::string why = unfusedReason(op); !why.empty())
+          op->emitRemark("left unfused (a generic kernel): ") << why;
+      });
   }
 };
 

@@ -14,8 +14,13 @@ def WsgraphFuse : Pass<"wsgraph-fuse", "mlir::ModuleOp"> {
     - softmax(q @ k^T * scale, causal mask) @ v into `attention`;
     - matmul by a 2-D weight, plus a bias, into `linear`.
     After this pass the exports of one model at opsets 13 to 17 give the
-    same ops.
+    same ops. With `remarks`, every computing op left unfused gets a remark
+    that says why: it will run on a generic kernel (docs/rationale/generic.md).
   }];
+  let options = [
+    Option<"remarks", "remarks", "bool", "false",
+           "Remark on every computing op left unfused, and why">
+  ];
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }
 
