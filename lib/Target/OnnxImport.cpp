@@ -30,7 +30,10 @@ using namespace wsc::onnx_import;
 
 namespace {
 
-constexpr int64_t kMinOpset = 13, kMaxOpset = 17;
+/// The newest default-domain opset wsc knows. Older ones are imported op by
+/// op: each supported op says from which opset on its form is the one wsc
+/// reads (supportedOps).
+constexpr int64_t kMaxOpset = 18;
 /// Float initializers up to this many elements become literals; larger ones
 /// stay in their file as wsgraph.weight.
 constexpr int64_t kInlineFloatElements = 64;
@@ -44,17 +47,102 @@ std::string nodeLabel(const onnx::NodeProto &node, int index) {
   return "node '" + name + "' (" + node.op_type() + ")";
 }
 
+/// How wsc imports one ONNX operator.
+struct OpSupport {
+  /// The first opset whose form of the op the converter reads; older forms
+  /// (attributes that later became inputs, legacy broadcast flags) are refused.
+  int64_t sinceOpset;
+  /// The attributes the converter reads, space-separated; any other one is
+  /// refused rather than ignored.
+  const char *attributes;
+};
+
 /// The ONNX operators wsc imports.
-const llvm::StringSet<> &supportedOps() {
-  static const llvm::StringSet<> ops = {
-      "Add",        "Sub",       "Mul",       "Div",        "Pow",       "Sqrt",
-      "Erf",        "Tanh",      "Exp",       "Neg",        "MatMul",    "Gemm",
-      "Softmax",    "LayerNormalization",     "ReduceMean", "ReduceSum", "ReduceMax",
-      "Transpose",  "Reshape",   "Gather",    "Concat",     "Slice",     "Split",
-      "Where",      "Equal",     "Cast",      "Unsqueeze",  "Squeeze",   "Expand",
-      "Trilu",      "Range",     "Constant",  "ConstantOfShape",         "Shape",
-      "Identity"};
+const llvm::StringMap<OpSupport> &supportedOps() {
+  static const char *kReduce = "axes keepdims noop_with_empty_axes";
+  static const llvm::StringMap<OpSupport> ops = {
+      // Elementwise arithmetic, with numpy broadcasting from opset 7 on.
+      {"Add", {7, ""}}, {"Sub", {7, ""}}, {"Mul", {7, ""}}, {"Div", {7, ""}},
+      {"Pow", {7, ""}}, {"Mod", {10, "fmod"}},
+      {"Max", {6, ""}}, {"Min", {6, ""}}, {"Sum", {6, ""}}, {"Mean", {6, ""}},
+      {"Clip", {6, "min max"}},
+      // Unary (opset 6 dropped the legacy consumed_inputs attribute).
+      {"Sqrt", {6, ""}}, {"Erf", {9, ""}}, {"Tanh", {6, ""}}, {"Exp", {6, ""}},
+      {"Log", {6, ""}}, {"Neg", {6, ""}}, {"Abs", {6, ""}}, {"Relu", {6, ""}},
+      {"Sigmoid", {6, ""}}, {"Reciprocal", {6, ""}}, {"Floor", {6, ""}}, {"Ceil", {6, ""}},
+      {"Sin", {7, ""}}, {"Cos", {7, ""}},
+      // Comparisons and logic.
+      {"Equal", {7, ""}}, {"Less", {7, ""}}, {"Greater", {7, ""}},
+      {"LessOrEqual", {12, ""}}, {"GreaterOrEqual", {12, ""}},
+      {"Not", {1, ""}}, {"And", {7, ""}}, {"Or", {7, ""}}, {"Xor", {7, ""}},
+      {"Where", {9, ""}},
+      // Linear algebra, normalization.
+      {"MatMul", {1, ""}}, {"Gemm", {7, "alpha beta transA transB"}},
+      {"Softmax", {1, "axis"}}, {"LogSoftmax", {1, "axis"}},
+      {"LayerNormalization", {17, "axis epsilon stash_type"}},
+      {"ReduceMean", {1, kReduce}}, {"ReduceSum", {1, kReduce}},
+      {"ReduceMax", {1, kReduce}}, {"ReduceMin", {1, kReduce}},
+      // Data movement and shapes.
+      {"Transpose", {1, "perm"}}, {"Reshape", {5, "allowzero"}}, {"Flatten", {1, "axis"}},
+      {"Gather", {1, "axis"}}, {"GatherElements", {11, "axis"}}, {"Concat", {4, "axis"}},
+      {"Slice", {10, ""}}, {"Split", {2, "axis split num_outputs"}}, {"Tile", {6, ""}},
+      {"Cast", {6, "to"}}, {"Unsqueeze", {1, "axes"}}, {"Squeeze", {1, "axes"}},
+      {"Expand", {8, ""}}, {"Trilu", {14, "upper"}}, {"Range", {11, ""}},
+      {"Constant", {1, "value value_float value_floats value_int value_ints"}},
+      {"ConstantOfShape", {9, "value"}}, {"Shape", {1, "start end"}}, {"Size", {1, ""}},
+      {"Identity", {1, ""}},
+      // Control flow: only an If whose condition folds (its branch is inlined).
+      {"If", {1, "then_branch else_branch"}}};
   return ops;
+}
+
+/// Names that the nodes of `graph` (and of graphs nested in them) read but
+/// that `graph` does not define: a branch's references to enclosing scopes.
+void outerNames(const onnx::GraphProto &graph, llvm::StringSet<> &out) {
+  llvm::StringSet<> defined;
+  for (const auto &v : graph.input())
+    defined.insert(v.name());
+  for (const auto &t : graph.initializer())
+    defined.insert(t.name());
+  for (const auto &n : graph.node())
+    for (const auto &o : n.output())
+      defined.insert(o);
+  auto use = [&](StringRef name) {
+    if (!name.empty() && !defined.contains(name))
+      out.insert(name);
+  };
+  for (const auto &n : graph.node()) {
+    for (const auto &in : n.input())
+      use(in);
+    for (const auto &a : n.attribute()) {
+      llvm::StringSet<> inner;
+      if (a.has_g())
+        outerNames(a.g(), inner);
+      for (const auto &g : a.graphs())
+        outerNames(g, inner);
+      for (const auto &name : inner)
+        use(name.getKey());
+    }
+  }
+  for (const auto &o : graph.output())
+    use(o.name());
+}
+
+/// A node's inputs, and for a node with subgraphs (If) the outer values those
+/// read: all of them must be computed before the node.
+SmallVector<std::string> nodeInputs(const onnx::NodeProto &node) {
+  SmallVector<std::string> names(node.input().begin(), node.input().end());
+  llvm::StringSet<> outer;
+  for (const auto &a : node.attribute()) {
+    if (a.has_g())
+      outerNames(a.g(), outer);
+    for (const auto &g : a.graphs())
+      outerNames(g, outer);
+  }
+  for (const auto &name : outer)
+    if (!llvm::is_contained(names, name.getKey()))
+      names.push_back(name.getKey().str());
+  return names;
 }
 
 } // namespace
@@ -75,9 +163,15 @@ FailureOr<Type> Importer::elementType(int32_t onnxType, const std::string &what)
   case onnx::TensorProto::INT8: return builder.getIntegerType(8);
   case onnx::TensorProto::UINT8: return builder.getIntegerType(8, /*isSigned=*/false);
   case onnx::TensorProto::BOOL: return builder.getIntegerType(1);
-  default:
-    error(what + ": unsupported element type " + std::to_string(onnxType));
+  default: {
+    std::string name = onnx::TensorProto::DataType_IsValid(onnxType)
+                           ? onnx::TensorProto::DataType_Name(onnxType)
+                           : std::to_string(onnxType);
+    error(what + ": unsupported element type " + name +
+          " (wsc imports float, double, float16, bfloat16, int64, int32, int16, int8, uint8 "
+          "and bool tensors)");
     return failure();
+  }
   }
 }
 
@@ -293,25 +387,43 @@ bool Importer::checkOpsetAndOps() {
   for (const auto &imp : file.model.opset_import())
     if (imp.domain().empty() || imp.domain() == "ai.onnx")
       opset = imp.version();
-  if (opset == 0) {
+  if (opset <= 0) {
     error("the model imports no version of the default ONNX opset");
     return false;
   }
-  if (opset < kMinOpset || opset > kMaxOpset) {
-    error("opset " + std::to_string(opset) + " is not supported; wsc imports opsets " +
-          std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+  if (opset > kMaxOpset) {
+    error("opset " + std::to_string(opset) + " is not supported; wsc imports opsets up to " +
+          std::to_string(kMaxOpset) +
           " (re-export with torch.onnx.export(..., opset_version=17))");
     return false;
   }
+  return checkNodes(file.model.graph(), "");
+}
+
+bool Importer::checkNodes(const onnx::GraphProto &graph, const std::string &prefix) {
   std::vector<std::string> unsupported;
-  const auto &graph = file.model.graph();
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto &node = graph.node(i);
-    bool known = (node.domain().empty() || node.domain() == "ai.onnx") &&
-                 supportedOps().contains(node.op_type());
-    if (!known)
-      unsupported.push_back(nodeLabel(node, i) +
+    std::string label = prefix + nodeLabel(node, i);
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    auto it = supportedOps().find(node.op_type());
+    if (!defaultDomain || it == supportedOps().end()) {
+      unsupported.push_back(label +
                             (node.domain().empty() ? "" : " in domain '" + node.domain() + "'"));
+      continue;
+    }
+    const OpSupport &support = it->second;
+    if (opset < support.sinceOpset) {
+      unsupported.push_back(label + ": its opset-" + std::to_string(opset) +
+                            " form is not supported; wsc imports " + node.op_type() +
+                            " from opset " + std::to_string(support.sinceOpset));
+      continue;
+    }
+    SmallVector<StringRef> known;
+    StringRef(support.attributes).split(known, ' ', -1, /*KeepEmpty=*/false);
+    for (const auto &a : node.attribute())
+      if (!llvm::is_contained(known, a.name()))
+        unsupported.push_back(label + ": attribute '" + a.name() + "' is not supported");
   }
   if (!unsupported.empty()) {
     std::string msg = std::to_string(unsupported.size()) + " unsupported op(s):";
@@ -399,15 +511,33 @@ bool Importer::addInputs(func::FuncOp func) {
   return true;
 }
 
+FailureOr<Value> Importer::lookup(const std::string &name) {
+  if (auto it = values.find(name); it != values.end())
+    return it->second;
+  auto init = initializerIndex.find(name);
+  if (init == initializerIndex.end()) {
+    error("value '" + name + "' is not defined");
+    return failure();
+  }
+  auto v = initializer(init->second);
+  if (::failed(v))
+    return failure();
+  values[name] = *v;
+  return *v;
+}
+
 /// Orders nodes so that producers come first, reporting missing inputs and cycles.
-bool Importer::sortNodes(std::vector<int> &order) {
-  const auto &graph = file.model.graph();
+bool Importer::sortNodes(const onnx::GraphProto &graph, const std::string &prefix,
+                         std::vector<int> &order) {
+  auto defined = [&](StringRef name) {
+    return values.count(name) || initializerIndex.count(name);
+  };
   llvm::StringMap<int> producer;
   for (int i = 0; i < graph.node_size(); ++i)
     for (const auto &out : graph.node(i).output())
       if (!out.empty()) {
-        if (producer.count(out) || values.count(out) || initializerIndex.count(out)) {
-          error(nodeLabel(graph.node(i), i) + ": output '" + out + "' is defined twice");
+        if (producer.count(out) || defined(out)) {
+          error(prefix + nodeLabel(graph.node(i), i) + ": output '" + out + "' is defined twice");
           return false;
         }
         producer[out] = i;
@@ -416,12 +546,12 @@ bool Importer::sortNodes(std::vector<int> &order) {
   std::vector<std::vector<int>> users(graph.node_size());
   bool ok = true;
   for (int i = 0; i < graph.node_size(); ++i)
-    for (const auto &in : graph.node(i).input()) {
-      if (in.empty() || values.count(in) || initializerIndex.count(in))
+    for (const auto &in : nodeInputs(graph.node(i))) {
+      if (in.empty() || defined(in))
         continue;
       auto it = producer.find(in);
       if (it == producer.end()) {
-        error(nodeLabel(graph.node(i), i) + ": input '" + in +
+        error(prefix + nodeLabel(graph.node(i), i) + ": input '" + in +
               "' is not a graph input, an initializer or a node output");
         ok = false;
         continue;
@@ -449,11 +579,51 @@ bool Importer::sortNodes(std::vector<int> &order) {
   int shown = 0;
   for (int i = 0; i < graph.node_size() && shown < 8; ++i)
     if (pending[i] > 0) {
-      cycle += "\n  " + nodeLabel(graph.node(i), i);
+      cycle += "\n  " + prefix + nodeLabel(graph.node(i), i);
       ++shown;
     }
-  error("the graph has a cycle; these nodes are on it or wait for it:" + cycle);
+  error(prefix + "the graph has a cycle; these nodes are on it or wait for it:" + cycle);
   return false;
+}
+
+bool Importer::importNodes(const onnx::GraphProto &graph, const std::string &prefix) {
+  std::vector<int> order;
+  if (!sortNodes(graph, prefix, order))
+    return false;
+  for (int index : order) {
+    const auto &node = graph.node(index);
+    currentNode = prefix + nodeLabel(node, index);
+    loc = NameLoc::get(builder.getStringAttr(node.name().empty() ? node.op_type() + "_" +
+                                                                       std::to_string(index)
+                                                                 : node.name()));
+    SmallVector<Value> inputs;
+    for (const auto &in : node.input()) {
+      if (in.empty()) {
+        inputs.push_back(Value());
+        continue;
+      }
+      auto v = lookup(in);
+      if (::failed(v))
+        return false;
+      inputs.push_back(*v);
+    }
+    SmallVector<Value> results;
+    if (::failed(convert(node, inputs, results))) {
+      if (!failed)
+        nodeError("cannot be imported");
+      return false;
+    }
+    for (auto [i, out] : llvm::enumerate(node.output())) {
+      if (out.empty())
+        continue;
+      if (i >= results.size() || !results[i]) {
+        nodeError("output " + std::to_string(i) + " ('" + out + "') is not supported");
+        return false;
+      }
+      values[out] = results[i];
+    }
+  }
+  return true;
 }
 
 OwningOpRef<ModuleOp> Importer::run() {
@@ -472,54 +642,14 @@ OwningOpRef<ModuleOp> Importer::run() {
                                            builder.getFunctionType({}, {}));
   if (!addInputs(func))
     return nullptr;
-  std::vector<int> order;
-  if (!sortNodes(order))
-    return nullptr;
-
   // Turn MLIR diagnostics (from type inference and verifiers) into our format.
   ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error)
       nodeError(diag.str());
     return success();
   });
-
-  for (int index : order) {
-    const auto &node = graph.node(index);
-    currentNode = nodeLabel(node, index);
-    loc = NameLoc::get(builder.getStringAttr(node.name().empty() ? node.op_type() + "_" +
-                                                                       std::to_string(index)
-                                                                 : node.name()));
-    SmallVector<Value> inputs;
-    for (const auto &in : node.input()) {
-      if (in.empty()) {
-        inputs.push_back(Value());
-        continue;
-      }
-      auto it = values.find(in);
-      if (it == values.end()) {
-        auto init = initializer(initializerIndex.lookup(in));
-        if (::failed(init))
-          return nullptr;
-        it = values.insert({in, *init}).first;
-      }
-      inputs.push_back(it->second);
-    }
-    SmallVector<Value> results;
-    if (::failed(convert(node, inputs, results))) {
-      if (!failed)
-        nodeError("cannot be imported");
-      return nullptr;
-    }
-    for (auto [i, out] : llvm::enumerate(node.output())) {
-      if (out.empty())
-        continue;
-      if (i >= results.size() || !results[i]) {
-        nodeError("output " + std::to_string(i) + " ('" + out + "') is not supported");
-        return nullptr;
-      }
-      values[out] = results[i];
-    }
-  }
+  if (!importNodes(graph, ""))
+    return nullptr;
 
   SmallVector<Value> outs;
   SmallVector<Type> outTypes;

@@ -45,8 +45,17 @@ private:
 
   // Graph structure.
   bool checkOpsetAndOps();
+  /// Reports, in one error, every node of `graph` whose op, opset form or
+  /// attributes wsc does not import. `prefix` names the enclosing If branch.
+  bool checkNodes(const onnx::GraphProto &graph, const std::string &prefix);
   bool addInputs(func::FuncOp func);
-  bool sortNodes(std::vector<int> &order);
+  bool sortNodes(const onnx::GraphProto &graph, const std::string &prefix,
+                 std::vector<int> &order);
+  /// Converts the nodes of `graph` in dependency order into the current
+  /// block; their outputs are added to `values`.
+  bool importNodes(const onnx::GraphProto &graph, const std::string &prefix);
+  /// The value of a name: a graph input, node output or initializer.
+  FailureOr<Value> lookup(const std::string &name);
   LogicalResult convert(const onnx::NodeProto &node, SmallVectorImpl<Value> &inputs,
                         SmallVectorImpl<Value> &results);
 
@@ -83,6 +92,16 @@ private:
   LogicalResult convertConstant(const onnx::NodeProto &, SmallVectorImpl<Value> &);
   LogicalResult convertReduce(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &,
                               StringRef opName);
+  LogicalResult convertSoftmax(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertLayerNorm(const onnx::NodeProto &, ArrayRef<Value>,
+                                 SmallVectorImpl<Value> &);
+  LogicalResult convertClip(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertFlatten(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertIf(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
+  FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
+  /// A rank-0 constant of the given element type.
+  Value scalarConstant(Type element, double value);
 
   OnnxModelFile &file;
   MLIRContext *ctx;

@@ -209,7 +209,8 @@ LogicalResult Importer::convertSplit(const onnx::NodeProto &node, ArrayRef<Value
   if (*given) {
     sizes = **given;
   } else {
-    int64_t n = node.output_size(), dim = type.getDimSize(*axis);
+    // Opset 18 may say how many pieces; they are the node's outputs anyway.
+    int64_t n = intAttr(node, "num_outputs", node.output_size()), dim = type.getDimSize(*axis);
     if (ShapedType::isDynamic(dim) || n == 0) {
       nodeError("cannot split a dynamic dimension evenly; bind it with --input-shape");
       return failure();
@@ -235,12 +236,13 @@ LogicalResult Importer::convertSplit(const onnx::NodeProto &node, ArrayRef<Value
 
 LogicalResult Importer::convertReduce(const onnx::NodeProto &node, ArrayRef<Value> in,
                                       SmallVectorImpl<Value> &results, StringRef opName) {
-  bool fromInput = node.op_type() == "ReduceSum"; // axes became an input at opset 13
-  auto given = intsFromInputOrAttr(node, fromInput ? in : ArrayRef<Value>(), 1, "axes");
+  // Axes are an attribute up to opset 12 (ReduceSum) or 17 (the others) and
+  // an optional input from then on; a model has one form or the other.
+  auto given = intsFromInputOrAttr(node, in, 1, "axes");
   if (::failed(given))
     return failure();
   SmallVector<int64_t> axes = given->value_or(SmallVector<int64_t>());
-  if (axes.empty() && fromInput && intAttr(node, "noop_with_empty_axes", 0)) {
+  if (axes.empty() && intAttr(node, "noop_with_empty_axes", 0)) {
     results.push_back(in[0]);
     return success();
   }
@@ -250,6 +252,308 @@ LogicalResult Importer::convertReduce(const onnx::NodeProto &node, ArrayRef<Valu
   if (::failed(v))
     return failure();
   results.push_back(*v);
+  return success();
+}
+
+Value Importer::scalarConstant(Type element, double value) {
+  auto type = RankedTensorType::get({}, element);
+  if (auto f = dyn_cast<FloatType>(element)) {
+    APFloat x(value);
+    bool lost;
+    x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return constant(DenseElementsAttr::get(type, x));
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  return constant(DenseElementsAttr::get(
+      type, APInt(width, static_cast<int64_t>(value), /*isSigned=*/true, /*implicitTrunc=*/true)));
+}
+
+FailureOr<Value> Importer::buildChain(ArrayRef<Value> in, StringRef binaryOp) {
+  if (in.empty() || llvm::any_of(in, [](Value v) { return !v; })) {
+    nodeError("expects one or more inputs");
+    return failure();
+  }
+  Value acc = in.front();
+  for (Value next : in.drop_front()) {
+    auto v = build(binaryOp, {acc, next}, {});
+    if (::failed(v))
+      return failure();
+    acc = *v;
+  }
+  return acc;
+}
+
+/// Product of dims [begin, end) of a shape; dynamic if any of them is.
+static int64_t product(ArrayRef<int64_t> shape, size_t begin, size_t end) {
+  int64_t n = 1;
+  for (size_t d = begin; d < end; ++d) {
+    if (ShapedType::isDynamic(shape[d]))
+      return ShapedType::kDynamic;
+    n *= shape[d];
+  }
+  return n;
+}
+
+LogicalResult Importer::convertSoftmax(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                       SmallVectorImpl<Value> &results) {
+  StringRef name = node.op_type() == "Softmax" ? wg::SoftmaxOp::getOperationName()
+                                               : wg::LogSoftmaxOp::getOperationName();
+  auto type = typeOf(in[0]);
+  // Opset 13 normalizes along one axis (default -1); older opsets flatten the
+  // input to 2-D at `axis` (default 1) and normalize each row.
+  int64_t axisAttr = intAttr(node, "axis", opset >= 13 ? -1 : 1);
+  auto axisValue = [&](int64_t a) { return attr("axis", builder.getI64IntegerAttr(a)); };
+  if (opset >= 13) {
+    auto v = build(name, {in[0]}, {axisValue(axisAttr)}, type);
+    if (::failed(v))
+      return failure();
+    results.push_back(*v);
+    return success();
+  }
+  int64_t rank = type.getRank();
+  auto axis = wg::normalizeAxis(axisAttr, rank);
+  if (::failed(axis)) {
+    nodeError("axis " + std::to_string(axisAttr) + " is out of range for rank " +
+              std::to_string(rank));
+    return failure();
+  }
+  if (*axis == rank - 1) { // the rows are the last dimension already
+    auto v = build(name, {in[0]}, {axisValue(-1)}, type);
+    if (::failed(v))
+      return failure();
+    results.push_back(*v);
+    return success();
+  }
+  if (!type.hasStaticShape()) {
+    nodeError("flattens a dynamic shape to 2-D (opset " + std::to_string(opset) +
+              " semantics); bind it with --input-shape");
+    return failure();
+  }
+  auto flatType = RankedTensorType::get(
+      {product(type.getShape(), 0, *axis), product(type.getShape(), *axis, rank)},
+      type.getElementType());
+  auto flat = build(wg::ReshapeOp::getOperationName(), {in[0]}, {}, flatType);
+  if (::failed(flat))
+    return failure();
+  auto norm = build(name, {*flat}, {axisValue(1)}, flatType);
+  if (::failed(norm))
+    return failure();
+  auto back = build(wg::ReshapeOp::getOperationName(), {*norm}, {}, type);
+  if (::failed(back))
+    return failure();
+  results.push_back(*back);
+  return success();
+}
+
+LogicalResult Importer::convertLayerNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                         SmallVectorImpl<Value> &results) {
+  if (intAttr(node, "stash_type", 1) != 1) {
+    nodeError("stash_type " + std::to_string(intAttr(node, "stash_type", 1)) +
+              " is not supported (only 1, float)");
+    return failure();
+  }
+  int64_t axisAttr = intAttr(node, "axis", -1);
+  float epsilon = floatAttr(node, "epsilon", 1e-5f);
+  SmallVector<Value> operands = {in[0], in[1]};
+  if (in.size() > 2 && in[2])
+    operands.push_back(in[2]);
+  auto y = build(wg::LayerNormOp::getOperationName(), operands,
+                 {attr("axis", builder.getI64IntegerAttr(axisAttr)),
+                  attr("epsilon", builder.getF32FloatAttr(epsilon))},
+                 in[0].getType());
+  if (::failed(y))
+    return failure();
+  results.push_back(*y);
+  auto used = [&](int i) { return node.output_size() > i && !node.output(i).empty(); };
+  if (!used(1) && !used(2))
+    return success();
+  // Mean and InvStdDev (kept dimensions, float32 as stash_type 1 says) are
+  // computed apart from the fused op, which has one result.
+  auto type = typeOf(in[0]);
+  int64_t rank = type.getRank();
+  auto axis = wg::normalizeAxis(axisAttr, rank);
+  if (::failed(axis))
+    return failure(); // the layer_norm verifier reported it
+  Value x = in[0];
+  if (!type.getElementType().isF32()) {
+    auto cast = build(wg::CastOp::getOperationName(), {x}, {},
+                      RankedTensorType::get(type.getShape(), builder.getF32Type()));
+    if (::failed(cast))
+      return failure();
+    x = *cast;
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < rank; ++d)
+    axes.push_back(d);
+  auto reduceMean = [&](Value v) {
+    return build(wg::ReduceMeanOp::getOperationName(), {v},
+                 {attr("axes", builder.getDenseI64ArrayAttr(axes)),
+                  attr("keepdims", builder.getBoolAttr(true))});
+  };
+  auto mean = reduceMean(x);
+  if (::failed(mean))
+    return failure();
+  results.push_back(*mean);
+  if (!used(2))
+    return success();
+  auto centered = build(wg::SubOp::getOperationName(), {x, *mean}, {});
+  if (::failed(centered))
+    return failure();
+  auto squared = build(wg::MulOp::getOperationName(), {*centered, *centered}, {});
+  if (::failed(squared))
+    return failure();
+  auto variance = reduceMean(*squared);
+  if (::failed(variance))
+    return failure();
+  auto shifted = build(wg::AddOp::getOperationName(),
+                       {*variance, scalarConstant(builder.getF32Type(), epsilon)}, {});
+  if (::failed(shifted))
+    return failure();
+  auto stddev = build(wg::SqrtOp::getOperationName(), {*shifted}, {}, shifted->getType());
+  if (::failed(stddev))
+    return failure();
+  auto inv = build(wg::ReciprocalOp::getOperationName(), {*stddev}, {}, stddev->getType());
+  if (::failed(inv))
+    return failure();
+  results.push_back(*inv);
+  return success();
+}
+
+LogicalResult Importer::convertClip(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                    SmallVectorImpl<Value> &results) {
+  Type element = typeOf(in[0]).getElementType();
+  // Opset 11 made min and max optional inputs; opset 6 has them as float
+  // attributes. Clip is min(max(x, lo), hi).
+  Value bounds[2];
+  const char *names[2] = {"min", "max"};
+  for (int i = 0; i < 2; ++i) {
+    if (opset >= 11) {
+      if (in.size() > size_t(i + 1) && in[i + 1])
+        bounds[i] = in[i + 1];
+    } else if (findAttr(node, names[i])) {
+      bounds[i] = scalarConstant(element, floatAttr(node, names[i], 0.0f));
+    }
+    if (!bounds[i])
+      continue;
+    auto t = typeOf(bounds[i]);
+    if (t.getRank() != 0) {
+      if (!t.hasStaticShape() || t.getNumElements() != 1) {
+        nodeError(std::string("the ") + names[i] + " bound must be a scalar, got " +
+                  std::to_string(t.getRank()) + "-D");
+        return failure();
+      }
+      auto scalar = build(wg::ReshapeOp::getOperationName(), {bounds[i]}, {},
+                          RankedTensorType::get({}, t.getElementType()));
+      if (::failed(scalar))
+        return failure();
+      bounds[i] = *scalar;
+    }
+  }
+  Value x = in[0];
+  if (bounds[0]) {
+    auto v = build(wg::MaxOp::getOperationName(), {x, bounds[0]}, {});
+    if (::failed(v))
+      return failure();
+    x = *v;
+  }
+  if (bounds[1]) {
+    auto v = build(wg::MinOp::getOperationName(), {x, bounds[1]}, {});
+    if (::failed(v))
+      return failure();
+    x = *v;
+  }
+  results.push_back(x);
+  return success();
+}
+
+LogicalResult Importer::convertFlatten(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                       SmallVectorImpl<Value> &results) {
+  auto type = typeOf(in[0]);
+  int64_t rank = type.getRank(), axis = intAttr(node, "axis", 1);
+  if (axis < -rank || axis > rank) {
+    nodeError("axis " + std::to_string(axis) + " is out of range for rank " +
+              std::to_string(rank));
+    return failure();
+  }
+  if (axis < 0)
+    axis += rank;
+  auto flatType = RankedTensorType::get(
+      {product(type.getShape(), 0, axis), product(type.getShape(), axis, rank)},
+      type.getElementType());
+  auto v = build(wg::ReshapeOp::getOperationName(), {in[0]}, {}, flatType);
+  if (::failed(v))
+    return failure();
+  results.push_back(*v);
+  return success();
+}
+
+LogicalResult Importer::convertIf(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                  SmallVectorImpl<Value> &results) {
+  auto cond = wg::getConstantElements(in[0]);
+  if (!cond || cond.getNumElements() != 1) {
+    nodeError("the condition is not a compile-time constant; wsc imports an If only when its "
+              "condition folds" +
+              (unboundInputs.empty()
+                   ? std::string()
+                   : " (bind the dynamic dimensions of " + unboundInputs +
+                         " with --input-shape NAME=DIMS)"));
+    return failure();
+  }
+  bool taken = isa<FloatType>(cond.getElementType())
+                   ? !(*cond.getValues<APFloat>().begin()).isZero()
+                   : !(*cond.getValues<APInt>().begin()).isZero();
+  const char *branchName = taken ? "then_branch" : "else_branch";
+  auto *a = findAttr(node, branchName);
+  if (!a || !a->has_g()) {
+    nodeError(std::string("has no ") + branchName + " graph");
+    return failure();
+  }
+  const onnx::GraphProto &branch = a->g();
+  if (branch.input_size() != 0 || branch.output_size() != node.output_size()) {
+    nodeError(std::string("its ") + branchName + " has " + std::to_string(branch.input_size()) +
+              " inputs and " + std::to_string(branch.output_size()) + " outputs; expected 0 and " +
+              std::to_string(node.output_size()));
+    return failure();
+  }
+  // The taken branch is inlined: its nodes read the enclosing values by name,
+  // and its own names are dropped again once its outputs are known.
+  std::string outerNode = currentNode;
+  Location outerLoc = loc;
+  std::string prefix = currentNode + " " + branchName + ": ";
+  if (!checkNodes(branch, prefix))
+    return failure();
+  SmallVector<std::string> local;
+  for (const auto &tensor : branch.initializer()) {
+    std::string what = prefix + "initializer '" + tensor.name() + "'";
+    auto type = tensorType(tensor, what);
+    if (::failed(type))
+      return failure();
+    auto value = tensorValue(tensor, *type, nullptr, what);
+    if (::failed(value))
+      return failure();
+    if (values.count(tensor.name()) || initializerIndex.count(tensor.name())) {
+      error(what + " shadows a value of the enclosing graph");
+      return failure();
+    }
+    values[tensor.name()] = constant(*value);
+    local.push_back(tensor.name());
+  }
+  for (const auto &n : branch.node())
+    for (const auto &out : n.output())
+      if (!out.empty())
+        local.push_back(out);
+  if (!importNodes(branch, prefix))
+    return failure();
+  currentNode = outerNode;
+  loc = outerLoc;
+  for (const auto &out : branch.output()) {
+    auto v = lookup(out.name());
+    if (::failed(v))
+      return failure();
+    results.push_back(*v);
+  }
+  for (const auto &name : local)
+    values.erase(name);
   return success();
 }
 
@@ -274,16 +578,71 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
       {"Add", wg::AddOp::getOperationName()}, {"Sub", wg::SubOp::getOperationName()},
       {"Mul", wg::MulOp::getOperationName()}, {"Div", wg::DivOp::getOperationName()},
       {"Pow", wg::PowOp::getOperationName()}, {"Equal", wg::EqualOp::getOperationName()},
-      {"MatMul", wg::MatmulOp::getOperationName()}};
+      {"Less", wg::LessOp::getOperationName()},
+      {"LessOrEqual", wg::LessEqualOp::getOperationName()},
+      {"Greater", wg::GreaterOp::getOperationName()},
+      {"GreaterOrEqual", wg::GreaterEqualOp::getOperationName()},
+      {"And", wg::AndOp::getOperationName()}, {"Or", wg::OrOp::getOperationName()},
+      {"Xor", wg::XorOp::getOperationName()}, {"MatMul", wg::MatmulOp::getOperationName()}};
   static const llvm::StringMap<StringRef> unary = {
       {"Sqrt", wg::SqrtOp::getOperationName()}, {"Erf", wg::ErfOp::getOperationName()},
       {"Tanh", wg::TanhOp::getOperationName()}, {"Exp", wg::ExpOp::getOperationName()},
-      {"Neg", wg::NegOp::getOperationName()}};
+      {"Neg", wg::NegOp::getOperationName()}, {"Log", wg::LogOp::getOperationName()},
+      {"Sigmoid", wg::SigmoidOp::getOperationName()}, {"Relu", wg::ReluOp::getOperationName()},
+      {"Abs", wg::AbsOp::getOperationName()}, {"Sin", wg::SinOp::getOperationName()},
+      {"Cos", wg::CosOp::getOperationName()},
+      {"Reciprocal", wg::ReciprocalOp::getOperationName()},
+      {"Floor", wg::FloorOp::getOperationName()}, {"Ceil", wg::CeilOp::getOperationName()},
+      {"Not", wg::NotOp::getOperationName()}};
+  static const llvm::StringMap<StringRef> nary = {
+      {"Max", wg::MaxOp::getOperationName()}, {"Min", wg::MinOp::getOperationName()},
+      {"Sum", wg::AddOp::getOperationName()}, {"Mean", wg::AddOp::getOperationName()}};
 
   if (auto it = binary.find(op); it != binary.end())
     return need(2) ? push(build(it->second, {in[0], in[1]}, {})) : failure();
   if (auto it = unary.find(op); it != unary.end())
     return need(1) ? push(build(it->second, {in[0]}, {}, in[0].getType())) : failure();
+  if (auto it = nary.find(op); it != nary.end()) {
+    auto v = buildChain(in, it->second);
+    if (::failed(v) || op != "Mean" || in.size() == 1)
+      return push(v);
+    Value n = scalarConstant(typeOf(*v).getElementType(), double(in.size()));
+    return push(build(wg::DivOp::getOperationName(), {*v, n}, {}));
+  }
+  if (op == "Mod")
+    return need(2) ? push(build(wg::ModOp::getOperationName(), {in[0], in[1]},
+                                {attr("fmod", builder.getBoolAttr(intAttr(node, "fmod", 0)))}))
+                   : failure();
+  if (op == "Clip")
+    return need(1) ? convertClip(node, in, results) : failure();
+  if (op == "Flatten")
+    return need(1) ? convertFlatten(node, in, results) : failure();
+  if (op == "If")
+    return need(1) ? convertIf(node, in, results) : failure();
+  if (op == "Size") {
+    if (!need(1))
+      return failure();
+    auto type = typeOf(in[0]);
+    if (!type.hasStaticShape()) {
+      nodeError("the input's shape is not static; bind it with --input-shape");
+      return failure();
+    }
+    return push(constant(DenseElementsAttr::get(
+        RankedTensorType::get({}, builder.getIntegerType(64)), type.getNumElements())));
+  }
+  if (op == "Tile") {
+    if (!need(2))
+      return failure();
+    auto repeats = constInts(in[1], "repeats");
+    if (::failed(repeats))
+      return failure();
+    return push(build(wg::TileOp::getOperationName(), {in[0]},
+                      {attr("repeats", builder.getDenseI64ArrayAttr(*repeats))}));
+  }
+  if (op == "GatherElements")
+    return need(2) ? push(build(wg::GatherElementsOp::getOperationName(), {in[0], in[1]},
+                                {attr("axis", builder.getI64IntegerAttr(intAttr(node, "axis", 0)))}))
+                   : failure();
   if (op == "Identity")
     return need(1) ? push(in[0]) : failure();
   if (op == "Constant")
@@ -308,29 +667,10 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     auto type = RankedTensorType::get(*shape, fill.getElementType());
     return push(constant(DenseElementsAttr::get(type, fill.getValues<Attribute>()[0])));
   }
-  if (op == "Softmax") {
-    if (!need(1))
-      return failure();
-    return push(build(wg::SoftmaxOp::getOperationName(), {in[0]},
-                      {attr("axis", builder.getI64IntegerAttr(intAttr(node, "axis", -1)))},
-                      in[0].getType()));
-  }
-  if (op == "LayerNormalization") {
-    if (!need(2))
-      return failure();
-    if (node.output_size() > 1 && llvm::any_of(llvm::drop_begin(node.output()),
-                                               [](const std::string &o) { return !o.empty(); })) {
-      nodeError("the Mean and InvStdDev outputs are not supported");
-      return failure();
-    }
-    SmallVector<Value> operands = {in[0], in[1]};
-    if (in.size() > 2 && in[2])
-      operands.push_back(in[2]);
-    return push(build(wg::LayerNormOp::getOperationName(), operands,
-                      {attr("axis", builder.getI64IntegerAttr(intAttr(node, "axis", -1))),
-                       attr("epsilon", builder.getF32FloatAttr(floatAttr(node, "epsilon", 1e-5f)))},
-                      in[0].getType()));
-  }
+  if (op == "Softmax" || op == "LogSoftmax")
+    return need(1) ? convertSoftmax(node, in, results) : failure();
+  if (op == "LayerNormalization")
+    return need(2) ? convertLayerNorm(node, in, results) : failure();
   if (op == "ReduceMean")
     return need(1) ? convertReduce(node, in, results, wg::ReduceMeanOp::getOperationName())
                    : failure();
@@ -339,6 +679,9 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
                    : failure();
   if (op == "ReduceMax")
     return need(1) ? convertReduce(node, in, results, wg::ReduceMaxOp::getOperationName())
+                   : failure();
+  if (op == "ReduceMin")
+    return need(1) ? convertReduce(node, in, results, wg::ReduceMinOp::getOperationName())
                    : failure();
   if (op == "Gemm") {
     if (!need(2))

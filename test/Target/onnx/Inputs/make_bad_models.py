@@ -37,13 +37,47 @@ save("shape-mismatch", [helper.make_node("MatMul", ["x", "w3"], ["y"], name="mm"
 # float + int64.
 i = numpy_helper.from_array(np.ones((2, 4), np.int64), "i")
 save("type-mismatch", [helper.make_node("Add", ["x", "i"], ["y"], name="add")], [x], [y], [i])
-# Opsets outside 13..17.
-save("opset12", [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [x], [y], [w], opset=12)
-save("opset18", [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [x], [y], [w], opset=18)
-# Several unsupported ops: all must be named in one report.
-save("unsupported", [helper.make_node("Relu", ["x"], ["r"], name="act"),
+# An opset newer than wsc knows, and ops in forms older than wsc reads: Slice
+# before opset 10 took its bounds as attributes, Clip before 6 had
+# consumed_inputs. One report names them all.
+save("opset19", [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [x], [y], [w], opset=19)
+save("old-forms", [helper.make_node("Slice", ["x"], ["s"], name="slice", starts=[0], ends=[1]),
+                   helper.make_node("Clip", ["s"], ["y"], name="clip")], [x], [y], opset=5)
+# Several unsupported ops and an unknown attribute: all must be named in one report.
+save("unsupported", [helper.make_node("LeakyRelu", ["x"], ["r"], name="act"),
                      helper.make_node("LSTM", ["r", "w", "w"], ["l"], name="rnn"),
-                     helper.make_node("Relu", ["l"], ["y"], name="act2")], [x], [y], [w])
+                     helper.make_node("Softmax", ["l"], ["s"], name="sm", axis=1, temperature=2.0),
+                     helper.make_node("LeakyRelu", ["s"], ["y"], name="act2")], [x], [y], [w])
+# An If whose condition is a graph input: only a folded condition imports.
+cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [])
+one = helper.make_graph([helper.make_node("Identity", ["x"], ["t"], name="then_id")], "then", [],
+                        [helper.make_tensor_value_info("t", F, [2, 4])])
+two = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="else_neg")], "else", [],
+                        [helper.make_tensor_value_info("e", F, [2, 4])])
+save("if-dynamic", [helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=one,
+                                     else_branch=two)], [x, cond], [y])
+# An If on a constant: the taken branch is checked and converted like the
+# graph, and its errors name the If and the branch. The other branch's
+# unsupported op does not matter.
+yes = numpy_helper.from_array(np.array(True), "yes")
+bad_then = helper.make_graph([helper.make_node("LeakyRelu", ["x"], ["t"], name="leaky")], "then",
+                             [], [helper.make_tensor_value_info("t", F, [2, 4])])
+mismatch = helper.make_graph([helper.make_node("MatMul", ["x", "w3"], ["t"], name="mm")], "then",
+                             [], [helper.make_tensor_value_info("t", F, [2, 4])])
+lstm = helper.make_graph([helper.make_node("LSTM", ["x", "w", "w"], ["e"], name="rnn")], "else",
+                         [], [helper.make_tensor_value_info("e", F, [2, 4])])
+save("if-branch-unsupported", [helper.make_node("If", ["yes"], ["y"], name="branch",
+                                                then_branch=bad_then, else_branch=lstm)],
+     [x], [y], [yes, w])
+save("if-branch-error", [helper.make_node("If", ["yes"], ["y"], name="branch",
+                                          then_branch=mismatch, else_branch=lstm)],
+     [x], [y], [yes, w, w3])
+# Element types wsc does not import.
+u16 = helper.make_tensor_value_info("u", TensorProto.UINT16, [4])
+save("uint16", [helper.make_node("Abs", ["u"], ["y"], name="abs")], [u16],
+     [helper.make_tensor_value_info("y", TensorProto.UINT16, [4])])
+# Mod on floats needs fmod=1, as ONNX says.
+save("mod-float", [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")], [x], [y])
 # External data whose file does not exist, and one that is too short.
 ext = numpy_helper.from_array(np.ones((4, 4), np.float32) * 2, "w")
 ext.ClearField("raw_data")
