@@ -123,7 +123,16 @@ const detail::TensorRef *findTensor(const std::vector<detail::TensorRef> &list,
 }
 
 DType hostType(wafer::DType t) {
-  return t == wafer::I64 ? DType::I64 : t == wafer::I32 ? DType::I32 : DType::F32;
+  switch (t) {
+  case wafer::I64:
+    return DType::I64;
+  case wafer::I32:
+    return DType::I32;
+  case wafer::BOOL:
+    return DType::Bool;
+  default:
+    return DType::F32;
+  }
 }
 
 } // namespace
@@ -133,7 +142,11 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
   if (!t)
     return Status::failure(fmt::format("input '{}': the program has no such input", name));
   DType want = hostType(t->dtype);
-  if ((want == DType::F32) != value.isFloat())
+  // I32 and I64 take each other's arrays (the values are checked below);
+  // a bool input takes only a bool array, and a bool array goes only there.
+  bool bothInts = !value.isFloat() && value.dtype != DType::Bool && want != DType::F32 &&
+                  want != DType::Bool;
+  if (value.dtype != want && !bothInts)
     return Status::failure(fmt::format("input '{}': dtype {} given, the program wants {}", name,
                                        dtypeName(value.dtype), dtypeName(want)));
   if (value.shape != t->shape)
@@ -143,12 +156,18 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
   if (int64_t(have) != t->numel)
     return Status::failure(
         fmt::format("input '{}': {} elements for shape {}", name, have, shapeString(t->shape)));
-  if (!value.isFloat())
+  if (value.dtype == DType::Bool) {
+    for (size_t i = 0; i < value.ints.size(); ++i)
+      if (value.ints[i] != 0 && value.ints[i] != 1)
+        return Status::failure(fmt::format(
+            "input '{}': element {} = {} of a bool array is not 0 or 1", name, i, value.ints[i]));
+  } else if (!value.isFloat()) {
     for (size_t i = 0; i < value.ints.size(); ++i)
       if (value.ints[i] < INT32_MIN || value.ints[i] > INT32_MAX)
         return Status::failure(fmt::format(
             "input '{}': element {} = {} does not fit the 32-bit SRAM word", name, i,
             value.ints[i]));
+  }
   inputs_[name] = value;
   return Status::success();
 }
@@ -261,6 +280,8 @@ Status Emulator::runUnguarded(const RunOptions &options) {
           uint32_t word = sram[p.offset / 4 + uint64_t(row) * p.count + k];
           if (a.isFloat())
             std::memcpy(&a.f32[e], &word, 4);
+          else if (a.dtype == DType::Bool)
+            a.ints[e] = word != 0;
           else
             a.ints[e] = int32_t(word);
         }

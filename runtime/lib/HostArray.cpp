@@ -19,6 +19,8 @@ const char *dtypeName(DType t) {
     return "i64";
   case DType::I32:
     return "i32";
+  case DType::Bool:
+    return "bool";
   }
   return "?";
 }
@@ -167,8 +169,11 @@ Expected<HostArray> parseNpy(const std::string &bytes, const std::string &name) 
   } else if (descr == "'<i4'" || descr == "'<i8'") {
     a.dtype = descr[3] == '4' ? DType::I32 : DType::I64;
     width = descr[3] == '4' ? 4 : 8;
+  } else if (descr == "'|b1'") {
+    a.dtype = DType::Bool;
+    width = 1;
   } else {
-    return bad("dtype " + descr + "; float32, float64, int32 and int64 are supported");
+    return bad("dtype " + descr + "; float32, float64, int32, int64 and bool are supported");
   }
   uint64_t n = 1;
   for (int64_t d : a.shape)
@@ -189,6 +194,12 @@ Expected<HostArray> parseNpy(const std::string &bytes, const std::string &name) 
       double v;
       std::memcpy(&v, p, 8);
       a.f32[i] = float(v);
+    } else if (width == 1) {
+      // numpy's bool is one byte, 0 or 1; anything else is not a bool.
+      uint8_t v = uint8_t(*p);
+      if (v > 1)
+        return bad(fmt::format("element {} of the bool array is byte {}, not 0 or 1", i, v));
+      a.ints[i] = v;
     } else if (width == 4) {
       int32_t v;
       std::memcpy(&v, p, 4);
@@ -228,7 +239,10 @@ Expected<HostArray> readNpy(const std::string &path) {
 }
 
 std::string encodeNpy(const HostArray &a) {
-  const char *descr = a.dtype == DType::F32 ? "<f4" : a.dtype == DType::I32 ? "<i4" : "<i8";
+  const char *descr = a.dtype == DType::F32    ? "<f4"
+                      : a.dtype == DType::I32  ? "<i4"
+                      : a.dtype == DType::Bool ? "|b1"
+                                               : "<i8";
   std::string shape;
   for (int64_t d : a.shape)
     shape += fmt::format("{}, ", d);
@@ -248,6 +262,9 @@ std::string encodeNpy(const HostArray &a) {
   out += h;
   if (a.dtype == DType::F32) {
     out.append(reinterpret_cast<const char *>(a.f32.data()), a.f32.size() * 4);
+  } else if (a.dtype == DType::Bool) {
+    for (int64_t v : a.ints)
+      out += char(v != 0 ? 1 : 0);
   } else {
     for (int64_t v : a.ints) {
       if (a.dtype == DType::I32) {

@@ -20,7 +20,7 @@ constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--trace FILE.json] [--report FILE.json] [--threads N] [--max-cycles N]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
-    "  --input NAME=FILE   input tensor from .npy (float32/float64/int32/int64) or ONNX .pb\n"
+    "  --input NAME=FILE   input tensor from .npy (float32/64, int32/64, bool) or ONNX .pb\n"
     "  --output NAME=FILE  write output tensor NAME as .npy\n"
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"

@@ -431,6 +431,28 @@ TEST(Core, IntegerInputsBecomeInt32Words) {
   EXPECT_EQ(res.outputs.at("o").dtype, DType::I64);
 }
 
+TEST(Core, BoolInputsAndOutputsAreInt32ZeroOrOne) {
+  // c -> NOT c, and c's words read back as a bool output through a word of 7.
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "not", 0, 0, 1, 1);
+  *r->add_code() = ins(wafer::NOT, {16, 0}, 4);
+  initFloats(r, 0, 0, 32, {0});
+  r->mutable_init(0)->set_data(std::string("\7\0\0\0", 4));
+  addPiece(addTensor(p, false, "c", wafer::BOOL, {2, 2}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "n", wafer::BOOL, {2, 2}), 0, 0, 16, 0, 4);
+  addPiece(addTensor(p, true, "w", wafer::I32, {4}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "seven", wafer::BOOL, {1}), 0, 0, 32, 0, 1);
+  RunResult res = runProgram(p, {{"c", HostArray::integers(DType::Bool, {2, 2}, {1, 0, 0, 1})}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.outputs.at("n").dtype, DType::Bool);
+  EXPECT_EQ(res.outputs.at("n").shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(res.outputs.at("n").ints, (std::vector<int64_t>{0, 1, 1, 0}));
+  // The input's SRAM words are int32 0 and 1.
+  EXPECT_EQ(res.outputs.at("w").ints, (std::vector<int64_t>{1, 0, 0, 1}));
+  // Any nonzero word reads back as true.
+  EXPECT_EQ(res.outputs.at("seven").ints, (std::vector<int64_t>{1}));
+}
+
 } // namespace
 
 TEST(Core, GuardsCompareLoopIndicesWithTheCoordinate) {

@@ -269,6 +269,39 @@ TEST(Inputs, AreCheckedByNameShapeAndType) {
   EXPECT_EQ(emu.output("nope").error(), "output 'nope': the program has no such output");
 }
 
+TEST(Inputs, BoolIsStrict) {
+  wafer::Program p = makeProgram(1, 1);
+  addRegion(p, "k", 0, 0, 1, 1);
+  addPiece(addTensor(p, false, "cond", wafer::BOOL, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(p, false, "ids", wafer::I32, {3}), 0, 0, 16, 0, 3);
+  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
+  ASSERT_TRUE(e.ok()) << e.error();
+  Emulator &emu = **e;
+  // Integer arrays are not bools, even of 0s and 1s, and bools are not integers.
+  EXPECT_EQ(emu.setInput("cond", HostArray::integers(DType::I64, {3}, {0, 1, 0})).message(),
+            "input 'cond': dtype i64 given, the program wants bool");
+  EXPECT_EQ(emu.setInput("cond", HostArray::integers(DType::I32, {3}, {0, 1, 0})).message(),
+            "input 'cond': dtype i32 given, the program wants bool");
+  EXPECT_EQ(emu.setInput("cond", HostArray::floats({3}, {0, 1, 0})).message(),
+            "input 'cond': dtype f32 given, the program wants bool");
+  EXPECT_EQ(emu.setInput("ids", HostArray::integers(DType::Bool, {3}, {0, 1, 0})).message(),
+            "input 'ids': dtype bool given, the program wants i32");
+  EXPECT_EQ(emu.setInput("cond", HostArray::integers(DType::Bool, {3}, {0, 2, 0})).message(),
+            "input 'cond': element 1 = 2 of a bool array is not 0 or 1");
+  EXPECT_EQ(emu.setInput("cond", HostArray::integers(DType::Bool, {2}, {0, 1})).message(),
+            "input 'cond': shape [2] given, the program wants [3]");
+  // Integers outside int32 are refused for I32 inputs as for I64 ones, both ends.
+  EXPECT_EQ(emu.setInput("ids", HostArray::integers(DType::I64, {3}, {0, int64_t(INT32_MIN) - 1, 0}))
+                .message(),
+            "input 'ids': element 1 = -2147483649 does not fit the 32-bit SRAM word");
+  EXPECT_EQ(emu.setInput("ids", HostArray::integers(DType::I32, {3}, {int64_t(INT32_MAX) + 1, 0, 0}))
+                .message(),
+            "input 'ids': element 0 = 2147483648 does not fit the 32-bit SRAM word");
+  EXPECT_TRUE(emu.setInput("cond", HostArray::integers(DType::Bool, {3}, {0, 1, 1})).ok());
+  EXPECT_TRUE(emu.setInput("ids", HostArray::integers(DType::I64, {3}, {INT32_MIN, 0, INT32_MAX})).ok());
+  EXPECT_TRUE(emu.run().ok());
+}
+
 TEST(Fault, HostLimitOnADelayOf2To32Cycles) {
   // The emulator keeps per-PE delays in 32 bits: a link latency of 2^32 - 1
   // plus the hops does not fit, and must be a fault, not a wrapped time.

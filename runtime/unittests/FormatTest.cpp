@@ -20,6 +20,20 @@ std::string tempPath(const std::string &name) {
   return ::testing::TempDir() + "wsc-rt-" + std::to_string(::getpid()) + "-" + name;
 }
 
+/// A version-1 .npy file with header dict `dict` (padded as numpy pads it) and `data`.
+std::string npyBytes(std::string dict, const std::string &data) {
+  dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string bytes("\x93NUMPY\x01\x00", 8);
+  bytes += char(dict.size());
+  bytes += char(0);
+  return bytes + dict + data;
+}
+
+void writeTensor(const std::string &path, const wsc::onnxtensor::TensorProto &t) {
+  std::ofstream(path, std::ios::binary) << t.SerializeAsString();
+}
+
 TEST(Npy, RoundTripsEveryDtype) {
   std::vector<HostArray> arrays = {
       HostArray::floats({2, 3}, {1, 2, 3, 4.5f, -5, 6}),
@@ -27,6 +41,9 @@ TEST(Npy, RoundTripsEveryDtype) {
       HostArray::floats({0}, {}),
       HostArray::integers(DType::I64, {3}, {-1, int64_t(1) << 40, 7}),
       HostArray::integers(DType::I32, {1, 2, 1}, {-7, 9}),
+      HostArray::integers(DType::Bool, {2, 3}, {1, 0, 0, 1, 1, 0}),
+      HostArray::integers(DType::Bool, {}, {1}),
+      HostArray::integers(DType::Bool, {0, 2}, {}),
   };
   for (const HostArray &a : arrays) {
     std::string bytes = encodeNpy(a);
@@ -55,6 +72,56 @@ TEST(Npy, ReadsFloat64AndFortranOrder) {
   ASSERT_TRUE(a.ok()) << a.error();
   EXPECT_EQ(a->dtype, DType::F32);
   EXPECT_EQ(a->f32, (std::vector<float>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Npy, ReadsAndWritesNumpyBool) {
+  // What numpy.save writes for numpy.array([[True, False, True], [False, False, True]]).
+  std::string bytes = npyBytes("{'descr': '|b1', 'fortran_order': False, 'shape': (2, 3), }",
+                               std::string("\1\0\1\0\0\1", 6));
+  Expected<HostArray> a = parseNpy(bytes, "b.npy");
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->dtype, DType::Bool);
+  EXPECT_EQ(a->shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(a->ints, (std::vector<int64_t>{1, 0, 1, 0, 0, 1}));
+  EXPECT_TRUE(a->f32.empty());
+  EXPECT_STREQ(dtypeName(a->dtype), "bool");
+  // Written back byte for byte as numpy would (the same header and data).
+  EXPECT_EQ(encodeNpy(*a), bytes);
+
+  // Column-major bools.
+  a = parseNpy(npyBytes("{'descr': '|b1', 'fortran_order': True, 'shape': (2, 3), }",
+                        std::string("\1\0\1\0\0\1", 6)),
+               "f.npy");
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->ints, (std::vector<int64_t>{1, 1, 0, 0, 0, 1}));
+
+  // A nonzero element is written as 1.
+  std::string w = encodeNpy(HostArray::integers(DType::Bool, {3}, {0, 5, -1}));
+  EXPECT_NE(w.find("'descr': '|b1'"), std::string::npos);
+  EXPECT_EQ(w.substr(w.size() - 3), std::string("\0\1\1", 3));
+
+  std::string path = tempPath("bool.npy");
+  ASSERT_TRUE(writeNpy(path, HostArray::integers(DType::Bool, {4}, {0, 1, 1, 0})).ok());
+  a = readNpy(path);
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->dtype, DType::Bool);
+  EXPECT_EQ(a->ints, (std::vector<int64_t>{0, 1, 1, 0}));
+  std::remove(path.c_str());
+}
+
+TEST(Npy, RejectsBoolBytesOtherThan0And1) {
+  std::string bytes = npyBytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+                               std::string("\1\2\0", 3));
+  EXPECT_EQ(parseNpy(bytes, "bad.npy").error(),
+            "bad.npy: not a readable .npy file (element 1 of the bool array is byte 2, not 0 or 1)");
+  std::string path = tempPath("badbool.npy");
+  ASSERT_TRUE(writeFileAtomic(path, bytes).ok());
+  EXPECT_NE(readTensorFile(path).error().find(path + ": not a readable .npy file (element 1"),
+            std::string::npos);
+  std::remove(path.c_str());
+  // One byte per element: a short file is truncated.
+  EXPECT_NE(parseNpy(bytes.substr(0, bytes.size() - 1), "t.npy").error().find("2 data bytes"),
+            std::string::npos);
 }
 
 TEST(Npy, RejectsGarbageAndTruncation) {
@@ -120,6 +187,98 @@ TEST(OnnxTensor, ReadsTypedAndRawData) {
   EXPECT_NE(readTensorFile(path).error().find("3 elements for dims [3, 2]"), std::string::npos);
   std::remove(path.c_str());
   EXPECT_NE(readTensorFile("x.txt").error().find("unknown tensor file type"), std::string::npos);
+}
+
+TEST(OnnxTensor, ReadsBool) {
+  std::string path = tempPath("bool.pb");
+  // What onnx.numpy_helper.from_array writes for a bool array: raw_data, one byte each.
+  wsc::onnxtensor::TensorProto raw;
+  raw.add_dims(2);
+  raw.add_dims(2);
+  raw.set_data_type(9);
+  raw.set_raw_data(std::string("\1\0\0\1", 4));
+  writeTensor(path, raw);
+  Expected<HostArray> a = readTensorFile(path);
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->dtype, DType::Bool);
+  EXPECT_EQ(a->shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(a->ints, (std::vector<int64_t>{1, 0, 0, 1}));
+
+  // The typed form keeps bools in int32_data.
+  wsc::onnxtensor::TensorProto typed;
+  typed.add_dims(3);
+  typed.set_data_type(9);
+  for (int v : {0, 1, 1})
+    typed.add_int32_data(v);
+  writeTensor(path, typed);
+  a = readTensorFile(path);
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->dtype, DType::Bool);
+  EXPECT_EQ(a->ints, (std::vector<int64_t>{0, 1, 1}));
+
+  // Neither may hold anything but 0 and 1; the error names the file and the type.
+  raw.set_raw_data(std::string("\1\0\7\1", 4));
+  writeTensor(path, raw);
+  EXPECT_EQ(readTensorFile(path).error(), path + ": element 2 = 7 is not a valid BOOL (0 or 1)");
+  typed.set_int32_data(0, -1);
+  writeTensor(path, typed);
+  EXPECT_EQ(readTensorFile(path).error(), path + ": element 0 = -1 is not a valid BOOL (0 or 1)");
+  // The element count is checked as for every type.
+  raw.set_raw_data(std::string("\1\0\1", 3));
+  writeTensor(path, raw);
+  EXPECT_EQ(readTensorFile(path).error(), path + ": 3 elements for dims [2, 2]");
+  std::remove(path.c_str());
+}
+
+TEST(OnnxTensor, NarrowIntegersBecomeI32) {
+  std::string path = tempPath("narrow.pb");
+  struct Case {
+    int dataType;
+    std::string raw;
+    std::vector<int64_t> want;
+  };
+  std::vector<Case> cases = {
+      {2, std::string("\x00\x7f\xff", 3), {0, 127, 255}},                 // UINT8
+      {3, std::string("\x80\x7f\xff", 3), {-128, 127, -1}},               // INT8
+      {4, std::string("\x01\x00\xff\xff\x00\x80", 6), {1, 65535, 32768}}, // UINT16
+      {5, std::string("\x01\x00\xff\xff\x00\x80", 6), {1, -1, -32768}},   // INT16
+  };
+  for (const Case &c : cases) {
+    wsc::onnxtensor::TensorProto t;
+    t.add_dims(3);
+    t.set_data_type(c.dataType);
+    t.set_raw_data(c.raw);
+    writeTensor(path, t);
+    Expected<HostArray> a = readTensorFile(path);
+    ASSERT_TRUE(a.ok()) << a.error();
+    EXPECT_EQ(a->dtype, DType::I32) << c.dataType;
+    EXPECT_EQ(a->ints, c.want) << c.dataType;
+
+    // The same values in int32_data.
+    t.clear_raw_data();
+    for (int64_t v : c.want)
+      t.add_int32_data(int32_t(v));
+    writeTensor(path, t);
+    a = readTensorFile(path);
+    ASSERT_TRUE(a.ok()) << a.error();
+    EXPECT_EQ(a->ints, c.want) << c.dataType;
+  }
+  // A typed value outside its type is refused, naming the type.
+  wsc::onnxtensor::TensorProto t;
+  t.add_dims(2);
+  t.set_data_type(2);
+  t.add_int32_data(3);
+  t.add_int32_data(256);
+  writeTensor(path, t);
+  EXPECT_EQ(readTensorFile(path).error(), path + ": element 1 = 256 is not a valid UINT8");
+  // Raw data of a 2-byte type must come in whole elements.
+  t.clear_int32_data();
+  t.set_data_type(5);
+  t.set_raw_data(std::string("\1\0\2", 3));
+  writeTensor(path, t);
+  EXPECT_EQ(readTensorFile(path).error(),
+            path + ": INT16 raw_data size 3 is not a multiple of 2");
+  std::remove(path.c_str());
 }
 
 TEST(Report, JsonHasTheAgreedFields) {
