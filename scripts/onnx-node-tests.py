@@ -61,13 +61,21 @@ def in_scope(model_path):
 
 
 def shape_inputs(model):
-    """Graph inputs that fix a shape, by name."""
-    names = set()
+    """Graph inputs that fix a shape, directly or through the nodes between."""
+    wanted = set()
     for node in model.graph.node:
         for i in SHAPE_OPERANDS.get(node.op_type, ()):
             if i < len(node.input) and node.input[i]:
-                names.add(node.input[i])
-    return names
+                wanted.add(node.input[i])
+    producer = {out: node for node in model.graph.node for out in node.output}
+    todo = list(wanted)
+    while todo:
+        node = producer.get(todo.pop())
+        for name in node.input if node else ():
+            if name and name not in wanted:
+                wanted.add(name)
+                todo.append(name)
+    return wanted
 
 
 def close(got, want):

@@ -162,14 +162,17 @@ FailureOr<Type> Importer::elementType(int32_t onnxType, const std::string &what)
   case onnx::TensorProto::INT16: return builder.getIntegerType(16);
   case onnx::TensorProto::INT8: return builder.getIntegerType(8);
   case onnx::TensorProto::UINT8: return builder.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::UINT16: return builder.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto::UINT32: return builder.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto::UINT64: return builder.getIntegerType(64, /*isSigned=*/false);
   case onnx::TensorProto::BOOL: return builder.getIntegerType(1);
   default: {
     std::string name = onnx::TensorProto::DataType_IsValid(onnxType)
                            ? onnx::TensorProto::DataType_Name(onnxType)
                            : std::to_string(onnxType);
     error(what + ": unsupported element type " + name +
-          " (wsc imports float, double, float16, bfloat16, int64, int32, int16, int8, uint8 "
-          "and bool tensors)");
+          " (wsc imports float, double, float16, bfloat16, signed and unsigned integers of 8 "
+          "to 64 bits, and bool tensors)");
     return failure();
   }
   }
@@ -452,6 +455,13 @@ bool Importer::addInputs(func::FuncOp func) {
     auto element = elementType(tt.elem_type(), what);
     if (::failed(element))
       return false;
+    if (auto b = llvm::find_if(options.binds, [&](const auto &p) { return p.first == input.name(); });
+        b != options.binds.end()) {
+      bound.insert(input.name());
+      if (!bindInput(input, *element, b->second))
+        return false;
+      continue;
+    }
     SmallVector<int64_t> shape;
     SmallVector<std::string> dynamicNames;
     for (const auto &dim : tt.shape().dim()) {
@@ -492,6 +502,11 @@ bool Importer::addInputs(func::FuncOp func) {
     argTypes.push_back(RankedTensorType::get(shape, *element));
     names.push_back(input.name());
   }
+  for (const auto &[name, path] : options.binds)
+    if (!bound.contains(name)) {
+      error("--bind names '" + name + "', which is not a graph input");
+      return false;
+    }
   for (const auto &[name, dims] : options.inputShapes)
     if (!bound.contains(name)) {
       std::string known;
@@ -508,6 +523,39 @@ bool Importer::addInputs(func::FuncOp func) {
     func.setArgAttr(i, "wsgraph.name", builder.getStringAttr(name));
   }
   builder.setInsertionPointToStart(entry);
+  for (auto &[name, value] : boundInputs)
+    values[name] = wg::ConstantOp::create(builder, NameLoc::get(builder.getStringAttr(name)),
+                                          value.getType(), value)
+                       .getResult();
+  return true;
+}
+
+bool Importer::bindInput(const onnx::ValueInfoProto &input, Type element, StringRef path) {
+  std::string what = "--bind " + input.name() + "=" + path.str();
+  onnx::TensorProto tensor;
+  std::string err;
+  if (!readTensorFile(path, tensor, err)) {
+    error(what + ": " + err);
+    return false;
+  }
+  auto type = tensorType(tensor, what);
+  if (::failed(type))
+    return false;
+  const auto &dims = input.type().tensor_type().shape().dim();
+  bool fits = type->getElementType() == element && type->getRank() == dims.size();
+  for (int i = 0; fits && i < dims.size(); ++i)
+    fits = !dims[i].has_dim_value() || dims[i].dim_value() == type->getDimSize(i);
+  if (!fits) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "the file holds " << *type << ", which the input's declared type does not admit";
+    error(what + ": " + s);
+    return false;
+  }
+  auto value = tensorValue(tensor, *type, nullptr, what);
+  if (::failed(value))
+    return false;
+  boundInputs.push_back({input.name(), *value});
   return true;
 }
 
@@ -805,6 +853,16 @@ OwningOpRef<ModuleOp> wsc::importOnnx(StringRef path, MLIRContext *context,
     return nullptr;
   }
   return Importer(file, context, options).run();
+}
+
+bool wsc::parseBind(StringRef spec, OnnxImportOptions &options, std::string &error) {
+  auto [name, path] = spec.split('=');
+  if (name.empty() || path.empty()) {
+    error = "--bind expects NAME=FILE.npy or NAME=FILE.pb, got '" + spec.str() + "'";
+    return false;
+  }
+  options.binds.push_back({name.str(), path.str()});
+  return true;
 }
 
 bool wsc::parseInputShape(StringRef spec, OnnxImportOptions &options, std::string &error) {

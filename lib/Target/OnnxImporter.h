@@ -49,6 +49,9 @@ private:
   /// attributes wsc does not import. `prefix` names the enclosing If branch.
   bool checkNodes(const onnx::GraphProto &graph, const std::string &prefix);
   bool addInputs(func::FuncOp func);
+  /// Reads the value bound to `input` (--bind) for a constant in its place.
+  bool bindInput(const onnx::ValueInfoProto &input, Type element, StringRef path);
+  SmallVector<std::pair<std::string, DenseElementsAttr>> boundInputs;
   bool sortNodes(const onnx::GraphProto &graph, const std::string &prefix,
                  std::vector<int> &order);
   /// Converts the nodes of `graph` in dependency order into the current

@@ -21,6 +21,10 @@ struct TensorBytes {
 /// An ONNX model parsed with the raw_data of its initializers left in the
 /// (memory-mapped) file: the parsed proto holds only structure, and
 /// `initializerBytes[i]` says where initializer i's bytes are.
+/// Reads a tensor from a .npy file (by its extension) or an ONNX TensorProto
+/// (.pb), as raw data; false with a message naming the file otherwise.
+bool readTensorFile(llvm::StringRef path, onnx::TensorProto &tensor, std::string &err);
+
 struct OnnxModelFile {
   std::string path;
   std::unique_ptr<llvm::MemoryBuffer> buffer;

@@ -38,6 +38,9 @@ int main(int argc, char **argv) {
   cl::list<std::string> inputShapes("input-shape",
                                     cl::desc("Bind a graph input's dynamic dimensions: NAME=1x16"),
                                     cl::value_desc("NAME=DIMS"), cl::cat(category));
+  cl::list<std::string> binds("bind",
+                              cl::desc("Fix a graph input as a constant from a file: NAME=FILE.npy|FILE.pb"),
+                              cl::value_desc("NAME=FILE"), cl::cat(category));
   wsc::PipelineOptions defaults;
   cl::opt<std::string> arch("arch", cl::desc("wse2 | wse3 | mesh:WxH | FILE"),
                             cl::init(defaults.arch), cl::cat(category));
@@ -68,13 +71,20 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "wsc compiler: ONNX model to .wafer program\n\n"
-      "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...]\n"
+      "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...] [--bind NAME=FILE ...]\n"
       "      [--arch= --wafers= --precision= --mode= --defects= --report= --utilization=]\n");
 
   wsc::OnnxImportOptions importOptions;
   for (const std::string &spec : inputShapes) {
     std::string err;
     if (!wsc::parseInputShape(spec, importOptions, err)) {
+      errs() << "error: " << err << "\n";
+      return 1;
+    }
+  }
+  for (const std::string &spec : binds) {
+    std::string err;
+    if (!wsc::parseBind(spec, importOptions, err)) {
       errs() << "error: " << err << "\n";
       return 1;
     }

@@ -43,6 +43,9 @@ static int importOnnxMain(int argc, char **argv) {
   cl::list<std::string> inputShapes(
       "input-shape", cl::desc("Bind a graph input's dynamic dimensions: NAME=1x16"),
       cl::value_desc("NAME=DIMS"));
+  cl::list<std::string> binds(
+      "bind", cl::desc("Fix a graph input as a constant from a file: NAME=FILE.npy|FILE.pb"),
+      cl::value_desc("NAME=FILE"));
   cl::opt<bool> elideWeights("elide-weights",
                              cl::desc("Keep weight shapes only, not where their bytes are"));
   cl::ParseCommandLineOptions(argc, argv, "wsc-translate --import-onnx\n");
@@ -52,6 +55,13 @@ static int importOnnxMain(int argc, char **argv) {
   for (const std::string &spec : inputShapes) {
     std::string err;
     if (!wsc::parseInputShape(spec, options, err)) {
+      errs() << "error: " << err << "\n";
+      return 1;
+    }
+  }
+  for (const std::string &spec : binds) {
+    std::string err;
+    if (!wsc::parseBind(spec, options, err)) {
       errs() << "error: " << err << "\n";
       return 1;
     }

@@ -15,6 +15,9 @@ namespace wsc {
 struct OnnxImportOptions {
   /// NAME -> static shape, binding the dynamic dimensions of graph inputs.
   llvm::SmallVector<std::pair<std::string, llvm::SmallVector<int64_t>>> inputShapes;
+  /// NAME -> a .npy or .pb file: the graph input NAME becomes that constant
+  /// (a shape, axes, repeats: values the wafer's static shapes depend on).
+  llvm::SmallVector<std::pair<std::string, std::string>> binds;
   /// Keep weight shapes only, not where their bytes are.
   bool elideWeights = false;
 };
@@ -27,6 +30,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnx(llvm::StringRef path, mlir::MLIRCon
 
 /// Parses "NAME=1x16" into options; false (with a message) when malformed.
 bool parseInputShape(llvm::StringRef spec, OnnxImportOptions &options, std::string &error);
+/// Parses "NAME=FILE.npy" or "NAME=FILE.pb" into options.
+bool parseBind(llvm::StringRef spec, OnnxImportOptions &options, std::string &error);
 
 } // namespace wsc
 

@@ -28,6 +28,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -50,7 +51,8 @@ public:
   const char *bytes = nullptr; // a weight's bytes in its (mapped) file
   std::vector<uint32_t> words; // a constant's words
   unsigned elemBytes = 4;
-  enum class Kind { F32, F16, BF16, I32, I64, Bool } kind = Kind::F32;
+  enum class Kind { F32, F16, BF16, Int, Bool } kind = Kind::F32;
+  bool isSigned = true; // Int: how its bytes extend to 64 bits
 
   /// Element `flat` (row-major); nullopt when an integer does not fit int32.
   std::optional<uint32_t> word(int64_t flat) const {
@@ -60,7 +62,6 @@ public:
     using namespace llvm::support;
     switch (kind) {
     case Kind::F32:
-    case Kind::I32:
       return endian::read32le(p);
     case Kind::F16:
     case Kind::BF16: {
@@ -72,11 +73,15 @@ public:
       f.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
       return uint32_t(f.bitcastToAPInt().getZExtValue());
     }
-    case Kind::I64: {
-      int64_t v = int64_t(endian::read64le(p));
-      if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+    case Kind::Int: {
+      uint64_t raw = 0;
+      std::memcpy(&raw, p, elemBytes); // little-endian hosts only, as the format
+      llvm::APInt v(elemBytes * 8, raw);
+      int64_t x = isSigned ? v.getSExtValue() : int64_t(v.getZExtValue());
+      if ((!isSigned && v.getActiveBits() > 63) || x < std::numeric_limits<int32_t>::min() ||
+          x > std::numeric_limits<int32_t>::max())
         return std::nullopt;
-      return uint32_t(int32_t(v));
+      return uint32_t(int32_t(x));
     }
     case Kind::Bool:
       return uint32_t(*p != 0);
@@ -170,12 +175,28 @@ private:
 std::optional<pb::DType> Exporter::dtypeOf(Type elem) {
   if (elem.isF32())
     return pb::F32;
-  if (elem.isInteger(64))
-    return pb::I64;
-  if (elem.isInteger(32))
-    return pb::I32;
+  if (elem.isF64())
+    return pb::F64;
+  if (elem.isF16())
+    return pb::F16;
+  if (elem.isBF16())
+    return pb::BF16;
   if (elem.isInteger(1))
     return pb::BOOL;
+  auto it = dyn_cast<IntegerType>(elem);
+  if (!it)
+    return std::nullopt;
+  bool u = it.isUnsigned();
+  switch (it.getWidth()) {
+  case 8:
+    return u ? pb::U8 : pb::I8;
+  case 16:
+    return u ? pb::U16 : pb::I16;
+  case 32:
+    return u ? pb::U32 : pb::I32;
+  case 64:
+    return u ? pb::U64 : pb::I64;
+  }
   return std::nullopt;
 }
 
@@ -526,12 +547,11 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
     t.kind = TensorWords::Kind::F16, t.elemBytes = 2;
   else if (elem.isBF16())
     t.kind = TensorWords::Kind::BF16, t.elemBytes = 2;
-  else if (elem.isInteger(32))
-    t.kind = TensorWords::Kind::I32;
-  else if (elem.isInteger(64))
-    t.kind = TensorWords::Kind::I64, t.elemBytes = 8;
-  else if (elem.isInteger(1) || elem.isInteger(8))
+  else if (elem.isInteger(1))
     t.kind = TensorWords::Kind::Bool, t.elemBytes = 1;
+  else if (auto it = dyn_cast<IntegerType>(elem); it && it.getWidth() <= 64)
+    t.kind = TensorWords::Kind::Int, t.elemBytes = it.getWidth() / 8,
+    t.isSigned = !it.isUnsigned();
   else
     return fail(user) << "element type " << elem << " has no 32-bit word form";
 
@@ -569,7 +589,10 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
       }
     } else {
       for (const llvm::APInt &i : dense.getValues<llvm::APInt>()) {
-        int64_t v = elem.isInteger(1) ? int64_t(i.getZExtValue()) : i.getSExtValue();
+        bool zext = elem.isInteger(1) || elem.isUnsignedInteger();
+        if (zext && i.getActiveBits() > 63)
+          return fail(user) << "constant element " << i.getZExtValue() << " does not fit 32 bits";
+        int64_t v = zext ? int64_t(i.getZExtValue()) : i.getSExtValue();
         if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
           return fail(user) << "constant element " << v << " does not fit 32 bits";
         t.words.push_back(uint32_t(int32_t(v)));
@@ -977,7 +1000,7 @@ LogicalResult Exporter::run(pb::Program &prog) {
     if (!shaped || !shaped.hasStaticShape() || !dtype)
       return func.emitError("cannot export: ")
              << fallback << " " << i << " has type " << type
-             << "; host tensors are statically shaped tensors of f32, i32, i64 or i1";
+             << "; host tensors are statically shaped tensors of floats, integers or i1";
     t.set_name(name ? name.str() : (fallback + Twine(i)).str());
     t.set_dtype(*dtype);
     for (int64_t d : shaped.getShape())

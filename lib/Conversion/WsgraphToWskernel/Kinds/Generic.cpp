@@ -166,6 +166,8 @@ private:
   void sendResult(int64_t addr);
   LogicalResult compute();
   FailureOr<int64_t> elementwise();
+  /// Integers narrower than the PE's words wrap as their type does.
+  void wrapNarrow(int64_t addr, int64_t n, Value result);
   /// dst = a - trunc(a / d) * d (C's fmod): the remainder with the dividend's sign.
   int64_t truncatedRemainder(int64_t dst, int64_t a, int64_t d, int64_t n, StringRef elem);
   FailureOr<int64_t> convert();
@@ -340,6 +342,7 @@ FailureOr<int64_t> GenericWriter::elementwise() {
     StringRef kind = it->second;
     bool typed = kind == "neg" || kind == "abs" || kind == "relu";
     unary(kind, dst, in(0), n, typed ? elem : "f32");
+    wrapNarrow(dst, n, op->getResult(0));
     return dst;
   }
   if (auto it = binaryKinds().find(name); it != binaryKinds().end()) {
@@ -355,6 +358,7 @@ FailureOr<int64_t> GenericWriter::elementwise() {
       return truncatedRemainder(dst, lhs, rhs, n, elem);
     bool logic = kind == "and" || kind == "or" || kind == "xor";
     vector(kind, dst, lhs, rhs, n, logic ? "f32" : elem);
+    wrapNarrow(dst, n, op->getResult(0));
     return dst;
   }
   // where
@@ -362,6 +366,21 @@ FailureOr<int64_t> GenericWriter::elementwise() {
   wk::SelectOp::create(b, loc(), at(dst), at(c), at(x), at(y), count(n), nullptr, nullptr);
   cycles += cost.vector(n);
   return dst;
+}
+
+void GenericWriter::wrapNarrow(int64_t addr, int64_t n, Value result) {
+  auto it = dyn_cast<IntegerType>(tensorType(result).getElementType());
+  if (!it || it.getWidth() == 1 || it.getWidth() >= 32)
+    return;
+  // Modulo 2^w, then (signed) shifted back into [-2^(w-1), 2^(w-1)).
+  float span = float(int64_t(1) << it.getWidth()), half = span / 2;
+  int64_t m = sram.words(n);
+  fill(m, span, n, "i32");
+  if (!it.isUnsigned())
+    imm("add", addr, addr, half, n, "i32");
+  vector("mod", addr, addr, m, n, "i32");
+  if (!it.isUnsigned())
+    imm("add", addr, addr, -half, n, "i32");
 }
 
 int64_t GenericWriter::truncatedRemainder(int64_t dst, int64_t a, int64_t d, int64_t n,
