@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(cmake g++ ninja-build ccache lld-22 git
       libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-      libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev nlohmann-json3-dev libgtest-dev
+      libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler libfmt-dev nlohmann-json3-dev libgtest-dev
       python3 python3-torch python3-onnx python3-numpy libopenblas0-pthread)
 missing=()
 for p in "${pkgs[@]}"; do
