@@ -130,9 +130,38 @@ DType hostType(wafer::DType t) {
     return DType::I32;
   case wafer::BOOL:
     return DType::Bool;
+  case wafer::F64:
+    return DType::F64;
+  case wafer::F16:
+    return DType::F16;
+  case wafer::BF16:
+    return DType::BF16;
+  case wafer::I8:
+    return DType::I8;
+  case wafer::I16:
+    return DType::I16;
+  case wafer::U8:
+    return DType::U8;
+  case wafer::U16:
+    return DType::U16;
+  case wafer::U32:
+    return DType::U32;
+  case wafer::U64:
+    return DType::U64;
   default:
     return DType::F32;
   }
+}
+
+/// The words of an output, read from SRAM, become host values: F16 and BF16
+/// are rounded to their type (nearest even), F64 is widened when written; an
+/// integer word outside the output's type is an error (the compiler keeps
+/// narrow results in range: a word out of it is a bug, never wrapped).
+Status convertOutput(const std::string &name, HostArray &a) {
+  if (a.dtype == DType::F16 || a.dtype == DType::BF16)
+    for (float &v : a.f32)
+      v = roundToFloatType(a.dtype, v);
+  return checkIntegerRange(a, fmt::format("output '{}'", name));
 }
 
 } // namespace
@@ -142,11 +171,12 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
   if (!t)
     return Status::failure(fmt::format("input '{}': the program has no such input", name));
   DType want = hostType(t->dtype);
-  // I32 and I64 take each other's arrays (the values are checked below);
-  // a bool input takes only a bool array, and a bool array goes only there.
-  bool bothInts = !value.isFloat() && value.dtype != DType::Bool && want != DType::F32 &&
-                  want != DType::Bool;
-  if (value.dtype != want && !bothInts)
+  // A float input takes any float array (F32, F64, F16, BF16), an integer
+  // input any integer array (the values are checked below); a bool input
+  // takes only a bool array, and a bool array goes only there.
+  bool ok = value.dtype == want || (isFloatType(want) && value.isFloat()) ||
+            (isIntegerType(want) && isIntegerType(value.dtype));
+  if (!ok)
     return Status::failure(fmt::format("input '{}': dtype {} given, the program wants {}", name,
                                        dtypeName(value.dtype), dtypeName(want)));
   if (value.shape != t->shape)
@@ -162,11 +192,19 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
         return Status::failure(fmt::format(
             "input '{}': element {} = {} of a bool array is not 0 or 1", name, i, value.ints[i]));
   } else if (!value.isFloat()) {
-    for (size_t i = 0; i < value.ints.size(); ++i)
-      if (value.ints[i] < INT32_MIN || value.ints[i] > INT32_MAX)
+    // Every value must fit the int32 word, and the input's type: a U8
+    // input's -1 or 300 is no u8 the compiled program can take.
+    int64_t lo, hi;
+    integerRange(want, lo, hi);
+    for (size_t i = 0; i < value.ints.size(); ++i) {
+      int64_t v = value.ints[i];
+      if (v < INT32_MIN || v > INT32_MAX)
         return Status::failure(fmt::format(
-            "input '{}': element {} = {} does not fit the 32-bit SRAM word", name, i,
-            value.ints[i]));
+            "input '{}': element {} = {} does not fit the 32-bit SRAM word", name, i, v));
+      if (v < lo || v > hi)
+        return Status::failure(fmt::format("input '{}': element {} = {} does not fit {}", name, i,
+                                           v, dtypeName(want)));
+    }
   }
   inputs_[name] = value;
   return Status::success();
@@ -183,6 +221,14 @@ Status Emulator::run(const RunOptions &options) {
       one.threads = 1;
       s = runUnguarded(one);
     }
+    if (!s)
+      return s;
+    // In the program's order, so that the error is the first output's.
+    for (const detail::TensorRef &t : model_->outputs)
+      if (Status c = convertOutput(t.name, outputs_.at(t.name)); !c) {
+        outputs_.clear();
+        return c;
+      }
     return s;
   } catch (const std::bad_alloc &) {
     return Status::failure("out of host memory while emulating the program");

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -21,8 +22,139 @@ const char *dtypeName(DType t) {
     return "i32";
   case DType::Bool:
     return "bool";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::U8:
+    return "u8";
+  case DType::U16:
+    return "u16";
+  case DType::U32:
+    return "u32";
+  case DType::U64:
+    return "u64";
   }
   return "?";
+}
+
+bool isFloatType(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::F16 || t == DType::BF16;
+}
+
+bool isIntegerType(DType t) { return !isFloatType(t) && t != DType::Bool; }
+
+void integerRange(DType t, int64_t &lo, int64_t &hi) {
+  switch (t) {
+  case DType::Bool:
+    lo = 0, hi = 1;
+    return;
+  case DType::I8:
+    lo = INT8_MIN, hi = INT8_MAX;
+    return;
+  case DType::I16:
+    lo = INT16_MIN, hi = INT16_MAX;
+    return;
+  case DType::I32:
+    lo = INT32_MIN, hi = INT32_MAX;
+    return;
+  case DType::U8:
+    lo = 0, hi = UINT8_MAX;
+    return;
+  case DType::U16:
+    lo = 0, hi = UINT16_MAX;
+    return;
+  case DType::U32:
+    lo = 0, hi = UINT32_MAX;
+    return;
+  case DType::U64:
+    lo = 0, hi = INT64_MAX;
+    return;
+  default:
+    lo = INT64_MIN, hi = INT64_MAX;
+    return;
+  }
+}
+
+namespace {
+
+uint32_t floatBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  return x;
+}
+
+float bitsFloat(uint32_t x) {
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+} // namespace
+
+uint16_t floatToHalfBits(float f) {
+  uint32_t x = floatBits(f);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t a = x & 0x7fffffff;
+  if (a > 0x7f800000) // NaN: quiet, with the payload's high bits
+    return uint16_t(sign | 0x7e00 | ((a >> 13) & 0x3ff));
+  // 65520 = f16 max (65504) + half its ulp: a tie, and 65504 is odd, so inf.
+  if (a >= 0x477ff000)
+    return uint16_t(sign | 0x7c00);
+  uint32_t e = a >> 23;
+  if (e < 113) {
+    // Below 2^-14: an f16 subnormal (units of 2^-24) or zero. Below 2^-25
+    // (e < 102), even f32 subnormals, rounds to zero.
+    if (e < 102)
+      return uint16_t(sign);
+    uint32_t m = (a & 0x7fffff) | 0x800000; // value = m * 2^(e - 150)
+    uint32_t shift = 126 - e;                // 14..24
+    uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (q & 1)))
+      ++q; // may carry into the smallest normal, 0x0400: still right
+    return uint16_t(sign | q);
+  }
+  uint32_t h = ((e - 112) << 10) | ((a >> 13) & 0x3ff);
+  uint32_t rem = a & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+    ++h; // a carry into the exponent is right; it cannot reach inf (checked above)
+  return uint16_t(sign | h);
+}
+
+float halfBitsToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 0x1f)
+    return bitsFloat(sign | 0x7f800000 | (m << 13));
+  if (e == 0) {
+    float v = std::ldexp(float(m), -24);
+    return sign ? -v : v;
+  }
+  return bitsFloat(sign | ((e + 112) << 23) | (m << 13));
+}
+
+uint16_t floatToBfloat16Bits(float f) {
+  uint32_t x = floatBits(f);
+  if ((x & 0x7fffffff) > 0x7f800000) // NaN: quiet, so that no payload bit is lost into inf
+    return uint16_t((x | 0x00400000) >> 16);
+  x += 0x7fff + ((x >> 16) & 1); // nearest even; a carry may reach inf, as it should
+  return uint16_t(x >> 16);
+}
+
+float bfloat16BitsToFloat(uint16_t b) { return bitsFloat(uint32_t(b) << 16); }
+
+float roundToFloatType(DType t, float f) {
+  if (t == DType::F16)
+    return halfBitsToFloat(floatToHalfBits(f));
+  if (t == DType::BF16)
+    return bfloat16BitsToFloat(floatToBfloat16Bits(f));
+  return f;
 }
 
 int64_t HostArray::numel() const {
@@ -36,6 +168,12 @@ HostArray HostArray::floats(std::vector<int64_t> shape, std::vector<float> data)
   HostArray a;
   a.shape = std::move(shape);
   a.f32 = std::move(data);
+  return a;
+}
+
+HostArray HostArray::floats(DType t, std::vector<int64_t> shape, std::vector<float> data) {
+  HostArray a = floats(std::move(shape), std::move(data));
+  a.dtype = t;
   return a;
 }
 
@@ -119,6 +257,33 @@ bool headerField(const std::string &h, const std::string &key, std::string &valu
   return true;
 }
 
+/// A .npy element type this runtime reads: kind 'f' float, 'i' signed,
+/// 'u' unsigned, 'b' bool.
+struct NpyType {
+  const char *descr;
+  DType dtype;
+  size_t width;
+  char kind;
+};
+
+const NpyType *npyType(const std::string &descr) {
+  // Quoted as in the header. One-byte types are '|' in numpy's files; '<' is
+  // read too.
+  static const NpyType kTypes[] = {
+      {"'<f4'", DType::F32, 4, 'f'}, {"'<f8'", DType::F64, 8, 'f'},
+      {"'<f2'", DType::F16, 2, 'f'}, {"'|b1'", DType::Bool, 1, 'b'},
+      {"'|i1'", DType::I8, 1, 'i'},  {"'<i1'", DType::I8, 1, 'i'},
+      {"'<i2'", DType::I16, 2, 'i'}, {"'<i4'", DType::I32, 4, 'i'},
+      {"'<i8'", DType::I64, 8, 'i'}, {"'|u1'", DType::U8, 1, 'u'},
+      {"'<u1'", DType::U8, 1, 'u'},  {"'<u2'", DType::U16, 2, 'u'},
+      {"'<u4'", DType::U32, 4, 'u'}, {"'<u8'", DType::U64, 8, 'u'},
+  };
+  for (const NpyType &t : kTypes)
+    if (descr == t.descr)
+      return &t;
+  return nullptr;
+}
+
 } // namespace
 
 Expected<HostArray> parseNpy(const std::string &bytes, const std::string &name) {
@@ -162,19 +327,12 @@ Expected<HostArray> parseNpy(const std::string &bytes, const std::string &name) 
       return bad("negative dimension");
     a.shape.push_back(d);
   }
-  size_t width;
-  if (descr == "'<f4'" || descr == "'<f8'") {
-    a.dtype = DType::F32;
-    width = descr[3] == '4' ? 4 : 8;
-  } else if (descr == "'<i4'" || descr == "'<i8'") {
-    a.dtype = descr[3] == '4' ? DType::I32 : DType::I64;
-    width = descr[3] == '4' ? 4 : 8;
-  } else if (descr == "'|b1'") {
-    a.dtype = DType::Bool;
-    width = 1;
-  } else {
-    return bad("dtype " + descr + "; float32, float64, int32, int64 and bool are supported");
-  }
+  const NpyType *type = npyType(descr);
+  if (!type)
+    return bad("dtype " + descr +
+               "; float16/32/64, int8/16/32/64, uint8/16/32/64 and bool are supported");
+  a.dtype = type->dtype;
+  const size_t width = type->width;
   uint64_t n = 1;
   for (int64_t d : a.shape)
     if (__builtin_mul_overflow(n, uint64_t(d), &n))
@@ -183,29 +341,41 @@ Expected<HostArray> parseNpy(const std::string &bytes, const std::string &name) 
   if (n > (bytes.size() - data) / width || bytes.size() - data != n * width)
     return bad(fmt::format("{} data bytes for shape {}", bytes.size() - data, shapeString(a.shape)));
   const char *p = bytes.data() + data;
-  if (a.dtype == DType::F32)
+  if (a.isFloat())
     a.f32.resize(n);
   else
     a.ints.resize(n);
   for (uint64_t i = 0; i < n; ++i, p += width) {
-    if (descr == "'<f4'")
-      std::memcpy(&a.f32[i], p, 4);
-    else if (descr == "'<f8'") {
-      double v;
-      std::memcpy(&v, p, 8);
-      a.f32[i] = float(v);
-    } else if (width == 1) {
+    uint64_t raw = 0;
+    std::memcpy(&raw, p, width); // little-endian host
+    switch (type->kind) {
+    case 'f':
+      if (width == 2) {
+        a.f32[i] = halfBitsToFloat(uint16_t(raw));
+      } else if (width == 4) {
+        std::memcpy(&a.f32[i], p, 4);
+      } else {
+        double v;
+        std::memcpy(&v, p, 8);
+        a.f32[i] = float(v);
+      }
+      break;
+    case 'b':
       // numpy's bool is one byte, 0 or 1; anything else is not a bool.
-      uint8_t v = uint8_t(*p);
-      if (v > 1)
-        return bad(fmt::format("element {} of the bool array is byte {}, not 0 or 1", i, v));
-      a.ints[i] = v;
-    } else if (width == 4) {
-      int32_t v;
-      std::memcpy(&v, p, 4);
-      a.ints[i] = v;
-    } else {
-      std::memcpy(&a.ints[i], p, 8);
+      if (raw > 1)
+        return bad(fmt::format("element {} of the bool array is byte {}, not 0 or 1", i, raw));
+      a.ints[i] = int64_t(raw);
+      break;
+    case 'i':
+      // Sign-extend from `width` bytes.
+      a.ints[i] = width == 8 ? int64_t(raw) : int64_t(raw << (64 - 8 * width)) >> (64 - 8 * width);
+      break;
+    default:
+      if (raw > uint64_t(INT64_MAX))
+        return bad(fmt::format("element {} of the uint64 array is {}, beyond the int64 range", i,
+                               raw));
+      a.ints[i] = int64_t(raw);
+      break;
     }
   }
   if (fortran == "True" && a.shape.size() > 1) {
@@ -238,11 +408,38 @@ Expected<HostArray> readNpy(const std::string &path) {
   return parseNpy(*bytes, path);
 }
 
+const char *npyDescr(DType t) {
+  switch (t) {
+  case DType::F32:
+  case DType::BF16:
+    return "<f4";
+  case DType::F64:
+    return "<f8";
+  case DType::F16:
+    return "<f2";
+  case DType::I8:
+    return "|i1";
+  case DType::I16:
+    return "<i2";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  case DType::U8:
+    return "|u1";
+  case DType::U16:
+    return "<u2";
+  case DType::U32:
+    return "<u4";
+  case DType::U64:
+    return "<u8";
+  case DType::Bool:
+    return "|b1";
+  }
+  return "?";
+}
+
 std::string encodeNpy(const HostArray &a) {
-  const char *descr = a.dtype == DType::F32    ? "<f4"
-                      : a.dtype == DType::I32  ? "<i4"
-                      : a.dtype == DType::Bool ? "|b1"
-                                               : "<i8";
   std::string shape;
   for (int64_t d : a.shape)
     shape += fmt::format("{}, ", d);
@@ -250,8 +447,8 @@ std::string encodeNpy(const HostArray &a) {
     shape.resize(shape.size() - 1 - 1);
   else if (a.shape.size() == 1)
     shape.pop_back(); // "(n,)"
-  std::string h = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr,
-                              shape);
+  std::string h = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
+                              npyDescr(a.dtype), shape);
   // Pad so that the data start at a multiple of 64 bytes; the header ends in '\n'.
   size_t total = 10 + h.size() + 1;
   h.append((64 - total % 64) % 64, ' ');
@@ -260,25 +457,59 @@ std::string encodeNpy(const HostArray &a) {
   out += char(h.size() & 0xff);
   out += char(h.size() >> 8);
   out += h;
-  if (a.dtype == DType::F32) {
+  // Little-endian host: an element is the low `width` bytes of its value.
+  auto put = [&](uint64_t v, size_t width) {
+    out.append(reinterpret_cast<const char *>(&v), width);
+  };
+  switch (a.dtype) {
+  case DType::F32:
     out.append(reinterpret_cast<const char *>(a.f32.data()), a.f32.size() * 4);
-  } else if (a.dtype == DType::Bool) {
+    break;
+  case DType::F64:
+    for (float v : a.f32) {
+      double d = v;
+      out.append(reinterpret_cast<const char *>(&d), 8);
+    }
+    break;
+  case DType::F16:
+    for (float v : a.f32)
+      put(floatToHalfBits(v), 2);
+    break;
+  case DType::BF16:
+    for (float v : a.f32) {
+      float r = roundToFloatType(DType::BF16, v);
+      out.append(reinterpret_cast<const char *>(&r), 4);
+    }
+    break;
+  case DType::Bool:
     for (int64_t v : a.ints)
       out += char(v != 0 ? 1 : 0);
-  } else {
-    for (int64_t v : a.ints) {
-      if (a.dtype == DType::I32) {
-        int32_t w = int32_t(v);
-        out.append(reinterpret_cast<const char *>(&w), 4);
-      } else {
-        out.append(reinterpret_cast<const char *>(&v), 8);
-      }
-    }
+    break;
+  default: {
+    size_t width = npyDescr(a.dtype)[2] - '0';
+    for (int64_t v : a.ints)
+      put(uint64_t(v), width);
+    break;
+  }
   }
   return out;
 }
 
+Status checkIntegerRange(const HostArray &a, const std::string &what) {
+  if (!isIntegerType(a.dtype))
+    return Status::success();
+  int64_t lo, hi;
+  integerRange(a.dtype, lo, hi);
+  for (size_t i = 0; i < a.ints.size(); ++i)
+    if (a.ints[i] < lo || a.ints[i] > hi)
+      return Status::failure(fmt::format("{}: element {} = {} does not fit {}", what, i, a.ints[i],
+                                         dtypeName(a.dtype)));
+  return Status::success();
+}
+
 Status writeNpy(const std::string &path, const HostArray &a) {
+  if (Status s = checkIntegerRange(a, path); !s)
+    return s;
   return writeFileAtomic(path, encodeNpy(a));
 }
 

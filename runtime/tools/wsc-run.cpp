@@ -20,12 +20,19 @@ constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--trace FILE.json] [--report FILE.json] [--threads N] [--max-cycles N]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
-    "  --input NAME=FILE   input tensor from .npy (float32/64, int32/64, bool) or ONNX .pb\n"
-    "  --output NAME=FILE  write output tensor NAME as .npy\n"
+    "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
+    "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
-    "  --max-cycles N      fault when a PE passes N cycles or N instructions (default: no limit)\n";
+    "  --max-cycles N      fault when a PE passes N cycles or N instructions (default: no limit)\n"
+    "File dtypes:\n"
+    "  .npy in   float16/32/64, int8/16/32/64, uint8/16/32/64, bool\n"
+    "  .pb in    FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8/16/32/64, UINT8/16/32/64, BOOL\n"
+    "  .npy out  F32 <f4, F64 <f8, F16 <f2, BF16 <f4 (bf16-rounded), I8 |i1, I16 <i2,\n"
+    "            I32 <i4, I64 <i8, U8 |u1, U16 <u2, U32 <u4, U64 <u8, BOOL |b1\n"
+    "  A float input takes any float file, an integer input any integer file (values\n"
+    "  must fit int32 and the input's type), a BOOL input only a bool file.\n";
 
 int fail(const std::string &msg) {
   std::fprintf(stderr, "error: %s\n", msg.c_str());

@@ -93,13 +93,17 @@ public:
   Emulator &operator=(const Emulator &) = delete;
 
   const wafer::Program &program() const;
-  /// Sets an input by name; shape and dtype must match the HostTensor.
-  /// F32 inputs take float data, I64/I32 inputs integer data.
+  /// Sets an input by name; the shape must match the HostTensor. Float
+  /// inputs (F32, F64, F16, BF16) take any float array, stored as f32 words;
+  /// integer inputs take any integer array whose values fit both int32 and
+  /// the input's type, stored as int32 words; BOOL inputs take only bool arrays.
   Status setInput(const std::string &name, const HostArray &value);
   /// Runs the program: every input must have been set. A fault is an error
   /// whose message names wafer, PE, color and kernel.
   Status run(const RunOptions &options = {});
-  /// An output of the last successful run.
+  /// An output of the last successful run, of the output's dtype: F16 and
+  /// BF16 values rounded to their type, F64 the f32 words. An integer word
+  /// outside its output's type makes the run an error naming the output.
   Expected<HostArray> output(const std::string &name) const;
   const RunReport &report() const { return report_; }
 

@@ -10,13 +10,38 @@
 
 namespace wsc::runtime {
 
-/// Bool is the program's BOOL (an i1): its elements are 0 or 1.
-enum class DType { F32, I64, I32, Bool };
+/// The element type of a host array; one per .wafer DType. Bool is the
+/// program's BOOL (an i1): its elements are 0 or 1. The PEs hold only 32-bit
+/// words, so the others are converted at the host boundary (see Emulator).
+enum class DType { F32, I64, I32, Bool, F64, F16, BF16, I8, I16, U8, U16, U32, U64 };
 
+/// "f32", "i64", "i32", "bool", "f64", "f16", "bf16", "i8", ..., "u64".
 const char *dtypeName(DType t);
+/// F32, F64, F16 and BF16.
+bool isFloatType(DType t);
+/// The integer types (not Bool).
+bool isIntegerType(DType t);
+/// The range of an integer type (or Bool, 0..1), clipped to int64 (U64's
+/// upper end is INT64_MAX: a host integer is an int64).
+void integerRange(DType t, int64_t &lo, int64_t &hi);
 
-/// A dense row-major array. F32 data live in `f32`, integer and Bool data in
-/// `ints` (Bool as 0 or 1).
+/// f32 -> f16 bits, rounded to nearest even; overflow becomes inf, NaN stays
+/// NaN (quiet, sign and the payload's high bits kept).
+uint16_t floatToHalfBits(float f);
+/// f16 bits -> f32 (exact).
+float halfBitsToFloat(uint16_t h);
+/// f32 -> bf16 bits (the f32's upper half), rounded to nearest even; NaN stays NaN.
+uint16_t floatToBfloat16Bits(float f);
+/// bf16 bits -> f32 (exact).
+float bfloat16BitsToFloat(uint16_t b);
+/// `f` rounded to the nearest value of the float type `t` (F16, BF16), as an
+/// f32; F32 and F64 values are returned as they are.
+float roundToFloatType(DType t, float f);
+
+/// A dense row-major array. Float data (F32, F64, F16, BF16) live in `f32`:
+/// F64 data read from files are rounded to f32 (the PEs compute in f32), F16
+/// and BF16 values are exact in f32. Integer and Bool data live in `ints`
+/// (Bool as 0 or 1).
 struct HostArray {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
@@ -24,27 +49,42 @@ struct HostArray {
   std::vector<int64_t> ints;
 
   int64_t numel() const;
-  bool isFloat() const { return dtype == DType::F32; }
+  bool isFloat() const { return isFloatType(dtype); }
   static HostArray floats(std::vector<int64_t> shape, std::vector<float> data);
+  /// A float array of type `t` (F32, F64, F16 or BF16); the data are kept as given.
+  static HostArray floats(DType t, std::vector<int64_t> shape, std::vector<float> data);
   static HostArray integers(DType t, std::vector<int64_t> shape, std::vector<int64_t> data);
 };
 
 std::string shapeString(const std::vector<int64_t> &shape);
 
-/// Reads a .npy file: float32/float64 become F32, int32 I32, int64 I64,
-/// bool (|b1, one byte per element, which must be 0 or 1) Bool.
+/// Reads a .npy file (little-endian): <f4 F32, <f8 F64 (rounded to f32),
+/// <f2 F16, |i1 I8, <i2 I16, <i4 I32, <i8 I64, |u1 U8, <u2 U16, <u4 U32,
+/// <u8 U64 (a value beyond int64 is an error), bool (|b1, one byte per
+/// element, which must be 0 or 1) Bool.
 Expected<HostArray> readNpy(const std::string &path);
 /// Parses .npy bytes; `name` is used in error messages.
 Expected<HostArray> parseNpy(const std::string &bytes, const std::string &name);
-/// Serializes as .npy: F32 as <f4, I32 as <i4, I64 as <i8, Bool as |b1
-/// (a nonzero element is written as 1).
+/// The .npy descr of a dtype: F32 <f4, F64 <f8, F16 <f2, BF16 <f4 (numpy
+/// has no bf16), I8 |i1, I16 <i2, I32 <i4, I64 <i8, U8 |u1, U16 <u2, U32 <u4,
+/// U64 <u8, Bool |b1.
+const char *npyDescr(DType t);
+/// Serializes as .npy with npyDescr(a.dtype): F64 widened from f32, F16
+/// rounded to f16 (nearest even), BF16 rounded to bf16 and written as f32;
+/// Bool writes a nonzero element as 1; integers out of their type's range
+/// are wrapped (writeNpy refuses them).
 std::string encodeNpy(const HostArray &a);
+/// An error naming the first integer element of `a` outside its type's range.
+Status checkIntegerRange(const HostArray &a, const std::string &what);
 /// Writes `a` to a temporary file next to `path`, then renames it into place,
-/// so that a failure never leaves a half-written file.
+/// so that a failure never leaves a half-written file. An integer element
+/// outside its type's range is an error naming `path`.
 Status writeNpy(const std::string &path, const HostArray &a);
 
-/// Reads an ONNX TensorProto (.pb) with FLOAT, DOUBLE, INT32, INT64 or BOOL
-/// data (BOOL becomes Bool); INT8, UINT8, INT16 and UINT16 become I32.
+/// Reads an ONNX TensorProto (.pb): FLOAT F32, DOUBLE F64 (rounded to f32),
+/// FLOAT16 F16, BFLOAT16 BF16 (raw_data, two bytes each, or the 16-bit
+/// patterns in int32_data), INT8/16/32/64 I8/I16/I32/I64, UINT8/16/32/64
+/// U8/U16/U32/U64 (a UINT64 beyond int64 is an error), BOOL Bool.
 Expected<HostArray> readOnnxTensor(const std::string &path);
 /// Reads .npy or .pb, chosen by the file's extension.
 Expected<HostArray> readTensorFile(const std::string &path);
