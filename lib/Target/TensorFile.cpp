@@ -58,9 +58,9 @@ bool parseNpy(StringRef bytes, onnx::TensorProto &t, std::string &err) {
                            .Case("<i8", {onnx::TensorProto::INT64, 8})
                            .Case("<i4", {onnx::TensorProto::INT32, 4})
                            .Case("<i2", {onnx::TensorProto::INT16, 2})
-                           .Cases("|i1", "<i1", {onnx::TensorProto::INT8, 1})
-                           .Cases("|u1", "<u1", {onnx::TensorProto::UINT8, 1})
-                           .Cases("|b1", "<b1", {onnx::TensorProto::BOOL, 1})
+                           .Cases({"|i1", "<i1"}, {onnx::TensorProto::INT8, 1})
+                           .Cases({"|u1", "<u1"}, {onnx::TensorProto::UINT8, 1})
+                           .Cases({"|b1", "<b1"}, {onnx::TensorProto::BOOL, 1})
                            .Default({0, 0});
   if (!type) {
     err = ".npy dtype '" + descr.str() + "' is not one of float32/64/16, int64/32/16/8, uint8, bool";

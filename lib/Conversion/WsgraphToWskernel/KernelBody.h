@@ -527,11 +527,6 @@ private:
   wk::KernelOp kernelOp;
 };
 
-/// Writes the body of one planned kernel; returns its data bytes per PE and
-/// its estimated cycles per token.
-std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, int64_t batch, int64_t tokens,
-                                     const CostModel &cost);
-
 } // namespace wsc::lowering
 
 #endif // WSC_LIB_CONVERSION_KERNELBODY_H

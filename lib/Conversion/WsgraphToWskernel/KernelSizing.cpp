@@ -1,12 +1,13 @@
 //===- KernelSizing.cpp - kernel shapes, and rebuilding a kernel ----------===//
 //
-// The sizers pick each kind's grid for a PE budget; writeKernel turns a plan
-// into a kernel's grid, body and figures. The lowering uses both, and so does
-// resizeKernel, which placement calls when a kernel must take another shape:
-// its SRAM and cycles are then recomputed from the new body, never scaled.
+// writeKernel turns a plan into a kernel's grid, body and figures with its
+// kind (Kinds/); the lowering uses it, and so does resizeKernel, which
+// placement calls when a kernel must take another shape: its SRAM and cycles
+// are then recomputed from the new body, never scaled. The grid helpers here
+// serve every kind's sizer.
 //
 //===----------------------------------------------------------------------===//
-#include "KernelBody.h"
+#include "Kinds/Kind.h"
 #include "wsc/Conversion/KernelSizing.h"
 
 #include <cmath>
@@ -34,11 +35,11 @@ std::pair<int64_t, int64_t> shapeGrid(int64_t pes, int64_t rows, int64_t cols, i
   return {h, w};
 }
 
-/// Grows a grid from `pes` PEs until `words(h, w)` fits a PE's SRAM or the
-/// grid cannot grow; the caller reports what still does not fit.
-std::pair<int64_t, int64_t> fitGrid(int64_t pes, int64_t rows, int64_t cols, int64_t maxH,
-                                    int64_t maxW, int64_t sramWords,
-                                    function_ref<int64_t(int64_t, int64_t)> words) {
+} // namespace
+
+std::pair<int64_t, int64_t> wsc::lowering::fitGrid(int64_t pes, int64_t rows, int64_t cols,
+                                                   int64_t maxH, int64_t maxW, int64_t sramWords,
+                                                   function_ref<int64_t(int64_t, int64_t)> words) {
   pes = std::max<int64_t>(1, pes);
   for (;;) {
     auto [h, w] = shapeGrid(pes, rows, cols, maxH, maxW);
@@ -51,12 +52,14 @@ std::pair<int64_t, int64_t> fitGrid(int64_t pes, int64_t rows, int64_t cols, int
   }
 }
 
-int64_t maxRows(const KernelPlan &p, wafer::ArchAttr arch) {
+int64_t wsc::lowering::maxRows(const KernelPlan &p, wafer::ArchAttr arch) {
   return std::min(p.maxH, arch.getHeight());
 }
-int64_t maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
+int64_t wsc::lowering::maxCols(const KernelPlan &p, wafer::ArchAttr arch) {
   return std::min(p.maxW, arch.getWidth());
 }
+
+namespace {
 
 /// The channels dictionary of a kernel on h x w PEs.
 /// (A kernel whose rows keep host-read results passes them north on "up".)
@@ -78,254 +81,15 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool 
   return b.getDictionaryAttr(c);
 }
 
-// The kernel parameters that its operand types do not carry.
-constexpr StringLiteral kEpsilonAttr = "wskernel.epsilon";
-constexpr StringLiteral kScaleAttr = "wskernel.scale";
-constexpr StringLiteral kHeadsAttr = "wskernel.heads";
-
 } // namespace
 
-/// A sizer that tiles a rows x cols matrix over the grid, grown until
-/// `words(h, w)` per PE fit SRAM.
-static Sizer tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch,
+Sizer wsc::lowering::tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch,
                         std::function<int64_t(int64_t, int64_t)> words) {
   int64_t sramWords = arch.getSramBytes() / 4;
   return [=](KernelPlan &p) {
     std::tie(p.h, p.w) =
         fitGrid(p.h * p.w, rows, cols, maxRows(p, arch), maxCols(p, arch), sramWords, words);
   };
-}
-
-Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch,
-                                int64_t tokens, StringRef storage, wafer::ArchAttr arch) {
-  std::string st = storage.str();
-  int64_t sramWords = arch.getSramBytes() / 4;
-  auto words = [=](int64_t h, int64_t w) {
-    int64_t vb = ceilDiv(v, h), cb = ceilDiv(c, w);
-    int64_t tb = ceilDiv(tokens, h);
-    return batch * tokens + wk::storageWords(st, vb * cb) +
-           (positions ? wk::storageWords(st, tb * cb) + cb + 1 : 0) + (chained ? 3 : 2) * cb;
-  };
-  Sizer tiled = tiledSizer(v, c, arch, words);
-  CostModel cost{arch};
-  // Its program (about 20 instructions) must fit beside the table.
-  int64_t dataWords = sramWords - 32 * kCodeBytesPerInstruction / 4;
-  // Each column passes its share of the row down and hands it on, so the
-  // cycles follow the width; rows only hold the table. Within the budget,
-  // the width that takes the fewest cycles per token, on the fewest rows
-  // whose table slices fit; the tiled shape when none fits.
-  return [=](KernelPlan &p) {
-    int64_t budget = p.h * p.w, most = std::min(v, maxRows(p, arch));
-    int64_t bestH = 0, bestW = 0;
-    double best = 0;
-    for (int64_t w = 1; w <= std::min(c, maxCols(p, arch)); ++w) {
-      if (w != ceilDiv(c, ceilDiv(c, w)))
-        continue; // the same columns as a narrower grid, one of them padding
-      if (words(most, w) > dataWords)
-        continue;
-      int64_t lo = 1, hi = most; // the fewest rows that fit
-      while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (words(mid, w) <= dataWords)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-      int64_t h = ceilDiv(v, ceilDiv(v, lo));
-      if (h * w > budget)
-        continue;
-      double cycles = cost.embed(v, c, h, w, positions, CostModel::Output::Blocks, 0,
-                                 blockColumns(p, w, c, arch));
-      if (!bestW || cycles < best || (cycles == best && h * w < bestH * bestW))
-        best = cycles, bestH = h, bestW = w;
-    }
-    if (!bestW)
-      return tiled(p);
-    p.h = bestH, p.w = bestW;
-  };
-}
-
-Sizer wsc::lowering::layerNormSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch) {
-  int64_t sramWords = arch.getSramBytes() / 4;
-  CostModel cost{arch};
-  using Output = CostModel::Output;
-  // The width within the PE budget that takes the fewest cycles per token:
-  // more PEs share the vector, but the all-reduces' round trips grow. Its
-  // buffers (a group of tokens' x) and code must fit a PE.
-  int64_t step = layerNormTokens(tokens);
-  return [=](KernelPlan &p) {
-    int64_t most = std::max<int64_t>(1, std::min({p.h * p.w, c, maxCols(p, arch)}));
-    int64_t best = most;
-    double bestCycles = 0;
-    for (int64_t w = 1; w <= most; ++w) {
-      int64_t cb = ceilDiv(c, w);
-      if ((step + 4) * cb + 512 > sramWords && w < most)
-        continue;
-      double cycles =
-          cost.layerNorm(c, w, Output::Blocks, cb, blockColumns(p, w, c, arch), step);
-      if (best == most || cycles < bestCycles)
-        best = w, bestCycles = cycles;
-    }
-    p.h = 1, p.w = ceilDiv(c, ceilDiv(c, best));
-  };
-}
-
-Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
-                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch,
-                                 std::function<double(const KernelPlan &)> cycles) {
-  std::string st = storage.str();
-  auto tileWords = [=](int64_t h, int64_t w) {
-    int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
-    // Host results: the last row keeps every token's block, or each row its
-    // share of the tokens.
-    int64_t all = batch * tokens;
-    int64_t kept = hostKeepsAll(all, nb) ? all * nb : ceilDiv(all, h) * nb;
-    // (two partial sums, see asyncColumnSums)
-    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + 2 * nb : 2 * nb) +
-           (residual ? nb : 0);
-  };
-  Sizer tiled = tiledSizer(k, n, arch, tileWords);
-  Sizer squareish = [=](KernelPlan &p) {
-    int64_t budget = p.h * p.w;
-    tiled(p);
-    // A result handed on in blocks, or kept on the last row for the host,
-    // is finished by a row of its own (bias, GELU, residual, the gather)
-    // while the rows above hold the tiles: the tiles take the budget less
-    // that row.
-    int64_t most = maxRows(p, arch);
-    bool finishes = !host || hostKeepsAll(batch * tokens, ceilDiv(n, p.w));
-    if (finishes && p.h >= 2 && most >= 3) {
-      int64_t maxH = p.maxH, h = p.h, w = p.w;
-      p.maxH = most - 1;
-      p.h = 1, p.w = std::max<int64_t>(1, budget - p.w);
-      tiled(p);
-      p.maxH = maxH;
-      // Tiles on one row leave no room for a finishing row: keep the shape
-      // without one (fewer PEs for a larger budget would break the
-      // balancing's search, which takes cycles to fall as budgets grow).
-      if (p.h >= 2)
-        p.h += 1;
-      else
-        p.h = h, p.w = w;
-    }
-    if (p.align <= 0 || host)
-      return;
-    // Columns of a share that divides the unit (a little narrower, so the
-    // tiles still fit), when the box and a quarter more PEs allow.
-    int64_t nb = ceilDiv(n, p.w);
-    for (int64_t share = std::min(nb, p.align); share >= 1; --share)
-      if (p.align % share == 0) {
-        int64_t w = ceilDiv(n, share);
-        if (w <= maxCols(p, arch) && 4 * p.h * w <= 5 * std::max(budget, p.h * p.w))
-          p.w = w;
-        return;
-      }
-  };
-  if (!cycles)
-    return squareish;
-  int64_t sramWords = arch.getSramBytes() / 4;
-  CostModel cost{arch};
-  // The balancing asks for the same budgets again and again (GPT-1T: 10 s
-  // of lowering without this); a plan's copies share it.
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool>;
-  auto shapes = std::make_shared<std::map<Key, std::pair<int64_t, int64_t>>>();
-  return [=](KernelPlan &p) {
-    if (p.align > 0)
-      return squareish(p); // aligned to its reader's unit: kept
-    int64_t budget = p.h * p.w;
-    Key key{budget, p.maxH, p.maxW, p.maxBlocks, p.blocked};
-    if (auto it = shapes->find(key); it != shapes->end()) {
-      std::tie(p.h, p.w) = it->second;
-      return;
-    }
-    squareish(p);
-    // Square-ish tiles are not always the fastest for their PEs: the tile's
-    // rounding (kb x nb) decides. Each count of tile rows (one per kb), plus
-    // a finishing row and a hand-on row, as wide as the budget allows. The
-    // square-ish shape is a candidate within the budget; past it (grown
-    // until the tiles fit SRAM, or rounded up), only when no other fits.
-    int64_t maxH = maxRows(p, arch), maxW = maxCols(p, arch);
-    int64_t squareH = p.h, squareW = p.w, bestH = 0, bestW = 0;
-    double best = std::numeric_limits<double>::infinity();
-    if (p.h * p.w <= budget)
-      best = cycles(p), bestH = p.h, bestW = p.w;
-    for (int64_t kb = k; kb >= 1;) {
-      int64_t rows = ceilDiv(k, kb);
-      for (int64_t h = rows; h <= rows + 2 && h <= maxH; ++h) {
-        int64_t w = std::min({budget / h, maxW, n});
-        if (w < 1)
-          continue;
-        w = ceilDiv(n, ceilDiv(n, w));
-        // No row holds fewer than k / h rows of the weights: a shape whose
-        // multiply-adds alone take longer than the best cannot beat it.
-        if (cost.matvec(ceilDiv(k, h), ceilDiv(n, w)) > best)
-          continue;
-        // The tiles on all rows but the finishing one fit (the hand-on row's
-        // are checked where it is chosen).
-        if (4 * tileWords(std::max<int64_t>(1, h - (h >= 3 ? 1 : 0)), w) + kHandOnRowCodeBytes >
-            4 * sramWords)
-          continue;
-        p.h = h, p.w = w;
-        double c = cycles(p);
-        if (c < best || (c == best && h * w < bestH * bestW))
-          best = c, bestH = h, bestW = w;
-      }
-      int64_t next = ceilDiv(k, rows + 1); // the next kb with more rows
-      kb = next < kb ? next : kb - 1;
-    }
-    p.h = bestH ? bestH : squareH, p.w = bestH ? bestW : squareW;
-    (*shapes)[key] = {p.h, p.w};
-  };
-}
-
-Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
-                                    wafer::ArchAttr arch) {
-  int64_t sramWords = arch.getSramBytes() / 4;
-  CostModel cost{arch};
-  // Within the PE budget, the fewest cycles per token over rows (key
-  // blocks per head: each row scans fewer keys per token) and columns per
-  // head (each takes a share of d that divides it; its scores are
-  // all-reduced over the head's columns); fewer PEs on a tie. The caches
-  // and about 80 instructions (16 bytes each) must fit a PE.
-  return [=](KernelPlan &p) {
-    // An interleaved input fixes the columns per head (its unit is their
-    // share of d).
-    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : 0;
-    int64_t budget = std::max<int64_t>(heads, p.h * p.w);
-    int64_t bestH = tokens, bestW = heads * std::max<int64_t>(1, fixedParts);
-    double best = std::numeric_limits<double>::infinity();
-    // Over the budget, the fewest PEs whose caches fit.
-    int64_t smallH = bestH, smallW = bestW;
-    for (int64_t parts = 1; parts <= d && heads * parts <= maxCols(p, arch); ++parts) {
-      if (d % parts || (fixedParts && parts != fixedParts))
-        continue;
-      int64_t ds = d / parts, w = heads * parts;
-      // Each distinct row count once, at its fewest keys per row: O(sqrt T).
-      for (int64_t tb = 1, rows = tokens; tb <= tokens;
-           tb = rows > 1 ? ceilDiv(tokens, rows - 1) : tokens + 1) {
-        rows = ceilDiv(tokens, tb);
-        // Caches, scores, q and the partials (the result's ds words come out
-        // of the program's allowance; the built body is checked exactly).
-        if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 > sramWords)
-          continue;
-        double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
-                                       3 * ds, blockColumns(p, w, d * heads, arch),
-                                       attentionPrefetches(p, tokens));
-        bool within = rows * w <= budget;
-        if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
-          best = cycles, bestH = rows, bestW = w;
-        if (rows * w < smallH * smallW)
-          smallH = rows, smallW = w;
-      }
-    }
-    if (best == std::numeric_limits<double>::infinity())
-      bestH = smallH, bestW = smallW;
-    p.h = bestH, p.w = bestW;
-  };
-}
-
-Sizer wsc::lowering::addSizer() {
-  return [](KernelPlan &p) { p.h = 1, p.w = 1; };
 }
 
 std::pair<int64_t, int64_t> wsc::lowering::tokenGeometry(func::FuncOp func) {
@@ -400,7 +164,9 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   Body body(b, kernel, batch, tokens);
   body.group = group;
   body.output = out;
-  auto [dataBytes, cycles] = writeBody(body, p, batch, tokens, cost);
+  const KernelKind *kind = kernelKind(p.kind);
+  assert(kind && "every plan names a kind");
+  auto [dataBytes, cycles] = kind->writeBody(body, p, batch, tokens, cost);
   if (dataBytes < 0)
     return -1; // the body could not be written; the error is on the op
   if (outBlocks)
@@ -414,12 +180,7 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
   kernel->setAttr("wafer.stage", b.getI64IntegerAttr(p.stage));
   kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
-  if (p.kind == "layer_norm")
-    kernel->setAttr(kEpsilonAttr, b.getF32FloatAttr(p.epsilon));
-  if (p.kind == "attention") {
-    kernel->setAttr(kScaleAttr, b.getF32FloatAttr(p.scale));
-    kernel->setAttr(kHeadsAttr, b.getI64IntegerAttr(p.heads));
-  }
+  kind->annotate(kernel, p);
   if (p.weightRowBase)
     kernel->setAttr(kWeightRowBaseAttr, b.getI64IntegerAttr(p.weightRowBase));
   if (p.colHi)
@@ -503,46 +264,9 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     p.writesIntoPrevious = true;
     p.inputs.pop_back();
   }
-  auto tensorShape = [&](size_t i) -> ArrayRef<int64_t> {
-    auto t = i < p.inputs.size() ? dyn_cast<RankedTensorType>(p.inputs[i].getType()) : nullptr;
-    return t && t.getRank() == 2 ? t.getShape() : ArrayRef<int64_t>();
-  };
-  auto streamSize = [&](size_t i) -> int64_t { return i < ins.size() ? ins[i].words() : 0; };
-  if (p.kind == "linear" || p.kind == "linear_gelu") {
-    bool residual = streamSize(1) > 0;
-    ArrayRef<int64_t> weight = tensorShape(residual ? 2 : 1);
-    if (weight.empty() || !streamSize(0) || p.weightRowBase + weight[0] > streamSize(0))
-      return failure();
-    int64_t n = p.colHi ? p.colHi - p.colLo : weight[1];
-    p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, *arch,
-                         linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
-                                      batch * tokens, *arch, asyncColumnSums(tokens)));
-  } else if (p.kind == "embed") {
-    bool chained = streamSize(1) > 0;
-    size_t at = chained ? 2 : 1;
-    ArrayRef<int64_t> table = tensorShape(at);
-    if (table.empty())
-      return failure();
-    p.size = embedSizer(table[0], table[1], p.inputs.size() > at + 1, chained, batch, tokens,
-                        p.storage, *arch);
-  } else if (p.kind == "layer_norm") {
-    auto epsilon = kernel->getAttrOfType<FloatAttr>(kEpsilonAttr);
-    if (!epsilon || !streamSize(0))
-      return failure();
-    p.epsilon = epsilon.getValueAsDouble();
-    p.size = layerNormSizer(streamSize(0), tokens, *arch);
-  } else if (p.kind == "attention") {
-    auto scale = kernel->getAttrOfType<FloatAttr>(kScaleAttr);
-    auto headsAttr = kernel->getAttrOfType<IntegerAttr>(kHeadsAttr);
-    int64_t heads = headsAttr ? headsAttr.getInt() : 0, c3 = streamSize(0);
-    if (!scale || heads <= 0 || !c3 || c3 % (3 * heads))
-      return failure();
-    p.scale = scale.getValueAsDouble();
-    p.heads = heads;
-    p.size = attentionSizer(tokens, heads, c3 / 3 / heads, *arch);
-  } else {
+  const KernelKind *kind = kernelKind(p.kind);
+  if (!kind || failed(kind->resize(kernel, ins, p, batch, tokens, *arch)))
     return failure();
-  }
   p.h = 1, p.w = std::max<int64_t>(1, pes);
   p.maxH = maxH, p.maxW = maxW;
   p.size(p);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
 #include "Kinds/Generic.h"
+#include "Kinds/Kind.h"
 #include "wsc/Analysis/CostModel.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsgraph/WsgraphDialect.h"
@@ -239,13 +240,6 @@ void LowerToKernelsPass::runOnOperation() {
                                             "--input-shape NAME=DxD...";
         return signalPassFailure();
       }
-    auto isActivation = [&](Value v) {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      return haveTokens && t && t.getRank() == 3 && t.getDimSize(0) == batch &&
-             t.getDimSize(1) == tokens;
-    };
-    auto width = [](Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(2); };
-
     OpBuilder b(func.getContext());
     // Plans, in program order; `produced` maps a wsgraph activation to the
     // plan that streams it.
@@ -259,7 +253,6 @@ void LowerToKernelsPass::runOnOperation() {
       failedLowering = true;
     };
     // Generic kernels: one per result of an op that no fused kind takes.
-    llvm::StringMap<int> genericNames;
     std::function<bool(Value)> ensureProduced;
     auto planGenericFor = [&](Operation *op) -> bool {
       if (!hasGenericKernel(op)) {
@@ -310,12 +303,8 @@ void LowerToKernelsPass::runOnOperation() {
         fail(def, "'" + def->getName().getStringRef() + "' produces no stream for its users");
       return false;
     };
-    auto streamOf = [&](Value v, Operation *) -> bool { return ensureProduced(v); };
-    auto singleUser = [](Value v) -> Operation * {
-      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
-    };
-
-    int layer = 0;
+    PlanContext ctx{batch, tokens, haveTokens, arch, cost, st, plans, produced, absorbed};
+    ctx.streamOf = ensureProduced;
     for (Operation &opRef : func.getBody().front()) {
       Operation *op = &opRef;
       if (absorbed.count(op) || isa<wg::WeightOp, wg::ConstantOp, func::ReturnOp>(op))
@@ -329,195 +318,20 @@ void LowerToKernelsPass::runOnOperation() {
       KernelPlan plan;
       plan.anchor = op;
       plan.blocked = !weightStreaming;
-      if (auto gather = dyn_cast<wg::GatherOp>(op)) {
-        // Token embedding, with positions when the only user adds a [T, C] weight.
-        Value table = gather.getData();
-        auto tt = cast<RankedTensorType>(table.getType());
-        if (!haveTokens || !isStatic(table) || tt.getRank() != 2 || gather.getAxis() != 0 ||
-            !isa<BlockArgument>(gather.getIndices()) || !isActivation(gather.getResult())) {
-          planGenericFor(op);
-          continue;
-        }
-        plan.kind = "embed";
-        plan.name = "embed";
-        plan.inputs = {gather.getIndices(), table};
-        Value out = gather.getResult();
-        if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(gather.getResult()))) {
-          Value pos = add.getLhs() == out ? add.getRhs() : add.getLhs();
-          if (auto reshape = pos.getDefiningOp<wg::ReshapeOp>())
-            pos = isStatic(reshape.getInput()) ? reshape.getInput() : pos;
-          auto pt = cast<RankedTensorType>(pos.getType());
-          if (isStatic(pos) && pt.getNumElements() == tokens * tt.getDimSize(1) &&
-              add.getType() == gather.getType()) {
-            plan.inputs.push_back(pos);
-            absorbed.insert(add);
-            plan.anchor = add;
-          }
-        }
-        int64_t v = tt.getDimSize(0), c = tt.getDimSize(1);
-        plan.work = double(v) * c / 64; // a lookup touches one row; weigh by storage
-        bool positions = plan.inputs.size() > 2;
-        plan.size = embedSizer(v, c, positions, /*chained=*/false, batch, tokens, st, arch);
-        plan.cycles = [=](const KernelPlan &p) {
-          return cost.embed(v, c, p.h, p.w, positions, outputOf(p), 0, blockColumns(p, c, arch));
-        };
-      } else if (auto ln = dyn_cast<wg::LayerNormOp>(op)) {
-        if (!isActivation(ln.getInput()) || !isStatic(ln.getScale()) ||
-            (ln.getBias() && !isStatic(ln.getBias())) ||
-            cast<RankedTensorType>(ln.getScale().getType()).getRank() != 1 ||
-            *wg::normalizeAxis(ln.getAxis(), 3) != 2 || ln->getNumResults() != 1) {
-          planGenericFor(op);
-          continue;
-        }
-        if (!streamOf(ln.getInput(), op))
-          continue;
-        plan.kind = "layer_norm";
-        plan.name = "l" + std::to_string(layer) + ".ln";
-        plan.layer = layer;
-        if (llvm::any_of(ln->getUsers(), [&](Operation *u) {
-              auto l = dyn_cast<wg::LinearOp>(u);
-              return l && llvm::any_of(l->getUsers(),
-                                       [](Operation *v) { return isa<func::ReturnOp>(v); });
-            }))
-          plan.name = "ln_f", plan.layer = -1;
-        plan.inputs = {ln.getInput(), ln.getScale()};
-        plan.epsilon = ln.getEpsilon().convertToFloat();
-        if (ln.getBias())
-          plan.inputs.push_back(ln.getBias());
-        int64_t c = width(ln.getInput());
-        plan.work = double(c);
-        plan.size = layerNormSizer(c, tokens, arch);
-        plan.cycles = [=](const KernelPlan &p) {
-          return cost.layerNorm(c, p.w, outputOf(p), ceilDiv(c, p.w), blockColumns(p, c, arch),
-                                layerNormTokens(tokens));
-        };
-      } else if (auto linear = dyn_cast<wg::LinearOp>(op)) {
-        if (!isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
-            (linear.getBias() && !isStatic(linear.getBias()))) {
-          planGenericFor(op);
-          continue;
-        }
-        if (!streamOf(linear.getInput(), op))
-          continue;
-        plan.kind = "linear";
-        plan.inputs = {linear.getInput()};
-        Value out = linear.getResult();
-        bool gelu = false;
-        if (auto g = dyn_cast_or_null<wg::GeluOp>(singleUser(out))) {
-          gelu = true;
-          absorbed.insert(g);
-          out = g.getResult();
-          plan.anchor = g;
-        }
-        // A residual add of another activation finishes in the last row.
-        if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(out))) {
-          Value other = add.getLhs() == out ? add.getRhs() : add.getLhs();
-          if (add.getType() == linear.getType() && produced.count(other)) {
-            plan.inputs.push_back(other);
-            absorbed.insert(add);
-            plan.anchor = add;
-          }
-        }
-        plan.inputs.push_back(linear.getWeight());
-        if (linear.getBias())
-          plan.inputs.push_back(linear.getBias());
-        auto wt = cast<RankedTensorType>(linear.getWeight().getType());
-        int64_t k = wt.getDimSize(0), n = wt.getDimSize(1);
-        // Name by role in a GPT block.
-        std::string role = gelu ? "mlp_fc" : "linear";
-        if (!gelu && llvm::any_of(linear->getUsers(), [](Operation *u) { return isa<wg::SplitOp>(u); }))
-          role = "qkv";
-        else if (auto from = produced.find(linear.getInput()); from != produced.end())
-          role = plans[from->second].kind == "attention"     ? "attn_proj"
-                 : plans[from->second].kind == "linear_gelu" ? "mlp_proj"
-                                                              : role;
-        bool head = llvm::any_of(out.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
-        plan.name = head ? "lm_head" : "l" + std::to_string(layer) + "." + role;
-        plan.layer = head ? -1 : layer;
-        plan.hostResult = head && out.hasOneUse();
-        bool host = plan.hostResult;
-        plan.kind = gelu ? "linear_gelu" : "linear";
-        plan.work = double(k) * n;
-        bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
-        plan.cycles =
-            linearCycles(k, n, gelu, residual, batch * tokens, arch, asyncColumnSums(tokens));
-        plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch, plan.cycles);
-      } else if (auto attn = dyn_cast<wg::AttentionOp>(op)) {
-        // q, k, v must be heads of one [B, T, 3C] activation; the result is
-        // merged back into [B, T, C]. (Else the generic kind computes it.)
-        SmallVector<Operation *> headOps;
-        auto headsOf = [&](Value v, int64_t index) -> Value {
-          auto t = v.getDefiningOp<wg::TransposeOp>();
-          if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
-            return {};
-          auto r = t.getInput().getDefiningOp<wg::ReshapeOp>();
-          if (!r)
-            return {};
-          auto split = r.getInput().getDefiningOp<wg::SplitOp>();
-          if (!split || split.getNumResults() != 3 || r.getInput() != split.getResult(index) ||
-              *wg::normalizeAxis(split.getAxis(), 3) != 2)
-            return {};
-          headOps.append({t, r, split});
-          return split.getInput();
-        };
-        Value qkv = headsOf(attn.getQuery(), 0);
-        Value qkv2 = headsOf(attn.getKey(), 1), qkv3 = headsOf(attn.getValue(), 2);
-        auto merge = dyn_cast_or_null<wg::TransposeOp>(singleUser(attn.getResult()));
-        auto merged = merge ? dyn_cast_or_null<wg::ReshapeOp>(singleUser(merge.getResult()))
-                            : wg::ReshapeOp();
-        auto qt = attn.getQuery().getType();
-        if (!qkv || qkv != qkv2 || qkv != qkv3 || !merge ||
-            merge.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !merged ||
-            !isActivation(merged.getResult()) || !attn.getCausal() ||
-            qt.getDimSize(2) != tokens ||
-            llvm::any_of(headOps, [&](Operation *h) { return !h->getResult(0).hasOneUse() ||
-                                                           produced.count(h->getResult(0)); })) {
-          planGenericFor(op);
-          continue;
-        }
-        if (!streamOf(qkv, op))
-          continue;
-        absorbed.insert(headOps.begin(), headOps.end());
-        absorbed.insert(merge), absorbed.insert(merged);
-        plan.anchor = merged;
-        plan.kind = "attention";
-        plan.name = "l" + std::to_string(layer) + ".attention";
-        plan.layer = layer;
-        plan.inputs = {qkv};
-        plan.scale = attn.getScale().convertToFloat();
-        int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
-        plan.work = double(tokens) * d * heads;
-        plan.heads = heads;
-        plan.size = attentionSizer(tokens, heads, d, arch);
-        plan.cycles = [=](const KernelPlan &p) {
-          int64_t parts = p.w / heads;
-          return cost.attention(tokens, d, heads, parts, p.h, outputOf(p), 3 * (d / parts),
-                                blockColumns(p, d * heads, arch), attentionPrefetches(p, tokens));
-        };
-      } else if (auto add = dyn_cast<wg::AddOp>(op)) {
-        if (!isActivation(add.getResult()) || add.getLhs().getType() != add.getType() ||
-            add.getRhs().getType() != add.getType() || isStatic(add.getLhs()) ||
-            isStatic(add.getRhs()) || isa<BlockArgument>(add.getLhs()) ||
-            isa<BlockArgument>(add.getRhs())) {
-          planGenericFor(op);
-          continue;
-        }
-        if (!streamOf(add.getLhs(), op) || !streamOf(add.getRhs(), op))
-          continue;
-        plan.kind = "add";
-        plan.name = "l" + std::to_string(layer) + ".add";
-        plan.layer = layer;
-        plan.inputs = {add.getLhs(), add.getRhs()};
-        plan.work = double(width(add.getResult()));
-        plan.size = addSizer();
-      } else {
+      Planned planned = Planned::NotThisKind;
+      for (const KernelKind *kind : fusedKinds())
+        if ((planned = kind->plan(op, ctx, plan)) != Planned::NotThisKind)
+          break;
+      if (planned == Planned::Failed)
+        continue;
+      if (planned == Planned::NotThisKind) {
         planGenericFor(op);
         continue;
       }
       // A block ends with the residual add that follows its MLP.
       if (plan.kind == "linear" && plan.inputs.size() > 1 && !isStatic(plan.inputs[1]) &&
           plans.size() >= 2 && plans.back().kind == "linear_gelu")
-        ++layer;
+        ++ctx.layer;
       plan.storage = st;
       plan.maxBlocks = maxBlocks;
       Value result = plan.anchor->getResult(0);

@@ -72,41 +72,6 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
 
 } // namespace
 
-/// The estimate of a linear K -> N: it receives its slice of x and its
-/// block of the residual (taking the producers' blocks as aligned with
-/// them: the written body counts the blocks it really touches).
-std::function<double(const KernelPlan &)>
-wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int64_t tokens,
-                            wafer::ArchAttr arch, bool asyncSums) {
-  CostModel cost{arch};
-  return [=](const KernelPlan &p) {
-    CostModel::Output out = outputOf(p, tokens, n);
-    bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch, asyncSums);
-    int64_t rows = CostModel::tileRows(p.h, out, handOnRow);
-    return cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, rows), blockColumns(p, n, arch),
-                       residual ? ceilDiv(n, p.w) : 0, handOnRow, streamsX(p.storage),
-                       asyncSums);
-  };
-}
-
-bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu,
-                                    bool residual, int64_t tokens, wafer::ArchAttr arch,
-                                    bool asyncSums) {
-  CostModel::Output out = outputOf(p, tokens, n);
-  if (out != CostModel::Output::Blocks || !CostModel::finishingRow(p.h, out) || p.h < 4)
-    return false;
-  // The tiles on one row fewer must still fit, with room for the program.
-  int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
-  int64_t words = kb + wk::storageWords(p.storage, kb * nb) + (asyncSums ? 6 : 5) * nb;
-  if (4 * words + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
-    return false;
-  CostModel cost{arch};
-  int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;
-  bool streamed = streamsX(p.storage);
-  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true, streamed, asyncSums) <
-         cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, CostModel::tileRows(p.h, out, false)),
-                     group, last, false, streamed, asyncSums);
-}
 
 /// Splits each host-read linear whose tiles, at its share of `capacity`
 /// PEs, would be much wider than tall because the arch is too narrow for

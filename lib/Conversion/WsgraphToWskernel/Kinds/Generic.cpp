@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Generic.h"
+#include "Kind.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -837,12 +838,23 @@ KernelPlan wsc::lowering::planGeneric(Operation *op, unsigned result, StringRef 
   return plan;
 }
 
-std::pair<int64_t, double> wsc::lowering::writeGenericBody(Body &k, const KernelPlan &p,
-                                                           const CostModel &cost,
-                                                           int64_t tokensPerRun) {
-  GenericWriter writer(k, p, cost);
-  FailureOr<std::pair<int64_t, double>> r = writer.write();
-  if (failed(r))
-    return {-1, 0};
-  return {r->first, r->second / double(std::max<int64_t>(1, tokensPerRun))};
+namespace {
+
+class GenericKind : public KernelKind {
+public:
+  std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, int64_t batch, int64_t tokens,
+                                       const CostModel &cost) const override {
+    GenericWriter writer(k, p, cost);
+    FailureOr<std::pair<int64_t, double>> r = writer.write();
+    if (failed(r))
+      return {-1, 0};
+    return {r->first, r->second / double(std::max<int64_t>(1, batch * tokens))};
+  }
+};
+
+} // namespace
+
+const KernelKind &wsc::lowering::genericKind() {
+  static const GenericKind kind;
+  return kind;
 }

@@ -15,10 +15,6 @@ namespace wsc::lowering {
 bool hasGenericKernel(Operation *op);
 /// The plan of a generic kernel for result `result` of `op`.
 KernelPlan planGeneric(Operation *op, unsigned result, StringRef name);
-/// Writes its body; returns its data bytes per PE (-1 after an error on
-/// the op) and estimated cycles per token.
-std::pair<int64_t, double> writeGenericBody(Body &k, const KernelPlan &p, const CostModel &cost,
-                                            int64_t tokensPerRun);
 
 } // namespace wsc::lowering
 

@@ -1,0 +1,374 @@
+//===- Linear.cpp - the linear kernel kinds (linear, linear_gelu) ---------===//
+//
+// x W (+ bias) (then GELU) (+ a residual) over [batch, tokens, K]: the weight
+// is tiled over the rectangle, each row's partial sums run down the columns
+// to a finishing row, and the result leaves in blocks.
+//
+//===----------------------------------------------------------------------===//
+#include "Kind.h"
+
+#include "wsgraph/WsgraphDialect.h"
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::lowering;
+namespace wg = wsc::wsgraph;
+
+namespace {
+
+class LinearKind : public KernelKind {
+public:
+  Planned plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const override;
+  std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, int64_t batch, int64_t tokens,
+                                       const CostModel &cost) const override;
+  LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
+                       int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
+};
+
+} // namespace
+
+Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const {
+  auto linear = dyn_cast<wg::LinearOp>(op);
+  if (!linear)
+    return Planned::NotThisKind;
+  int64_t batch = ctx.batch, tokens = ctx.tokens;
+  wafer::ArchAttr arch = ctx.arch;
+  std::string st = ctx.storage;
+  std::vector<KernelPlan> &plans = ctx.plans;
+  llvm::DenseMap<Value, int> &produced = ctx.produced;
+  llvm::DenseSet<Operation *> &absorbed = ctx.absorbed;
+  if (!ctx.isActivation(linear.getInput()) || !isStatic(linear.getWeight()) ||
+      (linear.getBias() && !isStatic(linear.getBias())))
+    return Planned::NotThisKind;
+  if (!ctx.streamOf(linear.getInput()))
+    return Planned::Failed;
+  plan.kind = "linear";
+  plan.inputs = {linear.getInput()};
+  Value out = linear.getResult();
+  bool gelu = false;
+  if (auto g = dyn_cast_or_null<wg::GeluOp>(singleUser(out))) {
+    gelu = true;
+    absorbed.insert(g);
+    out = g.getResult();
+    plan.anchor = g;
+  }
+  // A residual add of another activation finishes in the last row.
+  if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(out))) {
+    Value other = add.getLhs() == out ? add.getRhs() : add.getLhs();
+    if (add.getType() == linear.getType() && produced.count(other)) {
+      plan.inputs.push_back(other);
+      absorbed.insert(add);
+      plan.anchor = add;
+    }
+  }
+  plan.inputs.push_back(linear.getWeight());
+  if (linear.getBias())
+    plan.inputs.push_back(linear.getBias());
+  auto wt = cast<RankedTensorType>(linear.getWeight().getType());
+  int64_t k = wt.getDimSize(0), n = wt.getDimSize(1);
+  // Name by role in a GPT block.
+  std::string role = gelu ? "mlp_fc" : "linear";
+  if (!gelu && llvm::any_of(linear->getUsers(), [](Operation *u) { return isa<wg::SplitOp>(u); }))
+    role = "qkv";
+  else if (auto from = produced.find(linear.getInput()); from != produced.end())
+    role = plans[from->second].kind == "attention"     ? "attn_proj"
+           : plans[from->second].kind == "linear_gelu" ? "mlp_proj"
+                                                        : role;
+  bool head = llvm::any_of(out.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+  plan.name = head ? "lm_head" : "l" + std::to_string(ctx.layer) + "." + role;
+  plan.layer = head ? -1 : ctx.layer;
+  plan.hostResult = head && out.hasOneUse();
+  bool host = plan.hostResult;
+  plan.kind = gelu ? "linear_gelu" : "linear";
+  plan.work = double(k) * n;
+  bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
+  plan.cycles =
+      linearCycles(k, n, gelu, residual, batch * tokens, arch, asyncColumnSums(tokens));
+  plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch, plan.cycles);
+  return Planned::Yes;
+}
+
+Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
+                                 int64_t tokens, StringRef storage, wafer::ArchAttr arch,
+                                 std::function<double(const KernelPlan &)> cycles) {
+  std::string st = storage.str();
+  auto tileWords = [=](int64_t h, int64_t w) {
+    int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
+    // Host results: the last row keeps every token's block, or each row its
+    // share of the tokens.
+    int64_t all = batch * tokens;
+    int64_t kept = hostKeepsAll(all, nb) ? all * nb : ceilDiv(all, h) * nb;
+    // (two partial sums, see asyncColumnSums)
+    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + 2 * nb : 2 * nb) +
+           (residual ? nb : 0);
+  };
+  Sizer tiled = tiledSizer(k, n, arch, tileWords);
+  Sizer squareish = [=](KernelPlan &p) {
+    int64_t budget = p.h * p.w;
+    tiled(p);
+    // A result handed on in blocks, or kept on the last row for the host,
+    // is finished by a row of its own (bias, GELU, residual, the gather)
+    // while the rows above hold the tiles: the tiles take the budget less
+    // that row.
+    int64_t most = maxRows(p, arch);
+    bool finishes = !host || hostKeepsAll(batch * tokens, ceilDiv(n, p.w));
+    if (finishes && p.h >= 2 && most >= 3) {
+      int64_t maxH = p.maxH, h = p.h, w = p.w;
+      p.maxH = most - 1;
+      p.h = 1, p.w = std::max<int64_t>(1, budget - p.w);
+      tiled(p);
+      p.maxH = maxH;
+      // Tiles on one row leave no room for a finishing row: keep the shape
+      // without one (fewer PEs for a larger budget would break the
+      // balancing's search, which takes cycles to fall as budgets grow).
+      if (p.h >= 2)
+        p.h += 1;
+      else
+        p.h = h, p.w = w;
+    }
+    if (p.align <= 0 || host)
+      return;
+    // Columns of a share that divides the unit (a little narrower, so the
+    // tiles still fit), when the box and a quarter more PEs allow.
+    int64_t nb = ceilDiv(n, p.w);
+    for (int64_t share = std::min(nb, p.align); share >= 1; --share)
+      if (p.align % share == 0) {
+        int64_t w = ceilDiv(n, share);
+        if (w <= maxCols(p, arch) && 4 * p.h * w <= 5 * std::max(budget, p.h * p.w))
+          p.w = w;
+        return;
+      }
+  };
+  if (!cycles)
+    return squareish;
+  int64_t sramWords = arch.getSramBytes() / 4;
+  CostModel cost{arch};
+  // The balancing asks for the same budgets again and again (GPT-1T: 10 s
+  // of lowering without this); a plan's copies share it.
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool>;
+  auto shapes = std::make_shared<std::map<Key, std::pair<int64_t, int64_t>>>();
+  return [=](KernelPlan &p) {
+    if (p.align > 0)
+      return squareish(p); // aligned to its reader's unit: kept
+    int64_t budget = p.h * p.w;
+    Key key{budget, p.maxH, p.maxW, p.maxBlocks, p.blocked};
+    if (auto it = shapes->find(key); it != shapes->end()) {
+      std::tie(p.h, p.w) = it->second;
+      return;
+    }
+    squareish(p);
+    // Square-ish tiles are not always the fastest for their PEs: the tile's
+    // rounding (kb x nb) decides. Each count of tile rows (one per kb), plus
+    // a finishing row and a hand-on row, as wide as the budget allows. The
+    // square-ish shape is a candidate within the budget; past it (grown
+    // until the tiles fit SRAM, or rounded up), only when no other fits.
+    int64_t maxH = maxRows(p, arch), maxW = maxCols(p, arch);
+    int64_t squareH = p.h, squareW = p.w, bestH = 0, bestW = 0;
+    double best = std::numeric_limits<double>::infinity();
+    if (p.h * p.w <= budget)
+      best = cycles(p), bestH = p.h, bestW = p.w;
+    for (int64_t kb = k; kb >= 1;) {
+      int64_t rows = ceilDiv(k, kb);
+      for (int64_t h = rows; h <= rows + 2 && h <= maxH; ++h) {
+        int64_t w = std::min({budget / h, maxW, n});
+        if (w < 1)
+          continue;
+        w = ceilDiv(n, ceilDiv(n, w));
+        // No row holds fewer than k / h rows of the weights: a shape whose
+        // multiply-adds alone take longer than the best cannot beat it.
+        if (cost.matvec(ceilDiv(k, h), ceilDiv(n, w)) > best)
+          continue;
+        // The tiles on all rows but the finishing one fit (the hand-on row's
+        // are checked where it is chosen).
+        if (4 * tileWords(std::max<int64_t>(1, h - (h >= 3 ? 1 : 0)), w) + kHandOnRowCodeBytes >
+            4 * sramWords)
+          continue;
+        p.h = h, p.w = w;
+        double c = cycles(p);
+        if (c < best || (c == best && h * w < bestH * bestW))
+          best = c, bestH = h, bestW = w;
+      }
+      int64_t next = ceilDiv(k, rows + 1); // the next kb with more rows
+      kb = next < kb ? next : kb - 1;
+    }
+    p.h = bestH ? bestH : squareH, p.w = bestH ? bestW : squareW;
+    (*shapes)[key] = {p.h, p.w};
+  };
+}
+
+/// The estimate of a linear K -> N: it receives its slice of x and its
+/// block of the residual (taking the producers' blocks as aligned with
+/// them: the written body counts the blocks it really touches).
+std::function<double(const KernelPlan &)>
+wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int64_t tokens,
+                            wafer::ArchAttr arch, bool asyncSums) {
+  CostModel cost{arch};
+  return [=](const KernelPlan &p) {
+    CostModel::Output out = outputOf(p, tokens, n);
+    bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch, asyncSums);
+    int64_t rows = CostModel::tileRows(p.h, out, handOnRow);
+    return cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, rows), blockColumns(p, n, arch),
+                       residual ? ceilDiv(n, p.w) : 0, handOnRow, streamsX(p.storage),
+                       asyncSums);
+  };
+}
+
+bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu,
+                                    bool residual, int64_t tokens, wafer::ArchAttr arch,
+                                    bool asyncSums) {
+  CostModel::Output out = outputOf(p, tokens, n);
+  if (out != CostModel::Output::Blocks || !CostModel::finishingRow(p.h, out) || p.h < 4)
+    return false;
+  // The tiles on one row fewer must still fit, with room for the program.
+  int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
+  int64_t words = kb + wk::storageWords(p.storage, kb * nb) + (asyncSums ? 6 : 5) * nb;
+  if (4 * words + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
+    return false;
+  CostModel cost{arch};
+  int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;
+  bool streamed = streamsX(p.storage);
+  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true, streamed, asyncSums) <
+         cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, CostModel::tileRows(p.h, out, false)),
+                     group, last, false, streamed, asyncSums);
+}
+
+std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
+                                                  int64_t tokens, const CostModel &cost) const {
+  Sram sram;
+  int64_t h = p.h, w = p.w;
+  auto dim = [&](int i, int d) { return cast<ShapedType>(k.type(i)).getDimSize(d); };
+  CostModel::Output out = k.output;
+  int64_t g = k.group;
+  bool residual = p.inputs.size() > 1 && k.isStream(1);
+  int first = residual ? 2 : 1;
+  // A column piece computes columns [colLo, colHi) of the weight.
+  SmallVector<int64_t, 2> window;
+  if (p.colHi)
+    window = {p.colLo, p.colHi};
+  int64_t kdim = dim(first, 0), n = p.colHi ? p.colHi - p.colLo : dim(first, 1);
+  bool bias = static_cast<int>(p.inputs.size()) > first + 1;
+  // With a finishing row, the tiles are on rows 0..h-2 (the last row's
+  // tile rows lie past K: zeros it never reads); with a hand-on row below
+  // it, on rows 0..h-3.
+  bool finishing = CostModel::finishingRow(h, out);
+  bool asyncSums = finishing && asyncColumnSums(tokens);
+  bool handOnRow = linearHandOnRow(p, kdim, n, p.kind == "linear_gelu", residual, tokens,
+                                   cost.arch, asyncColumnSums(tokens));
+  int64_t tileRows = CostModel::tileRows(h, out, handOnRow);
+  int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
+  ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
+  int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
+  bool streamed = streamsX(p.storage);
+  int64_t x = streamed ? 0 : sram.words(kb);
+  int64_t weight = sram.words(wk::storageWords(p.storage, kb * nb));
+  int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
+  // With async column sums, the weight rows' partial of token t is at
+  // part + 4 nb (t mod 2): the engine passes one on while the core
+  // computes the other (idx[0] of the parity loop).
+  int64_t part = sram.words(asyncSums ? 2 * nb : nb);
+  wk::AffAttr rowPart = asyncSums ? k.aff(part, {4 * nb}) : k.aff(part);
+  k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window,
+             p.colInterleave);
+  if (bias)
+    k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window, p.colInterleave);
+  k.tokenLoops(asyncSums ? 2 : 1);
+  if (asyncSums)
+    k.openLoop(2);
+  // Each PE row takes its kb-slice of x; the last slice may be shorter.
+  // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
+  // An f32 tile takes each piece of the slice (a block of x holds it)
+  // straight into its rows' multiply-adds; a 16-bit one stores x first.
+  int64_t base = p.weightRowBase, in;
+  if (streamed) {
+    in = k.recvRanges(0, {Body::Range{base, base + kdim, rowPart}}, kb, tileRows,
+                      /*byRow=*/true, nullptr, Body::Product{weight, nb});
+    // Tile rows past K (kb rounds up) take no x: their partial is zero.
+    int64_t holding = ceilDiv(kdim, kb);
+    if (holding < tileRows)
+      k.imm("fill", rowPart, k.aff(0), 0.0f, k.aff(nb), k.pes(0, w - 1, holding, tileRows - 1));
+  } else {
+    in = k.recvRange(0, base, kb, tileRows, base + kdim, k.aff(x), /*byRow=*/true);
+  }
+  // Only the last row adds the residual: its block of it.
+  int64_t inLast =
+      residual ? k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, finRow) : 0;
+  if (!streamed)
+    k.matvec(rowPart, k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
+             finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr, nullptr, p.storage);
+  // A piece of a split weight after the first adds the partial sum of the
+  // pieces before it, ahead of the bias and GELU; a real residual follows them.
+  bool partialSum = residual && p.weightRowBase > 0;
+  auto epilogue = [&] {
+    if (partialSum)
+      k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
+    if (bias)
+      k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), finRow);
+    if (p.kind == "linear_gelu")
+      k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), finRow);
+    if (residual && !partialSum)
+      k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
+  };
+  if (!p.hostResult) {
+    k.reduceGatherSend(k.aff(part), nb, n, epilogue, true, true, finishing, handOnRow,
+                       asyncSums ? rowPart : nullptr);
+  } else {
+    // The host reads the blocks where they are kept, no gather. When they
+    // all fit (HostKept) the last row keeps every token's block; else row
+    // py keeps tokens g in [py*tb, py*tb + tb), g = b*T + t: the last row
+    // finishes each token's block and keeps it or sends it north ("up")
+    // to its row, and the rows in between pass it on. A last row that
+    // keeps them all holds no tiles when it finishes (`finishing`).
+    bool lastKeeps = out == CostModel::Output::HostKept && h > 1;
+    int64_t all = batch * tokens, tb = lastKeeps ? all : ceilDiv(all, h);
+    int64_t kept = sram.words(tb * nb), relay = h > 1 && !lastKeeps ? sram.words(nb) : 0;
+    // Token t of batch b is t = 2 i1 + i0 inside the parity loop, which
+    // only a last row that keeps every token has (the guards below are
+    // for rows that keep some).
+    assert((!asyncSums || lastKeeps) && "async sums finish on a row that keeps all");
+    SmallVector<int64_t, 3> byToken = {4 * nb, 4 * nb * tokens};
+    if (asyncSums)
+      byToken = {4 * nb, 8 * nb, 4 * nb * tokens};
+    wk::AffAttr slot = k.aff(kept, byToken, 0, lastKeeps ? 0 : -4 * nb * tb);
+    ArrayAttr mine = k.guards({k.aff(0, {1, tokens}, 0, -tb),             // g >= py*tb
+                               k.aff(tb - 1, {-1, -tokens}, 0, tb)});     // g < py*tb + tb
+    ArrayAttr above = k.guards({k.aff(-1, {-1, -tokens}, 0, tb)});       // g < py*tb
+    ArrayAttr upper = k.pes(0, w - 1, 0, h - 2);
+    k.reduceGatherSend(k.aff(part), nb, n, [&] {
+      epilogue();
+      k.unary("copy", slot, k.aff(part), k.aff(nb), k.lastRow(),
+              h > 1 && !lastKeeps ? mine : nullptr);
+      if (h == 1 || lastKeeps)
+        return;
+      k.send("up", k.aff(part), k.aff(nb), k.lastRow(), above);
+      k.recv("up", slot, k.aff(nb), "copy", upper, mine);
+      k.relay("up", "up", k.aff(relay), k.aff(nb), "copy", upper, above);
+    }, true, /*gatherRow=*/false, finishing, false, asyncSums ? rowPart : nullptr);
+    OpBuilder::InsertionGuard guard(k.builder());
+    k.builder().setInsertionPointToStart(k.top());
+    wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, kept, tb, nb,
+                             k.builder().getDenseI64ArrayAttr({lastKeeps ? 0 : tb, 0}),
+                             k.builder().getDenseI64ArrayAttr({0, nb}),
+                             lastKeeps ? k.lastRow() : nullptr,
+                             k.builder().getDenseI64ArrayAttr(window));
+  }
+  return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
+                                 handOnRow, streamed, asyncSums)};
+}
+
+LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
+                                 int64_t batch, int64_t tokens, wafer::ArchAttr arch) const {
+  bool residual = streamWordsOf(ins, 1) > 0;
+  ArrayRef<int64_t> weight = matrixShape(p, residual ? 2 : 1);
+  if (weight.empty() || !streamWordsOf(ins, 0) || p.weightRowBase + weight[0] > streamWordsOf(ins, 0))
+    return failure();
+  int64_t n = p.colHi ? p.colHi - p.colLo : weight[1];
+  p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, arch,
+                       linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
+                                    batch * tokens, arch, asyncColumnSums(tokens)));
+  return success();
+}
+
+const KernelKind &wsc::lowering::linearKind() {
+  static const LinearKind kind;
+  return kind;
+}

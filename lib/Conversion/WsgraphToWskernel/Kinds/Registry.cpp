@@ -1,0 +1,26 @@
+//===- Registry.cpp - the kernel kinds by name -----------------------------===//
+#include "Kind.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace wsc::lowering;
+
+const KernelKind *wsc::lowering::kernelKind(llvm::StringRef name) {
+  using Get = const KernelKind &(*)();
+  Get get = llvm::StringSwitch<Get>(name)
+                .Case("embed", embedKind)
+                .Case("layer_norm", layerNormKind)
+                .Cases({"linear", "linear_gelu"}, linearKind)
+                .Case("attention", attentionKind)
+                .Case("add", addKind)
+                .Case("output", outputKind)
+                .Case("generic", genericKind)
+                .Default(nullptr);
+  return get ? &get() : nullptr;
+}
+
+llvm::ArrayRef<const KernelKind *> wsc::lowering::fusedKinds() {
+  static const KernelKind *const kinds[] = {&embedKind(), &layerNormKind(), &linearKind(),
+                                            &attentionKind(), &addKind()};
+  return kinds;
+}
