@@ -1,12 +1,25 @@
 #!/usr/bin/python3
-"""Export the GPT of gpt.py to ONNX together with reference data.
+"""Export a GPT to ONNX together with reference data.
+
+--family picks the model:
+  gpt2     (default) the nanoGPT-layout GPT of gpt.py; input `idx`
+  hf-gpt2  HuggingFace's GPT2LMHeadModel as its code computes it (hf_gpt2.py)
+  llama    HuggingFace's LlamaForCausalLM: RMSNorm, rotary, grouped-query attention (llama.py)
+  neox     HuggingFace's GPTNeoXForCausalLM (Pythia): fused per-head qkv, partial rotary,
+           parallel residual (neox.py)
+The HF families take inputs `input_ids` and `attention_mask` (int64 (B,T), 1 = attend,
+0 = padding); --pad N masks out N tokens of the second sequence of the example batch
+(at its end, or with --pad-left at its start), and torch's reference logits are
+computed with that mask.
 
 Writes into --out DIR:
-  model.onnx              the graph (input `idx` int64 (B,T), output `logits` float32 (B,T,vocab))
+  model.onnx              the graph (input `idx` int64 (B,T), output `logits` float32 (B,T,vocab);
+                          HF families: inputs `input_ids`, `attention_mask`)
   model.onnx.data         all initializers, with --external-data one
   <tensor-name>           one file per initializer, with --external-data many
                           (name sanitized to [A-Za-z0-9._-])
   idx.npy, logits.npy     the example input and torch's float32 output for it
+                          (HF families: input_ids.npy, attention_mask.npy, logits.npy)
   idx_<sfx>.npy, logits_<sfx>.npy   extra reference pairs (--extra-ref, --dynamic only)
   config.json             every setting, the list of files written, and the reference pairs
 
@@ -16,6 +29,8 @@ Examples:
   /usr/bin/python3 frontends/pytorch/export.py --preset tiny --opset 17 --seq 8 --out /tmp/t
   /usr/bin/python3 frontends/pytorch/export.py --preset tiny --opset 13 --dynamic \\
       --extra-ref 2x8 --out /tmp/d
+  /usr/bin/python3 frontends/pytorch/export.py --family llama --opset 17 --batch 2 --seq 8 \\
+      --pad 3 --dynamic --out /tmp/l
 """
 
 import argparse
@@ -33,6 +48,7 @@ import onnx.external_data_helper as exdata
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families  # noqa: E402
 import gpt  # noqa: E402
 
 MODEL_FILE = "model.onnx"
@@ -49,21 +65,35 @@ def parse_bxt(s):
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", choices=sorted(gpt.PRESETS), default="tiny")
+    p.add_argument("--family", choices=["gpt2"] + sorted(families.FAMILIES), default="gpt2",
+                   help="gpt2: nanoGPT (gpt.py, default); hf-gpt2, llama, neox: HuggingFace's models")
+    presets = sorted(set(gpt.PRESETS).union(*(f.module.PRESETS for f in families.FAMILIES.values())))
+    p.add_argument("--preset", choices=presets, default="tiny",
+                   help="gpt2: tiny, gpt2-small; hf-gpt2: tiny, gpt2-small; llama: tiny; "
+                        "neox: tiny, pythia-70m")
     p.add_argument("--layers", type=int, help="override n_layer")
     p.add_argument("--heads", type=int, help="override n_head")
-    p.add_argument("--embd", type=int, help="override n_embd")
+    p.add_argument("--kv-heads", type=int, help="override num_key_value_heads (llama)")
+    p.add_argument("--embd", type=int, help="override n_embd (hidden size)")
+    p.add_argument("--inter", type=int, help="override the MLP's intermediate size (HF families)")
+    p.add_argument("--rotary-pct", type=float, help="override rotary_pct (neox)")
     p.add_argument("--vocab", type=int, help="override vocab_size")
-    p.add_argument("--block", type=int, help="override block_size")
-    p.add_argument("--no-bias", action="store_true", help="no biases in Linear and LayerNorm")
-    p.add_argument("--gelu", choices=["erf", "tanh"], default="erf",
-                   help="GELU exact (erf) or as HF's gelu_new written with tanh")
-    p.add_argument("--mask", choices=["fill", "where"], default="fill",
-                   help="causal mask by masked_fill with -inf, or HF's Where with finfo.min")
+    p.add_argument("--block", type=int, help="override block_size (max positions)")
+    p.add_argument("--no-bias", action="store_true", help="no biases in Linear and LayerNorm (gpt2)")
+    p.add_argument("--gelu", choices=["erf", "tanh"], default=None,
+                   help="GELU exact (erf, default) or as HF's gelu_new written with tanh (gpt2)")
+    p.add_argument("--mask", choices=["fill", "where"], default=None,
+                   help="causal mask by masked_fill with -inf (default), or HF's Where with "
+                        "finfo.min (gpt2)")
+    p.add_argument("--pad", type=int, default=0, metavar="N",
+                   help="HF families: mask out (attention_mask 0) N tokens of the second sequence "
+                        "of every reference batch of 2 or more; at its end (right padding) unless "
+                        "--pad-left")
+    p.add_argument("--pad-left", action="store_true", help="with --pad: pad at the start (left padding)")
     p.add_argument("--seed", type=int, default=0, help="weight / input seed (default 0)")
     p.add_argument("--opset", type=int, choices=range(13, 18), default=17, metavar="{13..17}")
     p.add_argument("--dynamic", action="store_true",
-                   help="dynamic batch and sequence axes on idx and logits (default: static shapes)")
+                   help="dynamic batch and sequence axes on the inputs and logits (default: static shapes)")
     p.add_argument("--batch", type=int, default=1, help="batch of the example input (default 1)")
     p.add_argument("--seq", type=int, default=8, help="sequence length of the example input (default 8)")
     p.add_argument("--extra-ref", type=parse_bxt, action="append", default=[], metavar="BxT",
@@ -81,6 +111,15 @@ def parse_args(argv=None):
     p.add_argument("--out", required=True, help="output directory")
     a = p.parse_args(argv)
 
+    if a.family != "gpt2":
+        return parse_family_args(p, a)
+    for opt in ("kv_heads", "inter", "rotary_pct"):
+        if getattr(a, opt) is not None:
+            p.error(f"--{opt.replace('_', '-')} does not apply to --family gpt2")
+    if a.pad or a.pad_left:
+        p.error("--pad/--pad-left need an HF family (gpt2 has no attention_mask input)")
+    if a.preset not in gpt.PRESETS:
+        p.error(f"--family gpt2 has no preset {a.preset!r} (presets: {', '.join(sorted(gpt.PRESETS))})")
     cfg = gpt.GPTConfig(**gpt.PRESETS[a.preset].to_dict())
     for opt, field in [("layers", "n_layer"), ("heads", "n_head"), ("embd", "n_embd"),
                        ("vocab", "vocab_size"), ("block", "block_size")]:
@@ -88,16 +127,56 @@ def parse_args(argv=None):
             setattr(cfg, field, getattr(a, opt))
     if a.no_bias:
         cfg.bias = False
-    cfg.gelu, cfg.mask = a.gelu, a.mask
+    cfg.gelu, cfg.mask = a.gelu or "erf", a.mask or "fill"
     if cfg.n_embd % cfg.n_head:
         p.error(f"n_embd {cfg.n_embd} is not a multiple of n_head {cfg.n_head}")
-    for b, t in [(a.batch, a.seq)] + a.extra_ref:
-        if b < 1 or t < 1 or t > cfg.block_size:
-            p.error(f"bad input shape {b}x{t} (need B>=1, 1<=T<=block_size={cfg.block_size})")
-        if not a.dynamic and (b, t) != (a.batch, a.seq):
-            p.error(f"--extra-ref {b}x{t} differs from the static input shape; use --dynamic")
+    check_shapes(p, a, cfg.block_size)
     a.cfg = cfg
     return a
+
+
+def parse_family_args(p, a):
+    fam = families.FAMILIES[a.family]
+    mod = fam.module
+    if a.preset not in mod.PRESETS:
+        p.error(f"--family {a.family} has no preset {a.preset!r} (presets: {', '.join(sorted(mod.PRESETS))})")
+    for opt, given in [("no-bias", a.no_bias), ("gelu", a.gelu), ("mask", a.mask)]:
+        if given:
+            p.error(f"--{opt} applies to --family gpt2 only (the HF families compute as HF does)")
+    if a.opset < fam.min_opset:
+        p.error(f"--family {a.family} needs --opset {fam.min_opset} or later")
+    cfg = type(mod.PRESETS[a.preset])(**mod.PRESETS[a.preset].to_dict())
+    for opt in families.SIZE_OPTIONS:
+        val = getattr(a, opt)
+        if val is None:
+            continue
+        if opt not in fam.fields:
+            p.error(f"--{opt.replace('_', '-')} does not apply to --family {a.family}")
+        setattr(cfg, fam.fields[opt], val)
+    err = mod.validate(cfg)
+    if err:
+        p.error(err)
+    check_shapes(p, a, getattr(cfg, fam.max_positions))
+    if a.pad < 0:
+        p.error("--pad must be >= 0")
+    if a.pad_left and not a.pad:
+        p.error("--pad-left needs --pad N")
+    if a.pad:
+        if a.batch < 2:
+            p.error("--pad pads the second sequence of the batch: needs --batch 2 or more")
+        for b, t in [(a.batch, a.seq)] + a.extra_ref:
+            if b >= 2 and a.pad >= t:
+                p.error(f"--pad {a.pad} leaves no token of a {b}x{t} batch's second sequence")
+    a.cfg = cfg
+    return a
+
+
+def check_shapes(p, a, max_len):
+    for b, t in [(a.batch, a.seq)] + a.extra_ref:
+        if b < 1 or t < 1 or t > max_len:
+            p.error(f"bad input shape {b}x{t} (need B>=1, 1<=T<=block_size={max_len})")
+        if not a.dynamic and (b, t) != (a.batch, a.seq):
+            p.error(f"--extra-ref {b}x{t} differs from the static input shape; use --dynamic")
 
 
 def ref_suffix(b, t, seq):
@@ -121,7 +200,7 @@ def externalize_many(model):
         if not t.HasField("raw_data"):
             raise RuntimeError(f"initializer {t.name} has no raw_data")
         base = sanitize(t.name) or "tensor"
-        if base.startswith(("idx", "logits", "config", "model.onnx")):
+        if base.startswith(("idx", "logits", "config", "model.onnx", "input_ids", "attention_mask")):
             base = "w_" + base  # keep clear of the reference / model file names
         loc, n = base, 1
         while loc in used:
@@ -161,6 +240,35 @@ def remove_previous(out):
             os.remove(path)
 
 
+def reference_inputs_gpt2(a, cfg):
+    """(suffix, batch, seq, {input name: tensor}, extra config.json fields) of each pair."""
+    gen = torch.Generator().manual_seed(a.seed + 1)
+    refs = [("", a.batch, a.seq)] + [(ref_suffix(b, t, a.seq), b, t) for b, t in a.extra_ref]
+    for sfx, b, t in refs:
+        idx = torch.randint(0, cfg.vocab_size, (b, t), generator=gen, dtype=torch.int64)
+        yield sfx, b, t, {"idx": idx}, {}
+
+
+def reference_inputs_family(a, cfg):
+    """As reference_inputs_gpt2, for the HF families: input_ids and attention_mask.
+
+    The second sequence of a batch of 2 or more has --pad tokens masked out (at its end,
+    or at its start with --pad-left); the token ids there stay random.
+    """
+    gen = torch.Generator().manual_seed(a.seed + 1)
+    refs = [("", a.batch, a.seq)] + [(ref_suffix(b, t, a.seq), b, t) for b, t in a.extra_ref]
+    for sfx, b, t in refs:
+        ids = torch.randint(0, cfg.vocab_size, (b, t), generator=gen, dtype=torch.int64)
+        mask = torch.ones((b, t), dtype=torch.int64)
+        pad = a.pad if b >= 2 else 0
+        if pad:
+            if a.pad_left:
+                mask[1, :pad] = 0
+            else:
+                mask[1, t - pad:] = 0
+        yield sfx, b, t, {"input_ids": ids, "attention_mask": mask}, {"pad": pad, "pad_left": a.pad_left}
+
+
 def main(argv=None):
     a = parse_args(argv)
     cfg = a.cfg
@@ -168,24 +276,34 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     remove_previous(out)
 
-    model = gpt.build(cfg, a.seed)
+    hf = a.family != "gpt2"
+    if hf:
+        model = families.FAMILIES[a.family].module.build(cfg, a.seed)
+        input_names = ["input_ids", "attention_mask"]
+        ref_inputs = reference_inputs_family(a, cfg)
+    else:
+        model = gpt.build(cfg, a.seed)
+        input_names = ["idx"]
+        ref_inputs = reference_inputs_gpt2(a, cfg)
 
     # Reference inputs: one generator, drawn in a fixed order (main pair first).
-    gen = torch.Generator().manual_seed(a.seed + 1)
-    refs = [("", a.batch, a.seq)] + [(ref_suffix(b, t, a.seq), b, t) for b, t in a.extra_ref]
     ref_files, written = [], []
     with torch.no_grad():
-        for sfx, b, t in refs:
-            idx = torch.randint(0, cfg.vocab_size, (b, t), generator=gen, dtype=torch.int64)
-            logits = model(idx).to(torch.float32)
+        for sfx, b, t, inputs, extra in ref_inputs:
+            args = tuple(inputs[n] for n in input_names)
+            logits = model(*args).to(torch.float32)
             stem = f"_{sfx}" if sfx else ""
-            np.save(os.path.join(out, f"idx{stem}.npy"), idx.numpy())
+            ref = {}
+            for name, tensor in inputs.items():
+                np.save(os.path.join(out, f"{name}{stem}.npy"), tensor.numpy())
+                ref[name] = f"{name}{stem}.npy"
+                written.append(f"{name}{stem}.npy")
             np.save(os.path.join(out, f"logits{stem}.npy"), logits.numpy())
-            ref_files.append({"idx": f"idx{stem}.npy", "logits": f"logits{stem}.npy",
-                              "batch": b, "seq": t})
-            written += [f"idx{stem}.npy", f"logits{stem}.npy"]
+            ref.update({"logits": f"logits{stem}.npy", "batch": b, "seq": t}, **extra)
+            ref_files.append(ref)
+            written.append(f"logits{stem}.npy")
             if not sfx:
-                example = idx
+                example = args
             del logits
         for prec in a.ref_storage:
             rounded = copy.deepcopy(model)
@@ -193,20 +311,20 @@ def main(argv=None):
             for param in rounded.parameters():
                 if param.dim() == 2:
                     param.copy_(param.to(dtype).to(torch.float32))
-            logits = rounded(example).to(torch.float32)
+            logits = rounded(*example).to(torch.float32)
             np.save(os.path.join(out, f"logits_{prec}.npy"), logits.numpy())
             written.append(f"logits_{prec}.npy")
             del rounded, logits
 
     dynamic_axes = None
     if a.dynamic:
-        dynamic_axes = {"idx": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
+        dynamic_axes = {n: {0: "batch", 1: "seq"} for n in input_names + ["logits"]}
     model_path = os.path.join(out, MODEL_FILE)
     export_kwargs = dict(
         export_params=True,
         opset_version=a.opset,
         do_constant_folding=True,
-        input_names=["idx"],
+        input_names=input_names,
         output_names=["logits"],
         dynamic_axes=dynamic_axes,
         training=torch.onnx.TrainingMode.EVAL,
@@ -215,12 +333,12 @@ def main(argv=None):
         warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
         if a.external_data == "none":
             # Straight to the file: no Python-side copy of the (possibly large) proto.
-            torch.onnx.export(model, (example,), model_path, **export_kwargs)
+            torch.onnx.export(model, example, model_path, **export_kwargs)
             written.append(MODEL_FILE)
             del model
         else:
             buf = io.BytesIO()
-            torch.onnx.export(model, (example,), buf, **export_kwargs)
+            torch.onnx.export(model, example, buf, **export_kwargs)
             del model
             proto = onnx.load_from_string(buf.getvalue())
             del buf
@@ -258,11 +376,21 @@ def main(argv=None):
         "args": args_without_out(sys.argv[1:] if argv is None else argv),
         "files": sorted(set(written)) + ["config.json"],
     }
+    if hf:
+        # The HF families' own fields; the nanoGPT family's config.json stays as it was.
+        del conf["input"]
+        conf.update({
+            "family": a.family,
+            "inputs": [{"name": n, "dtype": "int64"} for n in input_names],
+            "pad": a.pad,
+            "pad_left": a.pad_left,
+        })
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(conf, f, indent=2, sort_keys=True)
         f.write("\n")
     size = sum(os.path.getsize(os.path.join(out, n)) for n in conf["files"])
-    print(f"exported {out}: opset {a.opset} {'dynamic' if a.dynamic else 'static'} "
+    fam = f"{a.family} " if hf else ""
+    print(f"exported {out}: {fam}opset {a.opset} {'dynamic' if a.dynamic else 'static'} "
           f"{len(conf['files'])} files, {size} bytes")
 
 
