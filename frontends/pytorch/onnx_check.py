@@ -4,9 +4,10 @@
   /usr/bin/python3 frontends/pytorch/onnx_check.py DIR [DIR...]
 
 DIR is an export.py output directory. Every reference pair listed in DIR/config.json
-(idx*.npy -> logits*.npy) is run through DIR/model.onnx (external data included) and
-the largest absolute difference to torch's logits is printed. Exit status is 1 if any
-difference exceeds --atol.
+(idx*.npy -> logits*.npy; for the HF families input_ids*.npy and attention_mask*.npy ->
+logits*.npy) is run through DIR/model.onnx (external data included) and the largest
+absolute difference to torch's logits is printed. Exit status is 1 if any difference
+exceeds --atol.
 
 The interpreter knows only the ops the GPT exports of export.py use (opsets 13..17),
 computes in float32 like torch does, and does not depend on onnxruntime (not available
@@ -51,8 +52,36 @@ def run_node(node, ins, opset):
     if op in ("Add", "Sub", "Mul", "Pow", "Equal"):
         f = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Pow": np.power,
              "Equal": np.equal}[op]
-        r = f(x, ins[1])
+        with np.errstate(over="ignore"):  # finfo.min + finfo.min = -inf, as in torch
+            r = f(x, ins[1])
         return [r if op == "Equal" else r.astype(x.dtype)]
+    if op in ("Neg", "Tanh", "Cos", "Sin"):
+        f = {"Neg": np.negative, "Tanh": np.tanh, "Cos": np.cos, "Sin": np.sin}[op]
+        return [f(x).astype(x.dtype)]
+    if op == "Sigmoid":
+        return [(1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(x.dtype)]
+    if op == "Gemm":
+        a = x.T if at.get("transA", 0) else x
+        b = ins[1].T if at.get("transB", 0) else ins[1]
+        y = np.float32(at.get("alpha", 1.0)) * np.matmul(a, b)
+        if len(ins) > 2 and ins[2] is not None:
+            y = y + np.float32(at.get("beta", 1.0)) * ins[2]
+        return [y.astype(x.dtype)]
+    if op == "Einsum":
+        return [np.einsum(at["equation"].decode() if isinstance(at["equation"], bytes) else at["equation"],
+                          *ins).astype(x.dtype)]
+    if op == "Expand":
+        shape = np.broadcast_shapes(x.shape, tuple(int(d) for d in ins[1]))
+        return [np.broadcast_to(x, shape).copy()]
+    if op == "ConstantOfShape":
+        val = numpy_helper.to_array(at["value"]) if "value" in at else np.zeros(1, np.float32)
+        return [np.full(tuple(int(d) for d in x), val.reshape(-1)[0], dtype=val.dtype)]
+    if op == "Squeeze":
+        axes = ins[1].tolist() if len(ins) > 1 and ins[1] is not None else None
+        return [np.squeeze(x, axis=tuple(axes) if axes is not None else None)]
+    if op == "Trilu":
+        k = int(ins[1]) if len(ins) > 1 and ins[1] is not None else 0
+        return [np.triu(x, k) if at.get("upper", 1) else np.tril(x, k)]
     if op == "Div":
         return [_div(x, ins[1])]
     if op == "Sqrt":
@@ -108,7 +137,8 @@ def run_node(node, ins, opset):
     if op == "Softmax":
         axis = at.get("axis", -1)
         m = np.max(x, axis=axis, keepdims=True)
-        e = np.exp(x - m)
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(x - m)
         return [(e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype)]
     if op == "LayerNormalization":
         axis = at.get("axis", -1) % x.ndim
@@ -141,14 +171,16 @@ def check_dir(d, atol):
         conf = json.load(f)
     model = onnx.load(os.path.join(d, "model.onnx"))  # loads external data relative to d
     ok = True
+    names = [i["name"] for i in conf["inputs"]] if "inputs" in conf else [conf["input"]["name"]]
     for ref in conf["references"]:
-        idx = np.load(os.path.join(d, ref["idx"]))
+        feeds = {n: np.load(os.path.join(d, ref[n])) for n in names}
         want = np.load(os.path.join(d, ref["logits"]))
-        (got,) = run_model(model, {"idx": idx})
+        (got,) = run_model(model, feeds)
         err = float(np.max(np.abs(got.astype(np.float64) - want)))
         good = got.shape == want.shape and got.dtype == np.float32 and err <= atol
         ok &= good
-        print(f"{'ok  ' if good else 'FAIL'} {d} {ref['idx']} {tuple(idx.shape)} -> {got.shape} "
+        first = feeds[names[0]]
+        print(f"{'ok  ' if good else 'FAIL'} {d} {ref[names[0]]} {tuple(first.shape)} -> {got.shape} "
               f"max|diff|={err:.3g}")
     return ok
 
