@@ -245,13 +245,18 @@ def Wskernel_FilterOp : Wskernel_Op<"filter", [HasParent<"KernelOp">]> {
     `count` may depend on the PE coordinate (not on loop indices); the
     body's receives on the port then see only the window.
 
+    With `period = P`, the window repeats every P words of the port instead
+    of every message: a period of the whole tensor gives a PE a range of
+    its rows (a generic kernel's chunk).
+
     ```mlir
     wskernel.filter "in3" first <base = 4, py = 8> count <base = 8>
         {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 1>]}
+    wskernel.filter "in0" first <base = 64> count <base = 64> {period = 256 : i64}
     ```
   }];
   let arguments = (ins StrAttr:$port, Wskernel_AffAttr:$first, Wskernel_AffAttr:$count,
-                       OptionalAttr<ArrayAttr>:$when);
+                       OptionalAttr<ArrayAttr>:$when, OptionalAttr<I64Attr>:$period);
   let assemblyFormat = "$port `first` $first `count` $count attr-dict";
   let hasVerifier = 1;
 }
@@ -261,13 +266,17 @@ def Wskernel_HostInputOp : Wskernel_Op<"host_input", [HasParent<"KernelOp">]> {
   let description = [{
     Before the run, operand `source` (a host tensor such as the token ids)
     is written to byte `offset` of every PE in `when` (all PEs without it),
-    one 32-bit word per element.
+    one 32-bit word per element. With `window = [first, count]` only its
+    elements [first, first + count) are (a generic kernel's chunk).
 
     ```mlir
     wskernel.host_input 0 at 0
+    wskernel.host_input 1 at 64 {window = array<i64: 16, 8>}
     ```
   }];
-  let arguments = (ins I64Attr:$source, I64Attr:$offset, OptionalAttr<ArrayAttr>:$when);
+  let arguments = (ins I64Attr:$source, I64Attr:$offset, OptionalAttr<ArrayAttr>:$when,
+                       OptionalAttr<DenseI64ArrayAttr>:$window);
+  let hasVerifier = 1;
   let assemblyFormat = "$source `at` $offset attr-dict";
 }
 

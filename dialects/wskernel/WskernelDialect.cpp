@@ -311,7 +311,8 @@ FailureOr<int64_t> KernelOp::bodyExtent(KernelOp kernel) {
                                                       int64_t(init.getRows() * init.getCols())));
     if (auto in = dyn_cast<HostInputOp>(op)) {
       auto type = dyn_cast<ShapedType>(kernel.getInputs()[in.getSource()].getType());
-      extent = std::max<int64_t>(extent, in.getOffset() + 4 * (type ? type.getNumElements() : 0));
+      int64_t elements = in.getWindow() ? (*in.getWindow())[1] : type ? type.getNumElements() : 0;
+      extent = std::max<int64_t>(extent, in.getOffset() + 4 * elements);
     }
     if (auto out = dyn_cast<HostOutputOp>(op))
       extent = std::max<int64_t>(extent, out.getOffset() + 4 * out.getRows() * out.getCols());
@@ -562,6 +563,11 @@ LogicalResult FilterOp::verify() {
       operand < kernel.getInputs().size())
     if (auto s = dyn_cast<StreamType>(kernel.getInputs()[operand].getType()))
       limit = s.getSize();
+  if (std::optional<int64_t> period = getPeriod()) {
+    if (*period <= 0)
+      return emitOpError("period must be positive");
+    limit = *period;
+  }
   for (int64_t x : {x0, x1})
     for (int64_t y : {y0, y1}) {
       int64_t first = getFirst().getBase() + getFirst().getPx() * x + getFirst().getPy() * y;
@@ -573,6 +579,21 @@ LogicalResult FilterOp::verify() {
                                                ? std::string("message")
                                                : std::to_string(limit) + "-word message");
     }
+  return success();
+}
+
+LogicalResult HostInputOp::verify() {
+  std::optional<ArrayRef<int64_t>> window = getWindow();
+  if (!window)
+    return success();
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  int64_t source = static_cast<int64_t>(getSource());
+  auto type = source < int64_t(kernel.getInputs().size())
+                  ? dyn_cast<ShapedType>(kernel.getInputs()[source].getType())
+                  : ShapedType();
+  if (window->size() != 2 || (*window)[0] < 0 || (*window)[1] <= 0 ||
+      (type && type.hasStaticShape() && (*window)[0] + (*window)[1] > type.getNumElements()))
+    return emitOpError("window must be [first, count] inside the input");
   return success();
 }
 

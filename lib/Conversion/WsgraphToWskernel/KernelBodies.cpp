@@ -130,7 +130,7 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(topBlock);
           if (!filtered)
-            wk::FilterOp::create(b, loc(), block.port, cursor, aff(window), sel);
+            wk::FilterOp::create(b, loc(), block.port, cursor, aff(window), sel, nullptr);
         }
         int64_t gets = end.getBase() - cursor.getBase();
         for (const Piece &piece : p0) {

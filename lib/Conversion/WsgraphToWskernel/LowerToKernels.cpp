@@ -289,8 +289,8 @@ void LowerToKernelsPass::runOnOperation() {
       }
       return true;
     };
-    // A value some kernel must stream: a deferred op (a head split or merge
-    // that no attention took) becomes a generic kernel when first needed.
+    // A value some kernel must stream: a deferred op (one no fused kind
+    // took) becomes a generic kernel when first needed.
     ensureProduced = [&](Value v) -> bool {
       if (produced.count(v))
         return true;
@@ -310,7 +310,7 @@ void LowerToKernelsPass::runOnOperation() {
       if (absorbed.count(op) || isa<wg::WeightOp, wg::ConstantOp, func::ReturnOp>(op))
         continue;
       // Head split and merge around attention are claimed when the attention
-      // op is reached; anything unclaimed is reported at the end.
+      // op is reached; what no attention takes is planned when needed.
       if (isa<wg::SplitOp, wg::ReshapeOp, wg::TransposeOp>(op)) {
         deferred.push_back(op);
         continue;
@@ -325,7 +325,9 @@ void LowerToKernelsPass::runOnOperation() {
       if (planned == Planned::Failed)
         continue;
       if (planned == Planned::NotThisKind) {
-        planGenericFor(op);
+        // A generic kernel, made when a kernel or a result needs its value:
+        // an op whose users fused kinds absorb makes none.
+        deferred.push_back(op);
         continue;
       }
       // A block ends with the residual add that follows its MLP.
@@ -338,12 +340,10 @@ void LowerToKernelsPass::runOnOperation() {
       produced[result] = plans.size();
       plans.push_back(std::move(plan));
     }
-    // Deferred ops nobody took: what is left reaches the function's results.
-    for (Operation *op : deferred)
-      if (!absorbed.count(op) && !failedLowering)
-        for (Value r : op->getResults())
-          if (!r.use_empty())
-            ensureProduced(r);
+    // What the function returns, from ops no kernel has taken yet.
+    for (Value v : func.getBody().front().getTerminator()->getOperands())
+      if (!failedLowering && !isStatic(v) && !isa<BlockArgument>(v))
+        ensureProduced(v);
     if (failedLowering)
       return signalPassFailure();
     if (plans.empty()) { // the results are inputs or constants: output kernels only

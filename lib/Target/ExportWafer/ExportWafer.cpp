@@ -772,7 +772,9 @@ LogicalResult Exporter::exportHostInput(wk::HostInputOp in) {
       p->set_x(uint32_t(originX + px));
       p->set_y(uint32_t(originY + py));
       p->set_offset(uint32_t(offset));
-      p->set_count(uint32_t(type.getNumElements()));
+      std::optional<ArrayRef<int64_t>> window = in.getWindow();
+      p->set_tensor_offset(window ? uint64_t((*window)[0]) : 0);
+      p->set_count(uint32_t(window ? (*window)[1] : type.getNumElements()));
     }
   return success();
 }
@@ -804,7 +806,10 @@ LogicalResult Exporter::exportFilter(wk::FilterOp filter) {
       f->set_color(*c);
       f->set_first(uint32_t(first));
       f->set_count(uint32_t(count));
-      f->set_period(uint32_t(stream.getSize()));
+      int64_t period = filter.getPeriod().value_or(stream.getSize());
+      if (period > kU32Max)
+        return fail(filter) << "period " << period << " does not fit the .wafer format";
+      f->set_period(uint32_t(period));
     }
   return success();
 }

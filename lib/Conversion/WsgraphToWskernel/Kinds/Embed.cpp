@@ -141,7 +141,8 @@ std::pair<int64_t, double> EmbedKind::writeBody(Body &k, const KernelPlan &p, in
   int64_t posPart = positions ? sram.words(cb) : 0;
   int64_t part = sram.words(cb);
   int64_t partial = chained ? sram.words(cb) : 0;
-  wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(0), idx, nullptr);
+  wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(0), idx, nullptr,
+                          nullptr);
   k.initTile(k.operand(at), table, vb, cb, {vb, 0}, {0, cb}, st);
   if (positions)
     k.initTile(k.operand(at + 1), pos, tb, cb, {tb, 0}, {0, cb}, st);

@@ -275,7 +275,7 @@ LogicalResult GenericWriter::receiveInputs() {
       k.loop(rows, [&] { got = k.recvAll(unsigned(i), at(inputs[i], {4 * n})); });
       cycles += cost.words(got * rows);
     } else if (isa<BlockArgument>(v)) {
-      wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr);
+      wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr, nullptr);
     } else if (isStatic(v)) {
       // A tile sees its operand as [elements / last dimension, last dimension].
       int64_t cols = streamWords(v);

@@ -30,7 +30,7 @@ std::pair<int64_t, double> OutputKind::writeBody(Body &k, const KernelPlan &p, i
     int64_t n = cast<ShapedType>(v.getType()).getNumElements(), cols = streamWords(v);
     int64_t held = sram.words(n);
     if (isa<BlockArgument>(v))
-      wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, held, nullptr);
+      wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, held, nullptr, nullptr);
     else
       k.initTile(0, held, n / cols, cols, {0, 0}, {0, 0});
     wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, held, n / cols, cols,
