@@ -78,6 +78,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Where", {9, ""}},
       // Linear algebra, normalization.
       {"MatMul", {1, ""}}, {"Gemm", {7, "alpha beta transA transB"}},
+      {"Einsum", {12, "equation"}},
       {"Softmax", {1, "axis"}}, {"LogSoftmax", {1, "axis"}},
       {"LayerNormalization", {17, "axis epsilon stash_type"}},
       {"ReduceMean", {1, kReduce}}, {"ReduceSum", {1, kReduce}},

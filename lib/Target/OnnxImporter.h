@@ -101,6 +101,10 @@ private:
   LogicalResult convertClip(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertFlatten(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertIf(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  /// Einsum as transposes, diagonals, products (matmul or broadcast mul) and
+  /// sums.
+  LogicalResult convertEinsum(const onnx::NodeProto &, ArrayRef<Value>,
+                              SmallVectorImpl<Value> &);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
   /// A rank-0 constant of the given element type.

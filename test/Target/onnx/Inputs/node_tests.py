@@ -27,7 +27,7 @@ root, work = sys.argv[1], sys.argv[2]
 # The operators wsc imports (OnnxImport.cpp's supportedOps).
 SUPPORTED = set("""Add Sub Mul Div Pow Mod Max Min Sum Mean Clip Sqrt Erf Tanh Exp Log Neg Abs
 Relu Sigmoid Reciprocal Floor Ceil Sin Cos Equal Less Greater LessOrEqual GreaterOrEqual Not And Or
-Xor Where MatMul Gemm Softmax LogSoftmax LayerNormalization ReduceMean ReduceSum ReduceMax ReduceMin
+Xor Where MatMul Gemm Einsum Softmax LogSoftmax LayerNormalization ReduceMean ReduceSum ReduceMax ReduceMin
 Transpose Reshape Flatten Gather GatherElements Concat Slice Split Tile Cast Unsqueeze Squeeze Expand
 Trilu Range Constant ConstantOfShape Shape Size Identity If""".split())
 # Inputs that are shape parameters, by op: bound as constants.
