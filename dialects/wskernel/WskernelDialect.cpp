@@ -577,7 +577,9 @@ LogicalResult FilterOp::verify() {
                                        << ", " << y << ") must be non-empty and inside the "
                                        << (limit == std::numeric_limits<int64_t>::max()
                                                ? std::string("message")
-                                               : std::to_string(limit) + "-word message");
+                                               : std::to_string(limit) +
+                                                     (getPeriod() ? "-word period"
+                                                                  : "-word message"));
     }
   return success();
 }

@@ -34,7 +34,7 @@ func.func @add_broadcast(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf
 // CHECK: wskernel.vector "lt" <base = 32> = <base = 0>, <base = 16> n <base = 4> {elem = "i32"}
 // CHECK: wskernel.kernel "not" kind "generic"
 // CHECK: wskernel.loop 1 {
-// CHECK-NEXT: wskernel.recv "in0" to <base = 0, loop = [16]> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 0, loop = [16]> n <base = 4>{{$}}
 // CHECK: wskernel.unary "not" <base = 16> = <base = 0> n <base = 4>
 // CHECK: wskernel.kernel "cast" kind "generic"
 // CHECK: wskernel.imm "fill" <base = 32> = <base = 32>, 0.000000e+00 n <base = 4>{{$}}

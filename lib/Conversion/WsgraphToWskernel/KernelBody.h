@@ -65,6 +65,11 @@ struct KernelPlan {
   SmallVector<Value> inputs; // streams, then tensors
   Operation *anchor;          // the wsgraph op whose result the kernel replaces
   unsigned result = 0;        // which result of it
+  // A generic kernel's chunk: rows [rowLo, rowHi) of its result (rowHi 0:
+  // all); a chunk after the first takes the chunks before it as its last
+  // input and passes their rows on first.
+  int64_t rowLo = 0, rowHi = 0;
+  bool chained = false;
   SmallVector<unsigned> operandInput; // generic: operand i of the anchor is inputs[operandInput[i]]
   double work = 1;            // multiply-accumulates (or elements) per token
   float epsilon = 1e-5f;      // layer_norm
@@ -288,6 +293,7 @@ public:
   Block *top() { return topBlock; }
 
   /// Logical input i: its first operand, type, total words per token.
+  const LogicalInput &input(unsigned i) const { return ins[i]; }
   unsigned operand(unsigned i) const { return ins[i].operand; }
   Type type(unsigned i) const { return ins[i].type; }
   bool isStream(unsigned i) const { return i < ins.size() && !ins[i].blocks.empty(); }

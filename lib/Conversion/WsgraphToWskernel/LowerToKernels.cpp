@@ -281,11 +281,33 @@ void LowerToKernelsPass::runOnOperation() {
         std::string name = op->getName().stripDialect().str();
         if (op->getNumResults() > 1)
           name += "." + std::to_string(r.getResultNumber());
-        KernelPlan plan = planGeneric(op, r.getResultNumber(), name);
-        plan.storage = "f32";
-        plan.maxBlocks = maxBlocks;
-        produced[r] = plans.size();
-        plans.push_back(std::move(plan));
+        // Too large for one PE: chunks of rows, each passing the ones
+        // before it on (a key value stands for a chunk's stream).
+        auto chunks = chunkRows(op, r.getResultNumber(), arch.getSramBytes() / 4);
+        Value previous;
+        for (auto [c, rows] : llvm::enumerate(chunks)) {
+          bool last = c + 1 == chunks.size();
+          KernelPlan plan = planGeneric(
+              op, r.getResultNumber(), chunks.size() > 1 ? name + ".c" + std::to_string(c) : name);
+          plan.rowLo = rows.first, plan.rowHi = chunks.size() > 1 ? rows.second : 0;
+          if (previous) {
+            plan.inputs.push_back(previous);
+            plan.chained = true;
+          }
+          if (!last) {
+            OpBuilder keys(op);
+            plan.partialKey = wg::ConstantOp::create(
+                keys, op->getLoc(), DenseIntElementsAttr::get(
+                    RankedTensorType::get({1}, keys.getI32Type()), int32_t(c)));
+            previous = plan.partialKey;
+          }
+          plan.storage = "f32";
+          plan.maxBlocks = maxBlocks;
+          plan.work /= double(chunks.size());
+          if (last)
+            produced[r] = plans.size();
+          plans.push_back(std::move(plan));
+        }
       }
       return true;
     };
@@ -580,6 +602,12 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     sink.inputs = {v};
     sink.anchor = ret;
     sink.stage = plans.empty() ? 0 : plans.back().stage;
+    // A returned stream too large for one PE is kept by a column of PEs.
+    auto type = cast<ShapedType>(v.getType());
+    int64_t rows = type.getNumElements() / streamWords(v);
+    int64_t budget = cost.arch.getSramBytes() * 4 / 5;
+    if (streams.count(v) && 4 * type.getNumElements() > budget)
+      sink.h = std::min(rows, ceilDiv(4 * type.getNumElements(), budget));
     auto out = emit(sink, v.getType());
     if (failed(out))
       return failure();

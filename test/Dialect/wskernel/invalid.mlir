@@ -1062,6 +1062,27 @@ func.func @filter_empty(%x: !wskernel.stream<8, f32>) {
 
 // -----
 
+func.func @filter_past_the_period(%x: !wskernel.stream<8, f32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (!wskernel.stream<8, f32>) -> () {
+    // A period of the whole tensor (4 rows of 8) bounds the window, not the message.
+    // expected-error @+1 {{'wskernel.filter' op window [24, 40) of PE (0, 0) must be non-empty and inside the 32-word period}}
+    wskernel.filter "in0" first <base = 24> count <base = 16> {period = 32 : i64}
+  }
+  return
+}
+
+// -----
+
+func.func @host_input_window(%x: tensor<4x8xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (tensor<4x8xf32>) -> () {
+    // expected-error @+1 {{'wskernel.host_input' op window must be [first, count] inside the input}}
+    wskernel.host_input 0 at 0 {window = array<i64: 24, 16>}
+  }
+  return
+}
+
+// -----
+
 func.func @filter_unknown_port(%x: !wskernel.stream<8, f32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (!wskernel.stream<8, f32>) -> () {
     // expected-error @+1 {{'wskernel.filter' op port 'in3' is not an input, output or channel of 'k'}}

@@ -381,6 +381,22 @@ func.func @filters(%x: !wskernel.stream<20, f32>) {
 
 // -----
 
+// A generic kernel's chunk: a window of a host input and of a stream's rows.
+// CHECK-LABEL: func.func @chunk
+// CHECK: wskernel.host_input 0 at 0 {window = array<i64: 8, 16>}
+// CHECK-NEXT: wskernel.filter "in1" first <base = 8> count <base = 16> {period = 32 : i64}
+func.func @chunk(%x: tensor<4x8xf32>, %s: !wskernel.stream<8, f32>) {
+  wskernel.kernel "k" kind "generic" grid [1, 1] sram 128 cycles 1.0 channels {} (%x, %s) : (tensor<4x8xf32>, !wskernel.stream<8, f32>) -> () {
+    wskernel.host_input 0 at 0 {window = array<i64: 8, 16>}
+    wskernel.filter "in1" first <base = 8> count <base = 16> {period = 32 : i64}
+    wskernel.loop 2 {
+      wskernel.recv "in1" to <base = 64, loop = [32]> n <base = 8>
+    }
+  }
+  return
+}
+
+
 // The general instructions: typed arithmetic, comparisons, select and the indexed copy.
 // CHECK-LABEL: func.func @general
 // CHECK: wskernel.vector "lt" <base = 0> = <base = 16>, <base = 32> n <base = 4> {elem = "i32"}

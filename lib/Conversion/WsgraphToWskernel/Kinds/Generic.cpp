@@ -72,15 +72,20 @@ SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
   return s;
 }
 
-/// A table over every multi-index of `shape`, row-major.
+/// A table over the multi-indices of `shape` whose flat (row-major) index
+/// is in [lo, hi) (hi < 0: to the end).
 SmallVector<int32_t> tableOver(ArrayRef<int64_t> shape,
-                               function_ref<int64_t(ArrayRef<int64_t>)> at) {
+                               function_ref<int64_t(ArrayRef<int64_t>)> at, int64_t lo = 0,
+                               int64_t hi = -1) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
-  SmallVector<int32_t> t(n);
+  hi = hi < 0 ? n : hi;
+  SmallVector<int32_t> t(hi - lo);
   SmallVector<int64_t> idx(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t d = int64_t(shape.size()) - 1, rest = lo; d >= 0; --d)
+    idx[d] = rest % shape[d], rest /= shape[d];
+  for (int64_t i = 0; i < hi - lo; ++i) {
     t[i] = int32_t(at(idx));
     for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
       if (++idx[d] < shape[d])
@@ -101,11 +106,187 @@ int64_t broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> idx) {
   return flat;
 }
 
+/// Where a data-movement op takes each result word from: operand and flat
+/// index in it (-1: the word is zero); null for other ops.
+using MovementSource = std::function<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)>;
+MovementSource movementSource(Operation *o, unsigned result) {
+  ArrayRef<int64_t> is = tensorType(o->getOperand(0)).getShape();
+  ArrayRef<int64_t> os = tensorType(o->getResult(result)).getShape();
+  SmallVector<int64_t> s = stridesOf(is);
+  auto flat = [s](ArrayRef<int64_t> idx, function_ref<int64_t(size_t)> at) {
+    int64_t f = 0;
+    for (size_t d = 0; d < s.size(); ++d)
+      f += at(d) * s[d];
+    return f;
+  };
+  using R = std::pair<unsigned, int64_t>;
+  if (auto t = dyn_cast<wg::TransposeOp>(o)) {
+    SmallVector<int64_t> perm(t.getPerm());
+    return [=](ArrayRef<int64_t> idx) {
+      int64_t f = 0;
+      for (size_t d = 0; d < perm.size(); ++d)
+        f += idx[d] * s[perm[d]];
+      return R{0, f};
+    };
+  }
+  if (isa<wg::ExpandOp>(o)) {
+    SmallVector<int64_t> in(is);
+    return [=](ArrayRef<int64_t> idx) { return R{0, broadcastIndex(in, idx)}; };
+  }
+  if (auto sl = dyn_cast<wg::SliceOp>(o)) {
+    SmallVector<int64_t> off(sl.getOffsets()), st(sl.getStrides());
+    return [=](ArrayRef<int64_t> idx) {
+      return R{0, flat(idx, [&](size_t d) { return off[d] + idx[d] * st[d]; })};
+    };
+  }
+  if (auto sp = dyn_cast<wg::SplitOp>(o)) {
+    int64_t axis = *wg::normalizeAxis(sp.getAxis(), int64_t(is.size())), start = 0;
+    for (unsigned r = 0; r < result; ++r)
+      start += sp.getSizes()[r];
+    return [=](ArrayRef<int64_t> idx) {
+      return R{0, flat(idx, [&](size_t d) { return idx[d] + (int64_t(d) == axis ? start : 0); })};
+    };
+  }
+  if (auto c = dyn_cast<wg::ConcatOp>(o)) {
+    int64_t axis = *wg::normalizeAxis(c.getAxis(), int64_t(os.size()));
+    SmallVector<int64_t> starts; // where each operand begins along the axis
+    SmallVector<SmallVector<int64_t>> strides;
+    int64_t along = 0;
+    for (Value v : o->getOperands()) {
+      starts.push_back(along), along += tensorType(v).getDimSize(axis);
+      strides.push_back(stridesOf(tensorType(v).getShape()));
+    }
+    return [=](ArrayRef<int64_t> idx) {
+      unsigned i = unsigned(llvm::upper_bound(starts, idx[axis]) - starts.begin() - 1);
+      int64_t f = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        f += (idx[d] - (int64_t(d) == axis ? starts[i] : 0)) * strides[i][d];
+      return R{i, f};
+    };
+  }
+  if (auto tr = dyn_cast<wg::TriluOp>(o)) {
+    bool upper = tr.getUpper();
+    int64_t kk = tr.getK(), rank = int64_t(is.size());
+    return [=](ArrayRef<int64_t> idx) {
+      int64_t i = idx[rank - 2], j = idx[rank - 1];
+      if (upper ? j - i < kk : j - i > kk)
+        return R{0, -1};
+      return R{0, flat(idx, [&](size_t d) { return idx[d]; })};
+    };
+  }
+  if (o->getName().getStringRef() == "wsgraph.tile") {
+    SmallVector<int64_t> in(is);
+    return [=](ArrayRef<int64_t> idx) {
+      return R{0, flat(idx, [&](size_t d) { return idx[d] % in[d]; })};
+    };
+  }
+  return nullptr;
+}
+
+/// Is a softmax, log-softmax or layer norm over the last axis only?
+bool normalizesLastAxis(Operation *op) {
+  auto axis = op->getAttrOfType<IntegerAttr>("axis");
+  int64_t rank = tensorType(op->getOperand(0)).getRank();
+  return axis && op->getNumResults() == 1 && (axis.getInt() == -1 || axis.getInt() == rank - 1);
+}
+
+/// A batched matmul whose left operand has the result's batch dimensions:
+/// rows of the result are rows of it. Its right operand is shared (2-D)
+/// or batched like the result.
+bool rowsOfLeft(wg::MatmulOp mm, bool &sharedRight) {
+  ArrayRef<int64_t> a = mm.getLhs().getType().getShape(), b = mm.getRhs().getType().getShape(),
+                    r = mm.getType().getShape();
+  if (a.size() < 2 || b.size() < 2 || a.size() != r.size() || a.drop_back(2) != r.drop_back(2))
+    return false;
+  sharedRight = b.size() == 2;
+  return sharedRight || (b.size() == r.size() && b.drop_back(2) == r.drop_back(2));
+}
+
+} // namespace
+
+int64_t wsc::lowering::chunkGranularity(Operation *op, unsigned result) {
+  StringRef name = op->getName().getStringRef();
+  if (unaryKinds().count(name) || binaryKinds().count(name) || isa<wg::WhereOp, wg::CastOp>(op) ||
+      keepsOrder(op) || movementSource(op, result))
+    return 1;
+  if ((isa<wg::SoftmaxOp, wg::LayerNormOp>(op) || name == "wsgraph.log_softmax") &&
+      normalizesLastAxis(op))
+    return 1;
+  bool shared = false;
+  if (auto mm = dyn_cast<wg::MatmulOp>(op); mm && rowsOfLeft(mm, shared))
+    return shared ? 1 : mm.getType().getShape().drop_back().back();
+  return 0;
+}
+
+SmallVector<std::pair<int64_t, int64_t>>
+wsc::lowering::operandWindows(Operation *op, unsigned result, int64_t r0, int64_t r1) {
+  Value res = op->getResult(result);
+  ArrayRef<int64_t> rs = tensorType(res).getShape();
+  int64_t n = streamWords(res), lo = r0 * n, hi = r1 * n;
+  SmallVector<std::pair<int64_t, int64_t>> w;
+  for (Value v : op->getOperands())
+    w.push_back({0, wordsOf(v)});
+  if (r0 == 0 && r1 * n == wordsOf(res))
+    return w;
+  // Each operand's first and last word the result's words [lo, hi) read.
+  auto spanOf = [&](function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> src) {
+    SmallVector<std::pair<int64_t, int64_t>> out(w.size(), {INT64_MAX, INT64_MIN});
+    tableOver(rs, [&](ArrayRef<int64_t> idx) {
+      auto [i, f] = src(idx);
+      if (f >= 0)
+        out[i] = {std::min(out[i].first, f), std::max(out[i].second, f + 1)};
+      return 0;
+    }, lo, hi);
+    for (auto &s : out)
+      if (s.first > s.second)
+        s = {0, 1}; // untouched: one word still takes its stream
+    return out;
+  };
+  StringRef name = op->getName().getStringRef();
+  if (auto mm = dyn_cast<wg::MatmulOp>(op)) {
+    bool shared = false;
+    rowsOfLeft(mm, shared);
+    ArrayRef<int64_t> b = mm.getRhs().getType().getShape();
+    int64_t kk = b[b.size() - 2], perBatch = rs[rs.size() - 2];
+    w[0] = {r0 * kk, r1 * kk};
+    if (!shared)
+      w[1] = {r0 / perBatch * kk * n, ceilDiv(r1, perBatch) * kk * n};
+    return w;
+  }
+  if (auto src = movementSource(op, result))
+    return spanOf(src);
+  if (isa<wg::SoftmaxOp, wg::LayerNormOp>(op) || name == "wsgraph.log_softmax" || keepsOrder(op)) {
+    w[0] = {lo, hi};
+    return w;
+  }
+  // Elementwise: each operand broadcast to the result.
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    SmallVector<int64_t> own(tensorType(v).getShape());
+    w[i] = own == rs ? std::make_pair(lo, hi)
+                     : spanOf([&](ArrayRef<int64_t> idx) {
+                         return std::pair<unsigned, int64_t>{0, broadcastIndex(own, idx)};
+                       })[0];
+  }
+  return w;
+}
+
+namespace {
+
 /// Writes one generic kernel's body.
 class GenericWriter {
 public:
   GenericWriter(Body &k, const KernelPlan &p, const CostModel &cost)
-      : k(k), b(k.builder()), p(p), cost(cost), op(p.anchor) {}
+      : k(k), b(k.builder()), p(p), cost(cost), op(p.anchor) {
+    Value r = op->getResult(p.result);
+    rowLo = p.rowLo, rowHi = p.rowHi ? p.rowHi : wordsOf(r) / streamWords(r);
+    // Each input's window: the rows of its last dimension the chunk reads.
+    held.assign(p.inputs.size(), {INT64_MAX, INT64_MIN});
+    for (auto [i, w] : llvm::enumerate(operandWindows(op, p.result, rowLo, rowHi))) {
+      auto &h = held[p.operandInput[i]];
+      int64_t n = streamWords(op->getOperand(unsigned(i)));
+      h = {std::min(h.first, w.first / n * n), std::max(h.second, ceilDiv(w.second, n) * n)};
+    }
+  }
 
   /// Returns data bytes per PE and the estimated cycles of one run.
   FailureOr<std::pair<int64_t, double>> write();
@@ -151,6 +332,19 @@ private:
   /// Operand i of the op: its type, and where the PE holds it.
   RankedTensorType typeOf(unsigned i) { return tensorType(op->getOperand(i)); }
   int64_t in(unsigned i) { return inputs[p.operandInput[i]]; }
+  /// The value this kernel computes (rows of it, for a chunk).
+  Value resultValue() { return op->getResult(p.result); }
+  /// The words [first, second) of operand i that the PE holds (at in(i)).
+  std::pair<int64_t, int64_t> window(unsigned i) { return held[p.operandInput[i]]; }
+  /// The result's words this kernel computes (its rows [rowLo, rowHi)).
+  int64_t resultN() { return streamWords(resultValue()); }
+  int64_t chunkWords() { return (rowHi - rowLo) * resultN(); }
+  SmallVector<int32_t> resultTable(function_ref<int64_t(ArrayRef<int64_t>)> at) {
+    return tableOver(tensorType(resultValue()).getShape(), at, rowLo * resultN(),
+                     rowHi * resultN());
+  }
+  /// Operand i spread over the result's words this kernel computes.
+  int64_t broadcastToResult(unsigned i);
   /// Operand i broadcast to `shape`: its own words when the shapes match.
   int64_t broadcast(unsigned i, ArrayRef<int64_t> shape);
   /// Words of the inputs' region picked by `t` into a new buffer.
@@ -164,6 +358,10 @@ private:
   int64_t moveAxisLast(int64_t src, ArrayRef<int64_t> shape, int64_t axis, bool back);
 
   LogicalResult receiveInputs();
+  /// Receives rows [first, first + rows) of stream input i (of `total` rows).
+  void receiveRows(unsigned i, int64_t first, int64_t rows, int64_t total, bool whole);
+  /// Adds words [lo, hi) of a constant or weight as a kernel operand.
+  unsigned sliceOperand(Value v, int64_t lo, int64_t hi);
   void sendResult(int64_t addr);
   LogicalResult compute();
   FailureOr<int64_t> elementwise();
@@ -197,6 +395,8 @@ private:
   int64_t inputWords = 0;
   double cycles = 0;
   int64_t result = -1;
+  int64_t rowLo, rowHi; // the result rows this kernel computes (a chunk, or all)
+  SmallVector<std::pair<int64_t, int64_t>> held; // each input's window, in words
 };
 
 int64_t GenericWriter::table(ArrayRef<int32_t> values) {
@@ -223,6 +423,18 @@ int64_t GenericWriter::broadcast(unsigned i, ArrayRef<int64_t> shape) {
       tableOver(shape, [&](ArrayRef<int64_t> idx) { return broadcastIndex(own, idx); });
   int64_t dst = sram.words(n);
   indexCopy(dst, in(i), table(t), n, typeOf(i).getNumElements());
+  return dst;
+}
+
+int64_t GenericWriter::broadcastToResult(unsigned i) {
+  ArrayRef<int64_t> own = typeOf(i).getShape();
+  if (own == tensorType(resultValue()).getShape())
+    return in(i); // its window holds the chunk's rows
+  int64_t lo = window(i).first;
+  SmallVector<int32_t> t =
+      resultTable([&](ArrayRef<int64_t> idx) { return broadcastIndex(own, idx) - lo; });
+  int64_t n = int64_t(t.size()), dst = sram.words(n);
+  indexCopy(dst, in(i), table(t), n, window(i).second - lo);
   return dst;
 }
 
@@ -262,24 +474,28 @@ int64_t GenericWriter::moveAxisLast(int64_t src, ArrayRef<int64_t> shape, int64_
 }
 
 LogicalResult GenericWriter::receiveInputs() {
-  // Every operand gets room in one region, in order, so that one table can
-  // pick from all of them (a concat).
-  for (Value v : p.inputs) {
-    inputs.push_back(sram.words(std::max<int64_t>(1, wordsOf(v))));
-    inputWords += std::max<int64_t>(1, wordsOf(v));
+  // Every operand's window gets room in one region, in order, so that one
+  // table can pick from all of them (a concat). A chunk's chain (the rows
+  // before it) only passes through.
+  size_t count = p.inputs.size() - (p.chained ? 1 : 0);
+  for (size_t i = 0; i < count; ++i) {
+    inputs.push_back(sram.words(std::max<int64_t>(1, held[i].second - held[i].first)));
+    inputWords += std::max<int64_t>(1, held[i].second - held[i].first);
   }
-  for (auto [i, v] : llvm::enumerate(p.inputs)) {
+  for (size_t i = 0; i < count; ++i) {
+    Value v = p.inputs[i];
+    auto [lo, hi] = held[i];
+    int64_t n = streamWords(v), rows = (hi - lo) / n;
+    bool whole = lo == 0 && hi == wordsOf(v);
     if (k.isStream(unsigned(i))) {
-      int64_t n = k.words(unsigned(i)), rows = wordsOf(v) / n;
-      int64_t got = 0;
-      k.loop(rows, [&] { got = k.recvAll(unsigned(i), at(inputs[i], {4 * n})); });
-      cycles += cost.words(got * rows);
+      receiveRows(unsigned(i), lo / n, rows, wordsOf(v) / n, whole);
     } else if (isa<BlockArgument>(v)) {
-      wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr, nullptr);
+      wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr,
+                              whole ? nullptr : b.getDenseI64ArrayAttr({lo, hi - lo}));
     } else if (isStatic(v)) {
       // A tile sees its operand as [elements / last dimension, last dimension].
-      int64_t cols = streamWords(v);
-      k.initTile(k.operand(unsigned(i)), inputs[i], wordsOf(v) / cols, cols, {0, 0}, {0, 0});
+      unsigned source = whole ? k.operand(unsigned(i)) : sliceOperand(v, lo, hi);
+      k.initTile(source, inputs[i], rows, n, {0, 0}, {0, 0});
     } else {
       return op->emitError("operand ") << i << " is neither a stream, a constant nor an input";
     }
@@ -287,12 +503,60 @@ LogicalResult GenericWriter::receiveInputs() {
   return success();
 }
 
+void GenericWriter::receiveRows(unsigned i, int64_t first, int64_t rows, int64_t total,
+                                bool whole) {
+  // Each block of the stream's rows [first, first + rows): the routers'
+  // filters keep just those (a period of the whole tensor) unless all are held.
+  int64_t n = k.words(i);
+  const LogicalInput &in = k.input(i);
+  if (!whole)
+    for (const InBlock &block : in.blocks)
+      wk::FilterOp::create(b, loc(), block.port, k.aff(first * block.size),
+                           k.aff(rows * block.size), nullptr,
+                           b.getI64IntegerAttr(total * block.size));
+  k.loop(rows, [&] {
+    for (const InBlock &block : in.blocks)
+      k.recv(block.port, at(inputs[i] + 4 * block.offset, {4 * n}), count(block.size));
+  });
+  cycles += cost.words(rows * n);
+}
+
+unsigned GenericWriter::sliceOperand(Value v, int64_t lo, int64_t hi) {
+  wk::KernelOp kernel = k.kernel();
+  OpBuilder outside(kernel);
+  // Rows of the operand's last dimension, as the tile sees them.
+  int64_t n = streamWords(v);
+  auto type = RankedTensorType::get({(hi - lo) / n, n}, tensorType(v).getElementType());
+  Value slice;
+  if (auto c = v.getDefiningOp<wg::ConstantOp>()) {
+    auto dense = cast<DenseElementsAttr>(c.getValue());
+    SmallVector<Attribute> values(dense.getValues<Attribute>());
+    slice = wg::ConstantOp::create(
+        outside, kernel.getLoc(),
+        DenseElementsAttr::get(type, ArrayRef<Attribute>(values).slice(lo, hi - lo)));
+  } else {
+    auto w = v.getDefiningOp<wg::WeightOp>();
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    slice = wg::WeightOp::create(outside, kernel.getLoc(), type, w.getNameAttr(), w.getFileAttr(),
+                                 outside.getI64IntegerAttr(int64_t(w.getOffset()) + lo * bytes));
+  }
+  unsigned operand = kernel.getInputs().size();
+  kernel.getInputsMutable().append(slice);
+  return operand;
+}
+
 void GenericWriter::sendResult(int64_t addr) {
-  Value r = p.streamed();
-  int64_t n = streamWords(r), rows = wordsOf(r) / n;
-  k.loop(rows, [&] { k.send("out0", at(addr, {4 * n}), count(n)); });
+  int64_t n = resultN();
+  // The chunks before this one pass through first: the stream is the rows
+  // in order.
+  if (p.chained) {
+    StringRef chain = k.input(unsigned(p.inputs.size() - 1)).blocks.front().port;
+    k.loop(rowLo, [&] { k.relay(chain, "out0", at(0), count(n), "discard"); });
+    cycles += cost.words(rowLo * n);
+  }
+  k.loop(rowHi - rowLo, [&] { k.send("out0", at(addr, {4 * n}), count(n)); });
   k.outBlocks.push_back(n);
-  cycles += cost.words(wordsOf(r));
+  cycles += cost.words(chunkWords());
 }
 
 FailureOr<std::pair<int64_t, double>> GenericWriter::write() {
@@ -335,8 +599,7 @@ LogicalResult GenericWriter::compute() {
 
 FailureOr<int64_t> GenericWriter::elementwise() {
   StringRef name = op->getName().getStringRef();
-  ArrayRef<int64_t> shape = tensorType(op->getResult(0)).getShape();
-  int64_t n = wordsOf(op->getResult(0));
+  int64_t n = chunkWords();
   int64_t dst = sram.words(n);
   StringRef elem = elemOf(op->getOperand(0));
   if (auto it = unaryKinds().find(name); it != unaryKinds().end()) {
@@ -347,7 +610,7 @@ FailureOr<int64_t> GenericWriter::elementwise() {
     return dst;
   }
   if (auto it = binaryKinds().find(name); it != binaryKinds().end()) {
-    int64_t lhs = broadcast(0, shape), rhs = broadcast(1, shape);
+    int64_t lhs = broadcastToResult(0), rhs = broadcastToResult(1);
     StringRef kind = it->second;
     // Pow's exponent may be of another type than its base: it takes the base's.
     if (elemOf(op->getOperand(1)) != elem) {
@@ -363,7 +626,7 @@ FailureOr<int64_t> GenericWriter::elementwise() {
     return dst;
   }
   // where
-  int64_t c = broadcast(0, shape), x = broadcast(1, shape), y = broadcast(2, shape);
+  int64_t c = broadcastToResult(0), x = broadcastToResult(1), y = broadcastToResult(2);
   wk::SelectOp::create(b, loc(), at(dst), at(c), at(x), at(y), count(n), nullptr, nullptr);
   cycles += cost.vector(n);
   return dst;
@@ -406,7 +669,7 @@ int64_t GenericWriter::truncatedRemainder(int64_t dst, int64_t a, int64_t d, int
 
 FailureOr<int64_t> GenericWriter::convert() {
   Value x = op->getOperand(0), out = op->getResult(0);
-  int64_t n = wordsOf(out), dst = sram.words(n);
+  int64_t n = chunkWords(), dst = sram.words(n);
   Type from = tensorType(x).getElementType(), to = tensorType(out).getElementType();
   if (to.isInteger(1) && !from.isInteger(1)) {
     // Nonzero is true: not (x == 0).
@@ -480,7 +743,7 @@ FailureOr<int64_t> GenericWriter::softmax(bool log) {
   int64_t rank = int64_t(shape.size());
   int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
   axis = axis < 0 ? axis + rank : axis;
-  int64_t n = typeOf(0).getNumElements(), run = shape[axis], runs = n / run;
+  int64_t n = chunkWords(), run = shape[axis], runs = n / run;
   int64_t rows = moveAxisLast(in(0), shape, axis, false);
   int64_t dst = rows == in(0) ? sram.words(n) : rows;
   int64_t s = sram.words(1), e = log ? sram.words(run) : 0;
@@ -506,7 +769,7 @@ FailureOr<int64_t> GenericWriter::layerNorm() {
   ArrayRef<int64_t> shape = typeOf(0).getShape();
   int64_t rank = int64_t(shape.size()), axis = ln.getAxis();
   axis = axis < 0 ? axis + rank : axis;
-  int64_t n = typeOf(0).getNumElements(), run = 1;
+  int64_t n = chunkWords(), run = 1;
   for (int64_t d = axis; d < rank; ++d)
     run *= shape[d];
   int64_t runs = n / run;
@@ -576,6 +839,15 @@ FailureOr<int64_t> GenericWriter::matmul(unsigned ai, unsigned bi, bool transA, 
   for (int64_t d : batch)
     batches *= d;
   bool sharedB = llvm::all_of(bBatch, [](int64_t d) { return d == 1; });
+  if (rowHi - rowLo != batches * m) { // a chunk: rows of the left operand
+    int64_t rows = rowHi - rowLo, dst = sram.words(rows * n);
+    // Within one batch, the right operand's window is that batch's matrix.
+    if (sharedB || rowLo / m == (rowHi - 1) / m)
+      products(dst, aAddr, bAddr, 1, rows, kk, n, true);
+    else
+      products(dst, aAddr, bAddr, rows / m, m, kk, n, false);
+    return dst;
+  }
   aAddr = spreadOverBatch(aAddr, as, batch);
   if (!sharedB)
     bAddr = spreadOverBatch(bAddr, bs, batch);
@@ -674,83 +946,16 @@ FailureOr<int64_t> GenericWriter::attention() {
 }
 
 FailureOr<int64_t> GenericWriter::movement() {
-  Operation *o = op;
-  Value out = p.streamed();
-  ArrayRef<int64_t> os = tensorType(out).getShape();
-  ArrayRef<int64_t> is = typeOf(0).getShape();
-  SmallVector<int64_t> s = stridesOf(is);
-  std::function<int64_t(ArrayRef<int64_t>)> src;
-  if (auto t = dyn_cast<wg::TransposeOp>(o)) {
-    ArrayRef<int64_t> perm = t.getPerm();
-    src = [=](ArrayRef<int64_t> idx) {
-      int64_t f = 0;
-      for (size_t d = 0; d < perm.size(); ++d)
-        f += idx[d] * s[perm[d]];
-      return f;
-    };
-  } else if (isa<wg::ExpandOp>(o)) {
-    src = [=](ArrayRef<int64_t> idx) { return broadcastIndex(is, idx); };
-  } else if (auto sl = dyn_cast<wg::SliceOp>(o)) {
-    ArrayRef<int64_t> off = sl.getOffsets(), st = sl.getStrides();
-    src = [=](ArrayRef<int64_t> idx) {
-      int64_t f = 0;
-      for (size_t d = 0; d < idx.size(); ++d)
-        f += (off[d] + idx[d] * st[d]) * s[d];
-      return f;
-    };
-  } else if (auto sp = dyn_cast<wg::SplitOp>(o)) {
-    int64_t axis = *wg::normalizeAxis(sp.getAxis(), int64_t(is.size()));
-    int64_t start = 0;
-    for (unsigned r = 0; r < cast<OpResult>(out).getResultNumber(); ++r)
-      start += sp.getSizes()[r];
-    src = [=](ArrayRef<int64_t> idx) {
-      int64_t f = 0;
-      for (size_t d = 0; d < idx.size(); ++d)
-        f += (idx[d] + (int64_t(d) == axis ? start : 0)) * s[d];
-      return f;
-    };
-  } else if (auto c = dyn_cast<wg::ConcatOp>(o)) {
-    int64_t axis = *wg::normalizeAxis(c.getAxis(), int64_t(os.size()));
-    SmallVector<int64_t> starts, bases; // where each operand begins along the axis, in SRAM
-    SmallVector<SmallVector<int64_t>> strides;
-    int64_t along = 0;
-    for (unsigned i = 0; i < o->getNumOperands(); ++i) {
-      starts.push_back(along), along += typeOf(i).getDimSize(axis);
-      bases.push_back((in(i) - inputs[0]) / 4);
-      strides.push_back(stridesOf(typeOf(i).getShape()));
-    }
-    src = [=](ArrayRef<int64_t> idx) {
-      size_t i = llvm::upper_bound(starts, idx[axis]) - starts.begin() - 1;
-      int64_t f = bases[i];
-      for (size_t d = 0; d < idx.size(); ++d)
-        f += (idx[d] - (int64_t(d) == axis ? starts[i] : 0)) * strides[i][d];
-      return f;
-    };
-  } else if (auto tr = dyn_cast<wg::TriluOp>(o)) {
-    bool upper = tr.getUpper();
-    int64_t kk = tr.getK(), rank = int64_t(is.size());
-    src = [=](ArrayRef<int64_t> idx) -> int64_t {
-      int64_t i = idx[rank - 2], j = idx[rank - 1];
-      if (upper ? j - i < kk : j - i > kk)
-        return -1;
-      int64_t f = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        f += idx[d] * s[d];
-      return f;
-    };
-  } else if (o->getName().getStringRef() == "wsgraph.tile") {
-    src = [=](ArrayRef<int64_t> idx) {
-      int64_t f = 0;
-      for (size_t d = 0; d < idx.size(); ++d)
-        f += (idx[d] % is[d]) * s[d];
-      return f;
-    };
-  } else if (isa<wg::GatherOp>(o) || o->getName().getStringRef() == "wsgraph.gather_elements") {
+  if (isa<wg::GatherOp>(op) || op->getName().getStringRef() == "wsgraph.gather_elements")
     return gatherByData();
-  } else {
-    return o->emitError("'") << o->getName() << "' has no generic kernel";
-  }
-  return pick(tableOver(os, src));
+  MovementSource src = movementSource(op, p.result);
+  if (!src)
+    return op->emitError("'") << op->getName() << "' has no generic kernel";
+  // Each result word names an operand's word (held from its window's start).
+  return pick(resultTable([&](ArrayRef<int64_t> idx) -> int64_t {
+    auto [i, flat] = src(idx);
+    return flat < 0 ? -1 : (in(i) - inputs[0]) / 4 + flat - window(i).first;
+  }));
 }
 
 /// Gather and gather-elements: the table is computed in SRAM from the
@@ -818,6 +1023,34 @@ bool wsc::lowering::hasGenericKernel(Operation *op) {
          llvm::is_contained({"wsgraph.log_softmax", "wsgraph.tile",
                              "wsgraph.gather_elements"},
                             name);
+}
+
+SmallVector<std::pair<int64_t, int64_t>> wsc::lowering::chunkRows(Operation *op, unsigned result,
+                                                                 int64_t sramWords) {
+  Value r = op->getResult(result);
+  int64_t n = streamWords(r), rows = wordsOf(r) / n, g = chunkGranularity(op, result);
+  // Words one chunk holds: its operands' windows, its result, and about as
+  // much again per operand for tables and spread copies; a little for code.
+  auto words = [&](int64_t r0, int64_t r1) {
+    int64_t held = 0;
+    for (auto [lo, hi] : operandWindows(op, result, r0, r1))
+      held += hi - lo;
+    return held + (2 + int64_t(op->getNumOperands())) * (r1 - r0) * n + 512;
+  };
+  // Whole groups of g rows while they fit, else pieces of one group.
+  int64_t per = rows, budget = sramWords * 4 / 5;
+  if (g > 0) {
+    while (per > g && words(0, per) > budget)
+      per = std::max(g, ceilDiv(per / 2, g) * g);
+    while (per > 1 && per <= g && words(0, per) > budget)
+      per = ceilDiv(per, 2);
+  }
+  SmallVector<std::pair<int64_t, int64_t>> chunks;
+  int64_t group = per < g ? g : rows;
+  for (int64_t start = 0; start < rows; start += group)
+    for (int64_t r0 = start; r0 < std::min(rows, start + group); r0 += per)
+      chunks.push_back({r0, std::min({rows, start + group, r0 + per})});
+  return chunks;
 }
 
 KernelPlan wsc::lowering::planGeneric(Operation *op, unsigned result, StringRef name) {

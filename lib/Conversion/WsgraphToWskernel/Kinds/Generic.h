@@ -13,6 +13,17 @@ namespace wsc::lowering {
 
 /// Does the generic kind compute `op`?
 bool hasGenericKernel(Operation *op);
+/// Result rows that a chunk of `op`'s generic kernel must keep together
+/// (rows are runs of the result's last dimension); 0 when it cannot be split.
+int64_t chunkGranularity(Operation *op, unsigned result);
+/// The words [first, second) of each operand of `op` that rows [r0, r1) of
+/// result `result` read.
+SmallVector<std::pair<int64_t, int64_t>> operandWindows(Operation *op, unsigned result,
+                                                        int64_t r0, int64_t r1);
+/// The row ranges of result `result` that `op`'s generic kernels compute:
+/// one chunk when it fits a PE of `sramWords` words (or cannot be split).
+SmallVector<std::pair<int64_t, int64_t>> chunkRows(Operation *op, unsigned result,
+                                                   int64_t sramWords);
 /// The plan of a generic kernel for result `result` of `op`.
 KernelPlan planGeneric(Operation *op, unsigned result, StringRef name);
 

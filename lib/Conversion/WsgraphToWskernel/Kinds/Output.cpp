@@ -16,6 +16,11 @@ class OutputKind : public KernelKind {
 public:
   std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, int64_t batch, int64_t tokens,
                                        const CostModel &cost) const override;
+
+private:
+  /// A result too large for one PE, kept by a column of h PEs, rows in order.
+  static std::pair<int64_t, double> writeRowsOverPes(Body &k, const KernelPlan &p, int64_t rows,
+                                                     const CostModel &cost, int64_t tokensPerRun);
 };
 
 } // namespace
@@ -40,6 +45,8 @@ std::pair<int64_t, double> OutputKind::writeBody(Body &k, const KernelPlan &p, i
   }
   int64_t n = k.words(0);
   int64_t rows = cast<ShapedType>(k.kernel()->getResult(0).getType()).getNumElements() / n;
+  if (p.h > 1)
+    return writeRowsOverPes(k, p, rows, cost, batch * tokens);
   int64_t result = sram.words(rows * n);
   wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, result, rows, n,
                            k.builder().getDenseI64ArrayAttr({0, 0}),
@@ -51,6 +58,34 @@ std::pair<int64_t, double> OutputKind::writeBody(Body &k, const KernelPlan &p, i
   }
   k.tokenLoops();
   return {sram.next, cost.words(k.recvAll(0, k.aff(result, {4 * n, 4 * n * tokens})))};
+}
+
+std::pair<int64_t, double> OutputKind::writeRowsOverPes(Body &k, const KernelPlan &p,
+                                                        int64_t rows, const CostModel &cost,
+                                                        int64_t tokensPerRun) {
+  // PE py keeps rows [py*r, py*r + r) (the last PE the rest): its routers'
+  // filters give its core just those, a period being the whole tensor.
+  Sram sram;
+  OpBuilder &b = k.builder();
+  int64_t n = k.words(0), h = p.h, r = ceilDiv(rows, h), lastRows = rows - (h - 1) * r;
+  int64_t result = sram.words(r * n);
+  wk::HostOutputOp::create(b, b.getUnknownLoc(), 0, result, r, n, b.getDenseI64ArrayAttr({r, 0}),
+                           b.getDenseI64ArrayAttr({0, 0}), nullptr);
+  ArrayAttr most = k.pes(0, 0, 0, h - 2), last = k.pes(0, 0, h - 1, h - 1);
+  for (const InBlock &block : k.input(0).blocks) {
+    IntegerAttr period = b.getI64IntegerAttr(rows * block.size);
+    wk::FilterOp::create(b, b.getUnknownLoc(), block.port, k.aff(0, {}, 0, r * block.size),
+                         k.aff(r * block.size), most, period);
+    wk::FilterOp::create(b, b.getUnknownLoc(), block.port, k.aff((h - 1) * r * block.size),
+                         k.aff(lastRows * block.size), last, period);
+  }
+  for (auto [count, when] : {std::pair<int64_t, ArrayAttr>{r, most}, {lastRows, last}})
+    k.loop(count, [&] {
+      for (const InBlock &block : k.input(0).blocks)
+        k.recv(block.port, k.aff(result + 4 * block.offset, {4 * n}), k.aff(block.size), "copy",
+               when);
+    });
+  return {sram.next, cost.words(r * n) / double(tokensPerRun)};
 }
 
 const KernelKind &wsc::lowering::outputKind() {
