@@ -89,7 +89,7 @@ def close(got, want):
         if ok.all():
             return True, ""
         return False, f"max abs error {np.nanmax(np.where(ok, 0, diff)):.3g}"
-    if np.array_equal(got.astype(np.int64), want.astype(np.int64)):
+    if np.array_equal(got, want):
         return True, ""
     return False, "integers differ"
 
