@@ -105,6 +105,123 @@ struct FoldBiasIntoLinear : OpRewritePattern<AddOp> {
   }
 };
 
+/// The float literal `v` (1-D or 2-D), transposed if asked and times
+/// `scale`; null when `v` is no float literal.
+DenseElementsAttr scaledLiteral(Value v, bool transpose, double scale) {
+  auto constant = v.getDefiningOp<ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : DenseElementsAttr();
+  auto type = dense ? dyn_cast<RankedTensorType>(dense.getType()) : RankedTensorType();
+  if (!type || !isa<FloatType>(type.getElementType()) || type.getRank() > 2 ||
+      (transpose && type.getRank() != 2))
+    return {};
+  SmallVector<APFloat> in(dense.getValues<APFloat>());
+  SmallVector<APFloat> out;
+  SmallVector<int64_t> shape(type.getShape());
+  if (transpose) {
+    int64_t rows = shape[0], cols = shape[1];
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < rows; ++i)
+        out.push_back(in[i * cols + j]);
+    std::swap(shape[0], shape[1]);
+  } else {
+    out = in;
+  }
+  if (scale != 1.0) {
+    auto &semantics = cast<FloatType>(type.getElementType()).getFloatSemantics();
+    APFloat factor(scale);
+    bool lost;
+    factor.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+    for (APFloat &x : out)
+      x.multiply(factor, APFloat::rmNearestTiesToEven);
+  }
+  return DenseElementsAttr::get(RankedTensorType::get(shape, type.getElementType()), out);
+}
+
+/// Why `gemm` cannot be a linear; empty when it can. A linear's weight is a
+/// static [K, N] matrix (a weight or a literal, as its kernel reads it), its
+/// bias a static [N] vector: a transposed or scaled weight is made only of a
+/// literal, at compile time, as is a scaled bias.
+std::string gemmNotLinear(GemmOp gemm) {
+  Value w = gemm.getB(), c = gemm.getC();
+  double alpha = gemm.getAlphaAttr().getValueAsDouble();
+  double beta = gemm.getBetaAttr().getValueAsDouble();
+  bool literalW = bool(w.getDefiningOp<ConstantOp>());
+  if (gemm.getTransA())
+    return "its A operand is transposed (transA), which no linear takes";
+  if (!isStatic(w))
+    return "a product of two computed tensors, not by a weight (no linear)";
+  if (gemm.getTransB() && !literalW)
+    return "its weight is a file's [N, K] matrix (transB) and the linear kernel reads [K, N]; "
+           "wsc does not copy a weight to transpose it";
+  if (alpha != 1.0 && !literalW)
+    return "alpha != 1 scales a weight held in a file, which wsc does not copy";
+  if (c && beta != 0.0) {
+    auto type = cast<RankedTensorType>(c.getType());
+    int64_t n = cast<RankedTensorType>(gemm.getType()).getDimSize(1);
+    if (!isStatic(c) || type.getRank() != 1 || type.getDimSize(0) != n)
+      return "its C operand is not a static [N] bias";
+    if (beta != 1.0 && !c.getDefiningOp<ConstantOp>())
+      return "beta != 1 scales a bias held in a file, which wsc does not copy";
+  }
+  return "";
+}
+
+/// gemm(x, W, b) (HF GPT-2's Conv1D, torch.addmm) is linear(x, W, b): W must
+/// be static, and transposed or scaled only when it is a literal.
+struct GemmToLinear : OpRewritePattern<GemmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmOp op, PatternRewriter &rewriter) const override {
+    if (!gemmNotLinear(op).empty())
+      return failure();
+    double alpha = op.getAlphaAttr().getValueAsDouble();
+    double beta = op.getBetaAttr().getValueAsDouble();
+    Value w = op.getB(), bias = beta != 0.0 ? op.getC() : Value();
+    if (op.getTransB() || alpha != 1.0) {
+      DenseElementsAttr lit = scaledLiteral(w, op.getTransB(), alpha);
+      if (!lit)
+        return failure();
+      w = ConstantOp::create(rewriter, op.getLoc(), lit.getType(), lit);
+    }
+    if (bias && beta != 1.0) {
+      DenseElementsAttr lit = scaledLiteral(bias, false, beta);
+      if (!lit)
+        return failure();
+      bias = ConstantOp::create(rewriter, op.getLoc(), lit.getType(), lit);
+    }
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getA(), w, bias);
+    return success();
+  }
+};
+
+/// reshape(linear(x2d)) to [B, T, N] is linear(reshape(x2d) to [B, T, K]),
+/// for any split of the rows:
+/// a linear treats rows alike, so the rows may be split before it rather than
+/// after, and the reshape that flattened x cancels with the new one. This
+/// gives the linear kernel its [batch, tokens, C] activation where an export
+/// flattened the tokens for a Gemm (HF GPT-2's Conv1D).
+struct SplitRowsBeforeLinear : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto linear = singleUseDef<LinearOp>(op.getInput());
+    if (!linear)
+      return failure();
+    auto in = cast<RankedTensorType>(linear.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    auto before = cast<RankedTensorType>(linear.getType());
+    // Only splits of flattened rows: from [rows, N] to [..., N].
+    if (!in.hasStaticShape() || !out.hasStaticShape() || before.getRank() != 2 ||
+        out.getRank() <= 2 || out.getShape().back() != before.getDimSize(1))
+      return failure();
+    SmallVector<int64_t> shape(out.getShape().drop_back());
+    shape.push_back(in.getShape().back());
+    Value x = ReshapeOp::create(rewriter, op.getLoc(),
+                                RankedTensorType::get(shape, in.getElementType()),
+                                linear.getInput());
+    rewriter.replaceOpWithNewOp<LinearOp>(op, out, x, linear.getWeight(), linear.getBias());
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // gelu
 //===----------------------------------------------------------------------===//
@@ -404,6 +521,8 @@ std::string unfusedReason(Operation *op) {
     return !isWeight(mm.getRhs()) ? "a product of two computed tensors, not by a weight (no linear); "
                                     "no attention pattern took it"
                                   : "its weight is not a 2-D matrix (no linear)";
+  if (auto gemm = dyn_cast<GemmOp>(op))
+    return gemmNotLinear(gemm);
   if (isa<SoftmaxOp>(op))
     return "no attention pattern matched: attention is softmax(q @ k^T * scale, causal mask) @ v "
            "over heads of one activation";
@@ -419,7 +538,7 @@ struct WsgraphFusePass : wsc::impl::WsgraphFuseBase<WsgraphFusePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<MatmulToLinear, FoldBiasIntoLinear, FuseGelu, FuseLayerNormCore,
+    patterns.add<MatmulToLinear, GemmToLinear, SplitRowsBeforeLinear, FoldBiasIntoLinear, FuseGelu, FuseLayerNormCore,
                  FoldScaleIntoLayerNorm, FoldBiasIntoLayerNorm, FuseAttention,
                  SliceLeadingRowsOfWeight>(ctx);
     // Attention must see q @ kT before matmul-to-linear could claim it; it
