@@ -12,7 +12,15 @@ def WsgraphFuse : Pass<"wsgraph-fuse", "mlir::ModuleOp"> {
     - ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul[/Add] into `layer_norm`;
     - x * 0.5 * (1 + erf(x / sqrt(2))) into `gelu`;
     - softmax(q @ k^T * scale, causal mask) @ v into `attention`;
-    - matmul by a 2-D weight, plus a bias, into `linear`.
+    - matmul by a 2-D weight, plus a bias, into `linear`;
+    - gemm by a static weight (HF GPT-2's Conv1D, torch.addmm) into
+      `linear`: no transA; a weight transposed (transB) or scaled (alpha)
+      and a bias scaled (beta) only when they are literals, which are then
+      rewritten at compile time (a weight in a file is never copied); C a
+      static [N] bias or none;
+    - reshape(linear(x)) from [B*T, N] to [B, T, N] into
+      linear(reshape(x) to [B, T, K]), so that the Reshape -> Gemm ->
+      Reshape of a flattened Conv1D becomes one linear on the activation.
     After this pass the exports of one model at opsets 13 to 17 give the
     same ops. With `remarks`, every computing op left unfused gets a remark
     that says why: it will run on a generic kernel (docs/rationale/generic.md).
