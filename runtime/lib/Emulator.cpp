@@ -204,6 +204,10 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
       if (v < lo || v > hi)
         return Status::failure(fmt::format("input '{}': element {} = {} does not fit {}", name, i,
                                            v, dtypeName(want)));
+      // The program's own bound (token ids: the embedding's rows).
+      if (t->bounded && (v < t->lo || v >= t->hi))
+        return Status::failure(fmt::format("input '{}': element {} = {} is outside [{}, {})", name,
+                                           i, v, t->lo, t->hi));
     }
   }
   inputs_[name] = value;

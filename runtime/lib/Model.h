@@ -76,6 +76,9 @@ struct TensorRef {
   std::vector<int64_t> shape;
   int64_t numel = 0;
   std::vector<PieceRef> pieces;
+  /// Inputs: every element must lie in [lo, hi) when `bounded` (HostTensor.valid).
+  bool bounded = false;
+  int64_t lo = 0, hi = 0;
 };
 
 constexpr uint32_t kNumPorts = 6;

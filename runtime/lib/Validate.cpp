@@ -454,6 +454,19 @@ Status Builder::checkTensors(bool outputs) {
     TensorRef ref;
     ref.name = t.name();
     ref.dtype = t.dtype();
+    if (t.has_valid()) {
+      bool integer = t.dtype() != wafer::F32 && t.dtype() != wafer::F64 &&
+                     t.dtype() != wafer::F16 && t.dtype() != wafer::BF16 &&
+                     t.dtype() != wafer::BOOL;
+      if (outputs || !integer)
+        return fail(where + ": a valid range is only for inputs of an integer dtype");
+      if (t.valid().lo() >= t.valid().hi())
+        return fail(fmt::format("{}: valid range [{}, {}) is empty", where, t.valid().lo(),
+                                t.valid().hi()));
+      ref.bounded = true;
+      ref.lo = t.valid().lo();
+      ref.hi = t.valid().hi();
+    }
     ref.numel = 1;
     for (int64_t d : t.shape()) {
       if (d < 0 || d > (int64_t(1) << 40) || (d && ref.numel > (int64_t(1) << 40) / d))

@@ -140,6 +140,7 @@ private:
   LogicalResult exportHostInput(wk::HostInputOp in);
   LogicalResult exportFilter(wk::FilterOp filter);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
+  void boundTokenIds(wk::KernelOp k);
   LogicalResult exportRoutes(pb::Program &prog);
   FailureOr<TensorWords> tensorWords(Operation *user, Value v);
   std::optional<pb::DType> dtypeOf(Type elem);
@@ -945,7 +946,58 @@ LogicalResult Exporter::exportKernel(wk::KernelOp k) {
     if (failed(r))
       return failure();
   }
+  boundTokenIds(k);
   return success();
+}
+
+/// The token ids of an embedding must name rows of its table: the host
+/// input that an "embed" kernel's GATHER indexes gets the valid range
+/// [row_lo, row_lo + the table's rows) (the pieces of a table split over
+/// several kernels widen it to the whole table). Only "embed" kernels are
+/// bounded here: a generic gather by data moves words with INDEX_COPY,
+/// which faults on an index outside its source (though -1 reads as 0).
+void Exporter::boundTokenIds(wk::KernelOp k) {
+  if (k.getKind() != "embed")
+    return;
+  Block &body = k.getBody().front();
+  k.walk([&](wk::GatherOp g) {
+    wk::AffAttr rowLo = g.getRowLo();
+    if (!rowLo.getLoop().empty() || rowLo.getPx() < 0 || rowLo.getPy() < 0)
+      return;
+    int64_t index = g.getIndex().getBase();
+    for (auto in : body.getOps<wk::HostInputOp>()) {
+      int64_t source = static_cast<int64_t>(in.getSource());
+      if (source < 0 || source >= int64_t(k.getInputs().size()))
+        continue;
+      auto arg = dyn_cast<BlockArgument>(k.getInputs()[source]);
+      if (!arg || arg.getOwner() != &func.getBody().front())
+        continue;
+      int64_t at = static_cast<int64_t>(in.getOffset());
+      int64_t words = cast<ShapedType>(arg.getType()).getNumElements();
+      if (index < at || index >= at + 4 * words)
+        continue;
+      pb::HostTensor &t = inputs[arg.getArgNumber()];
+      if (t.dtype() == pb::F32 || t.dtype() == pb::F64 || t.dtype() == pb::F16 ||
+          t.dtype() == pb::BF16 || t.dtype() == pb::BOOL)
+        continue;
+      for (auto init : body.getOps<wk::InitTileOp>()) {
+        int64_t table = static_cast<int64_t>(init.getSource());
+        if (static_cast<int64_t>(init.getOffset()) != g.getTable().getBase() || table < 0 ||
+            table >= int64_t(k.getInputs().size()))
+          continue;
+        auto type = dyn_cast<ShapedType>(k.getInputs()[table].getType());
+        if (!type || !type.hasStaticShape() || type.getRank() != 2)
+          continue;
+        int64_t lo = rowLo.getBase(), hi = lo + type.getDimSize(0);
+        pb::ValueRange *valid = t.mutable_valid();
+        if (valid->lo() < valid->hi()) // another piece of the table
+          lo = std::min(lo, valid->lo()), hi = std::max(hi, valid->hi());
+        valid->set_lo(lo);
+        valid->set_hi(hi);
+        break;
+      }
+    }
+  });
 }
 
 LogicalResult Exporter::exportRoutes(pb::Program &prog) {
