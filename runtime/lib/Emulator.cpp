@@ -2,6 +2,7 @@
 #include "wsc/runtime/Emulator.h"
 
 #include "Machine.h"
+#include "wsc/format/Digest.h"
 
 #include <fmt/format.h>
 
@@ -38,6 +39,13 @@ Expected<wafer::Program> parseBytes(const char *bytes, size_t size, const std::s
   if (p.format_version() != kFormatVersion)
     return Status::failure(fmt::format("{}: .wafer format version {}, this runtime reads version {}",
                                        name, p.format_version(), kFormatVersion));
+  // Absent digests (hand-written programs) are not checked.
+  if (std::string bad = wafer::mismatchedSection(p); !bad.empty())
+    return Status::failure(
+        bad == "digests"
+            ? fmt::format("{}: corrupt .wafer: its section digests are incomplete", name)
+            : fmt::format("{}: corrupt .wafer: the {} section does not match its digest", name,
+                          bad));
   return p;
 }
 

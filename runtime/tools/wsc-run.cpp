@@ -4,6 +4,7 @@
 #include "wsc/runtime/Emulator.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/stubs/common.h>
 
 #include <cstdio>
 #include <cstring>
@@ -177,6 +178,11 @@ int runMain(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+#if GOOGLE_PROTOBUF_VERSION < 4022000
+  // A corrupt file is reported as one "error:" line, without Protobuf's own
+  // log lines (e.g. "String field ... contains invalid UTF-8") before it.
+  google::protobuf::SetLogHandler(nullptr);
+#endif
   // Host-side failures (e.g. out of memory) are errors too, never an abort.
   try {
     return runMain(argc, argv);

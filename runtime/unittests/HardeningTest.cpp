@@ -2,6 +2,7 @@
 // runaway programs, absurd arch figures and outputs that must not be
 // half-written. Each one is a clean error, never a wrong answer.
 #include "TestPrograms.h"
+#include "wsc/format/Digest.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -60,6 +61,79 @@ TEST(InputRange, TheRangeIsValidated) {
   out->mutable_valid()->set_hi(1);
   EXPECT_EQ(Emulator::create(p).error(),
             "output 'y': a valid range is only for inputs of an integer dtype");
+}
+
+// --- section digests ----------------------------------------------------------
+
+TEST(Digest, Xxh64MatchesTheReference) {
+  // XXH64 reference values (seed 0).
+  EXPECT_EQ(wafer::Xxh64::of("", 0), 0xEF46DB3751D8E999ULL);
+  EXPECT_EQ(wafer::Xxh64::of("Nobody inspects the spammish repetition", 39),
+            0xFBCEA83C8A378BF1ULL);
+  // Fed in pieces, the digest of the concatenation.
+  std::string s(1000, 'x');
+  for (size_t i = 0; i < s.size(); ++i)
+    s[i] = char(i * 131 + 7);
+  wafer::Xxh64 h;
+  for (size_t i = 0, k = 1; i < s.size(); i += k, k = k % 37 + 1)
+    h.update(s.data() + i, std::min(k, s.size() - i));
+  EXPECT_EQ(h.digest(), wafer::Xxh64::of(s.data(), s.size()));
+}
+
+/// A program with something in every section: code, a route, an init, a blob, a host tensor.
+wafer::Program everySection() {
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  *r->add_code() = ins(wafer::EXT_LOAD, {0, 0}, 2);
+  initFloats(r, 0, 0, 16, {1, 2, 3});
+  addRoute(p, 1, 0, 0, wafer::WEST, {wafer::RAMP});
+  wafer::ExternalBlob *b = p.add_external();
+  b->set_data(std::string(8, '\1'));
+  addPiece(addTensor(p, true, "y", wafer::F32, {2}), 0, 0, 0, 0, 2);
+  *p.mutable_digests() = wafer::computeDigests(p);
+  return p;
+}
+
+TEST(Digest, EachSectionIsCheckedAndNamed) {
+  wafer::Program good = everySection();
+  ASSERT_TRUE(parseProgram(good.SerializeAsString(), "m.wafer").ok());
+  auto errorOf = [](const wafer::Program &p) {
+    return parseProgram(p.SerializeAsString(), "m.wafer").error();
+  };
+  auto corrupt = [](const char *section) {
+    return fmt::format("m.wafer: corrupt .wafer: the {} section does not match its digest",
+                       section);
+  };
+  wafer::Program p = good;
+  p.mutable_wafers(0)->mutable_regions(0)->mutable_code(0)->mutable_n()->set_base(1);
+  EXPECT_EQ(errorOf(p), corrupt("code"));
+  p = good;
+  p.mutable_wafers(0)->mutable_routes(0)->set_out_mask(3);
+  EXPECT_EQ(errorOf(p), corrupt("routes"));
+  p = good;
+  (*p.mutable_wafers(0)->mutable_regions(0)->mutable_init(0)->mutable_data())[5] ^= 1;
+  EXPECT_EQ(errorOf(p), corrupt("sram_init"));
+  p = good;
+  (*p.mutable_external(0)->mutable_data())[7] ^= 0x80;
+  EXPECT_EQ(errorOf(p), corrupt("external"));
+  p = good;
+  p.mutable_outputs(0)->set_shape(0, 3);
+  EXPECT_EQ(errorOf(p), corrupt("host"));
+  p = good;
+  p.mutable_arch()->set_hop_cycles(2);
+  EXPECT_EQ(errorOf(p), corrupt("host"));
+  // A digest that is itself wrong, or missing.
+  p = good;
+  p.mutable_digests()->set_routes(good.digests().routes() + 1);
+  EXPECT_EQ(errorOf(p), corrupt("routes"));
+  p = good;
+  p.mutable_digests()->clear_external();
+  EXPECT_EQ(errorOf(p), "m.wafer: corrupt .wafer: its section digests are incomplete");
+  // No digests at all (hand-written programs): not checked.
+  p = good;
+  p.clear_digests();
+  p.mutable_arch()->set_hop_cycles(2);
+  EXPECT_TRUE(parseProgram(p.SerializeAsString(), "m.wafer").ok());
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include "wskernel/WskernelDialect.h"
 
 #include "wafer.pb.h"
+#include "wsc/format/Digest.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -429,6 +430,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
                   .Case("rsqrt", pb::RSQRT)
                   .Case("neg", pb::NEG)
                   .Case("gelu", pb::GELU)
+                  .Case("gelu_tanh", pb::GELU_TANH)
                   .Case("log", pb::LOG)
                   .Case("abs", pb::ABS)
                   .Case("sin", pb::SIN)
@@ -1131,6 +1133,8 @@ LogicalResult Exporter::run(pb::Program &prog) {
   if (loadingPes)
     prog.mutable_arch()->set_ext_mem_bytes_per_cycle(double(facts.arch.extMemBytesPerCycle) /
                                                      double(loadingPes));
+  // Last: the runtime checks every section against them when it loads the file.
+  *prog.mutable_digests() = pb::computeDigests(prog);
   return success();
 }
 

@@ -1,0 +1,43 @@
+// Integrity digests of a .wafer program, section by section: written by the
+// compiler, checked by the runtime when it loads a file. Part of the format
+// library (wsc_wafer_proto), so both sides compute them with the same code.
+#ifndef WSC_FORMAT_DIGEST_H
+#define WSC_FORMAT_DIGEST_H
+
+#include "wafer.pb.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace wsc::wafer {
+
+/// XXH64 (https://github.com/Cyan4973/xxHash, the 64-bit variant), fed piece
+/// by piece: the digest of the concatenation of everything fed.
+class Xxh64 {
+public:
+  explicit Xxh64(uint64_t seed = 0);
+  void update(const void *data, size_t size);
+  uint64_t digest() const;
+  static uint64_t of(const void *data, size_t size, uint64_t seed = 0);
+
+private:
+  uint64_t v_[4];
+  uint64_t seed_, total_ = 0;
+  unsigned char buf_[32];
+  size_t used_ = 0;
+};
+
+/// The digests of `program`'s sections (see SectionDigests in wafer.proto
+/// and the canonical byte streams in Digest.cpp); `program.digests` itself is
+/// not read.
+SectionDigests computeDigests(const Program &program);
+
+/// "" when `program` has no digests or they all match its content; else the
+/// name of the first section that does not match ("code", "routes",
+/// "sram_init", "external", "host"), or "digests" when one is missing.
+std::string mismatchedSection(const Program &program);
+
+} // namespace wsc::wafer
+
+#endif
