@@ -1,6 +1,7 @@
 // The public Emulator: loading, inputs into SRAM, a run, outputs out of SRAM.
 #include "wsc/runtime/Emulator.h"
 
+#include "FileIO.h"
 #include "Machine.h"
 #include "wsc/format/Digest.h"
 
@@ -58,25 +59,34 @@ Expected<wafer::Program> parseProgram(const std::string &bytes, const std::strin
 Expected<wafer::Program> loadProgramFile(const std::string &path) {
   // A regular file is parsed where the page cache holds it: reading it into
   // a string first cost GPT-2-small's 0.7 GB of fresh memory and a copy.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Directories, devices and named FIFOs are refused unopened; a pipe on
+  // standard input (/dev/stdin) is read whole, at most 2 GiB (Protobuf's limit).
+  int fd;
   struct stat st;
-  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (Status s = detail::openForReading(path, fd, st); !s)
+    return s;
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    if (uint64_t(st.st_size) > uint64_t(INT_MAX)) {
+      ::close(fd);
+      return Status::failure(fmt::format("{}: not a .wafer program (larger than 2 GiB)", path));
+    }
     size_t size = size_t(st.st_size);
     void *map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
     if (map != MAP_FAILED) {
+      ::close(fd);
       ::madvise(map, size, MADV_SEQUENTIAL);
       Expected<wafer::Program> p = parseBytes(static_cast<const char *>(map), size, path);
       ::munmap(map, size);
       return p;
     }
-  } else if (fd >= 0) {
-    ::close(fd);
   }
-  // Pipes, empty files, a failed mapping: read them whole (its errors name the file).
-  Expected<std::string> bytes = readFileBytes(path);
+  // Pipes, empty files, a failed mapping: read them whole.
+  Expected<std::string> bytes = detail::readWhole(path, fd, st, uint64_t(INT_MAX));
   if (!bytes)
-    return bytes.status();
+    return bytes.error().find("larger than") != std::string::npos
+               ? Status::failure(
+                     fmt::format("{}: not a .wafer program (larger than 2 GiB)", path))
+               : bytes.status();
   return parseProgram(*bytes, path);
 }
 

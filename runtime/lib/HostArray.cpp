@@ -1,6 +1,8 @@
 // Host arrays, whole-file I/O and the .npy format (read and write).
 #include "wsc/runtime/HostArray.h"
 
+#include "FileIO.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -8,6 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace wsc::runtime {
@@ -189,25 +195,123 @@ std::string shapeString(const std::vector<int64_t> &shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
-Expected<std::string> readFileBytes(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::failure(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  // Reserved up front where the size is known (not for a pipe): a .wafer can
-  // be hundreds of MB, and a growing string stream copies it several times.
-  std::string bytes;
-  if (in.seekg(0, std::ios::end)) {
-    if (std::streamoff size = in.tellg(); size > 0)
-      bytes.reserve(size_t(size));
-    in.seekg(0);
+namespace detail {
+
+namespace {
+
+/// The descriptor that /dev/stdin, /dev/fd/N or /proc/self/fd/N names, or -1.
+int namedDescriptor(const std::string &path) {
+  if (path == "/dev/stdin")
+    return 0;
+  for (const char *prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    size_t n = std::strlen(prefix);
+    if (path.compare(0, n, prefix) != 0 || path.size() == n || path.size() > n + 9)
+      continue;
+    int fd = 0;
+    for (size_t i = n; i < path.size(); ++i) {
+      if (path[i] < '0' || path[i] > '9')
+        return -1;
+      fd = fd * 10 + (path[i] - '0');
+    }
+    return fd;
   }
-  in.clear();
+  return -1;
+}
+
+const char *fileKind(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+Status notRegular(const std::string &path, mode_t mode) {
+  return Status::failure(fmt::format("{}: is {}, not a regular file", path, fileKind(mode)));
+}
+
+} // namespace
+
+Status openForReading(const std::string &path, int &fd, struct stat &st) {
+  fd = -1;
+  if (int named = namedDescriptor(path); named >= 0) {
+    // Already open: a pipe from the shell is fine, a device or a directory is not.
+    fd = ::fcntl(named, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0 || ::fstat(fd, &st) != 0) {
+      int err = errno;
+      if (fd >= 0)
+        ::close(fd);
+      return Status::failure(fmt::format("{}: cannot open: {}", path, std::strerror(err)));
+    }
+    if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+      return Status::success();
+    ::close(fd);
+    fd = -1;
+    return notRegular(path, st.st_mode);
+  }
+  if (::stat(path.c_str(), &st) != 0)
+    return Status::failure(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    return notRegular(path, st.st_mode);
+  // Non-blocking, in case it became a FIFO since: then it is refused below.
+  fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return Status::failure(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fd = -1;
+    return notRegular(path, st.st_mode);
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return Status::success();
+}
+
+Expected<std::string> readWhole(const std::string &path, int fd, const struct stat &st,
+                                uint64_t maxBytes) {
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  auto tooLarge = [&] {
+    return Status::failure(fmt::format("{}: larger than {} bytes", path, maxBytes));
+  };
+  std::string bytes;
+  // Reserved up front where the size is known (not for a pipe): a .wafer can
+  // be hundreds of MB, and a growing string copies it several times.
+  if (S_ISREG(st.st_mode)) {
+    if (uint64_t(st.st_size) > maxBytes)
+      return tooLarge();
+    bytes.reserve(size_t(st.st_size));
+  }
   std::vector<char> buf(size_t(1) << 20);
-  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
-    bytes.append(buf.data(), size_t(in.gcount()));
-  if (in.bad())
-    return Status::failure(fmt::format("{}: read error", path));
-  return bytes;
+  for (;;) {
+    ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return Status::failure(fmt::format("{}: read error: {}", path, std::strerror(errno)));
+    if (got == 0)
+      return bytes;
+    if (bytes.size() + uint64_t(got) > maxBytes)
+      return tooLarge();
+    bytes.append(buf.data(), size_t(got));
+  }
+}
+
+} // namespace detail
+
+Expected<std::string> readFileBytes(const std::string &path, uint64_t maxBytes) {
+  int fd;
+  struct stat st;
+  if (Status s = detail::openForReading(path, fd, st); !s)
+    return s;
+  return detail::readWhole(path, fd, st, maxBytes);
 }
 
 Status writeFileAtomic(const std::string &path, const std::string &bytes) {

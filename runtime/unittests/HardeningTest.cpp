@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace wsc::runtime;
@@ -134,6 +135,50 @@ TEST(Digest, EachSectionIsCheckedAndNamed) {
   p.clear_digests();
   p.mutable_arch()->set_hop_cycles(2);
   EXPECT_TRUE(parseProgram(p.SerializeAsString(), "m.wafer").ok());
+}
+
+// --- files that are not regular -------------------------------------------------
+
+TEST(Files, DirectoriesDevicesAndFifosAreRefusedUnopened) {
+  std::string dir = ::testing::TempDir() + "wsc-hard-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  EXPECT_EQ(loadProgramFile(dir).error(), dir + ": is a directory, not a regular file");
+  EXPECT_EQ(readFileBytes(dir).error(), dir + ": is a directory, not a regular file");
+  EXPECT_EQ(loadProgramFile("/dev/zero").error(),
+            "/dev/zero: is a character device, not a regular file");
+  EXPECT_EQ(readFileBytes("/dev/zero").error(),
+            "/dev/zero: is a character device, not a regular file");
+  // Opening a FIFO for reading would wait for a writer for ever.
+  std::string fifo = dir + "/f";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(loadProgramFile(fifo).error(), fifo + ": is a FIFO, not a regular file");
+  EXPECT_EQ(readFileBytes(fifo).error(), fifo + ": is a FIFO, not a regular file");
+  ::unlink(fifo.c_str());
+  // A regular file is read up to the limit asked for.
+  std::string file = dir + "/r";
+  ASSERT_TRUE(writeFileAtomic(file, std::string(100, 'x')).ok());
+  EXPECT_EQ(readFileBytes(file, 100)->size(), 100u);
+  EXPECT_EQ(readFileBytes(file, 99).error(), file + ": larger than 99 bytes");
+  ::unlink(file.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST(Files, APipeIsReadThroughItsDescriptorAndCutOff) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], "0123456789", 10), 10);
+  ::close(fds[1]);
+  std::string name = fmt::format("/dev/fd/{}", fds[0]);
+  EXPECT_EQ(readFileBytes(name, 9).error(), name + ": larger than 9 bytes");
+  ::close(fds[0]);
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], "0123456789", 10), 10);
+  ::close(fds[1]);
+  name = fmt::format("/proc/self/fd/{}", fds[0]);
+  Expected<std::string> got = readFileBytes(name);
+  ASSERT_TRUE(got.ok()) << got.error();
+  EXPECT_EQ(*got, "0123456789");
+  ::close(fds[0]);
 }
 
 } // namespace

@@ -89,8 +89,14 @@ Expected<HostArray> readOnnxTensor(const std::string &path);
 /// Reads .npy or .pb, chosen by the file's extension.
 Expected<HostArray> readTensorFile(const std::string &path);
 
-/// Reads a whole file.
-Expected<std::string> readFileBytes(const std::string &path);
+/// What readFileBytes reads at most unless told otherwise (16 GiB).
+constexpr uint64_t kMaxReadBytes = uint64_t(1) << 34;
+/// Reads a whole file of at most `maxBytes` (more is an error): a regular
+/// file, or standard input or an open descriptor named /dev/stdin, /dev/fd/N
+/// or /proc/self/fd/N (which may be a pipe). Directories, devices, sockets
+/// and named FIFOs are refused without being opened: "PATH: is a directory,
+/// not a regular file".
+Expected<std::string> readFileBytes(const std::string &path, uint64_t maxBytes = kMaxReadBytes);
 /// Writes a whole file through a temporary file and a rename.
 Status writeFileAtomic(const std::string &path, const std::string &bytes);
 
