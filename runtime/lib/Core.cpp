@@ -91,6 +91,7 @@ bool isTranscendental(Op op) {
   case wafer::SQRT:
   case wafer::RSQRT:
   case wafer::GELU:
+  case wafer::GELU_TANH:
   case wafer::DIV:
   case wafer::DIV_S:
   case wafer::LOG:
@@ -123,6 +124,10 @@ float unary(Op op, float x) {
     // Double precision inside keeps the fp32 result correctly rounded in practice.
     double d = x;
     return float(0.5 * d * (1.0 + std::erf(d * 0.70710678118654752440)));
+  }
+  case wafer::GELU_TANH: { // in double too, as GELU
+    double d = x;
+    return float(0.5 * d * (1.0 + std::tanh(0.79788456080286535588 * (d + 0.044715 * d * d * d))));
   }
   case wafer::LOG:
     return std::log(x);
@@ -328,7 +333,9 @@ public:
   Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, const VisitLimit &limit,
        Outbox &outbox)
       : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox), limit_(limit),
-        traceLimit_(o.traceEventsPerKernel), maxCycles_(o.maxCycles) {
+        traceLimit_(o.traceEventsPerKernel),
+        maxCycles_(o.maxCycles ? o.maxCycles : kDefaultMaxCycles),
+        maxInstructions_(o.maxCycles ? o.maxCycles : kDefaultMaxInstructions) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
     py_ = uint32_t(local / reg_.w);
@@ -458,7 +465,7 @@ private:
   Outbox &outbox_;
   const VisitLimit &limit_;
   uint32_t traceLimit_;
-  uint64_t maxCycles_;
+  uint64_t maxCycles_, maxInstructions_;
   uint32_t px_, py_;
 };
 
@@ -942,6 +949,7 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::RSQRT:
   case wafer::NEG:
   case wafer::GELU:
+  case wafer::GELU_TANH:
   case wafer::NOT:
   case wafer::LOG:
   case wafer::ABS:
@@ -1016,9 +1024,12 @@ void Core::run() {
   s_.status = PeStatus::Ready;
   while (s_.pc < code.size()) {
     // Counting END too makes every loop iteration count towards the limit.
-    if (maxCycles_ && (s_.clock > maxCycles_ || s_.instructions > maxCycles_)) {
+    if (s_.clock > maxCycles_ || s_.instructions > maxInstructions_) {
       fault(code[s_.pc], "cycle limit",
-            fmt::format("the PE passed {} cycles or instructions", maxCycles_));
+            s_.clock > maxCycles_
+                ? fmt::format("the PE passed the limit of {} cycles", maxCycles_)
+                : fmt::format("the PE passed the limit of {} instructions (LOOP and END included)",
+                              maxInstructions_));
       return;
     }
     // Straight to the next instruction this PE's predicates select.
@@ -1046,8 +1057,7 @@ void Core::run() {
     if (in.op == wafer::LOOP) {
       // A body that no instruction of this PE's runs costs only its ENDs:
       // counted at once unless the cycle limit could trip inside.
-      bool idle = (view & kIdleLoop) &&
-                  (!maxCycles_ || s_.instructions - 1 + in.count <= maxCycles_);
+      bool idle = (view & kIdleLoop) && s_.instructions - 1 + in.count <= maxInstructions_;
       if (in.count == 0 || idle) {
         s_.instructions += idle ? in.count : 0;
         s_.pc = in.jump + 1;

@@ -265,6 +265,17 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   for (const detail::TensorRef &t : m.inputs)
     if (!inputs_.count(t.name))
       return Status::failure(fmt::format("input '{}' was not given", t.name));
+  // A PE faults once it has passed the limit with an instruction to go: a
+  // kernel whose every PE must run more than that cannot end well, however
+  // long it is emulated (a LOOP of 2^32 - 1 trips would take minutes).
+  uint64_t maxInstructions = options.maxCycles ? options.maxCycles : kDefaultMaxInstructions;
+  for (const detail::Region &r : m.regions)
+    if (r.minInstructions > maxInstructions && r.minInstructions - 1 > maxInstructions)
+      return Status::failure(fmt::format(
+          "cycle limit: kernel '{}' (wafer {}): every PE runs at least {} instructions (LOOP and "
+          "END included), more than the limit of {}",
+          r.name, r.wafer, r.minInstructions == UINT64_MAX ? "2^64" : std::to_string(r.minInstructions),
+          maxInstructions));
 
   // Only PEs that run a kernel get SRAM; router-only PEs need none. Each
   // PE's starts on a cache line.

@@ -55,6 +55,10 @@ struct Region {
   uint64_t firstPe = 0;   ///< global index of its PE (0,0); PEs are row-major
   std::vector<Instr> code;
   const wafer::Region *proto = nullptr;
+  /// Instructions (LOOP and END included) that every PE of the region runs
+  /// in a run that ends, whatever its predicates and guards: those outside
+  /// any pred, guard or such LOOP; saturates at UINT64_MAX.
+  uint64_t minInstructions = 0;
 };
 
 struct LinkEnd {

@@ -43,6 +43,7 @@ int addrCount(Op op) {
   case wafer::RSQRT:
   case wafer::NEG:
   case wafer::GELU:
+  case wafer::GELU_TANH:
   case wafer::REDUCE_SUM:
   case wafer::REDUCE_MAX:
   case wafer::REDUCE_MIN:
@@ -266,6 +267,29 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
   }
   if (!open.empty())
     return fail(fmt::format("{} instruction {} (LOOP): no matching END", where, open.back()));
+  // The instructions every PE runs: a LOOP without pred or guard runs, and
+  // its END once per trip, `count` times the trips around it.
+  auto mul = [](uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+  };
+  auto add = [](uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+  };
+  std::vector<uint64_t> trips{1}; // of the body of each enclosing LOOP; 0 when not certain
+  for (const Instr &o : out.code) {
+    bool certain = o.pred.empty() && o.guard.empty();
+    if (o.op == wafer::END) {
+      out.minInstructions = add(out.minInstructions, trips.back());
+      trips.pop_back();
+      continue;
+    }
+    if (certain)
+      out.minInstructions = add(out.minInstructions, trips.back());
+    if (o.op == wafer::LOOP)
+      trips.push_back(certain ? mul(trips.back(), o.count) : 0);
+  }
   return Status::success();
 }
 

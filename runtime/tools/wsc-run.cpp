@@ -26,7 +26,8 @@ constexpr const char *kUsage =
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
-    "  --max-cycles N      fault when a PE passes N cycles or N instructions (default: no limit)\n"
+    "  --max-cycles N      fault when a PE passes N cycles or N instructions (default:\n"
+    "                      2^40 cycles, 2^32 instructions)\n"
     "File dtypes:\n"
     "  .npy in   float16/32/64, int8/16/32/64, uint8/16/32/64, bool\n"
     "  .pb in    FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8/16/32/64, UINT8/16/32/64, BOOL\n"
@@ -146,7 +147,9 @@ int runMain(int argc, char **argv) {
   options.trace = !args.trace.empty();
   options.maxCycles = args.maxCycles;
   if (Status s = e.run(options); !s)
-    return fail(s.message());
+    return fail(s.message().rfind("cycle limit", 0) == 0
+                    ? s.message() + " (--max-cycles N sets the limit)"
+                    : s.message());
   const RunReport &r = e.report();
   for (const std::string &w : r.warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());

@@ -142,8 +142,17 @@ TEST(Fault, CycleLimitStopsRunawayLoops) {
   ASSERT_TRUE(e.ok()) << e.error();
   RunOptions o;
   o.maxCycles = 100000;
+  // Every PE must run the loops' ENDs: refused before the run.
+  EXPECT_EQ((*e)->run(o).message(),
+            "cycle limit: kernel 'spin' (wafer 0): every PE runs at least 16000000008000000001 "
+            "instructions (LOOP and END included), more than the limit of 100000");
+  // Under a predicate the loops may not run: the PE trips the limit as it goes.
+  r->mutable_code(0)->add_pred()->set_x1(0);
+  e = Emulator::create(p);
+  ASSERT_TRUE(e.ok()) << e.error();
   EXPECT_EQ((*e)->run(o).message(), "cycle limit: wafer 0 PE (0,0) (kernel 'spin'): instruction 2 "
-                                    "(NOP): the PE passed 100000 cycles or instructions");
+                                    "(NOP): the PE passed the limit of 100000 instructions (LOOP "
+                                    "and END included)");
 }
 
 TEST(Fault, VersionAndTruncation) {

@@ -137,6 +137,33 @@ TEST(Digest, EachSectionIsCheckedAndNamed) {
   EXPECT_TRUE(parseProgram(p.SerializeAsString(), "m.wafer").ok());
 }
 
+// --- the default cycle and instruction limits ----------------------------------
+
+TEST(CycleLimit, ALongLoopEndsUnderTheDefaultLimit) {
+  // A LOOP of 2^32 - 1 trips (a 300-byte program) would emulate for minutes:
+  // every PE must run its ENDs, so the default limit refuses it at once.
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "spin", 0, 0, 1, 1);
+  *r->add_code() = loop(UINT32_MAX);
+  *r->add_code() = ins(wafer::FILL, {0}, 1);
+  *r->add_code() = end();
+  RunResult res = runProgram(p);
+  EXPECT_EQ(res.status.message(),
+            "cycle limit: kernel 'spin' (wafer 0): every PE runs at least 8589934591 "
+            "instructions (LOOP and END included), more than the limit of 4294967296");
+  // The clock: 2^41 cycles of EXP pass the default 2^40 at the next instruction.
+  r->clear_code();
+  *r->add_code() = ins(wafer::EXP, {0, 0}, 1024);
+  *r->add_code() = ins(wafer::EXP, {0, 0}, 1024);
+  p.mutable_arch()->set_transcendental_cycles(1u << 31);
+  res = runProgram(p);
+  EXPECT_EQ(res.status.message(), "cycle limit: wafer 0 PE (0,0) (kernel 'spin'): instruction 1 "
+                                  "(EXP): the PE passed the limit of 1099511627776 cycles");
+  // Within the limits nothing changes.
+  p.mutable_arch()->set_transcendental_cycles(1u << 20);
+  EXPECT_TRUE(runProgram(p).status.ok());
+}
+
 // --- files that are not regular -------------------------------------------------
 
 TEST(Files, DirectoriesDevicesAndFifosAreRefusedUnopened) {

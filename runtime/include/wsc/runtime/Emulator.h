@@ -31,9 +31,17 @@ struct RunOptions {
   bool trace = false;
   /// Bound on recorded trace events per kernel.
   uint32_t traceEventsPerKernel = 20000;
-  /// A PE whose clock or executed-instruction count passes this faults; 0 = no limit.
+  /// A PE whose clock, or whose count of executed instructions (LOOP and END
+  /// included), passes this faults with "cycle limit". 0 = the defaults:
+  /// kDefaultMaxCycles cycles and kDefaultMaxInstructions instructions.
   uint64_t maxCycles = 0;
 };
+
+/// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.
+constexpr uint64_t kDefaultMaxCycles = uint64_t(1) << 40;
+/// The default limit on a PE's executed instructions, LOOP and END included:
+/// 2^32, minutes of emulation; a real program runs far fewer.
+constexpr uint64_t kDefaultMaxInstructions = uint64_t(1) << 32;
 
 struct KernelReport {
   std::string name;
