@@ -1007,7 +1007,15 @@ Core::Step Core::exec(const Instr &in) {
                                rangeEnd(src, n), m_.program->external(int(in.blob)).id(),
                                blob.size()));
     std::memcpy(s_.sram + d, blob.data() + src, n * 4);
-    charge(in, uint64_t(std::ceil(double(n) * 4 / m_.extBytesPerCycle)));
+    // Checked before it becomes an integer: at a tiny bandwidth the cycles
+    // overflow any integer type (a cast would be undefined).
+    double cycles = std::ceil(double(n) * 4 / m_.extBytesPerCycle);
+    if (!(cycles <= double(maxCycles_)))
+      return fault(in, "cycle limit",
+                   fmt::format("{} words at ext_mem_bytes_per_cycle {} take {:.6g} cycles, more "
+                               "than the limit of {}",
+                               n, m_.extBytesPerCycle, cycles, maxCycles_));
+    charge(in, uint64_t(cycles));
     return Step::Next;
   }
   default:

@@ -246,8 +246,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
         auto l = m_.links.find(routeKey(at.wafer, at.x, at.y, h.color, port));
         if (l == m_.links.end())
           return fail("no link", h, "routed through LINK but no inter-wafer link leaves here");
+        // Clamped before it becomes an integer (a tiny bandwidth overflows
+        // any integer type): 2^33 cycles already fail as a host limit below.
+        double crossing = std::ceil(double(n) * 4 / m_.linkBytesPerCycle);
         uint64_t delay =
-            m_.linkLatency + uint64_t(std::ceil(double(n) * 4 / m_.linkBytesPerCycle));
+            m_.linkLatency + (crossing < 0x1p33 ? uint64_t(crossing) : uint64_t(1) << 33);
         const LinkEnd &e = l->second;
         uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
         stack.push_back(

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <unordered_set>
 
 namespace wsc::runtime::detail {
@@ -140,12 +141,16 @@ Status Builder::checkArch() {
                             a.sram_bytes_per_pe()));
   if (a.colors() == 0 || a.colors() > kMaxColors)
     return fail(fmt::format("arch: colors {} must be between 1 and {}", a.colors(), kMaxColors));
-  if (!(a.clock_hz() > 0))
-    return fail("arch: clock_hz must be positive");
+  if (!(a.clock_hz() > 0) || !std::isfinite(a.clock_hz()))
+    return fail(fmt::format("arch: clock_hz {} must be positive and finite", a.clock_hz()));
   if (a.simd_fp32() == 0 || a.fmac_per_cycle_fp32() == 0)
     return fail("arch: simd_fp32 and fmac_per_cycle_fp32 must be positive");
-  if (a.ext_mem_bytes_per_cycle() < 0 || a.link_bytes_per_cycle() < 0)
-    return fail("arch: bandwidths must not be negative");
+  // NaN fails these too. Tiny ones are allowed: their cycles are checked
+  // before they become integers.
+  for (auto [name, value] : {std::pair{"ext_mem_bytes_per_cycle", a.ext_mem_bytes_per_cycle()},
+                             std::pair{"link_bytes_per_cycle", a.link_bytes_per_cycle()}})
+    if (!(value >= 0) || !std::isfinite(value))
+      return fail(fmt::format("arch: {} {} must be finite and not negative", name, value));
   m_.width = a.width();
   m_.height = a.height();
   m_.sramBytes = a.sram_bytes_per_pe();

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -162,6 +164,57 @@ TEST(CycleLimit, ALongLoopEndsUnderTheDefaultLimit) {
   // Within the limits nothing changes.
   p.mutable_arch()->set_transcendental_cycles(1u << 20);
   EXPECT_TRUE(runProgram(p).status.ok());
+}
+
+// --- arch figures and the timings derived from them ---------------------------
+
+TEST(ArchFigures, NonFiniteOrNegativeAreRefused) {
+  auto errorWith = [](auto set) {
+    wafer::Program p = makeProgram(1, 1);
+    addRegion(p, "k", 0, 0, 1, 1);
+    set(*p.mutable_arch());
+    return Emulator::create(p).error();
+  };
+  double nan = std::nan(""), inf = HUGE_VAL;
+  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_clock_hz(nan); }),
+            "arch: clock_hz nan must be positive and finite");
+  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_clock_hz(inf); }),
+            "arch: clock_hz inf must be positive and finite");
+  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_clock_hz(-1); }),
+            "arch: clock_hz -1 must be positive and finite");
+  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_ext_mem_bytes_per_cycle(nan); }),
+            "arch: ext_mem_bytes_per_cycle nan must be finite and not negative");
+  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_ext_mem_bytes_per_cycle(-1); }),
+            "arch: ext_mem_bytes_per_cycle -1 must be finite and not negative");
+  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_link_bytes_per_cycle(inf); }),
+            "arch: link_bytes_per_cycle inf must be finite and not negative");
+}
+
+TEST(ArchFigures, ATinyExternalBandwidthIsACycleLimitNotAWrongTime) {
+  // 4 bytes at 1e-300 bytes per cycle: 4e300 cycles, which no integer holds
+  // (the cast used to be undefined, and came out as 2^63 cycles).
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "load", 0, 0, 1, 1);
+  *r->add_code() = ins(wafer::EXT_LOAD, {0, 0}, 1);
+  p.add_external()->set_data(std::string(4, '\0'));
+  p.mutable_arch()->set_ext_mem_bytes_per_cycle(1e-300);
+  EXPECT_EQ(runProgram(p).status.message(),
+            "cycle limit: wafer 0 PE (0,0) (kernel 'load'): instruction 0 (EXT_LOAD): 1 words at "
+            "ext_mem_bytes_per_cycle 1e-300 take 4e+300 cycles, more than the limit of "
+            "1099511627776");
+  // A small one that fits is charged exactly.
+  p.mutable_arch()->set_ext_mem_bytes_per_cycle(1e-6);
+  RunResult ok = runProgram(p);
+  ASSERT_TRUE(ok.status.ok()) << ok.status.message();
+  EXPECT_EQ(ok.report.cycles, 4000000u);
+}
+
+TEST(ArchFigures, ATinyLinkBandwidthIsAHostLimit) {
+  wafer::Program p = twoWafersOverALink();
+  p.mutable_arch()->set_link_bytes_per_cycle(1e-300);
+  std::string err = runProgram(p).status.message();
+  EXPECT_EQ(err.substr(0, 12), "host limit: ") << err;
+  EXPECT_NE(err.find("2^32 cycles or more"), std::string::npos) << err;
 }
 
 // --- files that are not regular -------------------------------------------------
