@@ -11,6 +11,10 @@
 
 namespace wsc::runtime::detail {
 
+/// The descriptor that /dev/stdin (0), /dev/stdout (1), /dev/stderr (2),
+/// /dev/fd/N or /proc/self/fd/N names, or -1 for any other path.
+int namedDescriptor(const std::string &path);
+
 /// Opens `path` for reading. A regular file is opened; standard input or an
 /// open descriptor named /dev/stdin, /dev/fd/N or /proc/self/fd/N is taken
 /// as it is (duplicated, never reopened), and may be a pipe. Directories,

@@ -2,6 +2,7 @@
 #include "wsc/runtime/HostArray.h"
 
 #include "FileIO.h"
+#include "wsc/runtime/OutputFiles.h"
 
 #include <fmt/format.h>
 
@@ -197,12 +198,13 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 
 namespace detail {
 
-namespace {
-
-/// The descriptor that /dev/stdin, /dev/fd/N or /proc/self/fd/N names, or -1.
 int namedDescriptor(const std::string &path) {
   if (path == "/dev/stdin")
     return 0;
+  if (path == "/dev/stdout")
+    return 1;
+  if (path == "/dev/stderr")
+    return 2;
   for (const char *prefix : {"/dev/fd/", "/proc/self/fd/"}) {
     size_t n = std::strlen(prefix);
     if (path.compare(0, n, prefix) != 0 || path.size() == n || path.size() > n + 9)
@@ -217,6 +219,8 @@ int namedDescriptor(const std::string &path) {
   }
   return -1;
 }
+
+namespace {
 
 const char *fileKind(mode_t mode) {
   if (S_ISDIR(mode))
@@ -315,24 +319,10 @@ Expected<std::string> readFileBytes(const std::string &path, uint64_t maxBytes) 
 }
 
 Status writeFileAtomic(const std::string &path, const std::string &bytes) {
-  std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return Status::failure(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::failure(fmt::format("{}: write error", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return Status::failure(fmt::format("{}: cannot write: {}", path, std::strerror(err)));
-  }
-  return Status::success();
+  OutputFiles out;
+  if (Status s = out.stage(path, bytes); !s)
+    return s;
+  return out.commit();
 }
 
 namespace {

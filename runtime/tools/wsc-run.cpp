@@ -2,6 +2,7 @@
 //   wsc-run model.wafer --input NAME=FILE ... --output NAME=FILE ...
 //           [--trace FILE.json] [--report FILE.json] [--threads N]
 #include "wsc/runtime/Emulator.h"
+#include "wsc/runtime/OutputFiles.h"
 
 #include <fmt/format.h>
 #include <google/protobuf/stubs/common.h>
@@ -11,6 +12,8 @@
 #include <exception>
 #include <map>
 #include <set>
+
+#include <csignal>
 
 using namespace wsc::runtime;
 namespace wafer = wsc::wafer;
@@ -154,20 +157,27 @@ int runMain(int argc, char **argv) {
   for (const std::string &w : r.warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());
 
-  // Files are written only after a successful run, each through a rename.
+  // Files are written only after a successful run, and all together: every
+  // one is staged (a regular file in a temporary file next to it) before any
+  // is committed, so a failure leaves none behind.
+  OutputFiles files;
   for (const auto &[name, file] : args.outputs) {
     Expected<HostArray> value = e.output(name);
     if (!value)
       return fail(value.error());
-    if (Status s = writeNpy(file, *value); !s)
+    if (Status s = checkIntegerRange(*value, file); !s)
+      return fail(s.message());
+    if (Status s = files.stage(file, encodeNpy(*value)); !s)
       return fail(s.message());
   }
   if (!args.report.empty())
-    if (Status s = writeFileAtomic(args.report, reportJson(r)); !s)
+    if (Status s = files.stage(args.report, reportJson(r)); !s)
       return fail(s.message());
   if (!args.trace.empty())
-    if (Status s = writeFileAtomic(args.trace, traceJson(r)); !s)
+    if (Status s = files.stage(args.trace, traceJson(r)); !s)
       return fail(s.message());
+  if (Status s = files.commit(); !s)
+    return fail(s.message());
   std::printf("wsc-run: %llu cycles (%.6g s at %.6g GHz), %.6g tokens/s, %llu PEs on %u wafer%s\n",
               (unsigned long long)r.cycles, r.clockHz > 0 ? double(r.cycles) / r.clockHz : 0.0,
               r.clockHz / 1e9, r.tokensPerS, (unsigned long long)r.pesActive, r.wafers,
@@ -186,6 +196,8 @@ int main(int argc, char **argv) {
   // log lines (e.g. "String field ... contains invalid UTF-8") before it.
   google::protobuf::SetLogHandler(nullptr);
 #endif
+  // A FIFO output whose reader goes away is a write error, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
   // Host-side failures (e.g. out of memory) are errors too, never an abort.
   try {
     return runMain(argc, argv);

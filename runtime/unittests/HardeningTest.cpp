@@ -2,12 +2,16 @@
 // runaway programs, absurd arch figures and outputs that must not be
 // half-written. Each one is a clean error, never a wrong answer.
 #include "TestPrograms.h"
+#include "wsc/runtime/OutputFiles.h"
 #include "wsc/format/Digest.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <dirent.h>
+#include <fcntl.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -259,6 +263,102 @@ TEST(Files, APipeIsReadThroughItsDescriptorAndCutOff) {
   ASSERT_TRUE(got.ok()) << got.error();
   EXPECT_EQ(*got, "0123456789");
   ::close(fds[0]);
+}
+
+// --- output files -------------------------------------------------------------
+
+/// A fresh directory; its entries by name.
+std::string freshDir(const std::string &name) {
+  std::string dir = ::testing::TempDir() + "wsc-out-" + std::to_string(::getpid()) + "-" + name;
+  EXPECT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  return dir;
+}
+std::vector<std::string> entries(const std::string &dir) {
+  std::vector<std::string> names;
+  DIR *d = ::opendir(dir.c_str());
+  while (dirent *e = d ? ::readdir(d) : nullptr)
+    if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+      names.push_back(e->d_name);
+  if (d)
+    ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+std::string contents(const std::string &path) {
+  Expected<std::string> b = readFileBytes(path);
+  return b ? *b : "<" + b.error() + ">";
+}
+
+TEST(OutputFiles, NothingIsWrittenUntilEverythingIsStaged) {
+  std::string dir = freshDir("all");
+  {
+    OutputFiles out;
+    ASSERT_TRUE(out.stage(dir + "/a", "A").ok());
+    ASSERT_TRUE(out.stage(dir + "/b", "B").ok());
+    // Only temporary files so far; a failed stage removes them.
+    EXPECT_EQ(entries(dir).size(), 2u);
+    EXPECT_EQ(out.stage(dir + "/no/c", "C").message(),
+              dir + "/no/c: cannot write: No such file or directory");
+    EXPECT_TRUE(entries(dir).empty());
+  }
+  {
+    OutputFiles out;
+    ASSERT_TRUE(out.stage(dir + "/a", "A").ok());
+    ASSERT_TRUE(out.stage("/dev/full", "F").ok());
+    // The device is written first: when it fails, nothing is renamed.
+    EXPECT_EQ(out.commit().message(), "/dev/full: cannot write: No space left on device");
+    EXPECT_TRUE(entries(dir).empty());
+  }
+  {
+    OutputFiles out;
+    ASSERT_TRUE(out.stage(dir + "/a", "A").ok());
+    ASSERT_TRUE(out.stage(dir + "/b", "B").ok());
+    ASSERT_TRUE(out.commit().ok());
+    EXPECT_EQ(entries(dir), (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(contents(dir + "/a"), "A");
+  }
+  {
+    // Discarded (destroyed) without a commit: the old files stay as they were.
+    OutputFiles out;
+    ASSERT_TRUE(out.stage(dir + "/a", "new").ok());
+  }
+  EXPECT_EQ(entries(dir), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(contents(dir + "/a"), "A");
+  EXPECT_EQ(writeFileAtomic(dir, "x").message(), dir + ": cannot write: is a directory");
+}
+
+TEST(OutputFiles, LinksAreFollowedAndDevicesWrittenThrough) {
+  std::string dir = freshDir("links");
+  ASSERT_TRUE(writeFileAtomic(dir + "/real", "old").ok());
+  ASSERT_EQ(::symlink("real", (dir + "/link").c_str()), 0);
+  ASSERT_EQ(::symlink("made", (dir + "/dangling").c_str()), 0);
+  ASSERT_EQ(::symlink("/dev/null", (dir + "/null").c_str()), 0);
+  ASSERT_TRUE(writeFileAtomic(dir + "/link", "new").ok());
+  ASSERT_TRUE(writeFileAtomic(dir + "/dangling", "made").ok());
+  ASSERT_TRUE(writeFileAtomic(dir + "/null", "gone").ok());
+  struct stat st;
+  for (const char *link : {"/link", "/dangling", "/null"}) {
+    ASSERT_EQ(::lstat((dir + link).c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode)) << link;
+  }
+  EXPECT_EQ(contents(dir + "/real"), "new");
+  EXPECT_EQ(contents(dir + "/made"), "made");
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  // A FIFO: an error without a reader, written through with one.
+  std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(writeFileAtomic(fifo, "x").message(),
+            fifo + ": cannot write: a FIFO that no process reads");
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  ASSERT_TRUE(writeFileAtomic(fifo, "through").ok());
+  char buf[16] = {};
+  EXPECT_EQ(::read(reader, buf, sizeof buf), 7);
+  EXPECT_EQ(std::string(buf), "through");
+  ::close(reader);
+  EXPECT_EQ(entries(dir),
+            (std::vector<std::string>{"dangling", "fifo", "link", "made", "null", "real"}));
 }
 
 } // namespace

@@ -76,8 +76,8 @@ const char *npyDescr(DType t);
 std::string encodeNpy(const HostArray &a);
 /// An error naming the first integer element of `a` outside its type's range.
 Status checkIntegerRange(const HostArray &a, const std::string &what);
-/// Writes `a` to a temporary file next to `path`, then renames it into place,
-/// so that a failure never leaves a half-written file. An integer element
+/// Writes `a` with writeFileAtomic, so that a failure never leaves a
+/// half-written file. An integer element
 /// outside its type's range is an error naming `path`.
 Status writeNpy(const std::string &path, const HostArray &a);
 
@@ -97,7 +97,9 @@ constexpr uint64_t kMaxReadBytes = uint64_t(1) << 34;
 /// and named FIFOs are refused without being opened: "PATH: is a directory,
 /// not a regular file".
 Expected<std::string> readFileBytes(const std::string &path, uint64_t maxBytes = kMaxReadBytes);
-/// Writes a whole file through a temporary file and a rename.
+/// Writes a whole file as OutputFiles does (one file): a regular file through
+/// a temporary file and a rename, a device or a FIFO written through, a
+/// symbolic link followed to its target.
 Status writeFileAtomic(const std::string &path, const std::string &bytes);
 
 } // namespace wsc::runtime
