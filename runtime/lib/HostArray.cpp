@@ -409,17 +409,37 @@ Expected<HostArray> parseNpy(const std::string &bytes, const std::string &name) 
       !headerField(h, "shape", shapeText))
     return bad("header lacks descr, fortran_order or shape");
   HostArray a;
-  for (size_t i = 1; i + 1 < shapeText.size();) {
-    size_t j = shapeText.find_first_of(",)", i);
-    std::string dim = shapeText.substr(i, j - i);
-    i = j + 1;
-    if (dim.find_first_not_of(' ') == std::string::npos)
-      continue;
-    char *end = nullptr;
-    long long d = std::strtoll(dim.c_str(), &end, 10);
-    if (d < 0)
-      return bad("negative dimension");
-    a.shape.push_back(d);
+  // A Python tuple of non-negative integers: "()", "(5,)", "(2, 8)". Every
+  // dimension must be digits only ("8.9", "x8" and "-1" are refused); a
+  // comma may trail, and must for one dimension ("(5)" is no tuple).
+  auto badShape = [&] {
+    return bad("shape " + shapeText + " is not a tuple of non-negative integers");
+  };
+  if (shapeText.size() < 2 || shapeText.front() != '(' || shapeText.back() != ')')
+    return badShape();
+  std::string inner = shapeText.substr(1, shapeText.size() - 2);
+  if (inner.find_first_not_of(' ') != std::string::npos) {
+    for (size_t i = 0;;) {
+      size_t j = inner.find(',', i);
+      std::string dim = inner.substr(i, j == std::string::npos ? std::string::npos : j - i);
+      size_t b = dim.find_first_not_of(' '), e = dim.find_last_not_of(' ');
+      if (b == std::string::npos) {
+        // Empty: only after a trailing comma, "(5,)".
+        if (j != std::string::npos || a.shape.empty())
+          return badShape();
+        break;
+      }
+      dim = dim.substr(b, e - b + 1);
+      if (dim.size() > 18 || dim.find_first_not_of("0123456789") != std::string::npos)
+        return badShape();
+      a.shape.push_back(std::stoll(dim));
+      if (j == std::string::npos) {
+        if (a.shape.size() == 1) // "(5)" is 5, not a tuple
+          return badShape();
+        break;
+      }
+      i = j + 1;
+    }
   }
   const NpyType *type = npyType(descr);
   if (!type)

@@ -265,6 +265,38 @@ TEST(Files, APipeIsReadThroughItsDescriptorAndCutOff) {
   ::close(fds[0]);
 }
 
+// --- strict .npy headers -------------------------------------------------------
+
+/// A version-1 .npy of `shape` text and `data`, as numpy.save pads it.
+std::string npyWithShape(const std::string &shape, const std::string &data) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string bytes("\x93NUMPY\x01\x00", 8);
+  bytes += char(dict.size());
+  bytes += char(0);
+  return bytes + dict + data;
+}
+
+TEST(NpyShape, OnlyTuplesOfNonNegativeIntegers) {
+  std::string eight(16 * 4, '\0'), one(4, '\0');
+  for (const char *shape : {"(2, 8.9)", "(2, x8)", "(2, -8)", "(2, +8)", "(2,, 8)", "(, 2)",
+                            "(16)", "(2 8)", "(0x10,)", "(,)"})
+    EXPECT_EQ(parseNpy(npyWithShape(shape, eight), "a.npy").error(),
+              fmt::format("a.npy: not a readable .npy file (shape {} is not a tuple of "
+                          "non-negative integers)",
+                          shape))
+        << shape;
+  for (const char *shape : {"(2, 8)", "(2,8)", "(16,)", "( 2 , 8 , )", "(1, 16, 1)"}) {
+    Expected<HostArray> a = parseNpy(npyWithShape(shape, eight), "a.npy");
+    ASSERT_TRUE(a.ok()) << shape << ": " << a.error();
+    EXPECT_EQ(a->numel(), 16) << shape;
+  }
+  Expected<HostArray> scalar = parseNpy(npyWithShape("()", one), "s.npy");
+  ASSERT_TRUE(scalar.ok()) << scalar.error();
+  EXPECT_TRUE(scalar->shape.empty());
+}
+
 // --- output files -------------------------------------------------------------
 
 /// A fresh directory; its entries by name.
