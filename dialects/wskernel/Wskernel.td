@@ -452,8 +452,9 @@ def Wskernel_UnaryOp : Wskernel_InstrOp<"unary",
     "$kind $dst `=` $src `n` $n", Wskernel_ElemTypeArg> {
   let summary = "An elementwise function of an SRAM vector";
   let description = [{
-    Kinds: exp, erf, tanh, sqrt, rsqrt, neg, gelu, copy, log, abs, sin, cos,
-    sigmoid, reciprocal, relu, floor, ceil; not (1 where the word is 0);
+    Kinds: exp, erf, tanh, sqrt, rsqrt, neg, gelu (exact), gelu_tanh (the
+    tanh approximation), copy, log, abs, sin, cos, sigmoid, reciprocal, relu,
+    floor, ceil; not (1 where the word is 0);
     to_int (f32 to i32, toward zero) and to_float (i32 to f32). neg, abs and
     relu also take `elem = "i32"`.
 

@@ -661,9 +661,9 @@ LogicalResult ImmOp::verify() {
 }
 LogicalResult UnaryOp::verify() {
   if (failed(checkKind(*this, getKind(),
-                       {"exp", "erf", "tanh", "sqrt", "rsqrt", "neg", "gelu", "copy", "log", "abs",
-                        "sin", "cos", "sigmoid", "reciprocal", "relu", "floor", "ceil", "not",
-                        "to_int", "to_float"})))
+                       {"exp", "erf", "tanh", "sqrt", "rsqrt", "neg", "gelu", "gelu_tanh", "copy",
+                        "log", "abs", "sin", "cos", "sigmoid", "reciprocal", "relu", "floor", "ceil",
+                        "not", "to_int", "to_float"})))
     return failure();
   return checkElem(*this, getKind(), getElem(), {"neg", "abs", "relu"});
 }

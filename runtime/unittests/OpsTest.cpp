@@ -334,6 +334,28 @@ TEST(Ops, UnaryF32OpsAndCosts) {
   EXPECT_EQ(cycles, 5u * 64 + 4 * 2);
 }
 
+TEST(Ops, GeluTanhInDouble) {
+  // GELU_TANH: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), in double,
+  // rounded once; GELU beside it is the exact (erf) form, which differs.
+  std::vector<float> x = {0.5f, -1.25f, 2, -0.0f, 3.75f, -3.5f, 1e-3f, -7};
+  OnePe pe;
+  pe.init[0] = fw(x);
+  pe.code = {ins(wafer::GELU_TANH, {32, 0}, 8), ins(wafer::GELU, {64, 0}, 8)};
+  pe.out = 32;
+  pe.count = 16;
+  uint64_t cycles = 0;
+  std::vector<float> r = pe.runFloats(&cycles);
+  std::vector<float> want;
+  for (float v : x) {
+    double d = v;
+    want.push_back(float(0.5 * d * (1 + std::tanh(std::sqrt(2 / M_PI) * (d + 0.044715 * d * d * d)))));
+  }
+  expectBits({r.begin(), r.begin() + 8}, want, "GELU_TANH");
+  EXPECT_NE(r[0], r[8]) << "GELU_TANH(0.5) is not the exact GELU(0.5)";
+  EXPECT_NEAR(r[0], r[8], 1e-3) << "but close to it";
+  EXPECT_EQ(cycles, 2u * 64) << "n * tc each, as GELU";
+}
+
 TEST(Ops, UnaryInt32OpsWrap) {
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   OnePe pe;

@@ -819,7 +819,7 @@ func.func @imm_kind() {
 
 func.func @unary_kind() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.unary' op kind 'softsign' is not one of exp, erf, tanh, sqrt, rsqrt, neg, gelu, copy, log, abs, sin, cos, sigmoid, reciprocal, relu, floor, ceil, not, to_int, to_float}}
+    // expected-error @+1 {{'wskernel.unary' op kind 'softsign' is not one of exp, erf, tanh, sqrt, rsqrt, neg, gelu, gelu_tanh, copy, log, abs, sin, cos, sigmoid, reciprocal, relu, floor, ceil, not, to_int, to_float}}
     wskernel.unary "softsign" <base = 0> = <base = 0> n <base = 4>
   }
   return
