@@ -363,6 +363,11 @@ OpFoldResult NotOp::fold(FoldAdaptor a) {
       [](int64_t x) { return int64_t(x == 0); });
 }
 OpFoldResult GeluOp::fold(FoldAdaptor a) {
+  constexpr double kSqrt2OverPi = 0.79788456080286535588;
+  if (isTanh())
+    return foldUnary(getType(), a.getInput(), [](double x) {
+      return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+    });
   return foldUnary(getType(), a.getInput(),
                    [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); });
 }

@@ -332,24 +332,43 @@ LogicalResult LogSoftmaxOp::verify() {
   return success();
 }
 
-LogicalResult LayerNormOp::verify() {
-  auto x = getInput().getType();
-  auto axis = normalizeAxis(getAxis(), x.getRank());
+/// A normalization over the dimensions from `axis` on: its `axis` is in
+/// range and its parameters (scale, bias) have the shape of those dimensions
+/// and the input's element type.
+static LogicalResult verifyNormalization(Operation *op, RankedTensorType x, int64_t axisAttr,
+                                         ArrayRef<std::pair<Value, StringRef>> params) {
+  auto axis = normalizeAxis(axisAttr, x.getRank());
   if (failed(axis))
-    return emitOpError("axis ") << static_cast<int64_t>(getAxis())
-                                << " is out of range for rank " << x.getRank();
+    return op->emitOpError("axis ") << axisAttr << " is out of range for rank " << x.getRank();
   ArrayRef<int64_t> normalized = x.getShape().drop_front(*axis);
-  auto check = [&](Value v, StringRef what) -> LogicalResult {
+  for (auto [v, what] : params) {
     if (!v)
-      return success();
+      continue;
     if (rankedType(v).getShape() != normalized || rankedType(v).getElementType() !=
                                                       x.getElementType())
-      return emitOpError("expects ") << what << " of type "
-                                     << tensorOf(normalized, x.getElementType()) << ", got "
-                                     << v.getType();
-    return success();
-  };
-  return failure(failed(check(getScale(), "scale")) || failed(check(getBias(), "bias")));
+      return op->emitOpError("expects ") << what << " of type "
+                                         << tensorOf(normalized, x.getElementType()) << ", got "
+                                         << v.getType();
+  }
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  return verifyNormalization(*this, getInput().getType(), getAxis(),
+                             {{getScale(), "scale"}, {getBias(), "bias"}});
+}
+
+LogicalResult RmsNormOp::verify() {
+  if (!(getEpsilon().convertToFloat() >= 0))
+    return emitOpError("epsilon ") << getEpsilon().convertToFloat() << " is negative";
+  return verifyNormalization(*this, getInput().getType(), getAxis(), {{getScale(), "scale"}});
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate \"") << getApproximate()
+                                         << "\" is not one of \"none\", \"tanh\"";
+  return success();
 }
 
 LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,

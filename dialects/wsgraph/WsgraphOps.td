@@ -204,7 +204,27 @@ def Wsgraph_NotOp : Wsgraph_UnaryOp<"not", [], I1, "a boolean (i1)", "tensor<2x8
   let summary = "Logical negation of booleans";
 }
 def Wsgraph_GeluOp : Wsgraph_UnaryOp<"gelu"> {
-  let summary = "Exact GELU: x * 0.5 * (1 + erf(x / sqrt(2)))";
+  let summary = "GELU, exact (erf) or in the tanh approximation";
+  let description = [{
+    Elementwise on a floating-point tensor. `approximate = "none"` (the
+    default) is the exact GELU, `x * 0.5 * (1 + erf(x / sqrt(2)))`;
+    `approximate = "tanh"` is the form GPT-2 was trained with (HF's
+    gelu_new, torch's `approximate='tanh'`),
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`. Produced
+    by `--wsgraph-fuse` from either form.
+
+    ```mlir
+    %r = wsgraph.gelu %x : tensor<2x8xf32>
+    %t = wsgraph.gelu %x {approximate = "tanh"} : tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The tanh approximation rather than the exact (erf) GELU?
+    bool isTanh() { return getApproximate() == "tanh"; }
+  }];
 }
 
 def Wsgraph_CastOp : Wsgraph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
@@ -366,6 +386,29 @@ def Wsgraph_LayerNormOp : Wsgraph_Op<"layer_norm", [Pure,
                        DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
   let results = (outs RankedTensorOf<[AnyFloat]>:$result);
   let assemblyFormat = "$input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Wsgraph_RmsNormOp : Wsgraph_Op<"rms_norm", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "RMS normalization over the trailing dimensions";
+  let description = [{
+    Scales `input` by the reciprocal root mean square of the dimensions from
+    `axis` to the last one: `x / sqrt(mean(x^2) + epsilon) * scale`, without
+    centring (Llama's RMSNorm; ONNX RMSNormalization). `scale` has the shape
+    of those trailing dimensions. Produced by `--wsgraph-fuse` from
+    `x * rsqrt(mean(x^2, -1, keepdim) + eps) * weight` as torch exports it.
+
+    ```mlir
+    %y = wsgraph.rms_norm %x, %g {axis = -1 : i64, epsilon = 1.0e-06 : f32}
+        : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input, RankedTensorOf<[AnyFloat]>:$scale,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input `,` $scale attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
 

@@ -343,6 +343,18 @@ func.func @unary() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32
 
 // -----
 
+// The tanh GELU folds with its own formula.
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK-NEXT: %[[G:.*]] = wsgraph.constant dense<[0.000000e+00, 8.411920e-01, -0.0454023071]> : tensor<3xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_tanh() -> tensor<3xf32> {
+  %x = wsgraph.constant dense<[0.0, 1.0, -2.0]> : tensor<3xf32>
+  %0 = wsgraph.gelu %x {approximate = "tanh"} : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @unary_more
 // CHECK-DAG: %[[SIG:.*]] = wsgraph.constant dense<[0.182425529, 5.000000e-01, 0.880797088]> : tensor<3xf32>
 // CHECK-DAG: %[[RELU:.*]] = wsgraph.constant dense<[0.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>

@@ -473,6 +473,54 @@ func.func @layer_norm_result(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>) {
 
 // -----
 
+func.func @gelu_form(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'wsgraph.gelu' op approximate "sigmoid" is not one of "none", "tanh"}}
+  %0 = wsgraph.gelu %x {approximate = "sigmoid"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_axis(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>) {
+  // expected-error @+1 {{'wsgraph.rms_norm' op axis 3 is out of range for rank 3}}
+  %0 = wsgraph.rms_norm %x, %g {axis = 3 : i64} : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_scale_shape(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>) {
+  // expected-error @+1 {{'wsgraph.rms_norm' op expects scale of type 'tensor<8x32xf32>', got 'tensor<32xf32>'}}
+  %0 = wsgraph.rms_norm %x, %g {axis = -2 : i64} : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_scale_element_type(%x: tensor<1x8x32xf32>, %g: tensor<32xf16>) {
+  // expected-error @+1 {{'wsgraph.rms_norm' op expects scale of type 'tensor<32xf32>', got 'tensor<32xf16>'}}
+  %0 = wsgraph.rms_norm %x, %g : (tensor<1x8x32xf32>, tensor<32xf16>) -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_epsilon(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>) {
+  // expected-error @+1 {{'wsgraph.rms_norm' op epsilon -1.000000e-05 is negative}}
+  %0 = wsgraph.rms_norm %x, %g {epsilon = -1.0e-05 : f32} : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_result(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>) {
+  // expected-error @+1 {{'wsgraph.rms_norm' op failed to verify that all of {input, result} have same type}}
+  %0 = wsgraph.rms_norm %x, %g : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
 func.func @attention_rank(%q: tensor<2x8x16xf32>) {
   // expected-error @+2 {{'wsgraph.attention' expects rank-4 [B, H, T, D] operands}}
   // expected-error @+1 {{failed to infer returned types}}

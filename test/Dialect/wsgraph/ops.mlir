@@ -81,6 +81,9 @@ func.func @binary_dynamic(%a: tensor<?x8xf32>, %b: tensor<1x8xf32>, %c: tensor<4
 // CHECK-NEXT: wsgraph.exp %[[H]] : tensor<4xf16>
 // CHECK-NEXT: wsgraph.neg %[[X]] : tensor<2x8xf32>
 // CHECK-NEXT: wsgraph.gelu %[[X]] : tensor<2x8xf32>
+// The default form, exact, is not printed; the tanh one is.
+// CHECK-NEXT: wsgraph.gelu %[[X]] : tensor<2x8xf32>
+// CHECK-NEXT: wsgraph.gelu %[[X]] {approximate = "tanh"} : tensor<2x8xf32>
 func.func @unary(%x: tensor<2x8xf32>, %h: tensor<4xf16>) {
   %0 = wsgraph.sqrt %x : tensor<2x8xf32>
   %1 = wsgraph.erf %x : tensor<2x8xf32>
@@ -88,6 +91,8 @@ func.func @unary(%x: tensor<2x8xf32>, %h: tensor<4xf16>) {
   %3 = wsgraph.exp %h : tensor<4xf16>
   %4 = wsgraph.neg %x : tensor<2x8xf32>
   %5 = wsgraph.gelu %x : tensor<2x8xf32>
+  %6 = wsgraph.gelu %x {approximate = "none"} : tensor<2x8xf32>
+  %7 = wsgraph.gelu %x {approximate = "tanh"} : tensor<2x8xf32>
   return
 }
 
@@ -236,6 +241,21 @@ func.func @layer_norm(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>, %b: tensor<32x
   %0 = wsgraph.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<1x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
   %1 = wsgraph.layer_norm %x, %g : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
   %2 = wsgraph.layer_norm %x, %g2 {axis = -2 : i64, epsilon = 1.0e-03 : f32} : (tensor<1x8x32xf32>, tensor<8x32xf32>) -> tensor<1x8x32xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x32xf32>, %[[G:.*]]: tensor<32xf32>, %[[G2:.*]]: tensor<8x32xf32>)
+// CHECK-NEXT: wsgraph.rms_norm %[[X]], %[[G]] {epsilon = 9.99999997E-7 : f32} : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+// CHECK-NEXT: wsgraph.rms_norm %[[X]], %[[G]] : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+// CHECK-NEXT: wsgraph.rms_norm %[[X]], %[[G2]] {axis = -2 : i64} : (tensor<1x8x32xf32>, tensor<8x32xf32>) -> tensor<1x8x32xf32>
+// GENERIC-LABEL: "func.func"() <{{.*}}sym_name = "rms_norm"
+// GENERIC: "wsgraph.rms_norm"(%{{.*}}, %{{.*}}) <{axis = -1 : i64, epsilon = 9.99999997E-7 : f32}>
+// GENERIC: "wsgraph.rms_norm"(%{{.*}}, %{{.*}}) <{axis = -1 : i64, epsilon = 9.99999974E-6 : f32}>
+func.func @rms_norm(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>, %g2: tensor<8x32xf32>) {
+  %0 = wsgraph.rms_norm %x, %g {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+  %1 = wsgraph.rms_norm %x, %g : (tensor<1x8x32xf32>, tensor<32xf32>) -> tensor<1x8x32xf32>
+  %2 = wsgraph.rms_norm %x, %g2 {axis = -2 : i64} : (tensor<1x8x32xf32>, tensor<8x32xf32>) -> tensor<1x8x32xf32>
   return
 }
 
