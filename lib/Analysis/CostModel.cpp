@@ -43,6 +43,17 @@ double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_
   return std::max(core, output(out, c, cb, w, 1, group));
 }
 
+double CostModel::rmsNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group,
+                          int64_t step) const {
+  // x . x, all-reduce; mean, + eps, rsqrt; scale, weight. No centring: one
+  // all-reduce of `step` tokens' sums per round trip, the blocks leaving
+  // on the async engine as the layer norm's do.
+  int64_t cb = ceilDiv(c, w);
+  double core = words(in) + matvec(1, cb) + rowAllReduce(w, step) / double(step) +
+                2 * vector(1) + transcendental(1) + 2 * vector(cb);
+  return std::max(core, output(out, c, cb, w, 1, group));
+}
+
 double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows,
                             Output out, int64_t in, int64_t group, bool prefetch) const {
   // A row scores its block of keys on its share of the head's dimensions,

@@ -86,6 +86,9 @@ struct CostModel {
   /// Layer norm of C on 1 x w PEs (two row all-reduces: mean, variance).
   double layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1,
                    int64_t step = 1) const;
+  /// RMS norm of C on 1 x w PEs (one row all-reduce: the sum of squares).
+  double rmsNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1,
+                 int64_t step = 1) const;
   /// Causal attention over `t` tokens: `heads` heads of size d, each on
   /// `parts` columns (d / parts of each head's q, k, v per column; the
   /// scores all-reduced along them) and `rows` rows holding blocks of keys,

@@ -72,7 +72,8 @@ struct KernelPlan {
   bool chained = false;
   SmallVector<unsigned> operandInput; // generic: operand i of the anchor is inputs[operandInput[i]]
   double work = 1;            // multiply-accumulates (or elements) per token
-  float epsilon = 1e-5f;      // layer_norm
+  float epsilon = 1e-5f;      // layer_norm, rms_norm
+  bool geluTanh = false;      // linear_gelu: GELU in its tanh form (else exact)
   float scale = 1.0f;         // attention
   int64_t heads = 0;          // attention: its heads, each on w / heads columns
   bool hostResult = false;    // the result goes to the host, not to a stream

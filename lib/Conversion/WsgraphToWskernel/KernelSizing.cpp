@@ -65,7 +65,7 @@ namespace {
 /// (A kernel whose rows keep host-read results passes them north on "up".)
 DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool hostRows) {
   SmallVector<NamedAttribute> c;
-  bool layerNorm = p.kind == "layer_norm";
+  bool layerNorm = p.kind == "layer_norm" || p.kind == "rms_norm"; // row all-reduces
   // Attention with several columns per head all-reduces its scores there.
   bool splitHeads = p.kind == "attention" && p.heads > 0 && p.w > p.heads;
   if (p.h > 1)

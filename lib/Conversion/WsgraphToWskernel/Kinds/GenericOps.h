@@ -20,6 +20,10 @@ namespace wsc::lowering::generic {
 const llvm::StringMap<StringRef> &unaryKinds();
 const llvm::StringMap<StringRef> &binaryKinds();
 const llvm::StringMap<StringRef> &reduceKinds();
+/// The runtime kind of elementwise op `op` (empty if it is none): unaryKinds
+/// by name, except a gelu's form, which its `approximate` decides
+/// ("gelu_tanh" for the tanh form).
+StringRef unaryKindOf(Operation *op);
 /// Ops whose result is their operand's words in the same order.
 bool keepsOrder(Operation *op);
 

@@ -75,6 +75,7 @@ ArrayRef<const KernelKind *> fusedKinds();
 const KernelKind *kernelKind(StringRef name);
 const KernelKind &embedKind();
 const KernelKind &layerNormKind();
+const KernelKind &rmsNormKind();
 const KernelKind &linearKind();
 const KernelKind &attentionKind();
 const KernelKind &addKind();

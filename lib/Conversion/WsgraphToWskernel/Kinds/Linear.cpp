@@ -1,8 +1,8 @@
 //===- Linear.cpp - the linear kernel kinds (linear, linear_gelu) ---------===//
 //
-// x W (+ bias) (then GELU) (+ a residual) over [batch, tokens, K]: the weight
-// is tiled over the rectangle, each row's partial sums run down the columns
-// to a finishing row, and the result leaves in blocks.
+// x W (+ bias) (then GELU, exact or tanh) (+ a residual) over [batch, tokens,
+// K]: the weight is tiled over the rectangle, each row's partial sums run
+// down the columns to a finishing row, and the result leaves in blocks.
 //
 //===----------------------------------------------------------------------===//
 #include "Kind.h"
@@ -14,6 +14,10 @@ using namespace wsc;
 using namespace wsc::lowering;
 namespace wg = wsc::wsgraph;
 
+// A linear_gelu's GELU form when it is the tanh one (absent: exact), which a
+// resize needs again.
+static constexpr StringLiteral kGeluAttr = "wskernel.gelu";
+
 namespace {
 
 class LinearKind : public KernelKind {
@@ -23,6 +27,7 @@ public:
                                        const CostModel &cost) const override;
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
+  void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
 };
 
 } // namespace
@@ -48,6 +53,7 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   bool gelu = false;
   if (auto g = dyn_cast_or_null<wg::GeluOp>(singleUser(out))) {
     gelu = true;
+    plan.geluTanh = g.isTanh();
     absorbed.insert(g);
     out = g.getResult();
     plan.anchor = g;
@@ -304,7 +310,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
     if (bias)
       k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), finRow);
     if (p.kind == "linear_gelu")
-      k.unary("gelu", k.aff(part), k.aff(part), k.aff(nb), finRow);
+      k.unary(p.geluTanh ? "gelu_tanh" : "gelu", k.aff(part), k.aff(part), k.aff(nb), finRow);
     if (residual && !partialSum)
       k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
   };
@@ -362,10 +368,17 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   if (weight.empty() || !streamWordsOf(ins, 0) || p.weightRowBase + weight[0] > streamWordsOf(ins, 0))
     return failure();
   int64_t n = p.colHi ? p.colHi - p.colLo : weight[1];
+  if (auto form = kernel->getAttrOfType<StringAttr>(kGeluAttr))
+    p.geluTanh = form.getValue() == "tanh";
   p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, arch,
                        linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
                                     batch * tokens, arch, asyncColumnSums(tokens)));
   return success();
+}
+
+void LinearKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
+  if (p.kind == "linear_gelu" && p.geluTanh)
+    kernel->setAttr(kGeluAttr, StringAttr::get(kernel.getContext(), "tanh"));
 }
 
 const KernelKind &wsc::lowering::linearKind() {

@@ -10,6 +10,7 @@ const KernelKind *wsc::lowering::kernelKind(llvm::StringRef name) {
   Get get = llvm::StringSwitch<Get>(name)
                 .Case("embed", embedKind)
                 .Case("layer_norm", layerNormKind)
+                .Case("rms_norm", rmsNormKind)
                 .Cases({"linear", "linear_gelu"}, linearKind)
                 .Case("attention", attentionKind)
                 .Case("add", addKind)
@@ -20,7 +21,7 @@ const KernelKind *wsc::lowering::kernelKind(llvm::StringRef name) {
 }
 
 llvm::ArrayRef<const KernelKind *> wsc::lowering::fusedKinds() {
-  static const KernelKind *const kinds[] = {&embedKind(), &layerNormKind(), &linearKind(),
-                                            &attentionKind(), &addKind()};
+  static const KernelKind *const kinds[] = {&embedKind(),     &layerNormKind(), &rmsNormKind(),
+                                            &linearKind(),    &attentionKind(), &addKind()};
   return kinds;
 }
