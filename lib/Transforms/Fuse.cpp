@@ -8,11 +8,13 @@
 //===----------------------------------------------------------------------===//
 #include "wsc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <array>
 #include <cmath>
 
 namespace wsc {
@@ -63,6 +65,28 @@ bool matchEither(OpTy op, Value &a, Value &b, Pred pred) {
   if (pred(op.getRhs())) {
     a = op.getRhs(), b = op.getLhs();
     return true;
+  }
+  return false;
+}
+
+/// Is `v` a [batch, tokens, C] activation of its function, [batch, tokens]
+/// being the shape of the function's token ids (its first static 2-D
+/// integer argument)? The fused kernel kinds take such activations only
+/// (the lowering's tokenGeometry and PlanContext::isActivation); fused ops
+/// that only they compute are made for such values alone.
+bool isTokenActivation(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  Operation *at = isa<BlockArgument>(v) ? v.getParentBlock()->getParentOp() : v.getDefiningOp();
+  auto func = at ? dyn_cast<func::FuncOp>(at) : func::FuncOp();
+  if (!func && at)
+    func = at->getParentOfType<func::FuncOp>();
+  if (!t || t.getRank() != 3 || !t.hasStaticShape() || !func)
+    return false;
+  for (BlockArgument arg : func.getArguments()) {
+    auto ids = dyn_cast<RankedTensorType>(arg.getType());
+    if (ids && ids.getRank() == 2 && isa<IntegerType>(ids.getElementType()) &&
+        ids.hasStaticShape())
+      return ids.getShape() == t.getShape().take_front(2);
   }
   return false;
 }
@@ -288,6 +312,172 @@ struct FuseGelu : OpRewritePattern<MulOp> {
   }
 };
 
+/// A polynomial c0 + c1 x + c2 x^2 + c3 x^3.
+using Cubic = std::array<double, 4>;
+
+/// Is `v` a polynomial of degree 3 or less in `x`, made of mul, add, sub,
+/// division by a constant, pow(., 2 or 3) and splat constants, every
+/// computed value of x's type (nothing broadcast)? Gives its coefficients,
+/// and adds the ops it is made of to `ops`.
+std::optional<Cubic> cubicIn(Value v, Value x, SmallPtrSetImpl<Operation *> &ops,
+                             int depth = 8) {
+  if (v == x)
+    return Cubic{0, 1, 0, 0};
+  if (auto c = splatValue(v))
+    return Cubic{*c, 0, 0, 0};
+  Operation *op = v.getDefiningOp();
+  if (!op || depth == 0 || v.getType() != x.getType() || op->getNumOperands() != 2)
+    return std::nullopt;
+  auto mul = [](const Cubic &a, const Cubic &b) -> std::optional<Cubic> {
+    Cubic r{0, 0, 0, 0};
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        if (a[i] == 0 || b[j] == 0)
+          continue;
+        if (i + j > 3)
+          return std::nullopt;
+        r[i + j] += a[i] * b[j];
+      }
+    return r;
+  };
+  auto lhs = cubicIn(op->getOperand(0), x, ops, depth - 1);
+  if (!lhs)
+    return std::nullopt;
+  std::optional<Cubic> r;
+  if (isa<PowOp>(op)) {
+    auto e = splatValue(op->getOperand(1));
+    if (!e || (*e != 2.0 && *e != 3.0))
+      return std::nullopt;
+    r = mul(*lhs, *lhs);
+    if (r && *e == 3.0)
+      r = mul(*r, *lhs);
+  } else if (isa<DivOp>(op)) {
+    auto d = splatValue(op->getOperand(1));
+    if (!d || *d == 0)
+      return std::nullopt;
+    r = Cubic{(*lhs)[0] / *d, (*lhs)[1] / *d, (*lhs)[2] / *d, (*lhs)[3] / *d};
+  } else if (isa<MulOp, AddOp, SubOp>(op)) {
+    auto rhs = cubicIn(op->getOperand(1), x, ops, depth - 1);
+    if (!rhs)
+      return std::nullopt;
+    if (isa<MulOp>(op))
+      r = mul(*lhs, *rhs);
+    else {
+      double sign = isa<SubOp>(op) ? -1.0 : 1.0;
+      r = Cubic{(*lhs)[0] + sign * (*rhs)[0], (*lhs)[1] + sign * (*rhs)[1],
+                (*lhs)[2] + sign * (*rhs)[2], (*lhs)[3] + sign * (*rhs)[3]};
+    }
+  }
+  if (r)
+    ops.insert(op);
+  return r;
+}
+
+/// Within a relative `tolerance` of `expected`?
+bool near(double v, double expected, double tolerance) {
+  return std::abs(v - expected) <= tolerance * std::abs(expected);
+}
+
+/// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) is
+/// gelu(x) {approximate = "tanh"}: in any association of the product, with
+/// the cube as pow(x, 3) or x * x * x and the polynomial in any arrangement
+/// (HF's gelu_new and FastGELU, torch's approximate='tanh').
+///
+/// The generic kind computes the gelu op's exact form only (its body maps
+/// ops to runtime instructions by name), so until it maps the tanh form
+/// too, the fused op is made only where a fused kernel takes it: x is the
+/// result of a linear of a [batch, tokens, K] activation by static weights,
+/// used by nothing else, and the linear kind finishes it (linear_gelu).
+/// Elsewhere the primitive ops stay and run as they are.
+struct FuseTanhGelu : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// The factors of the product `v`, through nested single-use products of
+  /// the same type; the products go into `ops`.
+  static void factorsOf(Value v, Type type, SmallVectorImpl<Value> &factors,
+                        SmallPtrSetImpl<Operation *> &ops, bool root) {
+    auto mul = root ? v.getDefiningOp<MulOp>() : singleUseDef<MulOp>(v);
+    if (!mul || mul.getType() != type || factors.size() > 8) {
+      factors.push_back(v);
+      return;
+    }
+    ops.insert(mul);
+    factorsOf(mul.getLhs(), type, factors, ops, false);
+    factorsOf(mul.getRhs(), type, factors, ops, false);
+  }
+
+  /// Is `term` 1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)) for some x; binds x.
+  static bool isTanhTerm(Value term, Type type, Value &x, SmallPtrSetImpl<Operation *> &ops) {
+    auto add = singleUseDef<AddOp>(term);
+    if (!add || add.getType() != type)
+      return false;
+    Value t, one;
+    if (!matchEither(add, t, one, [](Value v) { return bool(singleUseDef<TanhOp>(v)); }) ||
+        !isSplat(one, 1.0))
+      return false;
+    Value inner = t.getDefiningOp<TanhOp>().getInput();
+    if (inner.getType() != type)
+      return false;
+    // x is the one value the polynomial is made of: some value on the way
+    // down its first computed operands.
+    constexpr double kSqrt2OverPi = 0.79788456080286535588, kKappa = 0.044715;
+    Value cand = inner;
+    for (int i = 0; i < 8; ++i) {
+      Operation *op = cand.getDefiningOp();
+      if (!op || !isa<MulOp, AddOp, SubOp, DivOp, PowOp>(op))
+        return false;
+      cand = splatValue(op->getOperand(0)) ? op->getOperand(1) : op->getOperand(0);
+      if (splatValue(cand))
+        return false;
+      SmallPtrSet<Operation *, 8> polyOps;
+      auto c = cubicIn(inner, cand, polyOps);
+      if (!c || (*c)[0] != 0 || (*c)[2] != 0 || !near((*c)[1], kSqrt2OverPi, 1e-5) ||
+          !near((*c)[3] / (*c)[1], kKappa, 1e-5))
+        continue;
+      x = cand;
+      ops.insert(polyOps.begin(), polyOps.end());
+      ops.insert(add);
+      ops.insert(t.getDefiningOp());
+      return true;
+    }
+    return false;
+  }
+
+  /// Does the linear kind take gelu(x) into its kernel (see above)?
+  static bool linearFinishes(Value x, const SmallPtrSetImpl<Operation *> &ops) {
+    auto linear = x.getDefiningOp<LinearOp>();
+    return linear && isTokenActivation(linear.getInput()) && isStatic(linear.getWeight()) &&
+           (!linear.getBias() || isStatic(linear.getBias())) &&
+           llvm::all_of(x.getUsers(), [&](Operation *u) { return ops.contains(u); });
+  }
+
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    SmallVector<Value, 4> factors;
+    SmallPtrSet<Operation *, 16> ops;
+    factorsOf(op.getResult(), type, factors, ops, true);
+    double constant = 1.0;
+    SmallVector<Value, 2> computed;
+    for (Value f : factors) {
+      if (auto c = splatValue(f))
+        constant *= *c;
+      else
+        computed.push_back(f);
+    }
+    if (computed.size() != 2 || !near(constant, 0.5, 1e-6))
+      return failure();
+    for (int term = 0; term < 2; ++term) {
+      Value x;
+      if (!isTanhTerm(computed[term], type, x, ops) || computed[1 - term] != x ||
+          x.getType() != type || !linearFinishes(x, ops))
+        continue;
+      rewriter.replaceOpWithNewOp<GeluOp>(op, x, rewriter.getStringAttr("tanh"));
+      return success();
+    }
+    return failure();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // layer_norm
 //===----------------------------------------------------------------------===//
@@ -386,6 +576,114 @@ struct FoldBiasIntoLayerNorm : OpRewritePattern<AddOp> {
       return failure();
     rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), ln.getScale(),
                                              beta, ln.getAxisAttr(), ln.getEpsilonAttr());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// rms_norm
+//===----------------------------------------------------------------------===//
+
+/// Is `v` mean(x^2) + eps over trailing axes, kept as size 1 (x^2 as pow(x, 2)
+/// or x * x); binds x, eps and the first of the axes.
+bool isMeanSquarePlusEps(Value v, Value &x, double &eps, int64_t &axis) {
+  auto add = v.getDefiningOp<AddOp>();
+  if (!add)
+    return false;
+  Value mean, epsValue;
+  if (!matchEither(add, mean, epsValue,
+                   [](Value m) { return bool(m.getDefiningOp<ReduceMeanOp>()); }))
+    return false;
+  auto e = splatValue(epsValue);
+  auto reduce = mean.getDefiningOp<ReduceMeanOp>();
+  if (!e || *e < 0 || !reduce.getKeepdims() || add.getType() != reduce.getType())
+    return false;
+  Value sq = reduce.getInput();
+  if (auto pow = sq.getDefiningOp<PowOp>(); pow && isSplat(pow.getRhs(), 2.0))
+    x = pow.getLhs();
+  else if (auto mul = sq.getDefiningOp<MulOp>(); mul && mul.getLhs() == mul.getRhs())
+    x = mul.getLhs();
+  else
+    return false;
+  auto type = cast<RankedTensorType>(x.getType());
+  auto first = trailingAxes(reduce.getAxes(), type.getRank());
+  if (!first || sq.getType() != x.getType())
+    return false;
+  eps = *e, axis = *first;
+  return true;
+}
+
+/// Is `v` 1 / sqrt(s) (as a division, a reciprocal or pow(s, -0.5))? Binds s.
+bool isInverseSqrt(Value v, Value &s) {
+  if (auto div = v.getDefiningOp<DivOp>(); div && isSplat(div.getLhs(), 1.0)) {
+    auto sqrt = div.getRhs().getDefiningOp<SqrtOp>();
+    return sqrt && (s = sqrt.getInput(), true);
+  }
+  if (auto rec = v.getDefiningOp<ReciprocalOp>()) {
+    auto sqrt = rec.getInput().getDefiningOp<SqrtOp>();
+    return sqrt && (s = sqrt.getInput(), true);
+  }
+  if (auto pow = v.getDefiningOp<PowOp>(); pow && isSplat(pow.getRhs(), -0.5))
+    return s = pow.getLhs(), true;
+  return false;
+}
+
+/// x * rsqrt(mean(x^2) + eps) (or x / sqrt(mean(x^2) + eps)) over the last
+/// axis is rms_norm(x, ones), as torch exports Llama's RMSNorm (its float32
+/// casts are identities on an f32 model and fold away).
+///
+/// The generic kind has no body for rms_norm, so it is made only for
+/// [batch, tokens, C] activations, normalized over C: the form the rms_norm
+/// kernel kind takes. Other shapes keep their primitive ops.
+struct FuseRmsNormCore : RewritePattern {
+  FuseRmsNormCore(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), 1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    Value x, s;
+    if (auto mul = dyn_cast<MulOp>(op)) {
+      Value inv;
+      if (!matchEither(mul, inv, x, [&](Value v) { return isInverseSqrt(v, s); }))
+        return failure();
+    } else if (auto div = dyn_cast<DivOp>(op)) {
+      auto sqrt = div.getRhs().getDefiningOp<SqrtOp>();
+      if (!sqrt)
+        return failure();
+      x = div.getLhs(), s = sqrt.getInput();
+    } else {
+      return failure();
+    }
+    Value squared;
+    double eps;
+    int64_t axis;
+    if (!isMeanSquarePlusEps(s, squared, eps, axis) || squared != x ||
+        x.getType() != op->getResult(0).getType() || !isTokenActivation(x) || axis != 2)
+      return failure();
+    auto type = cast<RankedTensorType>(x.getType());
+    auto scaleType = RankedTensorType::get({type.getDimSize(2)}, type.getElementType());
+    Value ones = ConstantOp::create(
+        rewriter, op->getLoc(), scaleType,
+        DenseElementsAttr::get(scaleType, rewriter.getFloatAttr(type.getElementType(), 1.0)));
+    rewriter.replaceOpWithNewOp<RmsNormOp>(op, type, x, ones, rewriter.getI64IntegerAttr(-1),
+                                           rewriter.getF32FloatAttr(eps));
+    return success();
+  }
+};
+
+/// rms_norm(x, ones) * weight is rms_norm(x, weight).
+struct FoldScaleIntoRmsNorm : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    Value normValue, weight;
+    if (!matchEither(op, normValue, weight, [](Value v) {
+          auto n = singleUseDef<RmsNormOp>(v);
+          return n && isSplat(n.getScale(), 1.0);
+        }))
+      return failure();
+    auto norm = normValue.getDefiningOp<RmsNormOp>();
+    if (!isStatic(weight) || weight.getType() != norm.getScale().getType() ||
+        op.getType() != norm.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<RmsNormOp>(op, op.getType(), norm.getInput(), weight,
+                                           norm.getAxisAttr(), norm.getEpsilonAttr());
     return success();
   }
 };
@@ -512,8 +810,8 @@ struct SliceLeadingRowsOfWeight : OpRewritePattern<GatherOp> {
 /// Why `op`, left after fusion, is no fused op; empty for ops that compute
 /// nothing (constants, weights, shapes) or are fused already.
 std::string unfusedReason(Operation *op) {
-  if (isa<ConstantOp, WeightOp, LinearOp, LayerNormOp, GeluOp, AttentionOp, ReshapeOp, SqueezeOp,
-          UnsqueezeOp>(op) ||
+  if (isa<ConstantOp, WeightOp, LinearOp, LayerNormOp, RmsNormOp, GeluOp, AttentionOp, ReshapeOp,
+          SqueezeOp, UnsqueezeOp>(op) ||
       !isa<WsgraphDialect>(op->getDialect()))
     return "";
   auto isWeight = [](Value v) { return v.getDefiningOp<ConstantOp>() || v.getDefiningOp<WeightOp>(); };
@@ -527,7 +825,8 @@ std::string unfusedReason(Operation *op) {
     return "no attention pattern matched: attention is softmax(q @ k^T * scale, causal mask) @ v "
            "over heads of one activation";
   if (isa<TanhOp, ErfOp, PowOp>(op))
-    return "part of no GELU form that the fusion knows (the exact erf form)";
+    return "part of no form the fusion knows: the erf GELU, or on a [batch, tokens, C] "
+           "activation the tanh GELU of a linear and the RMS norm";
   if (isa<WhereOp>(op))
     return "a mask that no attention pattern absorbed";
   return "no fusion pattern covers it";
@@ -538,9 +837,10 @@ struct WsgraphFusePass : wsc::impl::WsgraphFuseBase<WsgraphFusePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<MatmulToLinear, GemmToLinear, SplitRowsBeforeLinear, FoldBiasIntoLinear, FuseGelu, FuseLayerNormCore,
-                 FoldScaleIntoLayerNorm, FoldBiasIntoLayerNorm, FuseAttention,
-                 SliceLeadingRowsOfWeight>(ctx);
+    patterns.add<MatmulToLinear, GemmToLinear, SplitRowsBeforeLinear, FoldBiasIntoLinear, FuseGelu,
+                 FuseTanhGelu, FuseLayerNormCore, FoldScaleIntoLayerNorm, FoldBiasIntoLayerNorm,
+                 FuseRmsNormCore, FoldScaleIntoRmsNorm, FuseAttention, SliceLeadingRowsOfWeight>(
+        ctx);
     // Attention must see q @ kT before matmul-to-linear could claim it; it
     // never can (kT is not static), so one pattern set suffices.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -8,7 +8,7 @@
 func.func @leftovers(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x2xf32> {
   %w = wsgraph.constant dense<0.5> : tensor<4x4xf32>
   %y = wsgraph.matmul %x, %w : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
-  // expected-remark @+1 {{left unfused (a generic kernel): part of no GELU form that the fusion knows (the exact erf form)}}
+  // expected-remark @+1 {{left unfused (a generic kernel): part of no form the fusion knows: the erf GELU, or on a [batch, tokens, C] activation the tanh GELU of a linear and the RMS norm}}
   %t = wsgraph.tanh %y : tensor<2x4xf32>
   %min = wsgraph.constant dense<-3.0e+38> : tensor<f32>
   // expected-remark @+1 {{left unfused (a generic kernel): a mask that no attention pattern absorbed}}

@@ -5,12 +5,24 @@
 include "mlir/Pass/PassBase.td"
 
 def WsgraphFuse : Pass<"wsgraph-fuse", "mlir::ModuleOp"> {
-  let summary = "Fold, canonicalize and fuse wsgraph into layer_norm, gelu, attention and linear";
+  let summary = "Fold, canonicalize and fuse wsgraph into layer_norm, rms_norm, gelu, attention "
+                "and linear";
   let description = [{
     Folds every constant subgraph, then rewrites the decomposed forms that
     torch.onnx.export produces into fused ops:
     - ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul[/Add] into `layer_norm`;
     - x * 0.5 * (1 + erf(x / sqrt(2))) into `gelu`;
+    - 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), with the
+      cube as pow or products and the polynomial in any arrangement (HF's
+      gelu_new, torch's approximate='tanh', FastGELU), into
+      `gelu {approximate = "tanh"}` where x is a linear of a
+      [batch, tokens, K] activation that nothing else uses (the linear
+      kind finishes it; the generic kind does not compute that form yet);
+    - x * rsqrt(mean(x^2, -1) + eps) (as 1 / sqrt, a reciprocal, pow -0.5
+      or x / sqrt), times a static weight, into `rms_norm` on a
+      [batch, tokens, C] activation ([batch, tokens] being the shape of the
+      function's first static 2-D integer input, the token ids), the form
+      the rms_norm kind takes;
     - softmax(q @ k^T * scale, causal mask) @ v into `attention`;
     - matmul by a 2-D weight, plus a bias, into `linear`;
     - gemm by a static weight (HF GPT-2's Conv1D, torch.addmm) into
