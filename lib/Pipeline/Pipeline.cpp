@@ -3,11 +3,16 @@
 
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
 namespace {
+/// The largest defect map read: a line per dead PE or link of every wafer
+/// (docs/defects.md); a whole 2^24-PE wafer listed dead is about 250 MB.
+constexpr int64_t kMaxDefectsFileBytes = int64_t(1) << 28;
+
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> arch{*this, "arch", llvm::cl::desc("wse2 | wse3 | mesh:WxH | FILE"),
                            llvm::cl::init("wse3")};
@@ -44,9 +49,30 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "wafers=" + o.wafers + " is not auto or a positive number";
     return failure();
   }
-  if (o.utilization < 0 || o.utilization > 1) {
+  // Written so that NaN fails too.
+  if (!(o.utilization >= 0 && o.utilization <= 1)) {
     error = llvm::formatv("utilization={0} is not in (0, 1]", o.utilization).str();
     return failure();
+  }
+  if (!(o.defectRate >= 0 && o.defectRate <= 1)) {
+    error = llvm::formatv("defect-rate={0} is not in [0, 1]", o.defectRate).str();
+    return failure();
+  }
+  if (!o.defects.empty()) {
+    // A missing file is the defects pass's error; a device, a FIFO or a huge
+    // file must not be read at all (/dev/zero would be read for ever).
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(o.defects, status)) {
+      if (status.type() != llvm::sys::fs::file_type::regular_file) {
+        error = "defects file '" + o.defects + "' is not a regular file";
+        return failure();
+      }
+      if (status.getSize() > uint64_t(kMaxDefectsFileBytes)) {
+        error = "defects file '" + o.defects + "' is larger than " +
+                std::to_string(kMaxDefectsFileBytes) + " bytes";
+        return failure();
+      }
+    }
   }
   pm.addPass(createWscSetArch({o.arch}));
   if (failed(parsePassPipeline("wsgraph-fuse", pm, llvm::errs()))) {
