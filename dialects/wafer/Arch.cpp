@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -43,6 +44,19 @@ ArchAttr wsc::wafer::parseArch(MLIRContext *ctx, StringRef spec, std::string &er
     f.maxWafers = 64;
     f.extMemBytes = 1'000'000'000'000;
     return f.build(ctx, error);
+  }
+  // Only a regular file of bounded size: /dev/zero would be read for ever.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(spec, status)) {
+    if (status.type() != llvm::sys::fs::file_type::regular_file) {
+      error = "arch file '" + spec.str() + "' is not a regular file";
+      return {};
+    }
+    if (status.getSize() > uint64_t(kMaxArchFileBytes)) {
+      error = "arch file '" + spec.str() + "' is larger than " +
+              std::to_string(kMaxArchFileBytes) + " bytes";
+      return {};
+    }
   }
   auto buffer = llvm::MemoryBuffer::getFile(spec);
   if (!buffer) {
@@ -96,7 +110,10 @@ ArchAttr wsc::wafer::parseArch(MLIRContext *ctx, StringRef spec, std::string &er
       return {};
     }
   }
-  return f.build(ctx, error);
+  ArchAttr attr = f.build(ctx, error);
+  if (!attr)
+    error = "arch file '" + spec.str() + "': " + error;
+  return attr;
 }
 
 FailureOr<ArchAttr> wsc::wafer::getArch(ModuleOp module) {

@@ -211,6 +211,13 @@ LogicalResult ArchAttr::verify(function_ref<InFlightDiagnostic()> emitError, Str
   if (width <= 0 || height <= 0)
     return emitError() << "arch '" << name << "' needs a positive grid, got " << width << "x"
                        << height;
+  if (width > kMaxGridSide || height > kMaxGridSide || width * height > kMaxPesPerWafer)
+    return emitError() << "arch '" << name << "' has a " << width << "x" << height
+                       << " grid; at most " << kMaxGridSide << " PEs a side and "
+                       << kMaxPesPerWafer << " PEs a wafer are supported";
+  if (maxWafers > kMaxWafers)
+    return emitError() << "arch '" << name << "' has max_wafers " << maxWafers << "; at most "
+                       << kMaxWafers << " are supported";
   if (sramBytes <= 0 || sramBytes % 4)
     return emitError() << "arch '" << name << "' needs SRAM a positive multiple of 4 bytes, got "
                        << sramBytes;

@@ -23,6 +23,16 @@
 
 namespace wsc::wafer {
 
+/// The largest machine the compiler and the runtime take (docs/arch.md):
+/// at most 65535 PEs a side, 2^24 PEs a wafer and 65535 wafers. The runtime
+/// keeps coordinates in 16 bits; the compiler keeps per-PE grids, so a
+/// larger arch is an error rather than an out-of-memory abort.
+inline constexpr int64_t kMaxGridSide = 65535;
+inline constexpr int64_t kMaxPesPerWafer = int64_t(1) << 24;
+inline constexpr int64_t kMaxWafers = 65535;
+/// The largest arch JSON file read.
+inline constexpr int64_t kMaxArchFileBytes = int64_t(1) << 20;
+
 /// ArchAttr's parameters, with the per-PE figures of the presets as defaults.
 struct ArchParams {
   std::string name;

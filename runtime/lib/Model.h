@@ -86,7 +86,9 @@ struct TensorRef {
 };
 
 constexpr uint32_t kNumPorts = 6;
+/// The grid bounds, the same as the compiler's (wafer/WaferDialect.h).
 constexpr uint32_t kMaxGridSide = 65535;
+constexpr uint64_t kMaxPesPerWafer = uint64_t(1) << 24;
 constexpr uint32_t kMaxColors = 1024;
 constexpr uint32_t kMaxWafers = 65535;
 

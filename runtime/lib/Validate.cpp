@@ -133,9 +133,10 @@ Status Builder::checkArch() {
   const wafer::Arch &a = p_.arch();
   if (!p_.has_arch())
     return fail("program has no arch");
-  if (a.width() == 0 || a.height() == 0 || a.width() > kMaxGridSide || a.height() > kMaxGridSide)
-    return fail(fmt::format("arch: grid {}x{} must be between 1x1 and {}x{}", a.width(), a.height(),
-                            kMaxGridSide, kMaxGridSide));
+  if (a.width() == 0 || a.height() == 0 || a.width() > kMaxGridSide || a.height() > kMaxGridSide ||
+      uint64_t(a.width()) * a.height() > kMaxPesPerWafer)
+    return fail(fmt::format("arch: grid {}x{} must be between 1x1 and {}x{}, at most {} PEs",
+                            a.width(), a.height(), kMaxGridSide, kMaxGridSide, kMaxPesPerWafer));
   if (a.sram_bytes_per_pe() == 0 || a.sram_bytes_per_pe() % 4)
     return fail(fmt::format("arch: sram_bytes_per_pe {} must be a positive multiple of 4",
                             a.sram_bytes_per_pe()));

@@ -194,6 +194,23 @@ TEST(ArchFigures, NonFiniteOrNegativeAreRefused) {
             "arch: link_bytes_per_cycle inf must be finite and not negative");
 }
 
+TEST(ArchFigures, TheGridBoundIsTheCompilers) {
+  // 65535 PEs a side and 2^24 PEs a wafer, as wafer/WaferDialect.h says.
+  wafer::Program p = makeProgram(1, 1);
+  addRegion(p, "k", 0, 0, 1, 1);
+  p.mutable_arch()->set_width(5000);
+  p.mutable_arch()->set_height(5000);
+  EXPECT_EQ(Emulator::create(p).error(),
+            "arch: grid 5000x5000 must be between 1x1 and 65535x65535, at most 16777216 PEs");
+  p.mutable_arch()->set_width(65536);
+  p.mutable_arch()->set_height(1);
+  EXPECT_EQ(Emulator::create(p).error(),
+            "arch: grid 65536x1 must be between 1x1 and 65535x65535, at most 16777216 PEs");
+  p.mutable_arch()->set_width(4096);
+  p.mutable_arch()->set_height(4096);
+  EXPECT_TRUE(Emulator::create(p).ok());
+}
+
 TEST(ArchFigures, ATinyExternalBandwidthIsACycleLimitNotAWrongTime) {
   // 4 bytes at 1e-300 bytes per cycle: 4e300 cycles, which no integer holds
   // (the cast used to be undefined, and came out as 2^63 cycles).
