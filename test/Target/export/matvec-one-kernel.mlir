@@ -74,6 +74,13 @@
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: tokens: 1
+// CHECK-NEXT: digests {
+// CHECK-NEXT:   code: {{[0-9]+}}
+// CHECK-NEXT:   routes: {{[0-9]+}}
+// CHECK-NEXT:   sram_init: {{[0-9]+}}
+// CHECK-NEXT:   external: {{[0-9]+}}
+// CHECK-NEXT:   host: {{[0-9]+}}
+// CHECK-NEXT: }
 // CHECK-EMPTY:
 
 module attributes {wafer.arch = #wafer.arch<name = "mesh:4x4", width = 4, height = 4,
