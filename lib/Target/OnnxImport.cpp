@@ -17,6 +17,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -95,6 +96,46 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       // Control flow: only an If whose condition folds (its branch is inlined).
       {"If", {1, "then_branch else_branch"}}};
   return ops;
+}
+
+/// The type the ONNX schema gives an attribute the converter reads (the
+/// names mean the same on every op that has them); UNDEFINED for one whose
+/// type the converter does not know.
+onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) {
+  using A = onnx::AttributeProto;
+  if (op == "ConstantOfShape" && name == "value")
+    return A::TENSOR;
+  if (op == "Split" && name == "split")
+    return A::INTS;
+  return llvm::StringSwitch<A::AttributeType>(name)
+      .Cases({"axis", "keepdims", "noop_with_empty_axes", "transA", "transB", "allowzero"},
+             A::INT)
+      .Cases({"upper", "fmod", "stash_type", "to", "start", "end", "num_outputs", "value_int"},
+             A::INT)
+      .Cases({"perm", "axes", "value_ints"}, A::INTS)
+      .Cases({"alpha", "beta", "epsilon", "value_float", "min", "max"}, A::FLOAT)
+      .Case("value_floats", A::FLOATS)
+      .Case("equation", A::STRING)
+      .Case("value", A::TENSOR)
+      .Cases({"then_branch", "else_branch"}, A::GRAPH)
+      .Default(A::UNDEFINED);
+}
+
+/// Why attribute `a` of an `op` node is not what the ONNX schema allows, or
+/// "": its type, and the flags that are 0 or 1 (allowzero=100 is no flag).
+std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
+  auto want = attributeType(op, a.name());
+  if (want != onnx::AttributeProto::UNDEFINED && a.type() != want)
+    return "must be " + onnx::AttributeProto::AttributeType_Name(want) + ", not " +
+           (onnx::AttributeProto::AttributeType_IsValid(a.type())
+                ? onnx::AttributeProto::AttributeType_Name(a.type())
+                : std::to_string(int(a.type())));
+  bool flag = llvm::is_contained({"keepdims", "noop_with_empty_axes", "transA", "transB",
+                                  "allowzero", "upper", "fmod"},
+                                 a.name());
+  if (flag && a.i() != 0 && a.i() != 1)
+    return "= " + std::to_string(a.i()) + " must be 0 or 1";
+  return "";
 }
 
 /// Names that the nodes of `graph` (and of graphs nested in them) read but
@@ -228,6 +269,25 @@ static bool externalBytes(const onnx::TensorProto &tensor, const std::string &mo
   uint64_t size = 0;
   if (llvm::sys::fs::file_size(path, size)) {
     err = "external data file '" + std::string(path) + "' cannot be read";
+    return false;
+  }
+  // Through its symbolic links too, the file must lie inside the model's
+  // folder, and be a regular file (not a device or a FIFO).
+  SmallString<256> folder(llvm::sys::path::parent_path(modelPath)), realFolder, realPath;
+  if (folder.empty())
+    folder = ".";
+  if (llvm::sys::fs::real_path(folder, realFolder) || llvm::sys::fs::real_path(path, realPath)) {
+    err = "external data file '" + std::string(path) + "' cannot be read";
+    return false;
+  }
+  StringRef inside = realPath.str();
+  if (!inside.consume_front(realFolder.str()) || !llvm::sys::path::is_separator(inside.front())) {
+    err = "external data location '" + location + "' resolves to '" + std::string(realPath) +
+          "', outside the model's folder";
+    return false;
+  }
+  if (!llvm::sys::fs::is_regular_file(realPath)) {
+    err = "external data file '" + std::string(path) + "' is not a regular file";
     return false;
   }
   if (haveLength && length != expected) {
@@ -425,9 +485,12 @@ bool Importer::checkNodes(const onnx::GraphProto &graph, const std::string &pref
     }
     SmallVector<StringRef> known;
     StringRef(support.attributes).split(known, ' ', -1, /*KeepEmpty=*/false);
-    for (const auto &a : node.attribute())
+    for (const auto &a : node.attribute()) {
       if (!llvm::is_contained(known, a.name()))
         unsupported.push_back(label + ": attribute '" + a.name() + "' is not supported");
+      else if (std::string why = checkAttribute(node.op_type(), a); !why.empty())
+        unsupported.push_back(label + ": attribute '" + a.name() + "' " + why);
+    }
   }
   if (!unsupported.empty()) {
     std::string msg = std::to_string(unsupported.size()) + " unsupported op(s):";
@@ -713,6 +776,40 @@ OwningOpRef<ModuleOp> Importer::run() {
       } else {
         error("graph output '" + output.name() + "' is not produced by any node");
         return nullptr;
+      }
+    }
+    // What the graph declares the output to be must be what it computes:
+    // a declared double (or 2^40 elements) is no float (or no [1, 8, 64]).
+    if (output.type().has_tensor_type()) {
+      const auto &tt = output.type().tensor_type();
+      auto computed = dyn_cast<RankedTensorType>(it->second.getType());
+      std::string declared = "graph output '" + output.name() + "' is declared ";
+      if (tt.elem_type() != onnx::TensorProto::UNDEFINED && computed) {
+        auto elem = elementType(tt.elem_type(), "graph output '" + output.name() + "'");
+        if (::failed(elem))
+          return nullptr;
+        if (*elem != computed.getElementType()) {
+          std::string have, want;
+          llvm::raw_string_ostream(have) << computed.getElementType();
+          llvm::raw_string_ostream(want) << *elem;
+          error(declared + want + " but the graph computes " + have);
+          return nullptr;
+        }
+      }
+      if (tt.has_shape() && computed) {
+        bool same = tt.shape().dim_size() == computed.getRank();
+        for (int d = 0; same && d < tt.shape().dim_size(); ++d)
+          if (tt.shape().dim(d).has_dim_value() && !computed.isDynamicDim(d))
+            same = tt.shape().dim(d).dim_value() == computed.getDimSize(d);
+        if (!same) {
+          std::string dims, have;
+          for (const auto &d : tt.shape().dim())
+            dims += (dims.empty() ? "" : "x") +
+                    (d.has_dim_value() ? std::to_string(d.dim_value()) : std::string("?"));
+          llvm::raw_string_ostream(have) << computed;
+          error(declared + "of shape [" + dims + "] but the graph computes " + have);
+          return nullptr;
+        }
       }
     }
     outs.push_back(it->second);

@@ -149,6 +149,13 @@ bool stripGraph(Reader r, const uint8_t *fileBegin, std::string &out,
 
 bool wsc::loadOnnxModelFile(const std::string &path, OnnxModelFile &out, std::string &error) {
   out.path = path;
+  // A device or a FIFO is no model, and /dev/zero would be read for ever.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file) {
+    error = "not a regular file, not an ONNX model";
+    return false;
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) {
