@@ -393,6 +393,19 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   return success();
 }
 
+LogicalResult AttentionOp::verify() {
+  if (!getMask())
+    return success();
+  auto q = getQuery().getType(), k = getKey().getType();
+  auto m = cast<RankedTensorType>(getMask().getType());
+  if (m.getRank() != 2 || m.getDimSize(0) != q.getDimSize(0) || m.getDimSize(1) != k.getDimSize(2) ||
+      m.getElementType() != q.getElementType())
+    return emitOpError("mask must be [B, S] ")
+           << shapeStr(SmallVector<int64_t>{q.getDimSize(0), k.getDimSize(2)})
+                                               << " of the queries' element type, not " << m;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

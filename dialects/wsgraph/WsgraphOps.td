@@ -418,20 +418,28 @@ def Wsgraph_AttentionOp : Wsgraph_Op<"attention", [Pure,
   let description = [{
     `softmax(q @ k^T * scale + mask) @ v` per batch and head. `q` is
     [B, H, T, D], `k` is [B, H, S, D], `v` is [B, H, S, E]; the result is
-    [B, H, T, E]. With `causal`, query i sees keys 0..i + (S - T) only.
-    Produced by `--wsgraph-fuse`.
+    [B, H, T, E]. With `causal`, query i sees keys 0..i + (S - T) only. The
+    optional `mask` is [B, S], added to every head's and query's scores of
+    its sequence: a padding mask (0 to attend, a large negative number not
+    to). Produced by `--wsgraph-fuse`.
 
     ```mlir
     %o = wsgraph.attention %q, %k, %v {causal = true, scale = 0.25 : f32}
         : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+    %p = wsgraph.attention %q, %k, %v, %m {causal = true, scale = 0.25 : f32}
+        : (tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x8xf32>) -> tensor<2x2x8x16xf32>
     ```
   }];
   let arguments = (ins RankedTensorOf<[AnyFloat]>:$query, RankedTensorOf<[AnyFloat]>:$key,
                        RankedTensorOf<[AnyFloat]>:$value,
+                       Optional<RankedTensorOf<[AnyFloat]>>:$mask,
                        DefaultValuedAttr<BoolAttr, "true">:$causal,
                        F32Attr:$scale);
   let results = (outs RankedTensorOf<[AnyFloat]>:$result);
-  let assemblyFormat = "$query `,` $key `,` $value attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -128,7 +128,7 @@ OwningOpRef<ModuleOp> wsc::buildGpt(const GptConfig &cfg, int64_t batch, int64_t
       qkvHeads.push_back(wg::TransposeOp::create(
           b, loc, headsT, wg::ReshapeOp::create(b, loc, heads, part), perm));
     Value att = wg::AttentionOp::create(b, loc, headsT, qkvHeads[0], qkvHeads[1], qkvHeads[2],
-                                        b.getBoolAttr(true),
+                                        /*mask=*/Value(), b.getBoolAttr(true),
                                         b.getF32FloatAttr(1.0f / std::sqrt(float(d))));
     Value merged = wg::ReshapeOp::create(b, loc, t3(c), wg::TransposeOp::create(b, loc, heads, att, perm));
     x = wg::AddOp::create(b, loc, t3(c), x, linear(merged, p + "attn.c_proj", c, c, cfg.bias));

@@ -381,14 +381,9 @@ bool near(double v, double expected, double tolerance) {
 /// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) is
 /// gelu(x) {approximate = "tanh"}: in any association of the product, with
 /// the cube as pow(x, 3) or x * x * x and the polynomial in any arrangement
-/// (HF's gelu_new and FastGELU, torch's approximate='tanh').
-///
-/// The generic kind computes the gelu op's exact form only (its body maps
-/// ops to runtime instructions by name), so until it maps the tanh form
-/// too, the fused op is made only where a fused kernel takes it: x is the
-/// result of a linear of a [batch, tokens, K] activation by static weights,
-/// used by nothing else, and the linear kind finishes it (linear_gelu).
-/// Elsewhere the primitive ops stay and run as they are.
+/// (HF's gelu_new and FastGELU, torch's approximate='tanh'). After a linear
+/// of a [batch, tokens, K] activation the linear kind finishes it
+/// (linear_gelu); elsewhere one generic kernel computes it.
 struct FuseTanhGelu : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -441,14 +436,6 @@ struct FuseTanhGelu : OpRewritePattern<MulOp> {
       return true;
     }
     return false;
-  }
-
-  /// Does the linear kind take gelu(x) into its kernel (see above)?
-  static bool linearFinishes(Value x, const SmallPtrSetImpl<Operation *> &ops) {
-    auto linear = x.getDefiningOp<LinearOp>();
-    return linear && isTokenActivation(linear.getInput()) && isStatic(linear.getWeight()) &&
-           (!linear.getBias() || isStatic(linear.getBias())) &&
-           llvm::all_of(x.getUsers(), [&](Operation *u) { return ops.contains(u); });
   }
 
   LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {

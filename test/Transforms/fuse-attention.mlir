@@ -300,3 +300,67 @@ func.func @probabilities_used_twice(%q: tensor<1x2x4x8xf32>, %kT: tensor<1x2x8x4
   %o = wsgraph.matmul %p, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   return %o, %p : tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// HF GPT-2's causal mask: where(visible, scores, finfo.min). A finite fill
+// that large zeroes the masked keys' weights exactly, as -inf does.
+// CHECK-LABEL: func.func @finfo_min_mask
+// CHECK-NEXT: %[[O:.*]] = wsgraph.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 2.500000e-01 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @finfo_min_mask(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %four = wsgraph.constant dense<4.0> : tensor<f32>
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %mask = wsgraph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %ss = wsgraph.div %s, %four : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %m = wsgraph.where %mask, %ss, %min : (tensor<4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  return %o : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// A key padding mask [B, 1, 1, S] added to the scores after a -inf causal
+// mask becomes attention's [B, S] mask operand.
+// CHECK-LABEL: func.func @padding_mask
+// CHECK-SAME: %[[PAD:[a-z0-9]+]]: tensor<2x1x1x4xf32>
+// CHECK: %[[M:.*]] = wsgraph.reshape %[[PAD]] : (tensor<2x1x1x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: %[[O:.*]] = wsgraph.attention %{{.*}}, %{{.*}}, %{{.*}}, %[[M]] {scale = 2.500000e-01 : f32} : (tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x4xf32>) -> tensor<2x2x4x8xf32>
+func.func @padding_mask(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xf32>) -> tensor<2x2x4x8xf32> {
+  %four = wsgraph.constant dense<4.0> : tensor<f32>
+  %ninf = wsgraph.constant dense<0xFF800000> : tensor<f32>
+  %mask = wsgraph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %ss = wsgraph.div %s, %four : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.where %mask, %ss, %ninf : (tensor<4x4xi1>, tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %a = wsgraph.add %m, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %a {axis = 3 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// finfo.min for the future beside a padding mask does not fuse: a query whose
+// visible keys are all padded would weigh the future keys, which a causal
+// kernel has not seen.
+// CHECK-LABEL: func.func @finite_fill_and_padding
+// CHECK-NOT: wsgraph.attention
+// CHECK: wsgraph.softmax
+func.func @finite_fill_and_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xf32>) -> tensor<2x2x4x8xf32> {
+  %four = wsgraph.constant dense<4.0> : tensor<f32>
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %mask = wsgraph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %ss = wsgraph.div %s, %four : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.where %mask, %ss, %min : (tensor<4x4xi1>, tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %a = wsgraph.add %m, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %a {axis = 3 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}

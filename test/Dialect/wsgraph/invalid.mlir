@@ -521,6 +521,14 @@ func.func @rms_norm_result(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>) {
 
 // -----
 
+func.func @attention_mask_shape(%q: tensor<1x2x8x16xf32>, %m: tensor<1x4xf32>) {
+  // expected-error @+1 {{'wsgraph.attention' op mask must be [B, S] [1, 8] of the queries' element type, not 'tensor<1x4xf32>'}}
+  %0 = wsgraph.attention %q, %q, %q, %m {scale = 1.0 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x4xf32>) -> tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
 func.func @attention_rank(%q: tensor<2x8x16xf32>) {
   // expected-error @+2 {{'wsgraph.attention' expects rank-4 [B, H, T, D] operands}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -29,6 +29,10 @@ public:
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
   void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
+
+private:
+  /// Receives the padding mask's words for the row's keys into dst.
+  static void receiveMaskRow(Body &k, int64_t dst, int64_t tb, int64_t tokens);
 };
 
 } // namespace
@@ -72,7 +76,8 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
       llvm::any_of(headOps, [&](Operation *h) { return !h->getResult(0).hasOneUse() ||
                                                      produced.count(h->getResult(0)); }))
     return Planned::NotThisKind;
-  if (!ctx.streamOf(qkv))
+  Value mask = attn.getMask();
+  if (!ctx.streamOf(qkv) || (mask && !ctx.streamOf(mask)))
     return Planned::Failed;
   absorbed.insert(headOps.begin(), headOps.end());
   absorbed.insert(merge), absorbed.insert(merged);
@@ -81,6 +86,8 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   plan.name = "l" + std::to_string(ctx.layer) + ".attention";
   plan.layer = ctx.layer;
   plan.inputs = {qkv};
+  if (mask)
+    plan.inputs.push_back(mask);
   plan.scale = attn.getScale().convertToFloat();
   int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
   plan.work = double(tokens) * d * heads;
@@ -164,7 +171,14 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // next token is scored.
   int64_t tmp = sram.words(2), result = sram.words(ds);
   int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[ds]]
-  k.tokenLoops();
+  // A padding mask [B, S]: each row takes its block of keys' words once per
+  // sequence (its routers' filters cut them) and adds them to the scores.
+  bool masked = k.isStream(1);
+  int64_t maskRow = masked ? sram.words(tb) : 0;
+  k.openLoop(batch);
+  if (masked)
+    receiveMaskRow(k, maskRow, tb, tokens);
+  k.openLoop(tokens);
   // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
   wk::AffAttr notBefore = k.aff(0, {1, 0}, 0, -tb);       // r >= 0
   wk::AffAttr notAfter = k.aff(tb - 1, {-1, 0}, 0, tb);   // tb-1-r >= 0
@@ -231,6 +245,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0),
         -std::numeric_limits<float>::infinity(), k.aff(tb - 1, {-1, 0}, 0, tb), nullptr, own);
   k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(tb), nullptr, seen);
+  if (masked)
+    k.vector("add", k.aff(scores), k.aff(scores), k.aff(maskRow), k.aff(tb), nullptr, seen);
   k.reduce("max", k.aff(m), k.aff(scores), k.aff(tb), nullptr, seen);
   // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
   k.imm("fill", k.aff(m), k.aff(0), -std::numeric_limits<float>::infinity(), k.aff(1), nullptr,
@@ -271,7 +287,32 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
   k.scalar("mul", k.aff(result), k.aff(o), k.aff(tmp), k.aff(ds), k.lastRow());
   k.sendGroups(k.aff(result), ds, c, h - 1, /*async=*/true);
-  return {sram.next, cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch)};
+  double maskCycles = masked ? cost.vector(tb) + cost.words(tb) / double(tokens) : 0;
+  return {sram.next,
+          cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch) + maskCycles};
+}
+
+void AttentionKind::receiveMaskRow(Body &k, int64_t dst, int64_t tb, int64_t tokens) {
+  // Row py's keys are tokens [py*tb, py*tb + tb); the last row's may be fewer.
+  int64_t h = k.kernel().getHeight(), w = k.kernel().getWidth();
+  int64_t last = tokens - (h - 1) * tb;
+  OpBuilder &b = k.builder();
+  auto filter = [&](StringRef port, wk::AffAttr first, int64_t count, ArrayAttr when) {
+    OpBuilder::InsertionGuard guard(b); // filters are the kernel's, outside its loops
+    b.setInsertionPointToStart(k.top());
+    wk::FilterOp::create(b, b.getUnknownLoc(), port, first, k.aff(count), when, nullptr);
+  };
+  for (const InBlock &block : k.input(1).blocks) {
+    assert(block.offset == 0 && block.size == tokens && "a mask row is one block");
+    if (h > 1)
+      filter(block.port, k.aff(0, {}, 0, tb), tb, k.pes(0, w - 1, 0, h - 2));
+    if (h > 1)
+      k.recv(block.port, k.aff(dst), k.aff(tb), "copy", k.pes(0, w - 1, 0, h - 2));
+    if (last <= 0)
+      continue; // the last row holds no keys
+    filter(block.port, k.aff((h - 1) * tb), last, k.pes(0, w - 1, h - 1, h - 1));
+    k.recv(block.port, k.aff(dst), k.aff(last), "copy", k.pes(0, w - 1, h - 1, h - 1));
+  }
 }
 
 LogicalResult AttentionKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
