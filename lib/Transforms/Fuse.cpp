@@ -456,7 +456,7 @@ struct FuseTanhGelu : OpRewritePattern<MulOp> {
     for (int term = 0; term < 2; ++term) {
       Value x;
       if (!isTanhTerm(computed[term], type, x, ops) || computed[1 - term] != x ||
-          x.getType() != type || !linearFinishes(x, ops))
+          x.getType() != type)
         continue;
       rewriter.replaceOpWithNewOp<GeluOp>(op, x, rewriter.getStringAttr("tanh"));
       return success();
@@ -715,12 +715,33 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       return failure();
     Value scores = softmax.getInput();
     int64_t t = softmax.getType().getDimSize(2), s = softmax.getType().getDimSize(3);
+    // A key padding mask [B, 1, 1, S] added to the scores (HF's attention_mask).
+    Value padding;
+    if (auto add = singleUseDef<AddOp>(scores)) {
+      auto isPadding = [&](Value m) {
+        auto mt = cast<RankedTensorType>(m.getType());
+        return mt.getRank() == 4 && mt.getDimSize(0) == softmax.getType().getDimSize(0) &&
+               mt.getDimSize(1) == 1 && mt.getDimSize(2) == 1 && mt.getDimSize(3) == s &&
+               mt.getElementType() == softmax.getType().getElementType();
+      };
+      if (!matchEither(add, padding, scores, isPadding) ||
+          add.getType() != softmax.getType())
+        return failure();
+    }
+    // The causal mask as a Where with -inf, or with a number that large
+    // (finfo.min): either leaves the masked keys' exponents exactly zero.
+    // Not a finite one beside a padding mask: a query whose visible keys are
+    // all padded then spreads its weight over the future keys too, which a
+    // causal kernel has not seen yet.
+    auto masks = [&](Value fill) {
+      std::optional<double> v = splatValue(fill);
+      return v && (std::isinf(*v) ? *v < 0 : !padding && *v <= -1e30);
+    };
     bool causal = false;
     if (auto where = singleUseDef<WhereOp>(scores)) {
-      double ninf = -std::numeric_limits<double>::infinity();
-      if (isSplat(where.getOnTrue(), ninf) && isCausalMask(where.getCond(), t, s, true))
+      if (masks(where.getOnTrue()) && isCausalMask(where.getCond(), t, s, true))
         scores = where.getOnFalse();
-      else if (isSplat(where.getOnFalse(), ninf) && isCausalMask(where.getCond(), t, s, false))
+      else if (masks(where.getOnFalse()) && isCausalMask(where.getCond(), t, s, false))
         scores = where.getOnTrue();
       else
         return failure();
@@ -758,7 +779,12 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         op.getType() != RankedTensorType::get({qs[0], qs[1], qs[2], vs[3]}, element))
       return failure();
     Value k = TransposeOp::create(rewriter, op.getLoc(), kT, rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
-    rewriter.replaceOpWithNewOp<AttentionOp>(op, op.getType(), q, k, v,
+    if (padding)
+      padding = ReshapeOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get({qs[0], s}, cast<ShapedType>(padding.getType()).getElementType()),
+          padding);
+    rewriter.replaceOpWithNewOp<AttentionOp>(op, op.getType(), q, k, v, padding,
                                              rewriter.getBoolAttr(causal),
                                              rewriter.getF32FloatAttr(scale));
     return success();

@@ -151,13 +151,12 @@ func.func @wrong_constants(%idx: tensor<2x4xi64>, %a: tensor<2x4x8xf32>) -> (ten
 
 // -----
 
-// The form, but of a value that no linear kernel finishes: an input of the
-// function, a linear whose result is also returned, and a linear of a
-// function without token ids. The generic kind computes the exact GELU only,
-// so these keep their primitive ops.
+// The form of a value that no linear kernel finishes fuses too (a generic
+// kernel computes it): an input of the function, a linear whose result is
+// also returned, and a linear of a function without token ids.
 // CHECK-LABEL: func.func @not_after_a_linear
-// CHECK-NOT: wsgraph.gelu
-// CHECK: return
+// CHECK: wsgraph.gelu %{{.*}} {approximate = "tanh"}
+// CHECK-NEXT: return
 func.func @not_after_a_linear(%idx: tensor<2x4xi64>, %x: tensor<2x4x32xf32>) -> tensor<2x4x32xf32> {
   %one = wsgraph.constant dense<1.000000e+00> : tensor<f32>
   %c = wsgraph.constant dense<0.797884583> : tensor<f32>
@@ -178,8 +177,8 @@ func.func @not_after_a_linear(%idx: tensor<2x4xi64>, %x: tensor<2x4x32xf32>) -> 
 // -----
 
 // CHECK-LABEL: func.func @linear_result_used_twice
-// CHECK-NOT: wsgraph.gelu
-// CHECK: return
+// CHECK: %[[X:.*]] = wsgraph.linear
+// CHECK: wsgraph.gelu %[[X]] {approximate = "tanh"}
 func.func @linear_result_used_twice(%idx: tensor<2x4xi64>, %a: tensor<2x4x8xf32>) -> (tensor<2x4x32xf32>, tensor<2x4x32xf32>) {
   %w = wsgraph.constant dense<0.25> : tensor<8x32xf32>
   %one = wsgraph.constant dense<1.000000e+00> : tensor<f32>
@@ -203,8 +202,7 @@ func.func @linear_result_used_twice(%idx: tensor<2x4xi64>, %a: tensor<2x4x8xf32>
 
 // CHECK-LABEL: func.func @no_token_ids
 // CHECK: wsgraph.linear
-// CHECK-NOT: wsgraph.gelu
-// CHECK: return
+// CHECK: wsgraph.gelu %{{.*}} {approximate = "tanh"}
 func.func @no_token_ids(%a: tensor<2x4x8xf32>) -> tensor<2x4x32xf32> {
   %w = wsgraph.constant dense<0.25> : tensor<8x32xf32>
   %one = wsgraph.constant dense<1.000000e+00> : tensor<f32>

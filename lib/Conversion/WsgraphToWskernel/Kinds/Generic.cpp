@@ -127,7 +127,8 @@ private:
   FailureOr<int64_t> convert();
   FailureOr<int64_t> reduce();
   FailureOr<int64_t> softmax(bool log);
-  FailureOr<int64_t> layerNorm();
+  /// layer_norm and rms_norm over the axes from `axis` on.
+  FailureOr<int64_t> normalize();
   FailureOr<int64_t> matmul(unsigned ai, unsigned bi, bool transA, bool transB);
   /// A matrix operand of `shape` at addr, repeated over the `batch` dimensions.
   int64_t spreadOverBatch(int64_t addr, ArrayRef<int64_t> shape, ArrayRef<int64_t> batch);
@@ -332,8 +333,8 @@ LogicalResult GenericWriter::compute() {
     r = reduce();
   else if (isa<wg::SoftmaxOp>(op) || name == "wsgraph.log_softmax")
     r = softmax(name == "wsgraph.log_softmax");
-  else if (isa<wg::LayerNormOp>(op))
-    r = layerNorm();
+  else if (isa<wg::LayerNormOp, wg::RmsNormOp>(op))
+    r = normalize();
   else if (isa<wg::MatmulOp>(op))
     r = matmul(0, 1, false, false);
   else if (isa<wg::GemmOp>(op))
@@ -357,8 +358,7 @@ FailureOr<int64_t> GenericWriter::elementwise() {
   int64_t n = chunkWords();
   int64_t dst = sram.words(n);
   StringRef elem = elemOf(op->getOperand(0));
-  if (auto it = unaryKinds().find(name); it != unaryKinds().end()) {
-    StringRef kind = it->second;
+  if (StringRef kind = unaryKindOf(op); !kind.empty()) {
     bool typed = kind == "neg" || kind == "abs" || kind == "relu";
     unary(kind, dst, in(0), n, typed ? elem : "f32");
     wrapNarrow(dst, n, op->getResult(0));
@@ -519,31 +519,38 @@ FailureOr<int64_t> GenericWriter::softmax(bool log) {
   return moveAxisLast(dst, shape, axis, true);
 }
 
-FailureOr<int64_t> GenericWriter::layerNorm() {
-  auto ln = cast<wg::LayerNormOp>(op);
+FailureOr<int64_t> GenericWriter::normalize() {
+  // layer_norm: (x - mean) * rsqrt(var + eps) * scale (+ bias); rms_norm:
+  // x * rsqrt(mean(x^2) + eps) * scale; over the axes from `axis` on.
+  bool center = isa<wg::LayerNormOp>(op);
   ArrayRef<int64_t> shape = typeOf(0).getShape();
-  int64_t rank = int64_t(shape.size()), axis = ln.getAxis();
+  int64_t rank = int64_t(shape.size()), axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
   axis = axis < 0 ? axis + rank : axis;
   int64_t n = chunkWords(), run = 1;
   for (int64_t d = axis; d < rank; ++d)
     run *= shape[d];
   int64_t runs = n / run;
   SmallVector<int64_t> tail(shape.drop_front(axis));
-  int64_t scale = broadcast(1, tail), bias = ln.getBias() ? broadcast(2, tail) : -1;
+  int64_t scale = broadcast(1, tail), bias = op->getNumOperands() > 2 ? broadcast(2, tail) : -1;
   int64_t dst = sram.words(n), sq = sram.words(run), s = sram.words(1);
-  float inv = float(1.0 / double(run));
+  FloatAttr inv = b.getF32FloatAttr(float(1.0 / double(run)));
+  auto scalarImm = [&](StringRef kind, FloatAttr value) {
+    wk::ImmOp::create(b, loc(), b.getStringAttr(kind), at(s), at(s), value, count(1), nullptr,
+                      nullptr, b.getStringAttr("f32"));
+  };
   k.loop(runs, [&] {
     wk::AffAttr x = at(in(0), {4 * run}), out = at(dst, {4 * run});
-    wk::ReduceOp::create(b, loc(), "sum", at(s), x, count(run), nullptr, nullptr);
-    wk::ImmOp::create(b, loc(), b.getStringAttr("mul"), at(s), at(s), b.getF32FloatAttr(inv),
-                      count(1), nullptr, nullptr, b.getStringAttr("f32"));
-    wk::ScalarOp::create(b, loc(), "sub", out, x, at(s), count(run), nullptr, nullptr);
+    if (center) {
+      wk::ReduceOp::create(b, loc(), "sum", at(s), x, count(run), nullptr, nullptr);
+      scalarImm("mul", inv);
+      wk::ScalarOp::create(b, loc(), "sub", out, x, at(s), count(run), nullptr, nullptr);
+    } else {
+      wk::UnaryOp::create(b, loc(), "copy", out, x, count(run), nullptr, nullptr);
+    }
     wk::VectorOp::create(b, loc(), "mul", at(sq), out, out, count(run), nullptr, nullptr);
     wk::ReduceOp::create(b, loc(), "sum", at(s), at(sq), count(run), nullptr, nullptr);
-    wk::ImmOp::create(b, loc(), b.getStringAttr("mul"), at(s), at(s), b.getF32FloatAttr(inv),
-                      count(1), nullptr, nullptr, b.getStringAttr("f32"));
-    wk::ImmOp::create(b, loc(), b.getStringAttr("add"), at(s), at(s), ln.getEpsilonAttr(),
-                      count(1), nullptr, nullptr, b.getStringAttr("f32"));
+    scalarImm("mul", inv);
+    scalarImm("add", op->getAttrOfType<FloatAttr>("epsilon"));
     wk::UnaryOp::create(b, loc(), "rsqrt", at(s), at(s), count(1), nullptr, nullptr);
     wk::ScalarOp::create(b, loc(), "mul", out, out, at(s), count(run), nullptr, nullptr);
     wk::VectorOp::create(b, loc(), "mul", out, out, at(scale), count(run), nullptr, nullptr);
@@ -674,6 +681,15 @@ FailureOr<int64_t> GenericWriter::attention() {
   });
   cycles += double(bh * tq) * cost.matvec(tk, d);
   imm("mul", scores, scores, attn.getScale().convertToFloat(), bh * tq * tk);
+  if (attn.getMask()) { // [B, S], the same for every head and query of a sequence
+    int64_t heads = qs[1];
+    SmallVector<int32_t> t = tableOver({bh, tq, tk}, [&](ArrayRef<int64_t> idx) {
+      return idx[0] / heads * tk + idx[2];
+    });
+    int64_t spread = sram.words(bh * tq * tk);
+    indexCopy(spread, in(3), table(t), bh * tq * tk, typeOf(3).getNumElements());
+    vector("add", scores, scores, spread, bh * tq * tk, "f32");
+  }
   if (attn.getCausal()) { // the last tq keys are the queries' own positions
     int64_t off = tk - tq, all = bh * tq * tk;
     SmallVector<int32_t> keep = tableOver({bh, tq, tk}, [&](ArrayRef<int64_t> idx) {

@@ -198,7 +198,7 @@ int64_t wsc::lowering::chunkGranularity(Operation *op, unsigned result) {
   if (unaryKinds().count(name) || binaryKinds().count(name) || isa<wg::WhereOp, wg::CastOp>(op) ||
       keepsOrder(op) || movementSource(op, result))
     return 1;
-  if ((isa<wg::SoftmaxOp, wg::LayerNormOp>(op) || name == "wsgraph.log_softmax") &&
+  if ((isa<wg::SoftmaxOp, wg::LayerNormOp, wg::RmsNormOp>(op) || name == "wsgraph.log_softmax") &&
       normalizesLastAxis(op))
     return 1;
   bool shared = false;
@@ -244,7 +244,8 @@ wsc::lowering::operandWindows(Operation *op, unsigned result, int64_t r0, int64_
   }
   if (auto src = movementSource(op, result))
     return spanOf(src);
-  if (isa<wg::SoftmaxOp, wg::LayerNormOp>(op) || name == "wsgraph.log_softmax" || keepsOrder(op)) {
+  if (isa<wg::SoftmaxOp, wg::LayerNormOp, wg::RmsNormOp>(op) || name == "wsgraph.log_softmax" ||
+      keepsOrder(op)) {
     w[0] = {lo, hi};
     return w;
   }
@@ -265,16 +266,11 @@ int64_t wsc::lowering::streamWords(Value v) {
 
 bool wsc::lowering::hasGenericKernel(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  // The body (Generic.cpp's elementwise) still picks a unary op's runtime
-  // kind by name, which would run a tanh GELU as the exact one; it must take
-  // unaryKindOf first. Until then the fusion makes a tanh gelu only where
-  // the linear kind takes it, and the generic kind refuses one.
-  if (auto gelu = dyn_cast<wg::GeluOp>(op); gelu && gelu.isTanh())
-    return false;
   if (unaryKinds().count(name) || binaryKinds().count(name) || reduceKinds().count(name) ||
       keepsOrder(op))
     return true;
-  return isa<wg::WhereOp, wg::CastOp, wg::SoftmaxOp, wg::LayerNormOp, wg::MatmulOp, wg::GemmOp,
+  return isa<wg::WhereOp, wg::CastOp, wg::SoftmaxOp, wg::LayerNormOp, wg::RmsNormOp, wg::MatmulOp,
+             wg::GemmOp,
              wg::LinearOp, wg::AttentionOp, wg::TransposeOp, wg::ExpandOp, wg::SliceOp,
              wg::SplitOp, wg::ConcatOp, wg::TriluOp, wg::GatherOp>(op) ||
          llvm::is_contained({"wsgraph.log_softmax", "wsgraph.tile",
