@@ -197,7 +197,8 @@ void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
 using Sizer = std::function<void(KernelPlan &)>;
 Sizer embedSizer(int64_t v, int64_t c, bool positions, bool chained, int64_t batch, int64_t tokens,
                  StringRef storage, wafer::ArchAttr arch);
-Sizer layerNormSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch);
+/// A layer norm's (`center`) or an RMS norm's row of PEs.
+Sizer normSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch, bool center);
 /// With `cycles` (the plan's estimate), a linear takes the fastest of the
 /// shapes within the budget (one per count of rows, as wide as it allows),
 /// fewer PEs on a tie; the square-ish tiles are one of them.
