@@ -1063,9 +1063,16 @@ void Core::run() {
     }
     ++s_.instructions;
     if (in.op == wafer::LOOP) {
-      // A body that no instruction of this PE's runs costs only its ENDs:
-      // counted at once unless the cycle limit could trip inside.
-      bool idle = (view & kIdleLoop) && s_.instructions - 1 + in.count <= maxInstructions_;
+      // A body that no instruction of this PE's runs costs only its ENDs,
+      // counted at once; if they pass the limit, the PE faults here as it
+      // would at one of them (not after 2^32 ENDs, one by one).
+      bool idle = view & kIdleLoop;
+      if (idle && s_.instructions - 1 + in.count > maxInstructions_) {
+        fault(in, "cycle limit",
+              fmt::format("the PE passed the limit of {} instructions (LOOP and END included)",
+                          maxInstructions_));
+        return;
+      }
       if (in.count == 0 || idle) {
         s_.instructions += idle ? in.count : 0;
         s_.pc = in.jump + 1;

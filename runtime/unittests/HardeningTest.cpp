@@ -157,6 +157,21 @@ TEST(CycleLimit, ALongLoopEndsUnderTheDefaultLimit) {
   EXPECT_EQ(res.status.message(),
             "cycle limit: kernel 'spin' (wafer 0): every PE runs at least 8589934591 "
             "instructions (LOOP and END included), more than the limit of 4294967296");
+  // A loop this PE runs with a body it skips: its 4e9 ENDs are counted at
+  // once, and pass the limit at once (not after 2^32 ENDs one by one).
+  wafer::Program q = makeProgram(2, 1);
+  wafer::Region *idle = addRegion(q, "idle", 0, 0, 2, 1);
+  for (int i = 0; i < 2; ++i) {
+    *idle->add_code() = only(loop(4000000000u), 0, 0, 0, 0);
+    *idle->add_code() = only(ins(wafer::NOP, {}), 1, 1, 0, 0);
+    *idle->add_code() = end();
+  }
+  EXPECT_EQ(runProgram(q).status.message(),
+            "cycle limit: wafer 0 PE (0,0) (kernel 'idle'): instruction 3 (LOOP): the PE passed "
+            "the limit of 4294967296 instructions (LOOP and END included)");
+  idle->mutable_code(3)->set_count(4000);
+  EXPECT_TRUE(runProgram(q).status.ok());
+
   // The clock: 2^41 cycles of EXP pass the default 2^40 at the next instruction.
   r->clear_code();
   *r->add_code() = ins(wafer::EXP, {0, 0}, 1024);
