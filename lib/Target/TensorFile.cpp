@@ -79,10 +79,13 @@ bool parseNpy(StringRef bytes, onnx::TensorProto &t, std::string &err) {
       return false;
     }
     t.add_dims(v);
-    n *= uint64_t(v);
+    if (__builtin_mul_overflow(n, uint64_t(v), &n)) {
+      err = ".npy shape is too large";
+      return false;
+    }
   }
   StringRef data = bytes.drop_front(start + hlen);
-  if (data.size() != n * width) {
+  if (n > data.size() / width || data.size() != n * width) {
     err = ".npy holds " + std::to_string(data.size()) + " data bytes, its shape needs " +
           std::to_string(n * width);
     return false;
