@@ -326,6 +326,7 @@ void LowerToKernelsPass::runOnOperation() {
       return false;
     };
     PlanContext ctx{batch, tokens, haveTokens, arch, cost, st, plans, produced, absorbed};
+    int residuals = 0;
     ctx.streamOf = ensureProduced;
     for (Operation &opRef : func.getBody().front()) {
       Operation *op = &opRef;
@@ -352,9 +353,10 @@ void LowerToKernelsPass::runOnOperation() {
         deferred.push_back(op);
         continue;
       }
-      // A block ends with the residual add that follows its MLP.
+      // A block ends with its second residual add (after the attention's
+      // projection, then after the MLP's), whatever the MLP's form.
       if (plan.kind == "linear" && plan.inputs.size() > 1 && !isStatic(plan.inputs[1]) &&
-          plans.size() >= 2 && plans.back().kind == "linear_gelu")
+          ++residuals % 2 == 0)
         ++ctx.layer;
       plan.storage = st;
       plan.maxBlocks = maxBlocks;
