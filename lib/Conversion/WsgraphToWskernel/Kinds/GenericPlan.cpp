@@ -290,20 +290,29 @@ SmallVector<std::pair<int64_t, int64_t>> wsc::lowering::chunkRows(Operation *op,
       held += hi - lo;
     return held + (2 + int64_t(op->getNumOperands())) * (r1 - r0) * n + 512;
   };
-  // Whole groups of g rows while they fit, else pieces of one group.
-  int64_t per = rows, budget = sramWords * 4 / 5;
+  // Chunks of `per` rows: whole groups of g rows, else pieces of one group.
+  auto chunksOf = [&](int64_t per) {
+    SmallVector<std::pair<int64_t, int64_t>> chunks;
+    int64_t group = per < g ? g : rows;
+    for (int64_t start = 0; start < rows; start += group)
+      for (int64_t r0 = start; r0 < std::min(rows, start + group); r0 += per)
+        chunks.push_back({r0, std::min({rows, start + group, r0 + per})});
+    return chunks;
+  };
+  // Every chunk must fit (a window may be wider where a chunk crosses a
+  // head or a batch).
+  int64_t budget = sramWords * 4 / 5;
+  auto fits = [&](int64_t per) {
+    return llvm::all_of(chunksOf(per), [&](auto c) { return words(c.first, c.second) <= budget; });
+  };
+  int64_t per = rows;
   if (g > 0) {
-    while (per > g && words(0, per) > budget)
+    while (per > g && !fits(per))
       per = std::max(g, ceilDiv(per / 2, g) * g);
-    while (per > 1 && per <= g && words(0, per) > budget)
+    while (per > 1 && per <= g && !fits(per))
       per = ceilDiv(per, 2);
   }
-  SmallVector<std::pair<int64_t, int64_t>> chunks;
-  int64_t group = per < g ? g : rows;
-  for (int64_t start = 0; start < rows; start += group)
-    for (int64_t r0 = start; r0 < std::min(rows, start + group); r0 += per)
-      chunks.push_back({r0, std::min({rows, start + group, r0 + per})});
-  return chunks;
+  return chunksOf(per);
 }
 
 KernelPlan wsc::lowering::planGeneric(Operation *op, unsigned result, StringRef name) {
