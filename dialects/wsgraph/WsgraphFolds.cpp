@@ -381,6 +381,36 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   return pack(getType(), *in);
 }
 
+/// Row-major strides of a static shape.
+static SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// The values of `type` whose element at each multi-index is element
+/// `src(index)` of `in` (row-major); none when `src` gives a negative index.
+static std::optional<Values> picked(const Values &in, RankedTensorType type,
+                                    function_ref<int64_t(ArrayRef<int64_t>)> src) {
+  Values out;
+  out.type = type;
+  out.isFloat = in.isFloat;
+  SmallVector<int64_t> index(type.getRank(), 0);
+  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+    int64_t from = src(index);
+    if (from < 0)
+      return std::nullopt;
+    in.isFloat ? out.f.push_back(in.f[from]) : out.i.push_back(in.i[from]);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (++index[d] < type.getDimSize(d))
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> perm = getPerm();
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
@@ -398,27 +428,14 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   if (!in || !foldable(getType()))
     return {};
   auto type = cast<RankedTensorType>(getType());
-  ArrayRef<int64_t> inShape = in->type.getShape();
-  int64_t rank = inShape.size();
-  SmallVector<int64_t> inStrides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
-  Values out;
-  out.type = type;
-  out.isFloat = in->isFloat;
-  SmallVector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+  SmallVector<int64_t> inStrides = rowMajorStrides(in->type.getShape());
+  auto out = picked(*in, type, [&](ArrayRef<int64_t> index) {
     int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
+    for (size_t d = 0; d < index.size(); ++d)
       src += index[d] * inStrides[perm[d]];
-    in->isFloat ? out.f.push_back(in->f[src]) : out.i.push_back(in->i[src]);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < type.getDimSize(d))
-        break;
-      index[d] = 0;
-    }
-  }
-  return pack(type, out);
+    return src;
+  });
+  return pack(type, *out);
 }
 
 /// Reshape-like ops keep the row-major element order.
@@ -484,13 +501,6 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   return pack(getType(), out);
 }
 
-/// Row-major strides of a static shape.
-static SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
 
 OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
   auto data = unpack(adaptor.getData()), indices = unpack(adaptor.getIndices());
@@ -498,26 +508,20 @@ OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
     return {};
   ArrayRef<int64_t> shape = data->type.getShape(), outShape = indices->type.getShape();
   int64_t rank = shape.size(), axis = *normalizeAxis(getAxis(), rank), dim = shape[axis];
-  SmallVector<int64_t> strides = rowMajorStrides(shape);
-  Values out;
-  out.type = getType();
-  out.isFloat = data->isFloat;
-  SmallVector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < indices->size(); ++k) {
+  SmallVector<int64_t> strides = rowMajorStrides(shape), outStrides = rowMajorStrides(outShape);
+  auto out = picked(*data, getType(), [&](ArrayRef<int64_t> index) -> int64_t {
+    int64_t k = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      k += index[d] * outStrides[d];
     int64_t idx = indices->i[k];
     if (idx < -dim || idx >= dim)
-      return {}; // out of range: left for the runtime to report
+      return -1; // out of range: left for the runtime to report
     int64_t src = 0;
     for (int64_t d = 0; d < rank; ++d)
       src += (d == axis ? (idx < 0 ? idx + dim : idx) : index[d]) * strides[d];
-    data->isFloat ? out.f.push_back(data->f[src]) : out.i.push_back(data->i[src]);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < outShape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return pack(getType(), out);
+    return src;
+  });
+  return out ? pack(getType(), *out) : OpFoldResult();
 }
 
 OpFoldResult TileOp::fold(FoldAdaptor adaptor) {
@@ -526,26 +530,15 @@ OpFoldResult TileOp::fold(FoldAdaptor adaptor) {
   auto in = unpack(adaptor.getInput());
   if (!in || !foldable(getType()))
     return {};
-  auto type = getType();
   ArrayRef<int64_t> inShape = in->type.getShape();
-  int64_t rank = type.getRank();
   SmallVector<int64_t> strides = rowMajorStrides(inShape);
-  Values out;
-  out.type = type;
-  out.isFloat = in->isFloat;
-  SmallVector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+  auto out = picked(*in, getType(), [&](ArrayRef<int64_t> index) {
     int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
+    for (size_t d = 0; d < index.size(); ++d)
       src += (index[d] % inShape[d]) * strides[d];
-    in->isFloat ? out.f.push_back(in->f[src]) : out.i.push_back(in->i[src]);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < type.getDimSize(d))
-        break;
-      index[d] = 0;
-    }
-  }
-  return pack(type, out);
+    return src;
+  });
+  return pack(getType(), *out);
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
@@ -589,26 +582,15 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   auto in = unpack(getConstantElements(getInput(), kMaxSliceSource), kMaxSliceSource);
   if (!in)
     return {};
-  int64_t rank = inType.getRank();
-  SmallVector<int64_t> strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * inType.getDimSize(d + 1);
-  Values out;
-  out.type = getType();
-  out.isFloat = in->isFloat;
-  SmallVector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < getType().getNumElements(); ++k) {
+  SmallVector<int64_t> strides = rowMajorStrides(inType.getShape());
+  ArrayRef<int64_t> offsets = getOffsets(), steps = getStrides();
+  auto out = picked(*in, getType(), [&](ArrayRef<int64_t> index) {
     int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      src += (getOffsets()[d] + index[d] * getStrides()[d]) * strides[d];
-    in->isFloat ? out.f.push_back(in->f[src]) : out.i.push_back(in->i[src]);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < getSizes()[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return pack(getType(), out);
+    for (size_t d = 0; d < index.size(); ++d)
+      src += (offsets[d] + index[d] * steps[d]) * strides[d];
+    return src;
+  });
+  return pack(getType(), *out);
 }
 
 OpFoldResult TriluOp::fold(FoldAdaptor adaptor) {
