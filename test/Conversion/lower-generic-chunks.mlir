@@ -1,4 +1,4 @@
-// RUN: wsc-opt %s --wsc-set-arch="arch=mesh:16x16" --wsc-lower-to-kernels | FileCheck %s
+// RUN: wsc-opt %s -split-input-file --wsc-set-arch="arch=mesh:16x16" --wsc-lower-to-kernels | FileCheck %s
 
 // A generic op too large for one PE's 48 KB is split into chunks of its result
 // rows: each chunk holds only the rows of its operands it reads (the routers'
@@ -33,4 +33,20 @@ func.func @chunks(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %e = wsgraph.exp %x : tensor<64x256xf32>
   %y = wsgraph.add %e, %b : (tensor<64x256xf32>, tensor<256xf32>) -> tensor<64x256xf32>
   return %y : tensor<64x256xf32>
+}
+
+// -----
+
+// A transpose's chunk reads a column of its operand: a strided window, which
+// the routers' filter cuts with a period of the operand's last dimension.
+// CHECK-LABEL: func.func @strided
+// CHECK: wskernel.kernel "transpose.c0" kind "generic"
+// CHECK-NEXT: wskernel.filter "in0" first <base = 0> count <base = {{[0-9]+}}> {period = 64 : i64}
+// CHECK-NEXT: wskernel.loop 1024 {
+// CHECK-NEXT: wskernel.recv "in0"
+func.func @strided(%x: tensor<8x128x64xf32>) -> tensor<8x64x128xf32> {
+  %e = wsgraph.exp %x : tensor<8x128x64xf32>
+  %t = wsgraph.transpose %e {perm = array<i64: 0, 2, 1>} : (tensor<8x128x64xf32>) -> tensor<8x64x128xf32>
+  %y = wsgraph.exp %t : tensor<8x64x128xf32>
+  return %y : tensor<8x64x128xf32>
 }

@@ -34,13 +34,28 @@ public:
       : k(k), b(k.builder()), p(p), cost(cost), op(p.anchor) {
     Value r = op->getResult(p.result);
     rowLo = p.rowLo, rowHi = p.rowHi ? p.rowHi : wordsOf(r) / streamWords(r);
-    // Each input's window: the rows of its last dimension the chunk reads.
-    held.assign(p.inputs.size(), {INT64_MAX, INT64_MIN});
+    // Each input's window: a strided one where a one-block stream brings
+    // it (the routers' filters cut it), else the rows of its last dimension
+    // that hold what the chunk reads.
+    SmallVector<std::optional<Window>> windows(p.inputs.size());
     for (auto [i, w] : llvm::enumerate(operandWindows(op, p.result, rowLo, rowHi))) {
-      auto &h = held[p.operandInput[i]];
-      int64_t n = streamWords(op->getOperand(unsigned(i)));
-      h = {std::min(h.first, w.first / n * n), std::max(h.second, ceilDiv(w.second, n) * n)};
+      unsigned j = p.operandInput[i];
+      Value v = op->getOperand(unsigned(i));
+      int64_t n = streamWords(v), total = wordsOf(v);
+      bool strided = w.period != total;
+      if (strided && !(k.isStream(j) && k.input(j).blocks.size() == 1))
+        w = {w.first, (total / w.period - 1) * w.period + w.count, total}; // its span
+      if (w.period == total) {
+        int64_t first = w.first / n * n;
+        w = {first, ceilDiv(w.first + w.count, n) * n - first, total};
+      }
+      windows[j] = !windows[j] || (windows[j]->first == w.first && windows[j]->count == w.count &&
+                                   windows[j]->period == w.period)
+                       ? w
+                       : Window::whole(total); // read twice, differently
     }
+    for (auto [j, w] : llvm::enumerate(windows))
+      held.push_back(w.value_or(Window::whole(std::max<int64_t>(1, wordsOf(p.inputs[j])))));
   }
 
   /// Returns data bytes per PE and the estimated cycles of one run.
@@ -89,8 +104,10 @@ private:
   int64_t in(unsigned i) { return inputs[p.operandInput[i]]; }
   /// The value this kernel computes (rows of it, for a chunk).
   Value resultValue() { return op->getResult(p.result); }
-  /// The words [first, second) of operand i that the PE holds (at in(i)).
-  std::pair<int64_t, int64_t> window(unsigned i) { return held[p.operandInput[i]]; }
+  /// Where the PE holds word `flat` of operand i, from in(i); the words it holds.
+  int64_t heldAt(unsigned i, int64_t flat) { return held[p.operandInput[i]].at(flat); }
+  int64_t heldWords(unsigned i) { return heldWords(p.operandInput[i], p.inputs[p.operandInput[i]]); }
+  int64_t heldWords(unsigned input, Value v) { return held[input].words(wordsOf(v)); }
   /// The result's words this kernel computes (its rows [rowLo, rowHi)).
   int64_t resultN() { return streamWords(resultValue()); }
   int64_t chunkWords() { return (rowHi - rowLo) * resultN(); }
@@ -115,6 +132,8 @@ private:
   LogicalResult receiveInputs();
   /// Receives rows [first, first + rows) of stream input i (of `total` rows).
   void receiveRows(unsigned i, int64_t first, int64_t rows, int64_t total, bool whole);
+  /// Receives a strided window of a one-block stream input of `total` words.
+  void receiveStrided(unsigned i, Window w, int64_t total);
   /// Adds words [lo, hi) of a constant or weight as a kernel operand.
   unsigned sliceOperand(Value v, int64_t lo, int64_t hi);
   void sendResult(int64_t addr);
@@ -152,7 +171,7 @@ private:
   double cycles = 0;
   int64_t result = -1;
   int64_t rowLo, rowHi; // the result rows this kernel computes (a chunk, or all)
-  SmallVector<std::pair<int64_t, int64_t>> held; // each input's window, in words
+  SmallVector<Window> held; // each input's window
 };
 
 int64_t GenericWriter::table(ArrayRef<int32_t> values) {
@@ -186,11 +205,10 @@ int64_t GenericWriter::broadcastToResult(unsigned i) {
   ArrayRef<int64_t> own = typeOf(i).getShape();
   if (own == tensorType(resultValue()).getShape())
     return in(i); // its window holds the chunk's rows
-  int64_t lo = window(i).first;
   SmallVector<int32_t> t =
-      resultTable([&](ArrayRef<int64_t> idx) { return broadcastIndex(own, idx) - lo; });
+      resultTable([&](ArrayRef<int64_t> idx) { return heldAt(i, broadcastIndex(own, idx)); });
   int64_t n = int64_t(t.size()), dst = sram.words(n);
-  indexCopy(dst, in(i), table(t), n, window(i).second - lo);
+  indexCopy(dst, in(i), table(t), n, heldWords(i));
   return dst;
 }
 
@@ -235,23 +253,27 @@ LogicalResult GenericWriter::receiveInputs() {
   // before it) only passes through.
   size_t count = p.inputs.size() - (p.chained ? 1 : 0);
   for (size_t i = 0; i < count; ++i) {
-    inputs.push_back(sram.words(std::max<int64_t>(1, held[i].second - held[i].first)));
-    inputWords += std::max<int64_t>(1, held[i].second - held[i].first);
+    inputs.push_back(sram.words(std::max<int64_t>(1, heldWords(unsigned(i), p.inputs[i]))));
+    inputWords += std::max<int64_t>(1, heldWords(unsigned(i), p.inputs[i]));
   }
   for (size_t i = 0; i < count; ++i) {
     Value v = p.inputs[i];
-    auto [lo, hi] = held[i];
-    int64_t n = streamWords(v), rows = (hi - lo) / n;
-    bool whole = lo == 0 && hi == wordsOf(v);
+    Window w = held[i];
+    int64_t n = streamWords(v), total = wordsOf(v);
+    bool whole = w.first == 0 && w.count == total;
     if (k.isStream(unsigned(i))) {
-      receiveRows(unsigned(i), lo / n, rows, wordsOf(v) / n, whole);
+      if (w.period == total)
+        receiveRows(unsigned(i), w.first / n, w.count / n, total / n, whole);
+      else
+        receiveStrided(unsigned(i), w, total);
     } else if (isa<BlockArgument>(v)) {
       wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr,
-                              whole ? nullptr : b.getDenseI64ArrayAttr({lo, hi - lo}));
+                              whole ? nullptr : b.getDenseI64ArrayAttr({w.first, w.count}));
     } else if (isStatic(v)) {
       // A tile sees its operand as [elements / last dimension, last dimension].
-      unsigned source = whole ? k.operand(unsigned(i)) : sliceOperand(v, lo, hi);
-      k.initTile(source, inputs[i], rows, n, {0, 0}, {0, 0});
+      unsigned source =
+          whole ? k.operand(unsigned(i)) : sliceOperand(v, w.first, w.first + w.count);
+      k.initTile(source, inputs[i], w.count / n, n, {0, 0}, {0, 0});
     } else {
       return op->emitError("operand ") << i << " is neither a stream, a constant nor an input";
     }
@@ -275,6 +297,15 @@ void GenericWriter::receiveRows(unsigned i, int64_t first, int64_t rows, int64_t
       k.recv(block.port, at(inputs[i] + 4 * block.offset, {4 * n}), count(block.size));
   });
   cycles += cost.words(rows * n);
+}
+
+void GenericWriter::receiveStrided(unsigned i, Window w, int64_t total) {
+  // One block: the filter keeps words [first, first + count) of every period.
+  StringRef port = k.input(i).blocks.front().port;
+  wk::FilterOp::create(b, loc(), port, k.aff(w.first), k.aff(w.count), nullptr,
+                       b.getI64IntegerAttr(w.period));
+  k.loop(total / w.period, [&] { k.recv(port, at(inputs[i], {4 * w.count}), count(w.count)); });
+  cycles += cost.words(w.words(total));
 }
 
 unsigned GenericWriter::sliceOperand(Value v, int64_t lo, int64_t hi) {
@@ -725,7 +756,7 @@ FailureOr<int64_t> GenericWriter::movement() {
   // Each result word names an operand's word (held from its window's start).
   return pick(resultTable([&](ArrayRef<int64_t> idx) -> int64_t {
     auto [i, flat] = src(idx);
-    return flat < 0 ? -1 : (in(i) - inputs[0]) / 4 + flat - window(i).first;
+    return flat < 0 ? -1 : (in(i) - inputs[0]) / 4 + heldAt(i, flat);
   }));
 }
 

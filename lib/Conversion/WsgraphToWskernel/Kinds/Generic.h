@@ -16,10 +16,18 @@ bool hasGenericKernel(Operation *op);
 /// Result rows that a chunk of `op`'s generic kernel must keep together
 /// (rows are runs of the result's last dimension); 0 when it cannot be split.
 int64_t chunkGranularity(Operation *op, unsigned result);
-/// The words [first, second) of each operand of `op` that rows [r0, r1) of
-/// result `result` read.
-SmallVector<std::pair<int64_t, int64_t>> operandWindows(Operation *op, unsigned result,
-                                                        int64_t r0, int64_t r1);
+/// The words of an operand of `total` words that a chunk holds: words
+/// [first, first + count) of every `period` words (a period of `total`: one
+/// range). A strided read, such as a transpose's column, is periodic.
+struct Window {
+  int64_t first, count, period;
+  static Window whole(int64_t total) { return {0, total, total}; }
+  int64_t words(int64_t total) const { return total / period * count; }
+  /// Where the chunk holds word `flat` of the operand.
+  int64_t at(int64_t flat) const { return flat / period * count + flat % period - first; }
+};
+/// The window of each operand of `op` that rows [r0, r1) of result `result` read.
+SmallVector<Window> operandWindows(Operation *op, unsigned result, int64_t r0, int64_t r1);
 /// The row ranges of result `result` that `op`'s generic kernels compute:
 /// one chunk when it fits a PE of `sramWords` words (or cannot be split).
 SmallVector<std::pair<int64_t, int64_t>> chunkRows(Operation *op, unsigned result,

@@ -207,28 +207,54 @@ int64_t wsc::lowering::chunkGranularity(Operation *op, unsigned result) {
   return 0;
 }
 
-SmallVector<std::pair<int64_t, int64_t>>
-wsc::lowering::operandWindows(Operation *op, unsigned result, int64_t r0, int64_t r1) {
+SmallVector<Window> wsc::lowering::operandWindows(Operation *op, unsigned result, int64_t r0,
+                                                  int64_t r1) {
   Value res = op->getResult(result);
   ArrayRef<int64_t> rs = tensorType(res).getShape();
   int64_t n = streamWords(res), lo = r0 * n, hi = r1 * n;
-  SmallVector<std::pair<int64_t, int64_t>> w;
+  SmallVector<Window> w;
   for (Value v : op->getOperands())
-    w.push_back({0, wordsOf(v)});
+    w.push_back(Window::whole(wordsOf(v)));
   if (r0 == 0 && r1 * n == wordsOf(res))
     return w;
-  // Each operand's first and last word the result's words [lo, hi) read.
-  auto spanOf = [&](function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> src) {
-    SmallVector<std::pair<int64_t, int64_t>> out(w.size(), {INT64_MAX, INT64_MIN});
+  auto range = [&](unsigned i, int64_t first, int64_t end) {
+    w[i] = {first, end - first, wordsOf(op->getOperand(i))};
+  };
+  // The smallest window of each operand that holds the words the result's
+  // words [lo, hi) read: a range, or a range of every period of one of the
+  // operand's trailing dimensions (a strided read).
+  auto windowsOf = [&](function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> src) {
+    SmallVector<SmallVector<int64_t>> periods;
+    SmallVector<SmallVector<std::pair<int64_t, int64_t>>> spans;
+    for (Value v : op->getOperands()) {
+      SmallVector<int64_t> ps;
+      ArrayRef<int64_t> shape = tensorType(v).getShape();
+      for (int64_t d = int64_t(shape.size()) - 1, p = 1; d >= 0; --d)
+        ps.push_back(p *= shape[d]);
+      if (ps.empty())
+        ps.push_back(1);
+      spans.emplace_back(ps.size(), std::make_pair(INT64_MAX, INT64_MIN));
+      periods.push_back(std::move(ps));
+    }
     tableOver(rs, [&](ArrayRef<int64_t> idx) {
       auto [i, f] = src(idx);
       if (f >= 0)
-        out[i] = {std::min(out[i].first, f), std::max(out[i].second, f + 1)};
+        for (auto [p, s] : llvm::zip(periods[i], spans[i]))
+          s = {std::min(s.first, f % p), std::max(s.second, f % p + 1)};
       return 0;
     }, lo, hi);
-    for (auto &s : out)
-      if (s.first > s.second)
-        s = {0, 1}; // untouched: one word still takes its stream
+    SmallVector<Window> out;
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      int64_t total = wordsOf(v);
+      std::optional<Window> best;
+      for (auto [p, s] : llvm::zip(periods[i], spans[i]))
+        if (s.first < s.second) {
+          Window c = {s.first, s.second - s.first, p};
+          if (!best || c.words(total) < best->words(total))
+            best = c;
+        }
+      out.push_back(best.value_or(Window{0, 1, total})); // untouched: one word takes its stream
+    }
     return out;
   };
   StringRef name = op->getName().getStringRef();
@@ -237,28 +263,33 @@ wsc::lowering::operandWindows(Operation *op, unsigned result, int64_t r0, int64_
     rowsOfLeft(mm, shared);
     ArrayRef<int64_t> b = mm.getRhs().getType().getShape();
     int64_t kk = b[b.size() - 2], perBatch = rs[rs.size() - 2];
-    w[0] = {r0 * kk, r1 * kk};
+    range(0, r0 * kk, r1 * kk);
     if (!shared)
-      w[1] = {r0 / perBatch * kk * n, ceilDiv(r1, perBatch) * kk * n};
+      range(1, r0 / perBatch * kk * n, ceilDiv(r1, perBatch) * kk * n);
     return w;
   }
   if (auto src = movementSource(op, result))
-    return spanOf(src);
+    return windowsOf(src);
   if (isa<wg::SoftmaxOp, wg::LayerNormOp, wg::RmsNormOp>(op) || name == "wsgraph.log_softmax" ||
       keepsOrder(op)) {
-    w[0] = {lo, hi};
+    range(0, lo, hi);
     return w;
   }
   // Elementwise: each operand broadcast to the result.
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     SmallVector<int64_t> own(tensorType(v).getShape());
-    w[i] = own == rs ? std::make_pair(lo, hi)
-                     : spanOf([&](ArrayRef<int64_t> idx) {
-                         return std::pair<unsigned, int64_t>{0, broadcastIndex(own, idx)};
-                       })[0];
+    if (own == rs) {
+      range(unsigned(i), lo, hi);
+      continue;
+    }
+    Window one = windowsOf([&](ArrayRef<int64_t> idx) {
+      return std::pair<unsigned, int64_t>{unsigned(i), broadcastIndex(own, idx)};
+    })[i];
+    w[i] = one;
   }
   return w;
 }
+
 int64_t wsc::lowering::streamWords(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   return t.getRank() == 0 ? 1 : std::max<int64_t>(1, t.getShape().back());
@@ -286,8 +317,8 @@ SmallVector<std::pair<int64_t, int64_t>> wsc::lowering::chunkRows(Operation *op,
   // much again per operand for tables and spread copies; a little for code.
   auto words = [&](int64_t r0, int64_t r1) {
     int64_t held = 0;
-    for (auto [lo, hi] : operandWindows(op, result, r0, r1))
-      held += hi - lo;
+    for (auto [v, w] : llvm::zip(op->getOperands(), operandWindows(op, result, r0, r1)))
+      held += w.words(wordsOf(v));
     return held + (2 + int64_t(op->getNumOperands())) * (r1 - r0) * n + 512;
   };
   // Chunks of `per` rows: whole groups of g rows, else pieces of one group.
