@@ -246,7 +246,7 @@ void LowerToKernelsPass::runOnOperation() {
     std::vector<KernelPlan> plans;
     llvm::DenseMap<Value, int> produced;
     llvm::DenseSet<Operation *> absorbed;
-    SmallVector<Operation *> deferred;
+    llvm::DenseSet<Operation *> deferred; // ops planned when a kernel needs them
     bool failedLowering = false;
     auto fail = [&](Operation *op, const Twine &msg) {
       op->emitError() << msg;
@@ -317,7 +317,7 @@ void LowerToKernelsPass::runOnOperation() {
       if (produced.count(v))
         return true;
       Operation *def = v.getDefiningOp();
-      if (def && llvm::is_contained(deferred, def) && !absorbed.count(def) && !failedLowering) {
+      if (def && deferred.contains(def) && !absorbed.count(def) && !failedLowering) {
         absorbed.insert(def);
         return planGenericFor(def);
       }
@@ -335,7 +335,7 @@ void LowerToKernelsPass::runOnOperation() {
       // Head split and merge around attention are claimed when the attention
       // op is reached; what no attention takes is planned when needed.
       if (isa<wg::SplitOp, wg::ReshapeOp, wg::TransposeOp>(op)) {
-        deferred.push_back(op);
+        deferred.insert(op);
         continue;
       }
       KernelPlan plan;
@@ -350,7 +350,7 @@ void LowerToKernelsPass::runOnOperation() {
       if (planned == Planned::NotThisKind) {
         // A generic kernel, made when a kernel or a result needs its value:
         // an op whose users fused kinds absorb makes none.
-        deferred.push_back(op);
+        deferred.insert(op);
         continue;
       }
       // A block ends with its second residual add (after the attention's
