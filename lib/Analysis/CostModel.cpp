@@ -32,6 +32,28 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
   return product(kb) + words(inLast) + (h > 1 ? forwarded(nb) : 0.0) + finish + handOn;
 }
 
+double CostModel::gatedLinear(int64_t k, int64_t n, int64_t h, int64_t w, bool silu,
+                              int64_t biases, int64_t in, int64_t group, bool handOnRow,
+                              bool asyncSums) const {
+  int64_t nb = ceilDiv(n, w);
+  // Biases, the activation (a sigmoid and g times it, or one GELU) and the
+  // product with the up sum, on nb words each.
+  double finish = double(biases) * vector(nb) + transcendental(nb) +
+                  (silu ? 2.0 : 1.0) * vector(nb);
+  double handOn = output(Output::Blocks, n, nb, w, h, group);
+  // x is stored, then meets both tiles (one multiply-add pass each).
+  auto product = [&](int64_t kb) { return words(in) + 2 * matvec(kb, nb); };
+  if (finishingRow(h, Output::Blocks)) {
+    int64_t kb = ceilDiv(k, tileRows(h, Output::Blocks, handOnRow));
+    double sums = forwarded(2 * nb);
+    double rows = asyncSums ? std::max(product(kb), sums) : product(kb) + sums;
+    double last = words(2 * nb) + finish + (handOnRow ? words(nb) : handOn);
+    return std::max({rows, last, handOnRow ? words(nb) + handOn : 0.0});
+  }
+  int64_t kb = ceilDiv(k, h);
+  return product(kb) + (h > 1 ? forwarded(2 * nb) : 0.0) + finish + handOn;
+}
+
 double CostModel::layerNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group,
                             int64_t step) const {
   // Sum, all-reduce, centre; x . x, all-reduce; rsqrt; scale, gamma, beta.

@@ -72,6 +72,17 @@ struct CostModel {
   double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out, int64_t in,
                 int64_t group = 1, int64_t inLast = 0, bool handOnRow = false,
                 bool streamed = false, bool asyncSums = false) const;
+  /// A gated linear act(x Wg + bg) * (x Wu + bu), both weights K x N, on
+  /// h x w PEs that hold a tile of each for the same output columns: a tile
+  /// row stores its slice of x and multiplies it by both tiles, the column
+  /// sums carry both partials (2·nb words), and the finishing row adds the
+  /// `biases`, takes the activation (SiLU: a sigmoid and a multiply; GELU:
+  /// one transcendental), multiplies by the up sum and hands nb words on.
+  /// Rows, hand-on row and async sums as in `linear` (the result leaves in
+  /// blocks).
+  double gatedLinear(int64_t k, int64_t n, int64_t h, int64_t w, bool silu, int64_t biases,
+                     int64_t in, int64_t group = 1, bool handOnRow = false,
+                     bool asyncSums = false) const;
   /// Does a linear on h rows end in a row that only finishes? When it has
   /// at least three rows and its result leaves in blocks or stays on the
   /// last row for the host (HostKept).
