@@ -74,6 +74,7 @@ struct KernelPlan {
   double work = 1;            // multiply-accumulates (or elements) per token
   float epsilon = 1e-5f;      // layer_norm, rms_norm
   bool geluTanh = false;      // linear_gelu: GELU in its tanh form (else exact)
+  std::string gateActivation = "silu"; // linear_glu: silu, gelu or gelu_tanh
   float scale = 1.0f;         // attention
   int64_t heads = 0;          // attention: its heads, each on w / heads columns
   bool hostResult = false;    // the result goes to the host, not to a stream

@@ -273,7 +273,7 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   int64_t oldH = kernel.getHeight(), oldW = kernel.getWidth();
   // A linear's blocked result keeps its columns (its readers rely on its
   // blocks): when the sizer's shape changes them, only the rows change.
-  bool linear = p.kind == "linear" || p.kind == "linear_gelu";
+  bool linear = StringRef(p.kind).starts_with("linear");
   if (linear && p.blocked && !p.hostResult && p.w != oldW && oldW <= maxW)
     p.w = oldW, p.h = std::min(maxH, std::max<int64_t>(1, pes / oldW));
   if (p.h > maxH || p.w > maxW || (p.h == oldH && p.w == oldW))

@@ -77,6 +77,7 @@ const KernelKind &embedKind();
 const KernelKind &layerNormKind();
 const KernelKind &rmsNormKind();
 const KernelKind &linearKind();
+const KernelKind &gatedLinearKind();
 const KernelKind &attentionKind();
 const KernelKind &addKind();
 const KernelKind &outputKind();
@@ -94,6 +95,14 @@ std::pair<int64_t, int64_t> fitGrid(int64_t pes, int64_t rows, int64_t cols, int
 /// `words(h, w)` per PE fit SRAM.
 Sizer tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch,
                  std::function<int64_t(int64_t, int64_t)> words);
+/// The sizer of the linear kinds (linearSizer, and the gated linear's):
+/// within the budget, the fastest of the shapes with each count of tile
+/// rows, a finishing row and a hand-on row (the square-ish tiles of the
+/// K x N weight one of them), `tileWords(h, w)` the words a PE of tiles on
+/// h rows x w columns needs. `host`: the result is kept for the host.
+Sizer linearFamilySizer(int64_t k, int64_t n, bool host, int64_t batch, int64_t tokens,
+                        wafer::ArchAttr arch, std::function<int64_t(int64_t, int64_t)> tileWords,
+                        std::function<double(const KernelPlan &)> cycles);
 /// The words per token of logical input i, 0 when it is no stream.
 inline int64_t streamWordsOf(ArrayRef<LogicalInput> ins, size_t i) {
   return i < ins.size() ? ins[i].words() : 0;

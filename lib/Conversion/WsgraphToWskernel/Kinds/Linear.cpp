@@ -78,8 +78,10 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
     role = "qkv";
   else if (auto from = produced.find(linear.getInput()); from != produced.end())
     role = plans[from->second].kind == "attention"     ? "attn_proj"
-           : plans[from->second].kind == "linear_gelu" ? "mlp_proj"
-                                                        : role;
+           : plans[from->second].kind == "linear_gelu" ||
+                   plans[from->second].kind == "linear_glu"
+               ? "mlp_proj"
+               : role;
   bool head = llvm::any_of(out.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
   plan.name = head ? "lm_head" : "l" + std::to_string(ctx.layer) + "." + role;
   plan.layer = head ? -1 : ctx.layer;
@@ -108,6 +110,13 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
     return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + 2 * nb : 2 * nb) +
            (residual ? nb : 0);
   };
+  return linearFamilySizer(k, n, host, batch, tokens, arch, tileWords, std::move(cycles));
+}
+
+Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t batch,
+                                       int64_t tokens, wafer::ArchAttr arch,
+                                       std::function<int64_t(int64_t, int64_t)> tileWords,
+                                       std::function<double(const KernelPlan &)> cycles) {
   Sizer tiled = tiledSizer(k, n, arch, tileWords);
   Sizer squareish = [=](KernelPlan &p) {
     int64_t budget = p.h * p.w;

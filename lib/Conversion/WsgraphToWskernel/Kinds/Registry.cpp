@@ -12,6 +12,7 @@ const KernelKind *wsc::lowering::kernelKind(llvm::StringRef name) {
                 .Case("layer_norm", layerNormKind)
                 .Case("rms_norm", rmsNormKind)
                 .Cases({"linear", "linear_gelu"}, linearKind)
+                .Case("linear_glu", gatedLinearKind)
                 .Case("attention", attentionKind)
                 .Case("add", addKind)
                 .Case("output", outputKind)
@@ -21,7 +22,9 @@ const KernelKind *wsc::lowering::kernelKind(llvm::StringRef name) {
 }
 
 llvm::ArrayRef<const KernelKind *> wsc::lowering::fusedKinds() {
-  static const KernelKind *const kinds[] = {&embedKind(),     &layerNormKind(), &rmsNormKind(),
-                                            &linearKind(),    &attentionKind(), &addKind()};
+  // The gated MLP before the linear kind: its projections are linears.
+  static const KernelKind *const kinds[] = {&embedKind(),       &layerNormKind(), &rmsNormKind(),
+                                            &gatedLinearKind(), &linearKind(),    &attentionKind(),
+                                            &addKind()};
   return kinds;
 }

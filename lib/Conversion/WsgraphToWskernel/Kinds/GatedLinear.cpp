@@ -1,0 +1,339 @@
+//===- GatedLinear.cpp - the gated MLP kind (linear_glu) ------------------===//
+//
+// act(x Wg + bg) * (x Wu + bu) over [batch, tokens, K], the gated MLP of the
+// Llama family (SwiGLU: act(g) = g * sigmoid(g)) and of GeGLU (act = GELU,
+// exact or tanh). Each column of PEs holds a tile of both weights for the
+// same block of output columns; both partial sums run down the columns
+// together, and the finishing row gates them and hands on one block of N
+// words per token. The down projection after it is a plain linear.
+//
+//===----------------------------------------------------------------------===//
+#include "Kind.h"
+
+#include "wsgraph/WsgraphDialect.h"
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::lowering;
+namespace wg = wsc::wsgraph;
+
+// The gate's activation (silu, gelu or gelu_tanh), which a resize needs again.
+static constexpr StringLiteral kActivationAttr = "wskernel.gate_activation";
+
+namespace {
+
+/// The ops of one gated MLP: act(gate) * up.
+struct GatedMlp {
+  wg::LinearOp gate, up;
+  std::string activation;
+  SmallVector<Operation *, 2> activationOps; // sigmoid and g * it, or the GELU
+  wg::MulOp product;
+};
+
+/// Where a linear_glu's operands are: x, then Wg [bg] Wu [bu] (-1: no bias).
+struct GatedOperands {
+  int gate = -1, gateBias = -1, up = -1, upBias = -1;
+  int biases() const { return (gateBias >= 0) + (upBias >= 0); }
+};
+
+class GatedLinearKind : public KernelKind {
+public:
+  Planned plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const override;
+  std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, int64_t batch, int64_t tokens,
+                                       const CostModel &cost) const override;
+  LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
+                       int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
+  void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
+};
+
+} // namespace
+
+/// act(g) when g's users compute exactly that and nothing else: GELU, or
+/// g * sigmoid(g) (the multiply's operands either way round). Returns its
+/// value (null if none) and fills the activation's name and ops.
+static Value activationOf(Value g, GatedMlp &m) {
+  SmallVector<Operation *, 2> users(g.getUsers());
+  if (users.size() == 1) {
+    auto gelu = dyn_cast<wg::GeluOp>(users[0]);
+    if (!gelu)
+      return {};
+    m.activation = gelu.isTanh() ? "gelu_tanh" : "gelu";
+    m.activationOps = {gelu};
+    return gelu.getResult();
+  }
+  if (users.size() != 2)
+    return {};
+  auto sigmoid = dyn_cast<wg::SigmoidOp>(users[0]);
+  if (!sigmoid)
+    sigmoid = dyn_cast<wg::SigmoidOp>(users[1]);
+  auto mul = sigmoid ? dyn_cast_or_null<wg::MulOp>(singleUser(sigmoid.getResult())) : nullptr;
+  if (!mul || !llvm::is_contained(users, mul.getOperation()) || mul.getType() != g.getType())
+    return {};
+  Value other = mul.getLhs() == sigmoid.getResult() ? mul.getRhs() : mul.getLhs();
+  if (other != g)
+    return {};
+  m.activation = "silu";
+  m.activationOps = {sigmoid, mul};
+  return mul.getResult();
+}
+
+static bool staticWeights(wg::LinearOp l) {
+  return isStatic(l.getWeight()) && (!l.getBias() || isStatic(l.getBias()));
+}
+
+/// The gated MLP whose gate projection is `gate`, if it is one.
+static std::optional<GatedMlp> matchAsGate(wg::LinearOp gate) {
+  GatedMlp m;
+  m.gate = gate;
+  Value act = activationOf(gate.getResult(), m);
+  auto product = act ? dyn_cast_or_null<wg::MulOp>(singleUser(act)) : nullptr;
+  if (!product || product.getLhs() == product.getRhs())
+    return std::nullopt;
+  Value other = product.getLhs() == act ? product.getRhs() : product.getLhs();
+  auto up = other.getDefiningOp<wg::LinearOp>();
+  if (!up || up == gate || !other.hasOneUse() || up.getInput() != gate.getInput() ||
+      up.getType() != gate.getType() || product.getType() != gate.getType() ||
+      up.getWeight().getType() != gate.getWeight().getType() || !staticWeights(gate) ||
+      !staticWeights(up))
+    return std::nullopt;
+  m.up = up;
+  m.product = product;
+  return m;
+}
+
+/// The gated MLP `linear` is the gate or the up projection of, if any.
+static std::optional<GatedMlp> matchGatedMlp(wg::LinearOp linear) {
+  if (auto m = matchAsGate(linear))
+    return m;
+  // As the up projection: its one user multiplies it by act(gate), whose
+  // op (the GELU, or g * sigmoid(g)) takes the gate's result.
+  auto product = dyn_cast_or_null<wg::MulOp>(singleUser(linear.getResult()));
+  if (!product)
+    return std::nullopt;
+  Value other = product.getLhs() == linear.getResult() ? product.getRhs() : product.getLhs();
+  Operation *act = other.getDefiningOp();
+  for (Value v : act ? act->getOperands() : ValueRange())
+    if (auto gate = v.getDefiningOp<wg::LinearOp>())
+      if (auto m = matchAsGate(gate); m && m->up == linear)
+        return m;
+  return std::nullopt;
+}
+
+/// The operand layout of a plan's inputs: the stream x, then each weight
+/// matrix followed by its bias if it has one.
+static std::optional<GatedOperands> gatedOperands(const KernelPlan &p) {
+  GatedOperands ops;
+  for (int i = 1, e = int(p.inputs.size()); i < e; ++i) {
+    auto t = dyn_cast<RankedTensorType>(p.inputs[i].getType());
+    int rank = t ? int(t.getRank()) : 0;
+    int *slot = nullptr;
+    if (rank == 2)
+      slot = ops.gate < 0 ? &ops.gate : ops.up < 0 ? &ops.up : nullptr;
+    else if (rank == 1 && i > 1 && p.inputs[i - 1].getType() != t) // after its matrix
+      slot = ops.up >= 0 ? &ops.upBias : &ops.gateBias;
+    if (!slot || *slot >= 0)
+      return std::nullopt;
+    *slot = i;
+  }
+  if (ops.gate < 0 || ops.up < 0 || matrixShape(p, ops.gate) != matrixShape(p, ops.up))
+    return std::nullopt;
+  return ops;
+}
+
+/// Words one PE needs for tiles of kb x nb: x, both tiles, the biases, the
+/// two parities' partial sums (2·nb each) and the sigmoid's scratch.
+static int64_t tileWords(int64_t kb, int64_t nb, StringRef storage, int biases) {
+  return kb + 2 * wk::storageWords(storage, kb * nb) + biases * nb + 5 * nb;
+}
+
+/// Does a gated linear at the plan's shape finish in two rows (see
+/// linearHandOnRow): when faster by the estimate and the tiles, on one row
+/// fewer, still fit.
+static bool gatedHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool silu, int biases,
+                           wafer::ArchAttr arch, bool asyncSums) {
+  auto out = CostModel::Output::Blocks;
+  if (p.hostResult || !CostModel::finishingRow(p.h, out) || p.h < 4)
+    return false;
+  int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
+  if (4 * tileWords(kb, nb, p.storage, biases) + kHandOnRowCodeBytes > arch.getSramBytes())
+    return false;
+  CostModel cost{arch};
+  int64_t group = blockColumns(p, n, arch);
+  int64_t kbWithout = ceilDiv(k, CostModel::tileRows(p.h, out, false));
+  return cost.gatedLinear(k, n, p.h, p.w, silu, biases, kb, group, true, asyncSums) <
+         cost.gatedLinear(k, n, p.h, p.w, silu, biases, kbWithout, group, false, asyncSums);
+}
+
+/// The estimate of a gated linear K -> N at a plan's shape; a tile row
+/// receives its slice of x.
+static std::function<double(const KernelPlan &)>
+gatedCycles(int64_t k, int64_t n, bool silu, int biases, wafer::ArchAttr arch, bool asyncSums) {
+  CostModel cost{arch};
+  return [=](const KernelPlan &p) {
+    bool handOnRow = gatedHandOnRow(p, k, n, silu, biases, arch, asyncSums);
+    int64_t rows = CostModel::tileRows(p.h, CostModel::Output::Blocks, handOnRow);
+    return cost.gatedLinear(k, n, p.h, p.w, silu, biases, ceilDiv(k, rows),
+                            blockColumns(p, n, arch), handOnRow, asyncSums);
+  };
+}
+
+/// The plan's estimate and sizer, from its operands and activation.
+static void setSizing(KernelPlan &p, const GatedOperands &ops, int64_t batch, int64_t tokens,
+                      wafer::ArchAttr arch) {
+  ArrayRef<int64_t> shape = matrixShape(p, ops.gate);
+  int64_t k = shape[0], n = shape[1];
+  bool silu = p.gateActivation == "silu";
+  int biases = ops.biases();
+  std::string storage = p.storage;
+  p.cycles = gatedCycles(k, n, silu, biases, arch, asyncColumnSums(tokens));
+  p.size = linearFamilySizer(
+      k, n, /*host=*/false, batch, tokens, arch,
+      [=](int64_t h, int64_t w) {
+        return tileWords(ceilDiv(k, h), ceilDiv(n, w), storage, biases);
+      },
+      p.cycles);
+}
+
+Planned GatedLinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const {
+  auto linear = dyn_cast<wg::LinearOp>(op);
+  if (!linear || !ctx.isActivation(linear.getInput()))
+    return Planned::NotThisKind;
+  std::optional<GatedMlp> mlp = matchGatedMlp(linear);
+  // (A result the host reads is left to the linear kinds and generic ones.)
+  if (!mlp || llvm::any_of(mlp->product->getUsers(),
+                           [](Operation *u) { return isa<func::ReturnOp>(u); }))
+    return Planned::NotThisKind;
+  if (!ctx.streamOf(linear.getInput()))
+    return Planned::Failed;
+  plan.kind = "linear_glu";
+  plan.gateActivation = mlp->activation;
+  plan.inputs = {linear.getInput()};
+  for (wg::LinearOp l : {mlp->gate, mlp->up}) {
+    plan.inputs.push_back(l.getWeight());
+    if (l.getBias())
+      plan.inputs.push_back(l.getBias());
+    ctx.absorbed.insert(l);
+  }
+  ctx.absorbed.insert(mlp->activationOps.begin(), mlp->activationOps.end());
+  ctx.absorbed.insert(mlp->product);
+  plan.anchor = mlp->product;
+  plan.name = "l" + std::to_string(ctx.layer) + ".mlp_glu";
+  plan.layer = ctx.layer;
+  plan.storage = ctx.storage;
+  auto ops = gatedOperands(plan);
+  assert(ops && "the plan's operands are x, then each weight and its bias");
+  ArrayRef<int64_t> shape = matrixShape(plan, ops->gate);
+  plan.work = 2.0 * double(shape[0]) * double(shape[1]);
+  setSizing(plan, *ops, ctx.batch, ctx.tokens, ctx.arch);
+  return Planned::Yes;
+}
+
+std::pair<int64_t, double> GatedLinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
+                                                      int64_t tokens,
+                                                      const CostModel &cost) const {
+  std::optional<GatedOperands> ops = gatedOperands(p);
+  if (!ops || p.hostResult || !k.isStream(0)) {
+    k.kernel().emitError("a gated linear takes a stream x and its two weights");
+    return {-1, 0};
+  }
+  int64_t h = p.h, w = p.w;
+  auto dim = [&](int i, int d) { return cast<ShapedType>(k.type(i)).getDimSize(d); };
+  int64_t kdim = dim(ops->gate, 0), n = dim(ops->gate, 1);
+  bool silu = p.gateActivation == "silu";
+  int biases = ops->biases();
+  // With a finishing row (and a hand-on row below it), the tiles are on
+  // rows 0..tileRows-1, as in the linear kind.
+  bool finishing = CostModel::finishingRow(h, CostModel::Output::Blocks);
+  bool asyncSums = finishing && asyncColumnSums(tokens);
+  bool handOnRow =
+      gatedHandOnRow(p, kdim, n, silu, biases, cost.arch, asyncColumnSums(tokens));
+  int64_t tileRows = CostModel::tileRows(h, CostModel::Output::Blocks, handOnRow);
+  int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
+  ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
+  int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
+  Sram sram;
+  int64_t x = sram.words(kb);
+  int64_t gateTile = sram.words(wk::storageWords(p.storage, kb * nb));
+  int64_t upTile = sram.words(wk::storageWords(p.storage, kb * nb));
+  int64_t gateBias = ops->gateBias >= 0 ? sram.words(nb) : 0;
+  int64_t upBias = ops->upBias >= 0 ? sram.words(nb) : 0;
+  // The gate's partial sum at `part`, the up's right after it: the column
+  // sums carry both in one message. With async column sums, token t's pair
+  // is at part + 8 nb (t mod 2).
+  int64_t part = sram.words(asyncSums ? 4 * nb : 2 * nb), up = part + 4 * nb;
+  int64_t scratch = silu ? sram.words(nb) : 0;
+  SmallVector<int64_t, 1> parity;
+  if (asyncSums)
+    parity = {8 * nb};
+  wk::AffAttr rowGate = k.aff(part, parity), rowUp = k.aff(up, parity);
+  auto tile = [&](int operand, int64_t at) {
+    k.initTile(k.operand(operand), at, kb, nb, {kb, 0}, {0, nb}, p.storage);
+  };
+  auto biasTile = [&](int operand, int64_t at) {
+    if (operand >= 0)
+      k.initTile(k.operand(operand), at, 1, nb, {0, 0}, {0, nb}, "f32");
+  };
+  tile(ops->gate, gateTile);
+  biasTile(ops->gateBias, gateBias);
+  tile(ops->up, upTile);
+  biasTile(ops->upBias, upBias);
+
+  k.tokenLoops(asyncSums ? 2 : 1);
+  if (asyncSums)
+    k.openLoop(2);
+  // A tile row stores its kb-slice of x (the last may be shorter) and
+  // multiplies it by both tiles.
+  int64_t in = k.recvRange(0, 0, kb, tileRows, kdim, k.aff(x), /*byRow=*/true);
+  ArrayAttr tiles = finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr;
+  k.matvec(rowGate, k.aff(gateTile), k.aff(x), k.aff(kb), k.aff(nb), true, tiles, nullptr,
+           p.storage);
+  k.matvec(rowUp, k.aff(upTile), k.aff(x), k.aff(kb), k.aff(nb), true, tiles, nullptr,
+           p.storage);
+  // Both partials down the columns: row 0 starts the sums, the rows between
+  // add theirs, the finishing row takes them (or, without one, adds its own).
+  if (h > 1) {
+    k.send("col", rowGate, k.aff(2 * nb), k.pes(0, w - 1, 0, 0), nullptr, asyncSums);
+    if (fin > 1)
+      k.relay("col", "col", rowGate, k.aff(2 * nb), "add", k.pes(0, w - 1, 1, fin - 1), nullptr,
+              asyncSums);
+    k.recv("col", k.aff(part), k.aff(2 * nb), finishing ? "copy" : "add", finRow);
+  }
+  auto gate = [&] {
+    if (ops->gateBias >= 0)
+      k.vector("add", k.aff(part), k.aff(part), k.aff(gateBias), k.aff(nb), finRow);
+    if (ops->upBias >= 0)
+      k.vector("add", k.aff(up), k.aff(up), k.aff(upBias), k.aff(nb), finRow);
+    if (silu) {
+      k.unary("sigmoid", k.aff(scratch), k.aff(part), k.aff(nb), finRow);
+      k.vector("mul", k.aff(part), k.aff(part), k.aff(scratch), k.aff(nb), finRow);
+    } else {
+      k.unary(p.gateActivation, k.aff(part), k.aff(part), k.aff(nb), finRow);
+    }
+    k.vector("mul", k.aff(part), k.aff(part), k.aff(up), k.aff(nb), finRow);
+  };
+  k.reduceGatherSend(k.aff(part), nb, n, gate, /*reduceColumns=*/false, /*gatherRow=*/true,
+                     finishing, handOnRow);
+  return {sram.next,
+          cost.gatedLinear(kdim, n, h, w, silu, biases, in, k.group, handOnRow, asyncSums)};
+}
+
+LogicalResult GatedLinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins,
+                                      KernelPlan &p, int64_t batch, int64_t tokens,
+                                      wafer::ArchAttr arch) const {
+  std::optional<GatedOperands> ops = gatedOperands(p);
+  if (!ops || p.hostResult || streamWordsOf(ins, 0) != matrixShape(p, ops->gate)[0])
+    return failure();
+  if (auto act = kernel->getAttrOfType<StringAttr>(kActivationAttr))
+    p.gateActivation = act.getValue().str();
+  setSizing(p, *ops, batch, tokens, arch);
+  return success();
+}
+
+void GatedLinearKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
+  kernel->setAttr(kActivationAttr, StringAttr::get(kernel.getContext(), p.gateActivation));
+}
+
+const KernelKind &wsc::lowering::gatedLinearKind() {
+  static const GatedLinearKind kind;
+  return kind;
+}
