@@ -371,6 +371,67 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
+LogicalResult RotaryOp::verify() {
+  ArrayRef<int64_t> x = getInput().getType().getShape();
+  if (x.size() < 2)
+    return emitOpError("input must be [..., T, D], not ") << getInput().getType();
+  int64_t r = getRotaryDims();
+  for (Value table : {getCos(), getSin()}) {
+    auto t = cast<RankedTensorType>(table.getType());
+    if (t.getElementType() != getInput().getType().getElementType())
+      return emitOpError("tables must have the input's element type, not ") << t;
+    SmallVector<int64_t> want(x.begin(), x.end());
+    want.back() = r;
+    auto shape = broadcastShapes(want, t.getShape());
+    if (failed(shape) || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(want))
+      return emitOpError("table ") << t << " does not broadcast to " << shapeStr(want);
+  }
+  if (r <= 0 || r % 2 || r > x.back())
+    return emitOpError("rotates ") << r << " of " << x.back()
+                                   << " dimensions; it must be even, positive and at most D";
+  return success();
+}
+
+Value RotaryOp::decompose(OpBuilder &b) {
+  Location loc = getLoc();
+  Value x = getInput();
+  auto type = getInput().getType();
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank(), d = shape.back(), r = getRotaryDims();
+  auto slice = [&](Value v, int64_t from, int64_t size, int64_t stride) -> Value {
+    SmallVector<int64_t> offsets(rank, 0), sizes(shape), strides(rank, 1);
+    offsets.back() = from, sizes.back() = size, strides.back() = stride;
+    return SliceOp::create(b, loc, v, b.getDenseI64ArrayAttr(offsets),
+                           b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(strides));
+  };
+  auto concat = [&](ValueRange parts) -> Value {
+    return ConcatOp::create(b, loc, parts, b.getI64IntegerAttr(-1));
+  };
+  Value xr = r == d ? x : slice(x, 0, r, 1);
+  Value rotated;
+  if (!getInterleaved()) {
+    Value x1 = slice(xr, 0, r / 2, 1), x2 = slice(xr, r / 2, r / 2, 1);
+    rotated = concat({NegOp::create(b, loc, x2), x1});
+  } else {
+    // (-x[2i+1], x[2i]) as the even and odd pairs stacked on a new last
+    // dimension, then folded back.
+    Value even = slice(xr, 0, r / 2, 2), odd = slice(xr, 1, r / 2, 2);
+    SmallVector<int64_t> half(shape);
+    half.back() = r / 2;
+    half.push_back(1);
+    auto pairType = RankedTensorType::get(half, type.getElementType());
+    Value a = ReshapeOp::create(b, loc, pairType, NegOp::create(b, loc, odd));
+    Value c = ReshapeOp::create(b, loc, pairType, even);
+    Value pairs = ConcatOp::create(b, loc, ValueRange{a, c}, b.getI64IntegerAttr(-1));
+    SmallVector<int64_t> flat(shape);
+    flat.back() = r;
+    rotated = ReshapeOp::create(b, loc, RankedTensorType::get(flat, type.getElementType()), pairs);
+  }
+  Value y = AddOp::create(b, loc, MulOp::create(b, loc, xr, getCos()),
+                          MulOp::create(b, loc, rotated, getSin()));
+  return r == d ? y : concat({y, slice(x, r, d - r, 1)});
+}
+
 LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto q = rankedType(adaptor.getQuery()), k = rankedType(adaptor.getKey()),

@@ -412,6 +412,39 @@ def Wsgraph_RmsNormOp : Wsgraph_Op<"rms_norm", [Pure,
   let hasVerifier = 1;
 }
 
+def Wsgraph_RotaryOp : Wsgraph_Op<"rotary", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Rotary position embedding over the last dimension";
+  let description = [{
+    Rotates pairs of the first R dimensions of `input` [..., T, D] by
+    angles that depend on the position along dimension -2: `cos` and `sin`
+    broadcast to [..., T, R] (R even, R <= D), and the result is
+    `x[..., :R] * cos + rotate(x[..., :R]) * sin`, with `x[..., R:]` passing
+    through. `rotate` is HF's rotate_half, `cat(-x2, x1)` of the two halves,
+    or with `interleaved` the pairs (2i, 2i+1): `(-x[2i+1], x[2i])`.
+    Produced by `--wsgraph-fuse` from the forms torch exports for Llama and
+    GPT-NeoX (full and partial).
+
+    ```mlir
+    %y = wsgraph.rotary %x, %cos, %sin
+        : (tensor<1x4x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<1x4x8x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input, RankedTensorOf<[AnyFloat]>:$cos,
+                       RankedTensorOf<[AnyFloat]>:$sin,
+                       DefaultValuedAttr<BoolAttr, "false">:$interleaved);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input `,` $cos `,` $sin attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// R, the rotated dimensions (the tables' last dimension).
+    int64_t getRotaryDims() { return getCos().getType().getShape().back(); }
+    /// The same computation in elementwise and data-movement ops, for a
+    /// kernel that does not take rotary whole. Returns its result.
+    mlir::Value decompose(mlir::OpBuilder &builder);
+  }];
+}
+
 def Wsgraph_AttentionOp : Wsgraph_Op<"attention", [Pure,
     InferTypeOpAdaptor]> {
   let summary = "Scaled dot-product attention, optionally causal";

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "FusePatterns.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -23,32 +24,102 @@ namespace {
 // attention
 //===----------------------------------------------------------------------===//
 
-/// Does the i1 constant `mask`, broadcast to [.., T, S], mark exactly the
-/// future keys (j > i + S - T) when `masksFuture`, or exactly the visible ones
-/// otherwise?
-bool isCausalMask(Value mask, int64_t t, int64_t s, bool masksFuture) {
+/// Each [T, S] slice of the constant `mask` (broadcast to [.., T, S]), as
+/// pred(i, j, element) over its elements; all leading slices alike.
+template <typename Element, typename Pred>
+bool everyCausalSlice(Value mask, int64_t t, int64_t s, Pred pred) {
   auto type = cast<RankedTensorType>(mask.getType());
   if (type.getRank() < 2 || type.getDimSize(type.getRank() - 1) != s ||
       type.getDimSize(type.getRank() - 2) != t)
     return false;
-  for (int64_t d = 0; d + 2 < type.getRank(); ++d)
-    if (type.getDimSize(d) != 1)
-      return false;
   DenseElementsAttr dense = getConstantElements(mask);
-  if (!dense || !dense.getElementType().isInteger(1))
+  if (!dense)
     return false;
-  int64_t k = 0;
-  for (bool bit : dense.getValues<bool>()) {
-    int64_t i = k / s, j = k % s;
-    bool future = j > i + (s - t);
-    if (bit != (masksFuture ? future : !future))
+  auto values = dense.getValues<Element>();
+  int64_t k = 0, slice = t * s;
+  for (Element e : values) {
+    int64_t at = k % slice, i = at / s, j = at % s;
+    if (!pred(j > i + (s - t), e) || (k >= slice && !(e == values[at])))
       return false;
     ++k;
   }
   return true;
 }
 
-/// softmax(mask(q @ kT * scale)) @ v is attention(q, k, v).
+/// Does the i1 constant `mask` mark exactly the future keys (j > i + S - T)
+/// when `masksFuture`, or exactly the visible ones otherwise?
+bool isCausalMask(Value mask, int64_t t, int64_t s, bool masksFuture) {
+  if (!cast<ShapedType>(mask.getType()).getElementType().isInteger(1))
+    return false;
+  return everyCausalSlice<bool>(mask, t, s, [&](bool future, bool bit) {
+    return bit == (masksFuture ? future : !future);
+  });
+}
+
+/// A number that masks a score: -inf, or one so large (finfo.min) that its
+/// exponent is exactly zero beside any visible score.
+bool masksScore(double v) { return std::isinf(v) ? v < 0 : v <= -1e30; }
+
+/// Is the float constant `mask` the additive causal mask: 0 on visible keys,
+/// a masking number on future ones (Llama's full(finfo.min).triu(1))?
+/// `infinite` tells whether the future keys' number is -inf.
+bool isAdditiveCausalMask(Value mask, int64_t t, int64_t s, bool &infinite) {
+  if (!isa<FloatType>(cast<ShapedType>(mask.getType()).getElementType()))
+    return false;
+  infinite = true;
+  return everyCausalSlice<APFloat>(mask, t, s, [&](bool future, const APFloat &f) {
+    double v = f.convertToDouble();
+    infinite &= !future || std::isinf(v);
+    return future ? masksScore(v) : v == 0.0;
+  });
+}
+
+/// The masks added to attention scores [B, H, T, S]: the causal one, and a
+/// padding mask that is the same for every head and query, [B, 1, 1, S]
+/// (possibly expanded over the queries).
+struct ScoreMasks {
+  bool causal = false, causalInfinite = false;
+  Value padding; // [B, 1, 1, S]
+  /// Takes `m` if it is a sum of such masks.
+  bool take(Value m, ShapedType scores) {
+    int64_t t = scores.getDimSize(2), s = scores.getDimSize(3);
+    if (auto add = m.getDefiningOp<AddOp>())
+      return take(add.getLhs(), scores) && take(add.getRhs(), scores);
+    if (isAdditiveCausalMask(m, t, s, causalInfinite) && !causal)
+      return causal = true;
+    if (auto expand = m.getDefiningOp<ExpandOp>())
+      m = expand.getInput();
+    auto mt = cast<RankedTensorType>(m.getType());
+    if (padding || mt.getRank() != 4 || mt.getDimSize(0) != scores.getDimSize(0) ||
+        mt.getDimSize(1) != 1 || mt.getDimSize(2) != 1 || mt.getDimSize(3) != s ||
+        mt.getElementType() != scores.getElementType())
+      return false;
+    padding = m;
+    return true;
+  }
+};
+
+/// Does the constant padding mask [B, 1, 1, S] leave every sequence's first
+/// key visible (0), so that every query sees an unpadded key?
+bool firstKeysVisible(Value padding) {
+  DenseElementsAttr dense = getConstantElements(padding);
+  if (!dense || !isa<FloatType>(dense.getElementType()))
+    return false;
+  int64_t s = cast<ShapedType>(padding.getType()).getShape().back();
+  auto values = dense.getValues<APFloat>();
+  for (int64_t at = 0; at < dense.getNumElements(); at += s)
+    if (!values[at].isZero())
+      return false;
+  return true;
+}
+
+/// softmax(mask(q @ kT * scale)) @ v is attention(q, k, v). The masks are
+/// a causal Where or an added causal mask, and a padding mask added.
+/// A causal mask of finfo.min beside a padding mask is taken only when every
+/// query sees an unpadded key: on a query that sees padding only (left
+/// padding's first rows) torch spreads the weights, by rounding, over the
+/// masked keys, future ones too, which attention (causal: -inf) does not.
+/// A constant padding mask of zeros is no mask.
 struct FuseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
@@ -58,39 +129,43 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         *normalizeAxis(softmax.getAxis(), 4) != 3)
       return failure();
     Value scores = softmax.getInput();
-    int64_t t = softmax.getType().getDimSize(2), s = softmax.getType().getDimSize(3);
-    // A key padding mask [B, 1, 1, S] added to the scores (HF's attention_mask).
-    Value padding;
-    if (auto add = singleUseDef<AddOp>(scores)) {
-      auto isPadding = [&](Value m) {
-        auto mt = cast<RankedTensorType>(m.getType());
-        return mt.getRank() == 4 && mt.getDimSize(0) == softmax.getType().getDimSize(0) &&
-               mt.getDimSize(1) == 1 && mt.getDimSize(2) == 1 && mt.getDimSize(3) == s &&
-               mt.getElementType() == softmax.getType().getElementType();
-      };
-      if (!matchEither(add, padding, scores, isPadding) ||
-          add.getType() != softmax.getType())
+    auto type = softmax.getType();
+    int64_t t = type.getDimSize(2), s = type.getDimSize(3);
+    // Masks added to the scores, in any order and grouping.
+    ScoreMasks masks;
+    while (auto add = singleUseDef<AddOp>(scores)) {
+      if (add.getType() != type)
         return failure();
-    }
-    // The causal mask as a Where with -inf, or with a number that large
-    // (finfo.min): either leaves the masked keys' exponents exactly zero.
-    // Not a finite one beside a padding mask: a query whose visible keys are
-    // all padded then spreads its weight over the future keys too, which a
-    // causal kernel has not seen yet.
-    auto masks = [&](Value fill) {
-      std::optional<double> v = splatValue(fill);
-      return v && (std::isinf(*v) ? *v < 0 : !padding && *v <= -1e30);
-    };
-    bool causal = false;
-    if (auto where = singleUseDef<WhereOp>(scores)) {
-      if (masks(where.getOnTrue()) && isCausalMask(where.getCond(), t, s, true))
-        scores = where.getOnFalse();
-      else if (masks(where.getOnFalse()) && isCausalMask(where.getCond(), t, s, false))
-        scores = where.getOnTrue();
+      ScoreMasks before = masks;
+      if (masks.take(add.getRhs(), type))
+        scores = add.getLhs();
+      else if (masks = before; masks.take(add.getLhs(), type))
+        scores = add.getRhs();
       else
         return failure();
-      causal = true;
     }
+    bool finiteFill = masks.causal && !masks.causalInfinite;
+    if (auto where = singleUseDef<WhereOp>(scores)) {
+      auto fills = [&](Value fill) {
+        std::optional<double> f = splatValue(fill);
+        return f && masksScore(*f);
+      };
+      Value fill;
+      if (fills(where.getOnTrue()) && isCausalMask(where.getCond(), t, s, true))
+        scores = where.getOnFalse(), fill = where.getOnTrue();
+      else if (fills(where.getOnFalse()) && isCausalMask(where.getCond(), t, s, false))
+        scores = where.getOnTrue(), fill = where.getOnFalse();
+      else
+        return failure();
+      if (masks.causal)
+        return failure();
+      masks.causal = true;
+      finiteFill = !std::isinf(*splatValue(fill));
+    }
+    if (masks.padding && isSplat(masks.padding, 0.0))
+      masks.padding = Value();
+    if (masks.padding && finiteFill && !firstKeysVisible(masks.padding))
+      return failure();
     double scale = 1.0;
     if (auto mul = singleUseDef<MulOp>(scores)) {
       Value c, rest;
@@ -104,7 +179,7 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       scale = 1.0 / *c, scores = div.getLhs();
     }
     auto qk = singleUseDef<MatmulOp>(scores);
-    if (!qk || scores.getType() != softmax.getType())
+    if (!qk || scores.getType() != type)
       return failure();
     Value q = qk.getLhs(), kT = qk.getRhs();
     auto qType = cast<RankedTensorType>(q.getType());
@@ -123,14 +198,180 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         op.getType() != RankedTensorType::get({qs[0], qs[1], qs[2], vs[3]}, element))
       return failure();
     Value k = TransposeOp::create(rewriter, op.getLoc(), kT, rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
+    Value padding = masks.padding;
     if (padding)
       padding = ReshapeOp::create(
           rewriter, op.getLoc(),
           RankedTensorType::get({qs[0], s}, cast<ShapedType>(padding.getType()).getElementType()),
           padding);
     rewriter.replaceOpWithNewOp<AttentionOp>(op, op.getType(), q, k, v, padding,
-                                             rewriter.getBoolAttr(causal),
+                                             rewriter.getBoolAttr(masks.causal),
                                              rewriter.getF32FloatAttr(scale));
+    return success();
+  }
+};
+
+/// A scalar operand: one element, or rank 0.
+bool isScalar(Value v) { return cast<ShapedType>(v.getType()).getNumElements() == 1; }
+
+/// op(expand(x), expand(y), scalars...) is expand(op(x, y, scalars...)): a mask computed
+/// from [B, 1, 1, S] after it was expanded over the queries is computed
+/// before, once per key (and attention sees a padding mask).
+template <typename OpTy>
+struct SinkExpand : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    // Every operand a scalar or an expand of one shape (the same rank).
+    IRMapping map;
+    RankedTensorType small;
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    for (Value v : op->getOperands()) {
+      auto expand = v.getDefiningOp<ExpandOp>();
+      if (!expand) {
+        if (!isScalar(v))
+          return failure();
+        continue;
+      }
+      auto in = cast<RankedTensorType>(expand.getInput().getType());
+      if (in.getRank() != result.getRank() || (small && in.getShape() != small.getShape()))
+        return failure();
+      small = in;
+      map.map(v, expand.getInput());
+    }
+    if (!small)
+      return failure();
+    Operation *inner = rewriter.clone(*op, map);
+    inner->getResult(0).setType(RankedTensorType::get(small.getShape(), result.getElementType()));
+    rewriter.replaceOpWithNewOp<ExpandOp>(op, result, inner->getResult(0));
+    return success();
+  }
+};
+
+/// The slice [from, from + size) with `stride` of the last axis of `of`?
+bool isLastAxisSlice(Value v, Value of, int64_t from, int64_t size, int64_t stride = 1) {
+  auto slice = v.getDefiningOp<SliceOp>();
+  if (!slice || slice.getInput() != of)
+    return false;
+  auto in = cast<RankedTensorType>(of.getType());
+  int64_t last = in.getRank() - 1;
+  for (int64_t d = 0; d < last; ++d)
+    if (slice.getOffsets()[d] != 0 || slice.getStrides()[d] != 1 ||
+        slice.getSizes()[d] != in.getDimSize(d))
+      return false;
+  return slice.getOffsets()[last] == from && slice.getSizes()[last] == size &&
+         slice.getStrides()[last] == stride;
+}
+
+bool isLastAxis(int64_t axis, Value of) {
+  int64_t rank = cast<ShapedType>(of.getType()).getRank();
+  return axis == -1 || axis == rank - 1;
+}
+
+/// Is `rot` rotate_half(x), cat(-x[R/2:], x[:R/2]) on the last axis?
+bool isRotateHalf(Value rot, Value x) {
+  auto cat = rot.getDefiningOp<ConcatOp>();
+  int64_t r = cast<ShapedType>(x.getType()).getShape().back();
+  if (!cat || cat.getInputs().size() != 2 || !isLastAxis(cat.getAxis(), x) || r % 2)
+    return false;
+  auto neg = cat.getInputs()[0].getDefiningOp<NegOp>();
+  return neg && isLastAxisSlice(neg.getInput(), x, r / 2, r / 2) &&
+         isLastAxisSlice(cat.getInputs()[1], x, 0, r / 2);
+}
+
+/// x * cos + rotate_half(x) * sin is rotary(x, cos, sin) (Llama, NeoX).
+struct FuseRotary : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
+    for (auto [a, b] : {std::pair(op.getLhs(), op.getRhs()), std::pair(op.getRhs(), op.getLhs())}) {
+      auto byCos = a.getDefiningOp<MulOp>(), bySin = b.getDefiningOp<MulOp>();
+      if (!byCos || !bySin)
+        continue;
+      for (auto [x, cos] : {std::pair(byCos.getLhs(), byCos.getRhs()),
+                            std::pair(byCos.getRhs(), byCos.getLhs())})
+        for (auto [rot, sin] : {std::pair(bySin.getLhs(), bySin.getRhs()),
+                                std::pair(bySin.getRhs(), bySin.getLhs())}) {
+          if (x.getType() != op.getType() || !isRotateHalf(rot, x) ||
+              !fitsTables(x, cos, sin))
+            continue;
+          rewriter.replaceOpWithNewOp<RotaryOp>(op, op.getType(), x, cos, sin, false);
+          return success();
+        }
+    }
+    return failure();
+  }
+  /// Tables of x's element type that broadcast to x's shape.
+  static bool fitsTables(Value x, Value cos, Value sin) {
+    auto xt = cast<RankedTensorType>(x.getType());
+    for (Value table : {cos, sin}) {
+      auto t = cast<RankedTensorType>(table.getType());
+      auto shape = broadcastShapes(xt.getShape(), t.getShape());
+      if (t.getElementType() != xt.getElementType() || t.getRank() > xt.getRank() ||
+          t.getRank() < 2 || failed(shape) || ArrayRef<int64_t>(*shape) != xt.getShape() ||
+          t.getShape().back() != xt.getShape().back())
+        return false;
+    }
+    return true;
+  }
+};
+
+/// cat(rotary(x[..., :R]), x[..., R:]) is rotary(x): partial rotary (NeoX).
+struct FoldRotaryPassThrough : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op, PatternRewriter &rewriter) const override {
+    if (op.getInputs().size() != 2)
+      return failure();
+    auto rotary = op.getInputs()[0].getDefiningOp<RotaryOp>();
+    if (!rotary)
+      return failure();
+    auto slice = rotary.getInput().getDefiningOp<SliceOp>();
+    if (!slice || !isLastAxis(op.getAxis(), op.getResult()))
+      return failure();
+    Value x = slice.getInput();
+    int64_t r = rotary.getRotaryDims(), d = cast<ShapedType>(x.getType()).getShape().back();
+    if (x.getType() != op.getType() || !isLastAxisSlice(rotary.getInput(), x, 0, r) ||
+        !isLastAxisSlice(op.getInputs()[1], x, r, d - r))
+      return failure();
+    rewriter.replaceOpWithNewOp<RotaryOp>(op, op.getType(), x, rotary.getCos(), rotary.getSin(),
+                                          rotary.getInterleaved());
+    return success();
+  }
+};
+
+/// [B*H, T, D] @ [B*H, D, S] reshaped to [B, H, T, S] (NeoX's baddbmm over
+/// heads merged into the batch) is the product over [B, H] directly; a
+/// scale between the product and the reshape moves along.
+struct UnmergeHeadsOfScores : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto out = cast<RankedTensorType>(op.getType());
+    Value product = op.getInput();
+    auto scaled = singleUseDef<MulOp>(product);
+    Value scale;
+    if (scaled && !matchEither(scaled, scale, product, isScalar))
+      return failure();
+    auto mm = singleUseDef<MatmulOp>(product);
+    if (!mm || out.getRank() != 4)
+      return failure();
+    auto a = mm.getLhs().getDefiningOp<ReshapeOp>();
+    auto bt = mm.getRhs().getDefiningOp<TransposeOp>();
+    auto b = bt ? bt.getInput().getDefiningOp<ReshapeOp>() : ReshapeOp();
+    if (!a || !b || bt.getPerm() != ArrayRef<int64_t>{0, 2, 1})
+      return failure();
+    auto at = cast<RankedTensorType>(a.getInput().getType());
+    auto bs = cast<RankedTensorType>(b.getInput().getType());
+    if (at.getRank() != 4 || bs.getRank() != 4 ||
+        at.getShape().take_front(2) != out.getShape().take_front(2) ||
+        bs.getShape().take_front(2) != out.getShape().take_front(2) ||
+        at.getDimSize(2) != out.getDimSize(2) || bs.getDimSize(2) != out.getDimSize(3) ||
+        at.getDimSize(3) != bs.getDimSize(3))
+      return failure();
+    Location loc = op.getLoc();
+    Value kT = TransposeOp::create(rewriter, loc, b.getInput(),
+                                   rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
+    Value scores = MatmulOp::create(rewriter, loc, a.getInput(), kT);
+    if (scale)
+      scores = MulOp::create(rewriter, loc, scores, scale);
+    rewriter.replaceOp(op, scores);
     return success();
   }
 };
@@ -138,5 +379,7 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
 } // namespace
 
 void wsc::fuse::populateAttentionFusion(RewritePatternSet &patterns) {
-  patterns.add<FuseAttention>(patterns.getContext());
+  patterns.add<FuseAttention, FuseRotary, FoldRotaryPassThrough, UnmergeHeadsOfScores,
+               SinkExpand<CastOp>, SinkExpand<SubOp>, SinkExpand<AddOp>, SinkExpand<MulOp>,
+               SinkExpand<WhereOp>>(patterns.getContext());
 }

@@ -319,6 +319,18 @@ void LowerToKernelsPass::runOnOperation() {
       Operation *def = v.getDefiningOp();
       if (def && deferred.contains(def) && !absorbed.count(def) && !failedLowering) {
         absorbed.insert(def);
+        if (auto rotary = dyn_cast<wg::RotaryOp>(def)) {
+          // No attention took it whole: its elementwise and movement ops.
+          Operation *next = def->getNextNode();
+          OpBuilder after(next);
+          Value same = rotary.decompose(after);
+          for (Operation *op = def->getNextNode(); op != next; op = op->getNextNode())
+            deferred.insert(op);
+          // Users see the decomposition's stream (kernels find their inputs'
+          // producers by value).
+          v.replaceAllUsesWith(same);
+          return ensureProduced(same);
+        }
         return planGenericFor(def);
       }
       if (!failedLowering && def)
@@ -334,7 +346,7 @@ void LowerToKernelsPass::runOnOperation() {
         continue;
       // Head split and merge around attention are claimed when the attention
       // op is reached; what no attention takes is planned when needed.
-      if (isa<wg::SplitOp, wg::ReshapeOp, wg::TransposeOp>(op)) {
+      if (isa<wg::SplitOp, wg::ReshapeOp, wg::TransposeOp, wg::SliceOp, wg::RotaryOp>(op)) {
         deferred.insert(op);
         continue;
       }

@@ -1117,3 +1117,27 @@ func.func @constant_type() {
   %0 = "wsgraph.constant"() <{value = dense<[1, 2]> : tensor<2xi64>}> : () -> tensor<2xi32>
   return
 }
+
+// -----
+
+func.func @rotary_odd(%x: tensor<1x2x8x16xf32>, %c: tensor<8x3xf32>) {
+  // expected-error @+1 {{'wsgraph.rotary' op rotates 3 of 16 dimensions; it must be even, positive and at most D}}
+  %0 = wsgraph.rotary %x, %c, %c : (tensor<1x2x8x16xf32>, tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_positions(%x: tensor<1x2x8x16xf32>, %c: tensor<4x16xf32>) {
+  // expected-error @+1 {{'wsgraph.rotary' op table 'tensor<4x16xf32>' does not broadcast to [1, 2, 8, 16]}}
+  %0 = wsgraph.rotary %x, %c, %c : (tensor<1x2x8x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_types(%x: tensor<1x2x8x16xf32>, %c: tensor<8x16xf16>) {
+  // expected-error @+1 {{'wsgraph.rotary' op tables must have the input's element type, not 'tensor<8x16xf16>'}}
+  %0 = wsgraph.rotary %x, %c, %c : (tensor<1x2x8x16xf32>, tensor<8x16xf16>, tensor<8x16xf16>) -> tensor<1x2x8x16xf32>
+  return
+}

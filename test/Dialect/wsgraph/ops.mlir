@@ -259,6 +259,18 @@ func.func @rms_norm(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>, %g2: tensor<8x32
   return
 }
 
+// CHECK-LABEL: func.func @rotary
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x16xf32>, %[[C:.*]]: tensor<1x1x8x16xf32>, %[[P:.*]]: tensor<8x4xf32>)
+// CHECK-NEXT: wsgraph.rotary %[[X]], %[[C]], %[[C]] : (tensor<1x2x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<1x2x8x16xf32>
+// CHECK-NEXT: wsgraph.rotary %[[X]], %[[P]], %[[P]] {interleaved = true} : (tensor<1x2x8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<1x2x8x16xf32>
+// GENERIC-LABEL: "func.func"() <{{.*}}sym_name = "rotary"
+// GENERIC: "wsgraph.rotary"(%{{.*}}, %{{.*}}, %{{.*}}) <{interleaved = false}>
+func.func @rotary(%x: tensor<1x2x8x16xf32>, %c: tensor<1x1x8x16xf32>, %p: tensor<8x4xf32>) {
+  %0 = wsgraph.rotary %x, %c, %c : (tensor<1x2x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %1 = wsgraph.rotary %x, %p, %p {interleaved = true} : (tensor<1x2x8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<1x2x8x16xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x16xf32>, %[[K:.*]]: tensor<1x2x12x16xf32>, %[[V:.*]]: tensor<1x2x12x4xf32>, %[[M:.*]]: tensor<1x12xf32>)
 // CHECK-NEXT: wsgraph.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x8x4xf32>

@@ -1,0 +1,140 @@
+// RUN: wsc-opt %s --wsgraph-fuse -split-input-file -verify-diagnostics | FileCheck %s
+
+// The masks Llama, HF GPT-2 and GPT-NeoX add to attention scores, q, k, v
+// [B, H, T, D] = [2, 2, 4, 8]: an additive causal mask of finfo.min
+// (full(min).triu(1)), a padding mask computed from attention_mask after it
+// was expanded over the queries, and both summed before the scores.
+
+// Llama's form: scores / sqrt(d) + (padding + causal). The padding chain
+// (cast, 1 - m, where(m, min, m)) is computed on [B, 1, 1, S] once the
+// expand sinks below it, and becomes attention's [B, S] mask. The causal
+// mask is finite and the padding is known only when the model runs, so
+// attention is not formed: a query that sees only padded keys would differ.
+// CHECK-LABEL: func.func @llama_additive_runtime_padding
+// CHECK: wsgraph.cast %{{.*}} : tensor<2x1x1x4xi64> -> tensor<2x1x1x4xf32>
+// CHECK: wsgraph.expand
+// CHECK: wsgraph.softmax
+// CHECK-NOT: wsgraph.attention
+func.func @llama_additive_runtime_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %am: tensor<2x4xi64>) -> tensor<2x2x4x8xf32> {
+  %sqrt = wsgraph.constant dense<2.82842708> : tensor<f32>
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %one = wsgraph.constant dense<1.0> : tensor<f32>
+  %causal = wsgraph.constant dense<[[[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %u = wsgraph.unsqueeze %am {axes = array<i64: 1, 2>} : (tensor<2x4xi64>) -> tensor<2x1x1x4xi64>
+  %e = wsgraph.expand %u : (tensor<2x1x1x4xi64>) -> tensor<2x1x4x4xi64>
+  %f = wsgraph.cast %e : tensor<2x1x4x4xi64> -> tensor<2x1x4x4xf32>
+  %inv = wsgraph.sub %one, %f : (tensor<f32>, tensor<2x1x4x4xf32>) -> tensor<2x1x4x4xf32>
+  %b = wsgraph.cast %inv : tensor<2x1x4x4xf32> -> tensor<2x1x4x4xi1>
+  %pad = wsgraph.where %b, %min, %inv : (tensor<2x1x4x4xi1>, tensor<f32>, tensor<2x1x4x4xf32>) -> tensor<2x1x4x4xf32>
+  %mask = wsgraph.add %pad, %causal : (tensor<2x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<2x1x4x4xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %ss = wsgraph.div %s, %sqrt : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %ss, %mask : (tensor<2x2x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// The same with the causal mask alone (no attention_mask): causal attention.
+// CHECK-LABEL: func.func @llama_additive_causal
+// CHECK-NEXT: %[[O:.*]] = wsgraph.attention %arg0, %arg1, %arg2 {scale = 0.353553385 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @llama_additive_causal(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %sqrt = wsgraph.constant dense<2.82842708> : tensor<f32>
+  %causal = wsgraph.constant dense<[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %ss = wsgraph.div %s, %sqrt : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %causal, %ss : (tensor<4x4xf32>, tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// An additive causal mask of -inf beside a padding mask [B, 1, 1, S] known
+// only at run time: exact for every query (one that sees padding only gets
+// its visible keys' mean, as torch does), so attention takes the padding.
+// CHECK-LABEL: func.func @infinite_causal_runtime_padding
+// CHECK: %[[P:.*]] = wsgraph.reshape %arg3 : (tensor<2x1x1x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: %[[O:.*]] = wsgraph.attention %arg0, %arg1, %arg2, %[[P]] {scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @infinite_causal_runtime_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xf32>) -> tensor<2x2x4x8xf32> {
+  %causal = wsgraph.constant dense<[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %m1 = wsgraph.add %s, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %m1, %causal : (tensor<2x2x4x4xf32>, tensor<4x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// HF GPT-2's where(causal, scores, finfo.min) beside a constant padding mask
+// that leaves every sequence's first key visible: every query sees an
+// unpadded key, so attention is exact and takes it.
+// CHECK-LABEL: func.func @where_min_constant_padding
+// CHECK: wsgraph.attention %arg0, %arg1, %arg2, %{{.*}} {scale = 1.000000e+00 : f32}
+// CHECK-NOT: wsgraph.softmax
+func.func @where_min_constant_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %visible = wsgraph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %pad = wsgraph.constant dense<[[[[0.0, 0.0, 0.0, 0.0]]], [[[0.0, 0.0, -3.40282347E+38, -3.40282347E+38]]]]> : tensor<2x1x1x4xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %w = wsgraph.where %visible, %s, %min : (tensor<4x4xi1>, tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %w, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// The same with the first sequence's first key padded (left padding): a
+// query sees padded keys only, torch's weights there differ from
+// attention's, and the fusion leaves the ops as they are.
+// CHECK-LABEL: func.func @where_min_left_padding
+// CHECK-NOT: wsgraph.attention
+// CHECK: wsgraph.softmax
+func.func @where_min_left_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %visible = wsgraph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %pad = wsgraph.constant dense<[[[[-3.40282347E+38, 0.0, 0.0, 0.0]]], [[[0.0, 0.0, 0.0, 0.0]]]]> : tensor<2x1x1x4xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %w = wsgraph.where %visible, %s, %min : (tensor<4x4xi1>, tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %w, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// GPT-NeoX's scores: heads merged into the batch for a 3-D product (baddbmm),
+// scaled, and reshaped back; the product over [B, H] is formed directly.
+// CHECK-LABEL: func.func @neox_merged_heads
+// CHECK-NEXT: %[[O:.*]] = wsgraph.attention %arg0, %arg1, %arg2 {scale = 0.353553385 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @neox_merged_heads(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %scale = wsgraph.constant dense<0.353553385> : tensor<f32>
+  %ninf = wsgraph.constant dense<0xFF800000> : tensor<f32>
+  %future = wsgraph.constant dense<[[[[false, true, true, true], [false, false, true, true], [false, false, false, true], [false, false, false, false]]]]> : tensor<1x1x4x4xi1>
+  %q3 = wsgraph.reshape %q : (tensor<2x2x4x8xf32>) -> tensor<4x4x8xf32>
+  %k3 = wsgraph.reshape %k : (tensor<2x2x4x8xf32>) -> tensor<4x4x8xf32>
+  %kT = wsgraph.transpose %k3 {perm = array<i64: 0, 2, 1>} : (tensor<4x4x8xf32>) -> tensor<4x8x4xf32>
+  %s = wsgraph.matmul %q3, %kT : (tensor<4x4x8xf32>, tensor<4x8x4xf32>) -> tensor<4x4x4xf32>
+  %ss = wsgraph.mul %s, %scale : (tensor<4x4x4xf32>, tensor<f32>) -> tensor<4x4x4xf32>
+  %s4 = wsgraph.reshape %ss : (tensor<4x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.where %future, %ninf, %s4 : (tensor<1x1x4x4xi1>, tensor<f32>, tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
