@@ -75,7 +75,7 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
     auto pieces = [&](int64_t c) {
       SmallVector<Piece, 3> out;
       for (auto [r, range] : llvm::enumerate(ranges)) {
-        int64_t from = range.base + c * step;
+        int64_t from = range.start ? range.start(c) : range.base + c * step;
         int64_t to = std::min(from + (range.width ? range.width : step), range.end);
         int64_t a = std::max(from, lo), z = std::min(to, hi);
         if (a < z)

@@ -58,6 +58,32 @@ struct Sram {
   }
 };
 
+/// Where attention finds q, k and v: head h's d words start at word
+/// base + h * stride of the input stream `input`.
+struct HeadsIn {
+  int64_t input = 0, base = 0, stride = 0;
+};
+struct AttentionLayout {
+  HeadsIn q, k, v;
+  int64_t d = 0;           // words per head
+  int64_t group = 1;       // query heads per key/value head
+  int64_t mask = -1;       // the padding mask's input, or -1
+  int64_t rotary = -1;     // the rotary table's input ([2, R]: frequencies,
+                           // amplitudes), or -1
+  int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
+  /// As a kernel attribute keeps it (and back).
+  SmallVector<int64_t> flat() const {
+    return {q.input, q.base, q.stride, k.input, k.base, k.stride, v.input, v.base, v.stride,
+            d,       group,  mask,     rotary,   rotaryDims};
+  }
+  static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
+    if (f.size() != 14)
+      return std::nullopt;
+    return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
+                           f[9],           f[10],          f[11],          f[12], f[13]};
+  }
+};
+
 /// What one kernel needs before its body is written.
 struct KernelPlan {
   std::string name, kind;
@@ -119,6 +145,7 @@ struct KernelPlan {
   SmallVector<int64_t, 2> colInterleave;
   // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
   int64_t qkvUnit = 0;
+  AttentionLayout attention;
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(result); }
 };
@@ -308,12 +335,14 @@ public:
   /// With `keep`, only iterations those guards select store the part; the
   /// iterations that each of `otherwise` selects drop it (together they
   /// must cover every iteration).
+  /// With `start`, part c starts at start(c) instead (base unused).
   struct Range {
     int64_t base, end;
     wk::AffAttr dst;
     ArrayAttr keep = nullptr;
     SmallVector<ArrayAttr, 2> otherwise = {};
     int64_t width = 0;
+    std::function<int64_t(int64_t)> start = nullptr;
   };
   /// Receives part c of every range of stream input `in`, on the PEs `when`
   /// selects (one range or null), c being the PE's row (byRow) or column.

@@ -454,7 +454,12 @@ void LowerToKernelsPass::runOnOperation() {
     // Attention's producer cuts blocks of what one attention column takes
     // of a head, now that the columns per head are chosen.
     for (KernelPlan &attention : plans) {
-      if (attention.kind != "attention" || attention.heads <= 0)
+      // Only one stream split in thirds (GPT-2's qkv) is interleaved.
+      const AttentionLayout &in = attention.attention;
+      if (attention.kind != "attention" || attention.heads <= 0 || in.group != 1 ||
+          in.rotary >= 0 || in.q.input || in.k.input || in.v.input || in.q.base ||
+          in.k.base != attention.heads * in.d || in.v.base != 2 * in.k.base ||
+          in.q.stride != in.d || in.k.stride != in.d || in.v.stride != in.d)
         continue;
       // (Plans were split around defects since `produced` was filled.)
       auto from = llvm::find_if(

@@ -18,6 +18,7 @@ namespace wg = wsc::wsgraph;
 // What a resize needs again that the operands do not carry.
 static constexpr StringLiteral kScaleAttr = "wskernel.scale";
 static constexpr StringLiteral kHeadsAttr = "wskernel.heads";
+static constexpr StringLiteral kLayoutAttr = "wskernel.attention_layout";
 
 namespace {
 
@@ -32,8 +33,199 @@ public:
 
 private:
   /// Receives the padding mask's words for the row's keys into dst.
-  static void receiveMaskRow(Body &k, int64_t dst, int64_t tb, int64_t tokens);
+  static void receiveMaskRow(Body &k, unsigned input, int64_t dst, int64_t tb, int64_t tokens);
 };
+
+} // namespace
+
+namespace {
+
+/// Rotary tables that are m * cos(t * f) and m * sin(t * f) at position t,
+/// per rotated dimension: what the kernel computes instead of holding them.
+struct RotaryTables {
+  SmallVector<float> freq, amp;
+};
+
+/// The angle of (c, s) at t = 1, 2, 4, ... unwrapped into f: each estimate
+/// predicts the next angle within pi.
+double unwrappedFrequency(ArrayRef<double> angle) {
+  double f = angle.size() > 1 ? angle[1] : 0.0;
+  for (size_t t = 2; t < angle.size(); t *= 2) {
+    double turns = std::round((f * double(t) - angle[t]) / (2 * M_PI));
+    f = (angle[t] + 2 * M_PI * turns) / double(t);
+  }
+  return f;
+}
+
+/// The frequencies and amplitudes of a rotary op's constant tables over
+/// `tokens` positions, if they are such functions of the position (to fp32
+/// rounding); nothing otherwise.
+std::optional<RotaryTables> rotaryTables(wg::RotaryOp op, int64_t tokens) {
+  DenseElementsAttr cos = wg::getConstantElements(op.getCos());
+  DenseElementsAttr sin = wg::getConstantElements(op.getSin());
+  int64_t r = op.getRotaryDims();
+  auto rows = [&](Value table) {
+    ArrayRef<int64_t> shape = cast<ShapedType>(table.getType()).getShape();
+    return llvm::all_of(shape.drop_back(2), [](int64_t d) { return d == 1; }) &&
+           shape.size() >= 2 && shape[shape.size() - 2] == tokens;
+  };
+  if (!cos || !sin || !rows(op.getCos()) || !rows(op.getSin()) ||
+      !isa<FloatType>(cos.getElementType()))
+    return std::nullopt;
+  SmallVector<float> c(cos.getValues<float>()), s(sin.getValues<float>());
+  RotaryTables out;
+  for (int64_t i = 0; i < r; ++i) {
+    float m = c[i];
+    if (m == 0 || s[i] != 0)
+      return std::nullopt;
+    SmallVector<double> angle;
+    for (int64_t t = 0; t < tokens; ++t)
+      angle.push_back(std::atan2(double(s[t * r + i]) / m, double(c[t * r + i]) / m));
+    float f = float(unwrappedFrequency(angle));
+    // The fp32 frequency (a few ulps about the estimate) whose angles
+    // t * f, rounded as torch rounds them, give the tables.
+    float best = f;
+    double bestError = std::numeric_limits<double>::infinity();
+    float cand = f;
+    for (int step = 0; step < 8; ++step)
+      cand = std::nextafter(cand, -std::numeric_limits<float>::infinity());
+    for (int step = 0; step <= 16; ++step, cand = std::nextafter(cand, INFINITY)) {
+      double error = 0;
+      for (int64_t t = 0; t < tokens; ++t) {
+        double a = double(float(t) * cand);
+        error = std::max({error, std::abs(m * std::cos(a) - double(c[t * r + i])),
+                          std::abs(m * std::sin(a) - double(s[t * r + i]))});
+      }
+      if (error < bestError)
+        bestError = error, best = cand;
+    }
+    if (!(bestError <= 4e-7 * std::max(1.0f, std::abs(m))))
+      return std::nullopt;
+    out.freq.push_back(best);
+    out.amp.push_back(m);
+  }
+  return out;
+}
+
+/// The [2, R] constant of frequencies and amplitudes the kernel holds.
+Value rotaryTableConstant(Operation *at, const RotaryTables &t) {
+  OpBuilder b(at);
+  SmallVector<float> words(t.freq);
+  words.append(t.amp.begin(), t.amp.end());
+  auto type = RankedTensorType::get({2, int64_t(t.freq.size())}, b.getF32Type());
+  return wg::ConstantOp::create(b, at->getLoc(), DenseElementsAttr::get(type, ArrayRef(words)));
+}
+
+/// Turning q (every row) and a token's key (its row): the angles, their
+/// cosines and sines, and rotate_half's products over the R dimensions.
+double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost) {
+  if (p.attention.rotary < 0)
+    return 0;
+  int64_t r = std::min(ds, p.attention.rotaryDims);
+  return 3 * cost.vector(r) + 2 * cost.transcendental(r) + 2 * (4 * cost.vector(r));
+}
+
+/// Prefetching the next token's words suits one stream read in one call;
+/// with rotary, a key is turned in its slot as it arrives.
+bool prefetches(const KernelPlan &p, int64_t tokens) {
+  const AttentionLayout &a = p.attention;
+  return attentionPrefetches(p, tokens) && a.rotary < 0 && a.q.input == a.k.input &&
+         a.k.input == a.v.input;
+}
+
+} // namespace
+
+namespace {
+
+/// How one of q, k and v reaches attention as [B, H, T, d] heads: a
+/// transpose of [B, T, H, d] rows of an activation (read from `stream` at
+/// base + h * stride), through a split of the activation (GPT-2's qkv), a
+/// slice of its rows (NeoX's interleaved qkv) or neither (separate
+/// projections); for k and v, repeated over `group` query heads each
+/// (Llama's repeat_kv); for q and k, turned by a rotary op.
+struct HeadSource {
+  Value stream;
+  int64_t base = 0, stride = 0, heads = 0, group = 1;
+  wg::RotaryOp rotary;
+  SmallVector<Operation *> ops; // what attention absorbs on the way
+};
+
+/// Peels repeat_kv: reshape([B, KVH * G, S, d]) of expand(unsqueeze(x, 2)).
+Value peelRepeat(Value v, HeadSource &src) {
+  auto reshape = v.getDefiningOp<wg::ReshapeOp>();
+  auto expand = reshape ? reshape.getInput().getDefiningOp<wg::ExpandOp>() : wg::ExpandOp();
+  auto unsqueeze =
+      expand ? expand.getInput().getDefiningOp<wg::UnsqueezeOp>() : wg::UnsqueezeOp();
+  if (!unsqueeze || unsqueeze.getAxes() != ArrayRef<int64_t>{2})
+    return v;
+  auto x = cast<RankedTensorType>(unsqueeze.getInput().getType());
+  auto e = cast<RankedTensorType>(expand.getType());
+  auto r = cast<RankedTensorType>(reshape.getType());
+  if (x.getRank() != 4 || e.getRank() != 5 || r.getRank() != 4 ||
+      e.getShape() != ArrayRef<int64_t>{x.getDimSize(0), x.getDimSize(1), e.getDimSize(2),
+                                        x.getDimSize(2), x.getDimSize(3)} ||
+      r.getDimSize(1) != x.getDimSize(1) * e.getDimSize(2))
+    return v;
+  src.group = e.getDimSize(2);
+  src.ops.append({reshape, expand, unsqueeze});
+  return unsqueeze.getInput();
+}
+
+/// The heads of one of q, k, v, or nothing if they are not in a form the
+/// kind reads.
+std::optional<HeadSource> headSource(Value v, bool keyOrValue, PlanContext &ctx) {
+  HeadSource src;
+  if (keyOrValue)
+    v = peelRepeat(v, src);
+  if (auto rotary = v.getDefiningOp<wg::RotaryOp>()) {
+    src.rotary = rotary;
+    src.ops.push_back(rotary);
+    v = rotary.getInput();
+  }
+  auto t = v.getDefiningOp<wg::TransposeOp>();
+  if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+    return std::nullopt;
+  src.ops.push_back(t);
+  auto heads = cast<RankedTensorType>(t.getInput().getType()); // [B, T, H, d]
+  src.heads = heads.getDimSize(2);
+  int64_t d = heads.getDimSize(3);
+  Value rows = t.getInput();
+  if (auto slice = rows.getDefiningOp<wg::SliceOp>()) {
+    // Slices of each head's row of a [B, T, H, n] view (NeoX).
+    auto in = cast<RankedTensorType>(slice.getInput().getType());
+    ArrayRef<int64_t> off = slice.getOffsets(), str = slice.getStrides();
+    if (in.getRank() != 4 || off[0] || off[1] || off[2] || llvm::any_of(str, [](int64_t x) {
+          return x != 1;
+        }) || in.getShape().take_front(3) != heads.getShape().take_front(3))
+      return std::nullopt;
+    src.ops.push_back(slice);
+    src.base = off[3], src.stride = in.getDimSize(3);
+    rows = slice.getInput();
+  } else {
+    src.stride = d;
+  }
+  auto view = rows.getDefiningOp<wg::ReshapeOp>();
+  if (!view)
+    return std::nullopt;
+  src.ops.push_back(view);
+  Value stream = view.getInput();
+  if (auto split = stream.getDefiningOp<wg::SplitOp>()) {
+    auto axis = wg::normalizeAxis(split.getAxis(), 3);
+    if (succeeded(axis) && *axis == 2) {
+      auto index = cast<OpResult>(stream).getResultNumber();
+      for (unsigned i = 0; i < index; ++i)
+        src.base += cast<ShapedType>(split.getResult(i).getType()).getDimSize(2);
+      src.ops.push_back(split);
+      stream = split.getInput();
+    }
+  }
+  auto viewType = cast<RankedTensorType>(view.getType());
+  if (!ctx.isActivation(stream) || viewType.getRank() != 4 ||
+      viewType.getDimSize(0) != ctx.batch || viewType.getDimSize(1) != ctx.tokens)
+    return std::nullopt;
+  src.stream = stream;
+  return src;
+}
 
 } // namespace
 
@@ -44,59 +236,90 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   int64_t tokens = ctx.tokens;
   wafer::ArchAttr arch = ctx.arch;
   CostModel cost = ctx.cost;
-  llvm::DenseMap<Value, int> &produced = ctx.produced;
-  llvm::DenseSet<Operation *> &absorbed = ctx.absorbed;
-  // q, k, v must be heads of one [B, T, 3C] activation; the result is
-  // merged back into [B, T, C]. (Else the generic kind computes it.)
-  SmallVector<Operation *> headOps;
-  auto headsOf = [&](Value v, int64_t index) -> Value {
-    auto t = v.getDefiningOp<wg::TransposeOp>();
-    if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
-      return {};
-    auto r = t.getInput().getDefiningOp<wg::ReshapeOp>();
-    if (!r)
-      return {};
-    auto split = r.getInput().getDefiningOp<wg::SplitOp>();
-    if (!split || split.getNumResults() != 3 || r.getInput() != split.getResult(index) ||
-        *wg::normalizeAxis(split.getAxis(), 3) != 2)
-      return {};
-    headOps.append({t, r, split});
-    return split.getInput();
-  };
-  Value qkv = headsOf(attn.getQuery(), 0);
-  Value qkv2 = headsOf(attn.getKey(), 1), qkv3 = headsOf(attn.getValue(), 2);
+  // The result is merged back into [B, T, C]; q, k and v are heads of
+  // activations. (Else the generic kind computes it.)
   auto merge = dyn_cast_or_null<wg::TransposeOp>(singleUser(attn.getResult()));
   auto merged = merge ? dyn_cast_or_null<wg::ReshapeOp>(singleUser(merge.getResult()))
                       : wg::ReshapeOp();
   auto qt = attn.getQuery().getType();
-  if (!qkv || qkv != qkv2 || qkv != qkv3 || !merge ||
-      merge.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !merged ||
+  if (!merge || merge.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !merged ||
       !ctx.isActivation(merged.getResult()) || !attn.getCausal() ||
-      qt.getDimSize(2) != tokens ||
-      llvm::any_of(headOps, [&](Operation *h) { return !h->getResult(0).hasOneUse() ||
-                                                     produced.count(h->getResult(0)); }))
+      qt.getDimSize(2) != tokens || attn.getKey().getType().getDimSize(2) != tokens)
+    return Planned::NotThisKind;
+  std::optional<HeadSource> q = headSource(attn.getQuery(), false, ctx);
+  std::optional<HeadSource> k = headSource(attn.getKey(), true, ctx);
+  std::optional<HeadSource> v = headSource(attn.getValue(), true, ctx);
+  int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
+  if (!q || !k || !v || q->group != 1 || k->group != v->group || q->heads != heads ||
+      k->heads * k->group != heads || v->heads != k->heads || v->rotary ||
+      attn.getValue().getType().getDimSize(3) != d)
+    return Planned::NotThisKind;
+  // Rotary turns q and k alike, by position, with tables the kernel computes.
+  std::optional<RotaryTables> rotary;
+  if (q->rotary || k->rotary) {
+    if (!q->rotary || !k->rotary || q->rotary.getCos() != k->rotary.getCos() ||
+        q->rotary.getSin() != k->rotary.getSin() || q->rotary.getInterleaved() ||
+        !(rotary = rotaryTables(q->rotary, tokens)))
+      return Planned::NotThisKind;
+  }
+  // Every op on the way is attention's alone (one op may serve q, k and v:
+  // GPT-2's split, NeoX's view).
+  llvm::SmallPtrSet<Operation *, 16> ways;
+  for (HeadSource *src : {&*q, &*k, &*v})
+    ways.insert(src->ops.begin(), src->ops.end());
+  for (Operation *w : ways)
+    for (Operation *user : w->getUsers())
+      if (!ways.contains(user) && user != attn)
+        return Planned::NotThisKind;
+  if (llvm::any_of(ways, [&](Operation *w) { return ctx.produced.count(w->getResult(0)); }))
     return Planned::NotThisKind;
   Value mask = attn.getMask();
-  if (!ctx.streamOf(qkv) || (mask && !ctx.streamOf(mask)))
-    return Planned::Failed;
-  absorbed.insert(headOps.begin(), headOps.end());
-  absorbed.insert(merge), absorbed.insert(merged);
+  if (mask && isStatic(mask))
+    return Planned::NotThisKind; // a constant mask: the generic kind adds it
+  // Streams, in order of first use, then the mask, then the rotary table.
+  plan.inputs.clear();
+  auto inputOf = [&](Value stream) {
+    auto at = llvm::find(plan.inputs, stream);
+    if (at != plan.inputs.end())
+      return int64_t(at - plan.inputs.begin());
+    plan.inputs.push_back(stream);
+    return int64_t(plan.inputs.size() - 1);
+  };
+  AttentionLayout &layout = plan.attention;
+  layout.q = {inputOf(q->stream), q->base, q->stride};
+  layout.k = {inputOf(k->stream), k->base, k->stride};
+  layout.v = {inputOf(v->stream), v->base, v->stride};
+  layout.group = k->group;
+  layout.d = d;
+  for (Value stream : plan.inputs)
+    if (!ctx.streamOf(stream))
+      return Planned::Failed;
+  if (mask) {
+    if (!ctx.streamOf(mask))
+      return Planned::Failed;
+    layout.mask = int64_t(plan.inputs.size());
+    plan.inputs.push_back(mask);
+  }
+  if (rotary) {
+    layout.rotary = int64_t(plan.inputs.size());
+    layout.rotaryDims = q->rotary.getRotaryDims();
+    plan.inputs.push_back(rotaryTableConstant(attn, *rotary));
+  }
+  ctx.absorbed.insert(ways.begin(), ways.end());
+  ctx.absorbed.insert(merge), ctx.absorbed.insert(merged);
   plan.anchor = merged;
   plan.kind = "attention";
   plan.name = "l" + std::to_string(ctx.layer) + ".attention";
   plan.layer = ctx.layer;
-  plan.inputs = {qkv};
-  if (mask)
-    plan.inputs.push_back(mask);
   plan.scale = attn.getScale().convertToFloat();
-  int64_t heads = qt.getDimSize(1), d = qt.getDimSize(3);
   plan.work = double(tokens) * d * heads;
   plan.heads = heads;
   plan.size = attentionSizer(tokens, heads, d, arch);
   plan.cycles = [=](const KernelPlan &p) {
     int64_t parts = p.w / heads;
     return cost.attention(tokens, d, heads, parts, p.h, outputOf(p), 3 * (d / parts),
-                          blockColumns(p, d * heads, arch), attentionPrefetches(p, tokens));
+                          blockColumns(p, d * heads, arch), prefetches(p, tokens)) +
+           rotaryCycles(p, d / parts, cost);
   };
   return Planned::Yes;
 }
@@ -113,7 +336,9 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
   return [=](KernelPlan &p) {
     // An interleaved input fixes the columns per head (its unit is their
     // share of d).
-    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : 0;
+    // rotate_half's pairs (i, i + R/2) lie in one column when it holds the
+    // whole head.
+    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : p.attention.rotary >= 0 ? 1 : 0;
     int64_t budget = std::max<int64_t>(heads, p.h * p.w);
     int64_t bestH = tokens, bestW = heads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
@@ -133,7 +358,8 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
                                        3 * ds, blockColumns(p, w, d * heads, arch),
-                                       attentionPrefetches(p, tokens));
+                                       prefetches(p, tokens)) +
+                        rotaryCycles(p, ds, cost);
         bool within = rows * w <= budget;
         if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
           best = cycles, bestH = rows, bestW = w;
@@ -162,7 +388,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // column and the last row divides o by s. Guards pick the rows by the
   // token index t (loop index 0): "own" holds t, "past" lies wholly
   // before t, "future" lies wholly after it.
-  int64_t c3 = k.words(0), c = c3 / 3, heads = p.heads, d = c / heads, rows = h;
+  const AttentionLayout &layout = p.attention;
+  int64_t heads = p.heads, d = layout.d, c = heads * d, c3 = 3 * c, rows = h;
   int64_t parts = w / heads, ds = d / parts;
   int64_t tb = ceilDiv(tokens, rows);
   int64_t q = sram.words(ds), keys = sram.words(tb * ds), vals = sram.words(tb * ds);
@@ -173,11 +400,22 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[ds]]
   // A padding mask [B, S]: each row takes its block of keys' words once per
   // sequence (its routers' filters cut them) and adds them to the scores.
-  bool masked = k.isStream(1);
+  bool masked = layout.mask >= 0;
   int64_t maskRow = masked ? sram.words(tb) : 0;
+  bool rotary = layout.rotary >= 0;
+  int64_t r = layout.rotaryDims;
+  // Frequencies and amplitudes, the position as a float, the angles'
+  // cosines and sines, and rotate_half of a vector.
+  int64_t rotTable = rotary ? sram.words(2 * r) : 0, position = rotary ? sram.words(1) : 0;
+  int64_t cosines = rotary ? sram.words(r) : 0, sines = rotary ? sram.words(r) : 0;
+  int64_t turned = rotary ? sram.words(r) : 0;
+  if (rotary)
+    k.initTile(k.operand(unsigned(layout.rotary)), rotTable, 2, r, {0, 0}, {0, 0});
   k.openLoop(batch);
   if (masked)
-    receiveMaskRow(k, maskRow, tb, tokens);
+    receiveMaskRow(k, unsigned(layout.mask), maskRow, tb, tokens);
+  if (rotary)
+    k.imm("fill", k.aff(position), k.aff(0), -1.0f, k.aff(1));
   k.openLoop(tokens);
   // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
   wk::AffAttr notBefore = k.aff(0, {1, 0}, 0, -tb);       // r >= 0
@@ -189,45 +427,89 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   ArrayAttr future = k.guards({beforeRow});
   wk::AffAttr slot = k.aff(0, {4 * ds, 0}, 0, -4 * tb * ds); // r * ds words, in bytes
   ArrayAttr past = k.guards({afterRow});
-  // [q | k | v] of token t + ahead: column px takes its share of q, k and
-  // v; the row that holds that token keeps its key and value in its slot,
-  // the others drop them.
+  auto cacheSlot = [&](int64_t cache, int64_t ahead) {
+    return k.aff(cache + slot.getBase() + 4 * ds * ahead, slot.getLoop(), 0, slot.getPy());
+  };
+  // q, k and v of token t + ahead: column c = head * parts + px takes
+  // dimensions [px*ds, px*ds + ds) of its head's (a key/value head serves
+  // `group` query heads); the row that holds that token keeps its key and
+  // value in its slot, the others drop them. Ranges per input stream.
   auto qkvRanges = [&](int64_t ahead) {
     ArrayAttr holds =
         k.guards({k.aff(ahead, {1, 0}, 0, -tb), k.aff(tb - 1 - ahead, {-1, 0}, 0, tb)});
     SmallVector<ArrayAttr, 2> others = {k.guards({k.aff(-1 - ahead, {-1, 0}, 0, tb)}),
                                         k.guards({k.aff(ahead - tb, {1, 0}, 0, -tb)})};
-    auto cacheSlot = [&](int64_t cache) {
-      return k.aff(cache + slot.getBase() + 4 * ds * ahead, slot.getLoop(), 0, slot.getPy());
+    auto from = [=](HeadsIn in, int64_t group) {
+      return [=](int64_t col) {
+        return in.base + (col / parts / group) * in.stride + (col % parts) * ds;
+      };
     };
-    // In order, q, k and v of column px start at px*ds, c + px*ds and 2c +
-    // px*ds. Interleaved by the producer ([3, ds]; the sizer keeps ds),
-    // they follow one another from 3ds*px: one window of its blocks.
-    SmallVector<Body::Range, 3> ranges = {{0, c, k.aff(q)},
-                                          {c, 2 * c, cacheSlot(keys), holds, others},
-                                          {2 * c, 3 * c, cacheSlot(vals), holds, others}};
+    constexpr int64_t all = std::numeric_limits<int64_t>::max();
+    SmallVector<std::pair<int64_t, Body::Range>, 3> ranges = {
+        {layout.q.input, {0, all, k.aff(q), nullptr, {}, ds, from(layout.q, 1)}},
+        {layout.k.input, {0, all, cacheSlot(keys, ahead), holds, others, ds,
+                          from(layout.k, layout.group)}},
+        {layout.v.input, {0, all, cacheSlot(vals, ahead), holds, others, ds,
+                          from(layout.v, layout.group)}}};
+    // Interleaved by the producer ([3, ds]; the sizer keeps ds), column
+    // c's q, k and v follow one another from 3ds*c: one window of its blocks.
     if (p.qkvUnit) {
       assert(p.qkvUnit == ds && "the sizer keeps an interleaved input's columns");
       for (auto [i, r] : llvm::enumerate(ranges))
-        r.base = int64_t(i) * ds, r.end = c3, r.width = ds;
+        r.second = {int64_t(i) * ds, c3, r.second.dst, r.second.keep, r.second.otherwise, ds};
     }
     return ranges;
   };
   int64_t step = p.qkvUnit ? 3 * ds : ds;
+  // Receives each input's ranges in one call.
+  auto receive = [&](int64_t ahead, ArrayAttr guard, bool async) {
+    auto ranges = qkvRanges(ahead);
+    int64_t most = 0;
+    for (int64_t input = 0; input < 3; ++input) {
+      SmallVector<Body::Range, 3> mine;
+      for (auto &[in, range] : ranges)
+        if (in == input)
+          mine.push_back(range);
+      if (!mine.empty())
+        most += k.recvRanges(unsigned(input), mine, step, w, /*byRow=*/false, nullptr,
+                             std::nullopt, guard, async);
+    }
+    return most;
+  };
   // With `prefetch`, token t+1's words come on the async engines once
   // token t's scores have used q (none after a sequence's last token):
   // the core receives only a sequence's first token.
-  bool prefetch = attentionPrefetches(p, tokens);
+  bool prefetch = prefetches(p, tokens);
   ArrayAttr first = prefetch ? k.guards({k.aff(0, {-1, 0})}) : nullptr; // t == 0
-  int64_t in = k.recvRanges(0, qkvRanges(0), step, w, /*byRow=*/false, nullptr, std::nullopt,
-                            first);
+  int64_t in = receive(0, first, false);
+  if (rotary) {
+    // Angles t * f as torch rounds them, then q and the key of token t
+    // (in its row's slot) turned: x * cos + rotate_half(x) * sin.
+    k.imm("add", k.aff(position), k.aff(position), 1.0f, k.aff(1));
+    k.scalar("mul", k.aff(cosines), k.aff(rotTable), k.aff(position), k.aff(r));
+    k.unary("sin", k.aff(sines), k.aff(cosines), k.aff(r));
+    k.unary("cos", k.aff(cosines), k.aff(cosines), k.aff(r));
+    k.vector("mul", k.aff(cosines), k.aff(cosines), k.aff(rotTable + 4 * r), k.aff(r));
+    k.vector("mul", k.aff(sines), k.aff(sines), k.aff(rotTable + 4 * r), k.aff(r));
+    auto turn = [&](wk::AffAttr x, ArrayAttr guard) {
+      auto at = [&](int64_t words) {
+        return k.aff(x.getBase() + 4 * words, x.getLoop(), x.getPx(), x.getPy());
+      };
+      k.unary("neg", k.aff(turned), at(r / 2), k.aff(r / 2), nullptr, guard);
+      k.unary("copy", k.aff(turned + 2 * r), at(0), k.aff(r / 2), nullptr, guard);
+      k.vector("mul", x, x, k.aff(cosines), k.aff(r), nullptr, guard);
+      k.vector("mul", k.aff(turned), k.aff(turned), k.aff(sines), k.aff(r), nullptr, guard);
+      k.vector("add", x, x, k.aff(turned), k.aff(r), nullptr, guard);
+    };
+    turn(k.aff(q), seen);
+    turn(cacheSlot(keys, 0), own);
+  }
   // Partial scores over the block; summed over the head's columns (a sum
   // chain east, the total back west, inside each head); slots after t
   // score -inf.
   k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(ds), false, nullptr, seen);
   if (prefetch)
-    k.recvRanges(0, qkvRanges(1), step, w, /*byRow=*/false, nullptr, std::nullopt,
-                 k.guards({k.aff(tokens - 2, {-1, 0})}), /*async=*/true);
+    receive(1, k.guards({k.aff(tokens - 2, {-1, 0})}), /*async=*/true);
   if (parts > 1) {
     auto columns = [&](int64_t from, int64_t to) { // of every head, all rows
       SmallVector<Attribute> r;
@@ -289,10 +571,12 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   k.sendGroups(k.aff(result), ds, c, h - 1, /*async=*/true);
   double maskCycles = masked ? cost.vector(tb) + cost.words(tb) / double(tokens) : 0;
   return {sram.next,
-          cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch) + maskCycles};
+          cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch) + maskCycles +
+              rotaryCycles(p, ds, cost)};
 }
 
-void AttentionKind::receiveMaskRow(Body &k, int64_t dst, int64_t tb, int64_t tokens) {
+void AttentionKind::receiveMaskRow(Body &k, unsigned input, int64_t dst, int64_t tb,
+                                   int64_t tokens) {
   // Row py's keys are tokens [py*tb, py*tb + tb); the last row's may be fewer.
   int64_t h = k.kernel().getHeight(), w = k.kernel().getWidth();
   int64_t last = tokens - (h - 1) * tb;
@@ -302,7 +586,7 @@ void AttentionKind::receiveMaskRow(Body &k, int64_t dst, int64_t tb, int64_t tok
     b.setInsertionPointToStart(k.top());
     wk::FilterOp::create(b, b.getUnknownLoc(), port, first, k.aff(count), when, nullptr);
   };
-  for (const InBlock &block : k.input(1).blocks) {
+  for (const InBlock &block : k.input(input).blocks) {
     assert(block.offset == 0 && block.size == tokens && "a mask row is one block");
     if (h > 1)
       filter(block.port, k.aff(0, {}, 0, tb), tb, k.pes(0, w - 1, 0, h - 2));
@@ -319,12 +603,16 @@ LogicalResult AttentionKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> 
                                     int64_t batch, int64_t tokens, wafer::ArchAttr arch) const {
   auto scale = kernel->getAttrOfType<FloatAttr>(kScaleAttr);
   auto headsAttr = kernel->getAttrOfType<IntegerAttr>(kHeadsAttr);
-  int64_t heads = headsAttr ? headsAttr.getInt() : 0, c3 = streamWordsOf(ins, 0);
-  if (!scale || heads <= 0 || !c3 || c3 % (3 * heads))
+  auto flat = kernel->getAttrOfType<DenseI64ArrayAttr>(kLayoutAttr);
+  std::optional<AttentionLayout> layout =
+      flat ? AttentionLayout::fromFlat(flat.asArrayRef()) : std::nullopt;
+  int64_t heads = headsAttr ? headsAttr.getInt() : 0;
+  if (!scale || heads <= 0 || !layout || layout->d <= 0)
     return failure();
   p.scale = scale.getValueAsDouble();
   p.heads = heads;
-  p.size = attentionSizer(tokens, heads, c3 / 3 / heads, arch);
+  p.attention = *layout;
+  p.size = attentionSizer(tokens, heads, layout->d, arch);
   return success();
 }
 
@@ -332,6 +620,7 @@ void AttentionKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
   Builder b(kernel.getContext());
   kernel->setAttr(kScaleAttr, b.getF32FloatAttr(p.scale));
   kernel->setAttr(kHeadsAttr, b.getI64IntegerAttr(p.heads));
+  kernel->setAttr(kLayoutAttr, b.getDenseI64ArrayAttr(p.attention.flat()));
 }
 
 const KernelKind &wsc::lowering::attentionKind() {
