@@ -21,6 +21,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace wsc {
 #define GEN_PASS_DEF_WSCLOWERPLACEROUTE
@@ -134,6 +136,20 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Fractions out of range, NaN included, would make no try fit (and NaN
+    // made the tries run for ever).
+    auto outside = [&](StringRef name, double value, bool zeroOk) {
+      if ((zeroOk ? value >= 0 : value > 0) && value <= 1)
+        return false;
+      emitError(module.getLoc()) << "--wsc-lower-place-route: " << name << "="
+                                 << llvm::formatv("{0}", value) << " is not in "
+                                 << (zeroOk ? "[0, 1]" : "(0, 1]");
+      return true;
+    };
+    if (outside("utilization", utilization, true) || outside("defect-rate", defectRate, true) ||
+        llvm::any_of(tryUtilization,
+                     [&](double share) { return outside("try-utilization", share, false); }))
+      return signalPassFailure();
     auto arch = wsc::wafer::getArch(module);
     if (failed(arch))
       return signalPassFailure();

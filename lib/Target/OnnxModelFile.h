@@ -23,7 +23,12 @@ struct TensorBytes {
 /// `initializerBytes[i]` says where initializer i's bytes are.
 /// Reads a tensor from a .npy file (by its extension) or an ONNX TensorProto
 /// (.pb), as raw data; false with a message naming the file otherwise.
+/// The file must be a regular file (or standard input) of at most 2 GiB.
 bool readTensorFile(llvm::StringRef path, onnx::TensorProto &tensor, std::string &err);
+/// The same for bytes in memory: a .npy when `npy`, else a TensorProto; the
+/// message names no file.
+bool parseTensorBytes(llvm::StringRef bytes, bool npy, onnx::TensorProto &tensor,
+                      std::string &err);
 
 struct OnnxModelFile {
   std::string path;

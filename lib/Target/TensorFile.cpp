@@ -9,6 +9,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <climits>
 
 using namespace llvm;
 
@@ -96,22 +99,38 @@ bool parseNpy(StringRef bytes, onnx::TensorProto &t, std::string &err) {
 
 } // namespace
 
+bool wsc::parseTensorBytes(StringRef bytes, bool npy, onnx::TensorProto &tensor,
+                           std::string &err) {
+  if (npy)
+    return parseNpy(bytes, tensor, err);
+  if (bytes.size() > size_t(INT_MAX) || !tensor.ParseFromArray(bytes.data(), int(bytes.size()))) {
+    err = "not an ONNX TensorProto (.pb) or .npy file";
+    return false;
+  }
+  return true;
+}
+
 bool wsc::readTensorFile(StringRef path, onnx::TensorProto &tensor, std::string &err) {
+  // A FIFO's open waits for a writer and /dev/zero never ends: only regular
+  // files are read, of a bounded size.
+  sys::fs::file_status status;
+  if (!sys::fs::status(path, status)) {
+    if (status.type() != sys::fs::file_type::regular_file) {
+      err = path.str() + ": not a regular file";
+      return false;
+    }
+    if (status.getSize() > uint64_t(INT_MAX)) {
+      err = path.str() + ": larger than " + std::to_string(INT_MAX) + " bytes";
+      return false;
+    }
+  }
   auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer) {
     err = "cannot read '" + path.str() + "': " + buffer.getError().message();
     return false;
   }
-  StringRef bytes = (*buffer)->getBuffer();
-  if (path.ends_with(".npy")) {
-    if (parseNpy(bytes, tensor, err))
-      return true;
-    err = path.str() + ": " + err;
-    return false;
-  }
-  if (!tensor.ParseFromArray(bytes.data(), int(bytes.size()))) {
-    err = path.str() + ": not an ONNX TensorProto (.pb) or .npy file";
-    return false;
-  }
-  return true;
+  if (parseTensorBytes((*buffer)->getBuffer(), path.ends_with(".npy"), tensor, err))
+    return true;
+  err = path.str() + ": " + err;
+  return false;
 }

@@ -8,6 +8,8 @@
 
 #include "wafer/Defects.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace wsc {
@@ -19,6 +21,9 @@ using namespace mlir;
 using namespace wsc;
 
 namespace {
+/// The largest defects file read, as the pipeline's --defects.
+constexpr uint64_t kMaxDefectsFileBytes = uint64_t(1) << 28;
+
 struct DefectsPass : wsc::impl::WscDefectsBase<DefectsPass> {
   using WscDefectsBase::WscDefectsBase;
 
@@ -30,7 +35,31 @@ struct DefectsPass : wsc::impl::WscDefectsBase<DefectsPass> {
     int64_t width = arch->getWidth(), height = arch->getHeight();
     wafer::DefectList list = wafer::readDefects(wafer::getDefects(module));
 
+    // Written so that NaN fails too; link-rate's default -1 means "rate".
+    for (auto [name, value] : {std::pair<const char *, double>{"rate", rate},
+                               std::pair<const char *, double>{"link-rate", linkRate}})
+      if (!(value >= 0 && value <= 1) && !(value == -1 && name[0] == 'l')) {
+        emitError(module.getLoc())
+            << "--wsc-defects: " << name << "=" << llvm::formatv("{0}", value).str()
+            << " is not in [0, 1]";
+        return signalPassFailure();
+      }
+
     if (!file.empty()) {
+      // A device, a FIFO or a huge file is not read at all (/dev/zero would
+      // be read for ever, a FIFO's open waits for a writer).
+      llvm::sys::fs::file_status status;
+      if (!llvm::sys::fs::status(file, status)) {
+        if (status.type() != llvm::sys::fs::file_type::regular_file) {
+          emitError(module.getLoc()) << "defects file '" << file << "' is not a regular file";
+          return signalPassFailure();
+        }
+        if (status.getSize() > kMaxDefectsFileBytes) {
+          emitError(module.getLoc()) << "defects file '" << file << "' is larger than "
+                                     << kMaxDefectsFileBytes << " bytes";
+          return signalPassFailure();
+        }
+      }
       auto buffer = llvm::MemoryBuffer::getFile(file);
       if (!buffer) {
         module.emitError("cannot read the defect file '") << file << "'";
@@ -45,11 +74,6 @@ struct DefectsPass : wsc::impl::WscDefectsBase<DefectsPass> {
     }
 
     double linkP = linkRate < 0 ? rate : linkRate;
-    if (rate < 0 || rate > 1 || linkP > 1) {
-      module.emitError("defect rates must lie in [0, 1], got rate=")
-          << rate.getValue() << " link-rate=" << linkP;
-      return signalPassFailure();
-    }
     if (rate > 0 || linkP > 0) {
       // Every wafer that a kernel is assigned to.
       int64_t wafers = 1;
