@@ -823,10 +823,43 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
     if (op.use_empty() && isPure(&op) && !op.hasTrait<OpTrait::IsTerminator>())
       op.erase();
+  boundIndexInputs(func);
   currentNode = "after import";
   if (::failed(verify(*module)) || failed)
     return nullptr;
   return module;
+}
+
+/// A graph input that a Gather or GatherElements takes directly as its
+/// indices gets the range that ONNX allows there, [-n, n) for an axis of n
+/// (the intersection over such uses), as the argument attribute
+/// `wsgraph.valid`: the exporter writes it as the input's valid range, so
+/// wsc-run refuses an index out of it where onnxruntime and torch raise.
+/// (On the wafer such an index could land on another row's element.)
+void Importer::boundIndexInputs(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    for (Operation *user : arg.getUsers()) {
+      Value data;
+      int64_t axis;
+      if (auto g = dyn_cast<wg::GatherOp>(user); g && g.getIndices() == arg)
+        data = g.getData(), axis = g.getAxis();
+      else if (auto ge = dyn_cast<wg::GatherElementsOp>(user); ge && ge.getIndices() == arg)
+        data = ge.getData(), axis = ge.getAxis();
+      else
+        continue;
+      auto type = cast<RankedTensorType>(data.getType());
+      if (axis < 0)
+        axis += type.getRank();
+      if (axis < 0 || axis >= type.getRank() || type.isDynamicDim(axis))
+        continue;
+      lo = std::max(lo, -type.getDimSize(axis));
+      hi = std::min(hi, type.getDimSize(axis));
+    }
+    if (lo != INT64_MIN && lo < hi)
+      func.setArgAttr(arg.getArgNumber(), "wsgraph.valid",
+                      DenseI64ArrayAttr::get(func.getContext(), {lo, hi}));
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -51,6 +51,7 @@ private:
   bool addInputs(func::FuncOp func);
   /// Reads the value bound to `input` (--bind) for a constant in its place.
   bool bindInput(const onnx::ValueInfoProto &input, Type element, StringRef path);
+  void boundIndexInputs(func::FuncOp func);
   SmallVector<std::pair<std::string, DenseElementsAttr>> boundInputs;
   bool sortNodes(const onnx::GraphProto &graph, const std::string &prefix,
                  std::vector<int> &order);

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
 #include <optional>
 
 using namespace mlir;
@@ -142,6 +143,8 @@ private:
   LogicalResult exportFilter(wk::FilterOp filter);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
   void boundTokenIds(wk::KernelOp k);
+  /// Inputs whose valid range an embedding's table gave (boundTokenIds).
+  std::set<unsigned> tableRanged;
   LogicalResult exportRoutes(pb::Program &prog);
   FailureOr<TensorWords> tensorWords(Operation *user, Value v);
   std::optional<pb::DType> dtypeOf(Type elem);
@@ -992,8 +995,13 @@ void Exporter::boundTokenIds(wk::KernelOp k) {
           continue;
         int64_t lo = rowLo.getBase(), hi = lo + type.getDimSize(0);
         pb::ValueRange *valid = t.mutable_valid();
-        if (valid->lo() < valid->hi()) // another piece of the table
+        if (tableRanged.insert(arg.getArgNumber()).second) {
+          // The first piece of a table: within the importer's bound, if any.
+          if (valid->lo() < valid->hi())
+            lo = std::max(lo, valid->lo()), hi = std::min(hi, valid->hi());
+        } else if (valid->lo() < valid->hi()) { // another piece of the table
           lo = std::min(lo, valid->lo()), hi = std::max(hi, valid->hi());
+        }
         valid->set_lo(lo);
         valid->set_hi(hi);
         break;
@@ -1067,11 +1075,24 @@ LogicalResult Exporter::run(pb::Program &prog) {
     return success();
   };
   inputs.resize(func.getNumArguments());
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     if (failed(hostTensor(func.getArgument(i).getType(),
                           func.getArgAttrOfType<StringAttr>(i, "wsgraph.name"), "arg", i,
                           inputs[i])))
       return failure();
+    // The importer's bound on indices (Gather's [-n, n)); token ids narrow it
+    // to their table's rows below.
+    if (auto valid = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "wsgraph.valid")) {
+      pb::HostTensor &t = inputs[i];
+      if (valid.size() != 2 || valid[0] >= valid[1] || t.dtype() == pb::F32 ||
+          t.dtype() == pb::F64 || t.dtype() == pb::F16 || t.dtype() == pb::BF16 ||
+          t.dtype() == pb::BOOL)
+        return func.emitError("cannot export: arg ")
+               << i << " has a wsgraph.valid that is no range [lo, hi) of an integer input";
+      t.mutable_valid()->set_lo(valid[0]);
+      t.mutable_valid()->set_hi(valid[1]);
+    }
+  }
   outputs.resize(func.getNumResults());
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (failed(hostTensor(func.getResultTypes()[i],
