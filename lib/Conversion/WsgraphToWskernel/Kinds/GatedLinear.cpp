@@ -123,17 +123,19 @@ static std::optional<GatedMlp> matchGatedMlp(wg::LinearOp linear) {
 /// matrix followed by its bias if it has one.
 static std::optional<GatedOperands> gatedOperands(const KernelPlan &p) {
   GatedOperands ops;
+  bool afterMatrix = false;
   for (int i = 1, e = int(p.inputs.size()); i < e; ++i) {
     auto t = dyn_cast<RankedTensorType>(p.inputs[i].getType());
     int rank = t ? int(t.getRank()) : 0;
     int *slot = nullptr;
     if (rank == 2)
       slot = ops.gate < 0 ? &ops.gate : ops.up < 0 ? &ops.up : nullptr;
-    else if (rank == 1 && i > 1 && p.inputs[i - 1].getType() != t) // after its matrix
+    else if (rank == 1 && afterMatrix)
       slot = ops.up >= 0 ? &ops.upBias : &ops.gateBias;
-    if (!slot || *slot >= 0)
-      return std::nullopt;
+    if (!slot)
+      return std::nullopt; // a third matrix, or a bias after no matrix
     *slot = i;
+    afterMatrix = rank == 2;
   }
   if (ops.gate < 0 || ops.up < 0 || matrixShape(p, ops.gate) != matrixShape(p, ops.up))
     return std::nullopt;
