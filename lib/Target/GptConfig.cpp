@@ -1,142 +1,342 @@
-//===- GptConfig.cpp - synthetic GPTs of any size -------------------------===//
+//===- GptConfig.cpp - presets and config files of synthetic GPTs ---------===//
 //
-// Emits the same fused wsgraph that import + --wsgraph-fuse give for an
-// exported nanoGPT, with every weight elided, so that compile-only runs of
-// 175B- and 1T-parameter models never touch parameter bytes.
+// The presets and the two kinds of JSON file --gpt-config reads: nanoGPT's
+// keys and a HuggingFace config.json (model_type "llama" or "gpt_neox").
+// Config files are read strictly: every key is either checked or known not
+// to change the forward pass, so a model the generator would build wrongly
+// (a bias, an activation, a rotary scaling it does not emit) is refused.
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/Target/GptConfig.h"
 
-#include "wsgraph/WsgraphDialect.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cmath>
+#include <optional>
+
 using namespace mlir;
 using namespace wsc;
-namespace wg = wsc::wsgraph;
+namespace json = llvm::json;
 
-int64_t GptConfig::parameters() const {
-  int64_t c = width;
-  int64_t perLayer = 4 * c * c + 8 * c * c + (bias ? 9 * c + 4 * c : 4 * c);
-  return layers * perLayer + vocab * c + context * c + 2 * c;
+int64_t GptConfig::rotaryDims() const {
+  // HF: int(head_size * rotary_pct), truncated.
+  return family == GptFamily::Gpt ? 0 : int64_t(double(headDim()) * rotaryPct);
 }
 
+int64_t GptConfig::parameters() const {
+  int64_t c = width, f = mlpWidth(), kv = keyValueHeads() * headDim();
+  int64_t embeddings = vocab * c * (tiedEmbeddings ? 1 : 2);
+  switch (family) {
+  case GptFamily::Gpt: {
+    // c_attn, c_proj, c_fc, mlp.c_proj; their biases; two layer norms
+    int64_t perLayer = 4 * c * c + 2 * c * f + (bias ? 5 * c + f + 4 * c : 2 * c);
+    return layers * perLayer + embeddings + context * c + (bias ? 2 * c : c);
+  }
+  case GptFamily::Llama: // q, k, v, o; gate, up, down; two RMS norms
+    return layers * (2 * c * c + 2 * c * kv + 3 * c * f + 2 * c) + embeddings + c;
+  case GptFamily::Neox: // qkv, dense, two MLP linears, all with biases; two layer norms
+    return layers * (4 * c * c + 4 * c + 2 * c * f + f + c + 4 * c) + embeddings + 2 * c;
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Presets
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+GptConfig gpt3(const char *name, int64_t layers, int64_t width, int64_t heads) {
+  GptConfig c;
+  c.name = name, c.layers = layers, c.width = width, c.heads = heads;
+  return c;
+}
+
+/// Llama 3: RoPE base 500000, 8192 positions, RMS eps 1e-5, untied head.
+GptConfig llama3(const char *name, int64_t layers, int64_t width, int64_t heads,
+                 int64_t intermediate) {
+  GptConfig c;
+  c.name = name, c.family = GptFamily::Llama;
+  c.layers = layers, c.width = width, c.heads = heads, c.kvHeads = 8;
+  c.intermediate = intermediate, c.vocab = 128256, c.context = 8192;
+  c.bias = false, c.tiedEmbeddings = false, c.normEpsilon = 1e-5, c.ropeTheta = 500000.0;
+  return c;
+}
+
+/// Pythia (GPT-NeoX): a quarter of each head rotated, base 10000, parallel
+/// residual, 2048 positions, untied embed_out.
+GptConfig pythia(const char *name, int64_t layers, int64_t width, int64_t heads, int64_t vocab) {
+  GptConfig c;
+  c.name = name, c.family = GptFamily::Neox;
+  c.layers = layers, c.width = width, c.heads = heads, c.intermediate = 4 * width;
+  c.vocab = vocab, c.context = 2048, c.tiedEmbeddings = false, c.parallelResidual = true;
+  c.rotaryPct = 0.25, c.ropeTheta = 10000.0;
+  return c;
+}
+
+/// Sources in docs/models.md.
+const std::vector<GptConfig> &presets() {
+  static const std::vector<GptConfig> all = {
+      gpt3("gpt3-125m", 12, 768, 12),         gpt3("gpt3-1.3b", 24, 2048, 16),
+      gpt3("gpt3-6.7b", 32, 4096, 32),        gpt3("gpt3-13b", 40, 5120, 40),
+      gpt3("gpt3-175b", 96, 12288, 96),       gpt3("gpt-1t", 128, 25600, 160),
+      llama3("llama3-8b", 32, 4096, 32, 14336), llama3("llama3-70b", 80, 8192, 64, 28672),
+      llama3("llama3-405b", 126, 16384, 128, 53248),
+      pythia("pythia-1.4b", 24, 2048, 16, 50304), pythia("pythia-6.9b", 32, 4096, 32, 50432)};
+  return all;
+}
+
+std::string presetNames() {
+  std::string names;
+  for (const GptConfig &p : presets())
+    names += (names.empty() ? "" : " ") + p.name;
+  return names;
+}
+
+//===----------------------------------------------------------------------===//
+// Config files
+//===----------------------------------------------------------------------===//
+
+std::string number(double d) {
+  std::string text;
+  llvm::raw_string_ostream(text) << d;
+  return text;
+}
+
+// Sizes above these are refused: they keep every shape product and the
+// parameter count within int64.
+constexpr int64_t kMaxSize = int64_t(1) << 24, kMaxLayers = int64_t(1) << 14;
+
+/// A config file's keys, each read checked; remembers which were read, so
+/// that a key neither read nor known to be harmless is refused.
+class ConfigKeys {
+public:
+  ConfigKeys(const json::Object &object, StringRef file, std::string &error)
+      : object(object), file(file.str()), error(error) {}
+
+  bool fail(StringRef key, const std::string &what) {
+    error = "--gpt-config '" + file + "': '" + key.str() + "' " + what;
+    return false;
+  }
+  bool has(StringRef key) const { return object.get(key) != nullptr; }
+
+  /// An integer in [1, max]; when absent, `fallback` or an error.
+  bool positive(StringRef key, int64_t &out, std::optional<int64_t> fallback = std::nullopt,
+                int64_t max = kMaxSize) {
+    read.insert(key);
+    const json::Value *v = object.get(key);
+    if (!v)
+      return fallback ? (out = *fallback, true) : fail(key, "is missing (a positive integer)");
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i <= 0 || *i > max)
+      return fail(key, "must be an integer from 1 to " + std::to_string(max));
+    out = *i;
+    return true;
+  }
+
+  /// A finite number > 0 (and <= max); when absent, `fallback` or an error.
+  bool positiveNumber(StringRef key, double &out, std::optional<double> fallback = std::nullopt,
+                      double max = 1e30) {
+    read.insert(key);
+    const json::Value *v = object.get(key);
+    if (!v)
+      return fallback ? (out = *fallback, true) : fail(key, "is missing (a positive number)");
+    std::optional<double> d = v->getAsNumber();
+    // The generator keeps these as fp32 attributes and tables: they must stay nonzero there.
+    if (!d || !std::isfinite(*d) || !(float(*d) > 0) || *d > max)
+      return fail(key, max < 1e30 ? "must be a positive number up to " + number(max)
+                                  : "must be a positive number");
+    out = *d;
+    return true;
+  }
+
+  /// One of two spellings of a number (transformers renamed some keys);
+  /// where a file has both they must agree.
+  bool aliasedNumber(StringRef key, StringRef alias, double &out, double max = 1e30) {
+    read.insert(alias);
+    if (!has(alias))
+      return positiveNumber(key, out, std::nullopt, max);
+    double other;
+    if (!positiveNumber(alias, other, std::nullopt, max) ||
+        !positiveNumber(key, out, other, max))
+      return false;
+    return out == other || fail(alias, "differs from '" + key.str() + "'");
+  }
+
+  bool boolean(StringRef key, bool &out, std::optional<bool> fallback = std::nullopt) {
+    read.insert(key);
+    const json::Value *v = object.get(key);
+    if (!v)
+      return fallback ? (out = *fallback, true) : fail(key, "is missing (true or false)");
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b)
+      return fail(key, "must be true or false");
+    out = *b;
+    return true;
+  }
+
+  /// An optional number in [0, 1) the forward pass does not use (dropout:
+  /// inference drops nothing), checked all the same.
+  bool unusedFraction(StringRef key) {
+    read.insert(key);
+    const json::Value *v = object.get(key);
+    std::optional<double> d = v ? v->getAsNumber() : 0.0;
+    return (d && *d >= 0 && *d < 1) || fail(key, "must be a number in [0, 1)");
+  }
+
+  /// An optional key whose only accepted value is `expected`: the one form
+  /// the generator emits.
+  bool onlyIfEqual(StringRef key, const json::Value &expected, StringRef why) {
+    read.insert(key);
+    const json::Value *v = object.get(key);
+    if (!v || *v == expected)
+      return true;
+    std::string want;
+    llvm::raw_string_ostream(want) << expected;
+    return fail(key, "must be " + want + " if given: " + why.str());
+  }
+
+  /// Refuses any key neither read nor listed as harmless.
+  bool noOthers(ArrayRef<StringRef> harmless, StringRef reader) {
+    for (const auto &entry : object) {
+      StringRef key = entry.first;
+      if (!read.contains(key) && !llvm::is_contained(harmless, key))
+        return fail(key, "is not a key the " + reader.str() +
+                           " reader knows; it is refused rather than ignored, as it may change "
+                           "the model");
+    }
+    return true;
+  }
+
+private:
+  const json::Object &object;
+  std::string file;
+  std::string &error;
+  llvm::StringSet<> read;
+};
+
+/// Keys of HF configs that do not change the forward pass without a cache
+/// (tokens, dtypes of the checkpoint, training-only settings, bookkeeping).
+const StringRef kHfHarmless[] = {"_name_or_path",       "architectures",  "model_type",
+                                 "bos_token_id",        "eos_token_id",   "pad_token_id",
+                                 "torch_dtype",         "transformers_version",
+                                 "use_cache",           "initializer_range",
+                                 "attention_dropout",   "hidden_dropout", "classifier_dropout",
+                                 "pretraining_tp"};
+
+bool readHeads(ConfigKeys &keys, GptConfig &c, StringRef width, StringRef heads) {
+  if (!keys.positive(width, c.width) || !keys.positive(heads, c.heads))
+    return false;
+  if (c.width % c.heads)
+    return keys.fail(width, std::to_string(c.width) + " is not a multiple of '" + heads.str() +
+                                "' " + std::to_string(c.heads));
+  return true;
+}
+
+/// HF LlamaConfig: num_key_value_heads and tie_word_embeddings default as HF
+/// defaults them (all heads, untied); the rest is required.
+bool readLlama(ConfigKeys &keys, GptConfig &c) {
+  c.family = GptFamily::Llama;
+  c.bias = false;
+  if (!keys.positive("num_hidden_layers", c.layers, std::nullopt, kMaxLayers) ||
+      !readHeads(keys, c, "hidden_size", "num_attention_heads") ||
+      !keys.positive("num_key_value_heads", c.kvHeads, c.heads) ||
+      !keys.positive("intermediate_size", c.intermediate) ||
+      !keys.positive("vocab_size", c.vocab) ||
+      !keys.positive("max_position_embeddings", c.context) ||
+      !keys.positiveNumber("rms_norm_eps", c.normEpsilon, std::nullopt, 1.0) ||
+      !keys.positiveNumber("rope_theta", c.ropeTheta) ||
+      !keys.boolean("tie_word_embeddings", c.tiedEmbeddings, false))
+    return false;
+  if (c.heads % c.kvHeads)
+    return keys.fail("num_key_value_heads", std::to_string(c.kvHeads) +
+                                                " does not divide 'num_attention_heads' " +
+                                                std::to_string(c.heads));
+  if (c.headDim() % 2)
+    return keys.fail("hidden_size", "/ 'num_attention_heads' is " + std::to_string(c.headDim()) +
+                                        ", odd: rotary embeddings turn pairs");
+  return keys.onlyIfEqual("hidden_act", "silu", "the MLP is SwiGLU") &&
+         keys.onlyIfEqual("attention_bias", false, "q, k, v and o have no bias") &&
+         keys.onlyIfEqual("mlp_bias", false, "the MLP's linears have no bias") &&
+         keys.onlyIfEqual("rope_scaling", nullptr, "rotary frequencies are unscaled") &&
+         keys.onlyIfEqual("head_dim", c.headDim(), "hidden_size / num_attention_heads") &&
+         keys.noOthers(kHfHarmless, "llama");
+}
+
+/// HF GPTNeoXConfig (Pythia). Newer transformers also write rotary_pct as
+/// partial_rotary_factor and rotary_emb_base as rope_theta.
+bool readNeox(ConfigKeys &keys, GptConfig &c) {
+  c.family = GptFamily::Neox;
+  if (!keys.positive("num_hidden_layers", c.layers, std::nullopt, kMaxLayers) ||
+      !readHeads(keys, c, "hidden_size", "num_attention_heads") ||
+      !keys.positive("intermediate_size", c.intermediate) ||
+      !keys.positive("vocab_size", c.vocab) ||
+      !keys.positive("max_position_embeddings", c.context) ||
+      !keys.aliasedNumber("rotary_pct", "partial_rotary_factor", c.rotaryPct, 1.0) ||
+      !keys.aliasedNumber("rotary_emb_base", "rope_theta", c.ropeTheta) ||
+      !keys.boolean("use_parallel_residual", c.parallelResidual) ||
+      !keys.positiveNumber("layer_norm_eps", c.normEpsilon, std::nullopt, 1.0) ||
+      !keys.boolean("tie_word_embeddings", c.tiedEmbeddings, false))
+    return false;
+  int64_t r = c.rotaryDims();
+  if (r < 2 || r % 2)
+    return keys.fail("rotary_pct", "gives " + std::to_string(r) +
+                                       " rotary dimensions of a head of " +
+                                       std::to_string(c.headDim()) +
+                                       "; they must be even and at least 2");
+  return keys.onlyIfEqual("hidden_act", "gelu", "the MLP's GELU is exact (erf)") &&
+         keys.onlyIfEqual("attention_bias", true, "query_key_value and dense have biases") &&
+         keys.onlyIfEqual("rope_scaling", nullptr, "rotary frequencies are unscaled") &&
+         keys.noOthers(kHfHarmless, "gpt_neox");
+}
+
+/// nanoGPT's GPTConfig: n_layer, n_head, n_embd; vocab_size, block_size and
+/// bias default as there (GPT-2's 50257 and 1024 are not used: 2048, the
+/// GPT-3 context, is the generator's default).
+bool readNanoGpt(ConfigKeys &keys, GptConfig &c) {
+  return keys.positive("n_layer", c.layers, std::nullopt, kMaxLayers) &&
+         readHeads(keys, c, "n_embd", "n_head") &&
+         keys.positive("vocab_size", c.vocab, c.vocab) &&
+         keys.positive("block_size", c.context, c.context) && keys.boolean("bias", c.bias, true) &&
+         keys.unusedFraction("dropout") && keys.noOthers({}, "nanoGPT");
+}
+
+} // namespace
+
 bool wsc::resolveGptConfig(StringRef spec, GptConfig &config, std::string &error) {
-  // GPT-3 paper, Table 2.1 (n_layers, d_model, n_heads); gpt-1t is ours, see docs/models.md.
-  struct Preset {
-    const char *name;
-    int64_t layers, width, heads;
-  };
-  static const Preset presets[] = {{"gpt3-125m", 12, 768, 12},   {"gpt3-1.3b", 24, 2048, 16},
-                                   {"gpt3-6.7b", 32, 4096, 32},  {"gpt3-13b", 40, 5120, 40},
-                                   {"gpt3-175b", 96, 12288, 96}, {"gpt-1t", 128, 25600, 160}};
-  for (const Preset &p : presets)
+  for (const GptConfig &p : presets())
     if (spec == p.name) {
-      config.name = p.name;
-      config.layers = p.layers, config.width = p.width, config.heads = p.heads;
+      config = p;
       return true;
     }
   auto buffer = llvm::MemoryBuffer::getFile(spec);
   if (!buffer) {
-    error = "--gpt-config '" + spec.str() +
-            "' is neither a preset (gpt3-125m gpt3-1.3b gpt3-6.7b gpt3-13b gpt3-175b gpt-1t) nor "
-            "a readable JSON file";
+    error = "--gpt-config '" + spec.str() + "' is neither a preset (" + presetNames() +
+            ") nor a readable JSON file";
     return false;
   }
-  auto json = llvm::json::parse((*buffer)->getBuffer());
-  auto *obj = json ? json->getAsObject() : nullptr;
+  auto parsed = json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    error = "--gpt-config '" + spec.str() + "' is not JSON: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const json::Object *obj = parsed->getAsObject();
   if (!obj) {
-    if (!json)
-      llvm::consumeError(json.takeError());
     error = "--gpt-config '" + spec.str() + "' is not a JSON object";
     return false;
   }
+  config = GptConfig();
   config.name = spec.str();
-  auto get = [&](const char *key, int64_t &field, bool required) {
-    if (auto v = obj->getInteger(key)) {
-      field = *v;
-      return true;
-    }
-    if (required)
-      error = "--gpt-config '" + spec.str() + "' needs an integer '" + key + "'";
-    return !required;
-  };
-  if (!get("n_layer", config.layers, true) || !get("n_head", config.heads, true) ||
-      !get("n_embd", config.width, true) || !get("vocab_size", config.vocab, false) ||
-      !get("block_size", config.context, false))
-    return false;
-  if (auto b = obj->getBoolean("bias"))
-    config.bias = *b;
-  if (config.layers <= 0 || config.heads <= 0 || config.width <= 0 || config.vocab <= 0 ||
-      config.width % config.heads) {
-    error = "--gpt-config '" + spec.str() +
-            "': sizes must be positive and n_embd a multiple of n_head";
-    return false;
-  }
-  return true;
-}
-
-OwningOpRef<ModuleOp> wsc::buildGpt(const GptConfig &cfg, int64_t batch, int64_t seq,
-                                    MLIRContext *ctx) {
-  ctx->loadDialect<func::FuncDialect, wg::WsgraphDialect>();
-  OpBuilder b(ctx);
-  Location loc = NameLoc::get(b.getStringAttr(cfg.name));
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  (*module)->setAttr("wsgraph.source", b.getStringAttr("gpt-config:" + cfg.name));
-  b.setInsertionPointToEnd(module->getBody());
-  Type f32 = b.getF32Type();
-  int64_t c = cfg.width, h = cfg.heads, d = c / h;
-  auto t3 = [&](int64_t n) { return RankedTensorType::get({batch, seq, n}, f32); };
-  auto heads = RankedTensorType::get({batch, seq, h, d}, f32);
-  auto headsT = RankedTensorType::get({batch, h, seq, d}, f32);
-  auto idxType = RankedTensorType::get({batch, seq}, b.getIntegerType(64));
-  auto func = func::FuncOp::create(b, loc, "main", b.getFunctionType({idxType}, {t3(cfg.vocab)}));
-  func.setArgAttr(0, "wsgraph.name", b.getStringAttr("idx"));
-  func.setResultAttr(0, "wsgraph.name", b.getStringAttr("logits"));
-  b.setInsertionPointToStart(func.addEntryBlock());
-
-  auto weight = [&](const std::string &name, ArrayRef<int64_t> shape) -> Value {
-    return wg::WeightOp::create(b, loc, RankedTensorType::get(shape, f32), b.getStringAttr(name),
-                                StringAttr(), b.getI64IntegerAttr(0));
-  };
-  auto linear = [&](Value x, const std::string &name, int64_t k, int64_t n, bool withBias) {
-    Value bias = withBias ? weight(name + ".bias", {n}) : Value();
-    return wg::LinearOp::create(b, loc, t3(n), x, weight(name + ".weight", {k, n}), bias)
-        .getResult();
-  };
-  auto layerNorm = [&](Value x, const std::string &name) {
-    Value bias = cfg.bias ? weight(name + ".bias", {c}) : Value();
-    return wg::LayerNormOp::create(b, loc, t3(c), x, weight(name + ".weight", {c}), bias,
-                                   b.getI64IntegerAttr(-1), b.getF32FloatAttr(1e-5f))
-        .getResult();
-  };
-  auto perm = b.getDenseI64ArrayAttr({0, 2, 1, 3});
-
-  Value x = wg::GatherOp::create(b, loc, t3(c), weight("wte", {cfg.vocab, c}), func.getArgument(0),
-                                 b.getI64IntegerAttr(0));
-  x = wg::AddOp::create(b, loc, t3(c), x, weight("wpe[0:" + std::to_string(seq) + "]", {seq, c}));
-  for (int64_t l = 0; l < cfg.layers; ++l) {
-    std::string p = "h." + std::to_string(l) + ".";
-    Value qkv = linear(layerNorm(x, p + "ln_1"), p + "attn.c_attn", c, 3 * c, cfg.bias);
-    auto split = wg::SplitOp::create(b, loc, TypeRange{t3(c), t3(c), t3(c)}, qkv,
-                                     b.getI64IntegerAttr(2), b.getDenseI64ArrayAttr({c, c, c}));
-    SmallVector<Value> qkvHeads;
-    for (Value part : split.getResults())
-      qkvHeads.push_back(wg::TransposeOp::create(
-          b, loc, headsT, wg::ReshapeOp::create(b, loc, heads, part), perm));
-    Value att = wg::AttentionOp::create(b, loc, headsT, qkvHeads[0], qkvHeads[1], qkvHeads[2],
-                                        /*mask=*/Value(), b.getBoolAttr(true),
-                                        b.getF32FloatAttr(1.0f / std::sqrt(float(d))));
-    Value merged = wg::ReshapeOp::create(b, loc, t3(c), wg::TransposeOp::create(b, loc, heads, att, perm));
-    x = wg::AddOp::create(b, loc, t3(c), x, linear(merged, p + "attn.c_proj", c, c, cfg.bias));
-    Value fc = linear(layerNorm(x, p + "ln_2"), p + "mlp.c_fc", c, 4 * c, cfg.bias);
-    Value act = wg::GeluOp::create(b, loc, fc);
-    x = wg::AddOp::create(b, loc, t3(c), x, linear(act, p + "mlp.c_proj", 4 * c, c, cfg.bias));
-  }
-  Value logits = linear(layerNorm(x, "ln_f"), "lm_head", c, cfg.vocab, false);
-  func::ReturnOp::create(b, loc, logits);
-  return module;
+  ConfigKeys keys(*obj, spec, error);
+  if (!keys.has("model_type"))
+    return readNanoGpt(keys, config);
+  std::optional<StringRef> type = obj->getString("model_type");
+  if (type == "llama")
+    return readLlama(keys, config);
+  if (type == "gpt_neox")
+    return readNeox(keys, config);
+  return keys.fail("model_type", "must be \"llama\" or \"gpt_neox\" (or absent: nanoGPT keys)");
 }

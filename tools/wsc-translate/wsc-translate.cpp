@@ -75,8 +75,10 @@ static int importOnnxMain(int argc, char **argv) {
 
 static int gptConfigMain(int argc, char **argv) {
   cl::opt<std::string> config("gpt-config",
-                              cl::desc("A GPT preset (gpt3-125m gpt3-1.3b gpt3-6.7b gpt3-13b "
-                                       "gpt3-175b gpt-1t) or a JSON file"),
+                              cl::desc("A preset (gpt3-125m gpt3-1.3b gpt3-6.7b gpt3-13b "
+                                       "gpt3-175b gpt-1t llama3-8b llama3-70b llama3-405b "
+                                       "pythia-1.4b pythia-6.9b) or a JSON file: nanoGPT keys "
+                                       "or a HuggingFace config.json (llama, gpt_neox)"),
                               cl::Required);
   cl::opt<int64_t> seq("seq", cl::desc("Tokens per sequence (default: the model's context)"),
                        cl::init(0));
@@ -91,8 +93,12 @@ static int gptConfigMain(int argc, char **argv) {
     return 1;
   }
   int64_t tokens = seq ? int64_t(seq) : cfg.context;
-  if (tokens <= 0 || batch <= 0) {
-    errs() << "error: --seq and --batch must be positive\n";
+  // Bounds that keep shapes within int64 and the rotary tables (seq x R
+  // floats each) in memory.
+  constexpr int64_t maxTokens = int64_t(1) << 20, maxBatch = int64_t(1) << 16;
+  if (tokens <= 0 || tokens > maxTokens || batch <= 0 || batch > maxBatch) {
+    errs() << "error: --seq must be from 1 to " << maxTokens << " and --batch from 1 to "
+           << maxBatch << "\n";
     return 1;
   }
   mlir::MLIRContext context;
