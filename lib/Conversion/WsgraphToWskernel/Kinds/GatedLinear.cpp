@@ -230,6 +230,63 @@ Planned GatedLinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan)
   return Planned::Yes;
 }
 
+namespace {
+/// Where a gated kernel's words are in each PE's SRAM (bytes).
+struct GatedLayout {
+  int64_t x, gateTile, upTile, gateBias, upBias;
+  // The gate's partial sum at `part`, the up's right after it (`up`): the
+  // column sums carry both in one message. With async column sums, token
+  // t's pair is at part + 8 nb (t mod 2).
+  int64_t part, up, scratch, bytes;
+};
+} // namespace
+
+static GatedLayout layOut(const GatedOperands &ops, int64_t kb, int64_t nb, StringRef storage,
+                          bool silu, bool asyncSums) {
+  Sram sram;
+  GatedLayout at;
+  at.x = sram.words(kb);
+  at.gateTile = sram.words(wk::storageWords(storage, kb * nb));
+  at.upTile = sram.words(wk::storageWords(storage, kb * nb));
+  at.gateBias = ops.gateBias >= 0 ? sram.words(nb) : 0;
+  at.upBias = ops.upBias >= 0 ? sram.words(nb) : 0;
+  at.part = sram.words(asyncSums ? 4 * nb : 2 * nb);
+  at.up = at.part + 4 * nb;
+  at.scratch = silu ? sram.words(nb) : 0;
+  at.bytes = sram.next;
+  return at;
+}
+
+/// Both partials down the columns (2 nb words from `rows` on the tile
+/// rows): row 0 starts the sums, the rows between add theirs, row `fin`
+/// takes them into `total` (or, without a finishing row, adds its own).
+static void columnSums(Body &k, wk::AffAttr rows, wk::AffAttr total, int64_t nb, int64_t w,
+                       int64_t fin, bool finishing, bool async) {
+  k.send("col", rows, k.aff(2 * nb), k.pes(0, w - 1, 0, 0), nullptr, async);
+  if (fin > 1)
+    k.relay("col", "col", rows, k.aff(2 * nb), "add", k.pes(0, w - 1, 1, fin - 1), nullptr,
+            async);
+  k.recv("col", total, k.aff(2 * nb), finishing ? "copy" : "add", k.pes(0, w - 1, fin, fin));
+}
+
+/// The finishing row's work: the biases, act(g) (SiLU as g * sigmoid(g)),
+/// times u, into the gate's nb words.
+static void gating(Body &k, const GatedOperands &ops, const GatedLayout &at, StringRef activation,
+                   int64_t nb, ArrayAttr finRow) {
+  wk::AffAttr g = k.aff(at.part), u = k.aff(at.up), n = k.aff(nb);
+  if (ops.gateBias >= 0)
+    k.vector("add", g, g, k.aff(at.gateBias), n, finRow);
+  if (ops.upBias >= 0)
+    k.vector("add", u, u, k.aff(at.upBias), n, finRow);
+  if (activation == "silu") {
+    k.unary("sigmoid", k.aff(at.scratch), g, n, finRow);
+    k.vector("mul", g, g, k.aff(at.scratch), n, finRow);
+  } else {
+    k.unary(activation, g, g, n, finRow);
+  }
+  k.vector("mul", g, g, u, n, finRow);
+}
+
 std::pair<int64_t, double> GatedLinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
                                                       int64_t tokens,
                                                       const CostModel &cost) const {
@@ -239,8 +296,8 @@ std::pair<int64_t, double> GatedLinearKind::writeBody(Body &k, const KernelPlan 
     return {-1, 0};
   }
   int64_t h = p.h, w = p.w;
-  auto dim = [&](int i, int d) { return cast<ShapedType>(k.type(i)).getDimSize(d); };
-  int64_t kdim = dim(ops->gate, 0), n = dim(ops->gate, 1);
+  ArrayRef<int64_t> shape = cast<ShapedType>(k.type(ops->gate)).getShape();
+  int64_t kdim = shape[0], n = shape[1];
   bool silu = p.gateActivation == "silu";
   int biases = ops->biases();
   // With a finishing row (and a hand-on row below it), the tiles are on
@@ -251,71 +308,37 @@ std::pair<int64_t, double> GatedLinearKind::writeBody(Body &k, const KernelPlan 
       gatedHandOnRow(p, kdim, n, silu, biases, cost.arch, asyncColumnSums(tokens));
   int64_t tileRows = CostModel::tileRows(h, CostModel::Output::Blocks, handOnRow);
   int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
-  ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
   int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
-  Sram sram;
-  int64_t x = sram.words(kb);
-  int64_t gateTile = sram.words(wk::storageWords(p.storage, kb * nb));
-  int64_t upTile = sram.words(wk::storageWords(p.storage, kb * nb));
-  int64_t gateBias = ops->gateBias >= 0 ? sram.words(nb) : 0;
-  int64_t upBias = ops->upBias >= 0 ? sram.words(nb) : 0;
-  // The gate's partial sum at `part`, the up's right after it: the column
-  // sums carry both in one message. With async column sums, token t's pair
-  // is at part + 8 nb (t mod 2).
-  int64_t part = sram.words(asyncSums ? 4 * nb : 2 * nb), up = part + 4 * nb;
-  int64_t scratch = silu ? sram.words(nb) : 0;
-  SmallVector<int64_t, 1> parity;
-  if (asyncSums)
-    parity = {8 * nb};
-  wk::AffAttr rowGate = k.aff(part, parity), rowUp = k.aff(up, parity);
-  auto tile = [&](int operand, int64_t at) {
-    k.initTile(k.operand(operand), at, kb, nb, {kb, 0}, {0, nb}, p.storage);
-  };
-  auto biasTile = [&](int operand, int64_t at) {
-    if (operand >= 0)
-      k.initTile(k.operand(operand), at, 1, nb, {0, 0}, {0, nb}, "f32");
-  };
-  tile(ops->gate, gateTile);
-  biasTile(ops->gateBias, gateBias);
-  tile(ops->up, upTile);
-  biasTile(ops->upBias, upBias);
+  GatedLayout at = layOut(*ops, kb, nb, p.storage, silu, asyncSums);
+  for (auto [matrix, bias, tile, biasAt] :
+       {std::tuple{ops->gate, ops->gateBias, at.gateTile, at.gateBias},
+        std::tuple{ops->up, ops->upBias, at.upTile, at.upBias}}) {
+    k.initTile(k.operand(matrix), tile, kb, nb, {kb, 0}, {0, nb}, p.storage);
+    if (bias >= 0)
+      k.initTile(k.operand(bias), biasAt, 1, nb, {0, 0}, {0, nb}, "f32");
+  }
 
   k.tokenLoops(asyncSums ? 2 : 1);
   if (asyncSums)
     k.openLoop(2);
+  SmallVector<int64_t, 1> parity;
+  if (asyncSums)
+    parity = {8 * nb};
+  wk::AffAttr rowGate = k.aff(at.part, parity), rowUp = k.aff(at.up, parity);
   // A tile row stores its kb-slice of x (the last may be shorter) and
   // multiplies it by both tiles.
-  int64_t in = k.recvRange(0, 0, kb, tileRows, kdim, k.aff(x), /*byRow=*/true);
+  int64_t in = k.recvRange(0, 0, kb, tileRows, kdim, k.aff(at.x), /*byRow=*/true);
   ArrayAttr tiles = finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr;
-  k.matvec(rowGate, k.aff(gateTile), k.aff(x), k.aff(kb), k.aff(nb), true, tiles, nullptr,
-           p.storage);
-  k.matvec(rowUp, k.aff(upTile), k.aff(x), k.aff(kb), k.aff(nb), true, tiles, nullptr,
-           p.storage);
-  // Both partials down the columns: row 0 starts the sums, the rows between
-  // add theirs, the finishing row takes them (or, without one, adds its own).
-  if (h > 1) {
-    k.send("col", rowGate, k.aff(2 * nb), k.pes(0, w - 1, 0, 0), nullptr, asyncSums);
-    if (fin > 1)
-      k.relay("col", "col", rowGate, k.aff(2 * nb), "add", k.pes(0, w - 1, 1, fin - 1), nullptr,
-              asyncSums);
-    k.recv("col", k.aff(part), k.aff(2 * nb), finishing ? "copy" : "add", finRow);
-  }
-  auto gate = [&] {
-    if (ops->gateBias >= 0)
-      k.vector("add", k.aff(part), k.aff(part), k.aff(gateBias), k.aff(nb), finRow);
-    if (ops->upBias >= 0)
-      k.vector("add", k.aff(up), k.aff(up), k.aff(upBias), k.aff(nb), finRow);
-    if (silu) {
-      k.unary("sigmoid", k.aff(scratch), k.aff(part), k.aff(nb), finRow);
-      k.vector("mul", k.aff(part), k.aff(part), k.aff(scratch), k.aff(nb), finRow);
-    } else {
-      k.unary(p.gateActivation, k.aff(part), k.aff(part), k.aff(nb), finRow);
-    }
-    k.vector("mul", k.aff(part), k.aff(part), k.aff(up), k.aff(nb), finRow);
-  };
-  k.reduceGatherSend(k.aff(part), nb, n, gate, /*reduceColumns=*/false, /*gatherRow=*/true,
-                     finishing, handOnRow);
-  return {sram.next,
+  for (auto [dst, tile] : {std::pair{rowGate, at.gateTile}, std::pair{rowUp, at.upTile}})
+    k.matvec(dst, k.aff(tile), k.aff(at.x), k.aff(kb), k.aff(nb), true, tiles, nullptr,
+             p.storage);
+  if (h > 1)
+    columnSums(k, rowGate, k.aff(at.part), nb, w, fin, finishing, asyncSums);
+  ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
+  k.reduceGatherSend(
+      k.aff(at.part), nb, n, [&] { gating(k, *ops, at, p.gateActivation, nb, finRow); },
+      /*reduceColumns=*/false, /*gatherRow=*/true, finishing, handOnRow);
+  return {at.bytes,
           cost.gatedLinear(kdim, n, h, w, silu, biases, in, k.group, handOnRow, asyncSums)};
 }
 
