@@ -371,6 +371,22 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
+LogicalResult ArgMaxOp::verify() {
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  auto axis = normalizeAxis(getAxis(), int64_t(in.size()));
+  if (failed(axis))
+    return emitOpError("axis ") << getAxis() << " is out of range for rank " << in.size();
+  SmallVector<int64_t> want(in);
+  if (getKeepdims())
+    want[*axis] = 1;
+  else
+    want.erase(want.begin() + *axis);
+  if (getResult().getType().getShape() != ArrayRef<int64_t>(want))
+    return emitOpError("result must be ") << shapeStr(want) << ", not "
+                                          << shapeStr(getResult().getType().getShape());
+  return success();
+}
+
 LogicalResult RotaryOp::verify() {
   ArrayRef<int64_t> x = getInput().getType().getShape();
   if (x.size() < 2)

@@ -498,6 +498,27 @@ def Wsgraph_ReduceSumOp : Wsgraph_ReduceOp<"reduce_sum", "the sum">;
 def Wsgraph_ReduceMaxOp : Wsgraph_ReduceOp<"reduce_max", "the maximum">;
 def Wsgraph_ReduceMinOp : Wsgraph_ReduceOp<"reduce_min", "the minimum">;
 
+def Wsgraph_ArgMaxOp : Wsgraph_Op<"argmax", [Pure]> {
+  let summary = "Index of the largest element along an axis";
+  let description = [{
+    The index (i64) of the largest element of `input` along `axis` (ONNX
+    ArgMax): the first one among equals, or the last with
+    `select_last_index`. With `keepdims` the axis stays as 1. A generating
+    program (`wsc-compile --generate`) picks each next token this way.
+
+    ```mlir
+    %t = wsgraph.argmax %logits {axis = -1 : i64} : (tensor<1x8x64xf32>) -> tensor<1x8xi64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+                       DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement and shapes.
 //===----------------------------------------------------------------------===//

@@ -63,6 +63,48 @@ def parse_bxt(s):
     return int(m.group(1)), int(m.group(2))
 
 
+def parse_lengths(s):
+    try:
+        lengths = [int(x) for x in s.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected P[,P...], got {s!r}")
+    if not lengths or min(lengths) < 1:
+        raise argparse.ArgumentTypeError(f"prompt lengths must be positive, got {s!r}")
+    return lengths
+
+
+def write_greedy(model, ids, lengths, hf, out):
+    """torch's greedy loop on each sequence's prompt (its first P tokens), one
+    sequence at a time and without padding, up to ids' T positions.
+
+    prompt.npy: the prompts, -1 after each (a generating program's input);
+    greedy.npy: prompt then generated tokens [B, T]; greedy_logits.npy: the
+    logits of the final sequences [B, T, V] (position t's are the step that
+    picked token t + 1: causal, so the same as when it was picked).
+    """
+    b, t = ids.shape
+    if len(lengths) == 1:
+        lengths = lengths * b
+    if len(lengths) != b or max(lengths) > t:
+        sys.exit(f"--greedy: {len(lengths)} prompt lengths for batch {b}, each at most --seq {t}")
+    prompt = torch.full((b, t), -1, dtype=torch.int64)
+    seqs, logits = [], []
+    for i, n in enumerate(lengths):
+        prompt[i, :n] = ids[i, :n]
+        seq = ids[i:i + 1, :n].clone()
+        while seq.shape[1] < t:
+            args = (seq, torch.ones_like(seq)) if hf else (seq,)
+            step = model(*args)[0, -1]
+            seq = torch.cat([seq, step.argmax().view(1, 1)], dim=1)
+        args = (seq, torch.ones_like(seq)) if hf else (seq,)
+        logits.append(model(*args).to(torch.float32))
+        seqs.append(seq)
+    np.save(os.path.join(out, "prompt.npy"), prompt.numpy())
+    np.save(os.path.join(out, "greedy.npy"), torch.cat(seqs).numpy())
+    np.save(os.path.join(out, "greedy_logits.npy"), torch.cat(logits).numpy())
+    return ["prompt.npy", "greedy.npy", "greedy_logits.npy"]
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--family", choices=["gpt2"] + sorted(families.FAMILIES), default="gpt2",
@@ -107,6 +149,10 @@ def parse_args(argv=None):
     p.add_argument("--external-data", choices=["none", "one", "many"], default="none",
                    help="none: weights inside model.onnx; one: all initializers in model.onnx.data; "
                         "many: one file per initializer (every initializer, however small)")
+    p.add_argument("--greedy", type=parse_lengths, metavar="P[,P...]",
+                   help="also write torch's greedy generation from the example input's first P "
+                        "tokens of each sequence up to --seq positions: prompt.npy, greedy.npy, "
+                        "greedy_logits.npy")
     p.add_argument("--no-check", action="store_true", help="skip onnx.checker on the result")
     p.add_argument("--out", required=True, help="output directory")
     a = p.parse_args(argv)
@@ -304,6 +350,8 @@ def main(argv=None):
             written.append(f"logits{stem}.npy")
             if not sfx:
                 example = args
+                if a.greedy:
+                    written += write_greedy(model, args[0], a.greedy, hf, out)
             del logits
         for prec in a.ref_storage:
             rounded = copy.deepcopy(model)

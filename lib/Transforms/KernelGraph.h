@@ -106,6 +106,8 @@ struct KernelGraph {
               operand < reader.getInputs().size())
             if (auto t = mlir::dyn_cast<wskernel::StreamType>(reader.getInputs()[operand].getType()))
               s.size = std::max(s.size, t.getSize());
+            else // a generating program's next token id, in place of the host's
+              s.size = std::max<int64_t>(s.size, 1);
         }
       g.addStream(std::move(s));
     }

@@ -214,8 +214,21 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
     // input's -1 or 300 is no u8 the compiled program can take.
     int64_t lo, hi;
     integerRange(want, lo, hi);
+    // A generating program's token input: each sequence's prompt, then
+    // negative ids where the program picks the tokens itself.
+    const wafer::Program &prog = *model_->program;
+    bool generating = prog.has_generation() && prog.generation().token_input() == name;
+    int64_t positions = t->shape.empty() ? 1 : t->shape.back();
     for (size_t i = 0; i < value.ints.size(); ++i) {
       int64_t v = value.ints[i];
+      if (generating && (v < 0 || (i % positions && value.ints[i - 1] < 0))) {
+        if (v >= 0 || i % positions == 0)
+          return Status::failure(fmt::format(
+              "input '{}': sequence {} {}: a prompt is a first token and more, then negative "
+              "ids only",
+              name, i / positions, v >= 0 ? "has a token after a negative id" : "has no first token"));
+        continue;
+      }
       if (v < INT32_MIN || v > INT32_MAX)
         return Status::failure(fmt::format(
             "input '{}': element {} = {} does not fit the 32-bit SRAM word", name, i, v));

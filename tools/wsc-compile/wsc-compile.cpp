@@ -41,6 +41,13 @@ int main(int argc, char **argv) {
   cl::list<std::string> binds("bind",
                               cl::desc("Fix a graph input as a constant from a file: NAME=FILE.npy|FILE.pb"),
                               cl::value_desc("NAME=FILE"), cl::cat(category));
+  cl::opt<bool> generate("generate",
+                         cl::desc("Build a program that generates: each next token is the "
+                                  "argmax of the logits, fed back on the wafer"),
+                         cl::cat(category));
+  cl::opt<int64_t> maxContext(
+      "max-context", cl::desc("Positions a generating program holds (the token input's T)"),
+      cl::init(0), cl::cat(category));
   wsc::PipelineOptions defaults;
   cl::opt<std::string> arch("arch", cl::desc("wse2 | wse3 | mesh:WxH | FILE"),
                             cl::init(defaults.arch), cl::cat(category));
@@ -72,6 +79,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "wsc compiler: ONNX model to .wafer program\n\n"
       "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...] [--bind NAME=FILE ...]\n"
+      "      [--generate [--max-context=N]]\n"
       "      [--arch= --wafers= --precision= --mode= --defects= --report= --utilization=]\n");
 
   wsc::OnnxImportOptions importOptions;
@@ -117,6 +125,16 @@ int main(int argc, char **argv) {
   auto module = wsc::importOnnx(input, &context, importOptions);
   if (!module)
     return 1;
+  if (maxContext < 0 || (maxContext > 0 && !generate)) {
+    errs() << "error: --max-context=" << maxContext << " needs --generate and a positive count\n";
+    return 1;
+  }
+  if (generate) {
+    mlir::PassManager generating(&context);
+    generating.addPass(wsc::createWsgraphGenerate({maxContext}));
+    if (mlir::failed(generating.run(*module)))
+      return 1;
+  }
   if (mlir::failed(pm.run(*module)))
     return 1;
   std::string bytes;

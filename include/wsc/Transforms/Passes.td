@@ -44,6 +44,31 @@ def WsgraphFuse : Pass<"wsgraph-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }
 
+def WsgraphGenerate : Pass<"wsgraph-generate", "mlir::ModuleOp"> {
+  let summary = "Make a language model's graph generate: each next token picked on the wafer";
+  let description = [{
+    Turns a graph that maps token ids [B, T] to logits [B, T, V] into one
+    that generates: the function also returns `next_token` [B, T], the
+    argmax of the logits at each position (greedy decoding), and is marked
+    `wsgraph.generate`. The lowering then feeds each next token back to the
+    embedding over the fabric: position t + 1 takes it where the host gave
+    no token (a negative id), so prompts of any length up to T, different
+    per sequence, run in one program, and the keys and values of every
+    position stay resident in the attention kernels. An `attention_mask`
+    input (a [B, T] integer input of that name) becomes ones: a generating
+    program's sequences are not padded. `max-context`, when given, must be T.
+
+    ```
+    wsc-opt m.mlir --wsgraph-generate="max-context=64"
+    ```
+  }];
+  let options = [
+    Option<"maxContext", "max-context", "int64_t", "0",
+           "The positions the program holds, which must be the token input's T (0: T)">
+  ];
+  let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
+}
+
 def WscDefects : Pass<"wsc-defects", "mlir::ModuleOp"> {
   let summary = "Attach the defect map (dead PEs and links) to the module";
   let description = [{

@@ -146,6 +146,10 @@ struct KernelPlan {
   // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
   int64_t qkvUnit = 0;
   AttentionLayout attention;
+  // A generating program's kernels hand each token on before the next one
+  // arrives (its next token is picked from this one's logits): no kernel
+  // waits for a group of tokens or for the next one.
+  bool tokenAtATime = false;
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(result); }
 };
@@ -268,7 +272,7 @@ inline bool asyncColumnSums(int64_t tokensPerBatch) {
 /// through the same kernels).
 inline constexpr int64_t kPrefetchTokens = 16;
 inline bool attentionPrefetches(const KernelPlan &p, int64_t tokensPerBatch) {
-  return p.layers == 0 && tokensPerBatch >= kPrefetchTokens;
+  return p.layers == 0 && tokensPerBatch >= kPrefetchTokens && !p.tokenAtATime;
 }
 /// Room left for a linear's program when its tiles lose a row to a gather row.
 inline constexpr int64_t kHandOnRowCodeBytes = 64 * kCodeBytesPerInstruction;

@@ -71,8 +71,8 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool 
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
   // Gathers and the all-reduces run along rows.
-  if (p.w > 1 &&
-      (layerNorm || splitHeads || (!p.hostResult && p.kind != "add" && group > 1)))
+  if (p.w > 1 && (layerNorm || splitHeads || p.kind == "argmax" ||
+                  (!p.hostResult && p.kind != "add" && group > 1)))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
   if (p.w > 1 && (layerNorm || splitHeads))
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
@@ -236,16 +236,19 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
     size_t later = size_t(statics / p.layers * (p.layers - 1));
     p.laterWeights.assign(p.inputs.end() - later, p.inputs.end());
     p.inputs.resize(p.inputs.size() - later);
-    if (DictionaryAttr fb = kernel.getFeedbackAttr())
-      for (NamedAttribute entry : fb) {
-        unsigned operand;
-        if (entry.getName().getValue().drop_front(2).getAsInteger(10, operand))
-          return failure();
-        p.fedBack.push_back(operand);
-      }
-    p.feedsBack = !wk::feedbackReaders(kernel).empty();
   }
+  // Feedback: weight streaming's block output, a generating program's tokens.
+  if (DictionaryAttr fb = kernel.getFeedbackAttr())
+    for (NamedAttribute entry : fb) {
+      unsigned operand;
+      if (entry.getName().getValue().drop_front(2).getAsInteger(10, operand))
+        return failure();
+      p.fedBack.push_back(operand);
+    }
+  p.feedsBack = !wk::feedbackReaders(kernel).empty();
   p.hostResult = !isa<wk::StreamType>(kernel->getResult(0).getType());
+  if (auto func = kernel->getParentOfType<func::FuncOp>())
+    p.tokenAtATime = func->hasAttr("wsgraph.generate");
   if (auto stage = kernel->getAttrOfType<IntegerAttr>("wafer.stage"))
     p.stage = stage.getInt();
   if (auto base = kernel->getAttrOfType<IntegerAttr>(kWeightRowBaseAttr))

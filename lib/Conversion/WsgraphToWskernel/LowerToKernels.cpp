@@ -338,6 +338,12 @@ void LowerToKernelsPass::runOnOperation() {
       return false;
     };
     PlanContext ctx{batch, tokens, haveTokens, arch, cost, st, plans, produced, absorbed};
+    ctx.generate = func->hasAttr("wsgraph.generate");
+    if (ctx.generate && weightStreaming) {
+      func.emitError("a generating program keeps its weights resident: weight streaming "
+                     "cannot feed its next tokens back yet");
+      return signalPassFailure();
+    }
     int residuals = 0;
     ctx.streamOf = ensureProduced;
     for (Operation &opRef : func.getBody().front()) {
@@ -372,6 +378,7 @@ void LowerToKernelsPass::runOnOperation() {
         ++ctx.layer;
       plan.storage = st;
       plan.maxBlocks = maxBlocks;
+      plan.tokenAtATime = ctx.generate;
       Value result = plan.anchor->getResult(0);
       produced[result] = plans.size();
       plans.push_back(std::move(plan));

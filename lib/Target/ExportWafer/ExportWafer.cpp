@@ -146,6 +146,7 @@ private:
   /// Inputs whose valid range an embedding's table gave (boundTokenIds).
   std::set<unsigned> tableRanged;
   LogicalResult exportRoutes(pb::Program &prog);
+  LogicalResult exportGeneration(pb::Program &prog);
   FailureOr<TensorWords> tensorWords(Operation *user, Value v);
   std::optional<pb::DType> dtypeOf(Type elem);
   /// "cannot export: ... (kernel 'K', 'wskernel.op')" on `op`.
@@ -1010,6 +1011,28 @@ void Exporter::boundTokenIds(wk::KernelOp k) {
   });
 }
 
+/// A generating program names its token input (the first [B, T] integer
+/// input) and its next_token output for the runtime.
+LogicalResult Exporter::exportGeneration(pb::Program &prog) {
+  if (!func->hasAttr("wsgraph.generate"))
+    return success();
+  pb::Generation *g = prog.mutable_generation();
+  for (BlockArgument arg : func.getArguments())
+    if (auto t = dyn_cast<RankedTensorType>(arg.getType());
+        t && t.getRank() == 2 && isa<IntegerType>(t.getElementType())) {
+      g->set_token_input(prog.inputs(int(arg.getArgNumber())).name());
+      g->set_context(uint32_t(t.getDimSize(1)));
+      break;
+    }
+  for (const pb::HostTensor &out : prog.outputs())
+    if (out.name() == "next_token")
+      g->set_next_token_output(out.name());
+  if (g->token_input().empty() || g->next_token_output().empty())
+    return func.emitError("a generating program needs a [batch, tokens] integer input and a "
+                          "'next_token' result");
+  return success();
+}
+
 LogicalResult Exporter::exportRoutes(pb::Program &prog) {
   for (const auto &table : facts.routes) {
     if (table.wafer >= prog.wafers_size())
@@ -1148,6 +1171,8 @@ LogicalResult Exporter::run(pb::Program &prog) {
   if (auto recorded = func->getAttrOfType<IntegerAttr>("wskernel.tokens"))
     perRun = recorded.getInt();
   prog.set_tokens(uint32_t(std::clamp<int64_t>(perRun, 1, kU32Max)));
+  if (failed(exportGeneration(prog)))
+    return failure();
   // Every loading PE shares the external memory's bandwidth.
   for (pb::ExternalBlob &blob : blobs)
     *prog.add_external() = std::move(blob);

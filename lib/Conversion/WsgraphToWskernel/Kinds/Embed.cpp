@@ -23,6 +23,9 @@ public:
                                        const CostModel &cost) const override;
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
+
+private:
+  static void takeFedBackToken(Body &k, int64_t idx, int64_t fed, int64_t tokens);
 };
 
 } // namespace
@@ -59,6 +62,9 @@ Planned EmbedKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const
     }
   }
   int64_t v = tt.getDimSize(0), c = tt.getDimSize(1);
+  // Generating, the tokens come back from the argmax on port fb0.
+  if (ctx.generate)
+    plan.fedBack = {0};
   plan.work = double(v) * c / 64; // a lookup touches one row; weigh by storage
   bool positions = plan.inputs.size() > 2;
   plan.size = embedSizer(v, c, positions, /*chained=*/false, batch, tokens, st, arch);
@@ -141,12 +147,16 @@ std::pair<int64_t, double> EmbedKind::writeBody(Body &k, const KernelPlan &p, in
   int64_t posPart = positions ? sram.words(cb) : 0;
   int64_t part = sram.words(cb);
   int64_t partial = chained ? sram.words(cb) : 0;
+  // Generating: the token fed back, and whether the host gave none.
+  int64_t fed = p.fedBack.empty() ? 0 : sram.words(3); // [token, host gave none, 0]
   wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(0), idx, nullptr,
                           nullptr);
   k.initTile(k.operand(at), table, vb, cb, {vb, 0}, {0, cb}, st);
   if (positions)
     k.initTile(k.operand(at + 1), pos, tb, cb, {tb, 0}, {0, cb}, st);
   k.tokenLoops();
+  if (!p.fedBack.empty())
+    takeFedBackToken(k, idx, fed, tokens);
   // Only the last row adds the partial sum: its block of it.
   int64_t in = chained ? k.recvRange(1, 0, cb, w, c, k.aff(partial), /*byRow=*/false, k.lastRow())
                        : 0;
@@ -163,6 +173,19 @@ std::pair<int64_t, double> EmbedKind::writeBody(Body &k, const KernelPlan &p, in
   });
   return {sram.next,
           cost.embed(v, c, h, w, positions, out, in, g) + (chained ? cost.vector(cb) : 0.0)};
+}
+
+void EmbedKind::takeFedBackToken(Body &k, int64_t idx, int64_t fed, int64_t tokens) {
+  // Position t >= 1 takes the argmax of position t - 1 where the host's id
+  // is negative (no prompt token there). Every PE looks it up.
+  ArrayAttr notFirst = k.guards({k.aff(-1, {1, 0})});
+  wk::AffAttr id = k.aff(idx, {4, 4 * tokens});
+  OpBuilder &b = k.builder();
+  Location loc = b.getUnknownLoc();
+  k.recv("fb0", k.aff(fed), k.aff(1), "copy", nullptr, notFirst);
+  wk::VectorOp::create(b, loc, "lt", k.aff(fed + 4), id, k.aff(fed + 8), k.aff(1), nullptr,
+                       notFirst, "i32");
+  wk::SelectOp::create(b, loc, id, k.aff(fed + 4), k.aff(fed), id, k.aff(1), nullptr, notFirst);
 }
 
 LogicalResult EmbedKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,

@@ -27,6 +27,7 @@ struct PlanContext {
   llvm::DenseMap<Value, int> &produced;      // the plan that streams a value
   llvm::DenseSet<Operation *> &absorbed;     // ops some plan took in
   int layer = 0;                             // the transformer block being planned
+  bool generate = false;                     // the program feeds its next tokens back
   /// Makes some kernel stream `v`; false after an error (reported).
   std::function<bool(Value)> streamOf;
 
@@ -80,6 +81,7 @@ const KernelKind &linearKind();
 const KernelKind &gatedLinearKind();
 const KernelKind &attentionKind();
 const KernelKind &addKind();
+const KernelKind &argmaxKind();
 const KernelKind &outputKind();
 const KernelKind &genericKind();
 

@@ -80,7 +80,7 @@ Planned NormKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const 
   bool centered = center;
   plan.cycles = [=](const KernelPlan &p) {
     return cycles(cost, centered, c, p.w, outputOf(p), ceilDiv(c, p.w), blockColumns(p, c, arch),
-                  layerNormTokens(tokens));
+                  p.tokenAtATime ? 1 : layerNormTokens(tokens));
   };
   return Planned::Yes;
 }
@@ -91,8 +91,8 @@ Sizer wsc::lowering::normSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch, 
   // The width within the PE budget that takes the fewest cycles per token:
   // more PEs share the vector, but the all-reduces' round trips grow. Its
   // buffers (a group of tokens' x and results) and code must fit a PE.
-  int64_t step = layerNormTokens(tokens);
   return [=](KernelPlan &p) {
+    int64_t step = p.tokenAtATime ? 1 : layerNormTokens(tokens);
     int64_t most = std::max<int64_t>(1, std::min({p.h * p.w, c, maxCols(p, arch)}));
     int64_t best = most;
     double bestCycles = 0;
@@ -117,7 +117,8 @@ std::pair<int64_t, double> NormKind::writeBody(Body &k, const KernelPlan &p, int
   // PE px normalizes block px of x. Each statistic is all-reduced over the
   // row: sums run east on "row", the last PE's total comes back west on
   // "back". A group of `step` tokens shares each all-reduce's round trip.
-  int64_t c = k.words(0), cb = ceilDiv(c, w), step = layerNormTokens(tokens);
+  int64_t c = k.words(0), cb = ceilDiv(c, w);
+  int64_t step = p.tokenAtATime ? 1 : layerNormTokens(tokens);
   bool bias = p.inputs.size() > 2;
   int64_t x = sram.words(step * cb), stat = sram.words(step);
   int64_t gamma = sram.words(cb), beta = bias ? sram.words(cb) : 0;

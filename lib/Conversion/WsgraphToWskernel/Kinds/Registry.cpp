@@ -15,6 +15,7 @@ const KernelKind *wsc::lowering::kernelKind(llvm::StringRef name) {
                 .Case("linear_glu", gatedLinearKind)
                 .Case("attention", attentionKind)
                 .Case("add", addKind)
+                .Case("argmax", argmaxKind)
                 .Case("output", outputKind)
                 .Case("generic", genericKind)
                 .Default(nullptr);
@@ -25,6 +26,6 @@ llvm::ArrayRef<const KernelKind *> wsc::lowering::fusedKinds() {
   // The gated MLP before the linear kind: its projections are linears.
   static const KernelKind *const kinds[] = {&embedKind(),       &layerNormKind(), &rmsNormKind(),
                                             &gatedLinearKind(), &linearKind(),    &attentionKind(),
-                                            &addKind()};
+                                            &addKind(),         &argmaxKind()};
   return kinds;
 }
