@@ -93,8 +93,9 @@ LogicalResult Importer::convertReshape(const onnx::NodeProto &node, ArrayRef<Val
         return failure();
       }
       known = -1;
-    } else if (known >= 0) {
-      known *= dims[i];
+    } else if (known >= 0 && __builtin_mul_overflow(known, dims[i], &known)) {
+      nodeError("shape has more than 2^63 elements");
+      return failure();
     }
   }
   if (inferAt >= 0) {

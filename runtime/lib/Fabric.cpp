@@ -271,7 +271,10 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
         return fail("dead PE", h,
                     fmt::format("routed {} into dead PE ({},{})", portName(port), at.x, at.y));
       }
-      __builtin_prefetch(&slots_[next]); // a sibling branch waits on the stack meanwhile
+      // A sibling branch waits on the stack meanwhile. (next is -1 where the
+      // neighbour has no entry for the color: "no route" on the next hop.)
+      if (next >= 0)
+        __builtin_prefetch(&slots_[size_t(next)]);
       Hop &to = stack.emplace_back();
       to.slot = next;
       to.pos = pos;

@@ -105,8 +105,12 @@ Expected<HostArray> readOnnxTensor(const std::string &path) {
   Expected<std::string> bytes = readFileBytes(path);
   if (!bytes)
     return bytes.status();
+  return parseOnnxTensor(*bytes, path);
+}
+
+Expected<HostArray> parseOnnxTensor(const std::string &bytes, const std::string &path) {
   onnxtensor::TensorProto t;
-  if (bytes->size() > size_t(INT_MAX) || !t.ParseFromArray(bytes->data(), int(bytes->size())))
+  if (bytes.size() > size_t(INT_MAX) || !t.ParseFromArray(bytes.data(), int(bytes.size())))
     return Status::failure(fmt::format("{}: not an ONNX TensorProto", path));
   HostArray a;
   uint64_t n = 1;
@@ -152,12 +156,15 @@ Expected<HostArray> readOnnxTensor(const std::string &path) {
                                          type->name, raw.size(), width));
     if (Status s = count(raw.size() / width); !s)
       return s;
+    // n == 0: no memcpy, whose pointers (of empty vectors) may be null.
     if (dataType == kFloat) {
       a.f32.resize(n);
-      std::memcpy(a.f32.data(), raw.data(), n * 4);
+      if (n)
+        std::memcpy(a.f32.data(), raw.data(), n * 4);
     } else if (dataType == kDouble) {
       std::vector<double> d(n);
-      std::memcpy(d.data(), raw.data(), n * 8);
+      if (n)
+        std::memcpy(d.data(), raw.data(), n * 8);
       a.f32.assign(d.begin(), d.end());
     } else if (dataType == kFloat16 || dataType == kBfloat16) {
       a.f32.resize(n);

@@ -4,6 +4,7 @@
 #include "TestPrograms.h"
 #include "wsc/runtime/OutputFiles.h"
 #include "wsc/format/Digest.h"
+#include "onnx_tensor.pb.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -337,6 +338,22 @@ std::string freshDir(const std::string &name) {
   EXPECT_EQ(::mkdir(dir.c_str(), 0700), 0);
   return dir;
 }
+// Found by fuzz-host-tensor: an empty FLOAT or DOUBLE tensor passed the null
+// data pointer of an empty vector to memcpy (undefined behaviour that UBSan
+// reports in the sanitizer build).
+TEST(OnnxTensor, EmptyTensorsRead) {
+  for (int type : {1, 11, 7}) { // FLOAT, DOUBLE, INT64
+    wsc::onnxtensor::TensorProto t;
+    t.set_data_type(type);
+    t.add_dims(0);
+    t.add_dims(3);
+    Expected<HostArray> a = parseOnnxTensor(t.SerializeAsString(), "empty.pb");
+    ASSERT_TRUE(a) << a.error();
+    EXPECT_EQ(a->numel(), 0);
+    EXPECT_EQ(a->shape, (std::vector<int64_t>{0, 3}));
+  }
+}
+
 std::vector<std::string> entries(const std::string &dir) {
   std::vector<std::string> names;
   DIR *d = ::opendir(dir.c_str());

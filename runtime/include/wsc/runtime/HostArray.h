@@ -86,6 +86,8 @@ Status writeNpy(const std::string &path, const HostArray &a);
 /// patterns in int32_data), INT8/16/32/64 I8/I16/I32/I64, UINT8/16/32/64
 /// U8/U16/U32/U64 (a UINT64 beyond int64 is an error), BOOL Bool.
 Expected<HostArray> readOnnxTensor(const std::string &path);
+/// The same for bytes already in memory; `name` stands for the file.
+Expected<HostArray> parseOnnxTensor(const std::string &bytes, const std::string &name);
 /// Reads .npy or .pb, chosen by the file's extension.
 Expected<HostArray> readTensorFile(const std::string &path);
 

@@ -75,3 +75,9 @@ if os.path.lexists(link):
 os.symlink("data.bin", link)
 save(os.path.join("inside", "model.onnx"),
      [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [x], [y], [w])
+
+# A Reshape whose shape multiplies past int64 (found by fuzz-onnx-import:
+# signed overflow, undefined behaviour).
+save("reshape-overflow.onnx", [helper.make_node("Reshape", ["x", "huge"], ["y"], name="r")], [x],
+     [helper.make_tensor_value_info("y", F, None)],
+     [numpy_helper.from_array(np.array([2 ** 62, 4], np.int64), "huge")])
