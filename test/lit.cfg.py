@@ -9,7 +9,8 @@ config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.wsc_obj_root, "test")
 
-llvm_config.with_system_environment(["HOME", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"])
+llvm_config.with_system_environment(["HOME", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+                                     "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 config.environment["PATH"] = os.pathsep.join(
     [config.wsc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

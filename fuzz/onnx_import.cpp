@@ -1,0 +1,51 @@
+//===- onnx_import.cpp - libFuzzer harness: the ONNX importer -------------===//
+//
+// Bytes as model.onnx in a folder of the harness's own, imported as
+// `wsc-translate --import-onnx` does (external data resolves inside that
+// folder only). The importer either builds a module that verifies or
+// reports an error; a crash, a sanitizer report or a hang is a finding.
+//
+//===----------------------------------------------------------------------===//
+#include "wsc/Target/OnnxImport.h"
+#include "wsgraph/WsgraphDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+struct State {
+  mlir::MLIRContext context;
+  std::string path;
+  State() {
+    context.loadDialect<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect>();
+    char dir[] = "/tmp/wsc-fuzz-onnx.XXXXXX";
+    if (!mkdtemp(dir))
+      abort();
+    path = std::string(dir) + "/model.onnx";
+  }
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static State *state = new State;
+  FILE *f = fopen(state->path.c_str(), "wb");
+  if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+    abort();
+  // Errors are expected; their text is not what is fuzzed.
+  mlir::ScopedDiagnosticHandler quiet(&state->context,
+                                      [](mlir::Diagnostic &) { return mlir::success(); });
+  wsc::OnnxImportOptions options;
+  mlir::OwningOpRef<mlir::ModuleOp> module = wsc::importOnnx(state->path, &state->context, options);
+  if (module && mlir::failed(mlir::verify(*module)))
+    __builtin_trap(); // the importer's module must verify
+  return 0;
+}
