@@ -18,7 +18,8 @@
 //              the data bytes
 //   external:  u64 blobs, each u32 id and the data bytes
 //   host:      u32 format_version, the Arch serialized, u64 inputs, each
-//              HostTensor serialized, u64 outputs, each serialized, u32 tokens
+//              HostTensor serialized, u64 outputs, each serialized, u32 tokens,
+//              then, only when the program has `generation`, it serialized
 #include "wsc/format/Digest.h"
 
 #include <cstring>
@@ -221,6 +222,9 @@ SectionDigests computeDigests(const Program &p) {
   for (const HostTensor &t : p.outputs())
     host.message(t);
   host.u32(p.tokens());
+  // Absent, nothing: the streams of programs that do not generate are unchanged.
+  if (p.has_generation())
+    host.message(p.generation());
   d.set_code(code.digest());
   d.set_routes(routes.digest());
   d.set_sram_init(init.digest());

@@ -119,6 +119,7 @@ private:
   Status checkFilters(uint32_t wi);
   Status checkLinks();
   Status checkTensors(bool outputs);
+  Status checkGeneration();
   bool isEdge(uint32_t x, uint32_t y) const {
     return x == 0 || y == 0 || x + 1 == m_.width || y + 1 == m_.height;
   }
@@ -548,6 +549,37 @@ Status Builder::checkTensors(bool outputs) {
   return Status::success();
 }
 
+/// A generating program's token input and next_token output: integer
+/// [B, T] tensors of one shape, T its context.
+Status Builder::checkGeneration() {
+  if (!p_.has_generation())
+    return Status::success();
+  const wafer::Generation &g = p_.generation();
+  auto find = [](const std::vector<TensorRef> &list, const std::string &name) {
+    auto it = std::find_if(list.begin(), list.end(),
+                           [&](const TensorRef &t) { return t.name == name; });
+    return it == list.end() ? nullptr : &*it;
+  };
+  auto integer = [](const TensorRef &t) {
+    return t.dtype != wafer::F32 && t.dtype != wafer::F64 && t.dtype != wafer::F16 &&
+           t.dtype != wafer::BF16 && t.dtype != wafer::BOOL;
+  };
+  const TensorRef *in = find(m_.inputs, g.token_input());
+  const TensorRef *out = find(m_.outputs, g.next_token_output());
+  if (!in || !integer(*in) || in->shape.size() != 2)
+    return fail(fmt::format("generation: token input '{}' is not a [batch, positions] integer "
+                            "input of the program",
+                            g.token_input()));
+  if (!out || !integer(*out) || out->shape != in->shape)
+    return fail(fmt::format("generation: next-token output '{}' is not an integer output of the "
+                            "token input's shape {}",
+                            g.next_token_output(), fmt::join(in->shape, "x")));
+  if (g.context() == 0 || int64_t(g.context()) != in->shape[1])
+    return fail(fmt::format("generation: context {} is not the token input's {} positions",
+                            g.context(), in->shape[1]));
+  return Status::success();
+}
+
 Expected<Model> Builder::build() {
   m_.program = &p_;
   if (Status s = checkArch(); !s)
@@ -591,6 +623,8 @@ Expected<Model> Builder::build() {
   if (Status s = checkTensors(false); !s)
     return s;
   if (Status s = checkTensors(true); !s)
+    return s;
+  if (Status s = checkGeneration(); !s)
     return s;
   m_.peRegion.resize(m_.numPes);
   for (uint32_t r = 0; r < m_.regions.size(); ++r) {
