@@ -428,7 +428,12 @@ private:
     s_.clock += cost + wait;
     if (!in.async)
       s_.busy += cost;
+    if (s_.watch)
+      noteStore(in);
   }
+  /// Records the end of the instruction just charged as the time of the
+  /// watched words it wrote.
+  void noteStore(const Instr &in);
   /// SEND, RECV, RECV_ADD or RECV_DROP on the async engine (Instr::async).
   Step runAsync(const Instr &in, uint64_t n);
   /// Forgets the async ops that ended by the core's clock.
@@ -700,6 +705,34 @@ Core::Step Core::select(const Instr &in, uint64_t n) {
   if (overlaps)
     std::memcpy(s_.sram + d, out, n * 4);
   return Step::Next;
+}
+
+void Core::noteStore(const Instr &in) {
+  uint64_t n;
+  switch (in.op) {
+  case wafer::SEND:
+  case wafer::RECV_DROP:
+  case wafer::NOP:
+    return;
+  case wafer::VECMAT:
+  case wafer::RECV_VECMAT:
+  case wafer::GATHER:
+    n = uint64_t(eval(in.m));
+    break;
+  case wafer::REDUCE_SUM:
+  case wafer::REDUCE_MAX:
+  case wafer::REDUCE_MIN:
+    n = 1;
+    break;
+  default:
+    n = uint64_t(eval(in.n));
+  }
+  // The operand was checked when it ran: inside the SRAM, aligned.
+  uint64_t first = uint64_t(eval(in.addr[0])) / 4;
+  StoreWatch &w = *s_.watch;
+  for (uint64_t word = std::max<uint64_t>(first, w.lo); word < std::min<uint64_t>(first + n, w.hi);
+       ++word)
+    w.cycle[word - w.lo] = s_.clock;
 }
 
 Core::Step Core::indexCopy(const Instr &in, uint64_t n, uint64_t m) {

@@ -140,6 +140,13 @@ const detail::TensorRef *findTensor(const std::vector<detail::TensorRef> &list,
   return nullptr;
 }
 
+/// A generating program's next_token output; null for other programs.
+const detail::TensorRef *nextTokenTensor(const Model &m) {
+  return m.program->has_generation()
+             ? findTensor(m.outputs, m.program->generation().next_token_output())
+             : nullptr;
+}
+
 DType hostType(wafer::DType t) {
   switch (t) {
   case wafer::I64:
@@ -352,9 +359,11 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     }
   }
 
+  std::vector<detail::StoreWatch> watches = watchNextToken(pes);
   Status s = detail::schedule(m, pes, options, report_);
   if (!s)
     return s;
+  recordNextTokenStores(pes);
 
   for (const detail::TensorRef &t : m.outputs) {
     HostArray a;
@@ -405,6 +414,45 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   report_.wallS =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::success();
+}
+
+std::vector<detail::StoreWatch> Emulator::watchNextToken(std::vector<PeState> &pes) const {
+  const detail::TensorRef *t = nextTokenTensor(*model_);
+  if (!t)
+    return {};
+  // One watch per PE that holds pieces of it, over their words' span.
+  std::map<uint64_t, detail::StoreWatch> byPe;
+  for (const detail::PieceRef &p : t->pieces) {
+    uint32_t lo = p.offset / 4, hi = lo + p.rows * p.count;
+    auto [it, fresh] = byPe.try_emplace(p.pe, detail::StoreWatch{lo, hi, {}});
+    it->second.lo = std::min(it->second.lo, lo);
+    it->second.hi = std::max(it->second.hi, hi);
+  }
+  std::vector<detail::StoreWatch> watches;
+  watches.reserve(byPe.size()); // never moves: the PEs point into it
+  for (auto &[pe, w] : byPe) {
+    w.cycle.assign(w.hi - w.lo, detail::StoreWatch::kNever);
+    watches.push_back(std::move(w));
+    pes[pe].watch = &watches.back();
+  }
+  return watches;
+}
+
+void Emulator::recordNextTokenStores(const std::vector<PeState> &pes) {
+  const detail::TensorRef *t = nextTokenTensor(*model_);
+  if (!t)
+    return;
+  report_.nextTokenStores.assign(size_t(t->numel), StoreTime{});
+  for (const detail::PieceRef &p : t->pieces) {
+    const detail::StoreWatch &w = *pes[p.pe].watch;
+    for (uint32_t row = 0; row < p.rows; ++row)
+      for (uint32_t k = 0; k < p.count; ++k) {
+        uint64_t cycle = w.cycle[p.offset / 4 + uint64_t(row) * p.count + k - w.lo];
+        StoreTime &st = report_.nextTokenStores[p.tensorOffset + row * p.rowStride + k];
+        if (cycle != detail::StoreWatch::kNever)
+          st = StoreTime{true, cycle, model_->peRegion[p.pe]};
+      }
+  }
 }
 
 Expected<HostArray> Emulator::output(const std::string &name) const {

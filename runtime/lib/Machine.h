@@ -223,6 +223,15 @@ struct VisitLimit {
   uint64_t words = 1 << 16;
 };
 
+/// SRAM words [lo, hi) of one PE whose last write the run records: those
+/// of a generating program's next_token output, so that each picked
+/// token has the cycle it was picked at.
+struct StoreWatch {
+  static constexpr uint64_t kNever = UINT64_MAX;
+  uint32_t lo = 0, hi = 0;
+  std::vector<uint64_t> cycle; ///< per word from lo: the end of its last write, or kNever
+};
+
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
 constexpr uint32_t kIdleLoop = 1u << 31;
 
@@ -242,6 +251,7 @@ struct alignas(64) PeState {
   uint64_t messages = 0;
   PeStatus status = PeStatus::Ready;
   bool traced = false;
+  StoreWatch *watch = nullptr; ///< null but on the PEs that hold a watched output
   uint32_t waitColor = 0; ///< when Blocked: the RECV's color and word count
   uint64_t waitWords = 0;
   /// The async engine: when it is next free, and the ops in flight that the

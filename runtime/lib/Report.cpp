@@ -1,13 +1,52 @@
 // JSON renderings of a run: the --report summary and a Chrome trace.
 #include "wsc/runtime/Emulator.h"
+#include "wsc/runtime/Generation.h"
 
 #include "Model.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace wsc::runtime {
+namespace {
 
-std::string reportJson(const RunReport &r) {
+/// A rate or mean that one generated token does not define: null.
+nlohmann::ordered_json definedOrNull(double v, bool defined) {
+  return defined ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json generationJson(const GenerationReport &g) {
+  bool decodes = g.steps > 1;
+  nlohmann::ordered_json sequences = nlohmann::ordered_json::array();
+  for (const SequenceTiming &s : g.sequences) {
+    nlohmann::ordered_json cycles = nlohmann::ordered_json::array();
+    for (const StoreTime &p : s.picks)
+      cycles.push_back(p.cycle);
+    sequences.push_back({{"prompt", s.prompt},
+                         {"tokens", s.tokens},
+                         {"token_cycles", std::move(cycles)},
+                         {"start_cycle", s.startCycle},
+                         {"ttft_cycles", s.ttftCycles},
+                         {"ttft_s", s.ttftS},
+                         {"decode_cycles_per_token", definedOrNull(s.decodeCyclesPerToken, decodes)},
+                         {"tokens_per_s", definedOrNull(s.tokensPerS, decodes)}});
+  }
+  nlohmann::ordered_json j;
+  j["steps"] = g.steps;
+  j["context"] = g.context;
+  j["sequences"] = std::move(sequences);
+  j["decode_cycles_per_token"] = definedOrNull(g.decodeCyclesPerToken, decodes);
+  j["tokens_per_s"] = definedOrNull(g.tokensPerS, decodes);
+  j["last_token_cycle"] = g.lastCycle;
+  j["batch_tokens_per_s"] = g.batchTokensPerS;
+  j["kv_cache_bytes"] =
+      g.kvCacheBytes ? nlohmann::ordered_json(g.kvCacheBytes) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+} // namespace
+
+std::string reportJson(const RunReport &r, const GenerationReport *generation) {
   nlohmann::ordered_json j;
   j["cycles"] = r.cycles;
   j["seconds"] = r.clockHz > 0 ? double(r.cycles) / r.clockHz : 0.0;
@@ -34,11 +73,13 @@ std::string reportJson(const RunReport &r) {
                 {"max_utilization", r.linkMaxUtilization},
                 {"mean_utilization", r.linkMeanUtilization}};
   j["warnings"] = r.warnings;
+  if (generation)
+    j["generation"] = generationJson(*generation);
   // Names come from the program; replace invalid UTF-8 instead of throwing.
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::string traceJson(const RunReport &r) {
+std::string traceJson(const RunReport &r, const GenerationReport *generation) {
   nlohmann::json events = nlohmann::json::array();
   // Trace timestamps are microseconds.
   double usPerCycle = r.clockHz > 0 ? 1e6 / r.clockHz : 1.0;
@@ -77,6 +118,26 @@ std::string traceJson(const RunReport &r) {
       ev["args"]["wait_cycles"] = e.wait;
     }
     events.push_back(std::move(ev));
+  }
+  // Each generated token, an instant on the track of the kernel that picked it.
+  for (size_t b = 0; generation && b < generation->sequences.size(); ++b) {
+    const SequenceTiming &s = generation->sequences[b];
+    for (size_t i = 0; i < s.picks.size(); ++i) {
+      const StoreTime &p = s.picks[i];
+      uint32_t wafer = p.kernel < r.kernels.size() ? r.kernels[p.kernel].wafer : 0;
+      events.push_back({{"name", fmt::format("sequence {} token {}: {}", b, i, s.tokens[i])},
+                        {"ph", "i"},
+                        {"s", "t"},
+                        {"pid", wafer},
+                        {"tid", p.kernel},
+                        {"ts", double(p.cycle) * usPerCycle},
+                        {"args",
+                         {{"sequence", b},
+                          {"step", i},
+                          {"position", s.prompt + int64_t(i)},
+                          {"token", s.tokens[i]},
+                          {"cycle", p.cycle}}}});
+    }
   }
   nlohmann::json j;
   j["traceEvents"] = std::move(events);

@@ -1,7 +1,8 @@
 // wsc-run: runs a compiled .wafer program on the emulator.
 //   wsc-run model.wafer --input NAME=FILE ... --output NAME=FILE ...
-//           [--trace FILE.json] [--report FILE.json] [--threads N]
+//           [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]
 #include "wsc/runtime/Emulator.h"
+#include "wsc/runtime/Generation.h"
 #include "wsc/runtime/OutputFiles.h"
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <csignal>
@@ -31,10 +33,15 @@ namespace {
 
 constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
-    "               [--trace FILE.json] [--report FILE.json] [--threads N] [--max-cycles N]\n"
+    "               [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]\n"
+    "               [--max-cycles N]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
     "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
     "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
+    "  --generate G        a generating program (wsc-compile --generate): G tokens after\n"
+    "                      each prompt; the token input takes [B, P] prompts (P <= the\n"
+    "                      context, a shorter one ending in -1s); outputs 'tokens' [B, P + G]\n"
+    "                      and the logits of the G steps [B, G, V]; times in the report\n"
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
@@ -58,6 +65,7 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> inputs, outputs;
   unsigned threads = 0;
   uint64_t maxCycles = 0;
+  int64_t generate = 0; ///< tokens after each prompt; 0: not a --generate run
 };
 
 /// Parses the command line; returns an error message or "".
@@ -77,7 +85,7 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     size_t eq = arg.find('=');
     std::string flag = arg.substr(0, eq);
     if (flag != "--input" && flag != "--output" && flag != "--trace" && flag != "--report" &&
-        flag != "--threads" && flag != "--max-cycles")
+        flag != "--threads" && flag != "--max-cycles" && flag != "--generate")
       return fmt::format("unknown option '{}'", arg);
     if (eq != std::string::npos)
       value = arg.substr(eq + 1);
@@ -101,6 +109,12 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
       if (value.empty() || *end || value[0] == '-' || n == 0)
         return fmt::format("--max-cycles wants a positive number, got '{}'", value);
       a.maxCycles = n;
+    } else if (flag == "--generate") {
+      char *end = nullptr;
+      long long n = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || n < 1 || n > (1LL << 32))
+        return fmt::format("--generate wants a number of tokens from 1 to 2^32, got '{}'", value);
+      a.generate = n;
     } else {
       char *end = nullptr;
       long n = std::strtol(value.c_str(), &end, 10);
@@ -112,6 +126,84 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
   if (a.model.empty())
     return "no program given";
   return "";
+}
+
+/// Reads every input into the emulator; with --generate, the token input's
+/// prompts are checked and padded into `plan`. Returns an error message or "".
+std::string setInputs(Emulator &e, const Args &args, std::optional<GenerationPlan> &plan) {
+  const wafer::Program &program = e.program();
+  std::set<std::string> given;
+  for (const auto &[name, file] : args.inputs) {
+    if (!given.insert(name).second)
+      return fmt::format("input '{}' given twice", name);
+    Expected<HostArray> value = readTensorFile(file);
+    if (!value)
+      return fmt::format("input '{}': {}", name, value.error());
+    if (args.generate && name == program.generation().token_input()) {
+      Expected<GenerationPlan> p = planGeneration(program, *value, args.generate);
+      if (!p)
+        return p.error();
+      plan = p.take();
+      *value = plan->input;
+    }
+    if (Status s = e.setInput(name, *value); !s)
+      return s.message();
+  }
+  for (const wafer::HostTensor &t : program.inputs())
+    if (!given.count(t.name()))
+      return fmt::format("input '{}' was not given (use --input {}=FILE)", t.name(), t.name());
+  return "";
+}
+
+/// With --generate, `tokens` is the generated sequences and the logits
+/// output holds the G steps' logits; every other output is the program's.
+Expected<HostArray> outputFor(const Emulator &e, const std::string &name,
+                              const GenerationPlan *plan) {
+  if (plan && name == "tokens") {
+    Expected<HostArray> next = e.output(e.program().generation().next_token_output());
+    return next ? Expected<HostArray>(generatedTokens(*plan, *next)) : next;
+  }
+  Expected<HostArray> value = e.output(name);
+  if (plan && value && name == plan->logitsOutput)
+    return stepLogits(*plan, *value);
+  return value;
+}
+
+/// Each sequence's generated tokens, and when each was picked.
+void printGeneration(const GenerationReport &g) {
+  for (size_t b = 0; b < g.sequences.size(); ++b) {
+    const SequenceTiming &s = g.sequences[b];
+    std::vector<uint64_t> cycles;
+    for (const StoreTime &p : s.picks)
+      cycles.push_back(p.cycle);
+    std::printf("%s", fmt::format("sequence {}: {} (picked at cycles {})\n", b,
+                                  fmt::join(s.tokens, " "), fmt::join(cycles, " "))
+                          .c_str());
+  }
+}
+
+/// The run's figures: one line, and one more for a generation.
+void printSummary(const RunReport &r, const GenerationReport *g) {
+  std::printf("wsc-run: %llu cycles (%.6g s at %.6g GHz), %.6g tokens/s, %llu PEs on %u wafer%s\n",
+              (unsigned long long)r.cycles, r.clockHz > 0 ? double(r.cycles) / r.clockHz : 0.0,
+              r.clockHz / 1e9, r.tokensPerS, (unsigned long long)r.pesActive, r.wafers,
+              r.wafers == 1 ? "" : "s");
+  if (!g)
+    return;
+  double ttft = 0;
+  for (const SequenceTiming &s : g->sequences)
+    ttft += double(s.ttftCycles);
+  ttft /= double(g->sequences.size());
+  std::string kv = g->kvCacheBytes ? fmt::format(", KV cache {} bytes", g->kvCacheBytes) : "";
+  std::string decode =
+      g->steps > 1 ? fmt::format("{:.6g} decode cycles per token ({:.6g} tokens/s per sequence), ",
+                                 g->decodeCyclesPerToken, g->tokensPerS)
+                   : "";
+  std::printf("wsc-run: %lld tokens after each of %zu prompts: first token after %.6g cycles "
+              "(%.6g s, mean), %s%.6g tokens/s for the batch%s\n",
+              (long long)g->steps, g->sequences.size(), ttft,
+              g->clockHz > 0 ? ttft / g->clockHz : 0.0, decode.c_str(), g->batchTokensPerS,
+              kv.c_str());
 }
 
 int runMain(int argc, char **argv) {
@@ -133,23 +225,19 @@ int runMain(int argc, char **argv) {
   if (!emu)
     return fail(fmt::format("{}: invalid program: {}", args.model, emu.error()));
   Emulator &e = **emu;
+  if (args.generate && !e.program().has_generation())
+    return fail(fmt::format("{}: --generate needs a generating program, and this one has no "
+                            "generation section (compile it with wsc-compile --generate)",
+                            args.model));
 
-  std::set<std::string> given;
-  for (const auto &[name, file] : args.inputs) {
-    if (!given.insert(name).second)
-      return fail(fmt::format("input '{}' given twice", name));
-    Expected<HostArray> value = readTensorFile(file);
-    if (!value)
-      return fail(fmt::format("input '{}': {}", name, value.error()));
-    if (Status s = e.setInput(name, *value); !s)
-      return fail(s.message());
-  }
-  for (const wafer::HostTensor &t : e.program().inputs())
-    if (!given.count(t.name()))
-      return fail(fmt::format("input '{}' was not given (use --input {}=FILE)", t.name(), t.name()));
+  std::optional<GenerationPlan> plan;
+  if (std::string err = setInputs(e, args, plan); !err.empty())
+    return fail(err);
   std::set<std::string> outputNames;
   for (const wafer::HostTensor &t : e.program().outputs())
     outputNames.insert(t.name());
+  if (plan)
+    outputNames.insert("tokens");
   for (const auto &[name, file] : args.outputs)
     if (!outputNames.count(name))
       return fail(fmt::format("output '{}': the program has no such output", name));
@@ -165,13 +253,24 @@ int runMain(int argc, char **argv) {
   const RunReport &r = e.report();
   for (const std::string &w : r.warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::optional<GenerationReport> generation;
+  if (plan) {
+    Expected<HostArray> next = e.output(e.program().generation().next_token_output());
+    if (!next)
+      return fail(next.error());
+    Expected<GenerationReport> g = generationReport(e.program(), *plan, *next, r);
+    if (!g)
+      return fail(g.error());
+    generation = g.take();
+  }
+  const GenerationReport *gen = generation ? &*generation : nullptr;
 
   // Files are written only after a successful run, and all together: every
   // one is staged (a regular file in a temporary file next to it) before any
   // is committed, so a failure leaves none behind.
   OutputFiles files;
   for (const auto &[name, file] : args.outputs) {
-    Expected<HostArray> value = e.output(name);
+    Expected<HostArray> value = outputFor(e, name, plan ? &*plan : nullptr);
     if (!value)
       return fail(value.error());
     if (Status s = checkIntegerRange(*value, file); !s)
@@ -180,17 +279,16 @@ int runMain(int argc, char **argv) {
       return fail(s.message());
   }
   if (!args.report.empty())
-    if (Status s = files.stage(args.report, reportJson(r)); !s)
+    if (Status s = files.stage(args.report, reportJson(r, gen)); !s)
       return fail(s.message());
   if (!args.trace.empty())
-    if (Status s = files.stage(args.trace, traceJson(r)); !s)
+    if (Status s = files.stage(args.trace, traceJson(r, gen)); !s)
       return fail(s.message());
   if (Status s = files.commit(); !s)
     return fail(s.message());
-  std::printf("wsc-run: %llu cycles (%.6g s at %.6g GHz), %.6g tokens/s, %llu PEs on %u wafer%s\n",
-              (unsigned long long)r.cycles, r.clockHz > 0 ? double(r.cycles) / r.clockHz : 0.0,
-              r.clockHz / 1e9, r.tokensPerS, (unsigned long long)r.pesActive, r.wafers,
-              r.wafers == 1 ? "" : "s");
+  if (gen)
+    printGeneration(*gen);
+  printSummary(r, gen);
   // The process ends here: freeing the program piece by piece (GPT-2-small's
   // is 0.7 GB of protobuf) would take most of a second for nothing. Under
   // AddressSanitizer it is freed, so that LeakSanitizer reports real leaks.

@@ -66,6 +66,13 @@ struct TraceEvent {
   bool async = false; ///< ran on the PE's async engine
 };
 
+/// When one word of a watched output was last written during the run.
+struct StoreTime {
+  bool stored = false; ///< false: no instruction wrote it (the host's word, if any, stayed)
+  uint64_t cycle = 0;  ///< the writing PE's clock when the write ended
+  uint32_t kernel = 0; ///< index into RunReport::kernels of the writing PE's kernel
+};
+
 struct RunReport {
   uint64_t cycles = 0; ///< max PE clock
   double clockHz = 0;
@@ -84,11 +91,16 @@ struct RunReport {
   std::vector<KernelReport> kernels;
   std::vector<std::string> warnings;
   std::vector<TraceEvent> trace;
+  /// A generating program's next_token output, per element (row-major
+  /// [B, T]): when its token was picked. Empty for other programs.
+  std::vector<StoreTime> nextTokenStores;
 };
 
 namespace detail {
 struct Model;
 class Machine;
+struct PeState;
+struct StoreWatch;
 } // namespace detail
 
 /// Runs one Program; reusable for several runs.
@@ -118,6 +130,11 @@ public:
 private:
   Emulator();
   Status runUnguarded(const RunOptions &options);
+  /// Watches the SRAM words of a generating program's next_token output
+  /// (none for other programs); the PEs that hold them point into the result.
+  std::vector<detail::StoreWatch> watchNextToken(std::vector<detail::PeState> &pes) const;
+  /// Fills report_.nextTokenStores from the watches.
+  void recordNextTokenStores(const std::vector<detail::PeState> &pes);
   wafer::Program program_;
   std::unique_ptr<detail::Model> model_;
   std::map<std::string, HostArray> inputs_;
@@ -125,10 +142,13 @@ private:
   RunReport report_;
 };
 
-/// The --report JSON of a run.
-std::string reportJson(const RunReport &report);
-/// Chrome trace-event JSON ({"traceEvents": [...]}) of a traced run.
-std::string traceJson(const RunReport &report);
+struct GenerationReport; // Generation.h
+
+/// The --report JSON of a run, with a `generation` object when given one.
+std::string reportJson(const RunReport &report, const GenerationReport *generation = nullptr);
+/// Chrome trace-event JSON ({"traceEvents": [...]}) of a traced run, with an
+/// instant event per generated token when given a generation.
+std::string traceJson(const RunReport &report, const GenerationReport *generation = nullptr);
 
 } // namespace wsc::runtime
 
