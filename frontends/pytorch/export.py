@@ -133,6 +133,10 @@ def parse_args(argv=None):
                         "--pad-left")
     p.add_argument("--pad-left", action="store_true", help="with --pad: pad at the start (left padding)")
     p.add_argument("--seed", type=int, default=0, help="weight / input seed (default 0)")
+    p.add_argument("--weight-scale", type=float, default=1.0, metavar="K",
+                   help="multiply every matrix (linears, embeddings) by K after the init: at "
+                        "K = 10 a tiny model's greedy loop picks varied tokens instead of "
+                        "repeating one (default 1)")
     p.add_argument("--opset", type=int, choices=range(13, 18), default=17, metavar="{13..17}")
     p.add_argument("--dynamic", action="store_true",
                    help="dynamic batch and sequence axes on the inputs and logits (default: static shapes)")
@@ -331,6 +335,11 @@ def main(argv=None):
         model = gpt.build(cfg, a.seed)
         input_names = ["idx"]
         ref_inputs = reference_inputs_gpt2(a, cfg)
+    if a.weight_scale != 1.0:
+        with torch.no_grad():
+            for param in model.parameters():
+                if param.dim() == 2:
+                    param.mul_(a.weight_scale)
 
     # Reference inputs: one generator, drawn in a fixed order (main pair first).
     ref_files, written = [], []
@@ -409,6 +418,7 @@ def main(argv=None):
         "preset": a.preset,
         "model": cfg.to_dict(),
         "seed": a.seed,
+        "weight_scale": a.weight_scale,
         "opset": a.opset,
         "dynamic": a.dynamic,
         "dynamic_axes": dynamic_axes,
