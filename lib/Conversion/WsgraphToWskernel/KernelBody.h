@@ -150,6 +150,9 @@ struct KernelPlan {
   // arrives (its next token is picked from this one's logits): no kernel
   // waits for a group of tokens or for the next one.
   bool tokenAtATime = false;
+  // A generating program's LM head also picks each next token (the argmax
+  // of its logits): its second host result, fed back to the embedding.
+  bool picksNext = false;
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(result); }
 };

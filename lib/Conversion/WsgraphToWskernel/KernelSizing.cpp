@@ -71,7 +71,7 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool 
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
   // Gathers and the all-reduces run along rows.
-  if (p.w > 1 && (layerNorm || splitHeads || p.kind == "argmax" ||
+  if (p.w > 1 && (layerNorm || splitHeads || p.kind == "argmax" || p.picksNext ||
                   (!p.hostResult && p.kind != "add" && group > 1)))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
   if (p.w > 1 && (layerNorm || splitHeads))

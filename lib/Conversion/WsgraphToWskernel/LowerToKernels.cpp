@@ -384,8 +384,10 @@ void LowerToKernelsPass::runOnOperation() {
       plans.push_back(std::move(plan));
     }
     // What the function returns, from ops no kernel has taken yet.
+    // (The next token an LM head picks is its second result.)
     for (Value v : func.getBody().front().getTerminator()->getOperands())
-      if (!failedLowering && !isStatic(v) && !isa<BlockArgument>(v))
+      if (!failedLowering && !isStatic(v) && !isa<BlockArgument>(v) &&
+          !(v.getDefiningOp<wg::ArgMaxOp>() && absorbed.count(v.getDefiningOp())))
         ensureProduced(v);
     if (failedLowering)
       return signalPassFailure();
@@ -526,7 +528,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     return n == 0 ? name.str() : (name + "_" + Twine(n + 1)).str();
   };
   Value previousHostPiece;
-  auto emit = [&](KernelPlan &p, Type resultType) -> FailureOr<SmallVector<Value>> {
+  auto emit = [&](KernelPlan &p, TypeRange resultTypes) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> operands;
     for (Value in : p.inputs) {
       if (auto it = streams.find(in); it != streams.end())
@@ -542,7 +544,7 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
       operands.push_back(previousHostPiece);
     }
     auto kernel = wk::KernelOp::create(
-        b, p.anchor->getLoc(), TypeRange{resultType}, b.getStringAttr(uniqueName(p.name)),
+        b, p.anchor->getLoc(), resultTypes, b.getStringAttr(uniqueName(p.name)),
         b.getStringAttr(p.kind), b.getDenseI64ArrayAttr({p.h, p.w}), b.getI64IntegerAttr(0),
         b.getF64FloatAttr(0), b.getDictionaryAttr({}), /*feedback=*/nullptr, operands);
     if (writesInto >= 0)
@@ -593,9 +595,22 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
       feedbackFrom = p.name; // names of block kernels are unique
   for (KernelPlan &p : plans) {
     Value result = p.anchor->getResult(p.result);
-    auto out = emit(p, p.hostResult ? result.getType() : Type(streamType(result)));
+    SmallVector<Type, 2> types = {p.hostResult ? result.getType() : Type(streamType(result))};
+    // An LM head that picks the next token returns it too.
+    wg::ArgMaxOp next;
+    if (p.picksNext)
+      for (Operation *user : result.getUsers())
+        if ((next = dyn_cast<wg::ArgMaxOp>(user)))
+          break;
+    if (next)
+      types.push_back(next.getType());
+    auto out = emit(p, types);
     if (failed(out))
       return failure();
+    if (next)
+      next.getResult().replaceUsesWithIf((*out)[1], [](OpOperand &use) {
+        return isa<func::ReturnOp>(use.getOwner());
+      });
     if (!p.fedBack.empty()) {
       SmallVector<NamedAttribute> fb;
       for (unsigned j : p.fedBack)
@@ -632,9 +647,14 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     auto type = cast<ShapedType>(v.getType());
     int64_t rows = type.getNumElements() / streamWords(v);
     int64_t budget = cost.arch.getSramBytes() * 4 / 5;
+    // Rows too wide for one PE (a generating program's logits) are kept by
+    // a row of PEs, each a slice of every row.
+    int64_t words = streamWords(v);
     if (streams.count(v) && 4 * type.getNumElements() > budget)
       sink.h = std::min(rows, ceilDiv(4 * type.getNumElements(), budget));
-    auto out = emit(sink, v.getType());
+    if (streams.count(v) && sink.h == rows && 4 * words > budget)
+      sink.h = 1, sink.w = std::min(words, ceilDiv(4 * type.getNumElements(), budget));
+    auto out = emit(sink, TypeRange{v.getType()});
     if (failed(out))
       return failure();
     operand.set(out->front());

@@ -86,7 +86,10 @@ void wsc::lowering::splitWideHostLinears(std::vector<KernelPlan> &plans, double 
   std::vector<KernelPlan> split;
   for (KernelPlan &p : plans) {
     bool linear = p.kind == "linear" || p.kind == "linear_gelu";
-    if (!p.hostResult || !linear || p.inputs.size() != (hasBias(p) ? 3u : 2u) || total <= 0) {
+    // (An LM head that picks the next token keeps its columns whole: the
+    // argmax runs along its last row.)
+    if (!p.hostResult || !linear || p.picksNext ||
+        p.inputs.size() != (hasBias(p) ? 3u : 2u) || total <= 0) {
       split.push_back(std::move(p));
       continue;
     }

@@ -17,6 +17,8 @@ namespace wg = wsc::wsgraph;
 // A linear_gelu's GELU form when it is the tanh one (absent: exact), which a
 // resize needs again.
 static constexpr StringLiteral kGeluAttr = "wskernel.gelu";
+// A generating program's LM head that picks the next token.
+static constexpr StringLiteral kPicksNextAttr = "wskernel.picks_next";
 
 namespace {
 
@@ -31,6 +33,33 @@ public:
 };
 
 } // namespace
+
+/// The greedy argmax of returned logits (a generating program's), when the
+/// logits have no other user.
+static wg::ArgMaxOp nextTokenOf(Value logits) {
+  wg::ArgMaxOp next;
+  for (Operation *user : logits.getUsers()) {
+    if (isa<func::ReturnOp>(user))
+      continue;
+    auto argmax = dyn_cast<wg::ArgMaxOp>(user);
+    if (!argmax || next || argmax.getKeepdims() || argmax.getSelectLastIndex() ||
+        *wg::normalizeAxis(argmax.getAxis(), 3) != 2)
+      return {};
+    next = argmax;
+  }
+  return next;
+}
+
+/// Each logit's index as a float (exact below 2^24): the tile the argmax
+/// picks indices from.
+static Value logitIndices(Operation *at, int64_t v) {
+  OpBuilder b(at);
+  SmallVector<float> index(v);
+  for (int64_t i = 0; i < v; ++i)
+    index[i] = float(i);
+  auto type = RankedTensorType::get({v}, b.getF32Type());
+  return wg::ConstantOp::create(b, at->getLoc(), DenseElementsAttr::get(type, ArrayRef(index)));
+}
 
 Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const {
   auto linear = dyn_cast<wg::LinearOp>(op);
@@ -86,6 +115,13 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   plan.name = head ? "lm_head" : "l" + std::to_string(ctx.layer) + "." + role;
   plan.layer = head ? -1 : ctx.layer;
   plan.hostResult = head && out.hasOneUse();
+  if (head && !gelu && ctx.generate)
+    if (auto next = nextTokenOf(out)) {
+      // The LM head picks the next token itself: one word leaves it, not V.
+      absorbed.insert(next);
+      plan.hostResult = plan.picksNext = plan.feedsBack = true;
+      plan.inputs.push_back(logitIndices(op, cast<ShapedType>(out.getType()).getShape().back()));
+    }
   bool host = plan.hostResult;
   plan.kind = gelu ? "linear_gelu" : "linear";
   plan.work = double(k) * n;
@@ -247,6 +283,81 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
                      group, last, false, streamed, asyncSums);
 }
 
+namespace {
+
+/// A generating program's LM head picks the next token in its last row:
+/// each column the first index of its block's largest logit, the better
+/// (max, index) pair passed east (the west one wins ties: its indices are
+/// smaller); the last column keeps the token id for the host and feeds it
+/// back to the embedding.
+struct NextToken {
+  int64_t index, zeros, never, picked, pair, west, better, kept;
+
+  static NextToken allocate(Body &k, Sram &sram, unsigned indices, int64_t nb, int64_t all) {
+    NextToken t{sram.words(nb), sram.words(nb), sram.words(nb), sram.words(nb),
+                sram.words(2),  sram.words(2),  sram.words(2),  sram.words(all)};
+    OpBuilder::InsertionGuard guard(k.builder()); // before the kernel's loops
+    k.builder().setInsertionPointToStart(k.top());
+    k.initTile(k.operand(indices), t.index, 1, nb, {0, 0}, {0, nb});
+    k.imm("fill", k.aff(t.never), k.aff(0), std::numeric_limits<float>::infinity(), k.aff(nb));
+    return t;
+  }
+
+  void pick(Body &k, int64_t part, int64_t nb, int64_t n, int64_t tokens, bool parity) const {
+    int64_t w = k.kernel().getWidth(), h = k.kernel().getHeight();
+    OpBuilder &b = k.builder();
+    Location loc = b.getUnknownLoc();
+    ArrayAttr row = k.lastRow(), last = k.pes(w - 1, w - 1, h - 1, h - 1);
+    // The last column's words past the vocabulary are never the largest.
+    if (int64_t valid = n - (w - 1) * nb; valid < nb)
+      k.imm("fill", k.aff(part + 4 * valid), k.aff(0), -std::numeric_limits<float>::infinity(),
+            k.aff(nb - valid), last);
+    k.reduce("max", k.aff(pair), k.aff(part), k.aff(nb), row);
+    k.scalar("sub", k.aff(picked), k.aff(part), k.aff(pair), k.aff(nb), row);
+    k.vector("eq", k.aff(picked), k.aff(picked), k.aff(zeros), k.aff(nb), row);
+    wk::SelectOp::create(b, loc, k.aff(picked), k.aff(picked), k.aff(index), k.aff(never),
+                         k.aff(nb), row, nullptr);
+    k.reduce("min", k.aff(pair + 4), k.aff(picked), k.aff(nb), row);
+    if (w > 1) {
+      ArrayAttr notFirst = k.pes(1, w - 1, h - 1, h - 1);
+      k.recv("row", k.aff(west), k.aff(2), "copy", notFirst);
+      k.vector("ge", k.aff(better), k.aff(west), k.aff(pair), k.aff(1), notFirst);
+      k.unary("copy", k.aff(better + 4), k.aff(better), k.aff(1), notFirst);
+      wk::SelectOp::create(b, loc, k.aff(pair), k.aff(better), k.aff(west), k.aff(pair),
+                           k.aff(2), notFirst, nullptr);
+      k.send("row", k.aff(pair), k.aff(2), k.pes(0, w - 2, h - 1, h - 1));
+    }
+    // Token t = 2 i1 + i0 inside a parity loop.
+    SmallVector<int64_t, 3> byToken = parity ? SmallVector<int64_t, 3>{4, 8, 4 * tokens}
+                                             : SmallVector<int64_t, 3>{4, 4 * tokens};
+    SmallVector<int64_t, 3> lastBut = parity ? SmallVector<int64_t, 3>{-1, -2, 0}
+                                             : SmallVector<int64_t, 3>{-1, 0};
+    wk::AffAttr slot = k.aff(kept, byToken);
+    k.unary("to_int", slot, k.aff(pair + 4), k.aff(1), last);
+    if (tokens > 1) // the next position's token, while the sequence has one
+      k.send("fb", slot, k.aff(1), last, k.guards({k.aff(tokens - 2, lastBut)}));
+  }
+
+  void keepForHost(Body &k, int64_t batch, int64_t tokens) const {
+    int64_t w = k.kernel().getWidth(), h = k.kernel().getHeight();
+    OpBuilder::InsertionGuard guard(k.builder());
+    k.builder().setInsertionPointToStart(k.top());
+    wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 1, kept, batch, tokens,
+                             k.builder().getDenseI64ArrayAttr({0, 0}),
+                             k.builder().getDenseI64ArrayAttr({0, 0}),
+                             k.pes(w - 1, w - 1, h - 1, h - 1));
+  }
+
+  /// The max, the comparison, the selection and the two reductions over a
+  /// block, then the pair from the west, compared and chosen.
+  static double cycles(int64_t nb, int64_t w, const CostModel &cost) {
+    return 5 * cost.vector(nb) + (w > 1 ? cost.forwarded(2) + 3 * cost.vector(2) : 0.0) +
+           cost.vector(1);
+  }
+};
+
+} // namespace
+
 std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
                                                   int64_t tokens, const CostModel &cost) const {
   Sram sram;
@@ -261,7 +372,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   if (p.colHi)
     window = {p.colLo, p.colHi};
   int64_t kdim = dim(first, 0), n = p.colHi ? p.colHi - p.colLo : dim(first, 1);
-  bool bias = static_cast<int>(p.inputs.size()) > first + 1;
+  bool bias = static_cast<int>(p.inputs.size()) > first + 1 + (p.picksNext ? 1 : 0);
   // With a finishing row, the tiles are on rows 0..h-2 (the last row's
   // tile rows lie past K: zeros it never reads); with a hand-on row below
   // it, on rows 0..h-3.
@@ -348,8 +459,13 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
                                k.aff(tb - 1, {-1, -tokens}, 0, tb)});     // g < py*tb + tb
     ArrayAttr above = k.guards({k.aff(-1, {-1, -tokens}, 0, tb)});       // g < py*tb
     ArrayAttr upper = k.pes(0, w - 1, 0, h - 2);
+    std::optional<NextToken> next;
+    if (p.picksNext)
+      next = NextToken::allocate(k, sram, unsigned(p.inputs.size() - 1), nb, batch * tokens);
     k.reduceGatherSend(k.aff(part), nb, n, [&] {
       epilogue();
+      if (next)
+        next->pick(k, part, nb, n, tokens, asyncSums);
       k.unary("copy", slot, k.aff(part), k.aff(nb), k.lastRow(),
               h > 1 && !lastKeeps ? mine : nullptr);
       if (h == 1 || lastKeeps)
@@ -365,9 +481,13 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
                              k.builder().getDenseI64ArrayAttr({0, nb}),
                              lastKeeps ? k.lastRow() : nullptr,
                              k.builder().getDenseI64ArrayAttr(window));
+    if (next)
+      next->keepForHost(k, batch, tokens);
   }
+  double pickCycles = p.picksNext ? NextToken::cycles(nb, w, cost) : 0.0;
   return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
-                                 handOnRow, streamed, asyncSums)};
+                                 handOnRow, streamed, asyncSums) +
+                         pickCycles};
 }
 
 LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
@@ -379,6 +499,7 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   int64_t n = p.colHi ? p.colHi - p.colLo : weight[1];
   if (auto form = kernel->getAttrOfType<StringAttr>(kGeluAttr))
     p.geluTanh = form.getValue() == "tanh";
+  p.picksNext = kernel->hasAttr(kPicksNextAttr);
   p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, arch,
                        linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
                                     batch * tokens, arch, asyncColumnSums(tokens)));
@@ -386,6 +507,8 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
 }
 
 void LinearKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
+  if (p.picksNext)
+    kernel->setAttr(kPicksNextAttr, UnitAttr::get(kernel.getContext()));
   if (p.kind == "linear_gelu" && p.geluTanh)
     kernel->setAttr(kGeluAttr, StringAttr::get(kernel.getContext(), "tanh"));
 }

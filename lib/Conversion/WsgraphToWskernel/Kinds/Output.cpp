@@ -1,7 +1,8 @@
 //===- Output.cpp - the host output kernel kind -----------------------------===//
 //
-// One PE that keeps a returned value for the host: the rows of a stream as
-// they arrive, or an input or constant returned as it is.
+// The PEs that keep a returned value for the host: the rows of a stream as
+// they arrive (on one PE, a column of PEs by rows, or a row of PEs by
+// columns), or an input or constant returned as it is.
 //
 //===----------------------------------------------------------------------===//
 #include "Kind.h"
@@ -21,6 +22,11 @@ private:
   /// A result too large for one PE, kept by a column of h PEs, rows in order.
   static std::pair<int64_t, double> writeRowsOverPes(Body &k, const KernelPlan &p, int64_t rows,
                                                      const CostModel &cost, int64_t tokensPerRun);
+  /// A result whose rows are too wide for one PE, kept by a row of w PEs,
+  /// each a slice of every row.
+  static std::pair<int64_t, double> writeColumnsOverPes(Body &k, const KernelPlan &p,
+                                                        int64_t rows, const CostModel &cost,
+                                                        int64_t tokensPerRun);
 };
 
 } // namespace
@@ -47,6 +53,8 @@ std::pair<int64_t, double> OutputKind::writeBody(Body &k, const KernelPlan &p, i
   int64_t rows = cast<ShapedType>(k.kernel()->getResult(0).getType()).getNumElements() / n;
   if (p.h > 1)
     return writeRowsOverPes(k, p, rows, cost, batch * tokens);
+  if (p.w > 1)
+    return writeColumnsOverPes(k, p, rows, cost, batch * tokens);
   int64_t result = sram.words(rows * n);
   wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 0, result, rows, n,
                            k.builder().getDenseI64ArrayAttr({0, 0}),
@@ -86,6 +94,23 @@ std::pair<int64_t, double> OutputKind::writeRowsOverPes(Body &k, const KernelPla
                when);
     });
   return {sram.next, cost.words(r * n) / double(tokensPerRun)};
+}
+
+std::pair<int64_t, double> OutputKind::writeColumnsOverPes(Body &k, const KernelPlan &p,
+                                                           int64_t rows, const CostModel &cost,
+                                                           int64_t tokensPerRun) {
+  // PE px keeps words [px*cb, px*cb + cb) of every row (the last PE fewer).
+  Sram sram;
+  OpBuilder &b = k.builder();
+  int64_t n = k.words(0), cb = ceilDiv(n, p.w);
+  int64_t result = sram.words(rows * cb);
+  wk::HostOutputOp::create(b, b.getUnknownLoc(), 0, result, rows, cb,
+                           b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr({0, cb}), nullptr);
+  int64_t got = 0;
+  k.loop(rows, [&] {
+    got = k.recvRange(0, 0, cb, p.w, n, k.aff(result, {4 * cb}), /*byRow=*/false);
+  });
+  return {sram.next, cost.words(got) * double(rows) / double(tokensPerRun)};
 }
 
 const KernelKind &wsc::lowering::outputKind() {
