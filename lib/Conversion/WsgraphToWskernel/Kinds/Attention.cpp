@@ -10,6 +10,10 @@
 
 #include "wsgraph/WsgraphDialect.h"
 
+#include <map>
+#include <mutex>
+#include <tuple>
+
 using namespace mlir;
 using namespace wsc;
 using namespace wsc::lowering;
@@ -57,12 +61,45 @@ double unwrappedFrequency(ArrayRef<double> angle) {
   return f;
 }
 
-/// The frequencies and amplitudes of a rotary op's constant tables over
-/// `tokens` positions, if they are such functions of the position (to fp32
-/// rounding); nothing otherwise.
-std::optional<RotaryTables> rotaryTables(wg::RotaryOp op, int64_t tokens) {
-  DenseElementsAttr cos = wg::getConstantElements(op.getCos());
-  DenseElementsAttr sin = wg::getConstantElements(op.getSin());
+/// The largest gap between a table column and m * cos(t * f) (sin) over
+/// the positions, t * f rounded to fp32 as torch rounds it.
+double tableError(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i, int64_t tokens,
+                  float m, float f) {
+  double error = 0;
+  for (int64_t t = 0; t < tokens; ++t) {
+    double a = double(float(t) * f);
+    error = std::max({error, std::abs(m * std::cos(a) - double(c[t * r + i])),
+                      std::abs(m * std::sin(a) - double(s[t * r + i]))});
+  }
+  return error;
+}
+
+/// Column i's frequency: the fp32 value about the unwrapped estimate (a few
+/// ulps either way) whose angles give the tables, if any does.
+std::optional<float> columnFrequency(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i,
+                                     int64_t tokens, float m) {
+  SmallVector<double> angle;
+  for (int64_t t = 0; t < tokens; ++t)
+    angle.push_back(std::atan2(double(s[t * r + i]) / m, double(c[t * r + i]) / m));
+  float f = float(unwrappedFrequency(angle));
+  double tolerance = 4e-7 * std::max(1.0f, std::abs(m));
+  if (tableError(c, s, r, i, tokens, m, f) <= tolerance / 4)
+    return f; // the estimate itself, as a rule
+  float best = f, cand = f;
+  double bestError = std::numeric_limits<double>::infinity();
+  for (int step = 0; step < 8; ++step)
+    cand = std::nextafter(cand, -std::numeric_limits<float>::infinity());
+  for (int step = 0; step <= 16; ++step, cand = std::nextafter(cand, INFINITY))
+    if (double error = tableError(c, s, r, i, tokens, m, cand); error < bestError)
+      bestError = error, best = cand;
+  if (!(bestError <= tolerance))
+    return std::nullopt;
+  return best;
+}
+
+/// rotaryTables' fit, uncached.
+std::optional<RotaryTables> fitRotaryTables(wg::RotaryOp op, DenseElementsAttr cos,
+                                            DenseElementsAttr sin, int64_t tokens) {
   int64_t r = op.getRotaryDims();
   auto rows = [&](Value table) {
     ArrayRef<int64_t> shape = cast<ShapedType>(table.getType()).getShape();
@@ -78,33 +115,44 @@ std::optional<RotaryTables> rotaryTables(wg::RotaryOp op, int64_t tokens) {
     float m = c[i];
     if (m == 0 || s[i] != 0)
       return std::nullopt;
-    SmallVector<double> angle;
-    for (int64_t t = 0; t < tokens; ++t)
-      angle.push_back(std::atan2(double(s[t * r + i]) / m, double(c[t * r + i]) / m));
-    float f = float(unwrappedFrequency(angle));
-    // The fp32 frequency (a few ulps about the estimate) whose angles
-    // t * f, rounded as torch rounds them, give the tables.
-    float best = f;
-    double bestError = std::numeric_limits<double>::infinity();
-    float cand = f;
-    for (int step = 0; step < 8; ++step)
-      cand = std::nextafter(cand, -std::numeric_limits<float>::infinity());
-    for (int step = 0; step <= 16; ++step, cand = std::nextafter(cand, INFINITY)) {
-      double error = 0;
-      for (int64_t t = 0; t < tokens; ++t) {
-        double a = double(float(t) * cand);
-        error = std::max({error, std::abs(m * std::cos(a) - double(c[t * r + i])),
-                          std::abs(m * std::sin(a) - double(s[t * r + i]))});
-      }
-      if (error < bestError)
-        bestError = error, best = cand;
+    // rotate_half's tables repeat their first half (cat(freqs, freqs)).
+    if (i >= r / 2 && out.amp[i - r / 2] == m &&
+        tableError(c, s, r, i, tokens, m, out.freq[i - r / 2]) == 0) {
+      out.freq.push_back(out.freq[i - r / 2]);
+      out.amp.push_back(m);
+      continue;
     }
-    if (!(bestError <= 4e-7 * std::max(1.0f, std::abs(m))))
+    std::optional<float> f = columnFrequency(c, s, r, i, tokens, m);
+    if (!f)
       return std::nullopt;
-    out.freq.push_back(best);
+    out.freq.push_back(*f);
     out.amp.push_back(m);
   }
   return out;
+}
+
+/// The frequencies and amplitudes of a rotary op's constant tables over
+/// `tokens` positions, if they are such functions of the position (to fp32
+/// rounding); nothing otherwise. Every layer shares its model's tables, and
+/// the lowering runs again for each placement try: fits are kept per pair
+/// of tables (attributes live as long as their context).
+std::optional<RotaryTables> rotaryTables(wg::RotaryOp op, int64_t tokens) {
+  DenseElementsAttr cos = wg::getConstantElements(op.getCos());
+  DenseElementsAttr sin = wg::getConstantElements(op.getSin());
+  using Key = std::tuple<const void *, const void *, int64_t>;
+  static std::mutex lock;
+  static std::map<Key, std::optional<RotaryTables>> fits;
+  Key key{cos.getAsOpaquePointer(), sin.getAsOpaquePointer(), tokens};
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (auto it = fits.find(key); cos && sin && it != fits.end())
+      return it->second;
+  }
+  std::optional<RotaryTables> fit = fitRotaryTables(op, cos, sin, tokens);
+  std::lock_guard<std::mutex> guard(lock);
+  if (cos && sin)
+    fits[key] = fit;
+  return fit;
 }
 
 /// The [2, R] constant of frequencies and amplitudes the kernel holds.
