@@ -243,7 +243,9 @@ Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
 /// (An attention whose input is interleaved keeps its columns per head:
 /// each takes the plan's qkvUnit of d.)
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
-Sizer addSizer();
+/// A row of PEs, each adding its block of the two vectors.
+Sizer addSizer(int64_t c, wafer::ArchAttr arch);
+double addCycles(int64_t c, int64_t w, const CostModel &cost);
 
 /// The [batch, tokens] of a function's token ids (its first 2-D integer
 /// argument of static shape), or {0, 0}.

@@ -20,6 +20,14 @@ public:
   Planned plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const override;
   std::pair<int64_t, double> writeBody(Body &k, const KernelPlan &p, int64_t batch, int64_t tokens,
                                        const CostModel &cost) const override;
+  LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
+                       int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override {
+    int64_t c = streamWordsOf(ins, 0);
+    if (c <= 0)
+      return failure();
+    p.size = addSizer(c, arch);
+    return success();
+  }
 };
 
 } // namespace
@@ -39,26 +47,39 @@ Planned AddKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const {
   plan.name = "l" + std::to_string(ctx.layer) + ".add";
   plan.layer = ctx.layer;
   plan.inputs = {add.getLhs(), add.getRhs()};
-  plan.work = double(ctx.width(add.getResult()));
-  plan.size = addSizer();
+  int64_t c = ctx.width(add.getResult());
+  plan.work = double(c);
+  plan.size = addSizer(c, ctx.arch);
+  CostModel cost = ctx.cost;
+  plan.cycles = [=](const KernelPlan &p) { return addCycles(c, p.w, cost); };
   return Planned::Yes;
 }
 
-Sizer wsc::lowering::addSizer() {
-  return [](KernelPlan &p) { p.h = 1, p.w = 1; };
+/// Column px adds block px of both vectors and sends it on: the words in
+/// and out fall with the width.
+double wsc::lowering::addCycles(int64_t c, int64_t w, const CostModel &cost) {
+  int64_t cb = ceilDiv(c, w);
+  return cost.words(2 * cb) + cost.vector(cb) + cost.words(cb);
+}
+
+Sizer wsc::lowering::addSizer(int64_t c, wafer::ArchAttr arch) {
+  return [=](KernelPlan &p) {
+    int64_t w = std::clamp<int64_t>(p.h * p.w, 1, std::min(c, maxCols(p, arch)));
+    p.h = 1, p.w = ceilDiv(c, ceilDiv(c, w)); // no column of padding only
+  };
 }
 
 std::pair<int64_t, double> AddKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
                                    int64_t tokens, const CostModel &cost) const {
   Sram sram;
-  int64_t c = k.words(0);
-  int64_t a = sram.words(c), b = sram.words(c);
+  int64_t c = k.words(0), w = p.w, cb = ceilDiv(c, w);
+  int64_t a = sram.words(cb), b = sram.words(cb);
   k.tokenLoops();
-  int64_t in = k.recvAll(0, k.aff(a)) + k.recvAll(1, k.aff(b));
-  k.vector("add", k.aff(a), k.aff(a), k.aff(b), k.aff(c));
-  k.send("out0", k.aff(a), k.aff(c));
-  k.outBlocks.push_back(c);
-  return {sram.next, cost.words(in) + cost.vector(c) + cost.words(c)};
+  int64_t in = k.recvRange(0, 0, cb, w, c, k.aff(a), /*byRow=*/false) +
+               k.recvRange(1, 0, cb, w, c, k.aff(b), /*byRow=*/false);
+  k.vector("add", k.aff(a), k.aff(a), k.aff(b), k.aff(cb));
+  k.sendGroups(k.aff(a), cb, c, 0);
+  return {sram.next, cost.words(in) + cost.vector(cb) + cost.words(cb)};
 }
 
 const KernelKind &wsc::lowering::addKind() {
