@@ -22,6 +22,58 @@ using namespace mlir;
 namespace json = llvm::json;
 
 namespace {
+/// A generating program's decode step: one token through every kernel in
+/// turn (each its cycles per token) and over the hops between them; and the
+/// keys and values the attention kernels hold.
+struct DecodeFigures {
+  bool generates = false;
+  double cyclesPerToken = 0;
+  int64_t kvCacheBytes = 0;
+};
+
+DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
+  DecodeFigures f;
+  module.walk([&](func::FuncOp func) {
+    if (!func->hasAttr("wsgraph.generate"))
+      return;
+    f.generates = true;
+    auto tokens = func->getAttrOfType<IntegerAttr>("wskernel.tokens");
+    int64_t batch = 1;
+    for (BlockArgument arg : func.getArguments())
+      if (auto t = dyn_cast<RankedTensorType>(arg.getType()); t && t.getRank() == 2)
+        batch = t.getDimSize(0);
+    int64_t positions = tokens ? tokens.getInt() / std::max<int64_t>(1, batch) : 0;
+    func.walk([&](wsc::wskernel::KernelOp k) {
+      f.cyclesPerToken += k.getCyclesPerToken().convertToDouble();
+      // To each reader: the hops between the kernels' centres.
+      auto centre = [](wsc::wskernel::KernelOp op) -> std::pair<double, double> {
+        auto origin = op->getAttrOfType<DenseI64ArrayAttr>("wafer.origin");
+        if (!origin || origin.size() != 3)
+          return {0, 0};
+        return {origin[1] + op.getWidth() / 2.0, origin[2] + op.getHeight() / 2.0};
+      };
+      auto [x, y] = centre(k);
+      llvm::SmallPtrSet<Operation *, 4> readers;
+      for (Value out : k.getResults())
+        for (Operation *user : out.getUsers())
+          if (auto reader = dyn_cast<wsc::wskernel::KernelOp>(user);
+              reader && readers.insert(reader).second) {
+            auto [rx, ry] = centre(reader);
+            f.cyclesPerToken += (std::abs(rx - x) + std::abs(ry - y)) * cost.arch.getHopCycles();
+          }
+      // Attention: each PE holds 2 * tb * ds words of keys and values.
+      auto layout = k->getAttrOfType<DenseI64ArrayAttr>("wskernel.attention_layout");
+      auto heads = k->getAttrOfType<IntegerAttr>("wskernel.heads");
+      if (k.getKind() == "attention" && layout && layout.size() > 9 && heads && positions) {
+        int64_t d = layout[9], parts = std::max<int64_t>(1, k.getWidth() / heads.getInt());
+        int64_t tb = (positions + k.getHeight() - 1) / k.getHeight();
+        f.kvCacheBytes += k.getHeight() * k.getWidth() * 2 * tb * (d / parts) * 4;
+      }
+    });
+  });
+  return f;
+}
+
 /// Weight streaming's schedule and estimate: every layer, each streaming
 /// kernel loads its tiles of that layer's weights (the bytes it moves
 /// include the tiles' zero padding), then the tokens pipeline through the
@@ -204,6 +256,13 @@ void WriteReportPass::runOnOperation() {
         {"compute_cycles_per_layer", streaming.computeCycles},
         {"bound", streaming.loadCycles > streaming.computeCycles ? "bandwidth" : "compute"},
         {"schedule", std::move(streaming.schedule)}};
+  if (DecodeFigures decode = decodeFigures(module, cost); decode.generates)
+    report["generation"] = json::Object{
+        {"decode_cycles_per_token", decode.cyclesPerToken},
+        {"decode_tokens_per_s", cost.tokensPerSecond(decode.cyclesPerToken)},
+        {"kv_cache_bytes", decode.kvCacheBytes},
+        {"model", "each kernel's cycles per token plus the hops between kernel centres; "
+                  "chains inside kernels are not counted"}};
   if (auto stats = module->getAttrOfType<DictionaryAttr>("wafer.route_stats")) {
     json::Object routing;
     for (NamedAttribute s : stats) {
