@@ -1,5 +1,6 @@
 //===- WriteReport.cpp - the compile report -------------------------------===//
 #include "wsc/Analysis/CostModel.h"
+#include "wsc/Analysis/KvCache.h"
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
@@ -37,12 +38,7 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
     if (!func->hasAttr("wsgraph.generate"))
       return;
     f.generates = true;
-    auto tokens = func->getAttrOfType<IntegerAttr>("wskernel.tokens");
-    int64_t batch = 1;
-    for (BlockArgument arg : func.getArguments())
-      if (auto t = dyn_cast<RankedTensorType>(arg.getType()); t && t.getRank() == 2)
-        batch = t.getDimSize(0);
-    int64_t positions = tokens ? tokens.getInt() / std::max<int64_t>(1, batch) : 0;
+    f.kvCacheBytes += wsc::kvCacheBytes(func);
     func.walk([&](wsc::wskernel::KernelOp k) {
       f.cyclesPerToken += k.getCyclesPerToken().convertToDouble();
       // To each reader: the hops between the kernels' centres.
@@ -61,14 +57,6 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
             auto [rx, ry] = centre(reader);
             f.cyclesPerToken += (std::abs(rx - x) + std::abs(ry - y)) * cost.arch.getHopCycles();
           }
-      // Attention: each PE holds 2 * tb * ds words of keys and values.
-      auto layout = k->getAttrOfType<DenseI64ArrayAttr>("wskernel.attention_layout");
-      auto heads = k->getAttrOfType<IntegerAttr>("wskernel.heads");
-      if (k.getKind() == "attention" && layout && layout.size() > 9 && heads && positions) {
-        int64_t d = layout[9], parts = std::max<int64_t>(1, k.getWidth() / heads.getInt());
-        int64_t tb = (positions + k.getHeight() - 1) / k.getHeight();
-        f.kvCacheBytes += k.getHeight() * k.getWidth() * 2 * tb * (d / parts) * 4;
-      }
     });
   });
   return f;

@@ -8,6 +8,7 @@
 // emulator (or a wafer) only.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Analysis/KvCache.h"
 #include "WaferFacts.h"
 
 #include "wsc/Target/ExportWafer.h"
@@ -1027,6 +1028,7 @@ LogicalResult Exporter::exportGeneration(pb::Program &prog) {
   for (const pb::HostTensor &out : prog.outputs())
     if (out.name() == "next_token")
       g->set_next_token_output(out.name());
+  g->set_kv_cache_bytes(uint64_t(wsc::kvCacheBytes(func)));
   if (g->token_input().empty() || g->next_token_output().empty())
     return func.emitError("a generating program needs a [batch, tokens] integer input and a "
                           "'next_token' result");
