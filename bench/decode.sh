@@ -1,0 +1,71 @@
+#!/bin/bash
+# Benchmark: generation (wsc-compile --generate). Part 1 emulates GPT-2-small
+# (nanoGPT layout) on wse3 generating 16 tokens after a 16-token prompt, checks
+# them against torch's greedy loop, and prints the emulated decode cycles per
+# token beside the compile report's estimate. Part 2 compiles presets as
+# generating programs (weights elided) and prints the modelled decode tokens/s
+# per sequence beside published figures.
+#   bench/decode.sh                 both parts
+#   PARTS=2 SEQ=1024 bench/decode.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=build/bin
+out=bench/out/decode
+seq=${SEQ:-2048}
+mkdir -p "$out"
+parts=${PARTS:-"1 2"}
+
+if [[ $parts == *1* ]]; then
+  echo "== GPT-2-small on wse3, 16-token prompt, 16 generated (emulated)"
+  /usr/bin/python3 frontends/pytorch/export.py --family gpt2 --preset gpt2-small --opset 17 --batch 1 \
+    --seq 32 --greedy 16 --out "$out/gpt2" > /dev/null
+  /usr/bin/time -f "compile: %e s, %M KB" $bin/wsc-compile "$out/gpt2/model.onnx" --generate --arch=wse3 \
+    --report "$out/gpt2.json" -o "$out/gpt2.wafer"
+  $bin/wsc-run "$out/gpt2.wafer" --input idx="$out/gpt2/prompt.npy" --generate 16 \
+    --output tokens="$out/gpt2.tokens.npy" --report "$out/gpt2.run.json" > "$out/gpt2.run.log"
+  /usr/bin/python3 - "$out" <<'PY'
+import json, sys
+import numpy
+out = sys.argv[1]
+tokens = numpy.load(out + "/gpt2.tokens.npy")
+want = numpy.load(out + "/gpt2/greedy.npy")
+compiled = json.load(open(out + "/gpt2.json"))["generation"]
+run = json.load(open(out + "/gpt2.run.json"))["generation"]
+emulated = run["decode_cycles_per_token"]
+estimate = compiled["decode_cycles_per_token"]
+print("tokens %s torch's greedy loop" % ("match" if (tokens == want).all() else "DIFFER from"))
+print("decode cycles per token: emulated %.0f, estimate %.0f (estimate / emulated %.2f)" % (
+    emulated, estimate, estimate / emulated))
+print("tokens/s per sequence (emulated): %.0f; KV cache %d bytes" % (
+    run["tokens_per_s"], compiled["kv_cache_bytes"]))
+PY
+fi
+
+if [[ $parts == *2* ]]; then
+  echo "== modelled decode tokens/s per sequence, wse3 fp16, context $seq (weights elided)"
+  printf "%-12s %8s %16s %14s %-40s\n" preset wafers "decode cyc/tok" "tokens/s" "published"
+  published() {
+    case $1 in
+      llama3-8b) echo "Cerebras 1,800; WaferLLM 2,700 (WSE-2)" ;;
+      llama3-70b) echo "Cerebras 450 (4 CS-3)" ;;
+      llama3-405b) echo "Cerebras 969" ;;
+      *) echo "-" ;;
+    esac
+  }
+  for p in ${PRESETS:-gpt3-1.3b llama3-8b llama3-70b llama3-405b}; do
+    rep="$out/$p.json"
+    rm -f "$rep"
+    if $bin/wsc-translate --gpt-config=$p --seq=$seq | timeout ${TIMEOUT:-1800} $bin/wsc-opt \
+        --wsgraph-generate --wsc-pipeline="arch=wse3 precision=fp16 report=$rep" -o /dev/null \
+        > "$out/$p.log" 2>&1; then
+      /usr/bin/python3 -c "
+import json, sys
+r = json.load(open('$rep')); g = r['generation']
+print('%-12s %8d %16.0f %14.1f %-40s' % ('$p', len(r['wafers']), g['decode_cycles_per_token'],
+      g['decode_tokens_per_s'], sys.argv[1]))" "$(published $p)"
+    else
+      printf "%-12s %8s %16s %14s %-40s\n" $p - - refused "$(published $p)"
+      grep -m1 "error" "$out/$p.log" | cut -c1-160
+    fi
+  done
+fi
