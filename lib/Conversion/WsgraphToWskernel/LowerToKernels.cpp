@@ -389,6 +389,16 @@ void LowerToKernelsPass::runOnOperation() {
       if (!failedLowering && !isStatic(v) && !isa<BlockArgument>(v) &&
           !(v.getDefiningOp<wg::ArgMaxOp>() && absorbed.count(v.getDefiningOp())))
         ensureProduced(v);
+    // A generating program hands each token on before the next comes back:
+    // a generic kernel, which holds the whole sequence, would wait for ever.
+    if (ctx.generate)
+      for (const KernelPlan &p : plans)
+        if (p.kind == "generic") {
+          fail(p.anchor, "a generating program needs kernels that take one token at a time; '" +
+                             p.anchor->getName().getStringRef() +
+                             "' runs on a generic kernel, which takes the whole sequence");
+          break;
+        }
     if (failedLowering)
       return signalPassFailure();
     if (plans.empty()) { // the results are inputs or constants: output kernels only

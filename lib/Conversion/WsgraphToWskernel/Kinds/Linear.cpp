@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Kind.h"
+#include "NextToken.h"
 
 #include "wsgraph/WsgraphDialect.h"
 
@@ -50,16 +51,6 @@ static wg::ArgMaxOp nextTokenOf(Value logits) {
   return next;
 }
 
-/// Each logit's index as a float (exact below 2^24): the tile the argmax
-/// picks indices from.
-static Value logitIndices(Operation *at, int64_t v) {
-  OpBuilder b(at);
-  SmallVector<float> index(v);
-  for (int64_t i = 0; i < v; ++i)
-    index[i] = float(i);
-  auto type = RankedTensorType::get({v}, b.getF32Type());
-  return wg::ConstantOp::create(b, at->getLoc(), DenseElementsAttr::get(type, ArrayRef(index)));
-}
 
 Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const {
   auto linear = dyn_cast<wg::LinearOp>(op);
@@ -120,7 +111,7 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
       // The LM head picks the next token itself: one word leaves it, not V.
       absorbed.insert(next);
       plan.hostResult = plan.picksNext = plan.feedsBack = true;
-      plan.inputs.push_back(logitIndices(op, cast<ShapedType>(out.getType()).getShape().back()));
+      plan.inputs.push_back(NextToken::indices(op, cast<ShapedType>(out.getType()).getShape().back()));
     }
   bool host = plan.hostResult;
   plan.kind = gelu ? "linear_gelu" : "linear";
@@ -283,81 +274,6 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
                      group, last, false, streamed, asyncSums);
 }
 
-namespace {
-
-/// A generating program's LM head picks the next token in its last row:
-/// each column the first index of its block's largest logit, the better
-/// (max, index) pair passed east (the west one wins ties: its indices are
-/// smaller); the last column keeps the token id for the host and feeds it
-/// back to the embedding.
-struct NextToken {
-  int64_t index, zeros, never, picked, pair, west, better, kept;
-
-  static NextToken allocate(Body &k, Sram &sram, unsigned indices, int64_t nb, int64_t all) {
-    NextToken t{sram.words(nb), sram.words(nb), sram.words(nb), sram.words(nb),
-                sram.words(2),  sram.words(2),  sram.words(2),  sram.words(all)};
-    OpBuilder::InsertionGuard guard(k.builder()); // before the kernel's loops
-    k.builder().setInsertionPointToStart(k.top());
-    k.initTile(k.operand(indices), t.index, 1, nb, {0, 0}, {0, nb});
-    k.imm("fill", k.aff(t.never), k.aff(0), std::numeric_limits<float>::infinity(), k.aff(nb));
-    return t;
-  }
-
-  void pick(Body &k, int64_t part, int64_t nb, int64_t n, int64_t tokens, bool parity) const {
-    int64_t w = k.kernel().getWidth(), h = k.kernel().getHeight();
-    OpBuilder &b = k.builder();
-    Location loc = b.getUnknownLoc();
-    ArrayAttr row = k.lastRow(), last = k.pes(w - 1, w - 1, h - 1, h - 1);
-    // The last column's words past the vocabulary are never the largest.
-    if (int64_t valid = n - (w - 1) * nb; valid < nb)
-      k.imm("fill", k.aff(part + 4 * valid), k.aff(0), -std::numeric_limits<float>::infinity(),
-            k.aff(nb - valid), last);
-    k.reduce("max", k.aff(pair), k.aff(part), k.aff(nb), row);
-    k.scalar("sub", k.aff(picked), k.aff(part), k.aff(pair), k.aff(nb), row);
-    k.vector("eq", k.aff(picked), k.aff(picked), k.aff(zeros), k.aff(nb), row);
-    wk::SelectOp::create(b, loc, k.aff(picked), k.aff(picked), k.aff(index), k.aff(never),
-                         k.aff(nb), row, nullptr);
-    k.reduce("min", k.aff(pair + 4), k.aff(picked), k.aff(nb), row);
-    if (w > 1) {
-      ArrayAttr notFirst = k.pes(1, w - 1, h - 1, h - 1);
-      k.recv("row", k.aff(west), k.aff(2), "copy", notFirst);
-      k.vector("ge", k.aff(better), k.aff(west), k.aff(pair), k.aff(1), notFirst);
-      k.unary("copy", k.aff(better + 4), k.aff(better), k.aff(1), notFirst);
-      wk::SelectOp::create(b, loc, k.aff(pair), k.aff(better), k.aff(west), k.aff(pair),
-                           k.aff(2), notFirst, nullptr);
-      k.send("row", k.aff(pair), k.aff(2), k.pes(0, w - 2, h - 1, h - 1));
-    }
-    // Token t = 2 i1 + i0 inside a parity loop.
-    SmallVector<int64_t, 3> byToken = parity ? SmallVector<int64_t, 3>{4, 8, 4 * tokens}
-                                             : SmallVector<int64_t, 3>{4, 4 * tokens};
-    SmallVector<int64_t, 3> lastBut = parity ? SmallVector<int64_t, 3>{-1, -2, 0}
-                                             : SmallVector<int64_t, 3>{-1, 0};
-    wk::AffAttr slot = k.aff(kept, byToken);
-    k.unary("to_int", slot, k.aff(pair + 4), k.aff(1), last);
-    if (tokens > 1) // the next position's token, while the sequence has one
-      k.send("fb", slot, k.aff(1), last, k.guards({k.aff(tokens - 2, lastBut)}));
-  }
-
-  void keepForHost(Body &k, int64_t batch, int64_t tokens) const {
-    int64_t w = k.kernel().getWidth(), h = k.kernel().getHeight();
-    OpBuilder::InsertionGuard guard(k.builder());
-    k.builder().setInsertionPointToStart(k.top());
-    wk::HostOutputOp::create(k.builder(), k.builder().getUnknownLoc(), 1, kept, batch, tokens,
-                             k.builder().getDenseI64ArrayAttr({0, 0}),
-                             k.builder().getDenseI64ArrayAttr({0, 0}),
-                             k.pes(w - 1, w - 1, h - 1, h - 1));
-  }
-
-  /// The max, the comparison, the selection and the two reductions over a
-  /// block, then the pair from the west, compared and chosen.
-  static double cycles(int64_t nb, int64_t w, const CostModel &cost) {
-    return 5 * cost.vector(nb) + (w > 1 ? cost.forwarded(2) + 3 * cost.vector(2) : 0.0) +
-           cost.vector(1);
-  }
-};
-
-} // namespace
-
 std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
                                                   int64_t tokens, const CostModel &cost) const {
   Sram sram;
@@ -482,7 +398,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
                              lastKeeps ? k.lastRow() : nullptr,
                              k.builder().getDenseI64ArrayAttr(window));
     if (next)
-      next->keepForHost(k, batch, tokens);
+      next->keepForHost(k, 1, batch, tokens);
   }
   double pickCycles = p.picksNext ? NextToken::cycles(nb, w, cost) : 0.0;
   return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
