@@ -23,20 +23,30 @@ namespace {
 
 struct State {
   mlir::MLIRContext context;
-  std::string path;
+  std::string folder, path;
   State() {
     context.loadDialect<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect>();
     char dir[] = "/tmp/wsc-fuzz-onnx.XXXXXX";
     if (!mkdtemp(dir))
       abort();
-    path = std::string(dir) + "/model.onnx";
+    folder = dir;
+    path = folder + "/model.onnx";
+    // The folder goes when the fuzzer exits (libFuzzer ends with exit()).
+    std::atexit([] {
+      std::remove(state()->path.c_str());
+      ::rmdir(state()->folder.c_str());
+    });
+  }
+  static State *state() {
+    static State *s = new State;
+    return s;
   }
 };
 
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static State *state = new State;
+  State *state = State::state();
   FILE *f = fopen(state->path.c_str(), "wb");
   if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
     abort();

@@ -30,11 +30,11 @@ for name in "${names[@]}"; do
   if ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allow_user_poisoning=0" UBSAN_OPTIONS="abort_on_error=1:print_stacktrace=1" \
      "$bin" -max_total_time="$seconds" -seed=1 -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
        -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1; then
-    echo "PASS: fuzz-$name: $(grep -E '^stat::number_of_executed_units' "$work/log" | awk '{print $2}') runs in ${seconds} s, corpus $(ls "$work/corpus" | wc -l) inputs"
+    echo "PASS: fuzz-$name: $(grep -aE '^stat::number_of_executed_units' "$work/log" | awk '{print $2}') runs in ${seconds} s, corpus $(ls "$work/corpus" | wc -l) inputs"
     passed=$((passed + 1))
   else
     echo "FAIL: fuzz-$name (log: $work/log)"
-    grep -E "ERROR|SUMMARY|Test unit written|==[0-9]+==" "$work/log" | head -n 20
+    grep -aE "runtime error|==[0-9]+==ERROR|SUMMARY|Test unit written|    #[0-9] " "$work/log" | head -n 20
     failed=$((failed + 1))
   fi
 done
