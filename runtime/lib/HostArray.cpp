@@ -198,28 +198,6 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 
 namespace detail {
 
-int namedDescriptor(const std::string &path) {
-  if (path == "/dev/stdin")
-    return 0;
-  if (path == "/dev/stdout")
-    return 1;
-  if (path == "/dev/stderr")
-    return 2;
-  for (const char *prefix : {"/dev/fd/", "/proc/self/fd/"}) {
-    size_t n = std::strlen(prefix);
-    if (path.compare(0, n, prefix) != 0 || path.size() == n || path.size() > n + 9)
-      continue;
-    int fd = 0;
-    for (size_t i = n; i < path.size(); ++i) {
-      if (path[i] < '0' || path[i] > '9')
-        return -1;
-      fd = fd * 10 + (path[i] - '0');
-    }
-    return fd;
-  }
-  return -1;
-}
-
 namespace {
 
 const char *fileKind(mode_t mode) {

@@ -5,7 +5,8 @@
 //
 // Import (as --import-onnx), the pipeline (as --wsc-pipeline, with the same
 // options as flags) and --export-wafer, without writing the IR in between.
-// The output file is written only when every step succeeded.
+// The output file and the report are written only when every step succeeded,
+// through the runtime's OutputFiles (a device or a link is written through).
 //
 //===----------------------------------------------------------------------===//
 #include "wafer/WaferDialect.h"
@@ -24,9 +25,27 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "wsc/runtime/OutputFiles.h"
 
 using namespace llvm;
+
+namespace {
+/// A temporary file, removed when this goes out of scope.
+class TempReport {
+public:
+  std::error_code create() { return sys::fs::createTemporaryFile("wsc-report", "json", path_); }
+  std::string path() const { return std::string(path_.str()); }
+  ~TempReport() {
+    if (!path_.empty())
+      sys::fs::remove(path_);
+  }
+
+private:
+  SmallString<128> path_;
+};
+} // namespace
 
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
@@ -103,7 +122,16 @@ int main(int argc, char **argv) {
   options.precision = precision;
   options.mode = mode;
   options.defects = defects;
-  options.report = report;
+  // The pipeline writes its report into a temporary file; it is staged with
+  // the program once both exist.
+  TempReport reportTemp;
+  if (!report.empty()) {
+    if (std::error_code ec = reportTemp.create()) {
+      errs() << "error: cannot create a temporary report file: " << ec.message() << "\n";
+      return 1;
+    }
+    options.report = reportTemp.path();
+  }
   options.seed = seed;
   options.utilization = utilization;
 
@@ -140,18 +168,29 @@ int main(int argc, char **argv) {
   std::string bytes;
   if (mlir::failed(wsc::exportWafer(*module, bytes)))
     return 1;
-  auto out = mlir::openOutputFile(output, &error);
-  if (!out) {
-    errs() << "error: " << error << "\n";
+  // The program and the report are committed together, or neither is.
+  wsc::runtime::OutputFiles files;
+  auto stage = [&](const std::string &path, const std::string &what) {
+    wsc::runtime::Status s = files.stage(path == "-" ? "/dev/stdout" : path, what);
+    if (!s)
+      errs() << "error: " << s.message() << "\n";
+    return s.ok();
+  };
+  if (!stage(output, bytes))
+    return 1;
+  if (!report.empty()) {
+    auto text = MemoryBuffer::getFile(reportTemp.path(), /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+    if (!text) {
+      errs() << "error: " << report << ": the report was not written\n";
+      return 1;
+    }
+    if (!stage(report, (*text)->getBuffer().str()))
+      return 1;
+  }
+  if (wsc::runtime::Status s = files.commit(); !s) {
+    errs() << "error: " << s.message() << "\n";
     return 1;
   }
-  out->os() << bytes;
-  out->os().flush();
-  if (out->os().has_error()) {
-    errs() << "error: " << output << ": " << out->os().error().message() << "\n";
-    out->os().clear_error();
-    return 1;
-  }
-  out->keep();
   return 0;
 }

@@ -2,7 +2,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "wsc/runtime/OutputFiles.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Transforms/Passes.h"
@@ -20,5 +25,37 @@ int main(int argc, char **argv) {
   wsc::registerConversionPasses();
   wsc::registerPipelinePasses();
   wsc::registerPipeline();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "wsc optimizer\n", registry));
+  llvm::InitLLVM y(argc, argv);
+  auto [inputFile, outputFile] =
+      mlir::registerAndParseCLIOptions(argc, argv, "wsc optimizer\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
+  std::string error;
+  auto file = mlir::openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  // The output is kept in memory and written only when the run succeeded,
+  // through the runtime's OutputFiles: a failed run leaves no file and keeps
+  // what was there; a device, a FIFO or a symbolic link is written through.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (mlir::failed(mlir::MlirOptMain(os, std::move(file), registry, config))) {
+    // Standard output is no file to leave behind: it shows what was made
+    // (the chunks of -split-input-file that succeeded), as mlir-opt's does.
+    if (outputFile == "-")
+      llvm::outs() << text;
+    return 1;
+  }
+  wsc::runtime::OutputFiles files;
+  wsc::runtime::Status s = files.stage(outputFile == "-" ? "/dev/stdout" : outputFile, text);
+  if (s)
+    s = files.commit();
+  if (!s) {
+    llvm::errs() << "error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
 }

@@ -17,21 +17,27 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "wsc/runtime/OutputFiles.h"
 
 #include <cstring>
 
 using namespace llvm;
 
 /// Writes `module` to `path` only once it is complete.
+/// Through the runtime's OutputFiles: a device, a FIFO or a symbolic link is
+/// written through, a regular file replaced atomically.
 static int writeModule(mlir::ModuleOp module, StringRef path) {
-  std::string err;
-  auto out = mlir::openOutputFile(path, &err);
-  if (!out) {
-    errs() << "error: " << err << "\n";
+  std::string text;
+  raw_string_ostream os(text);
+  module.print(os);
+  wsc::runtime::OutputFiles files;
+  wsc::runtime::Status s = files.stage(path == "-" ? "/dev/stdout" : path.str(), text);
+  if (s)
+    s = files.commit();
+  if (!s) {
+    errs() << "error: " << s.message() << "\n";
     return 1;
   }
-  module.print(out->os());
-  out->keep();
   return 0;
 }
 
