@@ -71,16 +71,17 @@ struct AttentionLayout {
   int64_t rotary = -1;     // the rotary table's input ([2, R]: frequencies,
                            // amplitudes), or -1
   int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
+  bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
   /// As a kernel attribute keeps it (and back).
   SmallVector<int64_t> flat() const {
     return {q.input, q.base, q.stride, k.input, k.base, k.stride, v.input, v.base, v.stride,
-            d,       group,  mask,     rotary,   rotaryDims};
+            d,       group,  mask,     rotary,   rotaryDims, rotaryHalves};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
-    if (f.size() != 14)
+    if (f.size() != 15)
       return std::nullopt;
     return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9],           f[10],          f[11],          f[12], f[13]};
+                           f[9],           f[10],          f[11],          f[12], f[13], f[14] != 0};
   }
 };
 

@@ -164,13 +164,21 @@ Value rotaryTableConstant(Operation *at, const RotaryTables &t) {
   return wg::ConstantOp::create(b, at->getLoc(), DenseElementsAttr::get(type, ArrayRef(words)));
 }
 
+/// Can a head's columns each take the same share of both halves of q and
+/// k (every dimension turned, the second half's angles the first's)?
+bool splitsHalves(const AttentionLayout &a) {
+  return a.rotary >= 0 && a.rotaryHalves && a.rotaryDims == a.d;
+}
+
 /// Turning q (every row) and a token's key (its row): the angles, their
 /// cosines and sines, and rotate_half's products over the R dimensions.
 double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost) {
   if (p.attention.rotary < 0)
     return 0;
   int64_t r = std::min(ds, p.attention.rotaryDims);
-  return 3 * cost.vector(r) + 2 * cost.transcendental(r) + 2 * (4 * cost.vector(r));
+  int64_t distinct = p.attention.rotaryHalves ? r / 2 : r; // angles computed
+  return 2 * cost.vector(r) + cost.vector(distinct) + 2 * cost.transcendental(distinct) +
+         (p.attention.rotaryHalves ? 2 * cost.vector(r / 2) : 0.0) + 2 * (4 * cost.vector(r));
 }
 
 /// Prefetching the next token's words suits one stream read in one call;
@@ -351,6 +359,10 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   if (rotary) {
     layout.rotary = int64_t(plan.inputs.size());
     layout.rotaryDims = q->rotary.getRotaryDims();
+    int64_t half = layout.rotaryDims / 2;
+    layout.rotaryHalves = llvm::all_of(llvm::seq<int64_t>(0, half), [&](int64_t i) {
+      return rotary->freq[i] == rotary->freq[i + half] && rotary->amp[i] == rotary->amp[i + half];
+    });
     plan.inputs.push_back(rotaryTableConstant(attn, *rotary));
   }
   ctx.absorbed.insert(ways.begin(), ways.end());
@@ -385,15 +397,18 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     // An interleaved input fixes the columns per head (its unit is their
     // share of d).
     // rotate_half's pairs (i, i + R/2) lie in one column when it holds the
-    // whole head.
-    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : p.attention.rotary >= 0 ? 1 : 0;
+    // whole head, or, when every dimension turns with angles repeated by
+    // halves, when it holds the same share of both halves.
+    const AttentionLayout &a = p.attention;
+    bool rotary = a.rotary >= 0, halves = rotary && splitsHalves(a);
+    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : rotary && !halves ? 1 : 0;
     int64_t budget = std::max<int64_t>(heads, p.h * p.w);
     int64_t bestH = tokens, bestW = heads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
     // Over the budget, the fewest PEs whose caches fit.
     int64_t smallH = bestH, smallW = bestW;
     for (int64_t parts = 1; parts <= d && heads * parts <= maxCols(p, arch); ++parts) {
-      if (d % parts || (fixedParts && parts != fixedParts))
+      if (d % parts || (fixedParts && parts != fixedParts) || (halves && (d / 2) % parts))
         continue;
       int64_t ds = d / parts, w = heads * parts;
       // Each distinct row count once, at its fewest keys per row: O(sqrt T).
@@ -454,9 +469,10 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   int64_t r = layout.rotaryDims;
   // Frequencies and amplitudes, the position as a float, the angles'
   // cosines and sines, and rotate_half of a vector.
+  int64_t rc = rotary && splitsHalves(layout) ? ds : r; // the words a column turns
   int64_t rotTable = rotary ? sram.words(2 * r) : 0, position = rotary ? sram.words(1) : 0;
-  int64_t cosines = rotary ? sram.words(r) : 0, sines = rotary ? sram.words(r) : 0;
-  int64_t turned = rotary ? sram.words(r) : 0;
+  int64_t cosines = rotary ? sram.words(rc) : 0, sines = rotary ? sram.words(rc) : 0;
+  int64_t turned = rotary ? sram.words(rc) : 0;
   if (rotary)
     k.initTile(k.operand(unsigned(layout.rotary)), rotTable, 2, r, {0, 0}, {0, 0});
   k.openLoop(batch);
@@ -493,12 +509,26 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
       };
     };
     constexpr int64_t all = std::numeric_limits<int64_t>::max();
-    SmallVector<std::pair<int64_t, Body::Range>, 3> ranges = {
-        {layout.q.input, {0, all, k.aff(q), nullptr, {}, ds, from(layout.q, 1)}},
-        {layout.k.input, {0, all, cacheSlot(keys, ahead), holds, others, ds,
-                          from(layout.k, layout.group)}},
-        {layout.v.input, {0, all, cacheSlot(vals, ahead), holds, others, ds,
-                          from(layout.v, layout.group)}}};
+    SmallVector<std::pair<int64_t, Body::Range>, 5> ranges;
+    // Turned by halves, q and k of column px are its share of each half.
+    auto halvesOf = [&](HeadsIn in, int64_t group, wk::AffAttr dst, ArrayAttr keep,
+                        SmallVector<ArrayAttr, 2> otherwise) {
+      if (!(rotary && splitsHalves(layout) && parts > 1))
+        return ranges.push_back({in.input, {0, all, dst, keep, otherwise, ds, from(in, group)}});
+      for (int64_t half : {0, 1}) {
+        auto start = [=](int64_t col) {
+          return in.base + (col / parts / group) * in.stride + half * (d / 2) +
+                 (col % parts) * (ds / 2);
+        };
+        wk::AffAttr at = k.aff(dst.getBase() + half * 2 * ds, dst.getLoop(), dst.getPx(),
+                               dst.getPy());
+        ranges.push_back({in.input, {0, all, at, keep, otherwise, ds / 2, start}});
+      }
+    };
+    halvesOf(layout.q, 1, k.aff(q), nullptr, {});
+    halvesOf(layout.k, layout.group, cacheSlot(keys, ahead), holds, others);
+    ranges.push_back({layout.v.input, {0, all, cacheSlot(vals, ahead), holds, others, ds,
+                                       from(layout.v, layout.group)}});
     // Interleaved by the producer ([3, ds]; the sizer keeps ds), column
     // c's q, k and v follow one another from 3ds*c: one window of its blocks.
     if (p.qkvUnit) {
@@ -514,13 +544,15 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
     auto ranges = qkvRanges(ahead);
     int64_t most = 0;
     for (int64_t input = 0; input < 3; ++input) {
-      SmallVector<Body::Range, 3> mine;
+      SmallVector<Body::Range, 5> mine;
       for (auto &[in, range] : ranges)
         if (in == input)
           mine.push_back(range);
+      // Ranges of halves move by ds/2 words a column.
+      bool byHalves = llvm::all_of(mine, [&](const Body::Range &r) { return r.width * 2 == ds; });
       if (!mine.empty())
-        most += k.recvRanges(unsigned(input), mine, step, w, /*byRow=*/false, nullptr,
-                             std::nullopt, guard, async);
+        most += k.recvRanges(unsigned(input), mine, byHalves && !p.qkvUnit ? ds / 2 : step, w,
+                             /*byRow=*/false, nullptr, std::nullopt, guard, async);
     }
     return most;
   };
@@ -534,20 +566,41 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
     // Angles t * f as torch rounds them, then q and the key of token t
     // (in its row's slot) turned: x * cos + rotate_half(x) * sin.
     k.imm("add", k.aff(position), k.aff(position), 1.0f, k.aff(1));
-    k.scalar("mul", k.aff(cosines), k.aff(rotTable), k.aff(position), k.aff(r));
-    k.unary("sin", k.aff(sines), k.aff(cosines), k.aff(r));
-    k.unary("cos", k.aff(cosines), k.aff(cosines), k.aff(r));
-    k.vector("mul", k.aff(cosines), k.aff(cosines), k.aff(rotTable + 4 * r), k.aff(r));
-    k.vector("mul", k.aff(sines), k.aff(sines), k.aff(rotTable + 4 * r), k.aff(r));
+    // Column px of a head turns rc words: the whole rotated part, or its
+    // share of each half (px * rc/2 on of both). With repeated halves the
+    // first half's angles serve both. Its table window starts at px * rc/2:
+    // with several columns per head, one multiply per head's columns.
+    int64_t angles = layout.rotaryHalves ? rc / 2 : rc;
+    auto tableWindow = [&](int64_t row, auto emit) {
+      int64_t at = rotTable + 4 * r * row;
+      if (!splitsHalves(layout) || parts == 1)
+        return emit(k.aff(at), ArrayAttr());
+      for (int64_t hd = 0; hd < heads; ++hd)
+        emit(k.aff(at - 4 * hd * parts * (rc / 2), {}, 4 * (rc / 2), 0),
+             k.pes(hd * parts, hd * parts + parts - 1, 0, h - 1));
+    };
+    tableWindow(0, [&](wk::AffAttr freqs, ArrayAttr when) {
+      k.scalar("mul", k.aff(cosines), freqs, k.aff(position), k.aff(angles), when);
+    });
+    k.unary("sin", k.aff(sines), k.aff(cosines), k.aff(angles));
+    k.unary("cos", k.aff(cosines), k.aff(cosines), k.aff(angles));
+    tableWindow(1, [&](wk::AffAttr amps, ArrayAttr when) {
+      k.vector("mul", k.aff(cosines), k.aff(cosines), amps, k.aff(angles), when);
+      k.vector("mul", k.aff(sines), k.aff(sines), amps, k.aff(angles), when);
+    });
+    if (layout.rotaryHalves) {
+      k.unary("copy", k.aff(sines + 2 * rc), k.aff(sines), k.aff(rc / 2));
+      k.unary("copy", k.aff(cosines + 2 * rc), k.aff(cosines), k.aff(rc / 2));
+    }
     auto turn = [&](wk::AffAttr x, ArrayAttr guard) {
       auto at = [&](int64_t words) {
         return k.aff(x.getBase() + 4 * words, x.getLoop(), x.getPx(), x.getPy());
       };
-      k.unary("neg", k.aff(turned), at(r / 2), k.aff(r / 2), nullptr, guard);
-      k.unary("copy", k.aff(turned + 2 * r), at(0), k.aff(r / 2), nullptr, guard);
-      k.vector("mul", x, x, k.aff(cosines), k.aff(r), nullptr, guard);
-      k.vector("mul", k.aff(turned), k.aff(turned), k.aff(sines), k.aff(r), nullptr, guard);
-      k.vector("add", x, x, k.aff(turned), k.aff(r), nullptr, guard);
+      k.unary("neg", k.aff(turned), at(rc / 2), k.aff(rc / 2), nullptr, guard);
+      k.unary("copy", k.aff(turned + 2 * rc), at(0), k.aff(rc / 2), nullptr, guard);
+      k.vector("mul", x, x, k.aff(cosines), k.aff(rc), nullptr, guard);
+      k.vector("mul", k.aff(turned), k.aff(turned), k.aff(sines), k.aff(rc), nullptr, guard);
+      k.vector("add", x, x, k.aff(turned), k.aff(rc), nullptr, guard);
     };
     turn(k.aff(q), seen);
     turn(cacheSlot(keys, 0), own);
