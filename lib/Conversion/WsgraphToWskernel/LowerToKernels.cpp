@@ -224,6 +224,13 @@ void LowerToKernelsPass::runOnOperation() {
     module.emitError() << "precision '" << precision << "' is not one of fp32, fp16, bf16";
     return signalPassFailure();
   }
+  // (Negated so that NaN fails too: it would make every budget search spin.)
+  if (!(utilization > 0 && utilization <= 1) || !(defectRate >= 0 && defectRate < 1)) {
+    module.emitError() << "--wsc-lower-to-kernels: utilization=" << double(utilization)
+                       << " must be in (0, 1] and defect-rate=" << double(defectRate)
+                       << " in [0, 1)";
+    return signalPassFailure();
+  }
 
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     if (func.isExternal())
