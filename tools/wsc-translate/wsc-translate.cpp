@@ -13,7 +13,13 @@
 #include "wsc/Target/GptConfig.h"
 #include "wsc/Target/OnnxImport.h"
 #include "wsc/Target/WaferToSvg.h"
+#include "wafer/WaferDialect.h"
 #include "wsgraph/WsgraphDialect.h"
+#include "wskernel/WskernelDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -112,8 +118,85 @@ static int gptConfigMain(int argc, char **argv) {
   return writeModule(*module, output);
 }
 
+/// Translates one module's text (a chunk with -split-input-file) into `out`;
+/// with `verify`, checks its diagnostics against its expected-* comments.
+static mlir::LogicalResult translateChunk(std::unique_ptr<MemoryBuffer> chunk, bool svg,
+                                          bool verify, mlir::DialectRegistry &registry,
+                                          std::string &out) {
+  mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(!verify);
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(chunk), SMLoc());
+  auto translate = [&]() -> mlir::LogicalResult {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+    if (!module)
+      return mlir::failure();
+    std::string bytes;
+    if (mlir::failed(svg ? wsc::waferToSvg(*module, bytes) : wsc::exportWafer(*module, bytes)))
+      return mlir::failure();
+    out += bytes;
+    return mlir::success();
+  };
+  if (!verify) {
+    mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+    return translate();
+  }
+  mlir::SourceMgrDiagnosticVerifierHandler diagnostics(sources, &context);
+  (void)translate();
+  return diagnostics.verify();
+}
+
+/// --export-wafer and --wafer-to-svg: the placed module in, the program or
+/// the picture out through OutputFiles (mlir-translate's own output file
+/// would truncate a link's target, then delete the link, on failure).
+static int fromMlirMain(int argc, char **argv, bool svg) {
+  cl::opt<bool> exportFlag("export-wafer", cl::desc("Export a placed and routed module as a "
+                                                    ".wafer program"));
+  cl::opt<bool> svgFlag("wafer-to-svg", cl::desc("Draw a placed and routed module as an SVG "
+                                                 "picture of its wafers"));
+  cl::opt<std::string> input(cl::Positional, cl::desc("<placed.mlir>"), cl::init("-"));
+  cl::opt<std::string> output("o", cl::desc("Output file"), cl::value_desc("file"),
+                              cl::init("-"));
+  cl::opt<bool> split("split-input-file", cl::desc("Translate each '// -----' chunk on its own"));
+  cl::opt<bool> verify("verify-diagnostics",
+                       cl::desc("Check the diagnostics against expected-* comments"));
+  cl::ParseCommandLineOptions(argc, argv, "wsc-translate --export-wafer | --wafer-to-svg\n");
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,
+                  wsc::wskernel::WskernelDialect, wsc::wafer::WaferDialect>();
+  std::string error;
+  auto file = mlir::openInputFile(input, &error);
+  if (!file) {
+    errs() << "error: " << error << "\n";
+    return 1;
+  }
+  std::string bytes;
+  auto chunk = [&](std::unique_ptr<MemoryBuffer> buffer, raw_ostream &) {
+    return translateChunk(std::move(buffer), svg, verify, registry, bytes);
+  };
+  std::string unused;
+  raw_string_ostream sink(unused);
+  if (mlir::failed(mlir::splitAndProcessBuffer(std::move(file), chunk, sink,
+                                               split ? mlir::kDefaultSplitMarker : "")))
+    return 1;
+  wsc::runtime::OutputFiles files;
+  wsc::runtime::Status s = files.stage(output == "-" ? "/dev/stdout" : output.getValue(), bytes);
+  if (s)
+    s = files.commit();
+  if (!s) {
+    errs() << "error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
+  for (int i = 1; i < argc; ++i)
+    for (StringRef flag : {"--export-wafer", "-export-wafer", "--wafer-to-svg", "-wafer-to-svg"})
+      if (argv[i] == flag)
+        return fromMlirMain(argc, argv, flag.ends_with("svg"));
   for (int i = 1; i < argc; ++i)
     if (StringRef(argv[i]).starts_with("--gpt-config") || StringRef(argv[i]).starts_with("-gpt-config"))
       return gptConfigMain(argc, argv);
