@@ -93,14 +93,22 @@ Sizer wsc::lowering::normSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch, 
   // buffers (a group of tokens' x and results) and code must fit a PE.
   return [=](KernelPlan &p) {
     int64_t step = p.tokenAtATime ? 1 : layerNormTokens(tokens);
-    int64_t most = std::max<int64_t>(1, std::min({p.h * p.w, c, maxCols(p, arch)}));
+    // As the body holds them: a group's x and results, its statistics, the
+    // scale (and bias).
+    auto words = [&](int64_t w) {
+      int64_t cb = ceilDiv(c, w);
+      return 2 * step * cb + step + (center ? 2 : 1) * cb;
+    };
+    // Past the budget when fewer PEs cannot hold a group of tokens (the
+    // balancing asks for the fewest PEs first: it must see this width).
+    int64_t widest = std::max<int64_t>(1, std::min(c, maxCols(p, arch))), fits = 1;
+    while (fits < widest && words(fits) + 512 > sramWords)
+      ++fits;
+    int64_t most = std::max(fits, std::min(p.h * p.w, widest));
     int64_t best = most;
     double bestCycles = 0;
-    for (int64_t w = 1; w <= most; ++w) {
+    for (int64_t w = fits; w <= most; ++w) {
       int64_t cb = ceilDiv(c, w);
-      int64_t words = center ? (step + 4) * cb : (2 * step + 1) * cb + step;
-      if (words + 512 > sramWords && w < most)
-        continue;
       double est = cycles(cost, center, c, w, CostModel::Output::Blocks, cb,
                           blockColumns(p, w, c, arch), step);
       if (best == most || est < bestCycles)
