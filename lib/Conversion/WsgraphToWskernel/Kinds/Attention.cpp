@@ -416,8 +416,13 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
            tb = rows > 1 ? ceilDiv(tokens, rows - 1) : tokens + 1) {
         rows = ceilDiv(tokens, tb);
         // Caches, scores, q and the partials (the result's ds words come out
-        // of the program's allowance; the built body is checked exactly).
-        if (rows > maxRows(p, arch) || 2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 > sramWords)
+        // of the program's allowance; the built body is checked exactly),
+        // a padding mask's row, rotary's table and vectors and its program.
+        int64_t rc = halves ? ds : a.rotaryDims;
+        int64_t extra = (a.mask >= 0 ? tb : 0) +
+                        (rotary ? 2 * a.rotaryDims + 3 * rc + 1 + 12 * 4 : 0);
+        if (rows > maxRows(p, arch) ||
+            2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 + extra > sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
                                        3 * ds, blockColumns(p, w, d * heads, arch),
