@@ -29,15 +29,12 @@
 
 using namespace llvm;
 
-/// Writes `module` to `path` only once it is complete.
-/// Through the runtime's OutputFiles: a device, a FIFO or a symbolic link is
-/// written through, a regular file replaced atomically.
-static int writeModule(mlir::ModuleOp module, StringRef path) {
-  std::string text;
-  raw_string_ostream os(text);
-  module.print(os);
+/// Writes `bytes` to `path` ("-": stdout) through the runtime's
+/// OutputFiles: a device, a FIFO or a symbolic link is written through, a
+/// regular file replaced atomically.
+static int writeOutput(StringRef path, const std::string &bytes) {
   wsc::runtime::OutputFiles files;
-  wsc::runtime::Status s = files.stage(path == "-" ? "/dev/stdout" : path.str(), text);
+  wsc::runtime::Status s = files.stage(path == "-" ? "/dev/stdout" : path.str(), bytes);
   if (s)
     s = files.commit();
   if (!s) {
@@ -45,6 +42,14 @@ static int writeModule(mlir::ModuleOp module, StringRef path) {
     return 1;
   }
   return 0;
+}
+
+/// Writes `module` to `path` only once it is complete.
+static int writeModule(mlir::ModuleOp module, StringRef path) {
+  std::string text;
+  raw_string_ostream os(text);
+  module.print(os);
+  return writeOutput(path, text);
 }
 
 static int importOnnxMain(int argc, char **argv) {
@@ -180,15 +185,7 @@ static int fromMlirMain(int argc, char **argv, bool svg) {
   if (mlir::failed(mlir::splitAndProcessBuffer(std::move(file), chunk, sink,
                                                split ? mlir::kDefaultSplitMarker : "")))
     return 1;
-  wsc::runtime::OutputFiles files;
-  wsc::runtime::Status s = files.stage(output == "-" ? "/dev/stdout" : output.getValue(), bytes);
-  if (s)
-    s = files.commit();
-  if (!s) {
-    errs() << "error: " << s.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return writeOutput(output, bytes);
 }
 
 int main(int argc, char **argv) {
