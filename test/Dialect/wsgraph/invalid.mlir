@@ -1141,3 +1141,20 @@ func.func @rotary_types(%x: tensor<1x2x8x16xf32>, %c: tensor<8x16xf16>) {
   %0 = wsgraph.rotary %x, %c, %c : (tensor<1x2x8x16xf32>, tensor<8x16xf16>, tensor<8x16xf16>) -> tensor<1x2x8x16xf32>
   return
 }
+
+// -----
+
+func.func @argmax_axis(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{'wsgraph.argmax' op axis 3 is out of range for rank 3}}
+  %0 = wsgraph.argmax %x {axis = 3 : i64} : (tensor<1x8x64xf32>) -> tensor<1x8xi64>
+  return
+}
+
+// -----
+
+func.func @argmax_shape(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{'wsgraph.argmax' op result must be [1, 8], not [1, 8, 1]}}
+  %0 = wsgraph.argmax %x : (tensor<1x8x64xf32>) -> tensor<1x8x1xi64>
+  return
+}
+

@@ -259,6 +259,15 @@ func.func @rms_norm(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>, %g2: tensor<8x32
   return
 }
 
+// CHECK-LABEL: func.func @argmax
+// CHECK-NEXT: wsgraph.argmax %{{.*}} : (tensor<1x8x64xf32>) -> tensor<1x8xi64>
+// CHECK-NEXT: wsgraph.argmax %{{.*}} {axis = 1 : i64, keepdims = true, select_last_index = true} : (tensor<1x8x64xf32>) -> tensor<1x1x64xi64>
+func.func @argmax(%x: tensor<1x8x64xf32>) {
+  %0 = wsgraph.argmax %x : (tensor<1x8x64xf32>) -> tensor<1x8xi64>
+  %1 = wsgraph.argmax %x {axis = 1 : i64, keepdims = true, select_last_index = true} : (tensor<1x8x64xf32>) -> tensor<1x1x64xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @rotary
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x16xf32>, %[[C:.*]]: tensor<1x1x8x16xf32>, %[[P:.*]]: tensor<8x4xf32>)
 // CHECK-NEXT: wsgraph.rotary %[[X]], %[[C]], %[[C]] : (tensor<1x2x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>) -> tensor<1x2x8x16xf32>
