@@ -10,9 +10,7 @@
 
 #include "wsgraph/WsgraphDialect.h"
 
-#include <map>
-#include <mutex>
-#include <tuple>
+
 
 using namespace mlir;
 using namespace wsc;
@@ -97,9 +95,12 @@ std::optional<float> columnFrequency(ArrayRef<float> c, ArrayRef<float> s, int64
   return best;
 }
 
-/// rotaryTables' fit, uncached.
-std::optional<RotaryTables> fitRotaryTables(wg::RotaryOp op, DenseElementsAttr cos,
-                                            DenseElementsAttr sin, int64_t tokens) {
+/// The frequencies and amplitudes of a rotary op's constant tables over
+/// `tokens` positions, if they are such functions of the position (to fp32
+/// rounding); nothing otherwise.
+std::optional<RotaryTables> rotaryTables(wg::RotaryOp op, int64_t tokens) {
+  DenseElementsAttr cos = wg::getConstantElements(op.getCos());
+  DenseElementsAttr sin = wg::getConstantElements(op.getSin());
   int64_t r = op.getRotaryDims();
   auto rows = [&](Value table) {
     ArrayRef<int64_t> shape = cast<ShapedType>(table.getType()).getShape();
@@ -129,30 +130,6 @@ std::optional<RotaryTables> fitRotaryTables(wg::RotaryOp op, DenseElementsAttr c
     out.amp.push_back(m);
   }
   return out;
-}
-
-/// The frequencies and amplitudes of a rotary op's constant tables over
-/// `tokens` positions, if they are such functions of the position (to fp32
-/// rounding); nothing otherwise. Every layer shares its model's tables, and
-/// the lowering runs again for each placement try: fits are kept per pair
-/// of tables (attributes live as long as their context).
-std::optional<RotaryTables> rotaryTables(wg::RotaryOp op, int64_t tokens) {
-  DenseElementsAttr cos = wg::getConstantElements(op.getCos());
-  DenseElementsAttr sin = wg::getConstantElements(op.getSin());
-  using Key = std::tuple<const void *, const void *, int64_t>;
-  static std::mutex lock;
-  static std::map<Key, std::optional<RotaryTables>> fits;
-  Key key{cos.getAsOpaquePointer(), sin.getAsOpaquePointer(), tokens};
-  {
-    std::lock_guard<std::mutex> guard(lock);
-    if (auto it = fits.find(key); cos && sin && it != fits.end())
-      return it->second;
-  }
-  std::optional<RotaryTables> fit = fitRotaryTables(op, cos, sin, tokens);
-  std::lock_guard<std::mutex> guard(lock);
-  if (cos && sin)
-    fits[key] = fit;
-  return fit;
 }
 
 /// The [2, R] constant of frequencies and amplitudes the kernel holds.
