@@ -120,6 +120,13 @@ private:
   Status checkLinks();
   Status checkTensors(bool outputs);
   Status checkGeneration();
+  /// Words of SRAM over every kernel's PEs.
+  uint64_t sramWords() const {
+    uint64_t words = 0;
+    for (const Region &r : m_.regions)
+      words += uint64_t(r.w) * r.h * (r.sramBytes / 4);
+    return words;
+  }
   bool isEdge(uint32_t x, uint32_t y) const {
     return x == 0 || y == 0 || x + 1 == m_.width || y + 1 == m_.height;
   }
@@ -505,6 +512,11 @@ Status Builder::checkTensors(bool outputs) {
       ref.shape.push_back(d);
       ref.numel *= d;
     }
+    // Every output element is read from some PE's SRAM, so an output larger
+    // than the machine's SRAM cannot be covered (and is not allocated).
+    if (outputs && uint64_t(ref.numel) > sramWords())
+      return fail(fmt::format("{}: {} elements, more than the {} words of SRAM its kernels have",
+                              where, ref.numel, sramWords()));
     std::vector<bool> covered(outputs ? size_t(ref.numel) : 0);
     for (int i = 0; i < t.pieces_size(); ++i) {
       const wafer::Piece &pc = t.pieces(i);

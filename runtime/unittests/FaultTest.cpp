@@ -252,6 +252,9 @@ TEST(Validation, ErrorsNameTheRegionOrPe) {
         "input 'x' piece 0: wafer 0 PE (3,3) has no kernel, hence no SRAM");
   check([](wafer::Program &p) { addPiece(addTensor(p, true, "y", wafer::F32, {3}), 0, 0, 0, 0, 2); },
         "output 'y': element 2 is not held by any piece");
+  // Sized past every PE's SRAM: refused before any per-element bookkeeping.
+  check([](wafer::Program &p) { addTensor(p, true, "y", wafer::F32, {int64_t(1) << 36}); },
+        "output 'y': 68719476736 elements, more than the 4096 words of SRAM its kernels have");
   check([](wafer::Program &p) { p.mutable_arch()->set_simd_fp32(0); },
         "arch: simd_fp32 and fmac_per_cycle_fp32 must be positive");
 }
