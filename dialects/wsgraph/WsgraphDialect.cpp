@@ -40,6 +40,17 @@ WeightOp wsc::wsgraph::sliceWeightRows(OpBuilder &b, WeightOp weight, int64_t fi
       b.getI64IntegerAttr(weight.getOffset() + (weight.isElided() ? 0 : first * rowBytes)));
 }
 
+std::optional<double> wsc::wsgraph::splatValue(Value v) {
+  // getConstantElements returns a constant's value whatever its size (the
+  // limit is for weights), so a non-splat constant must be rejected here.
+  DenseElementsAttr dense = getConstantElements(v, 1);
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  if (isa<FloatType>(dense.getElementType()))
+    return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  return double((*dense.getValues<APInt>().begin()).getSExtValue());
+}
+
 DenseElementsAttr wsc::wsgraph::getConstantElements(Value value, int64_t maxElements) {
   Operation *def = value.getDefiningOp();
   if (!def)

@@ -22,6 +22,10 @@ namespace wsc::wsgraph {
 /// than maxElements).
 mlir::DenseElementsAttr getConstantElements(mlir::Value value, int64_t maxElements = 1 << 22);
 
+/// The single value of a splat constant (or of a readable one-element
+/// weight), as a double; nothing for any other value.
+std::optional<double> splatValue(mlir::Value v);
+
 /// Rows [first, end) of a weight as a weight of its own: the same file at a
 /// later offset, named "name[first:end]". The bytes are never copied.
 WeightOp sliceWeightRows(mlir::OpBuilder &b, WeightOp weight, int64_t first, int64_t end);

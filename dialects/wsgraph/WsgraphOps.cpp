@@ -471,6 +471,12 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 }
 
 LogicalResult AttentionOp::verify() {
+  if (std::optional<APFloat> fill = getFutureFill()) {
+    if (!getCausal())
+      return emitOpError("future_fill needs causal");
+    if (!fill->isFinite())
+      return emitOpError("future_fill must be finite (an infinite fill is causal's default)");
+  }
   if (!getMask())
     return success();
   auto q = getQuery().getType(), k = getKey().getType();

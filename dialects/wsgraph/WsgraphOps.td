@@ -456,6 +456,13 @@ def Wsgraph_AttentionOp : Wsgraph_Op<"attention", [Pure,
     its sequence: a padding mask (0 to attend, a large negative number not
     to). Produced by `--wsgraph-fuse`.
 
+    With `future_fill` (causal only), future keys are not left out: their
+    score is `future_fill + mask`, as torch computes a causal fill of
+    finfo.min beside a padding mask. It differs from leaving them out only
+    on a query whose visible keys are all padded (left padding's first
+    rows), where the weights spread over the keys at the highest level,
+    future ones too.
+
     ```mlir
     %o = wsgraph.attention %q, %k, %v {causal = true, scale = 0.25 : f32}
         : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
@@ -467,7 +474,7 @@ def Wsgraph_AttentionOp : Wsgraph_Op<"attention", [Pure,
                        RankedTensorOf<[AnyFloat]>:$value,
                        Optional<RankedTensorOf<[AnyFloat]>>:$mask,
                        DefaultValuedAttr<BoolAttr, "true">:$causal,
-                       F32Attr:$scale);
+                       F32Attr:$scale, OptionalAttr<F32Attr>:$future_fill);
   let results = (outs RankedTensorOf<[AnyFloat]>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)

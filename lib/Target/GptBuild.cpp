@@ -97,7 +97,7 @@ Value DecoderBuilder::rmsNorm(Value x, const std::string &name) {
 Value DecoderBuilder::attention(Value q, Value k, Value v) {
   float scale = float(1.0 / std::sqrt(double(cfg.headDim())));
   return wg::AttentionOp::create(b, q.getType(), q, k, v, /*mask=*/Value(), b.getBoolAttr(true),
-                                 b.getF32FloatAttr(scale));
+                                 b.getF32FloatAttr(scale), /*future_fill=*/nullptr);
 }
 
 /// [batch, heads, seq, d] -> [batch, seq, heads * d].

@@ -62,30 +62,36 @@ bool masksScore(double v) { return std::isinf(v) ? v < 0 : v <= -1e30; }
 
 /// Is the float constant `mask` the additive causal mask: 0 on visible keys,
 /// a masking number on future ones (Llama's full(finfo.min).triu(1))?
-/// `infinite` tells whether the future keys' number is -inf.
-bool isAdditiveCausalMask(Value mask, int64_t t, int64_t s, bool &infinite) {
+/// `fill` is the future keys' number, NaN if they differ.
+bool isAdditiveCausalMask(Value mask, int64_t t, int64_t s, double &fill) {
   if (!isa<FloatType>(cast<ShapedType>(mask.getType()).getElementType()))
     return false;
-  infinite = true;
-  return everyCausalSlice<APFloat>(mask, t, s, [&](bool future, const APFloat &f) {
+  std::optional<double> seen;
+  bool ok = everyCausalSlice<APFloat>(mask, t, s, [&](bool future, const APFloat &f) {
     double v = f.convertToDouble();
-    infinite &= !future || std::isinf(v);
+    if (future && seen && *seen != v)
+      seen = std::nan("");
+    else if (future && !seen)
+      seen = v;
     return future ? masksScore(v) : v == 0.0;
   });
+  fill = seen.value_or(-INFINITY);
+  return ok;
 }
 
 /// The masks added to attention scores [B, H, T, S]: the causal one, and a
 /// padding mask that is the same for every head and query, [B, 1, 1, S]
 /// (possibly expanded over the queries).
 struct ScoreMasks {
-  bool causal = false, causalInfinite = false;
-  Value padding; // [B, 1, 1, S]
+  bool causal = false;
+  double causalFill = -INFINITY; // the future keys' score (NaN: not one number)
+  Value padding;                 // [B, 1, 1, S]
   /// Takes `m` if it is a sum of such masks.
   bool take(Value m, ShapedType scores) {
     int64_t t = scores.getDimSize(2), s = scores.getDimSize(3);
     if (auto add = m.getDefiningOp<AddOp>())
       return take(add.getLhs(), scores) && take(add.getRhs(), scores);
-    if (isAdditiveCausalMask(m, t, s, causalInfinite) && !causal)
+    if (isAdditiveCausalMask(m, t, s, causalFill) && !causal)
       return causal = true;
     if (auto expand = m.getDefiningOp<ExpandOp>())
       m = expand.getInput();
@@ -115,10 +121,10 @@ bool firstKeysVisible(Value padding) {
 
 /// softmax(mask(q @ kT * scale)) @ v is attention(q, k, v). The masks are
 /// a causal Where or an added causal mask, and a padding mask added.
-/// A causal mask of finfo.min beside a padding mask is taken only when every
-/// query sees an unpadded key: on a query that sees padding only (left
-/// padding's first rows) torch spreads the weights, by rounding, over the
-/// masked keys, future ones too, which attention (causal: -inf) does not.
+/// A causal mask of finfo.min beside a padding mask becomes `future_fill`
+/// unless every query sees an unpadded key: on a query that sees padding
+/// only (left padding's first rows) torch spreads the weights, by rounding,
+/// over the masked keys, future ones too.
 /// A constant padding mask of zeros is no mask.
 struct FuseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -144,7 +150,6 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       else
         return failure();
     }
-    bool finiteFill = masks.causal && !masks.causalInfinite;
     if (auto where = singleUseDef<WhereOp>(scores)) {
       auto fills = [&](Value fill) {
         std::optional<double> f = splatValue(fill);
@@ -160,12 +165,17 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       if (masks.causal)
         return failure();
       masks.causal = true;
-      finiteFill = !std::isinf(*splatValue(fill));
+      masks.causalFill = *splatValue(fill);
     }
     if (masks.padding && isSplat(masks.padding, 0.0))
       masks.padding = Value();
-    if (masks.padding && finiteFill && !firstKeysVisible(masks.padding))
-      return failure();
+    FloatAttr futureFill;
+    if (masks.causal && masks.padding && !std::isinf(masks.causalFill) &&
+        !firstKeysVisible(masks.padding)) {
+      if (std::isnan(masks.causalFill))
+        return failure();
+      futureFill = rewriter.getF32FloatAttr(float(masks.causalFill));
+    }
     double scale = 1.0;
     if (auto mul = singleUseDef<MulOp>(scores)) {
       Value c, rest;
@@ -206,7 +216,28 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
           padding);
     rewriter.replaceOpWithNewOp<AttentionOp>(op, op.getType(), q, k, v, padding,
                                              rewriter.getBoolAttr(masks.causal),
-                                             rewriter.getF32FloatAttr(scale));
+                                             rewriter.getF32FloatAttr(scale), futureFill);
+    return success();
+  }
+};
+
+/// A padding mask that turned out constant (a generating program binds
+/// attention_mask to ones; folding may come after the fusion): zeros are no
+/// mask, and with every first key visible no future fill is needed.
+struct SimplifyAttentionMask : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
+    Value mask = op.getMask();
+    if (!mask || !getConstantElements(mask))
+      return failure();
+    bool zeros = isSplat(mask, 0.0);
+    if (!zeros && !(op.getFutureFill() && firstKeysVisible(mask)))
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.removeFutureFillAttr();
+      if (zeros)
+        op.getMaskMutable().clear();
+    });
     return success();
   }
 };
@@ -379,7 +410,7 @@ struct UnmergeHeadsOfScores : OpRewritePattern<ReshapeOp> {
 } // namespace
 
 void wsc::fuse::populateAttentionFusion(RewritePatternSet &patterns) {
-  patterns.add<FuseAttention, FuseRotary, FoldRotaryPassThrough, UnmergeHeadsOfScores,
+  patterns.add<FuseAttention, SimplifyAttentionMask, FuseRotary, FoldRotaryPassThrough, UnmergeHeadsOfScores,
                SinkExpand<CastOp>, SinkExpand<SubOp>, SinkExpand<AddOp>, SinkExpand<MulOp>,
                SinkExpand<WhereOp>>(patterns.getContext());
 }

@@ -25,20 +25,8 @@ using mlir::Value;
 using wsgraph::ConstantOp;
 using wsgraph::WeightOp;
 using wsgraph::getConstantElements;
+using wsgraph::splatValue;
 using llvm::isa;
-
-/// The single value of a splat constant (or of a readable one-element weight),
-/// as a double.
-inline std::optional<double> splatValue(Value v) {
-  // getConstantElements returns a constant's value whatever its size (the
-  // limit is for weights), so a non-splat constant must be rejected here.
-  DenseElementsAttr dense = getConstantElements(v, 1);
-  if (!dense || !dense.isSplat())
-    return std::nullopt;
-  if (isa<FloatType>(dense.getElementType()))
-    return (*dense.getValues<APFloat>().begin()).convertToDouble();
-  return double((*dense.getValues<APInt>().begin()).getSExtValue());
-}
 
 inline bool isSplat(Value v, double expected, double tolerance = 0) {
   auto s = splatValue(v);

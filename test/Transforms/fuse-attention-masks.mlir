@@ -9,12 +9,15 @@
 // (cast, 1 - m, where(m, min, m)) is computed on [B, 1, 1, S] once the
 // expand sinks below it, and becomes attention's [B, S] mask. The causal
 // mask is finite and the padding is known only when the model runs, so
-// attention is not formed: a query that sees only padded keys would differ.
+// attention keeps the fill for future keys (`future_fill`): a query that
+// sees only padded keys weighs them as torch does.
 // CHECK-LABEL: func.func @llama_additive_runtime_padding
-// CHECK: wsgraph.cast %{{.*}} : tensor<2x1x1x4xi64> -> tensor<2x1x1x4xf32>
-// CHECK: wsgraph.expand
-// CHECK: wsgraph.softmax
-// CHECK-NOT: wsgraph.attention
+// CHECK: %[[F:.*]] = wsgraph.cast %{{.*}} : tensor<2x1x1x4xi64> -> tensor<2x1x1x4xf32>
+// CHECK: %[[INV:.*]] = wsgraph.sub %{{.*}}, %[[F]]
+// CHECK: %[[PAD:.*]] = wsgraph.where %{{.*}}, %{{.*}}, %[[INV]]
+// CHECK: %[[M:.*]] = wsgraph.reshape %[[PAD]] : (tensor<2x1x1x4xf32>) -> tensor<2x4xf32>
+// CHECK: wsgraph.attention %arg0, %arg1, %arg2, %[[M]] {future_fill = -3.40282347E+38 : f32, scale = 0.353553385 : f32}
+// CHECK-NOT: wsgraph.softmax
 func.func @llama_additive_runtime_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %am: tensor<2x4xi64>) -> tensor<2x2x4x8xf32> {
   %sqrt = wsgraph.constant dense<2.82842708> : tensor<f32>
   %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
@@ -98,11 +101,11 @@ func.func @where_min_constant_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x
 // -----
 
 // The same with the first sequence's first key padded (left padding): a
-// query sees padded keys only, torch's weights there differ from
-// attention's, and the fusion leaves the ops as they are.
+// query sees padded keys only, where torch weighs the future keys too, so
+// attention keeps the fill for them.
 // CHECK-LABEL: func.func @where_min_left_padding
-// CHECK-NOT: wsgraph.attention
-// CHECK: wsgraph.softmax
+// CHECK: wsgraph.attention %arg0, %arg1, %arg2, %{{.*}} {future_fill = -3.40282347E+38 : f32, scale = 1.000000e+00 : f32}
+// CHECK-NOT: wsgraph.softmax
 func.func @where_min_left_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
   %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
   %visible = wsgraph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
@@ -136,5 +139,30 @@ func.func @neox_merged_heads(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %
   %m = wsgraph.where %future, %ninf, %s4 : (tensor<1x1x4x4xi1>, tensor<f32>, tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
   %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
   %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// A padding mask that folds to zeros (a generating program binds
+// attention_mask to ones) is no mask, and the future fill goes with it.
+// CHECK-LABEL: func.func @mask_folds_to_zeros
+// CHECK-NEXT: %[[O:.*]] = wsgraph.attention %arg0, %arg1, %arg2 {scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @mask_folds_to_zeros(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %z = wsgraph.constant dense<-0.0> : tensor<2x4xf32>
+  %o = wsgraph.attention %q, %k, %v, %z {future_fill = -3.40282347E+38 : f32, scale = 1.0 : f32} : (tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x4xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// A constant mask that leaves every first key visible keeps its mask but
+// needs no future fill: every query sees an unpadded key.
+// CHECK-LABEL: func.func @constant_mask_first_keys_visible
+// CHECK: wsgraph.attention %arg0, %arg1, %arg2, %{{.*}} {scale = 1.000000e+00 : f32}
+func.func @constant_mask_first_keys_visible(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %m = wsgraph.constant dense<[[0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]> : tensor<2x4xf32>
+  %o = wsgraph.attention %q, %k, %v, %m {future_fill = -3.40282347E+38 : f32, scale = 1.0 : f32} : (tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x4xf32>) -> tensor<2x2x4x8xf32>
   return %o : tensor<2x2x4x8xf32>
 }

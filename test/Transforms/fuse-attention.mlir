@@ -345,12 +345,12 @@ func.func @padding_mask(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: te
 
 // -----
 
-// finfo.min for the future beside a padding mask does not fuse: a query whose
-// visible keys are all padded would weigh the future keys, which a causal
-// kernel has not seen.
+// finfo.min for the future beside a padding mask known only at run time:
+// attention keeps it as the future keys' fill (a query whose visible keys
+// are all padded weighs the future keys, as in torch).
 // CHECK-LABEL: func.func @finite_fill_and_padding
-// CHECK-NOT: wsgraph.attention
-// CHECK: wsgraph.softmax
+// CHECK: wsgraph.attention %arg0, %arg1, %arg2, %{{.*}} {future_fill = -3.40282347E+38 : f32, scale = 2.500000e-01 : f32}
+// CHECK-NOT: wsgraph.softmax
 func.func @finite_fill_and_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xf32>) -> tensor<2x2x4x8xf32> {
   %four = wsgraph.constant dense<4.0> : tensor<f32>
   %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>

@@ -72,16 +72,17 @@ struct AttentionLayout {
                            // amplitudes), or -1
   int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
   bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
+  int64_t maskHeld = 0;    // words of a host's mask every PE holds whole (0: it streams)
   /// As a kernel attribute keeps it (and back).
   SmallVector<int64_t> flat() const {
     return {q.input, q.base, q.stride, k.input, k.base, k.stride, v.input, v.base, v.stride,
-            d,       group,  mask,     rotary,   rotaryDims, rotaryHalves};
+            d,       group,  mask,     rotary,   rotaryDims, rotaryHalves, maskHeld};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
-    if (f.size() != 15)
+    if (f.size() != 16)
       return std::nullopt;
     return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9],           f[10],          f[11],          f[12], f[13], f[14] != 0};
+                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15]};
   }
 };
 
@@ -103,6 +104,12 @@ struct KernelPlan {
   bool geluTanh = false;      // linear_gelu: GELU in its tanh form (else exact)
   std::string gateActivation = "silu"; // linear_glu: silu, gelu or gelu_tanh
   float scale = 1.0f;         // attention
+  // attention: future keys score this plus the mask (else they are left
+  // out); the kernel takes a whole sequence before it answers.
+  std::optional<float> futureFill;
+  // attention: what makes the mask from the words that come (a host's
+  // attention_mask): to_float, add c, mul c or rsub c (c - x), in order.
+  SmallVector<std::pair<std::string, float>> maskSteps;
   int64_t heads = 0;          // attention: its heads, each on w / heads columns
   bool hostResult = false;    // the result goes to the host, not to a stream
   std::string storage = "f32"; // how weight matrices and tables are held (precision=)

@@ -529,6 +529,22 @@ func.func @attention_mask_shape(%q: tensor<1x2x8x16xf32>, %m: tensor<1x4xf32>) {
 
 // -----
 
+func.func @attention_future_fill_not_causal(%q: tensor<1x2x8x16xf32>, %m: tensor<1x8xf32>) {
+  // expected-error @+1 {{'wsgraph.attention' op future_fill needs causal}}
+  %0 = wsgraph.attention %q, %q, %q, %m {causal = false, future_fill = -1.0e+30 : f32, scale = 1.0 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x8xf32>) -> tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_future_fill_infinite(%q: tensor<1x2x8x16xf32>, %m: tensor<1x8xf32>) {
+  // expected-error @+1 {{'wsgraph.attention' op future_fill must be finite (an infinite fill is causal's default)}}
+  %0 = wsgraph.attention %q, %q, %q, %m {future_fill = 0xFF800000 : f32, scale = 1.0 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x8xf32>) -> tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
 func.func @attention_rank(%q: tensor<2x8x16xf32>) {
   // expected-error @+2 {{'wsgraph.attention' expects rank-4 [B, H, T, D] operands}}
   // expected-error @+1 {{failed to infer returned types}}

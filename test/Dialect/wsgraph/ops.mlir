@@ -285,10 +285,12 @@ func.func @rotary(%x: tensor<1x2x8x16xf32>, %c: tensor<1x1x8x16xf32>, %p: tensor
 // CHECK-NEXT: wsgraph.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x8x4xf32>
 // CHECK-NEXT: wsgraph.attention %[[Q]], %[[K]], %[[V]] {causal = false, scale = 1.000000e+00 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x8x4xf32>
 // CHECK-NEXT: wsgraph.attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 2.500000e-01 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>, tensor<1x12xf32>) -> tensor<1x2x8x4xf32>
+// CHECK-NEXT: wsgraph.attention %[[Q]], %[[K]], %[[V]], %[[M]] {future_fill = -3.40282347E+38 : f32, scale = 2.500000e-01 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>, tensor<1x12xf32>) -> tensor<1x2x8x4xf32>
 func.func @attention(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x12x16xf32>, %v: tensor<1x2x12x4xf32>, %m: tensor<1x12xf32>) {
   %0 = wsgraph.attention %q, %k, %v {causal = true, scale = 0.25 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x8x4xf32>
   %1 = wsgraph.attention %q, %k, %v {causal = false, scale = 1.0 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x8x4xf32>
   %2 = wsgraph.attention %q, %k, %v, %m {scale = 0.25 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>, tensor<1x12xf32>) -> tensor<1x2x8x4xf32>
+  %3 = wsgraph.attention %q, %k, %v, %m {future_fill = -3.40282347E+38 : f32, scale = 0.25 : f32} : (tensor<1x2x8x16xf32>, tensor<1x2x12x16xf32>, tensor<1x2x12x4xf32>, tensor<1x12xf32>) -> tensor<1x2x8x4xf32>
   return
 }
 

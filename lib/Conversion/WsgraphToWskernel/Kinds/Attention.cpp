@@ -19,6 +19,10 @@ namespace wg = wsc::wsgraph;
 
 // What a resize needs again that the operands do not carry.
 static constexpr StringLiteral kScaleAttr = "wskernel.scale";
+static constexpr StringLiteral kFutureFillAttr = "wskernel.future_fill";
+static constexpr StringLiteral kMaskStepsAttr = "wskernel.mask_steps";
+/// The most words of a host's mask a PE holds whole.
+static constexpr int64_t kHeldMaskWords = 2048;
 static constexpr StringLiteral kHeadsAttr = "wskernel.heads";
 static constexpr StringLiteral kLayoutAttr = "wskernel.attention_layout";
 
@@ -36,7 +40,74 @@ public:
 private:
   /// Receives the padding mask's words for the row's keys into dst.
   static void receiveMaskRow(Body &k, unsigned input, int64_t dst, int64_t tb, int64_t tokens);
+  /// Makes the mask from the words that came, in place (`scratch`: 3 * tb
+  /// words when a step selects).
+  static void applyMaskSteps(Body &k, ArrayRef<std::pair<std::string, float>> steps, int64_t row,
+                             int64_t scratch, int64_t tb);
+  /// Copies sequence b's words for the row's keys from the held mask.
+  static void copyMaskRow(Body &k, int64_t all, int64_t dst, int64_t tb, int64_t tokens);
 };
+
+/// The mask as steps from a value with fewer ops before it: reshapes,
+/// a cast to f32 and arithmetic with scalars, as HF makes an additive mask
+/// from attention_mask ((1 - float(m)) * finfo.min). The steps run on the
+/// mask words in the kernel, so none of those ops needs a kernel.
+Value peelMaskSteps(Value mask, SmallVectorImpl<std::pair<std::string, float>> &steps) {
+  int64_t numel = cast<ShapedType>(mask.getType()).getNumElements();
+  SmallVector<std::pair<std::string, float>> reversed;
+  Value at = mask;
+  auto sameSize = [&](Value v) { return cast<ShapedType>(v.getType()).getNumElements() == numel; };
+  auto isF32 = [](Value v) { return cast<ShapedType>(v.getType()).getElementType().isF32(); };
+  while (Operation *def = at.getDefiningOp()) {
+    if (isa<wg::ReshapeOp, wg::UnsqueezeOp, wg::SqueezeOp, wg::ExpandOp>(def) &&
+        sameSize(def->getOperand(0))) {
+      at = def->getOperand(0);
+      continue;
+    }
+    if (auto castOp = dyn_cast<wg::CastOp>(def)) {
+      Type from = cast<ShapedType>(castOp.getInput().getType()).getElementType();
+      if (!isF32(at) || !(from.isF32() || from.isSignlessInteger()))
+        break;
+      if (!from.isF32())
+        reversed.push_back({"to_float", 0.0f});
+      at = castOp.getInput();
+      continue;
+    }
+    // where(bool(y), c, y) or where(bool(y), y, c): c on the nonzero
+    // words, or on the zero ones (Llama's masked_fill of 1 - mask).
+    if (auto where = dyn_cast<wg::WhereOp>(def)) {
+      auto cond = where.getCond().getDefiningOp<wg::CastOp>();
+      std::optional<double> onTrue = wg::splatValue(where.getOnTrue()),
+                            onFalse = wg::splatValue(where.getOnFalse());
+      Value y = cond ? cond.getInput() : Value();
+      if (!y || !isF32(at) || !isF32(y) || !sameSize(y) || !sameSize(where.getCond()) ||
+          !(onTrue ? where.getOnFalse() == y : onFalse && where.getOnTrue() == y))
+        break;
+      reversed.push_back(onTrue ? std::pair<std::string, float>{"fill_nonzero", float(*onTrue)}
+                                : std::pair<std::string, float>{"fill_zero", float(*onFalse)});
+      at = y;
+      continue;
+    }
+    if (!isa<wg::AddOp, wg::SubOp, wg::MulOp>(def) || !isF32(at))
+      break;
+    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+    std::optional<double> cl = wg::splatValue(lhs), cr = wg::splatValue(rhs);
+    Value x = cr ? lhs : rhs;
+    std::optional<double> c = cr ? cr : cl;
+    if (!c || (cl && cr) || !sameSize(x) || !isF32(x))
+      break;
+    float v = float(*c);
+    if (isa<wg::AddOp>(def))
+      reversed.push_back({"add", v});
+    else if (isa<wg::MulOp>(def))
+      reversed.push_back({"mul", v});
+    else
+      reversed.push_back(cr ? std::pair<std::string, float>{"add", -v} : std::pair<std::string, float>{"rsub", v});
+    at = x;
+  }
+  steps.assign(reversed.rbegin(), reversed.rend());
+  return at;
+}
 
 } // namespace
 
@@ -158,12 +229,17 @@ double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost) {
          (p.attention.rotaryHalves ? 2 * cost.vector(r / 2) : 0.0) + 2 * (4 * cost.vector(r));
 }
 
+/// Does a mask step select words (it needs scratch)?
+bool selectsMask(const KernelPlan &p) {
+  return llvm::any_of(p.maskSteps, [](const auto &s) { return StringRef(s.first).starts_with("fill_"); });
+}
+
 /// Prefetching the next token's words suits one stream read in one call;
 /// with rotary, a key is turned in its slot as it arrives.
 bool prefetches(const KernelPlan &p, int64_t tokens) {
   const AttentionLayout &a = p.attention;
   return attentionPrefetches(p, tokens) && a.rotary < 0 && a.q.input == a.k.input &&
-         a.k.input == a.v.input;
+         a.k.input == a.v.input && !p.futureFill;
 }
 
 } // namespace
@@ -309,6 +385,9 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   Value mask = attn.getMask();
   if (mask && isStatic(mask))
     return Planned::NotThisKind; // a constant mask: the generic kind adds it
+  // A future fill waits for the sequence's last key: not one token at a time.
+  if (attn.getFutureFill() && ctx.generate)
+    return Planned::NotThisKind;
   // Streams, in order of first use, then the mask, then the rotary table.
   plan.inputs.clear();
   auto inputOf = [&](Value stream) {
@@ -328,7 +407,14 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
     if (!ctx.streamOf(stream))
       return Planned::Failed;
   if (mask) {
-    if (!ctx.streamOf(mask))
+    // A host's attention_mask small enough is held whole by every PE, the
+    // ops that make the additive mask from it run as steps in the kernel.
+    SmallVector<std::pair<std::string, float>> steps;
+    Value source = peelMaskSteps(mask, steps);
+    int64_t words = cast<ShapedType>(source.getType()).getNumElements();
+    if (isa<BlockArgument>(source) && words <= kHeldMaskWords)
+      mask = source, plan.maskSteps = steps, layout.maskHeld = words;
+    else if (!ctx.streamOf(mask))
       return Planned::Failed;
     layout.mask = int64_t(plan.inputs.size());
     plan.inputs.push_back(mask);
@@ -349,6 +435,8 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   plan.name = "l" + std::to_string(ctx.layer) + ".attention";
   plan.layer = ctx.layer;
   plan.scale = attn.getScale().convertToFloat();
+  if (std::optional<APFloat> fill = attn.getFutureFill())
+    plan.futureFill = fill->convertToFloat();
   plan.work = double(tokens) * d * heads;
   plan.heads = heads;
   plan.size = attentionSizer(tokens, heads, d, arch);
@@ -396,8 +484,9 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
         // of the program's allowance; the built body is checked exactly),
         // a padding mask's row, rotary's table and vectors and its program.
         int64_t rc = halves ? ds : a.rotaryDims;
-        int64_t extra = (a.mask >= 0 ? tb : 0) +
-                        (rotary ? 2 * a.rotaryDims + 3 * rc + 1 + 12 * 4 : 0);
+        int64_t extra = (a.mask >= 0 ? tb + a.maskHeld + (selectsMask(p) ? 3 * tb : 0) : 0) +
+                        (rotary ? 2 * a.rotaryDims + 3 * rc + 1 + 12 * 4 : 0) +
+                        (p.futureFill ? (tokens - 1) * ds : 0); // every token's q
         if (rows > maxRows(p, arch) ||
             2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 + extra > sramWords)
           continue;
@@ -437,7 +526,11 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   int64_t heads = p.heads, d = layout.d, c = heads * d, c3 = 3 * c, rows = h;
   int64_t parts = w / heads, ds = d / parts;
   int64_t tb = ceilDiv(tokens, rows);
-  int64_t q = sram.words(ds), keys = sram.words(tb * ds), vals = sram.words(tb * ds);
+  // With a future fill every query scores every key: the kernel takes the
+  // sequence's q, k and v first (each row keeps every q), then answers
+  // each token in turn.
+  bool deferred = p.futureFill.has_value();
+  int64_t q = sram.words(deferred ? tokens * ds : ds), keys = sram.words(tb * ds), vals = sram.words(tb * ds);
   int64_t scores = sram.words(tb), acc = sram.words(ds + 2), up = sram.words(ds + 2);
   // The last row's result: its blocks leave on the async engine while the
   // next token is scored.
@@ -447,6 +540,11 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // sequence (its routers' filters cut them) and adds them to the scores.
   bool masked = layout.mask >= 0;
   int64_t maskRow = masked ? sram.words(tb) : 0;
+  int64_t maskAll = layout.maskHeld ? sram.words(layout.maskHeld) : 0;
+  int64_t maskScratch = masked && selectsMask(p) ? sram.words(3 * tb) : 0;
+  if (layout.maskHeld)
+    wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(),
+                            k.operand(unsigned(layout.mask)), maskAll, nullptr, nullptr);
   bool rotary = layout.rotary >= 0;
   int64_t r = layout.rotaryDims;
   // Frequencies and amplitudes, the position as a float, the angles'
@@ -458,18 +556,23 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   if (rotary)
     k.initTile(k.operand(unsigned(layout.rotary)), rotTable, 2, r, {0, 0}, {0, 0});
   k.openLoop(batch);
-  if (masked)
-    receiveMaskRow(k, unsigned(layout.mask), maskRow, tb, tokens);
+  if (masked) {
+    if (layout.maskHeld)
+      copyMaskRow(k, maskAll, maskRow, tb, tokens);
+    else
+      receiveMaskRow(k, unsigned(layout.mask), maskRow, tb, tokens);
+    applyMaskSteps(k, p.maskSteps, maskRow, maskScratch, tb);
+  }
   if (rotary)
     k.imm("fill", k.aff(position), k.aff(0), -1.0f, k.aff(1));
-  k.openLoop(tokens);
   // Row-relative token position r = t - py*tb; own: 0 <= r <= tb-1.
   wk::AffAttr notBefore = k.aff(0, {1, 0}, 0, -tb);       // r >= 0
   wk::AffAttr notAfter = k.aff(tb - 1, {-1, 0}, 0, tb);   // tb-1-r >= 0
   wk::AffAttr beforeRow = k.aff(-1, {-1, 0}, 0, tb);      // t < py*tb
   wk::AffAttr afterRow = k.aff(-tb, {1, 0}, 0, -tb);      // t >= py*tb + tb
   ArrayAttr own = k.guards({notBefore, notAfter});
-  ArrayAttr seen = k.guards({notBefore});                  // own or past
+  ArrayAttr seen = deferred ? nullptr : k.guards({notBefore}); // own or past
+  wk::AffAttr qAt = deferred ? k.aff(q, {4 * ds, 0}) : k.aff(q); // token t's q
   ArrayAttr future = k.guards({beforeRow});
   wk::AffAttr slot = k.aff(0, {4 * ds, 0}, 0, -4 * tb * ds); // r * ds words, in bytes
   ArrayAttr past = k.guards({afterRow});
@@ -507,7 +610,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
         ranges.push_back({in.input, {0, all, at, keep, otherwise, ds / 2, start}});
       }
     };
-    halvesOf(layout.q, 1, k.aff(q), nullptr, {});
+    halvesOf(layout.q, 1, qAt, nullptr, {});
     halvesOf(layout.k, layout.group, cacheSlot(keys, ahead), holds, others);
     ranges.push_back({layout.v.input, {0, all, cacheSlot(vals, ahead), holds, others, ds,
                                        from(layout.v, layout.group)}});
@@ -543,8 +646,11 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // the core receives only a sequence's first token.
   bool prefetch = prefetches(p, tokens);
   ArrayAttr first = prefetch ? k.guards({k.aff(0, {-1, 0})}) : nullptr; // t == 0
-  int64_t in = receive(0, first, false);
-  if (rotary) {
+  int64_t in = 0;
+  auto takeToken = [&] {
+    in = receive(0, first, false);
+    if (!rotary)
+      return;
     // Angles t * f as torch rounds them, then q and the key of token t
     // (in its row's slot) turned: x * cos + rotate_half(x) * sin.
     k.imm("add", k.aff(position), k.aff(position), 1.0f, k.aff(1));
@@ -584,13 +690,18 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
       k.vector("mul", k.aff(turned), k.aff(turned), k.aff(sines), k.aff(rc), nullptr, guard);
       k.vector("add", x, x, k.aff(turned), k.aff(rc), nullptr, guard);
     };
-    turn(k.aff(q), seen);
+    turn(qAt, seen);
     turn(cacheSlot(keys, 0), own);
-  }
+  };
+  if (deferred)
+    k.loop(tokens, takeToken);
+  k.openLoop(tokens);
+  if (!deferred)
+    takeToken();
   // Partial scores over the block; summed over the head's columns (a sum
   // chain east, the total back west, inside each head); slots after t
   // score -inf.
-  k.matvec(k.aff(scores), k.aff(keys), k.aff(q), k.aff(tb), k.aff(ds), false, nullptr, seen);
+  k.matvec(k.aff(scores), k.aff(keys), qAt, k.aff(tb), k.aff(ds), false, nullptr, seen);
   if (prefetch)
     receive(1, k.guards({k.aff(tokens - 2, {-1, 0})}), /*async=*/true);
   if (parts > 1) {
@@ -607,15 +718,25 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
     k.recv("back", k.aff(scores), k.aff(tb), "copy", notLast, seen);
     k.send("back", k.aff(scores), k.aff(tb), notFirst, seen);
   }
-  k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0),
-        -std::numeric_limits<float>::infinity(), k.aff(tb - 1, {-1, 0}, 0, tb), nullptr, own);
   k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(tb), nullptr, seen);
+  constexpr float minusInf = -std::numeric_limits<float>::infinity();
+  float fill = deferred ? *p.futureFill : minusInf;
+  k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0), fill,
+        k.aff(tb - 1, {-1, 0}, 0, tb), nullptr, own);
+  if (deferred)
+    k.imm("fill", k.aff(scores), k.aff(0), fill, k.aff(tb), nullptr, future);
   if (masked)
     k.vector("add", k.aff(scores), k.aff(scores), k.aff(maskRow), k.aff(tb), nullptr, seen);
+  // The last row's slots past the sequence hold no key.
+  int64_t lastKeys = std::max<int64_t>(0, tokens - (h - 1) * tb);
+  if (deferred && lastKeys < tb)
+    k.imm("fill", k.aff(scores + 4 * lastKeys), k.aff(0), minusInf, k.aff(tb - lastKeys),
+          k.lastRow());
   k.reduce("max", k.aff(m), k.aff(scores), k.aff(tb), nullptr, seen);
   // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
-  k.imm("fill", k.aff(m), k.aff(0), -std::numeric_limits<float>::infinity(), k.aff(1), nullptr,
-        future);
+  // (With a future fill it weighs its keys too; row 0's m is finite.)
+  if (!deferred)
+    k.imm("fill", k.aff(m), k.aff(0), minusInf, k.aff(1), nullptr, future);
   // The partial (m', s', o') of the rows above comes first: the row's
   // exponents are taken against M = max(m, m') directly, so only the one
   // from above is rescaled, s + s' e^(m'-M) and o + o' e^(m'-M) in one
@@ -637,7 +758,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   } else {
     k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, seen);
   }
-  k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
+  if (!deferred)
+    k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
   if (rows > 1) {
     int64_t scale = tmp;
     k.vector("sub", k.aff(scale), k.aff(up), k.aff(m), k.aff(1), below);
@@ -656,6 +778,42 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   return {sram.next,
           cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch) + maskCycles +
               rotaryCycles(p, ds, cost)};
+}
+
+void AttentionKind::applyMaskSteps(Body &k, ArrayRef<std::pair<std::string, float>> steps,
+                                   int64_t row, int64_t scratch, int64_t tb) {
+  wk::AffAttr x = k.aff(row), n = k.aff(tb);
+  for (const auto &[step, value] : steps) {
+    if (step == "to_float") {
+      k.unary("to_float", x, x, n);
+    } else if (step == "fill_nonzero" || step == "fill_zero") {
+      // zero, then x == 0, then the fill: select(x == 0, ...).
+      wk::AffAttr zero = k.aff(scratch), isZero = k.aff(scratch + 4 * tb),
+                  fill = k.aff(scratch + 8 * tb);
+      k.imm("fill", zero, zero, 0.0f, n);
+      k.imm("fill", fill, fill, value, n);
+      k.vector("eq", isZero, x, zero, n);
+      bool keepZeros = step == "fill_nonzero";
+      wk::SelectOp::create(k.builder(), k.builder().getUnknownLoc(), x, isZero,
+                           keepZeros ? x : fill, keepZeros ? fill : x, n, nullptr, nullptr);
+    } else {
+      if (step == "rsub")
+        k.imm("mul", x, x, -1.0f, n);
+      k.imm(step == "mul" ? "mul" : "add", x, x, value, n);
+    }
+  }
+}
+
+void AttentionKind::copyMaskRow(Body &k, int64_t all, int64_t dst, int64_t tb, int64_t tokens) {
+  // Row py's keys are tokens [py*tb, py*tb + tb) of sequence b (loop index
+  // 0); the last row's may be fewer.
+  int64_t h = k.kernel().getHeight(), w = k.kernel().getWidth();
+  int64_t last = tokens - (h - 1) * tb;
+  wk::AffAttr from = k.aff(all, {4 * tokens}, 0, 4 * tb);
+  if (h > 1)
+    k.unary("copy", k.aff(dst), from, k.aff(tb), k.pes(0, w - 1, 0, h - 2));
+  if (last > 0)
+    k.unary("copy", k.aff(dst), from, k.aff(last), k.pes(0, w - 1, h - 1, h - 1));
 }
 
 void AttentionKind::receiveMaskRow(Body &k, unsigned input, int64_t dst, int64_t tb,
@@ -693,6 +851,17 @@ LogicalResult AttentionKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> 
   if (!scale || heads <= 0 || !layout || layout->d <= 0)
     return failure();
   p.scale = scale.getValueAsDouble();
+  if (auto fill = kernel->getAttrOfType<FloatAttr>(kFutureFillAttr))
+    p.futureFill = float(fill.getValueAsDouble());
+  if (auto steps = kernel->getAttrOfType<ArrayAttr>(kMaskStepsAttr))
+    for (Attribute step : steps) {
+      auto pair = dyn_cast<ArrayAttr>(step);
+      auto kind = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[0]) : StringAttr();
+      auto value = kind ? dyn_cast<FloatAttr>(pair[1]) : FloatAttr();
+      if (!value)
+        return failure();
+      p.maskSteps.push_back({kind.str(), float(value.getValueAsDouble())});
+    }
   p.heads = heads;
   p.attention = *layout;
   p.size = attentionSizer(tokens, heads, layout->d, arch);
@@ -702,6 +871,13 @@ LogicalResult AttentionKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> 
 void AttentionKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
   Builder b(kernel.getContext());
   kernel->setAttr(kScaleAttr, b.getF32FloatAttr(p.scale));
+  if (p.futureFill)
+    kernel->setAttr(kFutureFillAttr, b.getF32FloatAttr(*p.futureFill));
+  SmallVector<Attribute> steps;
+  for (const auto &[step, value] : p.maskSteps)
+    steps.push_back(b.getArrayAttr({b.getStringAttr(step), b.getF32FloatAttr(value)}));
+  if (!steps.empty())
+    kernel->setAttr(kMaskStepsAttr, b.getArrayAttr(steps));
   kernel->setAttr(kHeadsAttr, b.getI64IntegerAttr(p.heads));
   kernel->setAttr(kLayoutAttr, b.getDenseI64ArrayAttr(p.attention.flat()));
 }

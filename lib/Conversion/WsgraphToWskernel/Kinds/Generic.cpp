@@ -712,6 +712,20 @@ FailureOr<int64_t> GenericWriter::attention() {
   });
   cycles += double(bh * tq) * cost.matvec(tk, d);
   imm("mul", scores, scores, attn.getScale().convertToFloat(), bh * tq * tk);
+  // Future keys score -inf, or future_fill and then the mask.
+  if (attn.getCausal()) { // the last tq keys are the queries' own positions
+    int64_t off = tk - tq, all = bh * tq * tk;
+    SmallVector<int32_t> keep = tableOver({bh, tq, tk}, [&](ArrayRef<int64_t> idx) {
+      return idx[2] > idx[1] + off ? 0 : 1;
+    });
+    int64_t minus = sram.words(all);
+    std::optional<APFloat> futureFill = attn.getFutureFill();
+    fill(minus, futureFill ? futureFill->convertToFloat() : -std::numeric_limits<float>::infinity(),
+         all);
+    wk::SelectOp::create(b, loc(), at(scores), at(table(keep)), at(scores), at(minus),
+                         count(all), nullptr, nullptr);
+    cycles += cost.vector(all);
+  }
   if (attn.getMask()) { // [B, S], the same for every head and query of a sequence
     int64_t heads = qs[1];
     SmallVector<int32_t> t = tableOver({bh, tq, tk}, [&](ArrayRef<int64_t> idx) {
@@ -720,17 +734,6 @@ FailureOr<int64_t> GenericWriter::attention() {
     int64_t spread = sram.words(bh * tq * tk);
     indexCopy(spread, in(3), table(t), bh * tq * tk, typeOf(3).getNumElements());
     vector("add", scores, scores, spread, bh * tq * tk, "f32");
-  }
-  if (attn.getCausal()) { // the last tq keys are the queries' own positions
-    int64_t off = tk - tq, all = bh * tq * tk;
-    SmallVector<int32_t> keep = tableOver({bh, tq, tk}, [&](ArrayRef<int64_t> idx) {
-      return idx[2] > idx[1] + off ? 0 : 1;
-    });
-    int64_t minus = sram.words(all);
-    fill(minus, -std::numeric_limits<float>::infinity(), all);
-    wk::SelectOp::create(b, loc(), at(scores), at(table(keep)), at(scores), at(minus),
-                         count(all), nullptr, nullptr);
-    cycles += cost.vector(all);
   }
   int64_t s = sram.words(1);
   k.loop(bh * tq, [&] {
