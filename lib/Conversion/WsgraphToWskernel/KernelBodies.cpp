@@ -113,15 +113,12 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           int64_t base = first - c * slope;
           return byRow ? aff(base, {}, 0, slope) : aff(base, {}, slope, 0);
         };
-        // What the core gets of the block: all of it, or, when its pieces
-        // follow one another, just their window (the router's filter drops
-        // the rest).
+        // What the core gets of the block: all of it, or just the window
+        // from its first piece to the end of its last (the router's filter
+        // drops the rest; the core drops the gaps between pieces).
         wk::AffAttr cursor = aff(0), end = aff(block.size);
-        bool adjoining = true;
-        for (size_t i = 1; i < p0.size(); ++i)
-          adjoining &= p0[i].first == p0[i - 1].first + p0[i - 1].count;
         int64_t window = p0.back().first + p0.back().count - p0[0].first;
-        if (adjoining && window < block.size) {
+        if (window < block.size) {
           cursor = at(p0[0].first);
           end = aff(cursor.getBase() + window, {}, cursor.getPx(), cursor.getPy());
           bool filtered = llvm::any_of(topBlock->getOps<wk::FilterOp>(), [&](wk::FilterOp f) {
