@@ -186,7 +186,10 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     (i * a + g) * u + o of the view is column g * (C / a) + i * u + o of the
     operand (C columns). A QKV projection's [q | k | v] columns with
     [3, ds] put each attention column's ds words of q, k and v side by side,
-    which that column reads as one window.
+    which that column reads as one window. `[a, u, p]` does so within each
+    run of p columns (C = p above, for every run): a q projection with
+    [2, ds / 2, d] puts each attention column's shares of both rotary halves
+    of its head side by side.
 
     ```mlir
     wskernel.init_tile 1 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]

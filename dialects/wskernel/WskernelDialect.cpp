@@ -527,8 +527,13 @@ LogicalResult InitTileOp::verify() {
   if (failed(checkTile(*this)))
     return failure();
   ArrayRef<int64_t> inter = getColInterleave();
-  if (!inter.empty() && (inter.size() != 2 || inter[0] < 1 || inter[1] < 1))
-    return emitOpError("col_interleave must be [groups, unit], both positive");
+  if (!inter.empty() && ((inter.size() != 2 && inter.size() != 3) || inter[0] < 1 ||
+                         inter[1] < 1 || (inter.size() == 3 && inter[2] < 1)))
+    return emitOpError("col_interleave must be [groups, unit] or [groups, unit, period], all "
+                       "positive");
+  if (inter.size() == 3 && inter[2] % (inter[0] * inter[1]))
+    return emitOpError("col_interleave's period ")
+           << inter[2] << " is not a multiple of groups x unit " << inter[0] * inter[1];
   if (!inter.empty() && !getColWindow().empty())
     return emitOpError("col_interleave and col_window do not combine");
   return checkColWindow(*this, getColWindow());

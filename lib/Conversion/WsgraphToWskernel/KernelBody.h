@@ -73,16 +73,21 @@ struct AttentionLayout {
   int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
   bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
   int64_t maskHeld = 0;    // words of a host's mask every PE holds whole (0: it streams)
+  // q's and k's producers put each column's shares of both halves side by
+  // side (col_interleave [2, ds/2, d]), so a column reads one window of
+  // each: ds/2 (0: in order). The columns per head stay d / ds.
+  int64_t halvesSideBySide = 0;
   /// As a kernel attribute keeps it (and back).
   SmallVector<int64_t> flat() const {
-    return {q.input, q.base, q.stride, k.input, k.base, k.stride, v.input, v.base, v.stride,
-            d,       group,  mask,     rotary,   rotaryDims, rotaryHalves, maskHeld};
+    return {q.input, q.base, q.stride, k.input,      k.base,       k.stride,
+            v.input, v.base, v.stride, d,            group,        mask,
+            rotary,  rotaryDims, rotaryHalves, maskHeld, halvesSideBySide};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
-    if (f.size() != 16)
+    if (f.size() != 17)
       return std::nullopt;
     return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15]};
+                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15], f[16]};
   }
 };
 
@@ -150,7 +155,7 @@ struct KernelPlan {
   // unit] interleave them (init_tile's col_interleave): [3, ds] puts each
   // attention column's ds words of q, k and v side by side, so the column
   // reads one window of the blocks. Empty: in order.
-  SmallVector<int64_t, 2> colInterleave;
+  SmallVector<int64_t, 3> colInterleave;
   // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
   int64_t qkvUnit = 0;
   AttentionLayout attention;
@@ -251,6 +256,16 @@ Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
 /// (An attention whose input is interleaved keeps its columns per head:
 /// each takes the plan's qkvUnit of d.)
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
+/// A linear that computes its whole result (not a piece, not weight
+/// streaming, not for the host): its result columns may come in any order.
+inline bool isWholeLinear(const KernelPlan &q) {
+  return (q.kind == "linear" || q.kind == "linear_gelu") && !q.partialKey &&
+         q.weightRowBase == 0 && q.colHi == 0 && q.layers == 0 && !q.hostResult;
+}
+/// Rotary attention whose columns each take a share of both halves of
+/// every q and k head: their producers, when whole linears feeding it alone,
+/// put those shares side by side (AttentionLayout::halvesSideBySide).
+void putHalvesSideBySide(std::vector<KernelPlan> &plans);
 /// A row of PEs, each adding its block of the two vectors.
 Sizer addSizer(int64_t c, wafer::ArchAttr arch);
 double addCycles(int64_t c, int64_t w, const CostModel &cost);

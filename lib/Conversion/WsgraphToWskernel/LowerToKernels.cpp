@@ -510,13 +510,12 @@ void LowerToKernelsPass::runOnOperation() {
       // columns by attention column: each column's q, k and v leave side by
       // side (in order they come from three thirds of the producer and
       // cross on their way).
-      bool whole = (q.kind == "linear" || q.kind == "linear_gelu") && !q.partialKey &&
-                   q.weightRowBase == 0 && q.colHi == 0 && q.layers == 0 && !q.hostResult;
-      if (whole) {
+      if (isWholeLinear(q)) {
         q.colInterleave = {3, ds};
         attention.qkvUnit = ds;
       }
     }
+    putHalvesSideBySide(plans);
     // Tokens per run, for throughput figures downstream.
     func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
     if (maxBlocks > 0) // resizing must cut the same blocks

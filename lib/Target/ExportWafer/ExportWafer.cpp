@@ -615,6 +615,14 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
                     << "', not by a wsgraph.weight or wsgraph.constant";
 }
 
+/// "[a, b, c]".
+static std::string shapeList(ArrayRef<int64_t> values) {
+  std::string text = "[";
+  for (auto [i, v] : llvm::enumerate(values))
+    text += (i ? ", " : "") + std::to_string(v);
+  return text + "]";
+}
+
 FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_t r0,
                                      int64_t c0, int64_t tileRows, int64_t tileCols,
                                      std::vector<uint32_t> &tile, int64_t colEnd,
@@ -627,8 +635,9 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
   int64_t cols = std::min(stride, colEnd);
   int64_t groups = interleave.empty() ? 1 : interleave[0];
   int64_t unit = interleave.empty() ? 1 : interleave[1];
-  if (stride % (groups * unit))
-    return fail(op) << "col_interleave [" << groups << ", " << unit << "] does not divide the "
+  int64_t period = interleave.size() == 3 ? interleave[2] : stride;
+  if (!period || stride % period || period % (groups * unit))
+    return fail(op) << "col_interleave " << shapeList(interleave) << " does not divide the "
                     << stride << " columns";
   tile.assign(size_t(tileRows * tileCols), 0);
   size_t used = 0;
@@ -638,8 +647,8 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
       if (row < 0 || row >= rows || col < 0 || col >= cols)
         continue;
       if (groups > 1) { // unit q of the view: unit q / groups of group q % groups
-        int64_t q = col / unit;
-        col = (q % groups) * (stride / groups) + (q / groups) * unit + col % unit;
+        int64_t run = col - col % period, q = (col % period) / unit;
+        col = run + (q % groups) * (period / groups) + (q / groups) * unit + col % unit;
       }
       std::optional<uint32_t> v = t.word(row * stride + col);
       if (!v)

@@ -200,10 +200,20 @@ func.func @async_max() {
 
 // -----
 
-func.func @interleave_three_numbers(%w: tensor<4x12xf32>) {
+func.func @interleave_four_numbers(%w: tensor<4x12xf32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
-    // expected-error @+1 {{'wskernel.init_tile' op col_interleave must be [groups, unit], both positive}}
-    wskernel.init_tile 0 at 0 rows 4 cols 12 {col_interleave = array<i64: 3, 2, 2>}
+    // expected-error @+1 {{'wskernel.init_tile' op col_interleave must be [groups, unit] or [groups, unit, period], all positive}}
+    wskernel.init_tile 0 at 0 rows 4 cols 12 {col_interleave = array<i64: 3, 2, 2, 1>}
+  }
+  return
+}
+
+// -----
+
+func.func @interleave_period_not_a_multiple(%w: tensor<4x12xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
+    // expected-error @+1 {{'wskernel.init_tile' op col_interleave's period 5 is not a multiple of groups x unit 4}}
+    wskernel.init_tile 0 at 0 rows 4 cols 12 {col_interleave = array<i64: 2, 2, 5>}
   }
   return
 }

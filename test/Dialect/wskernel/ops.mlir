@@ -22,6 +22,7 @@
 // CHECK-NEXT: wskernel.init_tile 1 at 1408 rows 16 cols 4 row_origin [16, 0] {storage = "bf16"}
 // CHECK-NEXT: wskernel.init_tile 2 at 1536 rows 1 cols 4{{$}}
 // CHECK-NEXT: wskernel.init_tile 1 at 1600 rows 16 cols 4 col_origin [0, 4] {col_interleave = array<i64: 2, 2>}
+// CHECK-NEXT: wskernel.init_tile 1 at 1664 rows 16 cols 4 col_origin [0, 4] {col_interleave = array<i64: 2, 2, 8>}
 // CHECK-NEXT: wskernel.loop 2 {
 // CHECK-NEXT: wskernel.loop 8 {
 // CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 16, py = 16>{{$}}
@@ -78,6 +79,8 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
     wskernel.init_tile 2 at 1536 rows 1 cols 4 row_origin [0, 0] col_origin [0, 0] {storage = "f32"}
     // The weight's 16 columns as 2 groups of 2-column units, interleaved.
     wskernel.init_tile 1 at 1600 rows 16 cols 4 col_origin [0, 4] {col_interleave = array<i64: 2, 2>}
+    // The same within each run of 8 columns (a head's two rotary halves).
+    wskernel.init_tile 1 at 1664 rows 16 cols 4 col_origin [0, 4] {col_interleave = array<i64: 2, 2, 8>}
     wskernel.loop 2 {
       wskernel.loop 8 {
         wskernel.recv "in0" to <base = 0> n <base = 16, py = 16>

@@ -13,6 +13,17 @@
 // CHECK-NEXT:    px: 1
 // CHECK-NEXT:    data: "\003\000\000\000\004\000\000\000\007\000\000\000\010\000\000\000\013\000\000\000\014\000\000\000"
 // CHECK-NEXT:  }
+
+// With a period, [2, 1, 6]: each run of 6 columns (a head) as its two halves
+// side by side, unit by unit: 1 4 2 5 3 6 | 7 10 8 11 9 12.
+// CHECK-LABEL: name: "rotary_q"
+// CHECK:       init {
+// CHECK-NEXT:    data: "\001\000\000\000\004\000\000\000\002\000\000\000\005\000\000\000\003\000\000\000\006\000\000\000"
+// CHECK-NEXT:  }
+// CHECK-NEXT:  init {
+// CHECK-NEXT:    px: 1
+// CHECK-NEXT:    data: "\007\000\000\000\n\000\000\000\010\000\000\000\013\000\000\000\t\000\000\000\014\000\000\000"
+// CHECK-NEXT:  }
 // CHECK-NOT:   init {
 
 // UNEVEN: error: cannot export: col_interleave [3, 2] does not divide the 10 columns (kernel 'qkv', 'wskernel.init_tile')
@@ -27,6 +38,10 @@ module attributes {wafer.arch = #wafer.arch<name = "mesh:4x4", width = 4, height
     wskernel.kernel "qkv" kind "test" grid [1, 2] sram 64 cycles 0.0 channels {}
         (%b) {wafer.origin = array<i64: 0, 0, 0>} : (tensor<12xi32>) -> () {
       wskernel.init_tile 0 at 0 rows 1 cols 6 col_origin [0, 6] {col_interleave = array<i64: 3, 2>}
+    }
+    wskernel.kernel "rotary_q" kind "test" grid [1, 2] sram 64 cycles 0.0 channels {}
+        (%b) {wafer.origin = array<i64: 0, 0, 1>} : (tensor<12xi32>) -> () {
+      wskernel.init_tile 0 at 0 rows 1 cols 6 col_origin [0, 6] {col_interleave = array<i64: 2, 1, 6>}
     }
     return
   }

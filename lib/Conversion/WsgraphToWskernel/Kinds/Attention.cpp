@@ -466,7 +466,10 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     // halves, when it holds the same share of both halves.
     const AttentionLayout &a = p.attention;
     bool rotary = a.rotary >= 0, halves = rotary && splitsHalves(a);
-    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : rotary && !halves ? 1 : 0;
+    int64_t fixedParts = p.qkvUnit                ? d / p.qkvUnit
+                         : a.halvesSideBySide > 0 ? d / (2 * a.halvesSideBySide)
+                         : rotary && !halves      ? 1
+                                                  : 0;
     int64_t budget = std::max<int64_t>(heads, p.h * p.w);
     int64_t bestH = tokens, bestW = heads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
@@ -505,6 +508,34 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
       bestH = smallH, bestW = smallW;
     p.h = bestH, p.w = bestW;
   };
+}
+
+void wsc::lowering::putHalvesSideBySide(std::vector<KernelPlan> &plans) {
+  for (KernelPlan &attention : plans) {
+    AttentionLayout &in = attention.attention;
+    int64_t parts = attention.heads > 0 ? attention.w / attention.heads : 0;
+    if (attention.kind != "attention" || in.rotary < 0 || !splitsHalves(in) || parts <= 1 ||
+        attention.qkvUnit || in.q.input == in.k.input || in.q.base || in.k.base ||
+        in.q.stride != in.d || in.k.stride != in.d)
+      continue;
+    // Both producers, or neither: whole linears that feed this attention only.
+    SmallVector<KernelPlan *, 2> producers;
+    for (int64_t input : {in.q.input, in.k.input}) {
+      Value stream = attention.inputs[size_t(input)];
+      auto from = llvm::find_if(plans, [&](const KernelPlan &q) { return q.streamed() == stream; });
+      bool alone = llvm::none_of(plans, [&](const KernelPlan &other) {
+        return &other != &attention && llvm::is_contained(other.inputs, stream);
+      });
+      if (from != plans.end() && isWholeLinear(*from) && from->colInterleave.empty() && alone)
+        producers.push_back(&*from);
+    }
+    if (producers.size() != 2)
+      continue;
+    int64_t ds = in.d / parts;
+    for (KernelPlan *q : producers)
+      q->colInterleave = {2, ds / 2, in.d};
+    in.halvesSideBySide = ds / 2;
+  }
 }
 
 std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
@@ -598,7 +629,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
     // Turned by halves, q and k of column px are its share of each half.
     auto halvesOf = [&](HeadsIn in, int64_t group, wk::AffAttr dst, ArrayAttr keep,
                         SmallVector<ArrayAttr, 2> otherwise) {
-      if (!(rotary && splitsHalves(layout) && parts > 1))
+      if (!(rotary && splitsHalves(layout) && parts > 1) || layout.halvesSideBySide)
         return ranges.push_back({in.input, {0, all, dst, keep, otherwise, ds, from(in, group)}});
       for (int64_t half : {0, 1}) {
         auto start = [=](int64_t col) {
