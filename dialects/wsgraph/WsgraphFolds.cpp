@@ -544,6 +544,15 @@ OpFoldResult TileOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
     return getInputs()[0];
+  // Empty inputs add nothing (a decoder's past keys of length 0).
+  SmallVector<Value> nonEmpty;
+  for (Value v : getInputs())
+    if (auto t = cast<ShapedType>(v.getType()); !t.hasStaticShape() || t.getNumElements() != 0)
+      nonEmpty.push_back(v);
+  if (!nonEmpty.empty() && nonEmpty.size() < getInputs().size()) {
+    getInputsMutable().assign(nonEmpty);
+    return getResult();
+  }
   if (!foldable(getType()))
     return {};
   SmallVector<Values> in;

@@ -105,6 +105,42 @@ def write_greedy(model, ids, lengths, hf, out):
     return ["prompt.npy", "greedy.npy", "greedy_logits.npy"]
 
 
+class WithPast(torch.nn.Module):
+    """forward(input_ids, attention_mask, past key, past value, ...) -> (logits,
+    present key, present value, ...): HF optimum's decoder-with-past signature."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask, *past):
+        pairs = [(past[i], past[i + 1]) for i in range(0, len(past), 2)]
+        logits, presents = self.model(input_ids, attention_mask, past_key_values=pairs)
+        return (logits,) + tuple(t for pair in presents for t in pair)
+
+
+def with_past(model, cfg, example, past_length=2):
+    """The model, example, names and dynamic axes of a decoder-with-past export, traced
+    with a past of `past_length` positions (attention_mask covers past and input)."""
+    ids, mask = example
+    b = ids.shape[0]
+    heads = cfg.n_head
+    d = cfg.n_embd // heads
+    gen = torch.Generator().manual_seed(7)
+    past = [torch.randn((b, heads, past_length, d), generator=gen) for _ in range(2 * cfg.n_layer)]
+    mask = torch.cat([torch.ones((b, past_length), dtype=mask.dtype), mask], dim=1)
+    kinds = [f"{i}.{kv}" for i in range(cfg.n_layer) for kv in ("key", "value")]
+    inputs = ["input_ids", "attention_mask"] + [f"past_key_values.{k}" for k in kinds]
+    outputs = ["logits"] + [f"present.{k}" for k in kinds]
+    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+            "attention_mask": {0: "batch_size", 1: "past_sequence_length + sequence_length"},
+            "logits": {0: "batch_size", 1: "sequence_length"}}
+    axes.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in inputs[2:]})
+    axes.update({n: {0: "batch_size", 2: "past_sequence_length + sequence_length"}
+                 for n in outputs[1:]})
+    return WithPast(model), (ids, mask, *past), inputs, outputs, axes
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--family", choices=["gpt2"] + sorted(families.FAMILIES), default="gpt2",
@@ -157,10 +193,18 @@ def parse_args(argv=None):
                    help="also write torch's greedy generation from the example input's first P "
                         "tokens of each sequence up to --seq positions: prompt.npy, greedy.npy, "
                         "greedy_logits.npy")
+    p.add_argument("--past", action="store_true",
+                   help="hf-gpt2: export with past keys and values, as HF optimum's "
+                        "decoder-with-past (inputs past_key_values.<i>.key/.value [B, H, P, d], "
+                        "outputs present.<i>.key/.value; dynamic batch, sequence and past axes); "
+                        "the reference files are those of the model without a past")
     p.add_argument("--no-check", action="store_true", help="skip onnx.checker on the result")
     p.add_argument("--out", required=True, help="output directory")
     a = p.parse_args(argv)
 
+    if a.past and a.family != "hf-gpt2":
+        p.error("--past is written for --family hf-gpt2")
+    a.dynamic |= a.past  # its batch, sequence and past axes are dynamic
     if a.family != "gpt2":
         return parse_family_args(p, a)
     for opt in ("kv_heads", "inter", "rotary_pct"):
@@ -376,13 +420,16 @@ def main(argv=None):
     dynamic_axes = None
     if a.dynamic:
         dynamic_axes = {n: {0: "batch", 1: "seq"} for n in input_names + ["logits"]}
+    output_names = ["logits"]
+    if a.past:
+        model, example, input_names, output_names, dynamic_axes = with_past(model, cfg, example)
     model_path = os.path.join(out, MODEL_FILE)
     export_kwargs = dict(
         export_params=True,
         opset_version=a.opset,
         do_constant_folding=True,
         input_names=input_names,
-        output_names=["logits"],
+        output_names=output_names,
         dynamic_axes=dynamic_axes,
         training=torch.onnx.TrainingMode.EVAL,
     )
@@ -439,7 +486,8 @@ def main(argv=None):
         del conf["input"]
         conf.update({
             "family": a.family,
-            "inputs": [{"name": n, "dtype": "int64"} for n in input_names],
+            "inputs": [{"name": n, "dtype": "float32" if n.startswith("past") else "int64"}
+                       for n in input_names],
             "pad": a.pad,
             "pad_left": a.pad_left,
         })

@@ -89,14 +89,18 @@ class GPT2Attention(nn.Module):
         new_shape = tensor.size()[:-2] + (num_heads * attn_head_size,)
         return tensor.view(new_shape)
 
-    def forward(self, hidden_states, attention_mask=None):
+    def forward(self, hidden_states, attention_mask=None, layer_past=None):
         query, key, value = self.c_attn(hidden_states).split(self.split_size, dim=2)
         query = self._split_heads(query, self.num_heads, self.head_dim)
         key = self._split_heads(key, self.num_heads, self.head_dim)
         value = self._split_heads(value, self.num_heads, self.head_dim)
+        if layer_past is not None:  # HF's use_cache: the past keys and values come first
+            past_key, past_value = layer_past
+            key = torch.cat((past_key, key), dim=-2)
+            value = torch.cat((past_value, value), dim=-2)
         attn_output = self._attn(query, key, value, attention_mask)
         attn_output = self._merge_heads(attn_output, self.num_heads, self.head_dim)
-        return self.c_proj(attn_output)
+        return self.c_proj(attn_output), (key, value)
 
 
 class GPT2MLP(nn.Module):
@@ -120,15 +124,16 @@ class GPT2Block(nn.Module):
         self.ln_2 = nn.LayerNorm(cfg.n_embd, eps=cfg.layer_norm_epsilon)
         self.mlp = GPT2MLP(inner_dim, cfg)
 
-    def forward(self, hidden_states, attention_mask=None):
+    def forward(self, hidden_states, attention_mask=None, layer_past=None):
         residual = hidden_states
         hidden_states = self.ln_1(hidden_states)
-        attn_output = self.attn(hidden_states, attention_mask=attention_mask)
+        attn_output, present = self.attn(hidden_states, attention_mask=attention_mask,
+                                         layer_past=layer_past)
         hidden_states = attn_output + residual
         residual = hidden_states
         hidden_states = self.ln_2(hidden_states)
         feed_forward_hidden_states = self.mlp(hidden_states)
-        return residual + feed_forward_hidden_states
+        return residual + feed_forward_hidden_states, present
 
 
 class GPT2Model(nn.Module):
@@ -140,12 +145,14 @@ class GPT2Model(nn.Module):
         self.h = nn.ModuleList([GPT2Block(cfg) for _ in range(cfg.n_layer)])
         self.ln_f = nn.LayerNorm(self.embed_dim, eps=cfg.layer_norm_epsilon)
 
-    def forward(self, input_ids, attention_mask=None):
+    def forward(self, input_ids, attention_mask=None, past_key_values=None):
         input_shape = input_ids.size()
         input_ids = input_ids.view(-1, input_shape[-1])
         batch_size = input_ids.shape[0]
         dtype = self.wte.weight.dtype
-        position_ids = torch.arange(0, input_shape[-1], dtype=torch.long, device=input_ids.device)
+        past_length = 0 if past_key_values is None else past_key_values[0][0].size(-2)
+        position_ids = torch.arange(past_length, input_shape[-1] + past_length, dtype=torch.long,
+                                    device=input_ids.device)
         position_ids = position_ids.unsqueeze(0).view(-1, input_shape[-1])
         if attention_mask is not None:
             attention_mask = additive_padding_mask(attention_mask, batch_size, dtype)
@@ -153,10 +160,14 @@ class GPT2Model(nn.Module):
         position_embeds = self.wpe(position_ids)
         hidden_states = inputs_embeds + position_embeds
         output_shape = (-1,) + input_shape[1:] + (hidden_states.size(-1),)
-        for block in self.h:
-            hidden_states = block(hidden_states, attention_mask=attention_mask)
+        presents = []
+        for i, block in enumerate(self.h):
+            layer_past = None if past_key_values is None else past_key_values[i]
+            hidden_states, present = block(hidden_states, attention_mask=attention_mask,
+                                           layer_past=layer_past)
+            presents.append(present)
         hidden_states = self.ln_f(hidden_states)
-        return hidden_states.view(output_shape)
+        return hidden_states.view(output_shape), presents
 
 
 class GPT2LMHeadModel(nn.Module):
@@ -168,9 +179,13 @@ class GPT2LMHeadModel(nn.Module):
         self.lm_head.weight = self.transformer.wte.weight  # tied
         init_weights(self, seed, (nn.LayerNorm,))
 
-    def forward(self, input_ids, attention_mask=None):
-        hidden_states = self.transformer(input_ids, attention_mask=attention_mask)
-        return self.lm_head(hidden_states)
+    def forward(self, input_ids, attention_mask=None, past_key_values=None):
+        """The logits; with past_key_values (one (key, value) [B, H, P, d] pair per
+        layer) also each layer's present (key, value), [B, H, P + T, d]."""
+        hidden_states, presents = self.transformer(input_ids, attention_mask=attention_mask,
+                                                   past_key_values=past_key_values)
+        logits = self.lm_head(hidden_states)
+        return logits if past_key_values is None else (logits, presents)
 
 
 def validate(cfg: GPT2Config):

@@ -502,11 +502,27 @@ bool Importer::checkNodes(const onnx::GraphProto &graph, const std::string &pref
   return true;
 }
 
+/// Is `name` a decoder-with-past export's past keys or values?
+static bool isPastInput(StringRef name) {
+  return name.starts_with("past_key_values") || name.starts_with("past.") ||
+         name.starts_with("past_");
+}
+
 bool Importer::addInputs(func::FuncOp func) {
   const auto &graph = file.model.graph();
   llvm::StringSet<> bound;
   SmallVector<Type> argTypes;
   SmallVector<std::string> names;
+  // A dimension named by the exporter (dim_param) takes the value
+  // --input-shape gives it on any input: "batch" bound once binds it on all.
+  llvm::StringMap<int64_t> named;
+  for (const auto &input : graph.input())
+    for (const auto &[name, dims] : options.inputShapes)
+      if (name == input.name() && input.type().has_tensor_type() &&
+          input.type().tensor_type().shape().dim_size() == int(dims.size()))
+        for (auto [i, dim] : llvm::enumerate(input.type().tensor_type().shape().dim()))
+          if (dim.has_dim_param())
+            named.try_emplace(dim.dim_param(), dims[i]);
   for (const auto &input : graph.input()) {
     if (initializerIndex.count(input.name()))
       continue; // older exporters list initializers as inputs too
@@ -554,6 +570,14 @@ bool Importer::addInputs(func::FuncOp func) {
         }
         shape[i] = dims[i];
       }
+    }
+    for (auto [i, dim] : llvm::enumerate(tt.shape().dim())) {
+      if (!ShapedType::isDynamic(shape[i]))
+        continue;
+      if (auto at = named.find(dim.has_dim_param() ? dim.dim_param() : ""); at != named.end())
+        shape[i] = at->second;
+      else if (options.emptyPast && isPastInput(input.name()))
+        shape[i] = 0;
     }
     if (llvm::any_of(shape, ShapedType::isDynamic)) {
       std::string dimsText;

@@ -61,6 +61,8 @@ struct WsgraphGeneratePass : wsc::impl::WsgraphGenerateBase<WsgraphGeneratePass>
       return func.emitError("max-context ")
              << context << " is not the token input's " << tokens
              << " positions; bind it with --input-shape NAME=" << batch << "x" << context;
+    if (failed(dropPast(func)))
+      return failure();
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     Value logits;
     for (Value v : ret.getOperands())
@@ -83,6 +85,37 @@ struct WsgraphGeneratePass : wsc::impl::WsgraphGenerateBase<WsgraphGeneratePass>
     func.setResultAttr(results.size() - 1, "wsgraph.name", b.getStringAttr("next_token"));
     func->setAttr("wsgraph.generate", b.getUnitAttr());
     return success();
+  }
+
+  /// A decoder-with-past export's past keys and values (inputs past*) are
+  /// the resident cache: empty here (the import binds them so), they become
+  /// empty constants; its present keys and values (results present*) are
+  /// the cache after the step, which stays on the wafer, not a result.
+  LogicalResult dropPast(func::FuncOp func) {
+    for (BlockArgument arg : llvm::to_vector(func.getArguments())) {
+      StringRef name = nameOf(func, arg.getArgNumber());
+      if (!(name.starts_with("past_key_values") || name.starts_with("past.") ||
+            name.starts_with("past_")))
+        continue;
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || !type.hasStaticShape() || type.getNumElements() != 0)
+        return func.emitError("input '")
+               << name << "' holds past keys or values, which a generating program keeps on "
+               << "the wafer: it must be empty (a past length of 0), not " << arg.getType();
+      OpBuilder b(func.getBody());
+      Value empty = wg::ConstantOp::create(b, func.getLoc(), DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
+      arg.replaceAllUsesWith(empty);
+      (void)func.eraseArgument(arg.getArgNumber());
+    }
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    llvm::BitVector present(ret.getNumOperands());
+    for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+      if (auto name = func.getResultAttrOfType<StringAttr>(i, "wsgraph.name"))
+        present[i] = name.getValue().starts_with("present");
+    if (present.none())
+      return success();
+    ret->eraseOperands(present);
+    return func.eraseResults(present);
   }
 
   /// An `attention_mask` input like the token ids becomes a constant of ones.

@@ -150,6 +150,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  importOptions.emptyPast = generate; // past keys and values stay resident on the wafer
   auto module = wsc::importOnnx(input, &context, importOptions);
   if (!module)
     return 1;

@@ -20,6 +20,10 @@ struct OnnxImportOptions {
   llvm::SmallVector<std::pair<std::string, std::string>> binds;
   /// Keep weight shapes only, not where their bytes are.
   bool elideWeights = false;
+  /// Past keys and values (inputs named past_key_values.*, past.* or past_*
+  /// of a decoder-with-past export) are empty: their dimensions that no
+  /// other input binds are 0 (a generating program keeps them resident).
+  bool emptyPast = false;
 };
 
 /// Imports the ONNX model at `path` into a module holding one func.func of

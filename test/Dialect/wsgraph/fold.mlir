@@ -687,6 +687,21 @@ func.func @concat(%x: tensor<2x3xf32>) -> (tensor<4xi64>, tensor<2x3xi64>, tenso
 
 // -----
 
+// Empty inputs add nothing: a decoder's past keys of length 0 before its new
+// keys is the new keys; with two others left the concat keeps those.
+// CHECK-LABEL: func.func @concat_empty
+// CHECK-SAME: (%[[K:.*]]: tensor<2x4x3x8xf32>, %[[J:.*]]: tensor<2x4x1x8xf32>)
+// CHECK: %[[KJ:.*]] = wsgraph.concat %[[K]], %[[J]] {axis = -2 : i64} : (tensor<2x4x3x8xf32>, tensor<2x4x1x8xf32>) -> tensor<2x4x4x8xf32>
+// CHECK: return %[[K]], %[[KJ]]
+func.func @concat_empty(%k: tensor<2x4x3x8xf32>, %j: tensor<2x4x1x8xf32>) -> (tensor<2x4x3x8xf32>, tensor<2x4x4x8xf32>) {
+  %past = wsgraph.constant dense<> : tensor<2x4x0x8xf32>
+  %0 = wsgraph.concat %past, %k {axis = 2 : i64} : (tensor<2x4x0x8xf32>, tensor<2x4x3x8xf32>) -> tensor<2x4x3x8xf32>
+  %1 = wsgraph.concat %k, %past, %j {axis = -2 : i64} : (tensor<2x4x3x8xf32>, tensor<2x4x0x8xf32>, tensor<2x4x1x8xf32>) -> tensor<2x4x4x8xf32>
+  return %0, %1 : tensor<2x4x3x8xf32>, tensor<2x4x4x8xf32>
+}
+
+// -----
+
 // A concat with a non-constant input stays.
 // CHECK-LABEL: func.func @concat_not_constant
 // CHECK: %[[R:.*]] = wsgraph.concat
