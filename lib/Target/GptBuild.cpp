@@ -126,9 +126,7 @@ Value DecoderBuilder::repeatKeyValues(Value x) {
 /// recovers each dimension's frequency from these tables.
 void DecoderBuilder::createRotaryTables() {
   int64_t r = cfg.rotaryDims();
-  SmallVector<float> invFreq;
-  for (int64_t i = 0; i < r; i += 2)
-    invFreq.push_back(1.0f / std::pow(float(cfg.ropeTheta), float(i) / float(r)));
+  SmallVector<float> invFreq = cfg.rotaryFrequencies();
   SmallVector<float> cosines, sines;
   cosines.reserve(seq * r), sines.reserve(seq * r);
   for (int64_t t = 0; t < seq; ++t)

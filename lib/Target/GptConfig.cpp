@@ -10,6 +10,7 @@
 #include "wsc/Target/GptConfig.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -24,6 +25,31 @@ namespace json = llvm::json;
 int64_t GptConfig::rotaryDims() const {
   // HF: int(head_size * rotary_pct), truncated.
   return family == GptFamily::Gpt ? 0 : int64_t(double(headDim()) * rotaryPct);
+}
+
+SmallVector<float> GptConfig::rotaryFrequencies() const {
+  int64_t r = rotaryDims();
+  SmallVector<float> freqs;
+  const float pi = 3.14159265358979323846f, factor = float(ropeFactor);
+  const float low = float(lowFreqFactor), high = float(highFreqFactor);
+  const float old = float(ropeOriginalContext);
+  for (int64_t i = 0; i < r; i += 2) {
+    float f = 1.0f / std::pow(float(ropeTheta), float(i) / float(r));
+    if (ropeScaling == "linear") {
+      f /= factor;
+    } else if (ropeScaling == "llama3") {
+      // transformers' _compute_llama3_parameters, in fp32 as torch runs it.
+      float wavelen = 2 * pi / f;
+      if (wavelen > old / low) {
+        f /= factor;
+      } else if (!(wavelen < old / high)) {
+        float smooth = (old / wavelen - low) / (high - low);
+        f = (1 - smooth) * f / factor + smooth * f;
+      }
+    }
+    freqs.push_back(f);
+  }
+  return freqs;
 }
 
 int64_t GptConfig::parameters() const {
@@ -77,6 +103,14 @@ GptConfig pythia(const char *name, int64_t layers, int64_t width, int64_t heads,
   return c;
 }
 
+/// Llama 3.1: Llama 3 with 131072 positions and llama3 rope_scaling.
+GptConfig llama31(GptConfig c, const char *name) {
+  c.name = name, c.context = 131072;
+  c.ropeScaling = "llama3", c.ropeFactor = 8.0, c.lowFreqFactor = 1.0, c.highFreqFactor = 4.0;
+  c.ropeOriginalContext = 8192;
+  return c;
+}
+
 /// Sources in docs/models.md.
 const std::vector<GptConfig> &presets() {
   static const std::vector<GptConfig> all = {
@@ -85,6 +119,9 @@ const std::vector<GptConfig> &presets() {
       gpt3("gpt3-175b", 96, 12288, 96),       gpt3("gpt-1t", 128, 25600, 160),
       llama3("llama3-8b", 32, 4096, 32, 14336), llama3("llama3-70b", 80, 8192, 64, 28672),
       llama3("llama3-405b", 126, 16384, 128, 53248),
+      llama31(llama3("", 32, 4096, 32, 14336), "llama3.1-8b"),
+      llama31(llama3("", 80, 8192, 64, 28672), "llama3.1-70b"),
+      llama31(llama3("", 126, 16384, 128, 53248), "llama3.1-405b"),
       pythia("pythia-1.4b", 24, 2048, 16, 50304), pythia("pythia-6.9b", 32, 4096, 32, 50432)};
   return all;
 }
@@ -118,7 +155,7 @@ public:
       : object(object), file(file.str()), error(error) {}
 
   bool fail(StringRef key, const std::string &what) {
-    error = "--gpt-config '" + file + "': '" + key.str() + "' " + what;
+    error = "--gpt-config '" + file + "': '" + prefix + key.str() + "' " + what;
     return false;
   }
   bool has(StringRef key) const { return object.get(key) != nullptr; }
@@ -178,6 +215,39 @@ public:
     return true;
   }
 
+  /// A string among `allowed`; when absent, `fallback` or an error.
+  bool oneOf(StringRef key, ArrayRef<StringRef> allowed, std::string &out,
+             std::optional<StringRef> fallback = std::nullopt) {
+    read.insert(key);
+    const json::Value *v = object.get(key);
+    if (!v && fallback)
+      return out = fallback->str(), true;
+    std::optional<StringRef> s = v ? v->getAsString() : std::nullopt;
+    if (!s || !llvm::is_contained(allowed, *s))
+      return fail(key, "must be one of: " + llvm::join(allowed, ", "));
+    out = s->str();
+    return true;
+  }
+
+  /// An optional object, read by `body` with keys of its own (named
+  /// "outer.inner" in errors); null or absent reads nothing.
+  bool nested(StringRef key, function_ref<bool(ConfigKeys &)> body) {
+    read.insert(key);
+    const json::Value *v = object.get(key);
+    if (!v || *v == nullptr)
+      return true;
+    const json::Object *inner = v->getAsObject();
+    if (!inner)
+      return fail(key, "must be an object or null");
+    std::string innerError;
+    ConfigKeys keys(*inner, file, innerError);
+    keys.prefix = prefix + key.str() + ".";
+    if (body(keys))
+      return true;
+    error = innerError;
+    return false;
+  }
+
   /// An optional number in [0, 1) the forward pass does not use (dropout:
   /// inference drops nothing), checked all the same.
   bool unusedFraction(StringRef key) {
@@ -215,8 +285,36 @@ private:
   const json::Object &object;
   std::string file;
   std::string &error;
+  std::string prefix; // "outer." inside a nested object
   llvm::StringSet<> read;
 };
+
+/// HF's rope_scaling: null, {"rope_type": "linear", "factor"} or Llama
+/// 3.1's {"rope_type": "llama3", "factor", "low_freq_factor",
+/// "high_freq_factor", "original_max_position_embeddings"} (older files
+/// spell rope_type "type").
+bool readRopeScaling(ConfigKeys &keys, GptConfig &c) {
+  return keys.nested("rope_scaling", [&](ConfigKeys &rs) {
+    std::string type, alias;
+    if (!rs.oneOf("type", {"linear", "llama3"}, alias, StringRef()) ||
+        !rs.oneOf("rope_type", {"linear", "llama3"}, type, alias.empty() ? std::nullopt
+                                                                       : std::optional<StringRef>(alias)))
+      return false;
+    if (!alias.empty() && alias != type)
+      return rs.fail("type", "differs from 'rope_type'");
+    c.ropeScaling = type;
+    if (!rs.positiveNumber("factor", c.ropeFactor))
+      return false;
+    if (type == "llama3" &&
+        (!rs.positiveNumber("low_freq_factor", c.lowFreqFactor) ||
+         !rs.positiveNumber("high_freq_factor", c.highFreqFactor) ||
+         !rs.positive("original_max_position_embeddings", c.ropeOriginalContext)))
+      return false;
+    if (type == "llama3" && !(c.highFreqFactor > c.lowFreqFactor))
+      return rs.fail("high_freq_factor", "must be larger than 'low_freq_factor'");
+    return rs.noOthers({}, "rope_scaling");
+  });
+}
 
 /// Keys of HF configs that do not change the forward pass without a cache
 /// (tokens, dtypes of the checkpoint, training-only settings, bookkeeping).
@@ -261,7 +359,7 @@ bool readLlama(ConfigKeys &keys, GptConfig &c) {
   return keys.onlyIfEqual("hidden_act", "silu", "the MLP is SwiGLU") &&
          keys.onlyIfEqual("attention_bias", false, "q, k, v and o have no bias") &&
          keys.onlyIfEqual("mlp_bias", false, "the MLP's linears have no bias") &&
-         keys.onlyIfEqual("rope_scaling", nullptr, "rotary frequencies are unscaled") &&
+         readRopeScaling(keys, c) &&
          keys.onlyIfEqual("head_dim", c.headDim(), "hidden_size / num_attention_heads") &&
          keys.noOthers(kHfHarmless, "llama");
 }

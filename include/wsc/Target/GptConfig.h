@@ -34,12 +34,21 @@ struct GptConfig {
   /// Rotary embeddings (Llama, Neox): the base of the frequencies, and the
   /// share of each head's dimensions they turn.
   double ropeTheta = 10000.0, rotaryPct = 1.0;
+  /// HF's rope_scaling: "" (none), "linear" (every frequency / factor) or
+  /// "llama3" (Llama 3.1: low frequencies / factor, high ones kept, a smooth
+  /// blend between, by wavelength against the original context).
+  std::string ropeScaling;
+  double ropeFactor = 1.0, lowFreqFactor = 1.0, highFreqFactor = 4.0;
+  int64_t ropeOriginalContext = 8192;
 
   int64_t headDim() const { return width / heads; }
   int64_t keyValueHeads() const { return kvHeads ? kvHeads : heads; }
   int64_t mlpWidth() const { return intermediate ? intermediate : 4 * width; }
   /// R, the rotated dimensions of a head (HF's int(head_dim * rotary_pct)).
   int64_t rotaryDims() const;
+  /// The R/2 rotary frequencies in fp32 as torch computes them
+  /// (1 / theta^(2i / R), then rope_scaling's).
+  llvm::SmallVector<float> rotaryFrequencies() const;
   int64_t parameters() const;
 };
 
