@@ -39,23 +39,28 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
       return;
     f.generates = true;
     f.kvCacheBytes += wsc::kvCacheBytes(func);
+    double hop = cost.arch.getHopCycles(), east = double(cost.arch.getWidth() - 1);
     func.walk([&](wsc::wskernel::KernelOp k) {
       f.cyclesPerToken += k.getCyclesPerToken().convertToDouble();
-      // To each reader: the hops between the kernels' centres.
-      auto centre = [](wsc::wskernel::KernelOp op) -> std::pair<double, double> {
+      // To each reader: the hops between the kernels' centres; on another
+      // wafer, to this wafer's east edge, the link, and on from the west edge.
+      auto centre = [](wsc::wskernel::KernelOp op) -> std::array<double, 3> {
         auto origin = op->getAttrOfType<DenseI64ArrayAttr>("wafer.origin");
         if (!origin || origin.size() != 3)
-          return {0, 0};
-        return {origin[1] + op.getWidth() / 2.0, origin[2] + op.getHeight() / 2.0};
+          return {0, 0, 0};
+        return {double(origin[0]), origin[1] + op.getWidth() / 2.0,
+                origin[2] + op.getHeight() / 2.0};
       };
-      auto [x, y] = centre(k);
+      auto [w, x, y] = centre(k);
       llvm::SmallPtrSet<Operation *, 4> readers;
       for (Value out : k.getResults())
         for (Operation *user : out.getUsers())
           if (auto reader = dyn_cast<wsc::wskernel::KernelOp>(user);
               reader && readers.insert(reader).second) {
-            auto [rx, ry] = centre(reader);
-            f.cyclesPerToken += (std::abs(rx - x) + std::abs(ry - y)) * cost.arch.getHopCycles();
+            auto [rw, rx, ry] = centre(reader);
+            double hops = rw == w ? std::abs(rx - x) + std::abs(ry - y)
+                                  : (east - x) + std::abs(ry - y) + rx;
+            f.cyclesPerToken += hops * hop + (rw == w ? 0.0 : double(cost.arch.getLinkLatencyCycles()));
           }
     });
   });

@@ -59,7 +59,7 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
       slowest = std::max(slowest, k.op.getCyclesPerToken().convertToDouble());
     }
     for (const auto &[key, row] : plan.exitRow)
-      wafers.insert({key.second, key.second + 1});
+      wafers.insert({key.second, plan.next(key.second)});
     double budget = linkBudget < 0 ? 0 : linkBudget > 0 ? double(linkBudget) : std::ceil(slowest);
 
     Stats stats;
@@ -150,15 +150,15 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         addWafer(order[first + i], result.stats, result.groups, result.rows);
     }
 
-    // The links: [src_wafer, W-1, y, color there, src_wafer + 1, 0, y, color there].
+    // The links: [src_wafer, W-1, y, color there, next wafer, 0, y, color there].
     std::vector<std::array<int32_t, 8>> links;
     std::map<std::pair<int64_t, int64_t>, int64_t> perLink; // (wafer, row) -> streams
     int32_t east = int32_t(arch->getWidth() - 1);
     for (const auto &[key, row] : plan.exitRow) {
       auto [stream, from] = key;
+      int64_t to = plan.next(from);
       links.push_back({int32_t(from), east, int32_t(row), int32_t(streamColor.at({stream, from})),
-                       int32_t(from + 1), 0, int32_t(row),
-                       int32_t(streamColor.at({stream, from + 1}))});
+                       int32_t(to), 0, int32_t(row), int32_t(streamColor.at({stream, to}))});
       ++perLink[{from, row}];
     }
     int64_t maxPerLink = 0;

@@ -1,8 +1,10 @@
 //===- RouteLinks.cpp - which link each stream takes between wafers -------===//
 //
-// Wafers form a chain: wafer i's east edge is joined to wafer i+1's west
+// Wafers form a ring: wafer i's east edge is joined to wafer i+1's west
 // edge, one link per row (PE (W-1, y) of wafer i to PE (0, y) of wafer
-// i+1). Streams flow forward only. A stream produced on wafer A whose last
+// i+1), and the last wafer's to wafer 0's. Streams flow forward, but for
+// one from the last wafer to wafer 0 only (a generating program's fed-back
+// token), which takes the ring's link. A stream produced on wafer A whose last
 // consumer is on wafer B > A crosses the boundaries A, A+1, ..., B-1; at
 // each one it takes the row that is cheapest by
 //   distance from its tree on the wafer it leaves to (W-1, y)
@@ -42,19 +44,25 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
     return false;
   };
   std::map<std::pair<int64_t, int64_t>, int64_t> onLink; // (wafer, row) -> streams
+  for (GraphKernel &k : graph.kernels)
+    plan.lastWafer = std::max(plan.lastWafer, k.wafer);
 
   for (auto [si, s] : llvm::enumerate(graph.streams)) {
     GraphKernel &p = graph.kernels[s.producer];
     int64_t from = p.wafer, last = from;
     std::map<int64_t, SmallVector<Rect, 2>> consumersOn;
+    // Back from the last wafer to wafer 0 alone: over the ring's link.
+    bool back = llvm::any_of(s.consumers, [&](const auto &read) {
+      return graph.kernels[read.first].wafer < from;
+    });
     for (auto [i, read] : llvm::enumerate(s.consumers)) {
       GraphKernel &k = graph.kernels[read.first];
-      if (k.wafer < from)
+      if (back && (from != plan.lastWafer || k.wafer != 0))
         return p.op.emitOpError("stream '")
                << s.port << "' of kernel '" << p.op.getName() << "' on wafer " << from
                << " is read by kernel '" << k.op.getName() << "' on wafer " << k.wafer
-               << ": streams between wafers flow forward only (wafer i's east edge feeds wafer "
-                  "i + 1's west edge)";
+               << ": streams between wafers flow forward (wafer i's east edge feeds wafer "
+                  "i + 1's west edge), or from the last wafer to wafer 0 alone";
       if (k.x < 0)
         return k.op.emitOpError("kernel '")
                << k.op.getName() << "' has no 'wafer.origin'; run --wsc-place first";
@@ -62,6 +70,8 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
         consumersOn[k.wafer].push_back({k.x + box.x0, k.y + box.y0, k.x + box.x1, k.y + box.y1});
       last = std::max(last, k.wafer);
     }
+    if (back)
+      last = from + 1; // one boundary: the last wafer's to wafer 0
     if (last == from)
       continue;
     if (p.x < 0)
@@ -73,9 +83,11 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
     if (auto it = consumersOn.find(from); it != consumersOn.end())
       llvm::append_range(tree, it->second);
     for (int64_t b = from; b < last; ++b) {
-      const wafer::DefectGrid &out = grid(b), &in = grid(b + 1);
-      auto next = consumersOn.upper_bound(b); // the next wafer with consumers
-      bool direct = next->first == b + 1;
+      int64_t to = plan.next(b);
+      const wafer::DefectGrid &out = grid(b), &in = grid(to);
+      // The next wafer with consumers (wafer 0, going back).
+      auto next = back ? consumersOn.find(0) : consumersOn.upper_bound(b);
+      bool direct = next->first == to;
       int64_t best = -1, dead = 0, full = 0;
       double bestCost = 0;
       for (int64_t y = 0; y < H; ++y) {
@@ -102,14 +114,14 @@ LogicalResult wsc::route::planLinks(KernelGraph &graph, wafer::ArchAttr arch,
       if (best < 0)
         return p.op.emitOpError("cannot route stream '")
                << s.port << "' of kernel '" << p.op.getName() << "' from wafer " << from
-               << " to wafer " << last << ": no link from wafer " << b << " to wafer " << b + 1
+               << " to wafer " << (back ? 0 : last) << ": no link from wafer " << b << " to wafer " << to
                << " is left (of " << H << (H == 1 ? " row, " : " rows, ") << dead
                << " dead or cut off at an edge PE or the link, " << full
                << " full: a link carries one stream per color, " << K << ")";
       plan.exitRow[{int(si), b}] = best;
       ++onLink[{b, best}];
       tree = {{0, best, 0, best}};
-      if (auto it = consumersOn.find(b + 1); it != consumersOn.end())
+      if (auto it = consumersOn.find(to); it != consumersOn.end())
         llvm::append_range(tree, it->second);
     }
   }

@@ -94,17 +94,29 @@ struct Stats {
 
 /// Where streams cross wafers. Wafer i's east edge is joined to wafer i+1's
 /// west edge, one link per row: PE (W-1, y) of wafer i to PE (0, y) of
-/// wafer i+1. A stream whose consumers sit on later wafers leaves each wafer
-/// from its producer's up to the one before its last consumer's by one row.
+/// wafer i+1; the last wafer's east edge is joined to wafer 0's west edge
+/// (a ring), which only a generating program's fed-back token takes. A
+/// stream whose consumers sit on later wafers leaves each wafer from its
+/// producer's up to the one before its last consumer's by one row.
 struct LinkPlan {
   /// (stream index, wafer) -> the row of the link it takes to the next wafer.
   std::map<std::pair<int, int64_t>, int64_t> exitRow;
   /// Streams with a consumer on another wafer.
   int64_t crossingStreams = 0;
+  /// The last wafer with a kernel.
+  int64_t lastWafer = 0;
 
   int64_t rowOf(int stream, int64_t wafer) const {
     auto it = exitRow.find({stream, wafer});
     return it == exitRow.end() ? -1 : it->second;
+  }
+  /// The wafer the links leaving `wafer` arrive at.
+  int64_t next(int64_t wafer) const { return wafer == lastWafer ? 0 : wafer + 1; }
+  /// The row of the link `stream` arrives at `wafer` on, or -1.
+  int64_t entryRow(int stream, int64_t wafer) const {
+    if (wafer > 0)
+      return rowOf(stream, wafer - 1);
+    return lastWafer > 0 ? rowOf(stream, lastWafer) : -1;
   }
 };
 

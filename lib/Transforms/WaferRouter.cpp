@@ -94,7 +94,7 @@ LogicalResult WaferRouter::buildGroups() {
   for (auto [si, s] : llvm::enumerate(graph.streams)) {
     // On this wafer: sent by its producer here, or entering over a link.
     int64_t from = graph.kernels[s.producer].wafer;
-    int64_t entryRow = wafer > 0 ? plan.rowOf(si, wafer - 1) : -1;
+    int64_t entryRow = plan.entryRow(si, wafer);
     if (from != wafer && entryRow < 0)
       continue;
     Group g;
@@ -112,7 +112,7 @@ LogicalResult WaferRouter::buildGroups() {
     }
     if (int64_t exitRow = plan.rowOf(si, wafer); exitRow >= 0) {
       g.exit = node(W - 1, exitRow);
-      g.toWafer = wafer + 1;
+      g.toWafer = plan.next(wafer);
     }
     // The receiving PEs of each consumer, box by box.
     for (auto [i, read] : llvm::enumerate(s.consumers)) {

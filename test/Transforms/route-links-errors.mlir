@@ -1,17 +1,20 @@
 // RUN: wsc-opt %s --wsc-route -split-input-file -verify-diagnostics
 
-// Streams between wafers flow forward only.
+// Streams between wafers flow forward, or from the last wafer to wafer 0
+// alone (the ring's link): wafer 1 is not the last here.
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
     link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
 module attributes {wafer.arch = #mesh8} {
   func.func @backward(%w: tensor<4xf32>) {
-    // expected-error @+1 {{stream 'out0' of kernel 'p' on wafer 1 is read by kernel 'c' on wafer 0: streams between wafers flow forward only (wafer i's east edge feeds wafer i + 1's west edge)}}
+    // expected-error @+1 {{stream 'out0' of kernel 'p' on wafer 1 is read by kernel 'c' on wafer 0: streams between wafers flow forward (wafer i's east edge feeds wafer i + 1's west edge), or from the last wafer to wafer 0 alone}}
     %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 1, 2, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
     }
     %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 0, 2, 3>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
       wskernel.recv "in0" to <base = 0> n <base = 4>
+    }
+    %q = wskernel.kernel "q" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 2, 2, 3>} : (tensor<4xf32>) -> tensor<4xf32> {
     }
     return
   }

@@ -178,3 +178,27 @@ module attributes {wafer.arch = #line} {
     return
   }
 }
+
+// -----
+
+// Back from the last wafer to wafer 0 (a generating program's fed-back
+// token): the ring's link joins the last wafer's east edge to wafer 0's west
+// edge. p on wafer 1 sends east along row 3 to (7, 3) and its LINK; the link
+// lands on PE (0, 3) of wafer 0, whose tree goes east into c at (2, 3).
+// CHECK-LABEL: func.func @ring
+// CHECK: wafer.routes 0 dense<{{\[\[}}0, 3, 0, 5, 4], [1, 3, 0, 4, 4], [2, 3, 0, 4, 1]]> : tensor<3x5xi32>
+// CHECK: wafer.routes 1 dense<{{\[\[}}5, 3, 0, 0, 4], [6, 3, 0, 4, 4], [7, 3, 0, 4, 32]]> : tensor<3x5xi32>
+// CHECK: wafer.links dense<{{\[\[}}1, 7, 3, 0, 0, 0, 3, 0]]> : tensor<1x8xi32>
+module attributes {wafer.arch = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>} {
+  func.func @ring(%w: tensor<4xf32>) {
+    %p = wskernel.kernel "p" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.origin = array<i64: 1, 5, 3>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+    }
+    %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%p) {wafer.origin = array<i64: 0, 2, 3>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+    }
+    return
+  }
+}
