@@ -3,14 +3,15 @@
 // Causal self-attention with heads split over columns and tokens over rows:
 // each PE scores its block of keys on its share of a head's dimensions, the
 // scores all-reduced over the head's columns, partial softmaxes merged down
-// each column.
+// each column. Its padding mask is AttentionMask.cpp's, its rotary tables'
+// fit RotaryTables.cpp's.
 //
 //===----------------------------------------------------------------------===//
+#include "AttentionMask.h"
 #include "Kind.h"
+#include "RotaryTables.h"
 
 #include "wsgraph/WsgraphDialect.h"
-
-
 
 using namespace mlir;
 using namespace wsc;
@@ -36,181 +37,11 @@ public:
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
   void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
-
-private:
-  /// Receives the padding mask's words for the row's keys into dst.
-  static void receiveMaskRow(Body &k, unsigned input, int64_t dst, int64_t tb, int64_t tokens);
-  /// Makes the mask from the words that came, in place (`scratch`: 3 * tb
-  /// words when a step selects).
-  static void applyMaskSteps(Body &k, ArrayRef<std::pair<std::string, float>> steps, int64_t row,
-                             int64_t scratch, int64_t tb);
-  /// Copies sequence b's words for the row's keys from the held mask.
-  static void copyMaskRow(Body &k, int64_t all, int64_t dst, int64_t tb, int64_t tokens);
 };
-
-/// The mask as steps from a value with fewer ops before it: reshapes,
-/// a cast to f32 and arithmetic with scalars, as HF makes an additive mask
-/// from attention_mask ((1 - float(m)) * finfo.min). The steps run on the
-/// mask words in the kernel, so none of those ops needs a kernel.
-Value peelMaskSteps(Value mask, SmallVectorImpl<std::pair<std::string, float>> &steps) {
-  int64_t numel = cast<ShapedType>(mask.getType()).getNumElements();
-  SmallVector<std::pair<std::string, float>> reversed;
-  Value at = mask;
-  auto sameSize = [&](Value v) { return cast<ShapedType>(v.getType()).getNumElements() == numel; };
-  auto isF32 = [](Value v) { return cast<ShapedType>(v.getType()).getElementType().isF32(); };
-  while (Operation *def = at.getDefiningOp()) {
-    if (isa<wg::ReshapeOp, wg::UnsqueezeOp, wg::SqueezeOp, wg::ExpandOp>(def) &&
-        sameSize(def->getOperand(0))) {
-      at = def->getOperand(0);
-      continue;
-    }
-    if (auto castOp = dyn_cast<wg::CastOp>(def)) {
-      Type from = cast<ShapedType>(castOp.getInput().getType()).getElementType();
-      if (!isF32(at) || !(from.isF32() || from.isSignlessInteger()))
-        break;
-      if (!from.isF32())
-        reversed.push_back({"to_float", 0.0f});
-      at = castOp.getInput();
-      continue;
-    }
-    // where(bool(y), c, y) or where(bool(y), y, c): c on the nonzero
-    // words, or on the zero ones (Llama's masked_fill of 1 - mask).
-    if (auto where = dyn_cast<wg::WhereOp>(def)) {
-      auto cond = where.getCond().getDefiningOp<wg::CastOp>();
-      std::optional<double> onTrue = wg::splatValue(where.getOnTrue()),
-                            onFalse = wg::splatValue(where.getOnFalse());
-      Value y = cond ? cond.getInput() : Value();
-      if (!y || !isF32(at) || !isF32(y) || !sameSize(y) || !sameSize(where.getCond()) ||
-          !(onTrue ? where.getOnFalse() == y : onFalse && where.getOnTrue() == y))
-        break;
-      reversed.push_back(onTrue ? std::pair<std::string, float>{"fill_nonzero", float(*onTrue)}
-                                : std::pair<std::string, float>{"fill_zero", float(*onFalse)});
-      at = y;
-      continue;
-    }
-    if (!isa<wg::AddOp, wg::SubOp, wg::MulOp>(def) || !isF32(at))
-      break;
-    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
-    std::optional<double> cl = wg::splatValue(lhs), cr = wg::splatValue(rhs);
-    Value x = cr ? lhs : rhs;
-    std::optional<double> c = cr ? cr : cl;
-    if (!c || (cl && cr) || !sameSize(x) || !isF32(x))
-      break;
-    float v = float(*c);
-    if (isa<wg::AddOp>(def))
-      reversed.push_back({"add", v});
-    else if (isa<wg::MulOp>(def))
-      reversed.push_back({"mul", v});
-    else
-      reversed.push_back(cr ? std::pair<std::string, float>{"add", -v} : std::pair<std::string, float>{"rsub", v});
-    at = x;
-  }
-  steps.assign(reversed.rbegin(), reversed.rend());
-  return at;
-}
 
 } // namespace
 
 namespace {
-
-/// Rotary tables that are m * cos(t * f) and m * sin(t * f) at position t,
-/// per rotated dimension: what the kernel computes instead of holding them.
-struct RotaryTables {
-  SmallVector<float> freq, amp;
-};
-
-/// The angle of (c, s) at t = 1, 2, 4, ... unwrapped into f: each estimate
-/// predicts the next angle within pi.
-double unwrappedFrequency(ArrayRef<double> angle) {
-  double f = angle.size() > 1 ? angle[1] : 0.0;
-  for (size_t t = 2; t < angle.size(); t *= 2) {
-    double turns = std::round((f * double(t) - angle[t]) / (2 * M_PI));
-    f = (angle[t] + 2 * M_PI * turns) / double(t);
-  }
-  return f;
-}
-
-/// The largest gap between a table column and m * cos(t * f) (sin) over
-/// the positions, t * f rounded to fp32 as torch rounds it.
-double tableError(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i, int64_t tokens,
-                  float m, float f) {
-  double error = 0;
-  for (int64_t t = 0; t < tokens; ++t) {
-    double a = double(float(t) * f);
-    error = std::max({error, std::abs(m * std::cos(a) - double(c[t * r + i])),
-                      std::abs(m * std::sin(a) - double(s[t * r + i]))});
-  }
-  return error;
-}
-
-/// Column i's frequency: the fp32 value about the unwrapped estimate (a few
-/// ulps either way) whose angles give the tables, if any does.
-std::optional<float> columnFrequency(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i,
-                                     int64_t tokens, float m) {
-  SmallVector<double> angle;
-  for (int64_t t = 0; t < tokens; ++t)
-    angle.push_back(std::atan2(double(s[t * r + i]) / m, double(c[t * r + i]) / m));
-  float f = float(unwrappedFrequency(angle));
-  double tolerance = 4e-7 * std::max(1.0f, std::abs(m));
-  if (tableError(c, s, r, i, tokens, m, f) <= tolerance / 4)
-    return f; // the estimate itself, as a rule
-  float best = f, cand = f;
-  double bestError = std::numeric_limits<double>::infinity();
-  for (int step = 0; step < 8; ++step)
-    cand = std::nextafter(cand, -std::numeric_limits<float>::infinity());
-  for (int step = 0; step <= 16; ++step, cand = std::nextafter(cand, INFINITY))
-    if (double error = tableError(c, s, r, i, tokens, m, cand); error < bestError)
-      bestError = error, best = cand;
-  if (!(bestError <= tolerance))
-    return std::nullopt;
-  return best;
-}
-
-/// The frequencies and amplitudes of a rotary op's constant tables over
-/// `tokens` positions, if they are such functions of the position (to fp32
-/// rounding); nothing otherwise.
-std::optional<RotaryTables> rotaryTables(wg::RotaryOp op, int64_t tokens) {
-  DenseElementsAttr cos = wg::getConstantElements(op.getCos());
-  DenseElementsAttr sin = wg::getConstantElements(op.getSin());
-  int64_t r = op.getRotaryDims();
-  auto rows = [&](Value table) {
-    ArrayRef<int64_t> shape = cast<ShapedType>(table.getType()).getShape();
-    return llvm::all_of(shape.drop_back(2), [](int64_t d) { return d == 1; }) &&
-           shape.size() >= 2 && shape[shape.size() - 2] == tokens;
-  };
-  if (!cos || !sin || !rows(op.getCos()) || !rows(op.getSin()) ||
-      !isa<FloatType>(cos.getElementType()))
-    return std::nullopt;
-  SmallVector<float> c(cos.getValues<float>()), s(sin.getValues<float>());
-  RotaryTables out;
-  for (int64_t i = 0; i < r; ++i) {
-    float m = c[i];
-    if (m == 0 || s[i] != 0)
-      return std::nullopt;
-    // rotate_half's tables repeat their first half (cat(freqs, freqs)).
-    if (i >= r / 2 && out.amp[i - r / 2] == m &&
-        tableError(c, s, r, i, tokens, m, out.freq[i - r / 2]) == 0) {
-      out.freq.push_back(out.freq[i - r / 2]);
-      out.amp.push_back(m);
-      continue;
-    }
-    std::optional<float> f = columnFrequency(c, s, r, i, tokens, m);
-    if (!f)
-      return std::nullopt;
-    out.freq.push_back(*f);
-    out.amp.push_back(m);
-  }
-  return out;
-}
-
-/// The [2, R] constant of frequencies and amplitudes the kernel holds.
-Value rotaryTableConstant(Operation *at, const RotaryTables &t) {
-  OpBuilder b(at);
-  SmallVector<float> words(t.freq);
-  words.append(t.amp.begin(), t.amp.end());
-  auto type = RankedTensorType::get({2, int64_t(t.freq.size())}, b.getF32Type());
-  return wg::ConstantOp::create(b, at->getLoc(), DenseElementsAttr::get(type, ArrayRef(words)));
-}
 
 /// Can a head's columns each take the same share of both halves of q and
 /// k (every dimension turned, the second half's angles the first's)?
@@ -809,66 +640,6 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   return {sram.next,
           cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch) + maskCycles +
               rotaryCycles(p, ds, cost)};
-}
-
-void AttentionKind::applyMaskSteps(Body &k, ArrayRef<std::pair<std::string, float>> steps,
-                                   int64_t row, int64_t scratch, int64_t tb) {
-  wk::AffAttr x = k.aff(row), n = k.aff(tb);
-  for (const auto &[step, value] : steps) {
-    if (step == "to_float") {
-      k.unary("to_float", x, x, n);
-    } else if (step == "fill_nonzero" || step == "fill_zero") {
-      // zero, then x == 0, then the fill: select(x == 0, ...).
-      wk::AffAttr zero = k.aff(scratch), isZero = k.aff(scratch + 4 * tb),
-                  fill = k.aff(scratch + 8 * tb);
-      k.imm("fill", zero, zero, 0.0f, n);
-      k.imm("fill", fill, fill, value, n);
-      k.vector("eq", isZero, x, zero, n);
-      bool keepZeros = step == "fill_nonzero";
-      wk::SelectOp::create(k.builder(), k.builder().getUnknownLoc(), x, isZero,
-                           keepZeros ? x : fill, keepZeros ? fill : x, n, nullptr, nullptr);
-    } else {
-      if (step == "rsub")
-        k.imm("mul", x, x, -1.0f, n);
-      k.imm(step == "mul" ? "mul" : "add", x, x, value, n);
-    }
-  }
-}
-
-void AttentionKind::copyMaskRow(Body &k, int64_t all, int64_t dst, int64_t tb, int64_t tokens) {
-  // Row py's keys are tokens [py*tb, py*tb + tb) of sequence b (loop index
-  // 0); the last row's may be fewer.
-  int64_t h = k.kernel().getHeight(), w = k.kernel().getWidth();
-  int64_t last = tokens - (h - 1) * tb;
-  wk::AffAttr from = k.aff(all, {4 * tokens}, 0, 4 * tb);
-  if (h > 1)
-    k.unary("copy", k.aff(dst), from, k.aff(tb), k.pes(0, w - 1, 0, h - 2));
-  if (last > 0)
-    k.unary("copy", k.aff(dst), from, k.aff(last), k.pes(0, w - 1, h - 1, h - 1));
-}
-
-void AttentionKind::receiveMaskRow(Body &k, unsigned input, int64_t dst, int64_t tb,
-                                   int64_t tokens) {
-  // Row py's keys are tokens [py*tb, py*tb + tb); the last row's may be fewer.
-  int64_t h = k.kernel().getHeight(), w = k.kernel().getWidth();
-  int64_t last = tokens - (h - 1) * tb;
-  OpBuilder &b = k.builder();
-  auto filter = [&](StringRef port, wk::AffAttr first, int64_t count, ArrayAttr when) {
-    OpBuilder::InsertionGuard guard(b); // filters are the kernel's, outside its loops
-    b.setInsertionPointToStart(k.top());
-    wk::FilterOp::create(b, b.getUnknownLoc(), port, first, k.aff(count), when, nullptr);
-  };
-  for (const InBlock &block : k.input(input).blocks) {
-    assert(block.offset == 0 && block.size == tokens && "a mask row is one block");
-    if (h > 1)
-      filter(block.port, k.aff(0, {}, 0, tb), tb, k.pes(0, w - 1, 0, h - 2));
-    if (h > 1)
-      k.recv(block.port, k.aff(dst), k.aff(tb), "copy", k.pes(0, w - 1, 0, h - 2));
-    if (last <= 0)
-      continue; // the last row holds no keys
-    filter(block.port, k.aff((h - 1) * tb), last, k.pes(0, w - 1, h - 1, h - 1));
-    k.recv(block.port, k.aff(dst), k.aff(last), "copy", k.pes(0, w - 1, h - 1, h - 1));
-  }
 }
 
 LogicalResult AttentionKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,

@@ -1,0 +1,105 @@
+//===- RotaryTables.cpp - rotary tables as functions of the position -----===//
+#include "RotaryTables.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::lowering;
+namespace wg = wsc::wsgraph;
+
+namespace {
+
+
+/// The angle of (c, s) at t = 1, 2, 4, ... unwrapped into f: each estimate
+/// predicts the next angle within pi.
+double unwrappedFrequency(ArrayRef<double> angle) {
+  double f = angle.size() > 1 ? angle[1] : 0.0;
+  for (size_t t = 2; t < angle.size(); t *= 2) {
+    double turns = std::round((f * double(t) - angle[t]) / (2 * M_PI));
+    f = (angle[t] + 2 * M_PI * turns) / double(t);
+  }
+  return f;
+}
+
+/// The largest gap between a table column and m * cos(t * f) (sin) over
+/// the positions, t * f rounded to fp32 as torch rounds it.
+double tableError(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i, int64_t tokens,
+                  float m, float f) {
+  double error = 0;
+  for (int64_t t = 0; t < tokens; ++t) {
+    double a = double(float(t) * f);
+    error = std::max({error, std::abs(m * std::cos(a) - double(c[t * r + i])),
+                      std::abs(m * std::sin(a) - double(s[t * r + i]))});
+  }
+  return error;
+}
+
+/// Column i's frequency: the fp32 value about the unwrapped estimate (a few
+/// ulps either way) whose angles give the tables, if any does.
+std::optional<float> columnFrequency(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i,
+                                     int64_t tokens, float m) {
+  SmallVector<double> angle;
+  for (int64_t t = 0; t < tokens; ++t)
+    angle.push_back(std::atan2(double(s[t * r + i]) / m, double(c[t * r + i]) / m));
+  float f = float(unwrappedFrequency(angle));
+  double tolerance = 4e-7 * std::max(1.0f, std::abs(m));
+  if (tableError(c, s, r, i, tokens, m, f) <= tolerance / 4)
+    return f; // the estimate itself, as a rule
+  float best = f, cand = f;
+  double bestError = std::numeric_limits<double>::infinity();
+  for (int step = 0; step < 8; ++step)
+    cand = std::nextafter(cand, -std::numeric_limits<float>::infinity());
+  for (int step = 0; step <= 16; ++step, cand = std::nextafter(cand, INFINITY))
+    if (double error = tableError(c, s, r, i, tokens, m, cand); error < bestError)
+      bestError = error, best = cand;
+  if (!(bestError <= tolerance))
+    return std::nullopt;
+  return best;
+}
+
+} // namespace
+
+std::optional<RotaryTables> wsc::lowering::rotaryTables(wg::RotaryOp op, int64_t tokens) {
+  DenseElementsAttr cos = wg::getConstantElements(op.getCos());
+  DenseElementsAttr sin = wg::getConstantElements(op.getSin());
+  int64_t r = op.getRotaryDims();
+  auto rows = [&](Value table) {
+    ArrayRef<int64_t> shape = cast<ShapedType>(table.getType()).getShape();
+    return llvm::all_of(shape.drop_back(2), [](int64_t d) { return d == 1; }) &&
+           shape.size() >= 2 && shape[shape.size() - 2] == tokens;
+  };
+  if (!cos || !sin || !rows(op.getCos()) || !rows(op.getSin()) ||
+      !isa<FloatType>(cos.getElementType()))
+    return std::nullopt;
+  SmallVector<float> c(cos.getValues<float>()), s(sin.getValues<float>());
+  RotaryTables out;
+  for (int64_t i = 0; i < r; ++i) {
+    float m = c[i];
+    if (m == 0 || s[i] != 0)
+      return std::nullopt;
+    // rotate_half's tables repeat their first half (cat(freqs, freqs)).
+    if (i >= r / 2 && out.amp[i - r / 2] == m &&
+        tableError(c, s, r, i, tokens, m, out.freq[i - r / 2]) == 0) {
+      out.freq.push_back(out.freq[i - r / 2]);
+      out.amp.push_back(m);
+      continue;
+    }
+    std::optional<float> f = columnFrequency(c, s, r, i, tokens, m);
+    if (!f)
+      return std::nullopt;
+    out.freq.push_back(*f);
+    out.amp.push_back(m);
+  }
+  return out;
+}
+
+Value wsc::lowering::rotaryTableConstant(Operation *at, const RotaryTables &t) {
+  OpBuilder b(at);
+  SmallVector<float> words(t.freq);
+  words.append(t.amp.begin(), t.amp.end());
+  auto type = RankedTensorType::get({2, int64_t(t.freq.size())}, b.getF32Type());
+  return wg::ConstantOp::create(b, at->getLoc(), DenseElementsAttr::get(type, ArrayRef(words)));
+}
+
