@@ -26,6 +26,13 @@ mlir::DenseElementsAttr getConstantElements(mlir::Value value, int64_t maxElemen
 /// weight), as a double; nothing for any other value.
 std::optional<double> splatValue(mlir::Value v);
 
+/// Is `name` a decoder-with-past export's past keys or values
+/// (past_key_values.*, past.* or past_*)?
+inline bool isPastName(llvm::StringRef name) {
+  return name.starts_with("past_key_values") || name.starts_with("past.") ||
+         name.starts_with("past_");
+}
+
 /// Rows [first, end) of a weight as a weight of its own: the same file at a
 /// later offset, named "name[first:end]". The bytes are never copied.
 WeightOp sliceWeightRows(mlir::OpBuilder &b, WeightOp weight, int64_t first, int64_t end);

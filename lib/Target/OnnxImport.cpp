@@ -502,12 +502,6 @@ bool Importer::checkNodes(const onnx::GraphProto &graph, const std::string &pref
   return true;
 }
 
-/// Is `name` a decoder-with-past export's past keys or values?
-static bool isPastInput(StringRef name) {
-  return name.starts_with("past_key_values") || name.starts_with("past.") ||
-         name.starts_with("past_");
-}
-
 bool Importer::addInputs(func::FuncOp func) {
   const auto &graph = file.model.graph();
   llvm::StringSet<> bound;
@@ -576,7 +570,7 @@ bool Importer::addInputs(func::FuncOp func) {
         continue;
       if (auto at = named.find(dim.has_dim_param() ? dim.dim_param() : ""); at != named.end())
         shape[i] = at->second;
-      else if (options.emptyPast && isPastInput(input.name()))
+      else if (options.emptyPast && wg::isPastName(input.name()))
         shape[i] = 0;
     }
     if (llvm::any_of(shape, ShapedType::isDynamic)) {

@@ -94,8 +94,7 @@ struct WsgraphGeneratePass : wsc::impl::WsgraphGenerateBase<WsgraphGeneratePass>
   LogicalResult dropPast(func::FuncOp func) {
     for (BlockArgument arg : llvm::to_vector(func.getArguments())) {
       StringRef name = nameOf(func, arg.getArgNumber());
-      if (!(name.starts_with("past_key_values") || name.starts_with("past.") ||
-            name.starts_with("past_")))
+      if (!wg::isPastName(name))
         continue;
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       if (!type || !type.hasStaticShape() || type.getNumElements() != 0)
@@ -103,7 +102,8 @@ struct WsgraphGeneratePass : wsc::impl::WsgraphGenerateBase<WsgraphGeneratePass>
                << name << "' holds past keys or values, which a generating program keeps on "
                << "the wafer: it must be empty (a past length of 0), not " << arg.getType();
       OpBuilder b(func.getBody());
-      Value empty = wg::ConstantOp::create(b, func.getLoc(), DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
+      Value empty = wg::ConstantOp::create(b, func.getLoc(),
+                                           DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
       arg.replaceAllUsesWith(empty);
       (void)func.eraseArgument(arg.getArgNumber());
     }

@@ -62,7 +62,8 @@ double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost) {
 
 /// Does a mask step select words (it needs scratch)?
 bool selectsMask(const KernelPlan &p) {
-  return llvm::any_of(p.maskSteps, [](const auto &s) { return StringRef(s.first).starts_with("fill_"); });
+  return llvm::any_of(p.maskSteps,
+                      [](const MaskStep &s) { return StringRef(s.first).starts_with("fill_"); });
 }
 
 /// Prefetching the next token's words suits one stream read in one call;
@@ -240,7 +241,7 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   if (mask) {
     // A host's attention_mask small enough is held whole by every PE, the
     // ops that make the additive mask from it run as steps in the kernel.
-    SmallVector<std::pair<std::string, float>> steps;
+    SmallVector<MaskStep> steps;
     Value source = peelMaskSteps(mask, steps);
     int64_t words = cast<ShapedType>(source.getType()).getNumElements();
     if (isa<BlockArgument>(source) && words <= kHeldMaskWords)
@@ -392,7 +393,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // sequence's q, k and v first (each row keeps every q), then answers
   // each token in turn.
   bool deferred = p.futureFill.has_value();
-  int64_t q = sram.words(deferred ? tokens * ds : ds), keys = sram.words(tb * ds), vals = sram.words(tb * ds);
+  int64_t q = sram.words(deferred ? tokens * ds : ds);
+  int64_t keys = sram.words(tb * ds), vals = sram.words(tb * ds);
   int64_t scores = sram.words(tb), acc = sram.words(ds + 2), up = sram.words(ds + 2);
   // The last row's result: its blocks leave on the async engine while the
   // next token is scored.

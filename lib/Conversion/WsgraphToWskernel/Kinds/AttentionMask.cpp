@@ -8,9 +8,9 @@ using namespace wsc;
 using namespace wsc::lowering;
 namespace wg = wsc::wsgraph;
 
-Value wsc::lowering::peelMaskSteps(Value mask, SmallVectorImpl<std::pair<std::string, float>> &steps) {
+Value wsc::lowering::peelMaskSteps(Value mask, SmallVectorImpl<MaskStep> &steps) {
   int64_t numel = cast<ShapedType>(mask.getType()).getNumElements();
-  SmallVector<std::pair<std::string, float>> reversed;
+  SmallVector<MaskStep> reversed;
   Value at = mask;
   auto sameSize = [&](Value v) { return cast<ShapedType>(v.getType()).getNumElements() == numel; };
   auto isF32 = [](Value v) { return cast<ShapedType>(v.getType()).getElementType().isF32(); };
@@ -39,8 +39,8 @@ Value wsc::lowering::peelMaskSteps(Value mask, SmallVectorImpl<std::pair<std::st
       if (!y || !isF32(at) || !isF32(y) || !sameSize(y) || !sameSize(where.getCond()) ||
           !(onTrue ? where.getOnFalse() == y : onFalse && where.getOnTrue() == y))
         break;
-      reversed.push_back(onTrue ? std::pair<std::string, float>{"fill_nonzero", float(*onTrue)}
-                                : std::pair<std::string, float>{"fill_zero", float(*onFalse)});
+      reversed.push_back(onTrue ? MaskStep{"fill_nonzero", float(*onTrue)}
+                                : MaskStep{"fill_zero", float(*onFalse)});
       at = y;
       continue;
     }
@@ -58,7 +58,7 @@ Value wsc::lowering::peelMaskSteps(Value mask, SmallVectorImpl<std::pair<std::st
     else if (isa<wg::MulOp>(def))
       reversed.push_back({"mul", v});
     else
-      reversed.push_back(cr ? std::pair<std::string, float>{"add", -v} : std::pair<std::string, float>{"rsub", v});
+      reversed.push_back(cr ? MaskStep{"add", -v} : MaskStep{"rsub", v}); // x - c, c - x
     at = x;
   }
   steps.assign(reversed.rbegin(), reversed.rend());
@@ -66,7 +66,7 @@ Value wsc::lowering::peelMaskSteps(Value mask, SmallVectorImpl<std::pair<std::st
 }
 
 
-void wsc::lowering::applyMaskSteps(Body &k, ArrayRef<std::pair<std::string, float>> steps,
+void wsc::lowering::applyMaskSteps(Body &k, ArrayRef<MaskStep> steps,
                                     int64_t row, int64_t scratch, int64_t tb) {
   wk::AffAttr x = k.aff(row), n = k.aff(tb);
   for (const auto &[step, value] : steps) {
