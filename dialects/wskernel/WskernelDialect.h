@@ -34,6 +34,9 @@ inline int64_t storageWords(llvm::StringRef storage, int64_t elements) {
 /// Weight streaming: on a kernel, the layers its body loops over; on the
 /// function, the layers of the model.
 inline constexpr llvm::StringLiteral kStreamedLayersAttr = "wskernel.streamed_layers";
+/// On a kernel: the cycles one token alone waits for beyond its cycles per
+/// token, in chains a pipeline overlaps with other tokens' work (decode).
+inline constexpr llvm::StringLiteral kChainCyclesAttr = "wskernel.chain_cycles";
 /// On a kernel: result 0 is this operand's host tensor with the kernel's
 /// columns (host_output's col_window) written into it.
 inline constexpr llvm::StringLiteral kWritesIntoAttr = "wskernel.writes_into";

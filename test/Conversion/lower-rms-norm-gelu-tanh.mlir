@@ -15,7 +15,7 @@
 // not there); the async engine sends the block (4) beside. Its epsilon stays
 // on the kernel for a resize; its result is two blocks, one per PE.
 // RMS-LABEL: func.func @rms
-// RMS: %[[N:.*]]:2 = wskernel.kernel "rms_f" kind "rms_norm" grid [1, 2] sram 448 cycles 3.050000e+01 channels {back = "row_chain_west", row = "row_chain"}(%{{.*}}, %{{.*}}) {wafer.stage = 0 : i64, wskernel.epsilon = 9.99999997E-7 : f32} : (!wskernel.stream<8, f32>, tensor<8xf32>) -> (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>)
+// RMS: %[[N:.*]]:2 = wskernel.kernel "rms_f" kind "rms_norm" grid [1, 2] sram 448 cycles 3.050000e+01 channels {back = "row_chain_west", row = "row_chain"}(%{{.*}}, %{{.*}}) {wafer.stage = 0 : i64, wskernel.chain_cycles = 4.000000e+00 : f64, wskernel.epsilon = 9.99999997E-7 : f32} : (!wskernel.stream<8, f32>, tensor<8xf32>) -> (!wskernel.stream<4, f32>, !wskernel.stream<4, f32>)
 // RMS-NEXT: wskernel.filter "in0" first <base = 0, px = 4> count <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
 // RMS-NEXT: wskernel.init_tile 1 at 80 rows 1 cols 4 col_origin [0, 4]
 // Token j's x at 16j bytes, its sum of squares at 64 + 4j.

@@ -65,7 +65,7 @@ func.func @tiny(%idx: tensor<1x4xi64>) -> tensor<1x4x12xf32> {
 // SRAM: weight 32, bias 4, part 4, logits 4 tokens x 4 = 56 words = 224 bytes;
 // 9 instructions = 144 bytes: 368.
 // cycles = max(recv 8, matvec 8*4) + bias 4 + keep 4 = 40.
-// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [1, 3] sram 368 cycles 4.000000e+01 channels {}(%[[N]]#0, %[[N]]#1, %[[N]]#2, %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64} : (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
+// CHECK: %[[Y:.*]] = wskernel.kernel "lm_head" kind "linear" grid [1, 3] sram 368 cycles 4.000000e+01 channels {}(%[[N]]#0, %[[N]]#1, %[[N]]#2, %{{.*}}, %{{.*}}) {wafer.stage = 0 : i64, wskernel.chain_cycles = 2.000000e+00 : f64} : (!wskernel.stream<3, f32>, !wskernel.stream<3, f32>, !wskernel.stream<2, f32>, tensor<8x12xf32>, tensor<12xf32>) -> tensor<1x4x12xf32>
 // CHECK-NEXT: wskernel.host_output 0 at 160 rows 4 cols 4 row_origin [4, 0] col_origin [0, 4]{{$}}
 // CHECK-NEXT: wskernel.init_tile 3 at 0 rows 8 cols 4 row_origin [8, 0] col_origin [0, 4]
 // CHECK-NEXT: wskernel.init_tile 4 at 128 rows 1 cols 4 col_origin [0, 4]

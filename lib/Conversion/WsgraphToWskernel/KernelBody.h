@@ -213,6 +213,14 @@ inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch
   return blockColumns(p, p.w, n, arch);
 }
 
+/// One token through a linear kind (Kind::chainCycles): x along the
+/// columns and the partial sums down the tile rows, a hop a PE (each row
+/// adds the words from above as they arrive, so the nb words stream down
+/// the column once).
+inline double linearChainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) {
+  return double(p.h + p.w - 2) * double(cost.arch.getHopCycles()) + cost.words(ceilDiv(n, p.w));
+}
+
 /// The function attribute that keeps the lowering's max-blocks (absent: 0).
 inline constexpr llvm::StringLiteral kMaxBlocksAttr = "wskernel.max_blocks";
 /// The kernel attribute that keeps a plan's `align` (absent: 0).

@@ -37,6 +37,15 @@ public:
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
   void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
+  /// The partial softmaxes merged down the rows, one row after the other
+  /// (each takes the larger max and the exponent of the difference before
+  /// it passes on), then the last row's blocks.
+  double chainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) const override {
+    int64_t ds = p.attention.d / std::max<int64_t>(1, p.w / std::max<int64_t>(1, p.heads));
+    double merge = double(cost.arch.getHopCycles()) + 2 * cost.vector(1) + cost.transcendental(1);
+    return double(p.h - 1) * merge + cost.words(ds + 2) +
+           cost.output(CostModel::Output::Blocks, n, ds, p.w, p.h, blockColumns(p, n, cost.arch));
+  }
 };
 
 } // namespace

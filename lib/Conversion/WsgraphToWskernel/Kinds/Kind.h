@@ -68,6 +68,13 @@ public:
   }
   /// Keeps on the kernel what resize() reads back (an epsilon, a scale).
   virtual void annotate(wk::KernelOp kernel, const KernelPlan &p) const {}
+  /// What one token alone waits for beyond its cycles per token: the
+  /// chains inside the kernel that a pipeline overlaps with other tokens'
+  /// work (partial sums down the columns, partial softmaxes down the rows,
+  /// a row's sums and their totals back); `n` the result's width.
+  virtual double chainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) const {
+    return 0;
+  }
 };
 
 /// The fused kinds, in the order the lowering tries them on an op.
