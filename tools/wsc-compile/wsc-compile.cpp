@@ -1,7 +1,7 @@
 //===- wsc-compile.cpp - ONNX model to .wafer program in one process ------===//
 //
 //   wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...]
-//       [--arch= --wafers= --precision= --mode= --defects= --report=]
+//       [--arch= --wafers= --precision= --mode= --defects= --defect-rate= --report=]
 //
 // Import (as --import-onnx), the pipeline (as --wsc-pipeline, with the same
 // options as flags) and --export-wafer, without writing the IR in between.
@@ -78,6 +78,9 @@ int main(int argc, char **argv) {
                             cl::init(defaults.mode), cl::cat(category));
   cl::opt<std::string> defects("defects", cl::desc("Defect map file"), cl::value_desc("file"),
                                cl::cat(category));
+  cl::opt<double> defectRate(
+      "defect-rate", cl::desc("A random defect map: this fraction of PEs and links dead (seeded)"),
+      cl::init(defaults.defectRate), cl::cat(category));
   cl::opt<std::string> report("report", cl::desc("Write the compile report (JSON) here"),
                               cl::value_desc("file"), cl::cat(category));
   cl::opt<int64_t> seed("seed", cl::desc("Placement seed"), cl::init(defaults.seed),
@@ -99,7 +102,8 @@ int main(int argc, char **argv) {
       "wsc compiler: ONNX model to .wafer program\n\n"
       "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...] [--bind NAME=FILE ...]\n"
       "      [--generate [--max-context=N]]\n"
-      "      [--arch= --wafers= --precision= --mode= --defects= --report= --utilization=]\n");
+      "      [--arch= --wafers= --precision= --mode= --defects= --defect-rate= --report=\n"
+      "       --utilization= --seed=]\n");
 
   wsc::OnnxImportOptions importOptions;
   for (const std::string &spec : inputShapes) {
@@ -122,6 +126,7 @@ int main(int argc, char **argv) {
   options.precision = precision;
   options.mode = mode;
   options.defects = defects;
+  options.defectRate = defectRate;
   // The pipeline writes its report into a temporary file; it is staged with
   // the program once both exist.
   TempReport reportTemp;
