@@ -40,18 +40,8 @@ rm -rf "$logs" && mkdir -p "$logs"
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allow_user_poisoning=0:log_path=$logs/asan"
 export UBSAN_OPTIONS="abort_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
 export LSAN_OPTIONS="suppressions=$(pwd)/scripts/lsan.supp"
-log=$(mktemp)
-/usr/lib/llvm-22/bin/lit -sv --timeout=1800 "${dirs[@]}" >"$log" 2>&1
-grep -E "^(FAIL|UNRESOLVED|TIMEOUT|XPASS):" "$log" || true
-read -r passed failed < <(awk '
-  /^ *(Passed|Expectedly Failed):/ { p += $(NF - 1) }
-  /^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed):/ { f += $(NF - 1) }
-  END { print p + 0, f + 0 }' "$log")
-if [[ $failed -gt 0 ]]; then
-  sed -n '/^\*\*\*\*\*\*\*\*\*\*\*\*\*\*\*\*\*\*\*\* TEST/,/^\*\*\*\*\*\*\*\*\*\*$/p' "$log" | tail -n 200
-fi
-grep -E "^ +(Passed|Failed|Unsupported|Unresolved|Timed Out|Expectedly|Unexpectedly)" "$log" || true
-rm -f "$log"
+source scripts/lit-run.sh
+run_lit 1800 "${dirs[@]}"
 reports=$(find "$logs" -type f | wc -l)
 if [[ $reports -gt 0 ]]; then
   echo "sanitizer reports: $reports (in $logs); the first:"
