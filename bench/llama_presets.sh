@@ -18,21 +18,15 @@ mkdir -p "$out"
 options=${1:-"arch=wse3 precision=fp16"}
 runs=${RUNS:-"llama3-8b:pipelined llama3-70b:pipelined llama3-70b:weight-streaming
   llama3-405b:pipelined llama3-405b:weight-streaming pythia-1.4b:pipelined"}
+source bench/compile-preset.sh
 echo "options: $options, seq $seq"
 printf "%-12s %-17s %6s %10s %-30s %7s %8s %8s\n" preset mode wafers tokens/s "bound by (kernel, cycles)" \
   generic "wall s" "RSS MiB"
 for run in $runs; do
   p=${run%%:*} mode=${run#*:}
-  rep="$out/$p-$mode.json"
-  rm -f "$rep"
-  /usr/bin/time -f "%e %M" -o "$out/$p-$mode.time" bash -c \
-    "ulimit -v $((${MEM_GB:-14} * 1024 * 1024)); $bin/wsc-translate --gpt-config=$p --seq=$seq | timeout ${TIMEOUT:-1800} $bin/wsc-opt --wsc-pipeline='$options mode=$mode report=$rep' -o /dev/null" \
-    > "$out/$p-$mode.log" 2>&1
-  status=$?
-  read -r wall rss < <(tail -n 1 "$out/$p-$mode.time")
-  if [[ $status -ne 0 || ! -f $rep ]]; then
+  if ! compile_preset "$p" "$mode" "$options" "${TIMEOUT:-1800}"; then
     printf "%-12s %-17s failed after %s s (%s MiB): %s\n" "$p" "$mode" "$wall" "$((rss / 1024))" \
-      "$(grep -m1 -i 'error\|killed\|memory' "$out/$p-$mode.log" | cut -c1-220)"
+      "${why:0:220}"
     continue
   fi
   /usr/bin/python3 - "$rep" "$p" "$mode" "$wall" "$rss" <<'PY'

@@ -17,21 +17,15 @@ mkdir -p "$out"
 options=${1:-"arch=wse3 precision=fp16"}
 modes=${MODES:-"pipelined weight-streaming"}
 presets=${PRESETS:-"gpt3-125m gpt3-1.3b gpt3-6.7b gpt3-13b gpt3-175b gpt-1t"}
+source bench/compile-preset.sh
 echo "options: $options, seq $seq"
 printf "%-10s %-17s %6s %10s %12s %10s %-10s %8s %8s\n" preset mode wafers "GiB/wafer" \
   "xwafer B/tok" tokens/s bound "wall s" "RSS MiB"
 for mode in $modes; do
   for p in $presets; do
-    rep="$out/$p-$mode.json"
-    rm -f "$rep"
-    /usr/bin/time -f "%e %M" -o "$out/$p-$mode.time" bash -c \
-      "ulimit -v $((${MEM_GB:-14} * 1024 * 1024)); $bin/wsc-translate --gpt-config=$p --seq=$seq | timeout ${TIMEOUT:-900} $bin/wsc-opt --wsc-pipeline='$options mode=$mode report=$rep' -o /dev/null" \
-      > "$out/$p-$mode.log" 2>&1
-    status=$?
-    read -r wall rss < <(tail -n 1 "$out/$p-$mode.time")
-    if [[ $status -ne 0 || ! -f $rep ]]; then
+    if ! compile_preset "$p" "$mode" "$options" "${TIMEOUT:-900}"; then
       printf "%-10s %-17s failed after %s s (%s MiB): %s\n" "$p" "$mode" "$wall" "$((rss / 1024))" \
-        "$(grep -m1 -i 'error\|killed\|memory' "$out/$p-$mode.log" | cut -c1-140)"
+        "${why:0:140}"
       continue
     fi
     /usr/bin/python3 - "$rep" "$p" "$mode" "$wall" "$rss" <<'PY'
