@@ -4,12 +4,11 @@
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
+#include "wsc/runtime/OutputFiles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
 #include <set>
@@ -268,12 +267,16 @@ void WriteReportPass::runOnOperation() {
     }
     report["routing"] = std::move(routing);
   }
-  std::string err;
-  auto out = openOutputFile(file, &err);
-  if (!out) {
-    module.emitError() << "cannot write the report: " << err;
+  // Through OutputFiles, as the tools write: whole or not at all, a link's
+  // target replaced and the link kept, a device written through.
+  std::string text = llvm::formatv("{0:2}", json::Value(std::move(report))).str() + "\n";
+  wsc::runtime::OutputFiles out;
+  std::string path = file;
+  wsc::runtime::Status s = out.stage(path == "-" ? "/dev/stdout" : path, text);
+  if (s)
+    s = out.commit();
+  if (!s) {
+    module.emitError() << "cannot write the report: " << s.message();
     return signalPassFailure();
   }
-  out->os() << llvm::formatv("{0:2}", json::Value(std::move(report))) << "\n";
-  out->keep();
 }

@@ -19,7 +19,8 @@
 //   external:  u64 blobs, each u32 id and the data bytes
 //   host:      u32 format_version, the Arch serialized, u64 inputs, each
 //              HostTensor serialized, u64 outputs, each serialized, u32 tokens,
-//              then, only when the program has `generation`, it serialized
+//              then, only when the program has `generation`, it serialized,
+//              then, only when estimated_cycles is not 0, u64 estimated_cycles
 #include "wsc/format/Digest.h"
 
 #include <cstring>
@@ -225,6 +226,8 @@ SectionDigests computeDigests(const Program &p) {
   // Absent, nothing: the streams of programs that do not generate are unchanged.
   if (p.has_generation())
     host.message(p.generation());
+  if (p.estimated_cycles())
+    host.u64(p.estimated_cycles());
   d.set_code(code.digest());
   d.set_routes(routes.digest());
   d.set_sram_init(init.digest());

@@ -334,7 +334,7 @@ public:
        Outbox &outbox)
       : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox), limit_(limit),
         traceLimit_(o.traceEventsPerKernel),
-        maxCycles_(o.maxCycles ? o.maxCycles : kDefaultMaxCycles),
+        maxCyclesOption_(o.maxCycles), maxCycles_(cycleLimit(m, o.maxCycles)),
         maxInstructions_(o.maxCycles ? o.maxCycles : kDefaultMaxInstructions) {
     uint64_t local = pe - reg_.firstPe;
     px_ = uint32_t(local % reg_.w);
@@ -470,7 +470,7 @@ private:
   Outbox &outbox_;
   const VisitLimit &limit_;
   uint32_t traceLimit_;
-  uint64_t maxCycles_, maxInstructions_;
+  uint64_t maxCyclesOption_, maxCycles_, maxInstructions_;
   uint32_t px_, py_;
 };
 
@@ -1068,7 +1068,8 @@ void Core::run() {
     if (s_.clock > maxCycles_ || s_.instructions > maxInstructions_) {
       fault(code[s_.pc], "cycle limit",
             s_.clock > maxCycles_
-                ? fmt::format("the PE passed the limit of {} cycles", maxCycles_)
+                ? fmt::format("the PE passed the limit of {} cycles{}", maxCycles_,
+                              cycleLimitReason(m_, maxCyclesOption_))
                 : fmt::format("the PE passed the limit of {} instructions (LOOP and END included)",
                               maxInstructions_));
       return;

@@ -277,6 +277,26 @@ Status Emulator::run(const RunOptions &options) {
   }
 }
 
+uint64_t detail::cycleLimit(const Model &m, uint64_t maxCyclesOption) {
+  if (maxCyclesOption)
+    return maxCyclesOption;
+  uint64_t estimate = m.program->estimated_cycles();
+  if (!estimate)
+    return kDefaultMaxCycles;
+  uint64_t limit;
+  if (__builtin_mul_overflow(estimate, kEstimateFactor, &limit))
+    return kDefaultMaxCycles;
+  return std::clamp(limit, kMinEstimatedLimit, kDefaultMaxCycles);
+}
+
+std::string detail::cycleLimitReason(const Model &m, uint64_t maxCyclesOption) {
+  uint64_t estimate = m.program->estimated_cycles();
+  if (maxCyclesOption || !estimate)
+    return "";
+  return fmt::format(" ({} x the program's estimate of {} cycles{})", kEstimateFactor, estimate,
+                     cycleLimit(m, 0) == kMinEstimatedLimit ? ", raised to 2^24" : "");
+}
+
 Status Emulator::runUnguarded(const RunOptions &options) {
   auto start = std::chrono::steady_clock::now();
   const Model &m = *model_;

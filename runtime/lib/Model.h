@@ -152,6 +152,14 @@ struct Model {
 /// Validates `program` and builds its Model; errors name the region/PE.
 Expected<Model> buildModel(const wafer::Program &program);
 
+/// The limit on a PE's clock in a run: `--max-cycles` when given; else
+/// kEstimateFactor times the compiler's estimate of the run, at least
+/// kMinEstimatedLimit, when the program has one; else kDefaultMaxCycles.
+uint64_t cycleLimit(const Model &m, uint64_t maxCyclesOption);
+/// Why the limit is what it is, for the fault message: "" or
+/// " (64 x the program's estimate of N cycles)".
+std::string cycleLimitReason(const Model &m, uint64_t maxCyclesOption);
+
 const char *opName(wafer::Op op);
 
 /// SEND and the RECVs: the instructions that name a router color.

@@ -616,6 +616,29 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
 }
 
 /// "[a, b, c]".
+/// The cost model's bound on one run, for the runtime's default cycle
+/// limit: every position through every kernel in turn at the kernel's
+/// cycles per token and its chains (a generating program's positions wait
+/// on each other), a crossing of the wafer and a link per kernel, and the
+/// streaming of every external blob once at the memory's bandwidth.
+/// Loose on purpose: the pipeline overlaps what it adds up. 0 = none.
+static uint64_t estimatedRunCycles(func::FuncOp func, int64_t positions,
+                                   const wsc::exportwafer::ArchFacts &arch,
+                                   double externalBytes) {
+  double perPosition = 0, crossings = 0;
+  for (auto k : func.getOps<wk::KernelOp>()) {
+    perPosition += k.getCyclesPerToken().convertToDouble();
+    if (auto chain = k->getAttrOfType<FloatAttr>(wk::kChainCyclesAttr))
+      perPosition += chain.getValueAsDouble();
+    crossings += double(arch.width + arch.height) * double(arch.hopCycles) +
+                 double(arch.linkLatencyCycles);
+  }
+  double streaming = arch.extMemBytesPerCycle > 0 ? externalBytes / double(arch.extMemBytesPerCycle) : 0;
+  double cycles =
+      std::ceil(perPosition * double(std::max<int64_t>(positions, 1)) + crossings + streaming);
+  return cycles >= 1 && cycles < 0x1p63 ? uint64_t(cycles) : 0;
+}
+
 static std::string shapeList(ArrayRef<int64_t> values) {
   std::string text = "[";
   for (auto [i, v] : llvm::enumerate(values))
@@ -1184,6 +1207,10 @@ LogicalResult Exporter::run(pb::Program &prog) {
   prog.set_tokens(uint32_t(std::clamp<int64_t>(perRun, 1, kU32Max)));
   if (failed(exportGeneration(prog)))
     return failure();
+  double externalBytes = 0;
+  for (const pb::ExternalBlob &blob : blobs)
+    externalBytes += double(blob.data().size());
+  prog.set_estimated_cycles(estimatedRunCycles(func, perRun, facts.arch, externalBytes));
   // Every loading PE shares the external memory's bandwidth.
   for (pb::ExternalBlob &blob : blobs)
     *prog.add_external() = std::move(blob);

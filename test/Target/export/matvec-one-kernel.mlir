@@ -81,6 +81,9 @@
 // CHECK-NEXT:   external: {{[0-9]+}}
 // CHECK-NEXT:   host: {{[0-9]+}}
 // CHECK-NEXT: }
+// One token through the kernel's 2 cycles, then a crossing of the 4x4 wafer
+// (8 hops of 1 cycle) and a link (10): the runtime's default cycle limit follows it.
+// CHECK-NEXT: estimated_cycles: 20
 // CHECK-EMPTY:
 
 module attributes {wafer.arch = #wafer.arch<name = "mesh:4x4", width = 4, height = 4,

@@ -33,12 +33,21 @@ struct RunOptions {
   uint32_t traceEventsPerKernel = 20000;
   /// A PE whose clock, or whose count of executed instructions (LOOP and END
   /// included), passes this faults with "cycle limit". 0 = the defaults:
-  /// kDefaultMaxCycles cycles and kDefaultMaxInstructions instructions.
+  /// kEstimateFactor times the program's estimated cycles (at least
+  /// kMinEstimatedLimit; kDefaultMaxCycles for a program without an
+  /// estimate) and kDefaultMaxInstructions instructions.
   uint64_t maxCycles = 0;
 };
 
 /// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.
 constexpr uint64_t kDefaultMaxCycles = uint64_t(1) << 40;
+/// A program's estimate of its run's cycles (Program.estimated_cycles) times
+/// this is the default limit on a PE's clock: a cost model is not off by
+/// that much, a runaway program soon is.
+constexpr uint64_t kEstimateFactor = 64;
+/// The least default limit from an estimate: 2^24 cycles, under a second
+/// of emulation for a small program.
+constexpr uint64_t kMinEstimatedLimit = uint64_t(1) << 24;
 /// The default limit on a PE's executed instructions, LOOP and END included:
 /// 2^32, minutes of emulation; a real program runs far fewer.
 constexpr uint64_t kDefaultMaxInstructions = uint64_t(1) << 32;
