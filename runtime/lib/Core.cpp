@@ -3,6 +3,8 @@
 // run in parallel.
 #include "Machine.h"
 
+#include "wsc/format/SparseTile.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -81,6 +83,52 @@ WSC_MULTIVERSION void vecmatRows(float *__restrict sums, const float *w, const f
     for (uint64_t c = 0; c < cols; ++c)
       sums[c] += xr * wr[c];
   }
+}
+
+/// A STORE_SPARSE tile as Core::sparseTile found it where its instruction
+/// runs: dense, its fp32 elements from word `first`; else its parts in SRAM.
+struct SparseView {
+  bool dense = false;
+  uint32_t first = 0;
+  uint64_t nnz = 0;
+  const SramU16 *counts = nullptr, *cols = nullptr;
+  const SramF32 *values = nullptr;
+  /// Whether RECV_VECMAT charges its runs per entry: the form sparseTileCycles costs so.
+  bool perEntry = false;
+};
+
+/// MATVEC's sums over a sparse-form tile: each row's entries in ascending
+/// column, the dense loop's order without its zero products.
+void matvecEntries(float *__restrict sums, const SparseView &t, const float *x, uint64_t rows) {
+  const SramU16 *cols = t.cols;
+  const SramF32 *v = t.values;
+  uint64_t e = 0;
+  for (uint64_t r = 0; r < rows; ++r) {
+    float sum = 0;
+    for (uint64_t end = e + t.counts[r]; e < end; ++e)
+      sum += v[e] * x[cols[e]];
+    sums[r] = sum;
+  }
+}
+
+/// VECMAT's sums over a sparse-form tile: rows in ascending order, as vecmatRows.
+void vecmatEntries(float *__restrict sums, const SparseView &t, const float *x, uint64_t rows) {
+  const SramU16 *cols = t.cols;
+  const SramF32 *v = t.values;
+  uint64_t e = 0;
+  for (uint64_t r = 0; r < rows; ++r) {
+    float xr = x[r];
+    for (uint64_t end = e + t.counts[r]; e < end; ++e)
+      sums[cols[e]] += xr * v[e];
+  }
+}
+
+/// Entries in rows [first, first + rows) of a sparse-form tile.
+uint64_t rowEntries(const SparseView &t, uint64_t first, uint64_t rows) {
+  uint64_t sum = 0;
+  for (uint64_t r = first; r < first + rows; ++r)
+    sum += t.counts[r];
+  return sum;
 }
 
 bool isTranscendental(Op op) {
@@ -352,6 +400,21 @@ private:
   /// dst (+)= W x of MATVEC (`mv`) or VECMAT, W rows x cols at word w.
   void multiply(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst, uint32_t w,
                 const float *x);
+  /// multiply over a sparse-form tile.
+  void multiplyEntries(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst,
+                       const SparseView &t, const float *x);
+  /// dst = sums, or dst += sums when `count` is 1.
+  void storeSums(const Instr &in, uint32_t dst, const float *__restrict sums, size_t len);
+  /// MATVEC or VECMAT over a STORE_SPARSE tile.
+  Step multiplySparse(const Instr &in, bool mv, uint64_t rows, uint64_t cols);
+  /// Checks the STORE_SPARSE tile of rows x cols at addr[1] as it is now (the
+  /// program may have written it) and finds its parts.
+  bool sparseTile(const Instr &in, uint64_t rows, uint64_t cols, SparseView &t);
+  bool checkEntries(const Instr &in, uint64_t rows, uint64_t cols, const SparseView &t);
+  bool badTile(const Instr &in, std::string what) {
+    fault(in, "bad sparse tile", std::move(what));
+    return false;
+  }
   /// dst[i] = a[i] op b[i * bStep] for n words at word indices d and a; b
   /// is SRAM or a scalar the caller read. A zero int32 divisor faults.
   Step binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, const uint32_t *b,
@@ -395,6 +458,11 @@ private:
   bool count(const Instr &in, const Affine &a, const char *what, uint64_t &out);
   Step fault(const Instr &in, std::string kind, std::string what);
   float f(uint32_t word) const { return asF(s_.sram[word]); }
+  /// Whether the matrix's elements are fp32 words (a STORE_SPARSE tile reaches
+  /// `elements` only in its dense form).
+  static bool fp32Words(const Instr &in) {
+    return in.storage == wafer::STORE_F32 || in.storage == wafer::STORE_SPARSE;
+  }
   /// Words that `elements` values of the instruction's storage take.
   static uint64_t storedWords(const Instr &in, uint64_t elements) {
     return in.storage == wafer::STORE_F32 ? elements : (elements + 1) / 2;
@@ -405,7 +473,7 @@ private:
   const float *elements(const Instr &in, uint32_t word, uint64_t first, uint64_t count,
                         std::vector<float> &buf) const {
     const uint32_t *w = s_.sram + word;
-    if (in.storage == wafer::STORE_F32)
+    if (fp32Words(in))
       return reinterpret_cast<const SramF32 *>(w) + first;
     buf.resize(count);
     const SramU16 *h = reinterpret_cast<const SramU16 *>(w) + first;
@@ -532,7 +600,7 @@ void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d
   float *__restrict sums = acc.data();
   // Rows per elements() call: VECMAT widens halves some 8 K at a time.
   uint64_t block = mv                                ? 1
-                   : in.storage == wafer::STORE_F32 ? std::max<uint64_t>(n, 1)
+                   : fp32Words(in)                   ? std::max<uint64_t>(n, 1)
                                                      : std::max<uint64_t>(4, 8192 / (m + 1) & ~3);
   for (uint64_t r = 0; r < n; r += block) {
     uint64_t rows = std::min(block, n - r);
@@ -546,14 +614,93 @@ void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d
       vecmatRows(sums, w, x + r, rows, m);
     }
   }
+  storeSums(in, d, sums, acc.size());
+}
+
+void Core::storeSums(const Instr &in, uint32_t d, const float *__restrict sums, size_t len) {
   // One loop per case, with the size in a register: these vectorize.
   SramF32 *out = words(d);
-  size_t len = acc.size();
   if (in.count == 1)
     for (size_t i = 0; i < len; ++i)
       out[i] += sums[i];
   else
     std::memcpy(out, sums, len * 4);
+}
+
+void Core::multiplyEntries(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d,
+                           const SparseView &t, const float *x) {
+  static thread_local std::vector<float> acc; // dst may overlap the tile or x
+  acc.assign(mv ? n : m, 0.0f);
+  if (mv)
+    matvecEntries(acc.data(), t, x, n);
+  else
+    vecmatEntries(acc.data(), t, x, n);
+  storeSums(in, d, acc.data(), acc.size());
+}
+
+Core::Step Core::multiplySparse(const Instr &in, bool mv, uint64_t n, uint64_t m) {
+  uint32_t d, b;
+  SparseView t;
+  if (!span(in, 0, mv ? n : m, d) || !sparseTile(in, n, m, t) || !span(in, 2, mv ? m : n, b))
+    return Step::Fault;
+  if (t.dense) {
+    multiply(in, mv, n, m, d, t.first, words(b));
+    charge(in, ceilDiv(n * m, m_.fmac));
+  } else {
+    multiplyEntries(in, mv, n, m, d, t, words(b));
+    charge(in, wafer::sparseTileCycles(n, m, t.nnz, m_.fmac));
+  }
+  return Step::Next;
+}
+
+bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
+  uint32_t a;
+  if (!span(in, 1, 1, a)) // word 0 says how long the tile is
+    return false;
+  uint32_t head = s_.sram[a];
+  if (head == wafer::kDenseTile) {
+    t.dense = true;
+    t.first = a + 1;
+    return span(in, 1, wafer::denseTileWords(n, m), a);
+  }
+  if (m > wafer::kMaxSparseCols)
+    return badTile(in, fmt::format("m = {} is more than the {} columns a sparse tile indexes", m,
+                                   wafer::kMaxSparseCols));
+  if (!span(in, 1, wafer::sparseTileWords(n, head), a))
+    return false;
+  const uint32_t *w = s_.sram + a + 1;
+  t.nnz = head;
+  t.counts = reinterpret_cast<const SramU16 *>(w);
+  t.cols = reinterpret_cast<const SramU16 *>(w + (n + 1) / 2);
+  t.values = reinterpret_cast<const SramF32 *>(w + (n + 1) / 2 + (t.nnz + 1) / 2);
+  t.perEntry = wafer::sparseTileWords(n, t.nnz) < wafer::denseTileWords(n, m);
+  return checkEntries(in, n, m, t);
+}
+
+bool Core::checkEntries(const Instr &in, uint64_t n, uint64_t m, const SparseView &t) {
+  // A pass for the maximum (it vectorizes); the culprit is looked for only on a fault.
+  uint64_t sum = 0;
+  uint16_t most = 0;
+  for (uint64_t r = 0; r < n; ++r) {
+    sum += t.counts[r];
+    most = std::max<uint16_t>(most, t.counts[r]);
+  }
+  if (most > m)
+    for (uint64_t r = 0;; ++r)
+      if (t.counts[r] > m)
+        return badTile(in, fmt::format("row {} holds {} entries, more than m = {}", r,
+                                       unsigned(t.counts[r]), m));
+  if (sum != t.nnz)
+    return badTile(in, fmt::format("row counts sum to {}, nnz is {}", sum, t.nnz));
+  most = 0;
+  for (uint64_t e = 0; e < t.nnz; ++e)
+    most = std::max<uint16_t>(most, t.cols[e]);
+  if (t.nnz && most >= m)
+    for (uint64_t e = 0;; ++e)
+      if (t.cols[e] >= m)
+        return badTile(in, fmt::format("column {} of entry {} is not below m = {}",
+                                       unsigned(t.cols[e]), e, m));
+  return true;
 }
 
 /// out[i] = fn(x[i], y[i * step]) over fp32 words, step 0 or 1: with the op
@@ -805,8 +952,19 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
       qp->need = n; // the origin's next messages wake this PE
     return Step::Blocked;
   }
+  // A sparse tile is checked once its words are all there, not at each
+  // wake-up: a pass over the tile per message would cost more than its work.
+  SparseView tile;
+  if (in.op == wafer::RECV_VECMAT && in.storage == wafer::STORE_SPARSE) {
+    if (!sparseTile(in, n, cols, tile))
+      return Step::Fault;
+    w = tile.first;
+  }
+  bool entries = tile.counts != nullptr; // the sparse form
   if (!qp) { // n == 0 on a color nothing delivers
-    if (in.op == wafer::RECV_VECMAT)
+    if (in.op == wafer::RECV_VECMAT && entries)
+      multiplyEntries(in, false, 0, cols, dst, tile, nullptr);
+    else if (in.op == wafer::RECV_VECMAT)
       multiply(in, false, 0, cols, dst, w, nullptr);
     charge(in, 0);
     return Step::Next;
@@ -851,7 +1009,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
     else if (fused) {
       std::memcpy(vec.data() + i, src, take * 4);
       // Words of a message come a cycle apart, no faster than rows finish.
-      done = std::max(done, time + q.delay + from) + ceilDiv(take * cols, m_.fmac);
+      uint64_t work = tile.perEntry ? rowEntries(tile, i, take) + take : take * cols;
+      done = std::max(done, time + q.delay + from) + ceilDiv(work, m_.fmac);
     }
     else if (in.op == wafer::RECV_ADD) {
       SramF32 *__restrict out = words(d); // a log never overlaps SRAM
@@ -868,8 +1027,12 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
   q.words -= n;
   q.leaveIfDrained();
   if (fused) {
-    multiply(in, false, n, cols, dst, w, vec.data());
-    uint64_t cost = ceilDiv(n * cols, m_.fmac);
+    if (entries)
+      multiplyEntries(in, false, n, cols, dst, tile, vec.data());
+    else
+      multiply(in, false, n, cols, dst, w, vec.data());
+    uint64_t cost = entries ? wafer::sparseTileCycles(n, cols, tile.nnz, m_.fmac)
+                            : ceilDiv(n * cols, m_.fmac);
     charge(in, cost, std::max(done, s_.clock + cost) - s_.clock - cost);
     return Step::Next;
   }
@@ -915,6 +1078,8 @@ Core::Step Core::exec(const Instr &in) {
   case wafer::MATVEC:
   case wafer::VECMAT: {
     bool mv = op == wafer::MATVEC;
+    if (in.storage == wafer::STORE_SPARSE)
+      return multiplySparse(in, mv, n, m);
     // rows = n, cols = m; dst has rows (MATVEC) or cols (VECMAT) words.
     if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
         !span(in, 2, mv ? m : n, b))
@@ -924,7 +1089,9 @@ Core::Step Core::exec(const Instr &in) {
     return Step::Next;
   }
   case wafer::RECV_VECMAT:
-    if (!span(in, 0, m, d) || !span(in, 1, storedWords(in, n * m), a))
+    // A sparse tile's span is known only from its word 0, read when it runs (recv).
+    if (!span(in, 0, m, d) ||
+        (in.storage != wafer::STORE_SPARSE && !span(in, 1, storedWords(in, n * m), a)))
       return Step::Fault;
     return recv(in, n, d, a, m);
   case wafer::ADD:

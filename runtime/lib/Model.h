@@ -38,7 +38,7 @@ struct Instr {
   float imm = 0;
   uint32_t count = 0;
   uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)
-  wafer::Storage storage = wafer::STORE_F32; ///< MATVEC/VECMAT matrix, GATHER table
+  wafer::Storage storage = wafer::STORE_F32; ///< MATVEC/VECMAT/RECV_VECMAT matrix, GATHER table
   wafer::ElemType type = wafer::ELEM_F32; ///< how arithmetic and comparisons read words
   uint32_t jump = 0; ///< LOOP: index of its END; END: index of its LOOP
   /// LOOP: whether some body instruction has no `pred`; if not, `bodyPred` is

@@ -3,6 +3,8 @@
 // region or PE, so the emulator itself can trust the Model.
 #include "Model.h"
 
+#include "wsc/format/SparseTile.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -17,6 +19,24 @@ Status fail(std::string msg) { return Status::failure(std::move(msg)); }
 
 std::string regionName(const wafer::Region &r, size_t index) {
   return r.name().empty() ? fmt::format("#{}", index) : r.name();
+}
+
+/// Why an instruction (its op and m read) may not have its storage; empty if it may.
+std::string storageError(const Instr &o) {
+  bool product = o.op == wafer::MATVEC || o.op == wafer::VECMAT || o.op == wafer::RECV_VECMAT;
+  if (o.storage == wafer::STORE_SPARSE) {
+    if (!product)
+      return "only MATVEC, VECMAT and RECV_VECMAT read sparse storage";
+    // A constant m is refused now; any other is checked against the tile when it runs.
+    bool constant = o.m.stride.empty() && !o.m.px && !o.m.py;
+    if (constant && o.m.base > int64_t(wafer::kMaxSparseCols))
+      return fmt::format("m = {} is more than the {} columns a sparse tile indexes", o.m.base,
+                         wafer::kMaxSparseCols);
+    return "";
+  }
+  if (o.storage != wafer::STORE_F32 && !product && o.op != wafer::GATHER)
+    return "only MATVEC, VECMAT, RECV_VECMAT and GATHER read packed 16-bit storage";
+  return "";
 }
 
 /// Number of addr operands each op needs.
@@ -258,10 +278,8 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
     if (!wafer::Storage_IsValid(in.storage()))
       return fail(fmt::format("{}: unknown storage {}", at, int(in.storage())));
     o.storage = in.storage();
-    if (o.storage != wafer::STORE_F32 && o.op != wafer::MATVEC && o.op != wafer::VECMAT &&
-        o.op != wafer::RECV_VECMAT && o.op != wafer::GATHER)
-      return fail(fmt::format(
-          "{}: only MATVEC, VECMAT, RECV_VECMAT and GATHER read packed 16-bit storage", at));
+    if (std::string bad = storageError(o); !bad.empty())
+      return fail(fmt::format("{}: {}", at, bad));
     if (!wafer::ElemType_IsValid(in.type()))
       return fail(fmt::format("{}: unknown element type {}", at, int(in.type())));
     o.type = in.type();
