@@ -1,0 +1,416 @@
+// STORE_SPARSE weight tiles: the encoder (format/SparseTile.cpp), and
+// MATVEC, VECMAT and RECV_VECMAT over them, which must compute as the
+// STORE_F32 path on the same tile, cost sparseTileCycles, and fault on a
+// malformed tile.
+#include "TestPrograms.h"
+#include "wsc/format/SparseTile.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace wsc::runtime;
+using namespace wsc::runtime::test;
+namespace wafer = wsc::wafer;
+
+namespace {
+
+uint32_t W(float f) {
+  uint32_t w;
+  std::memcpy(&w, &f, 4);
+  return w;
+}
+
+/// A rows x cols tile of fp32 bit patterns, row-major.
+struct Tile {
+  uint64_t rows, cols;
+  std::vector<uint32_t> words;
+  uint64_t nnz() const { return wafer::countStored(words.data(), words.size()); }
+  std::vector<uint32_t> encoded() const {
+    return wafer::encodeSparseTile(words.data(), rows, cols);
+  }
+};
+
+/// The layout read back, independently of the emulator.
+std::vector<uint32_t> decode(const std::vector<uint32_t> &t, uint64_t rows, uint64_t cols) {
+  if (t[0] == wafer::kDenseTile)
+    return std::vector<uint32_t>(t.begin() + 1, t.end());
+  uint64_t nnz = t[0];
+  auto half = [&](uint64_t base, uint64_t i) {
+    return (t[base + i / 2] >> (16 * (i % 2))) & 0xFFFF;
+  };
+  uint64_t columns = 1 + (rows + 1) / 2, values = columns + (nnz + 1) / 2;
+  std::vector<uint32_t> out(rows * cols, 0);
+  uint64_t e = 0;
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint32_t k = 0; k < half(1, r); ++k, ++e)
+      out[r * cols + half(columns, e)] = t[values + e];
+  EXPECT_EQ(e, nnz);
+  return out;
+}
+
+/// Random values, a `density` share of them nonzero.
+Tile randomTile(uint64_t rows, uint64_t cols, double density, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  std::bernoulli_distribution kept(density);
+  Tile t{rows, cols, {}};
+  for (uint64_t i = 0; i < rows * cols; ++i)
+    t.words.push_back(kept(gen) ? W(value(gen)) : 0u);
+  return t;
+}
+
+/// The tiles every product is tried on.
+std::vector<std::pair<const char *, Tile>> tiles() {
+  Tile zeroRow = randomTile(6, 10, 0.3, 1);
+  for (uint64_t c = 0; c < 10; ++c)
+    zeroRow.words[2 * 10 + c] = 0;
+  zeroRow.words[0] = W(-0.0f); // an entry, multiplied as the dense path does
+  return {{"a zero row", zeroRow},
+          {"all zero", Tile{5, 7, std::vector<uint32_t>(35, 0)}},
+          {"fully dense", randomTile(5, 7, 1.0, 2)},
+          {"75% sparse", randomTile(24, 40, 0.25, 3)}};
+}
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  std::vector<float> v(n);
+  for (float &f : v)
+    f = value(gen);
+  return v;
+}
+
+constexpr uint64_t kFmac = 4; // makeProgram's
+constexpr uint32_t kTile = 0, kX = 4096, kDst = 8192, kFill = 12288;
+
+void initWords(wafer::Region *r, uint32_t px, uint32_t offset, const std::vector<uint32_t> &w) {
+  wafer::SramInit *s = r->add_init();
+  s->set_px(px);
+  s->set_offset(offset);
+  s->set_data(std::string(reinterpret_cast<const char *>(w.data()), w.size() * 4));
+}
+
+/// The tile as `storage` holds it: its words for STORE_F32, else encoded.
+std::vector<uint32_t> stored(const Tile &t, wafer::Storage storage) {
+  return storage == wafer::STORE_F32 ? t.words : t.encoded();
+}
+
+struct Outcome {
+  std::vector<uint32_t> dst;
+  uint64_t cycles = 0;
+};
+
+/// The raw words of output 'dst' and the run's cycles.
+Outcome outcome(const wafer::Program &p) {
+  RunResult res = runProgram(p);
+  EXPECT_TRUE(res.status.ok()) << res.status.message();
+  Outcome o;
+  if (!res.status.ok())
+    return o;
+  for (int64_t v : res.outputs.at("dst").ints)
+    o.dst.push_back(uint32_t(int32_t(v)));
+  o.cycles = res.report.cycles;
+  return o;
+}
+
+/// An output of dst's `words` raw words on local PE px.
+void addDst(wafer::Program &p, uint32_t px, uint64_t words) {
+  addPiece(addTensor(p, true, "dst", wafer::I32, {int64_t(words)}), px, 0, kDst, 0,
+           uint32_t(words));
+}
+
+/// MATVEC or VECMAT on one PE over `t` held as `storage`; dst starts as
+/// ones, so that an accumulating product shows.
+Outcome runProduct(wafer::Op op, const Tile &t, wafer::Storage storage, bool accumulate) {
+  bool mv = op == wafer::MATVEC;
+  wafer::Program p = makeProgram(1, 1);
+  p.mutable_arch()->set_sram_bytes_per_pe(16384);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  initWords(r, 0, kTile, stored(t, storage));
+  initFloats(r, 0, 0, kX, randomFloats(mv ? t.cols : t.rows, 7));
+  uint64_t out = mv ? t.rows : t.cols;
+  initFloats(r, 0, 0, kDst, std::vector<float>(out, 1.0f));
+  wafer::Instr in = ins(op, {kDst, kTile, kX}, int64_t(t.rows), int64_t(t.cols));
+  in.set_storage(storage);
+  in.set_count(accumulate ? 1 : 0);
+  *r->add_code() = in;
+  addDst(p, 0, out);
+  return outcome(p);
+}
+
+void expectProductMatchesDense(wafer::Op op) {
+  for (const auto &[name, t] : tiles())
+    for (bool accumulate : {false, true}) {
+      SCOPED_TRACE(testing::Message() << name << (accumulate ? ", accumulating" : ""));
+      Outcome dense = runProduct(op, t, wafer::STORE_F32, accumulate);
+      Outcome sparse = runProduct(op, t, wafer::STORE_SPARSE, accumulate);
+      EXPECT_EQ(sparse.dst, dense.dst);
+      EXPECT_EQ(dense.cycles, (t.rows * t.cols + kFmac - 1) / kFmac);
+      EXPECT_EQ(sparse.cycles, wafer::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
+    }
+}
+
+TEST(SparseTile, EncodingRoundTrips) {
+  for (const auto &[name, t] : tiles()) {
+    SCOPED_TRACE(name);
+    std::vector<uint32_t> e = t.encoded();
+    EXPECT_EQ(e.size(), wafer::storedTileWords(t.rows, t.cols, t.nnz()));
+    EXPECT_EQ(decode(e, t.rows, t.cols), t.words);
+  }
+  // An odd row count and entry count leave the last halves zero.
+  Tile odd{3, 5, std::vector<uint32_t>(15, 0)};
+  odd.words[4] = W(1.5f);
+  odd.words[10] = W(-2.0f);
+  odd.words[11] = W(3.0f);
+  std::vector<uint32_t> e = odd.encoded();
+  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 16, 2, 4 | 0 << 16, 1, W(1.5f), W(-2.0f),
+                                      W(3.0f)}));
+}
+
+TEST(SparseTile, KeepsNegativeZeroAsAnEntry) {
+  Tile t{2, 4, std::vector<uint32_t>(8, 0)};
+  t.words[5] = W(-0.0f);
+  std::vector<uint32_t> e = t.encoded();
+  ASSERT_EQ(e[0], 1u);
+  EXPECT_EQ(e.back(), 0x80000000u);
+  EXPECT_EQ(decode(e, 2, 4), t.words);
+}
+
+TEST(SparseTile, ZeroAndDenseTiles) {
+  Tile zero{5, 7, std::vector<uint32_t>(35, 0)};
+  EXPECT_EQ(zero.encoded(), (std::vector<uint32_t>{0, 0, 0, 0}));
+  Tile full = randomTile(2, 3, 1.0, 4);
+  std::vector<uint32_t> e = full.encoded();
+  ASSERT_EQ(e.size(), 7u);
+  EXPECT_EQ(e[0], wafer::kDenseTile);
+  EXPECT_EQ(std::vector<uint32_t>(e.begin() + 1, e.end()), full.words);
+}
+
+TEST(Sparse, MatvecMatchesDenseBitForBit) { expectProductMatchesDense(wafer::MATVEC); }
+
+TEST(Sparse, VecmatMatchesDenseBitForBit) { expectProductMatchesDense(wafer::VECMAT); }
+
+/// PE 0 sends x (t.rows words) on color 1; PE 1 fills `wait` words first
+/// (so that x is there), then multiplies it into `t` as RECV_VECMAT.
+wafer::Program recvVecmat(const Tile &t, wafer::Storage storage, bool accumulate) {
+  wafer::Program p = makeProgram(2, 1);
+  p.mutable_arch()->set_sram_bytes_per_pe(16384);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  initFloats(r, 0, 0, kX, randomFloats(t.rows, 8));
+  initWords(r, 1, kTile, stored(t, storage));
+  initFloats(r, 1, 0, kDst, std::vector<float>(t.cols, 1.0f));
+  *r->add_code() = only(send(1, kX, int64_t(t.rows)), 0, 0, 0, 0);
+  *r->add_code() = only(ins(wafer::FILL, {kFill}, 400), 1, 1, 0, 0); // 100 cycles
+  wafer::Instr in = ins(wafer::RECV_VECMAT, {kDst, kTile}, int64_t(t.rows), int64_t(t.cols));
+  in.set_color(1);
+  in.set_storage(storage);
+  in.set_count(accumulate ? 1 : 0);
+  *r->add_code() = only(in, 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addDst(p, 1, t.cols);
+  return p;
+}
+
+TEST(Sparse, RecvVecmatMatchesDenseBitForBit) {
+  for (const auto &[name, t] : tiles())
+    for (bool accumulate : {false, true}) {
+      SCOPED_TRACE(testing::Message() << name << (accumulate ? ", accumulating" : ""));
+      Outcome dense = outcome(recvVecmat(t, wafer::STORE_F32, accumulate));
+      Outcome sparse = outcome(recvVecmat(t, wafer::STORE_SPARSE, accumulate));
+      EXPECT_EQ(sparse.dst, dense.dst);
+      EXPECT_EQ(dense.cycles, 100 + (t.rows * t.cols + kFmac - 1) / kFmac);
+      EXPECT_EQ(sparse.cycles, 100 + wafer::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
+    }
+}
+
+TEST(Sparse, RecvVecmatChargesEachRunItsEntries) {
+  // A 4 x 16 tile whose rows hold 3, 0, 2 and 1 entries; PE 0 sends x in
+  // two messages of two words, the second 10 cycles later (at 12).
+  Tile t{4, 16, std::vector<uint32_t>(64, 0)};
+  for (auto [r, c] : {std::pair{0, 1}, {0, 4}, {0, 15}, {2, 0}, {2, 9}, {3, 7}})
+    t.words[r * 16 + c] = W(0.5f + float(r + c));
+  auto program = [&](wafer::Storage storage) {
+    wafer::Program p = makeProgram(2, 1);
+    wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+    initFloats(r, 0, 0, 0, {1, -2, 3, -4});
+    initWords(r, 1, 0, stored(t, storage));
+    *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
+    *r->add_code() = only(ins(wafer::FILL, {64}, 40), 0, 0, 0, 0); // 10 cycles
+    *r->add_code() = only(send(1, 8, 2), 0, 0, 0, 0);
+    wafer::Instr in = ins(wafer::RECV_VECMAT, {1024, 0}, 4, 16);
+    in.set_color(1);
+    in.set_storage(storage);
+    *r->add_code() = only(in, 1, 1, 0, 0);
+    routeEast(p, 0, 0, 1, 1);
+    addPiece(addTensor(p, true, "dst", wafer::I32, {16}), 1, 0, 1024, 0, 16);
+    return p;
+  };
+  Outcome dense = outcome(program(wafer::STORE_F32));
+  Outcome sparse = outcome(program(wafer::STORE_SPARSE));
+  EXPECT_EQ(sparse.dst, dense.dst);
+  // x0, x1 arrive at 2 and 3: their rows are done at 2 + ceil((3 + 0 + 2) /
+  // 4) = 4. x2, x3 arrive at 14: done at 14 + ceil((2 + 1 + 2) / 4) = 16
+  // (more than the whole product's ceil((6 + 4) / 4) = 3 after 0).
+  // Dense: 2 + ceil(2 * 16 / 4) = 10, then 14 + 8 = 22.
+  EXPECT_EQ(sparse.cycles, 16u);
+  EXPECT_EQ(dense.cycles, 22u);
+}
+
+/// PE 1 holds `tile` at byte `at` and runs `op` (rows 4, cols 8) over it,
+/// dst at 256, with the x (zeros) that PE 0 sends it. Returns the error, ""
+/// if none.
+std::string runOver(const std::vector<uint32_t> &tile, uint32_t at = 0,
+                    wafer::Op op = wafer::MATVEC) {
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  initWords(r, 1, at, tile);
+  wafer::Instr in = op == wafer::RECV_VECMAT ? ins(op, {256, at}, 4, 8)
+                                             : ins(op, {256, at, 512}, 4, 8);
+  in.set_color(1);
+  in.set_storage(wafer::STORE_SPARSE);
+  *r->add_code() = only(send(1, 512, 4), 0, 0, 0, 0);
+  if (op != wafer::RECV_VECMAT)
+    *r->add_code() = only(recv(1, 512, 4), 1, 1, 0, 0);
+  *r->add_code() = only(in, 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  RunResult res = runProgram(p);
+  return res.status.ok() ? "" : res.status.message();
+}
+
+/// A valid 4 x 8 tile of 6 entries: rows hold 2, 0, 3 and 1.
+std::vector<uint32_t> goodTile() {
+  Tile t{4, 8, std::vector<uint32_t>(32, 0)};
+  for (auto [r, c] : {std::pair{0, 0}, {0, 7}, {2, 1}, {2, 2}, {2, 5}, {3, 3}})
+    t.words[r * 8 + c] = W(float(1 + r * 8 + c));
+  std::vector<uint32_t> e = t.encoded();
+  EXPECT_EQ(e[0], 6u);
+  return e;
+}
+
+/// Sets 16-bit half i of the words from `base` on.
+void setHalf(std::vector<uint32_t> &t, uint64_t base, uint64_t i, uint32_t v) {
+  uint32_t &w = t[base + i / 2];
+  int shift = 16 * int(i % 2);
+  w = (w & ~(0xFFFFu << shift)) | v << shift;
+}
+
+/// The start of runOver's fault of `kind` at `op`.
+std::string faultAt(const std::string &kind, wafer::Op op) {
+  bool fused = op == wafer::RECV_VECMAT;
+  return kind + ": wafer 0 PE (1,0) (kernel 'k')" + (fused ? ", color 1" : "") +
+         ": instruction " + (fused ? "1" : "2") + " (" + wafer::Op_Name(op) + "): ";
+}
+
+const wafer::Op kProducts[] = {wafer::MATVEC, wafer::VECMAT, wafer::RECV_VECMAT};
+
+TEST(Sparse, BadTilesFault) {
+  for (wafer::Op op : kProducts) {
+    SCOPED_TRACE(wafer::Op_Name(op));
+    std::string at = faultAt("bad sparse tile", op);
+    EXPECT_EQ(runOver(goodTile(), 0, op), "");
+    std::vector<uint32_t> t = goodTile();
+    setHalf(t, 1, 3, 9); // counts are at word 1
+    EXPECT_EQ(runOver(t, 0, op), at + "row 3 holds 9 entries, more than m = 8");
+    t = goodTile();
+    setHalf(t, 1, 1, 4);
+    EXPECT_EQ(runOver(t, 0, op), at + "row counts sum to 10, nnz is 6");
+    t = goodTile();
+    setHalf(t, 3, 4, 12); // columns are at word 1 + 2
+    EXPECT_EQ(runOver(t, 0, op), at + "column 12 of entry 4 is not below m = 8");
+  }
+}
+
+TEST(Sparse, TileSpanIsCheckedAgainstTheSram) {
+  for (wafer::Op op : kProducts) {
+    SCOPED_TRACE(wafer::Op_Name(op));
+    std::string at = faultAt("SRAM overflow", op);
+    // Word 0 itself, then the tile its word 0 describes, sparse and dense.
+    EXPECT_EQ(runOver({}, 4096, op),
+              at + "addr[1] spans bytes [4096, 4100) outside the kernel's 4096 SRAM bytes");
+    std::vector<uint32_t> t = goodTile(); // 1 + 2 + 3 + 6 words
+    EXPECT_EQ(runOver({t.begin(), t.begin() + 4}, 4080, op),
+              at + "addr[1] spans bytes [4080, 4128) outside the kernel's 4096 SRAM bytes");
+    EXPECT_EQ(runOver({wafer::kDenseTile}, 4000, op),
+              at + "addr[1] spans bytes [4000, 4132) outside the kernel's 4096 SRAM bytes");
+    EXPECT_EQ(runOver(t, 4096 - 4 * uint32_t(t.size()), op), "");
+  }
+}
+
+TEST(Sparse, TileIsReadWhenItRuns) {
+  // The program overwrites the row counts between two MATVECs (row 0 now
+  // holds 9 entries): the second faults.
+  wafer::Program p = makeProgram(1, 1);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  initWords(r, 0, 0, goodTile());
+  wafer::Instr mv = ins(wafer::MATVEC, {256, 0, 512}, 4, 8);
+  mv.set_storage(wafer::STORE_SPARSE);
+  wafer::Instr fill = ins(wafer::FILL, {4}, 1);
+  fill.set_type(wafer::ELEM_I32);
+  fill.set_imm(9);
+  *r->add_code() = mv;
+  *r->add_code() = fill;
+  *r->add_code() = mv;
+  RunResult res = runProgram(p);
+  EXPECT_EQ(res.status.message(), "bad sparse tile: wafer 0 PE (0,0) (kernel 'k'): instruction 2 "
+                                  "(MATVEC): row 0 holds 9 entries, more than m = 8");
+}
+
+TEST(Sparse, WaitsForAnAsyncReceiveIntoTheTile) {
+  // PE 1 receives its tile on its async engine, then multiplies: the
+  // MATVEC waits for the receive, which ends a cycle after the last word
+  // arrives (at 1 + 12 for a 12-word tile).
+  std::vector<uint32_t> t = goodTile();
+  wafer::Program p = makeProgram(2, 1);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  initWords(r, 0, 0, t);
+  initFloats(r, 1, 0, 512, {1, 2, 3, 4, 5, 6, 7, 8});
+  *r->add_code() = only(send(1, 0, int64_t(t.size())), 0, 0, 0, 0);
+  wafer::Instr in = recv(1, 0, int64_t(t.size()));
+  in.set_async(true);
+  *r->add_code() = only(in, 1, 1, 0, 0);
+  wafer::Instr mv = ins(wafer::MATVEC, {256, 0, 512}, 4, 8);
+  mv.set_storage(wafer::STORE_SPARSE);
+  *r->add_code() = only(mv, 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "y", wafer::F32, {4}), 1, 0, 256, 0, 4);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), (std::vector<float>{1 * 1 + 8 * 8, 0, 18 * 2 + 19 * 3 + 22 * 6, 28 * 4}));
+  EXPECT_EQ(res.report.cycles, t.size() + 2 + wafer::sparseTileCycles(4, 8, 6, kFmac));
+}
+
+TEST(Sparse, ColumnLimit) {
+  // A constant m above 65535 is refused at load; any other m faults when a
+  // tile in the sparse form meets it. The dense form has no column indices.
+  wafer::Program p = makeProgram(1, 1);
+  p.mutable_arch()->set_sram_bytes_per_pe(1 << 20);
+  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  wafer::Instr mv = ins(wafer::MATVEC, {0, 16, 400000}, 1, 65536);
+  mv.set_storage(wafer::STORE_SPARSE);
+  *r->add_code() = mv;
+  EXPECT_EQ(runProgram(p).status.message(), "region 'k' (wafer 0) instruction 0 (MATVEC): m = "
+                                            "65536 is more than the 65535 columns a sparse tile "
+                                            "indexes");
+  r->mutable_code(0)->mutable_m()->set_px(1); // 65536 + px: not a constant
+  EXPECT_EQ(runProgram(p).status.message(), "bad sparse tile: wafer 0 PE (0,0) (kernel 'k'): "
+                                            "instruction 0 (MATVEC): m = 65536 is more than the "
+                                            "65535 columns a sparse tile indexes");
+  initWords(r, 0, 16, {wafer::kDenseTile});
+  EXPECT_EQ(runProgram(p).status.message(), "");
+}
+
+TEST(Sparse, StorageIsRefusedOnOtherOps) {
+  for (wafer::Op op : {wafer::GATHER, wafer::ADD}) {
+    wafer::Program p = makeProgram(1, 1);
+    wafer::Instr in = ins(op, {0, 0, 0}, 1, 1);
+    in.set_storage(wafer::STORE_SPARSE);
+    *addRegion(p, "k", 0, 0, 1, 1)->add_code() = in;
+    EXPECT_EQ(runProgram(p).status.message(),
+              "region 'k' (wafer 0) instruction 0 (" + wafer::Op_Name(op) +
+                  "): only MATVEC, VECMAT and RECV_VECMAT read sparse storage");
+  }
+}
+
+} // namespace
