@@ -179,7 +179,11 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     from `hi` on are zero (a kernel that computes some of a weight's output
     columns). With `storage = "f16"` or `"bf16"` the tile is
     held as 16-bit floats, two per word (element i in word i / 2, the even
-    one in the low half), and takes ceil(rows * cols / 2) words.
+    one in the low half), and takes ceil(rows * cols / 2) words. With
+    `storage = "sparse:N"` each PE's tile holds its nonzeros and their
+    columns in the .wafer's STORE_SPARSE layout, or its elements when that
+    is smaller; N bounds the nonzeros of every PE's tile, and the tile takes
+    the words of the smaller form for N.
 
     With `col_interleave = [a, u]` the operand's columns are a groups of
     units of u columns, seen unit by unit across the groups: column

@@ -1,5 +1,6 @@
 //===- WskernelDialect.cpp - per-core kernels -----------------------------===//
 #include "wskernel/WskernelDialect.h"
+#include "wsc/format/SparseTile.h"
 
 #include "wafer/WaferDialect.h"
 
@@ -176,7 +177,7 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
     r.push_back({recv.getDst(), words(recv.getN())});
   else if (auto mv = dyn_cast<MatvecOp>(op)) {
     int64_t rows = words(mv.getRows()), cols = words(mv.getCols());
-    r.push_back({mv.getMatrix(), storageWords(mv.getStorage(), rows * cols)});
+    r.push_back({mv.getMatrix(), tileWords(mv.getStorage(), rows, cols)});
     r.push_back({mv.getDst(), mv.getTransposed() ? cols : rows});
     r.push_back({mv.getVector(), mv.getTransposed() ? rows : cols});
   } else if (auto v = dyn_cast<VectorOp>(op)) {
@@ -198,7 +199,7 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
     r.push_back({red.getSrc(), words(red.getN())});
   } else if (auto load = dyn_cast<LoadTileOp>(op)) {
     r.push_back({AffAttr::get(op->getContext(), load.getOffset()),
-                 storageWords(load.getStorage(), int64_t(load.getRows()) * int64_t(load.getCols()))});
+                 tileWords(load.getStorage(), int64_t(load.getRows()), int64_t(load.getCols()))});
   } else if (auto g = dyn_cast<GatherOp>(op)) {
     r.push_back({g.getDst(), words(g.getCols())});
     r.push_back({g.getTable(), storageWords(g.getStorage(), words(g.getRows()) * words(g.getCols()))});
@@ -307,8 +308,8 @@ FailureOr<int64_t> KernelOp::bodyExtent(KernelOp kernel) {
   for (Operation &op : kernel.getBody().front()) {
     if (auto init = dyn_cast<InitTileOp>(op))
       extent = std::max<int64_t>(
-          extent, init.getOffset() + 4 * storageWords(init.getStorage(),
-                                                      int64_t(init.getRows() * init.getCols())));
+          extent, init.getOffset() + 4 * tileWords(init.getStorage(), int64_t(init.getRows()),
+                                                   int64_t(init.getCols())));
     if (auto in = dyn_cast<HostInputOp>(op)) {
       auto type = dyn_cast<ShapedType>(kernel.getInputs()[in.getSource()].getType());
       int64_t elements = in.getWindow() ? (*in.getWindow())[1] : type ? type.getNumElements() : 0;
@@ -497,17 +498,37 @@ LogicalResult LoopOp::verify() {
   return success();
 }
 
-static LogicalResult checkStorage(Operation *op, StringRef storage) {
-  if (storage == "f32" || storage == "f16" || storage == "bf16")
-    return success();
-  return op->emitOpError("storage '") << storage << "' is not one of f32, f16, bf16";
+std::optional<int64_t> wsc::wskernel::sparseEntries(StringRef storage) {
+  int64_t n;
+  if (!storage.consume_front("sparse:") || storage.getAsInteger(10, n) || n < 0)
+    return std::nullopt;
+  return n;
 }
-LogicalResult MatvecOp::verify() { return checkStorage(*this, getStorage()); }
+
+std::string wsc::wskernel::sparseStorage(int64_t entries) {
+  return "sparse:" + std::to_string(entries);
+}
+
+int64_t wsc::wskernel::tileWords(StringRef storage, int64_t rows, int64_t cols) {
+  if (auto entries = sparseEntries(storage))
+    return int64_t(wafer::storedTileWords(uint64_t(rows), uint64_t(cols), uint64_t(*entries)));
+  return storageWords(storage, rows * cols);
+}
+
+/// `sparse`: whether the op may hold its matrix in the sparse layout.
+static LogicalResult checkStorage(Operation *op, StringRef storage, bool sparse = false) {
+  if (storage == "f32" || storage == "f16" || storage == "bf16" ||
+      (sparse && sparseEntries(storage)))
+    return success();
+  return op->emitOpError("storage '") << storage << "' is not one of f32, f16, bf16"
+                                      << (sparse ? ", sparse:N" : "");
+}
+LogicalResult MatvecOp::verify() { return checkStorage(*this, getStorage(), true); }
 LogicalResult GatherOp::verify() { return checkStorage(*this, getStorage()); }
 
 /// What init_tile and load_tile both require of a tile.
 template <typename TileOp> static LogicalResult checkTile(TileOp op) {
-  if (failed(checkStorage(op, op.getStorage())))
+  if (failed(checkStorage(op, op.getStorage(), true)))
     return failure();
   if (static_cast<int64_t>(op.getRows()) <= 0 || static_cast<int64_t>(op.getCols()) <= 0 ||
       op.getRowOrigin().size() != 2 || op.getColOrigin().size() != 2)

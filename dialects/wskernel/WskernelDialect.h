@@ -31,6 +31,15 @@ namespace wsc::wskernel {
 inline int64_t storageWords(llvm::StringRef storage, int64_t elements) {
   return storage == "f32" ? elements : (elements + 1) / 2;
 }
+/// "sparse:N": a weight tile in the .wafer's STORE_SPARSE layout
+/// (runtime/format/wsc/format/SparseTile.h) holding at most N entries.
+/// Its N, or nothing for another storage.
+std::optional<int64_t> sparseEntries(llvm::StringRef storage);
+/// The storage of a tile of at most `entries` nonzeros: "sparse:N".
+std::string sparseStorage(int64_t entries);
+/// Words a rows x cols tile takes at `storage` (the sparse layout: what its
+/// N entries or its dense fallback take, the smaller).
+int64_t tileWords(llvm::StringRef storage, int64_t rows, int64_t cols);
 /// Weight streaming: on a kernel, the layers its body loops over; on the
 /// function, the layers of the model.
 inline constexpr llvm::StringLiteral kStreamedLayersAttr = "wskernel.streamed_layers";

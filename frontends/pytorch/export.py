@@ -37,6 +37,7 @@ import argparse
 import copy
 import io
 import json
+import math
 import os
 import re
 import sys
@@ -186,6 +187,14 @@ def parse_args(argv=None):
                    help="also write logits_<fp16|bf16>.npy for the main input, computed in float32 "
                         "with every matrix and table (2-D weight) rounded to that storage precision, "
                         "as wsc holds them with precision=fp16|bf16 (repeatable)")
+    p.add_argument("--prune", type=float, default=0.0, metavar="S",
+                   help="prune every linear weight not tied to an embedding by magnitude: the "
+                        "fraction S of its elements with the smallest magnitudes become zeros "
+                        "(an SPDF-style sparse checkpoint); references and export use the result")
+    p.add_argument("--ref-sparsity", type=float, action="append", default=[], metavar="S",
+                   help="also write logits_sparse<S>.npy for the main input, from the model with "
+                        "its linear weights pruned by magnitude to S, as wsc-compile --sparsity=S "
+                        "prunes them (repeatable)")
     p.add_argument("--external-data", choices=["none", "one", "many"], default="none",
                    help="none: weights inside model.onnx; one: all initializers in model.onnx.data; "
                         "many: one file per initializer (every initializer, however small)")
@@ -363,6 +372,24 @@ def reference_inputs_family(a, cfg):
         yield sfx, b, t, {"input_ids": ids, "attention_mask": mask}, {"pad": pad, "pad_left": a.pad_left}
 
 
+def prune_linear_weights(model, sparsity):
+    """Magnitude pruning per matrix, as wsc's wsgraph-sparsify does: in each
+    nn.Linear weight not tied to an embedding, the floor(sparsity * size)
+    elements of smallest magnitude become zero (equal magnitudes: the first
+    in wsc's [in, out] layout first)."""
+    tied = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
+    with torch.no_grad():
+        for m in model.modules():
+            if not isinstance(m, torch.nn.Linear) or id(m.weight) in tied:
+                continue
+            w = m.weight.detach().t().contiguous().numpy().reshape(-1)  # wsc's layout
+            count = int(math.floor(sparsity * w.size))
+            order = np.lexsort((np.arange(w.size), np.abs(w)))
+            w = w.copy()
+            w[order[:count]] = 0.0
+            m.weight.copy_(torch.from_numpy(w.reshape(m.weight.shape[1], m.weight.shape[0])).t())
+
+
 def main(argv=None):
     a = parse_args(argv)
     cfg = a.cfg
@@ -384,6 +411,8 @@ def main(argv=None):
             for param in model.parameters():
                 if param.dim() == 2:
                     param.mul_(a.weight_scale)
+    if a.prune:
+        prune_linear_weights(model, a.prune)
 
     # Reference inputs: one generator, drawn in a fixed order (main pair first).
     ref_files, written = [], []
@@ -416,6 +445,14 @@ def main(argv=None):
             np.save(os.path.join(out, f"logits_{prec}.npy"), logits.numpy())
             written.append(f"logits_{prec}.npy")
             del rounded, logits
+        for sparsity in a.ref_sparsity:
+            pruned = copy.deepcopy(model)
+            prune_linear_weights(pruned, sparsity)
+            logits = pruned(*example).to(torch.float32)
+            name = f"logits_sparse{sparsity:g}.npy"
+            np.save(os.path.join(out, name), logits.numpy())
+            written.append(name)
+            del pruned, logits
 
     dynamic_axes = None
     if a.dynamic:

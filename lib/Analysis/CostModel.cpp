@@ -1,7 +1,10 @@
 //===- CostModel.cpp - cycles per token of kernels ------------------------===//
 #include "wsc/Analysis/CostModel.h"
 
+#include "wsc/format/SparseTile.h"
+
 #include <algorithm>
+#include <cmath>
 
 using namespace wsc;
 
@@ -9,16 +12,30 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The busiest PE of each kernel: receive, compute, relay the column
 // partial, finish in the last row, and (the last PE) gather and send.
+double CostModel::sparseMatvec(int64_t rows, int64_t cols, int64_t entries) const {
+  return double(wafer::sparseTileCycles(uint64_t(rows), uint64_t(cols), uint64_t(entries),
+                                        uint64_t(arch.getFmacFp32())));
+}
+
+int64_t CostModel::densestTileEntries(int64_t elements, double density) {
+  double mean = density * double(elements);
+  double spread = std::sqrt(mean * (1.0 - density));
+  return std::min<int64_t>(elements, int64_t(std::ceil(mean + 3.0 * spread)) + 1);
+}
+
 double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
                          int64_t in, int64_t group, int64_t inLast, bool handOnRow,
-                         bool streamed, bool asyncSums) const {
+                         bool streamed, bool asyncSums, int64_t tileEntries) const {
   int64_t nb = ceilDiv(n, w);
   double finish = vector(nb) + (gelu ? transcendental(nb) : 0.0);
   double handOn = output(out, n, nb, w, h, group);
+  auto multiply = [&](int64_t kb) {
+    return tileEntries >= 0 ? sparseMatvec(kb, nb, tileEntries) : matvec(kb, nb);
+  };
   // Taking the slice of x and multiplying it: one after the other, or side
   // by side when the words stream into the multiply-adds.
   auto product = [&](int64_t kb) {
-    return streamed ? std::max(words(in), matvec(kb, nb)) : words(in) + matvec(kb, nb);
+    return streamed ? std::max(words(in), multiply(kb)) : words(in) + multiply(kb);
   };
   if (finishingRow(h, out)) {
     // Weight rows pass their sums on; the finishing row receives and

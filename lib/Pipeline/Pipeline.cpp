@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - the named compile pipeline --------------------------===//
 #include "wsc/Pipeline/Pipeline.h"
+#include "wsc/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/CommandLine.h"
@@ -31,6 +32,10 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
       *this, "utilization",
       llvm::cl::desc("Fraction of a wafer's PEs kernels may take (0: the mode's default)"),
       llvm::cl::init(0.0)};
+  Option<double> sparsity{
+      *this, "sparsity",
+      llvm::cl::desc("Fraction of each linear weight pruned by magnitude (held sparse)"),
+      llvm::cl::init(0.0)};
 };
 } // namespace
 
@@ -52,6 +57,10 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   // Written so that NaN fails too.
   if (!(o.utilization >= 0 && o.utilization <= 1)) {
     error = llvm::formatv("utilization={0} is not in (0, 1]", o.utilization).str();
+    return failure();
+  }
+  if (!(o.sparsity >= 0 && o.sparsity < 1)) {
+    error = llvm::formatv("sparsity={0} is not in [0, 1)", o.sparsity).str();
     return failure();
   }
   if (!(o.defectRate >= 0 && o.defectRate <= 1)) {
@@ -79,6 +88,9 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "cannot build the pass pipeline 'wsgraph-fuse'";
     return failure();
   }
+  WsgraphSparsifyOptions sparsify;
+  sparsify.sparsity = o.sparsity;
+  pm.addPass(createWsgraphSparsify(sparsify));
   WscLowerPlaceRouteOptions stages;
   stages.wafers = o.wafers, stages.precision = o.precision, stages.defects = o.defects;
   stages.defectRate = o.defectRate, stages.seed = o.seed;
@@ -116,7 +128,7 @@ void wsc::registerPipeline() {
         PipelineOptions o;
         o.arch = cl.arch, o.wafers = cl.wafers, o.precision = cl.precision, o.mode = cl.mode;
         o.defects = cl.defects, o.defectRate = cl.defectRate, o.report = cl.report;
-        o.seed = cl.seed, o.utilization = cl.utilization;
+        o.seed = cl.seed, o.utilization = cl.utilization, o.sparsity = cl.sparsity;
         std::string error;
         if (failed(buildPipeline(pm, o, error)))
           return errorHandler("--wsc-pipeline: " + error);

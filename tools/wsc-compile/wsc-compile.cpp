@@ -88,6 +88,10 @@ int main(int argc, char **argv) {
   cl::opt<double> utilization(
       "utilization", cl::desc("Fraction of a wafer's PEs kernels may take (0: the mode's default)"),
       cl::init(defaults.utilization), cl::cat(category));
+  cl::opt<double> sparsity(
+      "sparsity",
+      cl::desc("Prune each linear weight by magnitude to this fraction of zeros; held sparse"),
+      cl::init(defaults.sparsity), cl::cat(category));
   mlir::registerPassManagerCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerAsmPrinterCLOptions();
@@ -103,7 +107,7 @@ int main(int argc, char **argv) {
       "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...] [--bind NAME=FILE ...]\n"
       "      [--generate [--max-context=N]]\n"
       "      [--arch= --wafers= --precision= --mode= --defects= --defect-rate= --report=\n"
-      "       --utilization= --seed=]\n");
+      "       --utilization= --seed= --sparsity=]\n");
 
   wsc::OnnxImportOptions importOptions;
   for (const std::string &spec : inputShapes) {
@@ -139,6 +143,7 @@ int main(int argc, char **argv) {
   }
   options.seed = seed;
   options.utilization = utilization;
+  options.sparsity = sparsity;
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,

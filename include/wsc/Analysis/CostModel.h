@@ -30,6 +30,15 @@ struct CostModel {
   double matvec(int64_t rows, int64_t cols) const {
     return double((rows * cols + arch.getFmacFp32() - 1) / arch.getFmacFp32());
   }
+  /// Cycles of a rows x cols product over a tile of `entries` nonzeros in
+  /// the sparse layout (runtime/format/wsc/format/SparseTile.h): one
+  /// multiply-add per entry and one per row, or per element when the tile
+  /// is held dense (its smaller form).
+  double sparseMatvec(int64_t rows, int64_t cols, int64_t entries) const;
+  /// The nonzeros to size for in each of the tiles of `elements` of a
+  /// matrix with this density: the densest tile of random zeros is about
+  /// three standard deviations above the mean.
+  static int64_t densestTileEntries(int64_t elements, double density);
   /// Cycles a PE inside a chain spends per token passing on an n-word
   /// partial: it receives it and forwards it (after its add) in the same
   /// pass. Tokens pipeline through the chain, so its length adds latency,
@@ -68,10 +77,11 @@ struct CostModel {
   /// With `streamed`, x's words meet their rows of the tile as they arrive
   /// (RECV_VECMAT): receiving and multiplying overlap. With `asyncSums`
   /// (and a finishing row), the weight rows pass the column sums on with
-  /// their async engines while their cores multiply the next token.
+  /// their async engines while their cores multiply the next token. With
+  /// `tileEntries` >= 0 the tiles are sparse, the densest holding that many.
   double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out, int64_t in,
                 int64_t group = 1, int64_t inLast = 0, bool handOnRow = false,
-                bool streamed = false, bool asyncSums = false) const;
+                bool streamed = false, bool asyncSums = false, int64_t tileEntries = -1) const;
   /// A gated linear act(x Wg + bg) * (x Wu + bu), both weights K x N, on
   /// h x w PEs that hold a tile of each for the same output columns: a tile
   /// row stores its slice of x and multiplies it by both tiles, the column

@@ -30,6 +30,9 @@ struct PipelineOptions {
   /// Fraction of each wafer's PEs that kernels may take (0: the mode's
   /// default, 0.6 pipelined and 0.7 in weight streaming).
   double utilization = 0.0;
+  /// Fraction of each linear weight pruned by magnitude (wsgraph-sparsify);
+  /// weights sparse of themselves are held sparse whatever it is.
+  double sparsity = 0.0;
 };
 
 /// Adds wsgraph-fuse, the lowering, placement, routing and the route check

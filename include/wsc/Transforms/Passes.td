@@ -69,6 +69,35 @@ def WsgraphGenerate : Pass<"wsgraph-generate", "mlir::ModuleOp"> {
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }
 
+def WsgraphSparsify : Pass<"wsgraph-sparsify", "mlir::ModuleOp"> {
+  let summary = "Find the linear weights sparse enough to hold as nonzeros, pruning them first if asked";
+  let description = [{
+    For every f32 matrix that only `wsgraph.linear` ops take as their weight:
+    with `sparsity` > 0, marks it pruned by magnitude (`wsgraph.prune`: that
+    fraction of its elements, smallest magnitudes first, read as zero
+    wherever its values are read); then counts its nonzeros and, when their
+    fraction is below `max-density`, marks it `wsgraph.density`. The linear
+    kinds hold such a weight's tiles as their nonzeros and columns
+    (`storage = "sparse:N"`), and spend cycles per nonzero. Weights that
+    other ops read too (an embedding tied to the LM head) stay dense and
+    unpruned, and the LM head's (a linear whose result the function
+    returns) is not pruned, as SPDF and Sparse-IFT keep the embedding and
+    the head dense. An elided weight has no values: with `sparsity` its density
+    is taken as 1 - sparsity.
+
+    ```
+    wsc-opt m.mlir --wsgraph-fuse --wsgraph-sparsify="sparsity=0.75"
+    ```
+  }];
+  let options = [
+    Option<"sparsity", "sparsity", "double", "0.0",
+           "Fraction of each matrix's elements to prune by magnitude (0: none)">,
+    Option<"maxDensity", "max-density", "double", "0.6",
+           "Matrices with fewer nonzeros than this fraction are held sparse">
+  ];
+  let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
+}
+
 def WscDefects : Pass<"wsc-defects", "mlir::ModuleOp"> {
   let summary = "Attach the defect map (dead PEs and links) to the module";
   let description = [{

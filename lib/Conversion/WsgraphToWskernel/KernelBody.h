@@ -258,9 +258,16 @@ Sizer normSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch, bool center);
 /// With `cycles` (the plan's estimate), a linear takes the fastest of the
 /// shapes within the budget (one per count of rows, as wide as it allows),
 /// fewer PEs on a tie; the square-ish tiles are one of them.
+/// `density`: the weight's fraction of nonzeros (wsgraph.density), whose
+/// tiles are held sparse when that takes fewer words.
 Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch, int64_t tokens,
                   StringRef storage, wafer::ArchAttr arch,
-                  std::function<double(const KernelPlan &)> cycles = nullptr);
+                  std::function<double(const KernelPlan &)> cycles = nullptr,
+                  double density = 1.0);
+/// The nonzeros a linear's kb x nb weight tiles are sized for when held
+/// sparse (the densest expected at `density`), or -1 when they are held
+/// dense at `storage` (the sparse layout would not take fewer words).
+int64_t sparseTileEntries(StringRef storage, int64_t kb, int64_t nb, double density);
 /// (An attention whose input is interleaved keeps its columns per head:
 /// each takes the plan's qkvUnit of d.)
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
@@ -285,14 +292,15 @@ std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
 /// The estimate of a linear K -> N (`tokens` per run), for its plan.
 std::function<double(const KernelPlan &)> linearCycles(int64_t k, int64_t n, bool gelu,
                                                        bool residual, int64_t tokens,
-                                                       wafer::ArchAttr arch, bool asyncSums);
+                                                       wafer::ArchAttr arch, bool asyncSums,
+                                                       double density = 1.0);
 /// Does a linear K -> N at the plan's shape finish in two rows: the
 /// finishing row (bias, GELU, the residual) and below it a row that only
 /// hands the result on? When that is faster by the estimate (the gather of
 /// a result block no longer waits for the finishing work) and the tiles,
 /// on one row fewer, still fit a PE.
 bool linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu, bool residual,
-                     int64_t tokens, wafer::ArchAttr arch, bool asyncSums);
+                     int64_t tokens, wafer::ArchAttr arch, bool asyncSums, double density = 1.0);
 /// Do a linear's weight rows pass its column sums on with their async
 /// engines (with a finishing row)? Their partial sums alternate between two
 /// buffers by token parity, so a batch's tokens must be even.

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/Analysis/KvCache.h"
+#include "wsc/Analysis/WeightData.h"
 #include "WaferFacts.h"
 
 #include "wsc/Target/ExportWafer.h"
@@ -17,6 +18,7 @@
 
 #include "wafer.pb.h"
 #include "wsc/format/Digest.h"
+#include "wsc/format/SparseTile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -131,6 +133,10 @@ private:
   LogicalResult setPred(Operation *op, ArrayAttr when, pb::Instr &in);
   FailureOr<uint32_t> color(Operation *op, StringRef port);
   LogicalResult exportInitTile(wk::InitTileOp init);
+  /// PE (px, py)'s tile (row-major, `cols` wide) as held at `storage`.
+  FailureOr<std::vector<uint32_t>> heldWords(Operation *op, StringRef storage,
+                                             ArrayRef<uint32_t> tile, int64_t cols, int64_t px,
+                                             int64_t py);
   LogicalResult exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::Instr &in);
   /// Fills `tile` (rows x cols) with the tile of `t` whose first element is
   /// (r0, c0), zero outside it; returns the words up to the last nonzero one.
@@ -308,6 +314,8 @@ static std::pair<int64_t, int64_t> columnWindow(ArrayRef<int64_t> window) {
 }
 
 static pb::Storage storageOf(StringRef storage) {
+  if (wk::sparseEntries(storage))
+    return pb::STORE_SPARSE;
   return storage == "f16" ? pb::STORE_F16 : storage == "bf16" ? pb::STORE_BF16 : pb::STORE_F32;
 }
 
@@ -563,6 +571,14 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
   else
     return fail(user) << "element type " << elem << " has no 32-bit word form";
 
+  // A pruned weight (wsgraph-sparsify) is read as its values with zeros.
+  if (def->hasAttr(wsc::kPruneAttr)) {
+    FailureOr<std::vector<uint32_t>> bits = wsc::readF32Weight(v, user);
+    if (failed(bits))
+      return failure();
+    t.words = std::move(*bits);
+    return t;
+  }
   if (auto weight = dyn_cast<wg::WeightOp>(def)) {
     if (weight.isElided())
       return fail(user) << "weight '" << weight.getName() << "' is elided";
@@ -729,17 +745,43 @@ LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
       if (failed(used))
         return failure();
       // SRAM starts zeroed: trailing zero words (padding) and all-zero tiles
-      // need no init.
+      // need no init (a sparse tile of zeros holds no entries).
       if (!*used)
         continue;
-      std::vector<uint32_t> held = packWords(ArrayRef(tile).take_front(*used), init.getStorage());
+      FailureOr<std::vector<uint32_t>> held = heldWords(init, init.getStorage(), tile, init.getCols(), px, py);
+      if (failed(held))
+        return failure();
       pb::SramInit *s = region->add_init();
       s->set_px(uint32_t(px));
       s->set_py(uint32_t(py));
       s->set_offset(uint32_t(offset));
-      appendWords(*s->mutable_data(), held);
+      appendWords(*s->mutable_data(), *held);
     }
   return success();
+}
+
+/// PE (px, py)'s tile as init_tile holds it: packed at its storage, or in
+/// the sparse layout, which must fit the words the kernel gave it.
+FailureOr<std::vector<uint32_t>> Exporter::heldWords(Operation *op, StringRef storage,
+                                                     ArrayRef<uint32_t> tile, int64_t cols,
+                                                     int64_t px, int64_t py) {
+  std::optional<int64_t> entries = wk::sparseEntries(storage);
+  if (!entries) {
+    size_t used = tile.size();
+    while (used && !tile[used - 1])
+      --used;
+    return packWords(tile.take_front(used), storage);
+  }
+  uint64_t rows = tile.size() / uint64_t(cols);
+  if (uint64_t(cols) > pb::kMaxSparseCols)
+    return fail(op) << "a sparse tile has at most " << pb::kMaxSparseCols << " columns, not "
+                    << cols;
+  std::vector<uint32_t> held = pb::encodeSparseTile(tile.data(), rows, uint64_t(cols));
+  if (held.size() > uint64_t(wk::tileWords(storage, int64_t(rows), cols)))
+    return fail(op) << "the tile of PE (" << px << ", " << py << ") holds "
+                      << pb::countStored(tile.data(), tile.size())
+                      << " nonzeros, more than the " << *entries << " its storage is sized for";
+  return held;
 }
 
 /// The blob holds every layer's tiles, layer-major, then row-major over the
@@ -752,7 +794,7 @@ LogicalResult Exporter::exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::
   int64_t layers = int64_t(layerLoop.getCount()), source = int64_t(load.getSource());
   int64_t stride = int64_t(load.getStride());
   int64_t rows = int64_t(load.getRows()), cols = int64_t(load.getCols());
-  int64_t tileWords = wk::storageWords(load.getStorage(), rows * cols);
+  int64_t tileWords = wk::tileWords(load.getStorage(), rows, cols);
   int64_t tileBytes = 4 * tileWords, layerBytes = tileBytes * width * height;
   int64_t offset = int64_t(load.getOffset());
   if (offset < 0 || offset > kU32Max || rows * cols > kU32Max)
@@ -775,7 +817,11 @@ LogicalResult Exporter::exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::
         if (failed(fillTile(load, *t, ro[0] * py + ro[1] * px, co[0] * py + co[1] * px, rows,
                             cols, tile)))
           return failure();
-        appendWords(data, packWords(tile, load.getStorage()));
+        FailureOr<std::vector<uint32_t>> held = heldWords(load, load.getStorage(), tile, cols, px, py);
+        if (failed(held))
+          return failure();
+        held->resize(size_t(tileWords), 0); // every slot of the blob the same size
+        appendWords(data, *held);
       }
   }
   in.set_op(pb::EXT_LOAD);

@@ -8,6 +8,7 @@
 #include "Kind.h"
 #include "NextToken.h"
 
+#include "wsc/Analysis/WeightData.h"
 #include "wsgraph/WsgraphDialect.h"
 
 using namespace mlir;
@@ -120,15 +121,34 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   plan.kind = gelu ? "linear_gelu" : "linear";
   plan.work = double(k) * n;
   bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
-  plan.cycles =
-      linearCycles(k, n, gelu, residual, batch * tokens, arch, asyncColumnSums(tokens));
-  plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch, plan.cycles);
+  double density = weightDensity(linear.getWeight());
+  plan.cycles = linearCycles(k, n, gelu, residual, batch * tokens, arch,
+                             asyncColumnSums(tokens), density);
+  plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch, plan.cycles, density);
   return Planned::Yes;
+}
+
+int64_t wsc::lowering::sparseTileEntries(StringRef storage, int64_t kb, int64_t nb,
+                                         double density) {
+  if (density >= 1.0)
+    return -1;
+  int64_t entries = CostModel::densestTileEntries(kb * nb, density);
+  return wk::tileWords(wk::sparseStorage(entries), kb, nb) < wk::storageWords(storage, kb * nb)
+             ? entries
+             : -1;
+}
+
+/// Words of a kb x nb weight tile at `storage`, or sparse (sparseTileEntries).
+static int64_t weightTileWords(StringRef storage, int64_t kb, int64_t nb, double density) {
+  int64_t entries = sparseTileEntries(storage, kb, nb, density);
+  return entries >= 0 ? wk::tileWords(wk::sparseStorage(entries), kb, nb)
+                      : wk::storageWords(storage, kb * nb);
 }
 
 Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
                                  int64_t tokens, StringRef storage, wafer::ArchAttr arch,
-                                 std::function<double(const KernelPlan &)> cycles) {
+                                 std::function<double(const KernelPlan &)> cycles,
+                                 double density) {
   std::string st = storage.str();
   auto tileWords = [=](int64_t h, int64_t w) {
     int64_t kb = ceilDiv(k, h), nb = ceilDiv(n, w);
@@ -137,8 +157,8 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
     int64_t all = batch * tokens;
     int64_t kept = hostKeepsAll(all, nb) ? all * nb : ceilDiv(all, h) * nb;
     // (two partial sums, see asyncColumnSums)
-    return kb + wk::storageWords(st, kb * nb) + 3 * nb + (host ? kept + 2 * nb : 2 * nb) +
-           (residual ? nb : 0);
+    return kb + weightTileWords(st, kb, nb, density) + 3 * nb +
+           (host ? kept + 2 * nb : 2 * nb) + (residual ? nb : 0);
   };
   return linearFamilySizer(k, n, host, batch, tokens, arch, tileWords, std::move(cycles));
 }
@@ -246,35 +266,92 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
 /// them: the written body counts the blocks it really touches).
 std::function<double(const KernelPlan &)>
 wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int64_t tokens,
-                            wafer::ArchAttr arch, bool asyncSums) {
+                            wafer::ArchAttr arch, bool asyncSums, double density) {
   CostModel cost{arch};
   return [=](const KernelPlan &p) {
     CostModel::Output out = outputOf(p, tokens, n);
-    bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch, asyncSums);
-    int64_t rows = CostModel::tileRows(p.h, out, handOnRow);
-    return cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, rows), blockColumns(p, n, arch),
-                       residual ? ceilDiv(n, p.w) : 0, handOnRow, streamsX(p.storage),
-                       asyncSums);
+    bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch, asyncSums, density);
+    int64_t rows = CostModel::tileRows(p.h, out, handOnRow), kb = ceilDiv(k, rows);
+    int64_t entries = sparseTileEntries(p.storage, kb, ceilDiv(n, p.w), density);
+    return cost.linear(k, n, p.h, p.w, gelu, out, kb, blockColumns(p, n, arch),
+                       residual ? ceilDiv(n, p.w) : 0, handOnRow,
+                       entries < 0 && streamsX(p.storage), asyncSums, entries);
   };
 }
 
 bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool gelu,
                                     bool residual, int64_t tokens, wafer::ArchAttr arch,
-                                    bool asyncSums) {
+                                    bool asyncSums, double density) {
   CostModel::Output out = outputOf(p, tokens, n);
   if (out != CostModel::Output::Blocks || !CostModel::finishingRow(p.h, out) || p.h < 4)
     return false;
   // The tiles on one row fewer must still fit, with room for the program.
   int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
-  int64_t words = kb + wk::storageWords(p.storage, kb * nb) + (asyncSums ? 6 : 5) * nb;
+  int64_t words = kb + weightTileWords(p.storage, kb, nb, density) + (asyncSums ? 6 : 5) * nb;
   if (4 * words + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
     return false;
   CostModel cost{arch};
   int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;
-  bool streamed = streamsX(p.storage);
-  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true, streamed, asyncSums) <
-         cost.linear(k, n, p.h, p.w, gelu, out, ceilDiv(k, CostModel::tileRows(p.h, out, false)),
-                     group, last, false, streamed, asyncSums);
+  int64_t kbFewer = ceilDiv(k, CostModel::tileRows(p.h, out, false));
+  int64_t entries = sparseTileEntries(p.storage, kb, nb, density);
+  int64_t entriesFewer = sparseTileEntries(p.storage, kbFewer, nb, density);
+  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true,
+                     entries < 0 && streamsX(p.storage), asyncSums, entries) <
+         cost.linear(k, n, p.h, p.w, gelu, out, kbFewer, group, last, false,
+                     entriesFewer < 0 && streamsX(p.storage), asyncSums, entriesFewer);
+}
+
+/// The most nonzeros of any kb x nb tile of a matrix weight (its columns
+/// [lo, hi) when hi > 0), or nothing when its values are not at hand.
+static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, int64_t lo,
+                                          int64_t hi) {
+  if (auto w = weight.getDefiningOp<wg::WeightOp>(); !w && !weight.getDefiningOp<wg::ConstantOp>())
+    return std::nullopt;
+  else if (w && w.isElided())
+    return std::nullopt;
+  FailureOr<std::vector<uint32_t>> bits = readF32Weight(weight, weight.getDefiningOp());
+  if (failed(bits))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(weight.getType()).getShape();
+  int64_t rows = shape[0], cols = shape[1];
+  if (!hi)
+    lo = 0, hi = cols;
+  int64_t across = ceilDiv(hi - lo, nb);
+  std::vector<int64_t> count(size_t(ceilDiv(rows, kb) * across), 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = lo; c < hi; ++c)
+      count[size_t(r / kb * across + (c - lo) / nb)] += (*bits)[size_t(r * cols + c)] != 0;
+  return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
+}
+
+/// How a linear holds its kb x nb weight tiles: sparse, "sparse:N" for the
+/// densest tile's N nonzeros, when the weight is marked sparse and that
+/// takes fewer words; else at `storage`. Sets `entries` to N or -1.
+/// Weight streaming: the densest tile over every layer's weight `first`.
+static std::string tileStorage(const KernelPlan &p, unsigned first, int64_t kb, int64_t nb,
+                               int64_t &entries) {
+  entries = -1;
+  Value weight = p.inputs[first];
+  double density = weightDensity(weight);
+  if (density >= 1.0 || !p.colInterleave.empty())
+    return p.storage;
+  SmallVector<Value> layers = {weight};
+  size_t statics = size_t(llvm::count_if(p.inputs, isStatic));
+  size_t role = first - (p.inputs.size() - statics);
+  for (size_t at = role; statics && at < p.laterWeights.size(); at += statics)
+    layers.push_back(p.laterWeights[at]);
+  int64_t n = 0;
+  for (Value v : layers) {
+    std::optional<int64_t> densest = densestTile(v, kb, nb, p.colLo, p.colHi);
+    n = std::max(n, densest ? *densest
+                            : sparseTileEntries(p.storage, kb, nb, weightDensity(v)));
+    if (weightDensity(v) >= 1.0 || n < 0)
+      return p.storage;
+  }
+  if (n < 0 || wk::tileWords(wk::sparseStorage(n), kb, nb) >= wk::storageWords(p.storage, kb * nb))
+    return p.storage;
+  entries = n;
+  return wk::sparseStorage(n);
 }
 
 std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
@@ -298,21 +375,23 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   bool finishing = CostModel::finishingRow(h, out);
   bool asyncSums = finishing && asyncColumnSums(tokens);
   bool handOnRow = linearHandOnRow(p, kdim, n, p.kind == "linear_gelu", residual, tokens,
-                                   cost.arch, asyncColumnSums(tokens));
+                                   cost.arch, asyncColumnSums(tokens), weightDensity(p.inputs[first]));
   int64_t tileRows = CostModel::tileRows(h, out, handOnRow);
   int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
   ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
   int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
-  bool streamed = streamsX(p.storage);
+  int64_t entries;
+  std::string storage = tileStorage(p, unsigned(first), kb, nb, entries);
+  bool streamed = entries < 0 && streamsX(p.storage);
   int64_t x = streamed ? 0 : sram.words(kb);
-  int64_t weight = sram.words(wk::storageWords(p.storage, kb * nb));
+  int64_t weight = sram.words(wk::tileWords(storage, kb, nb));
   int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
   // With async column sums, the weight rows' partial of token t is at
   // part + 4 nb (t mod 2): the engine passes one on while the core
   // computes the other (idx[0] of the parity loop).
   int64_t part = sram.words(asyncSums ? 2 * nb : nb);
   wk::AffAttr rowPart = asyncSums ? k.aff(part, {4 * nb}) : k.aff(part);
-  k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, p.storage, window,
+  k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, storage, window,
              p.colInterleave);
   if (bias)
     k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window, p.colInterleave);
@@ -339,7 +418,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
       residual ? k.recvRange(1, 0, nb, w, n, k.aff(r), /*byRow=*/false, finRow) : 0;
   if (!streamed)
     k.matvec(rowPart, k.aff(weight), k.aff(x), k.aff(kb), k.aff(nb), true,
-             finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr, nullptr, p.storage);
+             finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr, nullptr, storage);
   // A piece of a split weight after the first adds the partial sum of the
   // pieces before it, ahead of the bias and GELU; a real residual follows them.
   bool partialSum = residual && p.weightRowBase > 0;
@@ -405,7 +484,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   }
   double pickCycles = p.picksNext ? NextToken::cycles(nb, w, cost) : 0.0;
   return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
-                                 handOnRow, streamed, asyncSums) +
+                                 handOnRow, streamed, asyncSums, entries) +
                          pickCycles};
 }
 
@@ -419,9 +498,11 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   if (auto form = kernel->getAttrOfType<StringAttr>(kGeluAttr))
     p.geluTanh = form.getValue() == "tanh";
   p.picksNext = kernel->hasAttr(kPicksNextAttr);
+  double density = weightDensity(p.inputs[residual ? 2 : 1]);
   p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, arch,
                        linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
-                                    batch * tokens, arch, asyncColumnSums(tokens)));
+                                    batch * tokens, arch, asyncColumnSums(tokens), density),
+                       density);
   return success();
 }
 
