@@ -1,6 +1,7 @@
 //===- WriteReport.cpp - the compile report -------------------------------===//
 #include "wsc/Analysis/CostModel.h"
 #include "wsc/Analysis/KvCache.h"
+#include "wsc/Analysis/WeightData.h"
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
@@ -68,6 +69,46 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
   return f;
 }
 
+/// A kernel's weight tiles held sparse (storage "sparse:N"): the weights'
+/// fraction of zeros, the SRAM bytes their tiles take against the same
+/// tiles held dense at the program's precision, and one tile's multiply-add
+/// cycles per token both ways (the densest tile's, which sets the pace).
+struct SparseFigures {
+  double zeros = 0;
+  int64_t heldBytes = 0, denseBytes = 0;
+  double tileCycles = 0, denseTileCycles = 0;
+};
+
+std::optional<SparseFigures> sparseFigures(wsc::wskernel::KernelOp k, const wsc::CostModel &cost,
+                                           StringRef denseStorage) {
+  namespace wk = wsc::wskernel;
+  SparseFigures f;
+  bool any = false;
+  int64_t pes = k.getHeight() * k.getWidth();
+  k.walk([&](Operation *op) {
+    auto init = dyn_cast<wk::InitTileOp>(op);
+    auto load = dyn_cast<wk::LoadTileOp>(op);
+    if (!init && !load)
+      return;
+    StringRef storage = init ? init.getStorage() : load.getStorage();
+    std::optional<int64_t> entries = wk::sparseEntries(storage);
+    if (!entries)
+      return;
+    int64_t rows = init ? int64_t(init.getRows()) : int64_t(load.getRows());
+    int64_t cols = init ? int64_t(init.getCols()) : int64_t(load.getCols());
+    int64_t source = init ? int64_t(init.getSource()) : int64_t(load.getSource());
+    any = true;
+    f.zeros = std::max(f.zeros, 1.0 - wsc::weightDensity(k.getInputs()[source]));
+    f.heldBytes += 4 * pes * wk::tileWords(storage, rows, cols);
+    f.denseBytes += 4 * pes * wk::storageWords(denseStorage, rows * cols);
+    f.tileCycles += cost.sparseMatvec(rows, cols, *entries);
+    f.denseTileCycles += cost.matvec(rows, cols);
+  });
+  if (!any)
+    return std::nullopt;
+  return f;
+}
+
 /// Weight streaming's schedule and estimate: every layer, each streaming
 /// kernel loads its tiles of that layer's weights (the bytes it moves
 /// include the tiles' zero padding), then the tokens pipeline through the
@@ -104,7 +145,7 @@ StreamingFigures streamingFigures(ModuleOp module, const wsc::CostModel &cost) {
   module.walk([&](wk::KernelOp k) {
     Load load{k, 0, {}};
     k.walk([&](wk::LoadTileOp t) {
-      load.bytes += 4 * wk::storageWords(t.getStorage(), int64_t(t.getRows() * t.getCols())) *
+      load.bytes += 4 * wk::tileWords(t.getStorage(), int64_t(t.getRows()), int64_t(t.getCols())) *
                     k.getHeight() * k.getWidth();
       load.sources.push_back({int64_t(t.getSource()), int64_t(t.getStride())});
     });
@@ -159,7 +200,8 @@ void WriteReportPass::runOnOperation() {
   };
   std::map<int64_t, WaferFigures> wafers;
   double slowest = 0, macs = 0;
-  int64_t interWaferBytes = 0;
+  int64_t interWaferBytes = 0, sparseHeld = 0, sparseDense = 0;
+  std::string denseStorage = precision == "fp16" ? "f16" : precision == "bf16" ? "bf16" : "f32";
   module.walk([&](wsc::wskernel::KernelOp k) {
     int64_t wafer = 0, x = -1, y = -1;
     if (auto stage = k->getAttrOfType<IntegerAttr>("wafer.stage"))
@@ -193,14 +235,23 @@ void WriteReportPass::runOnOperation() {
                                                               k.getKind().starts_with("linear"))
         macs += cols && cols.size() == 2 ? double(t.getDimSize(0)) * double(cols[1] - cols[0])
                                          : double(t.getNumElements());
-    f.kernels.push_back(json::Object{{"name", k.getName()},
-                                     {"kind", k.getKind()},
-                                     {"x", x},
-                                     {"y", y},
-                                     {"w", k.getWidth()},
-                                     {"h", k.getHeight()},
-                                     {"sram_bytes_per_pe", int64_t(k.getSramBytesPerPe())},
-                                     {"cycles_per_token", cycles}});
+    json::Object kernel{{"name", k.getName()},
+                        {"kind", k.getKind()},
+                        {"x", x},
+                        {"y", y},
+                        {"w", k.getWidth()},
+                        {"h", k.getHeight()},
+                        {"sram_bytes_per_pe", int64_t(k.getSramBytesPerPe())},
+                        {"cycles_per_token", cycles}};
+    if (std::optional<SparseFigures> sparse = sparseFigures(k, cost, denseStorage)) {
+      kernel["sparse"] = json::Object{{"zeros", sparse->zeros},
+                                      {"weight_bytes", sparse->heldBytes},
+                                      {"dense_weight_bytes", sparse->denseBytes},
+                                      {"tile_cycles", sparse->tileCycles},
+                                      {"dense_tile_cycles", sparse->denseTileCycles}};
+      sparseHeld += sparse->heldBytes, sparseDense += sparse->denseBytes;
+    }
+    f.kernels.push_back(std::move(kernel));
   });
   json::Array waferList;
   int64_t pesUsed = 0;
@@ -242,6 +293,11 @@ void WriteReportPass::runOnOperation() {
     if (auto cap = func->getAttrOfType<IntegerAttr>("wskernel.max_blocks"))
       report["max_blocks"] = cap.getInt();
   });
+  if (sparseDense)
+    report["sparse_weights"] = json::Object{
+        {"weight_bytes", sparseHeld},
+        {"dense_weight_bytes", sparseDense},
+        {"bytes_saved", sparseDense - sparseHeld}};
   if (streaming.layers)
     report["weight_streaming"] = json::Object{
         {"layers", streaming.layers},

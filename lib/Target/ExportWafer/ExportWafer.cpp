@@ -685,10 +685,7 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
       int64_t row = r0 + r, col = c0 + c;
       if (row < 0 || row >= rows || col < 0 || col >= cols)
         continue;
-      if (groups > 1) { // unit q of the view: unit q / groups of group q % groups
-        int64_t run = col - col % period, q = (col % period) / unit;
-        col = run + (q % groups) * (period / groups) + (q / groups) * unit + col % unit;
-      }
+      col = wk::interleavedColumn(col, interleave, stride);
       std::optional<uint32_t> v = t.word(row * stride + col);
       if (!v)
         return fail(op) << "element (" << row << ", " << col

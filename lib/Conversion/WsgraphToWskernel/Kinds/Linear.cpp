@@ -302,9 +302,10 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
 }
 
 /// The most nonzeros of any kb x nb tile of a matrix weight (its columns
-/// [lo, hi) when hi > 0), or nothing when its values are not at hand.
+/// [lo, hi) when hi > 0, seen through `interleave` as init_tile sees them),
+/// or nothing when its values are not at hand.
 static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, int64_t lo,
-                                          int64_t hi) {
+                                          int64_t hi, ArrayRef<int64_t> interleave) {
   if (auto w = weight.getDefiningOp<wg::WeightOp>(); !w && !weight.getDefiningOp<wg::ConstantOp>())
     return std::nullopt;
   else if (w && w.isElided())
@@ -314,13 +315,17 @@ static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, 
     return std::nullopt;
   ArrayRef<int64_t> shape = cast<RankedTensorType>(weight.getType()).getShape();
   int64_t rows = shape[0], cols = shape[1];
-  if (!hi)
-    lo = 0, hi = cols;
+  if (!hi || hi > cols)
+    lo = std::min(lo, cols), hi = cols;
   int64_t across = ceilDiv(hi - lo, nb);
   std::vector<int64_t> count(size_t(ceilDiv(rows, kb) * across), 0);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = lo; c < hi; ++c)
-      count[size_t(r / kb * across + (c - lo) / nb)] += (*bits)[size_t(r * cols + c)] != 0;
+    for (int64_t c = lo; c < hi; ++c) {
+      int64_t from = wk::interleavedColumn(c, interleave, cols);
+      if (from < 0 || from >= cols)
+        continue;
+      count[size_t(r / kb * across + (c - lo) / nb)] += (*bits)[size_t(r * cols + from)] != 0;
+    }
   return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
 }
 
@@ -333,7 +338,7 @@ static std::string tileStorage(const KernelPlan &p, unsigned first, int64_t kb, 
   entries = -1;
   Value weight = p.inputs[first];
   double density = weightDensity(weight);
-  if (density >= 1.0 || !p.colInterleave.empty())
+  if (density >= 1.0)
     return p.storage;
   SmallVector<Value> layers = {weight};
   size_t statics = size_t(llvm::count_if(p.inputs, isStatic));
@@ -342,7 +347,7 @@ static std::string tileStorage(const KernelPlan &p, unsigned first, int64_t kb, 
     layers.push_back(p.laterWeights[at]);
   int64_t n = 0;
   for (Value v : layers) {
-    std::optional<int64_t> densest = densestTile(v, kb, nb, p.colLo, p.colHi);
+    std::optional<int64_t> densest = densestTile(v, kb, nb, p.colLo, p.colHi, p.colInterleave);
     n = std::max(n, densest ? *densest
                             : sparseTileEntries(p.storage, kb, nb, weightDensity(v)));
     if (weightDensity(v) >= 1.0 || n < 0)
