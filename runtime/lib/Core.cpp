@@ -666,14 +666,27 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
   if (m > wafer::kMaxSparseCols)
     return badTile(in, fmt::format("m = {} is more than the {} columns a sparse tile indexes", m,
                                    wafer::kMaxSparseCols));
-  if (!span(in, 1, wafer::sparseTileWords(n, head), a))
+  if (!span(in, 1, wafer::sparseTileWords(n, m, head), a))
     return false;
   const uint32_t *w = s_.sram + a + 1;
+  uint64_t per = wafer::indicesPerWord(m);
   t.nnz = head;
-  t.counts = reinterpret_cast<const SramU16 *>(w);
-  t.cols = reinterpret_cast<const SramU16 *>(w + (n + 1) / 2);
-  t.values = reinterpret_cast<const SramF32 *>(w + (n + 1) / 2 + (t.nnz + 1) / 2);
-  t.perEntry = wafer::sparseTileWords(n, t.nnz) < wafer::denseTileWords(n, m);
+  const uint32_t *columns = w + (n + per - 1) / per;
+  if (per == 2) {
+    t.counts = reinterpret_cast<const SramU16 *>(w);
+    t.cols = reinterpret_cast<const SramU16 *>(columns);
+  } else {
+    // 8-bit indices are widened once, so the loops read one form.
+    static thread_local std::vector<uint16_t> counts, cols;
+    counts.resize(n), cols.resize(t.nnz);
+    for (uint64_t r = 0; r < n; ++r)
+      counts[r] = uint16_t(wafer::packedIndex(w, r, m));
+    for (uint64_t e = 0; e < t.nnz; ++e)
+      cols[e] = uint16_t(wafer::packedIndex(columns, e, m));
+    t.counts = counts.data(), t.cols = cols.data();
+  }
+  t.values = reinterpret_cast<const SramF32 *>(columns + (t.nnz + per - 1) / per);
+  t.perEntry = wafer::sparseTileWords(n, m, t.nnz) < wafer::denseTileWords(n, m);
   return checkEntries(in, n, m, t);
 }
 

@@ -36,11 +36,11 @@ struct Tile {
 std::vector<uint32_t> decode(const std::vector<uint32_t> &t, uint64_t rows, uint64_t cols) {
   if (t[0] == wafer::kDenseTile)
     return std::vector<uint32_t>(t.begin() + 1, t.end());
-  uint64_t nnz = t[0];
+  uint64_t nnz = t[0], per = cols <= 255 ? 4 : 2, bits = 32 / per;
   auto half = [&](uint64_t base, uint64_t i) {
-    return (t[base + i / 2] >> (16 * (i % 2))) & 0xFFFF;
+    return (t[base + i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
   };
-  uint64_t columns = 1 + (rows + 1) / 2, values = columns + (nnz + 1) / 2;
+  uint64_t columns = 1 + (rows + per - 1) / per, values = columns + (nnz + per - 1) / per;
   std::vector<uint32_t> out(rows * cols, 0);
   uint64_t e = 0;
   for (uint64_t r = 0; r < rows; ++r)
@@ -70,7 +70,8 @@ std::vector<std::pair<const char *, Tile>> tiles() {
   return {{"a zero row", zeroRow},
           {"all zero", Tile{5, 7, std::vector<uint32_t>(35, 0)}},
           {"fully dense", randomTile(5, 7, 1.0, 2)},
-          {"75% sparse", randomTile(24, 40, 0.25, 3)}};
+          {"75% sparse", randomTile(24, 40, 0.25, 3)},
+          {"75% sparse, 16-bit indices", randomTile(3, 300, 0.25, 5)}};
 }
 
 std::vector<float> randomFloats(size_t n, unsigned seed) {
@@ -159,14 +160,24 @@ TEST(SparseTile, EncodingRoundTrips) {
     EXPECT_EQ(e.size(), wafer::storedTileWords(t.rows, t.cols, t.nnz()));
     EXPECT_EQ(decode(e, t.rows, t.cols), t.words);
   }
-  // An odd row count and entry count leave the last halves zero.
+  // Up to 255 columns, counts and columns take 8 bits, four to a word;
+  // the last word's unused ones stay zero.
   Tile odd{3, 5, std::vector<uint32_t>(15, 0)};
   odd.words[4] = W(1.5f);
   odd.words[10] = W(-2.0f);
   odd.words[11] = W(3.0f);
   std::vector<uint32_t> e = odd.encoded();
-  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 16, 2, 4 | 0 << 16, 1, W(1.5f), W(-2.0f),
+  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 8 | 2 << 16, 4 | 0 << 8 | 1 << 16, W(1.5f),
+                                      W(-2.0f), W(3.0f)}));
+  // Wider tiles take 16 bits, two to a word.
+  Tile wide{3, 300, std::vector<uint32_t>(900, 0)};
+  wide.words[299] = W(1.5f);
+  wide.words[600] = W(-2.0f);
+  wide.words[601] = W(3.0f);
+  e = wide.encoded();
+  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 16, 2, 299 | 0 << 16, 1, W(1.5f), W(-2.0f),
                                       W(3.0f)}));
+  EXPECT_EQ(decode(e, 3, 300), wide.words);
 }
 
 TEST(SparseTile, KeepsNegativeZeroAsAnEntry) {
@@ -180,7 +191,7 @@ TEST(SparseTile, KeepsNegativeZeroAsAnEntry) {
 
 TEST(SparseTile, ZeroAndDenseTiles) {
   Tile zero{5, 7, std::vector<uint32_t>(35, 0)};
-  EXPECT_EQ(zero.encoded(), (std::vector<uint32_t>{0, 0, 0, 0}));
+  EXPECT_EQ(zero.encoded(), (std::vector<uint32_t>{0, 0, 0}));
   Tile full = randomTile(2, 3, 1.0, 4);
   std::vector<uint32_t> e = full.encoded();
   ASSERT_EQ(e.size(), 7u);
@@ -290,10 +301,10 @@ std::vector<uint32_t> goodTile() {
 }
 
 /// Sets 16-bit half i of the words from `base` on.
-void setHalf(std::vector<uint32_t> &t, uint64_t base, uint64_t i, uint32_t v) {
-  uint32_t &w = t[base + i / 2];
-  int shift = 16 * int(i % 2);
-  w = (w & ~(0xFFFFu << shift)) | v << shift;
+void setIndex(std::vector<uint32_t> &t, uint64_t base, uint64_t i, uint32_t v) {
+  uint32_t &w = t[base + i / 4];
+  int shift = 8 * int(i % 4);
+  w = (w & ~(0xFFu << shift)) | v << shift;
 }
 
 /// The start of runOver's fault of `kind` at `op`.
@@ -311,13 +322,13 @@ TEST(Sparse, BadTilesFault) {
     std::string at = faultAt("bad sparse tile", op);
     EXPECT_EQ(runOver(goodTile(), 0, op), "");
     std::vector<uint32_t> t = goodTile();
-    setHalf(t, 1, 3, 9); // counts are at word 1
+    setIndex(t, 1, 3, 9); // counts are at word 1, 8 bits each (m = 8)
     EXPECT_EQ(runOver(t, 0, op), at + "row 3 holds 9 entries, more than m = 8");
     t = goodTile();
-    setHalf(t, 1, 1, 4);
+    setIndex(t, 1, 1, 4);
     EXPECT_EQ(runOver(t, 0, op), at + "row counts sum to 10, nnz is 6");
     t = goodTile();
-    setHalf(t, 3, 4, 12); // columns are at word 1 + 2
+    setIndex(t, 2, 4, 12); // columns are at word 1 + 1
     EXPECT_EQ(runOver(t, 0, op), at + "column 12 of entry 4 is not below m = 8");
   }
 }
@@ -329,9 +340,9 @@ TEST(Sparse, TileSpanIsCheckedAgainstTheSram) {
     // Word 0 itself, then the tile its word 0 describes, sparse and dense.
     EXPECT_EQ(runOver({}, 4096, op),
               at + "addr[1] spans bytes [4096, 4100) outside the kernel's 4096 SRAM bytes");
-    std::vector<uint32_t> t = goodTile(); // 1 + 2 + 3 + 6 words
+    std::vector<uint32_t> t = goodTile(); // 1 + 1 + 2 + 6 words
     EXPECT_EQ(runOver({t.begin(), t.begin() + 4}, 4080, op),
-              at + "addr[1] spans bytes [4080, 4128) outside the kernel's 4096 SRAM bytes");
+              at + "addr[1] spans bytes [4080, 4120) outside the kernel's 4096 SRAM bytes");
     EXPECT_EQ(runOver({wafer::kDenseTile}, 4000, op),
               at + "addr[1] spans bytes [4000, 4132) outside the kernel's 4096 SRAM bytes");
     EXPECT_EQ(runOver(t, 4096 - 4 * uint32_t(t.size()), op), "");
@@ -360,7 +371,7 @@ TEST(Sparse, TileIsReadWhenItRuns) {
 TEST(Sparse, WaitsForAnAsyncReceiveIntoTheTile) {
   // PE 1 receives its tile on its async engine, then multiplies: the
   // MATVEC waits for the receive, which ends a cycle after the last word
-  // arrives (at 1 + 12 for a 12-word tile).
+  // arrives (at 1 + 10 for a 10-word tile).
   std::vector<uint32_t> t = goodTile();
   wafer::Program p = makeProgram(2, 1);
   wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);

@@ -2,16 +2,16 @@
 // export, read by the emulator. Part of the format library (wsc_wafer_proto)
 // so that both sides share one definition.
 //
-// A tile of `rows` x `cols` fp32 elements, in words:
+// A tile of `rows` x `cols` fp32 elements, in words, with k indices per
+// word: 4 of 8 bits when cols <= 255, else 2 of 16 bits (cols <= 65535):
 //   word 0                 nnz, the entries stored; kDenseTile instead: the
 //                          rows x cols fp32 elements follow, row-major (a
 //                          tile too dense to gain from the sparse form)
-//   ceil(rows / 2) words   each row's count of entries, 16 bits each, row r
-//                          in word 1 + r / 2 (the even row in the low half)
-//   ceil(nnz / 2) words    the entries' columns, 16 bits each, row by row,
-//                          ascending in a row, packed as the counts
+//   ceil(rows / k) words   each row's count of entries, row r in word
+//                          1 + r / k, at bits (r % k) * 32 / k (low first)
+//   ceil(nnz / k) words    the entries' columns, row by row, ascending in a
+//                          row, packed as the counts
 //   nnz words              the entries' fp32 values, in the same order
-// so cols must be at most 65535.
 #ifndef WSC_FORMAT_SPARSETILE_H
 #define WSC_FORMAT_SPARSETILE_H
 
@@ -24,16 +24,26 @@ namespace wsc::wafer {
 constexpr uint32_t kDenseTile = 0xFFFFFFFFu;
 /// The most columns a sparse tile may have (16-bit column indices).
 constexpr uint64_t kMaxSparseCols = 65535;
+/// The most columns of a tile whose counts and columns take 8 bits.
+constexpr uint64_t kMaxNarrowCols = 255;
 
-/// Words of a tile of `rows` rows holding `nnz` entries in the sparse form.
-inline uint64_t sparseTileWords(uint64_t rows, uint64_t nnz) {
-  return 1 + (rows + 1) / 2 + (nnz + 1) / 2 + nnz;
+/// Counts and columns per word in a tile of `cols` columns.
+inline uint64_t indicesPerWord(uint64_t cols) { return cols <= kMaxNarrowCols ? 4 : 2; }
+/// Index i of the packed run at `words` (counts or columns).
+inline uint32_t packedIndex(const uint32_t *words, uint64_t i, uint64_t cols) {
+  uint64_t per = indicesPerWord(cols), bits = 32 / per;
+  return (words[i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
+}
+/// Words of a rows x cols tile holding `nnz` entries in the sparse form.
+inline uint64_t sparseTileWords(uint64_t rows, uint64_t cols, uint64_t nnz) {
+  uint64_t per = indicesPerWord(cols);
+  return 1 + (rows + per - 1) / per + (nnz + per - 1) / per + nnz;
 }
 /// Words of a rows x cols tile stored dense inside the sparse layout.
 inline uint64_t denseTileWords(uint64_t rows, uint64_t cols) { return 1 + rows * cols; }
 /// Words the layout takes for a tile with `nnz` nonzeros: the smaller form.
 inline uint64_t storedTileWords(uint64_t rows, uint64_t cols, uint64_t nnz) {
-  uint64_t sparse = sparseTileWords(rows, nnz), dense = denseTileWords(rows, cols);
+  uint64_t sparse = sparseTileWords(rows, cols, nnz), dense = denseTileWords(rows, cols);
   return sparse < dense ? sparse : dense;
 }
 
@@ -42,7 +52,7 @@ inline uint64_t storedTileWords(uint64_t rows, uint64_t cols, uint64_t nnz) {
 /// x) in the sparse form, one per element in the dense one. RECV_VECMAT
 /// charges each received run of rows the same way.
 inline uint64_t sparseTileCycles(uint64_t rows, uint64_t cols, uint64_t nnz, uint64_t fmac) {
-  bool sparse = sparseTileWords(rows, nnz) < denseTileWords(rows, cols);
+  bool sparse = sparseTileWords(rows, cols, nnz) < denseTileWords(rows, cols);
   uint64_t work = sparse ? nnz + rows : rows * cols;
   return (work + fmac - 1) / fmac;
 }
