@@ -1112,3 +1112,47 @@ func.func @filter_in_loop(%x: !wskernel.stream<8, f32>) {
   }
   return
 }
+
+// -----
+
+func.func @sram_init_tile_sparse(%w: tensor<16x15xf32>) {
+  // At most 40 entries in 16 x 15: 1 + 4 words of 8-bit row counts, 10 of
+  // 8-bit columns and 40 values, 55 words at byte 32: up to byte 252.
+  // expected-error @+1 {{'wskernel.kernel' op kernel 'k' touches SRAM up to byte 252 but declares 248 bytes per PE}}
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 248 cycles 1.0 channels {} (%w) : (tensor<16x15xf32>) -> () {
+    wskernel.init_tile 0 at 32 rows 16 cols 15 {storage = "sparse:40"}
+  }
+  return
+}
+
+// -----
+
+func.func @sram_matvec_sparse_dense_fallback() {
+  // 26 entries of 9 x 3 take more words sparse than dense: the tile is
+  // held dense, 1 + 27 words at byte 64: up to byte 176.
+  // expected-error @+1 {{'wskernel.kernel' op kernel 'k' touches SRAM up to byte 176 but declares 172 bytes per PE}}
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 172 cycles 1.0 channels {} () : () -> () {
+    wskernel.matvec <base = 0> = <base = 64> x <base = 12> rows <base = 9> cols <base = 3> {storage = "sparse:26"}
+  }
+  return
+}
+
+// -----
+
+func.func @matvec_sparse_storage_needs_a_count() {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:x' is not one of f32, f16, bf16, sparse:N}}
+    wskernel.matvec <base = 0> = <base = 16> x <base = 32> rows <base = 2> cols <base = 2> {storage = "sparse:x"}
+  }
+  return
+}
+
+// -----
+
+func.func @gather_is_never_sparse() {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    // expected-error @+1 {{'wskernel.gather' op storage 'sparse:3' is not one of f32, f16, bf16}}
+    wskernel.gather <base = 0> = <base = 16>[<base = 8>] rows <base = 2> cols <base = 2> from <base = 0> {storage = "sparse:3"}
+  }
+  return
+}

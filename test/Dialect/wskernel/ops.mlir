@@ -425,3 +425,22 @@ func.func @general() {
   }
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Sparse weight tiles: storage "sparse:N" (N nonzeros at most per tile)
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @sparse_tiles
+// CHECK: wskernel.init_tile 0 at 0 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8] {storage = "sparse:40"}
+// CHECK: wskernel.load_tile 0 stride 1 at 256 rows 16 cols 8 {storage = "sparse:12"}
+// CHECK: wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse:40", transposed = true}
+func.func @sparse_tiles(%w: tensor<32x16xf32>) {
+  wskernel.kernel "k" kind "linear" grid [2, 2] sram 1024 cycles 1.0 channels {} (%w) : (tensor<32x16xf32>) -> () {
+    wskernel.init_tile 0 at 0 rows 16 cols 8 row_origin [16, 0] col_origin [0, 8] {storage = "sparse:40"}
+    wskernel.loop 1 {
+      wskernel.load_tile 0 stride 1 at 256 rows 16 cols 8 {storage = "sparse:12"}
+    }
+    wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse:40", transposed = true}
+  }
+  return
+}

@@ -166,3 +166,28 @@ module attributes {wafer.arch = #arch} {
     return
   }
 }
+
+// -----
+
+// A sparse tile with more nonzeros than its storage is sized for.
+#arch = #wafer.arch<name = "mesh:4x4", width = 4, height = 4, sram_bytes = 4096, colors = 8,
+    clock_hz = 1000000000, hop_cycles = 1, simd_fp32 = 4, fmac_fp32 = 4, fmac_fp16 = 8,
+    transcendental_cycles = 8, max_wafers = 2, link_bytes_per_cycle = 4,
+    link_latency_cycles = 10, ext_mem_bytes = 0, ext_mem_bytes_per_cycle = 16>
+module attributes {wafer.arch = #arch} {
+  func.func @main() -> (tensor<2xf32> {wsgraph.name = "y"}) {
+    %w = wsgraph.constant dense<[[0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 0.0, 0.0],
+                                 [1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+    %x = wsgraph.constant dense<[10.0, 100.0, 20.0, 40.0]> : tensor<4xf32>
+    %y = wskernel.kernel "mv" kind "matvec" grid [2, 1] sram 128 cycles 1.0 channels {}
+        (%w, %x) {wafer.origin = array<i64: 0, 1, 1>}
+        : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<2xf32> {
+      // expected-error @below {{cannot export: the tile of PE (0, 1) holds 2 nonzeros, more than the 1 its storage is sized for (kernel 'mv'}}
+      wskernel.init_tile 0 at 64 rows 2 cols 4 row_origin [2, 0] {storage = "sparse:1"}
+      wskernel.init_tile 1 at 0 rows 1 cols 4
+      wskernel.host_output 0 at 32 rows 2 cols 1 row_origin [1, 0]
+      wskernel.matvec <base = 32> = <base = 64> x <base = 0> rows <base = 2> cols <base = 4> {storage = "sparse:1"}
+    }
+    return %y : tensor<2xf32>
+  }
+}
