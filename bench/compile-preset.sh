@@ -4,7 +4,7 @@
 # `wall` (s), `rss` (KiB) and `rep`; on failure it returns 1 and sets `why`,
 # the log's first error line.
 compile_preset() {
-  local p=$1 mode=$2 options=$3 timeout=$4 stem="$out/$1-$2"
+  local p=$1 mode=$2 options=$3 timeout=$4 stem="$out/$(basename "$1" .json)-$2"
   rep="$stem.json"
   rm -f "$rep"
   /usr/bin/time -f "%e %M" -o "$stem.time" bash -c \

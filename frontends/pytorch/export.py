@@ -188,7 +188,7 @@ def parse_args(argv=None):
                         "with every matrix and table (2-D weight) rounded to that storage precision, "
                         "as wsc holds them with precision=fp16|bf16 (repeatable)")
     p.add_argument("--prune", type=float, default=0.0, metavar="S",
-                   help="prune every linear weight not tied to an embedding by magnitude: the "
+                   help="prune every linear weight but the LM head and those tied to an embedding by magnitude: the "
                         "fraction S of its elements with the smallest magnitudes become zeros "
                         "(an SPDF-style sparse checkpoint); references and export use the result")
     p.add_argument("--ref-sparsity", type=float, action="append", default=[], metavar="S",
@@ -374,20 +374,24 @@ def reference_inputs_family(a, cfg):
 
 def prune_linear_weights(model, sparsity):
     """Magnitude pruning per matrix, as wsc's wsgraph-sparsify does: in each
-    nn.Linear weight not tied to an embedding, the floor(sparsity * size)
-    elements of smallest magnitude become zero (equal magnitudes: the first
-    in wsc's [in, out] layout first)."""
+    linear weight (nn.Linear, and GPT-2's Conv1D) but the LM head's and those
+    tied to an embedding, the floor(sparsity * size) elements of smallest
+    magnitude become zero (equal magnitudes: the first in wsc's [in, out]
+    layout first, which is Conv1D's and nn.Linear's transposed)."""
     tied = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
     with torch.no_grad():
-        for m in model.modules():
-            if not isinstance(m, torch.nn.Linear) or id(m.weight) in tied:
+        for name, m in model.named_modules():
+            linear = isinstance(m, torch.nn.Linear)
+            head = name.split(".")[-1] in ("lm_head", "embed_out")
+            if not (linear or type(m).__name__ == "Conv1D") or id(m.weight) in tied or head:
                 continue
-            w = m.weight.detach().t().contiguous().numpy().reshape(-1)  # wsc's layout
+            w = m.weight.detach()
+            w = (w.t() if linear else w).contiguous().numpy().reshape(-1).copy()  # [in, out]
             count = int(math.floor(sparsity * w.size))
             order = np.lexsort((np.arange(w.size), np.abs(w)))
-            w = w.copy()
             w[order[:count]] = 0.0
-            m.weight.copy_(torch.from_numpy(w.reshape(m.weight.shape[1], m.weight.shape[0])).t())
+            pruned = torch.from_numpy(w).reshape(m.weight.shape[::-1] if linear else m.weight.shape)
+            m.weight.copy_(pruned.t() if linear else pruned)
 
 
 def main(argv=None):

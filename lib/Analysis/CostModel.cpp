@@ -51,7 +51,7 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
 
 double CostModel::gatedLinear(int64_t k, int64_t n, int64_t h, int64_t w, bool silu,
                               int64_t biases, int64_t in, int64_t group, bool handOnRow,
-                              bool asyncSums) const {
+                              bool asyncSums, int64_t gateEntries, int64_t upEntries) const {
   int64_t nb = ceilDiv(n, w);
   // Biases, the activation (a sigmoid and g times it, or one GELU) and the
   // product with the up sum, on nb words each.
@@ -59,7 +59,12 @@ double CostModel::gatedLinear(int64_t k, int64_t n, int64_t h, int64_t w, bool s
                   (silu ? 2.0 : 1.0) * vector(nb);
   double handOn = output(Output::Blocks, n, nb, w, h, group);
   // x is stored, then meets both tiles (one multiply-add pass each).
-  auto product = [&](int64_t kb) { return words(in) + 2 * matvec(kb, nb); };
+  auto multiply = [&](int64_t kb, int64_t entries) {
+    return entries >= 0 ? sparseMatvec(kb, nb, entries) : matvec(kb, nb);
+  };
+  auto product = [&](int64_t kb) {
+    return words(in) + multiply(kb, gateEntries) + multiply(kb, upEntries);
+  };
   if (finishingRow(h, Output::Blocks)) {
     int64_t kb = ceilDiv(k, tileRows(h, Output::Blocks, handOnRow));
     double sums = forwarded(2 * nb);

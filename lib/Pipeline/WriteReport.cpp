@@ -233,8 +233,10 @@ void WriteReportPass::runOnOperation() {
       if (auto t = dyn_cast<RankedTensorType>(in.getType()); t && t.getRank() == 2 &&
                                                               isa<FloatType>(t.getElementType()) &&
                                                               k.getKind().starts_with("linear"))
-        macs += cols && cols.size() == 2 ? double(t.getDimSize(0)) * double(cols[1] - cols[0])
-                                         : double(t.getNumElements());
+        // (A sparse weight's: its nonzeros, the work there is to do.)
+        macs += (cols && cols.size() == 2 ? double(t.getDimSize(0)) * double(cols[1] - cols[0])
+                                          : double(t.getNumElements())) *
+                wsc::weightDensity(in);
     json::Object kernel{{"name", k.getName()},
                         {"kind", k.getKind()},
                         {"x", x},

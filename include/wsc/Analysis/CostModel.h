@@ -88,11 +88,12 @@ struct CostModel {
   /// sums carry both partials (2·nb words), and the finishing row adds the
   /// `biases`, takes the activation (SiLU: a sigmoid and a multiply; GELU:
   /// one transcendental), multiplies by the up sum and hands nb words on.
-  /// Rows, hand-on row and async sums as in `linear` (the result leaves in
-  /// blocks).
+  /// Rows, hand-on row, async sums and sparse tiles (`gateEntries`,
+  /// `upEntries`) as in `linear` (the result leaves in blocks).
   double gatedLinear(int64_t k, int64_t n, int64_t h, int64_t w, bool silu, int64_t biases,
                      int64_t in, int64_t group = 1, bool handOnRow = false,
-                     bool asyncSums = false) const;
+                     bool asyncSums = false, int64_t gateEntries = -1,
+                     int64_t upEntries = -1) const;
   /// Does a linear on h rows end in a row that only finishes? When it has
   /// at least three rows and its result leaves in blocks or stays on the
   /// last row for the host (HostKept).

@@ -268,6 +268,14 @@ Sizer linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
 /// sparse (the densest expected at `density`), or -1 when they are held
 /// dense at `storage` (the sparse layout would not take fewer words).
 int64_t sparseTileEntries(StringRef storage, int64_t kb, int64_t nb, double density);
+/// Words of a kb x nb weight tile at `storage`, or sparse (sparseTileEntries).
+int64_t weightTileWords(StringRef storage, int64_t kb, int64_t nb, double density);
+/// How a plan holds the kb x nb tiles of its weight input `first`: sparse,
+/// "sparse:N" for the densest tile's N nonzeros (over every layer's weight
+/// in weight streaming), when the weight is marked sparse and that takes
+/// fewer words; else at the plan's storage. Sets `entries` to N or -1.
+std::string tileStorage(const KernelPlan &p, unsigned first, int64_t kb, int64_t nb,
+                        int64_t &entries);
 /// (An attention whose input is interleaved keeps its columns per head:
 /// each takes the plan's qkvUnit of d.)
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);

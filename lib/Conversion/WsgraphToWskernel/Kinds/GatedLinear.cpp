@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Kind.h"
+#include "wsc/Analysis/WeightData.h"
 
 #include "wsgraph/WsgraphDialect.h"
 
@@ -145,40 +146,61 @@ static std::optional<GatedOperands> gatedOperands(const KernelPlan &p) {
   return ops;
 }
 
+namespace {
+/// The weights' fractions of nonzeros (wsgraph.density): sparse tiles when
+/// below one.
+struct GatedDensity {
+  double gate = 1.0, up = 1.0;
+  GatedDensity(const KernelPlan &p, const GatedOperands &ops)
+      : gate(weightDensity(p.inputs[ops.gate])), up(weightDensity(p.inputs[ops.up])) {}
+  std::pair<int64_t, int64_t> entries(StringRef storage, int64_t kb, int64_t nb) const {
+    return {sparseTileEntries(storage, kb, nb, gate), sparseTileEntries(storage, kb, nb, up)};
+  }
+};
+} // namespace
+
 /// Words one PE needs for tiles of kb x nb: x, both tiles, the biases, the
 /// two parities' partial sums (2·nb each) and the sigmoid's scratch.
-static int64_t tileWords(int64_t kb, int64_t nb, StringRef storage, int biases) {
-  return kb + 2 * wk::storageWords(storage, kb * nb) + biases * nb + 5 * nb;
+static int64_t tileWords(int64_t kb, int64_t nb, StringRef storage, int biases,
+                         const GatedDensity &d) {
+  return kb + weightTileWords(storage, kb, nb, d.gate) + weightTileWords(storage, kb, nb, d.up) +
+         biases * nb + 5 * nb;
 }
 
 /// Does a gated linear at the plan's shape finish in two rows (see
 /// linearHandOnRow): when faster by the estimate and the tiles, on one row
 /// fewer, still fit.
 static bool gatedHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool silu, int biases,
-                           wafer::ArchAttr arch, bool asyncSums) {
+                           wafer::ArchAttr arch, bool asyncSums, const GatedDensity &d) {
   auto out = CostModel::Output::Blocks;
   if (p.hostResult || !CostModel::finishingRow(p.h, out) || p.h < 4)
     return false;
   int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
-  if (4 * tileWords(kb, nb, p.storage, biases) + kHandOnRowCodeBytes > arch.getSramBytes())
+  if (4 * tileWords(kb, nb, p.storage, biases, d) + kHandOnRowCodeBytes > arch.getSramBytes())
     return false;
   CostModel cost{arch};
   int64_t group = blockColumns(p, n, arch);
   int64_t kbWithout = ceilDiv(k, CostModel::tileRows(p.h, out, false));
-  return cost.gatedLinear(k, n, p.h, p.w, silu, biases, kb, group, true, asyncSums) <
-         cost.gatedLinear(k, n, p.h, p.w, silu, biases, kbWithout, group, false, asyncSums);
+  auto [gate, up] = d.entries(p.storage, kb, nb);
+  auto [gateWithout, upWithout] = d.entries(p.storage, kbWithout, nb);
+  return cost.gatedLinear(k, n, p.h, p.w, silu, biases, kb, group, true, asyncSums, gate, up) <
+         cost.gatedLinear(k, n, p.h, p.w, silu, biases, kbWithout, group, false, asyncSums,
+                          gateWithout, upWithout);
 }
 
 /// The estimate of a gated linear K -> N at a plan's shape; a tile row
 /// receives its slice of x.
 static std::function<double(const KernelPlan &)>
-gatedCycles(int64_t k, int64_t n, bool silu, int biases, wafer::ArchAttr arch, bool asyncSums) {
+gatedCycles(int64_t k, int64_t n, bool silu, int biases, wafer::ArchAttr arch, bool asyncSums,
+            GatedDensity d) {
   CostModel cost{arch};
   return [=](const KernelPlan &p) {
-    bool handOnRow = gatedHandOnRow(p, k, n, silu, biases, arch, asyncSums);
+    bool handOnRow = gatedHandOnRow(p, k, n, silu, biases, arch, asyncSums, d);
     int64_t rows = CostModel::tileRows(p.h, CostModel::Output::Blocks, handOnRow);
-    return cost.gatedLinear(k, n, p.h, p.w, silu, biases, ceilDiv(k, rows),
-                            blockColumns(p, n, arch), handOnRow, asyncSums);
+    int64_t kb = ceilDiv(k, rows);
+    auto [gate, up] = d.entries(p.storage, kb, ceilDiv(n, p.w));
+    return cost.gatedLinear(k, n, p.h, p.w, silu, biases, kb, blockColumns(p, n, arch),
+                            handOnRow, asyncSums, gate, up);
   };
 }
 
@@ -190,11 +212,12 @@ static void setSizing(KernelPlan &p, const GatedOperands &ops, int64_t batch, in
   bool silu = p.gateActivation == "silu";
   int biases = ops.biases();
   std::string storage = p.storage;
-  p.cycles = gatedCycles(k, n, silu, biases, arch, asyncColumnSums(tokens));
+  GatedDensity d(p, ops);
+  p.cycles = gatedCycles(k, n, silu, biases, arch, asyncColumnSums(tokens), d);
   p.size = linearFamilySizer(
       k, n, /*host=*/false, batch, tokens, arch,
       [=](int64_t h, int64_t w) {
-        return tileWords(ceilDiv(k, h), ceilDiv(n, w), storage, biases);
+        return tileWords(ceilDiv(k, h), ceilDiv(n, w), storage, biases, d);
       },
       p.cycles);
 }
@@ -244,13 +267,13 @@ struct GatedLayout {
 };
 } // namespace
 
-static GatedLayout layOut(const GatedOperands &ops, int64_t kb, int64_t nb, StringRef storage,
-                          bool silu, bool asyncSums) {
+static GatedLayout layOut(const GatedOperands &ops, int64_t kb, int64_t nb, StringRef gateStorage,
+                          StringRef upStorage, bool silu, bool asyncSums) {
   Sram sram;
   GatedLayout at;
   at.x = sram.words(kb);
-  at.gateTile = sram.words(wk::storageWords(storage, kb * nb));
-  at.upTile = sram.words(wk::storageWords(storage, kb * nb));
+  at.gateTile = sram.words(wk::tileWords(gateStorage, kb, nb));
+  at.upTile = sram.words(wk::tileWords(upStorage, kb, nb));
   at.gateBias = ops.gateBias >= 0 ? sram.words(nb) : 0;
   at.upBias = ops.upBias >= 0 ? sram.words(nb) : 0;
   at.part = sram.words(asyncSums ? 4 * nb : 2 * nb);
@@ -307,16 +330,19 @@ std::pair<int64_t, double> GatedLinearKind::writeBody(Body &k, const KernelPlan 
   // rows 0..tileRows-1, as in the linear kind.
   bool finishing = CostModel::finishingRow(h, CostModel::Output::Blocks);
   bool asyncSums = finishing && asyncColumnSums(tokens);
-  bool handOnRow =
-      gatedHandOnRow(p, kdim, n, silu, biases, cost.arch, asyncColumnSums(tokens));
+  bool handOnRow = gatedHandOnRow(p, kdim, n, silu, biases, cost.arch,
+                                  asyncColumnSums(tokens), GatedDensity(p, *ops));
   int64_t tileRows = CostModel::tileRows(h, CostModel::Output::Blocks, handOnRow);
   int64_t fin = handOnRow ? h - 2 : h - 1; // the row that finishes
   int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
-  GatedLayout at = layOut(*ops, kb, nb, p.storage, silu, asyncSums);
-  for (auto [matrix, bias, tile, biasAt] :
-       {std::tuple{ops->gate, ops->gateBias, at.gateTile, at.gateBias},
-        std::tuple{ops->up, ops->upBias, at.upTile, at.upBias}}) {
-    k.initTile(k.operand(matrix), tile, kb, nb, {kb, 0}, {0, nb}, p.storage);
+  int64_t gateEntries, upEntries;
+  std::string gateStorage = tileStorage(p, unsigned(ops->gate), kb, nb, gateEntries);
+  std::string upStorage = tileStorage(p, unsigned(ops->up), kb, nb, upEntries);
+  GatedLayout at = layOut(*ops, kb, nb, gateStorage, upStorage, silu, asyncSums);
+  for (auto [matrix, bias, tile, biasAt, storage] :
+       {std::tuple{ops->gate, ops->gateBias, at.gateTile, at.gateBias, StringRef(gateStorage)},
+        std::tuple{ops->up, ops->upBias, at.upTile, at.upBias, StringRef(upStorage)}}) {
+    k.initTile(k.operand(matrix), tile, kb, nb, {kb, 0}, {0, nb}, storage);
     if (bias >= 0)
       k.initTile(k.operand(bias), biasAt, 1, nb, {0, 0}, {0, nb}, "f32");
   }
@@ -332,17 +358,17 @@ std::pair<int64_t, double> GatedLinearKind::writeBody(Body &k, const KernelPlan 
   // multiplies it by both tiles.
   int64_t in = k.recvRange(0, 0, kb, tileRows, kdim, k.aff(at.x), /*byRow=*/true);
   ArrayAttr tiles = finishing ? k.pes(0, w - 1, 0, tileRows - 1) : nullptr;
-  for (auto [dst, tile] : {std::pair{rowGate, at.gateTile}, std::pair{rowUp, at.upTile}})
-    k.matvec(dst, k.aff(tile), k.aff(at.x), k.aff(kb), k.aff(nb), true, tiles, nullptr,
-             p.storage);
+  for (auto [dst, tile, storage] : {std::tuple{rowGate, at.gateTile, StringRef(gateStorage)},
+                                    std::tuple{rowUp, at.upTile, StringRef(upStorage)}})
+    k.matvec(dst, k.aff(tile), k.aff(at.x), k.aff(kb), k.aff(nb), true, tiles, nullptr, storage);
   if (h > 1)
     columnSums(k, rowGate, k.aff(at.part), nb, w, fin, finishing, asyncSums);
   ArrayAttr finRow = k.pes(0, w - 1, fin, fin);
   k.reduceGatherSend(
       k.aff(at.part), nb, n, [&] { gating(k, *ops, at, p.gateActivation, nb, finRow); },
       /*reduceColumns=*/false, /*gatherRow=*/true, finishing, handOnRow);
-  return {at.bytes,
-          cost.gatedLinear(kdim, n, h, w, silu, biases, in, k.group, handOnRow, asyncSums)};
+  return {at.bytes, cost.gatedLinear(kdim, n, h, w, silu, biases, in, k.group, handOnRow,
+                                     asyncSums, gateEntries, upEntries)};
 }
 
 LogicalResult GatedLinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins,

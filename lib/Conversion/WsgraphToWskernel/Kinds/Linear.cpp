@@ -138,8 +138,8 @@ int64_t wsc::lowering::sparseTileEntries(StringRef storage, int64_t kb, int64_t 
              : -1;
 }
 
-/// Words of a kb x nb weight tile at `storage`, or sparse (sparseTileEntries).
-static int64_t weightTileWords(StringRef storage, int64_t kb, int64_t nb, double density) {
+int64_t wsc::lowering::weightTileWords(StringRef storage, int64_t kb, int64_t nb,
+                                       double density) {
   int64_t entries = sparseTileEntries(storage, kb, nb, density);
   return entries >= 0 ? wk::tileWords(wk::sparseStorage(entries), kb, nb)
                       : wk::storageWords(storage, kb * nb);
@@ -329,12 +329,8 @@ static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, 
   return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
 }
 
-/// How a linear holds its kb x nb weight tiles: sparse, "sparse:N" for the
-/// densest tile's N nonzeros, when the weight is marked sparse and that
-/// takes fewer words; else at `storage`. Sets `entries` to N or -1.
-/// Weight streaming: the densest tile over every layer's weight `first`.
-static std::string tileStorage(const KernelPlan &p, unsigned first, int64_t kb, int64_t nb,
-                               int64_t &entries) {
+std::string wsc::lowering::tileStorage(const KernelPlan &p, unsigned first, int64_t kb,
+                                       int64_t nb, int64_t &entries) {
   entries = -1;
   Value weight = p.inputs[first];
   double density = weightDensity(weight);
