@@ -103,6 +103,10 @@ outputs { name: "y" dtype: F32 shape: 4 pieces { count: 4 } }""",
     "ext-load": """wafers { regions { name: "k" w: 1 h: 1
   code { op: EXT_LOAD blob: 1 addr { base: 0 } addr { base: 0 } n { base: 2 } } } }
 external { id: 1 data: "\\001\\000\\000\\000\\002\\000\\000\\000" }""",
+    "sparse": """wafers { regions { name: "k" w: 1 h: 1
+  init { offset: 64 data: "\\002\\000\\000\\000\\002\\000\\000\\000\\000\\003\\000\\000\\000\\000\\200?\\000\\000\\000@" }
+  code { op: MATVEC storage: STORE_SPARSE addr { base: 0 } addr { base: 64 } addr { base: 32 }
+         n { base: 2 } m { base: 4 } } } }""",
     "range": """wafers { regions { name: "k" w: 1 h: 1 code { op: NOP } } }
 inputs { name: "ids" dtype: I64 shape: 2 pieces { count: 2 } valid { lo: 0 hi: 64 } }
 outputs { name: "out" dtype: I64 shape: 2 pieces { count: 2 } }""",
