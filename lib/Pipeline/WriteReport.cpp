@@ -23,14 +23,33 @@ using namespace mlir;
 namespace json = llvm::json;
 
 namespace {
-/// A generating program's decode step: one token through every kernel in
-/// turn (each its cycles per token) and over the hops between them; and the
-/// keys and values the attention kernels hold.
+/// A generating program's decode step: one token along the longest path
+/// through the kernels (each its cycles per token and its chains), with the
+/// hops between them; and the keys and values the attention kernels hold.
 struct DecodeFigures {
   bool generates = false;
   double cyclesPerToken = 0;
   int64_t kvCacheBytes = 0;
 };
+
+/// Cycles from kernel `from`'s centre to `to`'s: the hops between them; on
+/// another wafer, to this wafer's east edge, the link, and on from the west
+/// edge.
+double hopCycles(wsc::wskernel::KernelOp from, wsc::wskernel::KernelOp to,
+                 const wsc::CostModel &cost) {
+  auto centre = [](wsc::wskernel::KernelOp op) -> std::array<double, 3> {
+    auto origin = op->getAttrOfType<DenseI64ArrayAttr>("wafer.origin");
+    if (!origin || origin.size() != 3)
+      return {0, 0, 0};
+    return {double(origin[0]), origin[1] + op.getWidth() / 2.0, origin[2] + op.getHeight() / 2.0};
+  };
+  auto [w, x, y] = centre(from);
+  auto [rw, rx, ry] = centre(to);
+  double east = double(cost.arch.getWidth() - 1);
+  double hops = rw == w ? std::abs(rx - x) + std::abs(ry - y) : (east - x) + std::abs(ry - y) + rx;
+  return hops * double(cost.arch.getHopCycles()) +
+         (rw == w ? 0.0 : double(cost.arch.getLinkLatencyCycles()));
+}
 
 DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
   DecodeFigures f;
@@ -39,31 +58,19 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
       return;
     f.generates = true;
     f.kvCacheBytes += wsc::kvCacheBytes(func);
-    double hop = cost.arch.getHopCycles(), east = double(cost.arch.getWidth() - 1);
+    // Kernels come in program order, producers first: each starts when its
+    // last input arrives (kernels side by side, as q, k and v, overlap).
+    llvm::DenseMap<Operation *, double> finish;
     func.walk([&](wsc::wskernel::KernelOp k) {
-      f.cyclesPerToken += k.getCyclesPerToken().convertToDouble();
+      double start = 0;
+      for (Value in : k.getInputs())
+        if (auto from = in.getDefiningOp<wsc::wskernel::KernelOp>())
+          start = std::max(start, finish.lookup(from) + hopCycles(from, k, cost));
+      double own = k.getCyclesPerToken().convertToDouble();
       if (auto chain = k->getAttrOfType<FloatAttr>(wsc::wskernel::kChainCyclesAttr))
-        f.cyclesPerToken += chain.getValueAsDouble();
-      // To each reader: the hops between the kernels' centres; on another
-      // wafer, to this wafer's east edge, the link, and on from the west edge.
-      auto centre = [](wsc::wskernel::KernelOp op) -> std::array<double, 3> {
-        auto origin = op->getAttrOfType<DenseI64ArrayAttr>("wafer.origin");
-        if (!origin || origin.size() != 3)
-          return {0, 0, 0};
-        return {double(origin[0]), origin[1] + op.getWidth() / 2.0,
-                origin[2] + op.getHeight() / 2.0};
-      };
-      auto [w, x, y] = centre(k);
-      llvm::SmallPtrSet<Operation *, 4> readers;
-      for (Value out : k.getResults())
-        for (Operation *user : out.getUsers())
-          if (auto reader = dyn_cast<wsc::wskernel::KernelOp>(user);
-              reader && readers.insert(reader).second) {
-            auto [rw, rx, ry] = centre(reader);
-            double hops = rw == w ? std::abs(rx - x) + std::abs(ry - y)
-                                  : (east - x) + std::abs(ry - y) + rx;
-            f.cyclesPerToken += hops * hop + (rw == w ? 0.0 : double(cost.arch.getLinkLatencyCycles()));
-          }
+        own += chain.getValueAsDouble();
+      finish[k] = start + own;
+      f.cyclesPerToken = std::max(f.cyclesPerToken, start + own);
     });
   });
   return f;
@@ -313,8 +320,9 @@ void WriteReportPass::runOnOperation() {
         {"decode_cycles_per_token", decode.cyclesPerToken},
         {"decode_tokens_per_s", cost.tokensPerSecond(decode.cyclesPerToken)},
         {"kv_cache_bytes", decode.kvCacheBytes},
-        {"model", "each kernel's cycles per token and its chains (wskernel.chain_cycles), "
-                  "the hops between kernel centres and the links between wafers"}};
+        {"model", "the longest path through the kernels: each kernel's cycles per token and "
+                  "its chains (wskernel.chain_cycles), the hops between kernel centres and the "
+                  "links between wafers"}};
   if (auto stats = module->getAttrOfType<DictionaryAttr>("wafer.route_stats")) {
     json::Object routing;
     for (NamedAttribute s : stats) {

@@ -180,7 +180,7 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   kernel.setSramBytesPerPeAttr(b.getI64IntegerAttr(bytes));
   kernel->setAttr("wafer.stage", b.getI64IntegerAttr(p.stage));
   kernel.setCyclesPerTokenAttr(b.getF64FloatAttr(cycles));
-  if (double chain = kind->chainCycles(p, n, cost); chain > 0)
+  if (double chain = kind->chainCycles(p, n, tokens, cost); chain > 0)
     kernel->setAttr(wk::kChainCyclesAttr, b.getF64FloatAttr(chain));
   kind->annotate(kernel, p);
   if (p.weightRowBase)

@@ -40,12 +40,21 @@ public:
   /// The partial softmaxes merged down the rows, one row after the other
   /// (each takes the larger max and the exponent of the difference before
   /// it passes on), then the last row's blocks.
-  double chainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) const override {
+  double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
+                     const CostModel &cost) const override {
     int64_t ds = p.attention.d / std::max<int64_t>(1, p.w / std::max<int64_t>(1, p.heads));
-    double merge = double(cost.arch.getHopCycles()) + 2 * cost.vector(1) + cost.transcendental(1);
-    return double(p.h - 1) * merge + cost.words(ds + 2) +
+    int64_t tb = ceilDiv(tokens, p.h);
+    // A row takes the partial from above before it exponentiates its scores
+    // against the common max: its softmax, its values and the rescale are
+    // on the chain. Rows after the token only rescale and pass it on: over
+    // a sequence, about half the rows do each.
+    double pass = double(cost.arch.getHopCycles()) + cost.words(ds + 2) + 2 * cost.vector(1) +
+                  cost.transcendental(1) + cost.matvec(1, ds + 1);
+    double softmax = 2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds);
+    return double(p.h - 1) * (pass + softmax / 2) + cost.words(ds + 2) +
            cost.output(CostModel::Output::Blocks, n, ds, p.w, p.h, blockColumns(p, n, cost.arch));
   }
+
 };
 
 } // namespace

@@ -71,8 +71,10 @@ public:
   /// What one token alone waits for beyond its cycles per token: the
   /// chains inside the kernel that a pipeline overlaps with other tokens'
   /// work (partial sums down the columns, partial softmaxes down the rows,
-  /// a row's sums and their totals back); `n` the result's width.
-  virtual double chainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) const {
+  /// a row's sums and their totals back); `n` the result's width, `tokens`
+  /// the positions of a sequence.
+  virtual double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
+                             const CostModel &cost) const {
     return 0;
   }
 };

@@ -32,7 +32,8 @@ public:
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
   void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
-  double chainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) const override {
+  double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
+                     const CostModel &cost) const override {
     return linearChainCycles(p, n, cost);
   }
 };

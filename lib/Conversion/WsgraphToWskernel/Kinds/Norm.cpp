@@ -32,7 +32,8 @@ public:
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
   void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
   /// The result's blocks leave after the token's statistics, not beside them.
-  double chainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) const override {
+  double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
+                     const CostModel &cost) const override {
     return cost.output(CostModel::Output::Blocks, n, ceilDiv(n, p.w), p.w, 1,
                        blockColumns(p, n, cost.arch));
   }
