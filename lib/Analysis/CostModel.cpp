@@ -99,18 +99,17 @@ double CostModel::rmsNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t 
 }
 
 double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows,
-                            Output out, int64_t in, int64_t group, bool prefetch) const {
+                            Output out, int64_t in, int64_t group, bool prefetch,
+                            bool sideBySide) const {
   // A row scores its block of keys on its share of the head's dimensions,
-  // all-reduces the scores over the head's columns, takes the partial from
-  // above and its softmax against the larger max, weighs its values, then
-  // adds the rescaled partial (one exp, one multiply-add pass) and passes
-  // it on. Passing it on and the last row's blocks run on the async
+  // all-reduces the scores over the head's columns, takes its softmax (in
+  // the pipeline against the larger of its max and the rows above's),
+  // weighs its values, merges the partial from above (mergeCycles) and
+  // passes it on. Passing it on and the last row's blocks run on the async
   // engine, beside the next token's work, and so does receiving the next
   // token's q, k and v when prefetching.
   int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts);
-  double merge = rows > 1 ? forwarded(ds + 2) + 2 * vector(1) + transcendental(1) +
-                                matvec(1, ds + 1)
-                          : 0.0;
+  double merge = rows > 1 ? forwarded(ds + 2) + mergeCycles(*this, ds, sideBySide) : 0.0;
   double core = matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) + transcendental(tb) +
                 matvec(tb, ds) + merge + transcendental(1) + vector(1) + vector(ds);
   double engine = (rows > 1 ? words(ds + 2) : 0.0) +

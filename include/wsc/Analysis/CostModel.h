@@ -111,6 +111,16 @@ struct CostModel {
   /// RMS norm of C on 1 x w PEs (one row all-reduce: the sum of squares).
   double rmsNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1,
                  int64_t step = 1) const;
+  /// Merging the partial softmax (m', s', o[ds]') from the rows above: its
+  /// max with the row's (pipelined, taken before the row's exponents) or,
+  /// `sideBySide`, the larger max, both differences and the row's own
+  /// partial rescaled too; then the other's exp and its multiply-add pass.
+  static double mergeCycles(const CostModel &cost, int64_t ds, bool sideBySide) {
+    double other = cost.vector(1) + cost.transcendental(1) + cost.matvec(1, ds + 1);
+    return sideBySide ? other + 3 * cost.vector(1) + cost.transcendental(1) +
+                            cost.vector(ds + 1) + cost.vector(1)
+                      : other + cost.vector(1);
+  }
   /// Causal attention over `t` tokens: `heads` heads of size d, each on
   /// `parts` columns (d / parts of each head's q, k, v per column; the
   /// scores all-reduced along them) and `rows` rows holding blocks of keys,
@@ -118,7 +128,8 @@ struct CostModel {
   /// words come on the async engines while the cores work on the token
   /// before.
   double attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows, Output out,
-                   int64_t in, int64_t group = 1, bool prefetch = false) const;
+                   int64_t in, int64_t group = 1, bool prefetch = false,
+                   bool sideBySide = false) const;
   /// Embedding lookup of a V x C table on h x w PEs, and of the positions
   /// (a second lookup and an add) when `positions`.
   double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out, int64_t in,

@@ -44,16 +44,19 @@ public:
                      const CostModel &cost) const override {
     int64_t ds = p.attention.d / std::max<int64_t>(1, p.w / std::max<int64_t>(1, p.heads));
     int64_t tb = ceilDiv(tokens, p.h);
-    // A row takes the partial from above before it exponentiates its scores
-    // against the common max: its softmax, its values and the rescale are
-    // on the chain. Rows after the token only rescale and pass it on: over
-    // a sequence, about half the rows do each.
-    double pass = double(cost.arch.getHopCycles()) + cost.words(ds + 2) + 2 * cost.vector(1) +
-                  cost.transcendental(1) + cost.matvec(1, ds + 1);
-    double softmax = 2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds);
-    return double(p.h - 1) * (pass + softmax / 2) + cost.words(ds + 2) +
+    // Down the rows, each merge after the partial's words and a hop. Side
+    // by side (generating), each row's softmax ran before its merge; else a
+    // row before the token (about half of them over a sequence) takes its
+    // softmax and values after the partial arrives.
+    double merge = double(cost.arch.getHopCycles()) + cost.words(ds + 2) +
+                   CostModel::mergeCycles(cost, ds, p.tokenAtATime);
+    if (!p.tokenAtATime)
+      merge += (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
+    return double(p.h - 1) * merge + cost.words(ds + 2) +
            cost.output(CostModel::Output::Blocks, n, ds, p.w, p.h, blockColumns(p, n, cost.arch));
   }
+
+
 
 };
 
@@ -615,16 +618,28 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
     k.imm("fill", k.aff(scores + 4 * lastKeys), k.aff(0), minusInf, k.aff(tb - lastKeys),
           k.lastRow());
   k.reduce("max", k.aff(m), k.aff(scores), k.aff(tb), nullptr, seen);
+  // A padding mask may leave a row no key: its max is kept finite, so that
+  // its exponents are 0 (-inf less a finite max), never NaN.
+  if (masked) {
+    k.imm("fill", k.aff(tmp + 4), k.aff(0), std::numeric_limits<float>::lowest(), k.aff(1),
+          nullptr, seen);
+    k.vector("max", k.aff(m), k.aff(m), k.aff(tmp + 4), k.aff(1), nullptr, seen);
+  }
   // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
   // (With a future fill it weighs its keys too; row 0's m is finite.)
   if (!deferred)
     k.imm("fill", k.aff(m), k.aff(0), minusInf, k.aff(1), nullptr, future);
-  // The partial (m', s', o') of the rows above comes first: the row's
-  // exponents are taken against M = max(m, m') directly, so only the one
-  // from above is rescaled, s + s' e^(m'-M) and o + o' e^(m'-M) in one
-  // multiply-add pass. Row 0 always holds token 0, so m' is finite.
+  // Pipelined, a row takes the partial (m', s', o') of the rows above first
+  // and exponentiates against M = max(m, m') directly, so only the one from
+  // above is rescaled: s + s' e^(m'-M), o + o' e^(m'-M) in one multiply-add
+  // pass. Generating, every row takes its own partial first, so that one
+  // token's rows work side by side and only the merges run down the column
+  // (a decode step waits for them alone). Row 0 always holds token 0, so
+  // m' is finite.
+  bool sideBySide = p.tokenAtATime;
   ArrayAttr below = rows > 1 ? k.pes(0, w - 1, 1, h - 1) : nullptr;
-  if (rows > 1) {
+  int64_t scale = tmp, most = tmp + 4;
+  if (rows > 1 && !sideBySide) {
     k.recv("col", k.aff(up), k.aff(ds + 2), "copy", below);
     k.vector("max", k.aff(m), k.aff(m), k.aff(up), k.aff(1), below);
   }
@@ -643,8 +658,19 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   if (!deferred)
     k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
   if (rows > 1) {
-    int64_t scale = tmp;
-    k.vector("sub", k.aff(scale), k.aff(up), k.aff(m), k.aff(1), below);
+    if (sideBySide) {
+      // M = max(m, m'): (s, o) e^(m-M), then the partial from above added
+      // (a row wholly in the future has m = -inf: its e^(m-M) is 0).
+      k.recv("col", k.aff(up), k.aff(ds + 2), "copy", below);
+      k.vector("max", k.aff(most), k.aff(m), k.aff(up), k.aff(1), below);
+      k.vector("sub", k.aff(scale), k.aff(m), k.aff(most), k.aff(1), below);
+      k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
+      k.scalar("mul", k.aff(sum), k.aff(sum), k.aff(scale), k.aff(ds + 1), below);
+      k.vector("sub", k.aff(scale), k.aff(up), k.aff(most), k.aff(1), below);
+      k.unary("copy", k.aff(m), k.aff(most), k.aff(1), below);
+    } else {
+      k.vector("sub", k.aff(scale), k.aff(up), k.aff(m), k.aff(1), below);
+    }
     k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
     k.matvec(k.aff(sum), k.aff(up + 4), k.aff(scale), k.aff(1), k.aff(ds + 1), true, below,
              nullptr, "f32", /*accumulate=*/true);
@@ -656,9 +682,12 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
   k.scalar("mul", k.aff(result), k.aff(o), k.aff(tmp), k.aff(ds), k.lastRow());
   k.sendGroups(k.aff(result), ds, c, h - 1, /*async=*/true);
-  double maskCycles = masked ? cost.vector(tb) + cost.words(tb) / double(tokens) : 0;
+  // (The mask added to the scores, its words once a sequence, the max kept finite.)
+  double maskCycles =
+      masked ? cost.vector(tb) + cost.words(tb) / double(tokens) + 2 * cost.vector(1) : 0;
   return {sram.next,
-          cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch) + maskCycles +
+          cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch, sideBySide) +
+              maskCycles +
               rotaryCycles(p, ds, cost)};
 }
 
