@@ -307,9 +307,8 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
 /// or nothing when its values are not at hand.
 static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, int64_t lo,
                                           int64_t hi, ArrayRef<int64_t> interleave) {
-  if (auto w = weight.getDefiningOp<wg::WeightOp>(); !w && !weight.getDefiningOp<wg::ConstantOp>())
-    return std::nullopt;
-  else if (w && w.isElided())
+  auto w = weight.getDefiningOp<wg::WeightOp>();
+  if ((!w && !weight.getDefiningOp<wg::ConstantOp>()) || (w && w.isElided()))
     return std::nullopt;
   FailureOr<std::vector<uint32_t>> bits = readF32Weight(weight, weight.getDefiningOp());
   if (failed(bits))
@@ -344,13 +343,15 @@ std::string wsc::lowering::tileStorage(const KernelPlan &p, unsigned first, int6
     layers.push_back(p.laterWeights[at]);
   int64_t n = 0;
   for (Value v : layers) {
-    std::optional<int64_t> densest = densestTile(v, kb, nb, p.colLo, p.colHi, p.colInterleave);
-    n = std::max(n, densest ? *densest
-                            : sparseTileEntries(p.storage, kb, nb, weightDensity(v)));
-    if (weightDensity(v) >= 1.0 || n < 0)
+    if (weightDensity(v) >= 1.0)
       return p.storage;
+    std::optional<int64_t> densest = densestTile(v, kb, nb, p.colLo, p.colHi, p.colInterleave);
+    int64_t here = densest ? *densest : sparseTileEntries(p.storage, kb, nb, weightDensity(v));
+    if (here < 0)
+      return p.storage;
+    n = std::max(n, here);
   }
-  if (n < 0 || wk::tileWords(wk::sparseStorage(n), kb, nb) >= wk::storageWords(p.storage, kb * nb))
+  if (wk::tileWords(wk::sparseStorage(n), kb, nb) >= wk::storageWords(p.storage, kb * nb))
     return p.storage;
   entries = n;
   return wk::sparseStorage(n);
