@@ -15,13 +15,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/Pipeline/Pipeline.h"
+#include "wsc/Conversion/Passes.h"
+#include "wsc/Support/Progress.h"
+#include "wsc/Transforms/Passes.h"
 
 #include "wskernel/WskernelDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace wsc {
@@ -47,43 +50,68 @@ constexpr int64_t kStrictExtraRounds = 28;
 struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePass> {
   using WscLowerPlaceRouteBase::WscLowerPlaceRouteBase;
 
-  // The passes after fusion, with `blocks` result blocks per kernel on
-  // `share` of each wafer's PEs. A try that may be retried gives routing 10
-  // rounds instead of 40: routes that fit take a few (GPT-2-small on wse3:
-  // 3), and a try that does not fit should fail fast (GPT-3 XL at T=2048:
-  // 72 s at 40 rounds). A strict try is on one wafer, reshapes no kernel
-  // into one slower than the slowest as lowered, and keeps the link budget.
-  std::string lowering(int64_t blocks, double share, bool strict, int64_t rows = 0) const {
-    std::string onWafers = wafers;
-    if (strict)
-      onWafers = "1";
-    return "wsc-lower-to-kernels{wafers=" + onWafers + " precision=" + precision +
-           " defect-rate=" + std::to_string(defectRate) + " utilization=" + std::to_string(share) +
-           " max-blocks=" + std::to_string(blocks) +
-           (rows > 0 ? " max-rows=" + std::to_string(rows) : "") +
-           (weightStreaming ? " weight-streaming=true" : "") + "}";
+  /// One try of the search: the lowering's `blocks` result blocks per
+  /// kernel on `share` of each wafer's PEs, kernels at most `rows` tall (0:
+  /// any). A strict try is on one wafer, reshapes no kernel into one slower
+  /// than the slowest as lowered, and routes within `linkBudget` words per
+  /// token a link (0: the slowest kernel's cycles). A try that may be
+  /// retried routes for kTrialRoutingRounds: routes that fit take a few,
+  /// and a try that does not fit should fail fast (GPT-3 XL at T=2048: 72 s
+  /// at 40 rounds); the last routes as long as the router's default.
+  struct Try {
+    int64_t blocks;
+    double share;
+    bool strict = false;
+    int64_t rows = 0;
+    int64_t linkBudget = 0;
+    bool last = false;
+  };
+
+  void addLowering(OpPassManager &pm, const Try &t) const {
+    wsc::WscLowerToKernelsOptions lower;
+    lower.wafers = t.strict ? std::string("1") : std::string(wafers);
+    lower.precision = precision;
+    lower.defectRate = defectRate;
+    lower.utilization = t.share;
+    lower.maxBlocks = t.blocks;
+    lower.maxRows = t.rows;
+    lower.weightStreaming = weightStreaming;
+    pm.addPass(wsc::createWscLowerToKernels(lower));
   }
-  /// `linkBudget` (words per token per link, 0: the slowest kernel's
-  /// cycles) bounds a strict try's routes.
-  std::string stages(int64_t blocks, bool last, double share, bool strict,
-                     int64_t linkBudget = 0, int64_t rows = 0) const {
-    std::string text = lowering(blocks, share, strict, rows);
-    if (!defects.empty() || defectRate > 0)
-      text += ",wsc-defects{file=" + defects + " rate=" + std::to_string(defectRate) +
-              " seed=" + std::to_string(seed) + "}";
-    // Found by name so that each stage stays in its own library.
-    if (PassInfo::lookup("wsc-place"))
-      text += ",wsc-place{seed=" + std::to_string(seed) +
-              (strict ? " reshape-slower=false max-reshapes=" + std::to_string(kStrictReshapes) : "") +
-              "}";
-    if (PassInfo::lookup("wsc-route"))
-      text += last     ? ",wsc-route"
-              : strict ? ",wsc-route{max-iterations=" + std::to_string(kTrialRoutingRounds) +
-                             " extra-rounds=" + std::to_string(kStrictExtraRounds) +
-                             " grow-budget=false link-budget=" + std::to_string(linkBudget) + "}"
-                       : ",wsc-route{max-iterations=" + std::to_string(kTrialRoutingRounds) + "}";
-    if (PassInfo::lookup("wsc-verify-routes"))
-      text += ",wsc-verify-routes";
+
+  /// The passes after fusion for try `t`.
+  void addStages(OpPassManager &pm, const Try &t) const {
+    addLowering(pm, t);
+    if (!defects.empty() || defectRate > 0) {
+      wsc::WscDefectsOptions map;
+      map.file = defects;
+      map.rate = defectRate;
+      map.seed = seed;
+      pm.addPass(wsc::createWscDefects(map));
+    }
+    wsc::WscPlaceOptions place;
+    place.seed = seed;
+    if (t.strict)
+      place.reshapeSlower = false, place.maxReshapes = kStrictReshapes;
+    pm.addPass(wsc::createWscPlace(place));
+    wsc::WscRouteOptions route;
+    if (!t.last)
+      route.maxIterations = kTrialRoutingRounds;
+    if (t.strict) {
+      route.extraRounds = kStrictExtraRounds;
+      route.growBudget = false;
+      route.linkBudget = t.linkBudget;
+    }
+    pm.addPass(wsc::createWscRoute(route));
+    pm.addPass(wsc::createWscVerifyRoutes());
+  }
+
+  static std::string describe(double share, int64_t blocks, int64_t rows, int64_t budget) {
+    std::string text = llvm::formatv("share {0:F3}, {1} blocks", share, blocks).str();
+    if (rows > 0)
+      text += llvm::formatv(", rows <= {0}", rows).str();
+    if (budget > 0)
+      text += llvm::formatv(", links <= {0}", budget).str();
     return text;
   }
 
@@ -97,17 +125,12 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     llvm::hash_code shapes = llvm::hash_value(0);
   };
 
-  /// Runs `text` on the module, holding back its errors. On failure (or
+  /// Runs `pm` on the module, holding back its errors. On failure (or
   /// always, with `restore`) the module is as it was, `errors` has the
   /// errors and `out` what the kernels of the attempt came out as.
-  LogicalResult attempt(const std::string &text, SmallVectorImpl<Diagnostic> &errors,
-                        Kernels &out, bool restore = false) {
+  LogicalResult attempt(OpPassManager &pm, SmallVectorImpl<Diagnostic> &errors, Kernels &out,
+                        bool restore = false) {
     ModuleOp module = getOperation();
-    OpPassManager pm(ModuleOp::getOperationName());
-    if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
-      module.emitError() << "cannot build the pass pipeline '" << text << "'";
-      return failure();
-    }
     OwningOpRef<ModuleOp> backup = module.clone();
     LogicalResult result = success();
     {
@@ -136,6 +159,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    auto searched = llvm::make_scope_exit([] { wsc::progress::setTry(0, 0, ""); });
     // Fractions out of range, NaN included, would make no try fit (and NaN
     // made the tries run for ever).
     auto outside = [&](StringRef name, double value, bool zeroOk) {
@@ -203,7 +227,9 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
           for (size_t i = 0; i < counts.size() && lowers; ++i) {
             SmallVector<Diagnostic> dropped;
             Kernels k;
-            if (failed(attempt(lowering(counts[i], share, true, rows), dropped, k, true))) {
+            OpPassManager pm(ModuleOp::getOperationName());
+            addLowering(pm, {counts[i], share, /*strict=*/true, rows});
+            if (failed(attempt(pm, dropped, k, /*restore=*/true))) {
               // More than a wafer, or no lowering at this share: a smaller
               // share has fewer PEs (GPT-1T: 10 s a share). (Capped rows
               // may not hold a kernel that the full height does.)
@@ -251,8 +277,10 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
         for (int64_t budget : {int64_t(0), relaxed}) {
           SmallVector<Diagnostic> dropped;
           Kernels k;
-          if (succeeded(
-                  attempt(stages(t.blocks, false, t.share, true, budget, t.rows), dropped, k)))
+          OpPassManager pm(ModuleOp::getOperationName());
+          addStages(pm, {t.blocks, t.share, /*strict=*/true, t.rows, budget});
+          wsc::progress::setTry(i + 1, order.size(), describe(t.share, t.blocks, t.rows, budget));
+          if (succeeded(attempt(pm, dropped, k)))
             return;
           if (!relaxed)
             break;
@@ -260,13 +288,11 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       }
     }
     for (size_t i = 0; i < tries.size(); ++i) {
-      std::string text = stages(tries[i], i + 1 == tries.size(), utilization, false);
-      if (i + 1 == tries.size()) {
-        OpPassManager pm(ModuleOp::getOperationName());
-        if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
-          module.emitError() << "cannot build the pass pipeline '" << text << "'";
-          return signalPassFailure();
-        }
+      bool last = i + 1 == tries.size();
+      OpPassManager pm(ModuleOp::getOperationName());
+      addStages(pm, {tries[i], utilization, /*strict=*/false, 0, 0, last});
+      wsc::progress::setTry(i + 1, tries.size(), describe(utilization, tries[i], 0, 0));
+      if (last) {
         if (failed(runPipeline(pm, module)))
           signalPassFailure();
         return;
@@ -274,7 +300,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       // Errors of an attempt that may be retried are held back.
       SmallVector<Diagnostic> errors;
       Kernels k;
-      if (succeeded(attempt(text, errors, k)))
+      if (succeeded(attempt(pm, errors, k)))
         return;
       // Retry only when the next count changes some kernel's blocks.
       if (k.most <= tries[i + 1]) {

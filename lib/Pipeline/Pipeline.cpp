@@ -84,10 +84,7 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     }
   }
   pm.addPass(createWscSetArch({o.arch}));
-  if (failed(parsePassPipeline("wsgraph-fuse", pm, llvm::errs()))) {
-    error = "cannot build the pass pipeline 'wsgraph-fuse'";
-    return failure();
-  }
+  pm.addPass(createWsgraphFuse());
   WsgraphSparsifyOptions sparsify;
   sparsify.sparsity = o.sparsity;
   pm.addPass(createWsgraphSparsify(sparsify));

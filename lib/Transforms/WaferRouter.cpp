@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Router.h"
+#include "wsc/Support/Progress.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -627,6 +628,7 @@ LogicalResult WaferRouter::run(Stats &stats) {
   size_t fewest = SIZE_MAX;
   int64_t fewestAt = 0, routedBefore = 0;
   for (; !done; ++iter) {
+    progress::setRound(iter + 1);
     over = overused();
     if (over.size() < fewest)
       fewest = over.size(), fewestAt = iter;

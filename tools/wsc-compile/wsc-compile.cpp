@@ -12,6 +12,7 @@
 #include "wafer/WaferDialect.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsc/Pipeline/Pipeline.h"
+#include "wsc/Support/Progress.h"
 #include "wsc/Target/ExportWafer.h"
 #include "wsc/Target/OnnxImport.h"
 #include "wsc/Transforms/Passes.h"
@@ -154,6 +155,8 @@ int main(int argc, char **argv) {
   mlir::PassManager pm(&context);
   if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
     return 1;
+  wsc::progress::enable();
+  pm.addInstrumentation(wsc::progress::createStageInstrumentation());
   std::string error;
   if (mlir::failed(wsc::buildPipeline(pm, options, error))) {
     errs() << "error: " << error << "\n";
@@ -174,7 +177,9 @@ int main(int argc, char **argv) {
     if (mlir::failed(generating.run(*module)))
       return 1;
   }
-  if (mlir::failed(pm.run(*module)))
+  mlir::LogicalResult compiled = pm.run(*module);
+  wsc::progress::finish();
+  if (mlir::failed(compiled))
     return 1;
   std::string bytes;
   if (mlir::failed(wsc::exportWafer(*module, bytes)))

@@ -10,6 +10,7 @@
 #include "wsc/runtime/OutputFiles.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsc/Pipeline/Pipeline.h"
+#include "wsc/Support/Progress.h"
 #include "wsc/Transforms/Passes.h"
 #include "wafer/WaferDialect.h"
 #include "wsgraph/WsgraphDialect.h"
@@ -29,6 +30,13 @@ int main(int argc, char **argv) {
   auto [inputFile, outputFile] =
       mlir::registerAndParseCLIOptions(argc, argv, "wsc optimizer\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  wsc::progress::enable();
+  // The command line's pipeline, and the stages named as they start.
+  mlir::MlirOptMainConfig fromCommandLine = config;
+  config.setPassPipelineSetupFn([fromCommandLine](mlir::PassManager &pm) {
+    pm.addInstrumentation(wsc::progress::createStageInstrumentation());
+    return fromCommandLine.setupPassPipeline(pm);
+  });
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
   std::string error;
@@ -42,7 +50,9 @@ int main(int argc, char **argv) {
   // what was there; a device, a FIFO or a symbolic link is written through.
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (mlir::failed(mlir::MlirOptMain(os, std::move(file), registry, config))) {
+  mlir::LogicalResult ran = mlir::MlirOptMain(os, std::move(file), registry, config);
+  wsc::progress::finish();
+  if (mlir::failed(ran)) {
     // Standard output is no file to leave behind: it shows what was made
     // (the chunks of -split-input-file that succeeded), as mlir-opt's does.
     if (outputFile == "-")
