@@ -26,6 +26,13 @@
 namespace wsc::route {
 
 constexpr int kResPerPe = 8;
+/// A color's tree is taken in repair once it costs at most this much more
+/// than the tree with every link open.
+constexpr double kRepairSlack = 1.25;
+/// The present-congestion factor when rip-up and reroute begins (the first
+/// routes use 0.5); it grows by 1.8 a round. Lower converges in more
+/// rounds, higher sticks on the last few links.
+constexpr double kNegotiationPresent = 4.0;
 constexpr int kRampIn = 0, kRampOut = 5, kLinkOut = 6, kLinkIn = 7;
 
 /// Is resource `r` a PE-to-PE link of the mesh (N, E, S or W)?

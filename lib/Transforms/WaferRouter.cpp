@@ -464,10 +464,19 @@ bool WaferRouter::repair(int gi) {
   // nothing to gain from the colors after it.
   Group open = g;
   double unconstrained = routeStream(open, [](int32_t) { return false; }) ? treeCost(open) : 0;
+  // Colors in the order of how few of that tree's resources they already
+  // hold: the freest usually routes nearly as cheaply as the open tree,
+  // and each color tried is a whole reroute.
+  std::vector<std::pair<int64_t, int>> order;
+  for (int c = 0; c < K; ++c) {
+    uint64_t bit = uint64_t(1) << c;
+    order.push_back({llvm::count_if(open.res, [&](int32_t r) { return colorMask[r] & bit; }), c});
+  }
+  llvm::stable_sort(order);
   Group best;
   double bestCost = 0;
   int bestColor = -1;
-  for (int c = 0; c < K; ++c) {
+  for (auto [conflicts, c] : order) {
     uint64_t bit = uint64_t(1) << c;
     Group trial = g;
     if (!routeStream(trial, [&](int32_t r) { return colorMask[r] & bit; }))
@@ -475,7 +484,7 @@ bool WaferRouter::repair(int gi) {
     double cost = treeCost(trial);
     if (bestColor < 0 || cost < bestCost)
       best = std::move(trial), bestCost = cost, bestColor = c;
-    if (bestCost <= unconstrained)
+    if (bestCost <= unconstrained * kRepairSlack)
       break;
   }
   if (bestColor < 0) {
@@ -627,6 +636,10 @@ LogicalResult WaferRouter::run(Stats &stats) {
   // stayed a link over for 28 more rounds, 5 minutes).
   size_t fewest = SIZE_MAX;
   int64_t fewestAt = 0, routedBefore = 0;
+  // Negotiation starts from a present cost well above the first routes':
+  // most of what is over then is links inside consumers carrying more
+  // than the budget, which a weak push spreads only over many rounds.
+  present = kNegotiationPresent;
   for (; !done; ++iter) {
     progress::setRound(iter + 1);
     over = overused();

@@ -1,13 +1,13 @@
 // RUN: wsc-opt %s --wsc-route --mlir-print-elementsattrs-with-hex-if-larger=-1 -split-input-file | FileCheck %s
 // RUN: wsc-opt %s --wsc-route --wsc-verify-routes -split-input-file | FileCheck %s --check-prefix=LEGAL
-// One round is too few for the second case; extra-rounds goes on while few
-// links are over and their count keeps reaching new lows: both route in the
-// rounds they take at the default.
-// RUN: not wsc-opt %s --wsc-route="max-iterations=1" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONE
-// ONE: error: 'wskernel.kernel' op cannot route stream 'out0' of kernel 'p3' on wafer 0: 2 links stay over capacity (1 colors, 100 words per token) after 1 rounds
-// RUN: wsc-opt %s --wsc-route="max-iterations=1 extra-rounds=3" --wsc-verify-routes -split-input-file | FileCheck %s --check-prefix=EXTRA
+// Without a round of negotiation the first case does not route;
+// extra-rounds goes on while few links are over and their count keeps
+// reaching new lows: both route in the rounds they take at the default.
+// RUN: not wsc-opt %s --wsc-route="max-iterations=0" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: error: 'wskernel.kernel' op cannot route stream 'out0' of kernel 'p1' on wafer 0: 1 link stays over capacity (1 colors, 100 words per token) after 0 rounds
+// RUN: wsc-opt %s --wsc-route="max-iterations=0 extra-rounds=3" --wsc-verify-routes -split-input-file | FileCheck %s --check-prefix=EXTRA
 // EXTRA: iterations = 2
-// EXTRA: iterations = 3
+// EXTRA: iterations = 2
 
 // One color, so streams may cross at a PE but never share a link. Streams
 // route in order: p1 ((0,1) -> (1,0)) first goes north through (0,0), onto
@@ -52,11 +52,11 @@ module attributes {wafer.arch = #arch} {
 // -----
 
 // Four streams on a 4x3 mesh with one color: the shortest routes (10 hops)
-// cannot all be link-disjoint, so after two rounds of negotiation one
+// cannot all be link-disjoint, so after a round of negotiation one
 // stream detours by two hops (12 in all).
-// CHECK: iterations = 3 : i64
+// CHECK: iterations = 2 : i64
 // CHECK-SAME: total_length = 12 : i64
-// LEGAL: iterations = 3
+// LEGAL: iterations = 2
 #arch = #wafer.arch<name = "mesh:4x3", width = 4, height = 3, sram_bytes = 49152,
     colors = 1, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,
