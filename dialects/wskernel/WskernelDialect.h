@@ -26,6 +26,30 @@
 #include "wskernel/WskernelOps.h.inc"
 
 namespace wsc::wskernel {
+/// How placement asks for a kernel in another shape. The lowering that made
+/// the kernel knows its kind's sizing, so it registers this on the dialect
+/// (wsc::registerKernelSizing); placement depends on the dialect alone.
+class KernelSizingInterface : public mlir::DialectInterface::Base<KernelSizingInterface> {
+public:
+  explicit KernelSizingInterface(mlir::Dialect *dialect) : Base(dialect) {}
+  /// Rebuilds `kernel` on about `pes` PEs within `maxH` x `maxW`, its body,
+  /// SRAM and cycles written again; failure leaves it as it was (no shape
+  /// fits SRAM, or it would take more than `maxCycles` when > 0, or the
+  /// kind has no other shape).
+  virtual mlir::LogicalResult resize(KernelOp kernel, int64_t pes, int64_t maxH, int64_t maxW,
+                                     double maxCycles) const = 0;
+};
+
+/// Asks the registered sizing for another shape of `kernel`; failure when
+/// none is registered.
+inline mlir::LogicalResult resizeKernel(KernelOp kernel, int64_t pes, int64_t maxH,
+                                        int64_t maxW, double maxCycles = 0) {
+  auto *sizing = kernel->getDialect()->getRegisteredInterface<KernelSizingInterface>();
+  if (!sizing)
+    return mlir::failure();
+  return sizing->resize(kernel, pes, maxH, maxW, maxCycles);
+}
+
 /// Words that `elements` values take at `storage` ("f32", or "f16" and
 /// "bf16", packed two per word).
 inline int64_t storageWords(llvm::StringRef storage, int64_t elements) {

@@ -29,7 +29,6 @@
 #include "wsc/Transforms/Passes.h"
 
 #include "Placer.h"
-#include "wsc/Conversion/KernelSizing.h"
 
 #include "mlir/IR/Threading.h"
 
@@ -112,7 +111,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     for (int k : members) {
       GraphKernel &kernel = graph.kernels[k];
       if (kernel.x < 0 && (kernel.h > H || kernel.w > W) &&
-          succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W, maxCycles)))
+          succeeded(wskernel::resizeKernel(kernel.op, kernel.h * kernel.w, H, W, maxCycles)))
         refresh(kernel);
     }
     // Pack; when no packing holds every kernel, the lowering reshapes
@@ -222,7 +221,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       for (size_t b = 0; b < std::min<size_t>(cleanBoxes.size(), 16); ++b) {
         auto [bh, bw] = cleanBoxes[b];
         if (succeeded(
-                resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
+                wskernel::resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
           return stuck;
       }
       return -1;
@@ -232,7 +231,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       boxes.resize(16);
     for (auto [bh, bw] : boxes)
       if (succeeded(
-              resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
+              wskernel::resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
         return stuck;
     std::vector<int> bySize;
     for (int k : members)
@@ -243,7 +242,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     });
     for (int k : bySize) {
       GraphKernel &big = graph.kernels[k];
-      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W, maxCycles)))
+      if (succeeded(wskernel::resizeKernel(big.op, big.h * big.w * 3 / 4, H, W, maxCycles)))
         return k;
     }
     return -1;

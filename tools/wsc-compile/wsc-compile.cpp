@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wafer/WaferDialect.h"
+#include "wsc/Conversion/KernelSizing.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Support/Progress.h"
@@ -149,6 +150,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,
                   wsc::wskernel::WskernelDialect, wsc::wafer::WaferDialect>();
+  wsc::registerKernelSizing(registry); // placement reshapes kernels through the lowering
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

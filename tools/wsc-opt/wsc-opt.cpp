@@ -8,6 +8,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "wsc/runtime/OutputFiles.h"
+#include "wsc/Conversion/KernelSizing.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Support/Progress.h"
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,
                   wsc::wskernel::WskernelDialect, wsc::wafer::WaferDialect>();
+  wsc::registerKernelSizing(registry); // placement reshapes kernels through the lowering
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   wsc::registerTransformsPasses();

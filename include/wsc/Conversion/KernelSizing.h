@@ -1,14 +1,17 @@
 //===- KernelSizing.h - the lowering's kernel sizing, for placement -*- C++ -*-===//
 //
 // Placement and kernel sizing agree on resources: when placement cannot pack
-// a kernel as lowered, it asks the lowering for another shape, and the
-// lowering rebuilds the kernel (body, SRAM and cycle figures) for it.
+// a kernel as lowered, it asks for another shape through the wskernel
+// dialect's KernelSizingInterface, which registerKernelSizing makes the
+// lowering's: it rebuilds the kernel (body, SRAM and cycle figures).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_CONVERSION_KERNELSIZING_H
 #define WSC_CONVERSION_KERNELSIZING_H
 
 #include "wskernel/WskernelDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
 
 namespace wsc {
 
@@ -20,8 +23,11 @@ namespace wsc {
 /// than `maxCycles` cycles per token (when > 0), or the kernel kind has no
 /// other shape (an `add`, the host output, a kernel the lowering did not
 /// make).
-mlir::LogicalResult resizeKernel(wskernel::KernelOp kernel, int64_t pes, int64_t maxH,
-                                 int64_t maxW, double maxCycles = 0);
+mlir::LogicalResult resizeLoweredKernel(wskernel::KernelOp kernel, int64_t pes, int64_t maxH,
+                                        int64_t maxW, double maxCycles = 0);
+
+/// Makes resizeLoweredKernel the wskernel dialect's KernelSizingInterface.
+void registerKernelSizing(mlir::DialectRegistry &registry);
 
 } // namespace wsc
 

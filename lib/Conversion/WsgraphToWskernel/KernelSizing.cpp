@@ -196,8 +196,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   return bytes;
 }
 
-LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, int64_t maxW,
-                                double maxCycles) {
+LogicalResult wsc::resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH,
+                                       int64_t maxW, double maxCycles) {
   auto func = kernel->getParentOfType<func::FuncOp>();
   auto module = kernel->getParentOfType<ModuleOp>();
   auto arch = module ? wafer::getArch(module) : FailureOr<wafer::ArchAttr>(failure());
@@ -297,4 +297,20 @@ LogicalResult wsc::resizeKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH, 
   p.h = oldH, p.w = oldW;
   writeKernel(kernel, p, batch, tokens, cost);
   return failure();
+}
+
+namespace {
+struct LoweredKernelSizing : wk::KernelSizingInterface {
+  using KernelSizingInterface::KernelSizingInterface;
+  LogicalResult resize(wk::KernelOp kernel, int64_t pes, int64_t maxH, int64_t maxW,
+                       double maxCycles) const override {
+    return resizeLoweredKernel(kernel, pes, maxH, maxW, maxCycles);
+  }
+};
+} // namespace
+
+void wsc::registerKernelSizing(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *, wk::WskernelDialect *dialect) {
+    dialect->addInterfaces<LoweredKernelSizing>();
+  });
 }
