@@ -160,24 +160,34 @@ static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
     if (!plans[i].cycles)
       rest -= double(budgets[i - first]);
   int64_t most = std::max<int64_t>(1, std::min<int64_t>(maxPes, int64_t(capacity)));
-  auto cyclesAt = [&](KernelPlan &p, int64_t budget) {
-    p.h = 1, p.w = budget;
-    p.size(p);
-    return p.cycles(p);
+  // Each bisection step searches every kernel's budgets again, mostly the
+  // same ones, and sizing a shape is the lowering's main cost: each
+  // kernel's cycles at a budget are kept. (Every plan is sized again at
+  // its budget afterwards.)
+  std::vector<llvm::DenseMap<int64_t, double>> known(last - first);
+  auto cyclesAt = [&](size_t i, int64_t budget) {
+    auto [it, fresh] = known[i - first].try_emplace(budget, 0.0);
+    if (fresh) {
+      KernelPlan &p = plans[i];
+      p.h = 1, p.w = budget;
+      p.size(p);
+      it->second = p.cycles(p);
+    }
+    return it->second;
   };
   // The smallest budget in [minPes, most] whose shape reaches T (or `most`).
   auto budgetFor = [&](size_t i, double T) {
     int64_t lo = std::min(minPes[i], most), hi = most;
-    if (cyclesAt(plans[i], hi) > T)
+    if (cyclesAt(i, hi) > T)
       return hi;
     // Few PEs take shapes that jump (a row more or less of tiles), so their
     // cycles need not fall as the budget grows: scanned one by one.
     for (; lo <= std::min<int64_t>(hi, kScannedBudget); ++lo)
-      if (cyclesAt(plans[i], lo) <= T)
+      if (cyclesAt(i, lo) <= T)
         return lo;
     while (lo < hi) {
       int64_t mid = lo + (hi - lo) / 2;
-      if (cyclesAt(plans[i], mid) <= T)
+      if (cyclesAt(i, mid) <= T)
         hi = mid;
       else
         lo = mid + 1;
@@ -200,7 +210,7 @@ static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
   double lo = 0, hi = 0;
   for (size_t i = first; i < last; ++i)
     if (plans[i].cycles)
-      hi = std::max(hi, cyclesAt(plans[i], std::min(minPes[i], most)));
+      hi = std::max(hi, cyclesAt(i, std::min(minPes[i], most)));
   if (hi == 0 || !fits(hi, nullptr))
     return budgets; // nothing estimated, or no room beside the others
   for (int step = 0; step < 30 && hi - lo > 0.5; ++step) {
