@@ -1,7 +1,8 @@
 #!/bin/bash
 # Benchmark (issue: compile time): wall time of the default compile per
-# stage (MLIR's pass timing, summed by pass over every try of the search),
-# peak RSS, the tries the search made and the balance reached.
+# stage, summed over every try of the search (from the progress lines of
+# --wsc-progress-after=0: each stage runs until the next line), peak RSS,
+# the tries the search made and the balance reached.
 #   bench/compile_time.sh                 # every case below
 #   CASES="gpt2-small" bench/compile_time.sh
 # Cases (wse3, weights elided):
@@ -30,8 +31,8 @@ for c in $cases; do
   $bin/wsc-translate --gpt-config=$preset --seq=$seq -o "$out/$c.mlir" || continue
   /usr/bin/time -f "%e %M" -o "$out/$c.time" bash -c \
     "ulimit -v $((${MEM_GB:-14} * 1024 * 1024)); timeout ${TIMEOUT:-1200} $bin/wsc-opt $out/$c.mlir \
-     --wsc-pipeline='$options report=$out/$c.json' --mlir-timing --mlir-timing-display=list \
-     --wsc-progress-after=0 -o /dev/null" > "$out/$c.log" 2>&1
+     --wsc-pipeline='$options report=$out/$c.json' --wsc-progress-after=0 -o /dev/null" \
+    > "$out/$c.log" 2>&1
   status=$?
   read -r wall rss < <(tail -n 1 "$out/$c.time")
   if [[ $status -ne 0 || ! -f $out/$c.json ]]; then
@@ -41,12 +42,14 @@ for c in $cases; do
   /usr/bin/python3 - "$out/$c.log" "$out/$c.json" "$c" "$wall" "$rss" <<'PY'
 import json, re, sys
 log, rep, name, wall, rss = sys.argv[1:]
+text = open(log).read()
+lines = re.findall(r"^wsc: +([0-9.]+) s.*?: ([a-z-]+)(?:, round \d+)?$", text, re.M)
 stage = {}
-for m in re.finditer(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(\S+)\s*$", open(log).read(), re.M):
-    stage[m.group(2)] = stage.get(m.group(2), 0) + float(m.group(1))
-tries = max([int(t) for t in re.findall(r" try (\d+)/", open(log).read())] or [0])
+for (t, name), (t_next, _) in zip(lines, lines[1:] + [(wall, "")]):
+    stage[name] = stage.get(name, 0) + float(t_next) - float(t)
+tries = max([int(t) for t in re.findall(r" try (\d+)/", text)] or [0])
 get = lambda k: stage.get(k, 0.0)
-parts = [get("WscLowerToKernels"), get("WscPlace"), get("WscRoute"), get("WscVerifyRoutes")]
+parts = [get("wsc-lower-to-kernels"), get("wsc-place"), get("wsc-route"), get("wsc-verify-routes")]
 other = float(wall) - sum(parts)
 r = json.load(open(rep))
 print(f"{name:<11} {float(wall):>8.1f} " + " ".join(f"{p:>8.1f}" for p in parts) +
