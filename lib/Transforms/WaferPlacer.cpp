@@ -196,11 +196,6 @@ bool WaferPlacer::pack(int64_t minBand, int64_t holeBudget) {
 /// the spot its placed neighbours pull it to; once one is found, a few more
 /// rings may still hold a cheaper one.
 bool WaferPlacer::placeInHole(int i) {
-  Prefix taken;
-  taken.build(W, H, [&](int64_t xx, int64_t yy) { return occ[yy * W + xx] >= 0; });
-  auto legal = [&](int64_t c, int64_t r) {
-    return staticLegal(c, r, h[i], w[i]) && !taken.sum(c, r, c + w[i] - 1, r + h[i] - 1);
-  };
   // Most holes looked for in a failing attempt do not exist. A legal spot
   // needs h x w free live PEs: one row-major pass over run lengths says
   // whether there are any before the rings below are walked.
@@ -216,6 +211,11 @@ bool WaferPlacer::placeInHole(int i) {
     failedKernel = i;
     return false;
   }
+  Prefix taken;
+  taken.build(W, H, [&](int64_t xx, int64_t yy) { return occ[yy * W + xx] >= 0; });
+  auto legal = [&](int64_t c, int64_t r) {
+    return staticLegal(c, r, h[i], w[i]) && !taken.sum(c, r, c + w[i] - 1, r + h[i] - 1);
+  };
   // The pull: producers' sending PEs and consumers' origins, by weight.
   double ax = 0, ay = 0, aw = 0;
   for (int e : incident[i]) {
