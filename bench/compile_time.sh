@@ -31,7 +31,8 @@ for c in $cases; do
   $bin/wsc-translate --gpt-config=$preset --seq=$seq -o "$out/$c.mlir" || continue
   /usr/bin/time -f "%e %M" -o "$out/$c.time" bash -c \
     "ulimit -v $((${MEM_GB:-14} * 1024 * 1024)); timeout ${TIMEOUT:-1200} $bin/wsc-opt $out/$c.mlir \
-     --wsc-pipeline='$options report=$out/$c.json' --wsc-progress-after=0 -o /dev/null" \
+     --wsc-pipeline='$options report=$out/$c.json' --wsc-progress-after=0 \
+     --mlir-elide-elementsattrs-if-larger=16 -o /dev/null" \
     > "$out/$c.log" 2>&1
   status=$?
   read -r wall rss < <(tail -n 1 "$out/$c.time")
@@ -45,8 +46,8 @@ log, rep, name, wall, rss = sys.argv[1:]
 text = open(log).read()
 lines = re.findall(r"^wsc: +([0-9.]+) s.*?: ([a-z-]+)(?:, round \d+)?$", text, re.M)
 stage = {}
-for (t, name), (t_next, _) in zip(lines, lines[1:] + [(wall, "")]):
-    stage[name] = stage.get(name, 0) + float(t_next) - float(t)
+for (t, what), (t_next, _) in zip(lines, lines[1:] + [(wall, "")]):
+    stage[what] = stage.get(what, 0) + float(t_next) - float(t)
 tries = max([int(t) for t in re.findall(r" try (\d+)/", text)] or [0])
 get = lambda k: stage.get(k, 0.0)
 parts = [get("wsc-lower-to-kernels"), get("wsc-place"), get("wsc-route"), get("wsc-verify-routes")]
