@@ -121,6 +121,9 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     // The rectangles free of defects and pre-placed kernels: a kernel with
     // no shape inside one of them fails at once, not after every round.
     std::vector<std::pair<int64_t, int64_t>> cleanBoxes;
+    auto placerFor = [&](bool transposed) {
+      return WaferPlacer(waferIndex, W, H, defects, graph, members, edges, transposed);
+    };
     for (;; ++rounds) {
       WaferPlacer rows(waferIndex, W, H, defects, graph, members, edges, false);
       if (failed(rows.checkFixed()))
@@ -132,19 +135,17 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       // packing.
       WaferPlacer cols(waferIndex, W, H, defects, graph, members, edges, true);
       (void)cols.checkFixed();
-      std::optional<std::vector<std::pair<int64_t, int64_t>>> best;
-      double bestCost = 0;
       int64_t holeBudget = std::max<int64_t>(8, members.size() / 20);
-      for (WaferPlacer *p : {&rows, &cols}) {
-        int64_t side = p == &rows ? H : W;
-        for (int64_t minBand : {int64_t(0), side / 6, side / 4, side / 3}) {
-          if (!p->attempt(minBand, holeBudget))
-            continue;
-          double cost = p->totalCost();
-          if (!best || cost < bestCost)
-            best = p->origins(), bestCost = cost;
-        }
+      std::vector<std::pair<bool, int64_t>> bands; // (column bands, minimum band)
+      for (bool transposed : {false, true}) {
+        int64_t side = transposed ? W : H;
+        for (int64_t minBand : {int64_t(0), side / 6, side / 4, side / 3})
+          bands.push_back({transposed, minBand});
       }
+      auto [best, bestCost] = cheapest(
+          bands.size(), [&](size_t i) { return bands[i].first; },
+          [&](size_t i, WaferPlacer &p) { return p.attempt(bands[i].second, holeBudget); },
+          placerFor);
       // Last resorts: row bands, with as many hole scans as it takes; else
       // the cheapest dense packing (either orientation, either order).
       if (!best && rows.attempt(0, INT64_MAX))
@@ -169,18 +170,17 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       using Order = WaferPlacer::FitOrder;
       using Fit = WaferPlacer::Fit;
       if (!best && !reshapeSlower) {
-        WaferPlacer rowsFit(waferIndex, W, H, defects, graph, members, edges, false);
-        WaferPlacer colsFit(waferIndex, W, H, defects, graph, members, edges, true);
-        (void)rowsFit.checkFixed(), (void)colsFit.checkFixed();
+        std::vector<std::tuple<Order, Fit, bool>> fits;
         for (Order order : {Order::Area, Order::LongSide, Order::Width, Order::Height})
           for (Fit fit : {Fit::ShortSide, Fit::Lowest, Fit::Area})
-            for (WaferPlacer *p : {&rowsFit, &colsFit}) {
-              if (!p->attemptMaxRects(order, fit))
-                continue;
-              double cost = p->totalCost();
-              if (!best || cost < bestCost)
-                best = p->origins(), bestCost = cost;
-            }
+            for (bool transposed : {false, true})
+              fits.push_back({order, fit, transposed});
+        std::tie(best, bestCost) = cheapest(
+            fits.size(), [&](size_t i) { return std::get<2>(fits[i]); },
+            [&](size_t i, WaferPlacer &p) {
+              return p.attemptMaxRects(std::get<0>(fits[i]), std::get<1>(fits[i]));
+            },
+            placerFor);
       }
       if (best) {
         rows.adopt(*best);
@@ -199,6 +199,28 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       refresh(graph.kernels[resized]);
     }
     return success();
+  }
+
+  using Origins = std::vector<std::pair<int64_t, int64_t>>;
+  /// Packs with each of `n` ways (`transposed(i)`: on column bands), each
+  /// on a placer of its own and in parallel; the cheapest full packing and
+  /// its cost, the earliest on a tie, so the threads change nothing.
+  template <typename Transposed, typename Attempt, typename PlacerFor>
+  std::pair<std::optional<Origins>, double> cheapest(size_t n, Transposed transposed,
+                                                     Attempt attempt, PlacerFor placerFor) {
+    std::vector<std::optional<std::pair<double, Origins>>> packed(n);
+    parallelFor(&getContext(), 0, n, [&](size_t i) {
+      WaferPlacer p = placerFor(transposed(i));
+      (void)p.checkFixed(); // checked on the row placer already
+      if (attempt(i, p))
+        packed[i] = std::make_pair(p.totalCost(), p.origins());
+    });
+    std::optional<Origins> best;
+    double bestCost = 0;
+    for (auto &result : packed)
+      if (result && (!best || result->first < bestCost))
+        best = std::move(result->second), bestCost = result->first;
+    return {best, bestCost};
   }
 
   /// Asks the lowering for room after `rows` failed to place a kernel:
