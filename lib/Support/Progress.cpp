@@ -110,9 +110,19 @@ void progress::setRound(int64_t round) {
 void progress::finish() {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.lineOpen)
-    llvm::errs() << "\n";
+  if (s.lineOpen) {
+    llvm::errs() << "\r\x1b[K"; // the terminal's line is cleared, not left behind
+    llvm::errs().flush();
+  }
   s.lineOpen = false;
+  s.lastLine.clear(); // shown again after what interrupted it
+}
+
+void progress::clearBeforeDiagnostics(mlir::MLIRContext *context) {
+  context->getDiagEngine().registerHandler([](mlir::Diagnostic &) {
+    finish();
+    return mlir::failure(); // printed by the handler registered before
+  });
 }
 
 namespace {

@@ -159,6 +159,7 @@ int main(int argc, char **argv) {
     return 1;
   wsc::progress::enable();
   pm.addInstrumentation(wsc::progress::createStageInstrumentation());
+  wsc::progress::clearBeforeDiagnostics(&context);
   std::string error;
   if (mlir::failed(wsc::buildPipeline(pm, options, error))) {
     errs() << "error: " << error << "\n";

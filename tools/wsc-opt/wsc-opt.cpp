@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
   mlir::MlirOptMainConfig fromCommandLine = config;
   config.setPassPipelineSetupFn([fromCommandLine](mlir::PassManager &pm) {
     pm.addInstrumentation(wsc::progress::createStageInstrumentation());
+    wsc::progress::clearBeforeDiagnostics(pm.getContext());
     return fromCommandLine.setupPassPipeline(pm);
   });
   if (config.shouldShowDialects() || config.shouldListPasses())

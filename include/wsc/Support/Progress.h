@@ -10,6 +10,7 @@
 #ifndef WSC_SUPPORT_PROGRESS_H
 #define WSC_SUPPORT_PROGRESS_H
 
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -27,8 +28,11 @@ void setTry(int64_t index, int64_t count, llvm::StringRef what);
 void setStage(llvm::StringRef stage);
 /// A round of the stage (routing's rip-up rounds).
 void setRound(int64_t round);
-/// Ends the line of a terminal display.
+/// Clears the line of a terminal display.
 void finish();
+/// Clears it before each diagnostic the context prints, so that a message
+/// never lands on the progress line.
+void clearBeforeDiagnostics(mlir::MLIRContext *context);
 /// Names each pass as the stage when it starts.
 std::unique_ptr<mlir::PassInstrumentation> createStageInstrumentation();
 
