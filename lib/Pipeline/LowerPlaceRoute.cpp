@@ -106,12 +106,13 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     pm.addPass(wsc::createWscVerifyRoutes());
   }
 
-  static std::string describe(double share, int64_t blocks, int64_t rows, int64_t budget) {
-    std::string text = llvm::formatv("share {0:F3}, {1} blocks", share, blocks).str();
-    if (rows > 0)
-      text += llvm::formatv(", rows <= {0}", rows).str();
-    if (budget > 0)
-      text += llvm::formatv(", links <= {0}", budget).str();
+  /// The try as progress shows it.
+  static std::string describe(const Try &t) {
+    std::string text = llvm::formatv("share {0:F3}, {1} blocks", t.share, t.blocks).str();
+    if (t.rows > 0)
+      text += llvm::formatv(", rows <= {0}", t.rows).str();
+    if (t.linkBudget > 0)
+      text += llvm::formatv(", links <= {0}", t.linkBudget).str();
     return text;
   }
 
@@ -277,9 +278,10 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
         for (int64_t budget : {int64_t(0), relaxed}) {
           SmallVector<Diagnostic> dropped;
           Kernels k;
+          Try strict{t.blocks, t.share, /*strict=*/true, t.rows, budget};
           OpPassManager pm(ModuleOp::getOperationName());
-          addStages(pm, {t.blocks, t.share, /*strict=*/true, t.rows, budget});
-          wsc::progress::setTry(i + 1, order.size(), describe(t.share, t.blocks, t.rows, budget));
+          addStages(pm, strict);
+          wsc::progress::setTry(i + 1, order.size(), describe(strict));
           if (succeeded(attempt(pm, dropped, k)))
             return;
           if (!relaxed)
@@ -289,9 +291,10 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     }
     for (size_t i = 0; i < tries.size(); ++i) {
       bool last = i + 1 == tries.size();
+      Try lenient{tries[i], utilization, /*strict=*/false, 0, 0, last};
       OpPassManager pm(ModuleOp::getOperationName());
-      addStages(pm, {tries[i], utilization, /*strict=*/false, 0, 0, last});
-      wsc::progress::setTry(i + 1, tries.size(), describe(utilization, tries[i], 0, 0));
+      addStages(pm, lenient);
+      wsc::progress::setTry(i + 1, tries.size(), describe(lenient));
       if (last) {
         if (failed(runPipeline(pm, module)))
           signalPassFailure();
