@@ -46,6 +46,7 @@ using namespace wsc;
 namespace {
 
 using namespace wsc::place;
+using wskernel::resizeKernel;
 
 struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
   using WscPlaceBase::WscPlaceBase;
@@ -111,7 +112,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     for (int k : members) {
       GraphKernel &kernel = graph.kernels[k];
       if (kernel.x < 0 && (kernel.h > H || kernel.w > W) &&
-          succeeded(wskernel::resizeKernel(kernel.op, kernel.h * kernel.w, H, W, maxCycles)))
+          succeeded(resizeKernel(kernel.op, kernel.h * kernel.w, H, W, maxCycles)))
         refresh(kernel);
     }
     // Pack; when no packing holds every kernel, the lowering reshapes
@@ -125,7 +126,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       return WaferPlacer(waferIndex, W, H, defects, graph, members, edges, transposed);
     };
     for (;; ++rounds) {
-      WaferPlacer rows(waferIndex, W, H, defects, graph, members, edges, false);
+      WaferPlacer rows = placerFor(false);
       if (failed(rows.checkFixed()))
         return failure();
       if (rounds == 0)
@@ -133,7 +134,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
       // Row bands and column bands, with bands as tall as their kernels
       // need or at least 1/6, 1/4 or 1/3 of the wafer: the cheapest full
       // packing.
-      WaferPlacer cols(waferIndex, W, H, defects, graph, members, edges, true);
+      WaferPlacer cols = placerFor(true);
       (void)cols.checkFixed();
       int64_t holeBudget = std::max<int64_t>(8, members.size() / 20);
       std::vector<std::pair<bool, int64_t>> bands; // (column bands, minimum band)
@@ -239,22 +240,18 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
         return box.first >= kernel.h && box.second >= kernel.w;
       });
     };
-    if (!fitsSome(cleanBoxes)) {
-      for (size_t b = 0; b < std::min<size_t>(cleanBoxes.size(), 16); ++b) {
-        auto [bh, bw] = cleanBoxes[b];
-        if (succeeded(
-                wskernel::resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
-          return stuck;
-      }
-      return -1;
-    }
-    std::vector<std::pair<int64_t, int64_t>> boxes = rows.freeBoxes();
-    if (boxes.size() > 16)
-      boxes.resize(16);
-    for (auto [bh, bw] : boxes)
-      if (succeeded(
-              wskernel::resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw, maxCycles)))
-        return stuck;
+    // A shape of the stuck kernel inside one of the first 16 boxes.
+    auto intoSomeBox = [&](const std::vector<std::pair<int64_t, int64_t>> &boxes) {
+      for (auto [bh, bw] : ArrayRef(boxes).take_front(16))
+        if (succeeded(resizeKernel(kernel.op, std::min(kernel.h * kernel.w, bh * bw), bh, bw,
+                                   maxCycles)))
+          return true;
+      return false;
+    };
+    if (!fitsSome(cleanBoxes))
+      return intoSomeBox(cleanBoxes) ? stuck : -1;
+    if (intoSomeBox(rows.freeBoxes()))
+      return stuck;
     std::vector<int> bySize;
     for (int k : members)
       if (graph.kernels[k].x < 0)
@@ -264,7 +261,7 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     });
     for (int k : bySize) {
       GraphKernel &big = graph.kernels[k];
-      if (succeeded(wskernel::resizeKernel(big.op, big.h * big.w * 3 / 4, H, W, maxCycles)))
+      if (succeeded(resizeKernel(big.op, big.h * big.w * 3 / 4, H, W, maxCycles)))
         return k;
     }
     return -1;
