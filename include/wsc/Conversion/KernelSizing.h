@@ -15,18 +15,14 @@
 
 namespace wsc {
 
-/// Rebuilds a kernel made by wsc-lower-to-kernels on about `pes` PEs within
-/// `maxH` rows x `maxW` columns: the lowering's own sizing picks the shape
-/// (growing it until its tiles fit a PE's SRAM), then the grid, channels,
-/// body, `sram` and `cycles` are written again. Fails and leaves the kernel
-/// as it was when no such shape fits SRAM, the new shape would take more
-/// than `maxCycles` cycles per token (when > 0), or the kernel kind has no
-/// other shape (an `add`, the host output, a kernel the lowering did not
-/// make).
-mlir::LogicalResult resizeLoweredKernel(wskernel::KernelOp kernel, int64_t pes, int64_t maxH,
-                                        int64_t maxW, double maxCycles = 0);
-
-/// Makes resizeLoweredKernel the wskernel dialect's KernelSizingInterface.
+/// Makes the lowering the wskernel dialect's KernelSizingInterface: a kernel
+/// made by wsc-lower-to-kernels is rebuilt on about `pes` PEs within `maxH`
+/// rows x `maxW` columns, its kind's own sizing picking the shape (grown
+/// until its tiles fit a PE's SRAM), then its grid, channels, body, `sram`
+/// and `cycles` written again. It fails and leaves the kernel as it was
+/// when no such shape fits SRAM, the new shape would take more than
+/// `maxCycles` cycles per token (when > 0), or the kind has no other shape
+/// (an `add`, the host output, a kernel the lowering did not make).
 void registerKernelSizing(mlir::DialectRegistry &registry);
 
 } // namespace wsc

@@ -1,8 +1,9 @@
 //===- KernelSizing.cpp - kernel shapes, and rebuilding a kernel ----------===//
 //
 // writeKernel turns a plan into a kernel's grid, body and figures with its
-// kind (Kinds/); the lowering uses it, and so does resizeKernel, which
-// placement calls when a kernel must take another shape: its SRAM and cycles
+// kind (Kinds/); the lowering uses it, and so does the dialect's
+// KernelSizingInterface registered here, through which placement asks for
+// another shape of a kernel: its SRAM and cycles
 // are then recomputed from the new body, never scaled. The grid helpers here
 // serve every kind's sizer.
 //
@@ -196,8 +197,9 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   return bytes;
 }
 
-LogicalResult wsc::resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH,
-                                       int64_t maxW, double maxCycles) {
+/// The lowering's KernelSizingInterface::resize (KernelSizing.h).
+static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64_t maxH,
+                                         int64_t maxW, double maxCycles) {
   auto func = kernel->getParentOfType<func::FuncOp>();
   auto module = kernel->getParentOfType<ModuleOp>();
   auto arch = module ? wafer::getArch(module) : FailureOr<wafer::ArchAttr>(failure());
