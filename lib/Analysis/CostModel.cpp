@@ -25,9 +25,10 @@ int64_t CostModel::densestTileEntries(int64_t elements, double density) {
 
 double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out,
                          int64_t in, int64_t group, int64_t inLast, bool handOnRow,
-                         bool streamed, bool asyncSums, int64_t tileEntries) const {
+                         bool streamed, bool asyncSums, int64_t tileEntries,
+                         bool turns) const {
   int64_t nb = ceilDiv(n, w);
-  double finish = vector(nb) + (gelu ? transcendental(nb) : 0.0);
+  double finish = vector(nb) + (gelu ? transcendental(nb) : 0.0) + (turns ? turnPairs(nb) : 0.0);
   double handOn = output(out, n, nb, w, h, group);
   auto multiply = [&](int64_t kb) {
     return tileEntries >= 0 ? sparseMatvec(kb, nb, tileEntries) : matvec(kb, nb);

@@ -79,9 +79,20 @@ struct CostModel {
   /// (and a finishing row), the weight rows pass the column sums on with
   /// their async engines while their cores multiply the next token. With
   /// `tileEntries` >= 0 the tiles are sparse, the densest holding that many.
+  /// With `turns`, the finishing row also turns its block by rotary pairs
+  /// (turnPairs).
   double linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, Output out, int64_t in,
                 int64_t group = 1, int64_t inLast = 0, bool handOnRow = false,
-                bool streamed = false, bool asyncSums = false, int64_t tileEntries = -1) const;
+                bool streamed = false, bool asyncSums = false, int64_t tileEntries = -1,
+                bool turns = false) const;
+  /// Turning nb words as nb/2 rotary pairs at the token's position: the
+  /// position, an angle, its sine and cosine and their amplitudes a pair,
+  /// and the pair's four products and two sums.
+  double turnPairs(int64_t nb) const {
+    int64_t pairs = nb / 2;
+    return 2 * vector(1) + vector(pairs) + 2 * transcendental(pairs) + 2 * vector(pairs) +
+           6 * double(pairs) * vector(1);
+  }
   /// A gated linear act(x Wg + bg) * (x Wu + bu), both weights K x N, on
   /// h x w PEs that hold a tile of each for the same output columns: a tile
   /// row stores its slice of x and multiplies it by both tiles, the column

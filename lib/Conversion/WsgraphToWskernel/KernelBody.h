@@ -73,21 +73,17 @@ struct AttentionLayout {
   int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
   bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
   int64_t maskHeld = 0;    // words of a host's mask every PE holds whole (0: it streams)
-  // q's and k's producers put each column's shares of both halves side by
-  // side (col_interleave [2, ds/2, d]), so a column reads one window of
-  // each: ds/2 (0: in order). The columns per head stay d / ds.
-  int64_t halvesSideBySide = 0;
   /// As a kernel attribute keeps it (and back).
   SmallVector<int64_t> flat() const {
     return {q.input, q.base, q.stride, k.input,      k.base,       k.stride,
             v.input, v.base, v.stride, d,            group,        mask,
-            rotary,  rotaryDims, rotaryHalves, maskHeld, halvesSideBySide};
+            rotary,  rotaryDims, rotaryHalves, maskHeld};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
-    if (f.size() != 17)
+    if (f.size() != 16)
       return std::nullopt;
     return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15], f[16]};
+                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15]};
   }
 };
 
@@ -158,6 +154,11 @@ struct KernelPlan {
   SmallVector<int64_t, 3> colInterleave;
   // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
   int64_t qkvUnit = 0;
+  // A linear that turns its result for rotary attention: words 2j and
+  // 2j + 1 of every block are a pair (rotate_half's i and i + d/2, put side
+  // by side by colInterleave [2, 1, d]); its last input holds each pair's
+  // frequency and amplitude ([2, N/2]). Its blocks hold whole pairs.
+  bool turns = false;
   AttentionLayout attention;
   // A generating program's kernels hand each token on before the next one
   // arrives (its next token is picked from this one's logits): no kernel
@@ -285,10 +286,11 @@ inline bool isWholeLinear(const KernelPlan &q) {
   return (q.kind == "linear" || q.kind == "linear_gelu") && !q.partialKey &&
          q.weightRowBase == 0 && q.colHi == 0 && q.layers == 0 && !q.hostResult;
 }
-/// Rotary attention whose columns each take a share of both halves of
-/// every q and k head: their producers, when whole linears feeding it alone,
-/// put those shares side by side (AttentionLayout::halvesSideBySide).
-void putHalvesSideBySide(std::vector<KernelPlan> &plans);
+/// Rotary attention whose q and k come from whole linears of their own
+/// (Llama's q_proj and k_proj): the linears turn them, each pair once per
+/// token, instead of every attention row turning q. The attention then
+/// reads plain heads, their dimensions in the same pair order for q and k.
+void turnInProducers(std::vector<KernelPlan> &plans);
 /// A row of PEs, each adding its block of the two vectors.
 Sizer addSizer(int64_t c, wafer::ArchAttr arch);
 double addCycles(int64_t c, int64_t w, const CostModel &cost);

@@ -445,6 +445,8 @@ void LowerToKernelsPass::runOnOperation() {
     if (defectRate > 0 && !weightStreaming &&
         failed(splitForDefects(plans, maxPes, defectRate, batch, tokens, arch)))
       return signalPassFailure();
+    // Before sizing: where q and k are turned changes both kernels' cycles.
+    turnInProducers(plans);
 
     SmallVector<int64_t> minPes;
     for (auto &p : plans) {
@@ -525,7 +527,6 @@ void LowerToKernelsPass::runOnOperation() {
         attention.qkvUnit = ds;
       }
     }
-    putHalvesSideBySide(plans);
     // Tokens per run, for throughput figures downstream.
     func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
     if (maxBlocks > 0) // resizing must cut the same blocks

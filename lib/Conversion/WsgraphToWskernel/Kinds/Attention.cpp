@@ -319,10 +319,7 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     // halves, when it holds the same share of both halves.
     const AttentionLayout &a = p.attention;
     bool rotary = a.rotary >= 0, halves = rotary && splitsHalves(a);
-    int64_t fixedParts = p.qkvUnit                ? d / p.qkvUnit
-                         : a.halvesSideBySide > 0 ? d / (2 * a.halvesSideBySide)
-                         : rotary && !halves      ? 1
-                                                  : 0;
+    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : rotary && !halves ? 1 : 0;
     int64_t budget = std::max<int64_t>(heads, p.h * p.w);
     int64_t bestH = tokens, bestW = heads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
@@ -363,13 +360,13 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
   };
 }
 
-void wsc::lowering::putHalvesSideBySide(std::vector<KernelPlan> &plans) {
+void wsc::lowering::turnInProducers(std::vector<KernelPlan> &plans) {
   for (KernelPlan &attention : plans) {
     AttentionLayout &in = attention.attention;
-    int64_t parts = attention.heads > 0 ? attention.w / attention.heads : 0;
-    if (attention.kind != "attention" || in.rotary < 0 || !splitsHalves(in) || parts <= 1 ||
-        attention.qkvUnit || in.q.input == in.k.input || in.q.base || in.k.base ||
-        in.q.stride != in.d || in.k.stride != in.d)
+    if (attention.kind != "attention" || in.rotary < 0 || !splitsHalves(in) ||
+        attention.qkvUnit || in.q.input == in.k.input || in.v.input == in.q.input ||
+        in.v.input == in.k.input || in.q.base || in.k.base || in.q.stride != in.d ||
+        in.k.stride != in.d)
       continue;
     // Both producers, or neither: whole linears that feed this attention only.
     SmallVector<KernelPlan *, 2> producers;
@@ -379,15 +376,32 @@ void wsc::lowering::putHalvesSideBySide(std::vector<KernelPlan> &plans) {
       bool alone = llvm::none_of(plans, [&](const KernelPlan &other) {
         return &other != &attention && llvm::is_contained(other.inputs, stream);
       });
-      if (from != plans.end() && isWholeLinear(*from) && from->colInterleave.empty() && alone)
+      if (from != plans.end() && from->kind == "linear" && isWholeLinear(*from) &&
+          from->colInterleave.empty() && alone && PlanContext::width(stream) % in.d == 0)
         producers.push_back(&*from);
     }
-    if (producers.size() != 2)
+    DenseElementsAttr table = wg::getConstantElements(attention.inputs[size_t(in.rotary)]);
+    if (producers.size() != 2 || !table)
       continue;
-    int64_t ds = in.d / parts;
-    for (KernelPlan *q : producers)
-      q->colInterleave = {2, ds / 2, in.d};
-    in.halvesSideBySide = ds / 2;
+    // Pair j of a head turns dimensions j and j + d/2 by the angle of j.
+    SmallVector<float> freqAmp(table.getValues<float>());
+    int64_t half = in.d / 2;
+    for (KernelPlan *linear : producers) {
+      int64_t pairs = PlanContext::width(linear->streamed()) / 2;
+      SmallVector<float> words(size_t(2 * pairs));
+      for (int64_t pair = 0; pair < pairs; ++pair) {
+        words[size_t(pair)] = freqAmp[size_t(pair % half)];
+        words[size_t(pairs + pair)] = freqAmp[size_t(in.rotaryDims + pair % half)];
+      }
+      OpBuilder b(linear->anchor);
+      auto type = RankedTensorType::get({2, pairs}, b.getF32Type());
+      linear->inputs.push_back(wg::ConstantOp::create(
+          b, linear->anchor->getLoc(), DenseElementsAttr::get(type, ArrayRef(words))));
+      linear->turns = true;
+      linear->colInterleave = {2, 1, in.d};
+    }
+    attention.inputs.erase(attention.inputs.begin() + in.rotary);
+    in.rotary = -1, in.rotaryDims = 0, in.rotaryHalves = false;
   }
 }
 
@@ -483,7 +497,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
     // Turned by halves, q and k of column px are its share of each half.
     auto halvesOf = [&](HeadsIn in, int64_t group, wk::AffAttr dst, ArrayAttr keep,
                         SmallVector<ArrayAttr, 2> otherwise) {
-      if (!(rotary && splitsHalves(layout) && parts > 1) || layout.halvesSideBySide)
+      if (!(rotary && splitsHalves(layout) && parts > 1))
         return ranges.push_back({in.input, {0, all, dst, keep, otherwise, ds, from(in, group)}});
       for (int64_t half : {0, 1}) {
         auto start = [=](int64_t col) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kind.h"
 #include "NextToken.h"
+#include "RotaryTables.h"
 
 #include "wsc/Analysis/WeightData.h"
 #include "wsgraph/WsgraphDialect.h"
@@ -21,6 +22,18 @@ namespace wg = wsc::wsgraph;
 static constexpr StringLiteral kGeluAttr = "wskernel.gelu";
 // A generating program's LM head that picks the next token.
 static constexpr StringLiteral kPicksNextAttr = "wskernel.picks_next";
+// A linear that turns its result by rotary pairs (KernelPlan::turns).
+static constexpr StringLiteral kTurnsAttr = "wskernel.turns";
+
+/// The width for w columns whose blocks of an N-word result hold whole
+/// pairs when the plan turns them (the widest no wider with an even block).
+static int64_t pairedWidth(const KernelPlan &p, int64_t n, int64_t w) {
+  if (!p.turns)
+    return w;
+  for (int64_t nb = ceilDiv(n, w);; ++nb)
+    if (nb % 2 == 0 && ceilDiv(n, ceilDiv(n, nb)) % 2 == 0)
+      return ceilDiv(n, nb);
+}
 
 namespace {
 
@@ -192,6 +205,7 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
       else
         p.h = h, p.w = w;
     }
+    p.w = pairedWidth(p, n, p.w);
     if (p.align <= 0 || host)
       return;
     // Columns of a share that divides the unit (a little narrower, so the
@@ -239,7 +253,7 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
         int64_t w = std::min({budget / h, maxW, n});
         if (w < 1)
           continue;
-        w = ceilDiv(n, ceilDiv(n, w));
+        w = pairedWidth(p, n, ceilDiv(n, ceilDiv(n, w)));
         // No row holds fewer than k / h rows of the weights: a shape whose
         // multiply-adds alone take longer than the best cannot beat it.
         if (cost.matvec(ceilDiv(k, h), ceilDiv(n, w)) > best)
@@ -276,7 +290,7 @@ wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int6
     int64_t entries = sparseTileEntries(p.storage, kb, ceilDiv(n, p.w), density);
     return cost.linear(k, n, p.h, p.w, gelu, out, kb, blockColumns(p, n, arch),
                        residual ? ceilDiv(n, p.w) : 0, handOnRow,
-                       entries < 0 && streamsX(p.storage), asyncSums, entries);
+                       entries < 0 && streamsX(p.storage), asyncSums, entries, p.turns);
   };
 }
 
@@ -297,9 +311,10 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
   int64_t entries = sparseTileEntries(p.storage, kb, nb, density);
   int64_t entriesFewer = sparseTileEntries(p.storage, kbFewer, nb, density);
   return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true,
-                     entries < 0 && streamsX(p.storage), asyncSums, entries) <
+                     entries < 0 && streamsX(p.storage), asyncSums, entries, p.turns) <
          cost.linear(k, n, p.h, p.w, gelu, out, kbFewer, group, last, false,
-                     entriesFewer < 0 && streamsX(p.storage), asyncSums, entriesFewer);
+                     entriesFewer < 0 && streamsX(p.storage), asyncSums, entriesFewer,
+                     p.turns);
 }
 
 /// The most nonzeros of any kb x nb tile of a matrix weight (its columns
@@ -371,7 +386,8 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   if (p.colHi)
     window = {p.colLo, p.colHi};
   int64_t kdim = dim(first, 0), n = p.colHi ? p.colHi - p.colLo : dim(first, 1);
-  bool bias = static_cast<int>(p.inputs.size()) > first + 1 + (p.picksNext ? 1 : 0);
+  bool bias =
+      static_cast<int>(p.inputs.size()) > first + 1 + (p.picksNext ? 1 : 0) + (p.turns ? 1 : 0);
   // With a finishing row, the tiles are on rows 0..h-2 (the last row's
   // tile rows lie past K: zeros it never reads); with a hand-on row below
   // it, on rows 0..h-3.
@@ -398,9 +414,15 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
              p.colInterleave);
   if (bias)
     k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window, p.colInterleave);
+  assert((!p.turns || nb % 2 == 0) && "the sizer keeps whole pairs in a block");
+  std::optional<PairTurn> turn;
+  if (p.turns)
+    turn = PairTurn::allocate(k, sram, unsigned(p.inputs.size() - 1), nb);
   k.tokenLoops(asyncSums ? 2 : 1);
   if (asyncSums)
     k.openLoop(2);
+  // Token t is loop index 0, or 2 i1 + i0 inside the parity loop.
+  ArrayAttr firstToken = k.guards({asyncSums ? k.aff(0, {-1, -2}) : k.aff(0, {-1})});
   // Each PE row takes its kb-slice of x; the last slice may be shorter.
   // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
   // An f32 tile takes each piece of the slice (a block of x holds it)
@@ -434,6 +456,8 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
       k.unary(p.geluTanh ? "gelu_tanh" : "gelu", k.aff(part), k.aff(part), k.aff(nb), finRow);
     if (residual && !partialSum)
       k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
+    if (turn)
+      turn->apply(k, part, finRow, firstToken);
   };
   if (!p.hostResult) {
     k.reduceGatherSend(k.aff(part), nb, n, epilogue, true, true, finishing, handOnRow,
@@ -487,7 +511,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   }
   double pickCycles = p.picksNext ? NextToken::cycles(nb, w, cost) : 0.0;
   return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
-                                 handOnRow, streamed, asyncSums, entries) +
+                                 handOnRow, streamed, asyncSums, entries, p.turns) +
                          pickCycles};
 }
 
@@ -501,6 +525,7 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   if (auto form = kernel->getAttrOfType<StringAttr>(kGeluAttr))
     p.geluTanh = form.getValue() == "tanh";
   p.picksNext = kernel->hasAttr(kPicksNextAttr);
+  p.turns = kernel->hasAttr(kTurnsAttr);
   double density = weightDensity(p.inputs[residual ? 2 : 1]);
   p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, arch,
                        linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
@@ -512,6 +537,8 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
 void LinearKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
   if (p.picksNext)
     kernel->setAttr(kPicksNextAttr, UnitAttr::get(kernel.getContext()));
+  if (p.turns)
+    kernel->setAttr(kTurnsAttr, UnitAttr::get(kernel.getContext()));
   if (p.kind == "linear_gelu" && p.geluTanh)
     kernel->setAttr(kGeluAttr, StringAttr::get(kernel.getContext(), "tanh"));
 }

@@ -103,3 +103,38 @@ Value wsc::lowering::rotaryTableConstant(Operation *at, const RotaryTables &t) {
   return wg::ConstantOp::create(b, at->getLoc(), DenseElementsAttr::get(type, ArrayRef(words)));
 }
 
+
+PairTurn PairTurn::allocate(Body &k, Sram &sram, unsigned input, int64_t nb) {
+  PairTurn t;
+  t.pairs = nb / 2;
+  t.table = sram.words(2 * t.pairs);
+  t.position = sram.words(1);
+  t.cosines = sram.words(t.pairs), t.sines = sram.words(t.pairs);
+  t.products = sram.words(2);
+  k.initTile(k.operand(input), t.table, 2, t.pairs, {0, 0}, {0, t.pairs});
+  return t;
+}
+
+void PairTurn::apply(Body &k, int64_t block, ArrayAttr when, ArrayAttr firstToken) const {
+  auto at = [&](int64_t addr) { return k.aff(addr); };
+  k.imm("fill", at(position), at(position), -1.0f, at(1), when, firstToken);
+  k.imm("add", at(position), at(position), 1.0f, at(1), when);
+  // Angles t * f as torch rounds them, their sines and cosines, times m.
+  k.scalar("mul", at(cosines), at(table), at(position), at(pairs), when);
+  k.unary("sin", at(sines), at(cosines), at(pairs), when);
+  k.unary("cos", at(cosines), at(cosines), at(pairs), when);
+  k.vector("mul", at(cosines), at(cosines), at(table + 4 * pairs), at(pairs), when);
+  k.vector("mul", at(sines), at(sines), at(table + 4 * pairs), at(pairs), when);
+  // Pair j: a s and b s kept, then a cos - b s and b cos + a s in place.
+  k.loop(pairs, [&] {
+    wk::AffAttr a = k.aff(block, {8}), b = k.aff(block + 4, {8});
+    wk::AffAttr c = k.aff(cosines, {4}), s = k.aff(sines, {4});
+    wk::AffAttr as = at(products), bs = at(products + 4), one = at(1);
+    k.vector("mul", as, a, s, one, when);
+    k.vector("mul", bs, b, s, one, when);
+    k.vector("mul", a, a, c, one, when);
+    k.vector("sub", a, a, bs, one, when);
+    k.vector("mul", b, b, c, one, when);
+    k.vector("add", b, b, as, one, when);
+  });
+}
