@@ -160,7 +160,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto searched = llvm::make_scope_exit([] { wsc::progress::setTry(0, 0, ""); });
+    llvm::scope_exit searched([] { wsc::progress::setTry(0, 0, ""); });
     // Fractions out of range, NaN included, would make no try fit (and NaN
     // made the tries run for ever).
     auto outside = [&](StringRef name, double value, bool zeroOk) {

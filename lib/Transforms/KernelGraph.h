@@ -102,12 +102,13 @@ struct KernelGraph {
             continue;
           s.consumers.push_back({g.index[reader], entry.getName().str()});
           unsigned operand = 0;
-          if (!entry.getName().getValue().drop_front(2).getAsInteger(10, operand) &&
-              operand < reader.getInputs().size())
-            if (auto t = mlir::dyn_cast<wskernel::StreamType>(reader.getInputs()[operand].getType()))
-              s.size = std::max(s.size, t.getSize());
-            else // a generating program's next token id, in place of the host's
-              s.size = std::max<int64_t>(s.size, 1);
+          if (entry.getName().getValue().drop_front(2).getAsInteger(10, operand) ||
+              operand >= reader.getInputs().size())
+            continue;
+          if (auto t = mlir::dyn_cast<wskernel::StreamType>(reader.getInputs()[operand].getType()))
+            s.size = std::max(s.size, t.getSize());
+          else // a generating program's next token id, in place of the host's
+            s.size = std::max<int64_t>(s.size, 1);
         }
       g.addStream(std::move(s));
     }

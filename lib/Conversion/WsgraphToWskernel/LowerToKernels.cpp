@@ -389,9 +389,12 @@ void LowerToKernelsPass::runOnOperation() {
         continue;
       }
       // A block ends with its second residual add (after the attention's
-      // projection, then after the MLP's), whatever the MLP's form.
-      if (plan.kind == "linear" && plan.inputs.size() > 1 && !isStatic(plan.inputs[1]) &&
-          ++residuals % 2 == 0)
+      // projection, then after the MLP's), whatever the MLP's form; with a
+      // parallel residual (NeoX), the MLP's projection adds the attention's
+      // and an add kernel the block's input.
+      bool residualAdd = plan.kind == "add" || (plan.kind == "linear" && plan.inputs.size() > 1 &&
+                                                !isStatic(plan.inputs[1]));
+      if (residualAdd && ++residuals % 2 == 0)
         ++ctx.layer;
       plan.storage = st;
       plan.maxBlocks = maxBlocks;
