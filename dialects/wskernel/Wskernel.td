@@ -190,10 +190,13 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     (i * a + g) * u + o of the view is column g * (C / a) + i * u + o of the
     operand (C columns). A QKV projection's [q | k | v] columns with
     [3, ds] put each attention column's ds words of q, k and v side by side,
-    which that column reads as one window. `[a, u, p]` does so within each
-    run of p columns (C = p above, for every run): a q projection with
-    [2, ds / 2, d] puts each attention column's shares of both rotary halves
-    of its head side by side.
+    which that column reads as one window.
+
+    With `col_perm = [p_0, ..., p_(P-1)]`, a permutation of 0..P-1, each run
+    of P columns is seen in that order: column r * P + i of the view is
+    column r * P + p_i of the operand. A projection whose result rotary
+    turns by pairs puts rotate_half's dimensions j and j + R/2 of each head
+    side by side so.
 
     ```mlir
     wskernel.init_tile 1 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]
@@ -205,7 +208,8 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$col_origin,
                        DefaultValuedAttr<StrAttr, "\"f32\"">:$storage,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_window,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_interleave);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_interleave,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_perm);
   let assemblyFormat = [{
     $source `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
     (`col_origin` $col_origin^)? attr-dict

@@ -548,15 +548,21 @@ LogicalResult InitTileOp::verify() {
   if (failed(checkTile(*this)))
     return failure();
   ArrayRef<int64_t> inter = getColInterleave();
-  if (!inter.empty() && ((inter.size() != 2 && inter.size() != 3) || inter[0] < 1 ||
-                         inter[1] < 1 || (inter.size() == 3 && inter[2] < 1)))
-    return emitOpError("col_interleave must be [groups, unit] or [groups, unit, period], all "
-                       "positive");
-  if (inter.size() == 3 && inter[2] % (inter[0] * inter[1]))
-    return emitOpError("col_interleave's period ")
-           << inter[2] << " is not a multiple of groups x unit " << inter[0] * inter[1];
+  if (!inter.empty() && (inter.size() != 2 || inter[0] < 1 || inter[1] < 1))
+    return emitOpError("col_interleave must be [groups, unit], both positive");
   if (!inter.empty() && !getColWindow().empty())
     return emitOpError("col_interleave and col_window do not combine");
+  ArrayRef<int64_t> perm = getColPerm();
+  if (!perm.empty()) {
+    llvm::SmallVector<bool> seen(perm.size(), false);
+    for (int64_t p : perm) {
+      if (p < 0 || p >= int64_t(perm.size()) || seen[size_t(p)])
+        return emitOpError("col_perm must be a permutation of 0..") << perm.size() - 1;
+      seen[size_t(p)] = true;
+    }
+    if (!inter.empty() || !getColWindow().empty())
+      return emitOpError("col_perm combines with neither col_interleave nor col_window");
+  }
   return checkColWindow(*this, getColWindow());
 }
 LogicalResult HostOutputOp::verify() {

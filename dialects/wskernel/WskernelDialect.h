@@ -56,15 +56,21 @@ inline int64_t storageWords(llvm::StringRef storage, int64_t elements) {
   return storage == "f32" ? elements : (elements + 1) / 2;
 }
 /// Column `col` of an operand seen through init_tile's `col_interleave`
-/// ([a, u] or [a, u, p]) over its `stride` columns: the operand's column.
+/// ([a, u]) over its `stride` columns: the operand's column.
 inline int64_t interleavedColumn(int64_t col, llvm::ArrayRef<int64_t> interleave,
                                  int64_t stride) {
   if (interleave.empty() || interleave[0] <= 1)
     return col;
-  int64_t groups = interleave[0], unit = interleave[1];
-  int64_t period = interleave.size() == 3 ? interleave[2] : stride;
-  int64_t run = col - col % period, q = (col % period) / unit; // unit q of the view
-  return run + (q % groups) * (period / groups) + (q / groups) * unit + col % unit;
+  int64_t groups = interleave[0], unit = interleave[1], q = col / unit; // unit q of the view
+  return (q % groups) * (stride / groups) + (q / groups) * unit + col % unit;
+}
+/// Column `col` of an operand seen through init_tile's `col_perm` (empty:
+/// in order).
+inline int64_t permutedColumn(int64_t col, llvm::ArrayRef<int64_t> perm) {
+  if (perm.empty())
+    return col;
+  int64_t p = int64_t(perm.size());
+  return col - col % p + perm[size_t(col % p)];
 }
 /// "sparse:N": a weight tile in the .wafer's STORE_SPARSE layout
 /// (runtime/format/wsc/format/SparseTile.h) holding at most N entries.

@@ -154,10 +154,14 @@ struct KernelPlan {
   SmallVector<int64_t, 3> colInterleave;
   // Attention whose input is so interleaved, [3, qkvUnit] (0: in order).
   int64_t qkvUnit = 0;
+  // A linear whose result's columns come in this order within each run of
+  // its size (init_tile's col_perm; empty: in order).
+  SmallVector<int64_t> colPerm;
   // A linear that turns its result for rotary attention: words 2j and
-  // 2j + 1 of every block are a pair (rotate_half's i and i + d/2, put side
-  // by side by colInterleave [2, 1, d]); its last input holds each pair's
-  // frequency and amplitude ([2, N/2]). Its blocks hold whole pairs.
+  // 2j + 1 of every block are a pair (rotate_half's i and i + R/2, put side
+  // by side by colPerm); its last input holds each pair's frequency and
+  // amplitude ([2, N/2]; 0 and 1 for a pair not turned). Its blocks hold
+  // whole pairs.
   bool turns = false;
   AttentionLayout attention;
   // A generating program's kernels hand each token on before the next one
@@ -230,6 +234,8 @@ inline constexpr llvm::StringLiteral kBlockAlignAttr = "wskernel.block_align";
 /// order) and an attention's qkvUnit (absent: 0).
 inline constexpr llvm::StringLiteral kColInterleaveAttr = "wskernel.col_interleave";
 inline constexpr llvm::StringLiteral kQkvUnitAttr = "wskernel.qkv_unit";
+/// The kernel attribute that keeps a plan's colPerm (absent: in order).
+inline constexpr llvm::StringLiteral kColPermAttr = "wskernel.col_perm";
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
 inline constexpr llvm::StringLiteral kWeightRowBaseAttr = "wskernel.weight_row_base";
 /// The kernel attribute that keeps a column piece's [colLo, colHi).
@@ -517,11 +523,11 @@ public:
   void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
                 ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin,
                 StringRef storage = "f32", ArrayRef<int64_t> colWindow = {},
-                ArrayRef<int64_t> colInterleave = {}) {
+                ArrayRef<int64_t> colInterleave = {}, ArrayRef<int64_t> colPerm = {}) {
     wk::InitTileOp::create(b, loc(), source, offset, rows, cols,
                            b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin),
                            storage, b.getDenseI64ArrayAttr(colWindow),
-                           b.getDenseI64ArrayAttr(colInterleave));
+                           b.getDenseI64ArrayAttr(colInterleave), b.getDenseI64ArrayAttr(colPerm));
   }
 
   /// Opens the batch (outer) and token (inner) loops; index 0 is the token

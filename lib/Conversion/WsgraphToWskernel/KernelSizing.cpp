@@ -192,6 +192,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     kernel->setAttr(kBlockAlignAttr, b.getI64IntegerAttr(p.align));
   if (!p.colInterleave.empty())
     kernel->setAttr(kColInterleaveAttr, b.getDenseI64ArrayAttr(p.colInterleave));
+  if (!p.colPerm.empty())
+    kernel->setAttr(kColPermAttr, b.getDenseI64ArrayAttr(p.colPerm));
   if (p.qkvUnit)
     kernel->setAttr(kQkvUnitAttr, b.getI64IntegerAttr(p.qkvUnit));
   return bytes;
@@ -261,6 +263,8 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
     p.align = align.getInt();
   if (auto inter = kernel->getAttrOfType<DenseI64ArrayAttr>(kColInterleaveAttr))
     p.colInterleave.assign(inter.asArrayRef().begin(), inter.asArrayRef().end());
+  if (auto perm = kernel->getAttrOfType<DenseI64ArrayAttr>(kColPermAttr))
+    p.colPerm.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
   if (auto unit = kernel->getAttrOfType<IntegerAttr>(kQkvUnitAttr))
     p.qkvUnit = unit.getInt();
   if (auto cols = kernel->getAttrOfType<DenseI64ArrayAttr>(kWeightColsAttr);

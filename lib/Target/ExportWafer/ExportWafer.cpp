@@ -140,12 +140,12 @@ private:
   LogicalResult exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::Instr &in);
   /// Fills `tile` (rows x cols) with the tile of `t` whose first element is
   /// (r0, c0), zero outside it; returns the words up to the last nonzero one.
-  /// `interleave` ([groups, unit] or empty): the columns as init_tile's
-  /// col_interleave sees them.
+  /// `interleave` and `perm`: the columns as init_tile's col_interleave
+  /// and col_perm see them (empty: in order).
   FailureOr<size_t> fillTile(Operation *op, const TensorWords &t, int64_t r0, int64_t c0,
                              int64_t rows, int64_t cols, std::vector<uint32_t> &tile,
                              int64_t colEnd = std::numeric_limits<int64_t>::max(),
-                             ArrayRef<int64_t> interleave = {});
+                             ArrayRef<int64_t> interleave = {}, ArrayRef<int64_t> perm = {});
   LogicalResult exportHostInput(wk::HostInputOp in);
   LogicalResult exportFilter(wk::FilterOp filter);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
@@ -665,7 +665,7 @@ static std::string shapeList(ArrayRef<int64_t> values) {
 FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_t r0,
                                      int64_t c0, int64_t tileRows, int64_t tileCols,
                                      std::vector<uint32_t> &tile, int64_t colEnd,
-                                     ArrayRef<int64_t> interleave) {
+                                     ArrayRef<int64_t> interleave, ArrayRef<int64_t> perm) {
   // The operand as a matrix: a 1-D operand is one row; higher ranks fold
   // their leading dimensions into rows. Columns from colEnd on read as zero.
   ArrayRef<int64_t> shape = t.type.getShape();
@@ -674,10 +674,12 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
   int64_t cols = std::min(stride, colEnd);
   int64_t groups = interleave.empty() ? 1 : interleave[0];
   int64_t unit = interleave.empty() ? 1 : interleave[1];
-  int64_t period = interleave.size() == 3 ? interleave[2] : stride;
-  if (!period || stride % period || period % (groups * unit))
+  if (!stride || stride % (groups * unit))
     return fail(op) << "col_interleave " << shapeList(interleave) << " does not divide the "
                     << stride << " columns";
+  if (stride % std::max<int64_t>(1, int64_t(perm.size())))
+    return fail(op) << "col_perm of " << perm.size() << " columns does not divide the " << stride
+                    << " columns";
   tile.assign(size_t(tileRows * tileCols), 0);
   size_t used = 0;
   for (int64_t r = 0; r < tileRows; ++r)
@@ -685,7 +687,7 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
       int64_t row = r0 + r, col = c0 + c;
       if (row < 0 || row >= rows || col < 0 || col >= cols)
         continue;
-      col = wk::interleavedColumn(col, interleave, stride);
+      col = wk::permutedColumn(wk::interleavedColumn(col, interleave, stride), perm);
       std::optional<uint32_t> v = t.word(row * stride + col);
       if (!v)
         return fail(op) << "element (" << row << ", " << col
@@ -738,7 +740,8 @@ LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
     for (int64_t px = 0; px < width; ++px) {
       FailureOr<size_t> used = fillTile(init, *t, ro[0] * py + ro[1] * px,
                                         lo + co[0] * py + co[1] * px, init.getRows(),
-                                        init.getCols(), tile, hi, init.getColInterleave());
+                                        init.getCols(), tile, hi, init.getColInterleave(),
+                                        init.getColPerm());
       if (failed(used))
         return failure();
       // SRAM starts zeroed: trailing zero words (padding) and all-zero tiles

@@ -202,7 +202,7 @@ func.func @async_max() {
 
 func.func @interleave_four_numbers(%w: tensor<4x12xf32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
-    // expected-error @+1 {{'wskernel.init_tile' op col_interleave must be [groups, unit] or [groups, unit, period], all positive}}
+    // expected-error @+1 {{'wskernel.init_tile' op col_interleave must be [groups, unit], both positive}}
     wskernel.init_tile 0 at 0 rows 4 cols 12 {col_interleave = array<i64: 3, 2, 2, 1>}
   }
   return
@@ -210,10 +210,20 @@ func.func @interleave_four_numbers(%w: tensor<4x12xf32>) {
 
 // -----
 
-func.func @interleave_period_not_a_multiple(%w: tensor<4x12xf32>) {
+func.func @perm_not_a_permutation(%w: tensor<4x12xf32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
-    // expected-error @+1 {{'wskernel.init_tile' op col_interleave's period 5 is not a multiple of groups x unit 4}}
-    wskernel.init_tile 0 at 0 rows 4 cols 12 {col_interleave = array<i64: 2, 2, 5>}
+    // expected-error @+1 {{'wskernel.init_tile' op col_perm must be a permutation of 0..3}}
+    wskernel.init_tile 0 at 0 rows 4 cols 12 {col_perm = array<i64: 0, 2, 2, 3>}
+  }
+  return
+}
+
+// -----
+
+func.func @perm_and_interleave(%w: tensor<4x12xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
+    // expected-error @+1 {{'wskernel.init_tile' op col_perm combines with neither col_interleave nor col_window}}
+    wskernel.init_tile 0 at 0 rows 4 cols 12 {col_perm = array<i64: 1, 0>, col_interleave = array<i64: 3, 2>}
   }
   return
 }

@@ -1,8 +1,11 @@
-// init_tile's col_interleave: a [q | k | v] operand of 3 x 4 columns seen
+// init_tile's col_interleave and col_perm. col_interleave: a [q | k | v] operand of 3 x 4 columns seen
 // with [3, 2] is q0 q1 k0 k1 v0 v1 q2 q3 k2 k3 v2 v3, so each PE's 6 columns
 // hold its two words of q, of k and of v side by side.
 // RUN: wsc-translate --export-wafer %s -o - | %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto | FileCheck %s
 // RUN: not wsc-translate --export-wafer %S/Inputs/interleave-uneven.mlir -o %t.wafer 2>&1 | FileCheck %s --check-prefix=UNEVEN
+// RUN: test ! -e %t.wafer
+// RUN: sed 's/col_interleave = array<i64: 3, 2>/col_perm = array<i64: 0, 2, 1, 3>/' %S/Inputs/interleave-uneven.mlir > %t.perm.mlir
+// RUN: not wsc-translate --export-wafer %t.perm.mlir -o %t.wafer 2>&1 | FileCheck %s --check-prefix=PERM
 // RUN: test ! -e %t.wafer
 
 // PE 0: 1 2 5 6 9 10; PE 1: 3 4 7 8 11 12.
@@ -14,8 +17,8 @@
 // CHECK-NEXT:    data: "\003\000\000\000\004\000\000\000\007\000\000\000\010\000\000\000\013\000\000\000\014\000\000\000"
 // CHECK-NEXT:  }
 
-// With a period, [2, 1, 6]: each run of 6 columns (a head) as its two halves
-// side by side, unit by unit: 1 4 2 5 3 6 | 7 10 8 11 9 12.
+// col_perm [0, 3, 1, 4, 2, 5]: each run of 6 columns (a head) with its two
+// halves side by side, a pair at a time: 1 4 2 5 3 6 | 7 10 8 11 9 12.
 // CHECK-LABEL: name: "rotary_q"
 // CHECK:       init {
 // CHECK-NEXT:    data: "\001\000\000\000\004\000\000\000\002\000\000\000\005\000\000\000\003\000\000\000\006\000\000\000"
@@ -27,6 +30,7 @@
 // CHECK-NOT:   init {
 
 // UNEVEN: error: cannot export: col_interleave [3, 2] does not divide the 10 columns (kernel 'qkv', 'wskernel.init_tile')
+// PERM: error: cannot export: col_perm of 4 columns does not divide the 10 columns (kernel 'qkv', 'wskernel.init_tile')
 
 module attributes {wafer.arch = #wafer.arch<name = "mesh:4x4", width = 4, height = 4,
     sram_bytes = 4096, colors = 8, clock_hz = 1000000000, hop_cycles = 1, simd_fp32 = 4,
@@ -41,7 +45,7 @@ module attributes {wafer.arch = #wafer.arch<name = "mesh:4x4", width = 4, height
     }
     wskernel.kernel "rotary_q" kind "test" grid [1, 2] sram 64 cycles 0.0 channels {}
         (%b) {wafer.origin = array<i64: 0, 0, 1>} : (tensor<12xi32>) -> () {
-      wskernel.init_tile 0 at 0 rows 1 cols 6 col_origin [0, 6] {col_interleave = array<i64: 2, 1, 6>}
+      wskernel.init_tile 0 at 0 rows 1 cols 6 col_origin [0, 6] {col_perm = array<i64: 0, 3, 1, 4, 2, 5>}
     }
     return
   }

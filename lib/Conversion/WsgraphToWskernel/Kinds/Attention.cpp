@@ -360,45 +360,108 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
   };
 }
 
+namespace {
+
+/// One stream of q and k heads a linear turns: each run of `period`
+/// columns holds a head of every source on it; rotated regions start at
+/// `bases` (each R wide).
+struct TurnedStream {
+  KernelPlan *producer = nullptr;
+  int64_t period = 0;
+  SmallVector<int64_t, 2> bases;
+};
+
+/// The stream's linear, if it is whole, feeds this attention alone and
+/// every source on it has `heads` runs of its period.
+KernelPlan *turningProducer(std::vector<KernelPlan> &plans, const KernelPlan &attention,
+                            Value stream) {
+  auto from = llvm::find_if(plans, [&](const KernelPlan &q) { return q.streamed() == stream; });
+  bool alone = llvm::none_of(plans, [&](const KernelPlan &other) {
+    return &other != &attention && llvm::is_contained(other.inputs, stream);
+  });
+  if (from == plans.end() || from->kind != "linear" || !isWholeLinear(*from) ||
+      !from->colInterleave.empty() || !from->colPerm.empty() || !alone)
+    return nullptr;
+  return &*from;
+}
+
+/// The streams of q and k as their linears would turn them, or nothing when
+/// a linear cannot: regions at even offsets, inside one head's run, with
+/// the same run for every source on a stream (v's columns stay in place).
+std::optional<SmallVector<TurnedStream, 2>> turnedStreams(std::vector<KernelPlan> &plans,
+                                                          const KernelPlan &attention) {
+  const AttentionLayout &in = attention.attention;
+  SmallVector<TurnedStream, 2> streams;
+  int64_t r = in.rotaryDims;
+  for (auto [src, heads] : {std::pair{in.q, attention.heads},
+                            std::pair{in.k, attention.heads / std::max<int64_t>(1, in.group)}}) {
+    Value stream = attention.inputs[size_t(src.input)];
+    int64_t width = PlanContext::width(stream);
+    if (src.base % 2 || src.base + r > src.stride || width != heads * src.stride)
+      return std::nullopt;
+    auto same = llvm::find_if(streams, [&](const TurnedStream &t) {
+      return t.producer->streamed() == stream;
+    });
+    if (same != streams.end()) {
+      if (same->period != src.stride)
+        return std::nullopt;
+      same->bases.push_back(src.base);
+      continue;
+    }
+    KernelPlan *producer = turningProducer(plans, attention, stream);
+    if (!producer)
+      return std::nullopt;
+    streams.push_back({producer, src.stride, {src.base}});
+  }
+  if (attention.inputs[size_t(in.v.input)] == attention.inputs[size_t(in.q.input)] ||
+      attention.inputs[size_t(in.v.input)] == attention.inputs[size_t(in.k.input)]) {
+    for (const TurnedStream &t : streams)
+      for (int64_t base : t.bases)
+        if (in.v.stride != t.period || (in.v.base < base + r && base < in.v.base + in.d))
+          return std::nullopt;
+  }
+  return streams;
+}
+
+} // namespace
+
 void wsc::lowering::turnInProducers(std::vector<KernelPlan> &plans) {
   for (KernelPlan &attention : plans) {
     AttentionLayout &in = attention.attention;
-    if (attention.kind != "attention" || in.rotary < 0 || !splitsHalves(in) ||
-        attention.qkvUnit || in.q.input == in.k.input || in.v.input == in.q.input ||
-        in.v.input == in.k.input || in.q.base || in.k.base || in.q.stride != in.d ||
-        in.k.stride != in.d)
+    if (attention.kind != "attention" || in.rotary < 0 || !in.rotaryHalves ||
+        in.rotaryDims % 2 || attention.qkvUnit)
       continue;
-    // Both producers, or neither: whole linears that feed this attention only.
-    SmallVector<KernelPlan *, 2> producers;
-    for (int64_t input : {in.q.input, in.k.input}) {
-      Value stream = attention.inputs[size_t(input)];
-      auto from = llvm::find_if(plans, [&](const KernelPlan &q) { return q.streamed() == stream; });
-      bool alone = llvm::none_of(plans, [&](const KernelPlan &other) {
-        return &other != &attention && llvm::is_contained(other.inputs, stream);
-      });
-      if (from != plans.end() && from->kind == "linear" && isWholeLinear(*from) &&
-          from->colInterleave.empty() && alone && PlanContext::width(stream) % in.d == 0)
-        producers.push_back(&*from);
-    }
+    std::optional<SmallVector<TurnedStream, 2>> streams = turnedStreams(plans, attention);
     DenseElementsAttr table = wg::getConstantElements(attention.inputs[size_t(in.rotary)]);
-    if (producers.size() != 2 || !table)
+    if (!streams || !table)
       continue;
-    // Pair j of a head turns dimensions j and j + d/2 by the angle of j.
+    // Pair j of a rotated region turns its dimensions j and j + R/2 by the
+    // angle of j; the other columns pair up in place and turn by 0.
     SmallVector<float> freqAmp(table.getValues<float>());
-    int64_t half = in.d / 2;
-    for (KernelPlan *linear : producers) {
-      int64_t pairs = PlanContext::width(linear->streamed()) / 2;
+    int64_t r = in.rotaryDims, half = r / 2;
+    for (TurnedStream &t : *streams) {
+      SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, t.period));
+      SmallVector<int64_t> angle(size_t(t.period / 2), -1); // per pair of a run
+      for (int64_t base : t.bases)
+        for (int64_t j = 0; j < half; ++j) {
+          perm[size_t(base + 2 * j)] = base + j;
+          perm[size_t(base + 2 * j + 1)] = base + half + j;
+          angle[size_t(base / 2 + j)] = j;
+        }
+      int64_t pairs = PlanContext::width(t.producer->streamed()) / 2;
       SmallVector<float> words(size_t(2 * pairs));
       for (int64_t pair = 0; pair < pairs; ++pair) {
-        words[size_t(pair)] = freqAmp[size_t(pair % half)];
-        words[size_t(pairs + pair)] = freqAmp[size_t(in.rotaryDims + pair % half)];
+        int64_t j = angle[size_t(pair % (t.period / 2))];
+        words[size_t(pair)] = j < 0 ? 0.0f : freqAmp[size_t(j)];
+        words[size_t(pairs + pair)] = j < 0 ? 1.0f : freqAmp[size_t(r + j)];
       }
-      OpBuilder b(linear->anchor);
+      OpBuilder b(t.producer->anchor);
       auto type = RankedTensorType::get({2, pairs}, b.getF32Type());
-      linear->inputs.push_back(wg::ConstantOp::create(
-          b, linear->anchor->getLoc(), DenseElementsAttr::get(type, ArrayRef(words))));
-      linear->turns = true;
-      linear->colInterleave = {2, 1, in.d};
+      t.producer->inputs.push_back(wg::ConstantOp::create(
+          b, t.producer->anchor->getLoc(), DenseElementsAttr::get(type, ArrayRef(words))));
+      t.producer->turns = true;
+      if (!llvm::equal(perm, llvm::seq<int64_t>(0, t.period)))
+        t.producer->colPerm = std::move(perm);
     }
     attention.inputs.erase(attention.inputs.begin() + in.rotary);
     in.rotary = -1, in.rotaryDims = 0, in.rotaryHalves = false;
