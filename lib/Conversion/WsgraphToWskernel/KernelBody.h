@@ -297,6 +297,11 @@ inline bool isWholeLinear(const KernelPlan &q) {
 /// token, instead of every attention row turning q. The attention then
 /// reads plain heads, their dimensions in the same pair order for q and k.
 void turnInProducers(std::vector<KernelPlan> &plans);
+/// A linear whose result holds each head's q, k and v side by side (NeoX's
+/// per-head qkv, 3d words a head): its columns reordered so that each
+/// attention column's ds words of q, k and v follow one another, after any
+/// reordering for rotary (whose pairs move with them: ds is even).
+void interleaveHeadByColumn(KernelPlan &producer, int64_t d, int64_t ds);
 /// A row of PEs, each adding its block of the two vectors.
 Sizer addSizer(int64_t c, wafer::ArchAttr arch);
 double addCycles(int64_t c, int64_t w, const CostModel &cost);

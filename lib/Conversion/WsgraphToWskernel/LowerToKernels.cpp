@@ -495,12 +495,17 @@ void LowerToKernelsPass::runOnOperation() {
     // Attention's producer cuts blocks of what one attention column takes
     // of a head, now that the columns per head are chosen.
     for (KernelPlan &attention : plans) {
-      // Only one stream split in thirds (GPT-2's qkv) is interleaved.
+      // One stream split in thirds (GPT-2's qkv) or in per-head thirds
+      // (NeoX's) is interleaved.
       const AttentionLayout &in = attention.attention;
+      int64_t d = in.d, c = attention.heads * d;
+      bool thirds = in.k.base == c && in.v.base == 2 * c && in.q.stride == d &&
+                    in.k.stride == d && in.v.stride == d;
+      bool perHead = in.k.base == d && in.v.base == 2 * d && in.q.stride == 3 * d &&
+                     in.k.stride == 3 * d && in.v.stride == 3 * d;
       if (attention.kind != "attention" || attention.heads <= 0 || in.group != 1 ||
           in.rotary >= 0 || in.q.input || in.k.input || in.v.input || in.q.base ||
-          in.k.base != attention.heads * in.d || in.v.base != 2 * in.k.base ||
-          in.q.stride != in.d || in.k.stride != in.d || in.v.stride != in.d)
+          !(thirds || perHead))
         continue;
       // (Plans were split around defects since `produced` was filled.)
       auto from = llvm::find_if(
@@ -508,9 +513,9 @@ void LowerToKernelsPass::runOnOperation() {
       if (from == plans.end())
         continue;
       KernelPlan &q = *from;
-      int64_t d = cast<ShapedType>(attention.inputs[0].getType()).getDimSize(2) / 3 /
-                  attention.heads;
       int64_t ds = d / (attention.w / attention.heads); // one attention column's share
+      if (q.turns && ds % 2)
+        continue; // the shares would split its rotary pairs
       // Kept only when the aligned shape is no slower. (Blocks of whole
       // heads are not asked for: their q, k and v blocks cover the same
       // attention columns, and three 128-word streams on every link there
@@ -526,7 +531,10 @@ void LowerToKernelsPass::runOnOperation() {
       // side (in order they come from three thirds of the producer and
       // cross on their way).
       if (isWholeLinear(q)) {
-        q.colInterleave = {3, ds};
+        if (thirds)
+          q.colInterleave = {3, ds};
+        else
+          interleaveHeadByColumn(q, d, ds);
         attention.qkvUnit = ds;
       }
     }

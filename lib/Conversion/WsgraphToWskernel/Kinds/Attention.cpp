@@ -468,6 +468,40 @@ void wsc::lowering::turnInProducers(std::vector<KernelPlan> &plans) {
   }
 }
 
+void wsc::lowering::interleaveHeadByColumn(KernelPlan &producer, int64_t d, int64_t ds) {
+  int64_t run = 3 * d, parts = d / ds;
+  SmallVector<int64_t> before = producer.colPerm.empty()
+                                    ? llvm::to_vector(llvm::seq<int64_t>(0, run))
+                                    : producer.colPerm;
+  assert(int64_t(before.size()) == run && "a per-head qkv is ordered a head at a time");
+  // View word (px, role, i) is the head's word role * d + px * ds + i as
+  // ordered before.
+  SmallVector<int64_t> from(static_cast<size_t>(run)), perm(static_cast<size_t>(run));
+  for (int64_t px = 0; px < parts; ++px)
+    for (int64_t role = 0; role < 3; ++role)
+      for (int64_t i = 0; i < ds; ++i)
+        from[size_t((px * 3 + role) * ds + i)] = role * d + px * ds + i;
+  for (int64_t v = 0; v < run; ++v)
+    perm[size_t(v)] = before[size_t(from[size_t(v)])];
+  producer.colPerm = std::move(perm);
+  if (!producer.turns)
+    return;
+  // The pairs' table follows its pairs.
+  Value table = producer.inputs.back();
+  DenseElementsAttr old = wg::getConstantElements(table);
+  SmallVector<float> words(old.getValues<float>()), moved(words.size());
+  int64_t pairs = int64_t(words.size()) / 2, perRun = run / 2;
+  for (int64_t t = 0; t < pairs; ++t) {
+    int64_t source = t - t % perRun + from[size_t(2 * (t % perRun))] / 2;
+    moved[size_t(t)] = words[size_t(source)];
+    moved[size_t(pairs + t)] = words[size_t(pairs + source)];
+  }
+  OpBuilder b(producer.anchor);
+  producer.inputs.back() = wg::ConstantOp::create(
+      b, producer.anchor->getLoc(), DenseElementsAttr::get(cast<ShapedType>(table.getType()),
+                                                          ArrayRef(moved)));
+}
+
 std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
                                          int64_t tokens, const CostModel &cost) const {
   Sram sram;
