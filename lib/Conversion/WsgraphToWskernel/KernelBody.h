@@ -296,6 +296,7 @@ inline bool isWholeLinear(const KernelPlan &q) {
 /// (Llama's q_proj and k_proj): the linears turn them, each pair once per
 /// token, instead of every attention row turning q. The attention then
 /// reads plain heads, their dimensions in the same pair order for q and k.
+/// (Not in a generating program, whose decode waits for the turning.)
 void turnInProducers(std::vector<KernelPlan> &plans);
 /// A linear whose result holds each head's q, k and v side by side (NeoX's
 /// per-head qkv, 3d words a head): its columns reordered so that each
