@@ -33,6 +33,28 @@ static FailureOr<std::vector<uint32_t>> readFile(wg::WeightOp weight, Operation 
   return bits;
 }
 
+/// Zeroes the elements of `bits` whose mask element (kMaskFileAttr) is zero.
+static LogicalResult applyMask(Operation *def, MutableArrayRef<uint32_t> bits, Operation *user) {
+  auto path = def->getAttrOfType<StringAttr>(wsc::kMaskFileAttr);
+  auto offset = def->getAttrOfType<IntegerAttr>(wsc::kMaskOffsetAttr);
+  auto width = def->getAttrOfType<IntegerAttr>(wsc::kMaskElementBytesAttr);
+  if (!path || !offset || !width || width.getInt() <= 0 || offset.getInt() < 0)
+    return user->emitError("a sparsity mask needs its file, offset and element bytes");
+  auto file = llvm::MemoryBuffer::getFile(path.getValue(), /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return user->emitError("sparsity mask: cannot read '")
+           << path.getValue() << "': " << file.getError().message();
+  uint64_t at = uint64_t(offset.getInt()), each = uint64_t(width.getInt());
+  if (at > (*file)->getBufferSize() || bits.size() * each > (*file)->getBufferSize() - at)
+    return user->emitError("sparsity mask: bytes past the end of '") << path.getValue() << "'";
+  const char *mask = (*file)->getBufferStart() + at;
+  for (size_t i = 0; i < bits.size(); ++i)
+    if (std::all_of(mask + i * each, mask + (i + 1) * each, [](char c) { return c == 0; }))
+      bits[i] = 0;
+  return success();
+}
+
 FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   Operation *def = v.getDefiningOp();
@@ -53,9 +75,17 @@ FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {
   } else {
     return user->emitError("not a wsgraph.weight or wsgraph.constant"), failure();
   }
-  if (succeeded(bits))
-    if (auto prune = def->getAttrOfType<FloatAttr>(kPruneAttr))
-      pruneByMagnitude(*bits, prune.getValueAsDouble());
+  if (succeeded(bits) && def->hasAttr(wsc::kMaskFileAttr) && failed(applyMask(def, *bits, user)))
+    return failure();
+  if (failed(bits))
+    return bits;
+  if (auto prune = def->getAttrOfType<FloatAttr>(kPruneAttr))
+    pruneByMagnitude(*bits, prune.getValueAsDouble());
+  // -0.0 is a zero weight too (torch's w * mask makes one of every negative
+  // weight it drops); as +0.0 the sparse layout leaves it out.
+  for (uint32_t &w : *bits)
+    if (w == 0x80000000u)
+      w = 0;
   return bits;
 }
 

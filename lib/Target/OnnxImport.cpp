@@ -394,9 +394,15 @@ FailureOr<Value> Importer::initializer(int index) {
     builder.setInsertionPointAfter(lastInitializer);
   else
     builder.setInsertionPointToStart(builder.getInsertionBlock());
-  auto done = [&](Value v) {
-    lastInitializer = v.getDefiningOp();
-    return v;
+  auto done = [&](Value v) -> FailureOr<Value> {
+    Operation *def = v.getDefiningOp();
+    std::string err;
+    if (!masks.apply(tensor.name(), def, err)) {
+      error(err);
+      return failure();
+    }
+    lastInitializer = def;
+    return def->getResult(0);
   };
   const TensorBytes &bytes = file.initializerBytes[index];
   bool isFloat = isa<FloatType>(type->getElementType());
@@ -762,6 +768,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     return nullptr;
   for (int i = 0; i < graph.initializer_size(); ++i)
     initializerIndex[graph.initializer(i).name()] = i;
+  if (std::string err; !options.sparsityMask.empty() && !masks.load(options.sparsityMask, err)) {
+    error("--sparsity-mask " + options.sparsityMask + ": " + err);
+    return nullptr;
+  }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(FileLineColLoc::get(ctx, file.path, 0, 0));
   (*module)->setAttr("wsgraph.source", builder.getStringAttr(file.path));
@@ -780,6 +790,12 @@ OwningOpRef<ModuleOp> Importer::run() {
   });
   if (!importNodes(graph, ""))
     return nullptr;
+  if (std::vector<std::string> unused = masks.unused(); !unused.empty()) {
+    error("--sparsity-mask " + options.sparsityMask + ": mask '" + unused.front() +
+          "' names no weight the model's nodes use" +
+          (unused.size() > 1 ? " (and " + std::to_string(unused.size() - 1) + " more)" : ""));
+    return nullptr;
+  }
 
   SmallVector<Value> outs;
   SmallVector<Type> outTypes;

@@ -8,6 +8,7 @@
 #define WSC_LIB_TARGET_ONNXIMPORTER_H
 
 #include "OnnxModelFile.h"
+#include "SparsityMask.h"
 #include "wsc/Target/OnnxImport.h"
 #include "wsgraph/WsgraphDialect.h"
 
@@ -42,6 +43,8 @@ private:
   FailureOr<DenseElementsAttr> tensorValue(const onnx::TensorProto &tensor, RankedTensorType type,
                                            const TensorBytes *bytes, const std::string &what);
   FailureOr<Value> initializer(int index);
+  /// --sparsity-mask's masks, by the names of the weights they mask.
+  SparsityMasks masks;
 
   // Graph structure.
   bool checkOpsetAndOps();

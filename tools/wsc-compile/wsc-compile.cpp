@@ -94,6 +94,10 @@ int main(int argc, char **argv) {
       "sparsity",
       cl::desc("Prune each linear weight by magnitude to this fraction of zeros; held sparse"),
       cl::init(defaults.sparsity), cl::cat(category));
+  cl::opt<std::string> sparsityMask(
+      "sparsity-mask",
+      cl::desc("An ONNX file of masks named like the weights: zero elements drop weights"),
+      cl::value_desc("FILE"), cl::cat(category));
   mlir::registerPassManagerCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerAsmPrinterCLOptions();
@@ -109,9 +113,10 @@ int main(int argc, char **argv) {
       "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...] [--bind NAME=FILE ...]\n"
       "      [--generate [--max-context=N]]\n"
       "      [--arch= --wafers= --precision= --mode= --defects= --defect-rate= --report=\n"
-      "       --utilization= --seed= --sparsity=]\n");
+      "       --utilization= --seed= --sparsity= --sparsity-mask=]\n");
 
   wsc::OnnxImportOptions importOptions;
+  importOptions.sparsityMask = sparsityMask;
   for (const std::string &spec : inputShapes) {
     std::string err;
     if (!wsc::parseInputShape(spec, importOptions, err)) {

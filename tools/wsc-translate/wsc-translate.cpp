@@ -65,10 +65,15 @@ static int importOnnxMain(int argc, char **argv) {
       cl::value_desc("NAME=FILE"));
   cl::opt<bool> elideWeights("elide-weights",
                              cl::desc("Keep weight shapes only, not where their bytes are"));
+  cl::opt<std::string> sparsityMask(
+      "sparsity-mask",
+      cl::desc("An ONNX file of masks named like the weights: zero elements drop weights"),
+      cl::value_desc("FILE"));
   cl::ParseCommandLineOptions(argc, argv, "wsc-translate --import-onnx\n");
 
   wsc::OnnxImportOptions options;
   options.elideWeights = elideWeights;
+  options.sparsityMask = sparsityMask;
   for (const std::string &spec : inputShapes) {
     std::string err;
     if (!wsc::parseInputShape(spec, options, err)) {

@@ -18,16 +18,29 @@ inline constexpr llvm::StringLiteral kPruneAttr = "wsgraph.prune";
 /// that are not zero, when the model's weights hold few enough nonzeros
 /// for kernels to keep them sparse (after any pruning).
 inline constexpr llvm::StringLiteral kDensityAttr = "wsgraph.density";
+/// On a wsgraph.weight: a sparsity mask (--sparsity-mask), one element per
+/// weight element at this offset of this file, each this many bytes; an
+/// element whose bytes are all zero makes its weight read as zero.
+inline constexpr llvm::StringLiteral kMaskFileAttr = "wsgraph.mask_file";
+inline constexpr llvm::StringLiteral kMaskOffsetAttr = "wsgraph.mask_offset";
+inline constexpr llvm::StringLiteral kMaskElementBytesAttr = "wsgraph.mask_element_bytes";
 
 /// The fp32 bit patterns of a static f32 tensor: a wsgraph.weight's bytes
-/// from its file, or a wsgraph.constant's literal, pruned as its
-/// kPruneAttr asks. An elided weight, another element type or an unreadable
+/// from its file, or a wsgraph.constant's literal, masked as its mask
+/// attributes say and pruned as its kPruneAttr asks, each -0.0 as +0.0. An elided weight, another element type or an unreadable
 /// file fail with an error at `user`.
 mlir::FailureOr<std::vector<uint32_t>> readF32Weight(mlir::Value v, mlir::Operation *user);
 
 /// Zeroes the floor(fraction * size) elements of `bits` (fp32) with the
 /// smallest magnitudes; of equal magnitudes the lower index goes first.
 void pruneByMagnitude(llvm::MutableArrayRef<uint32_t> bits, double fraction);
+
+/// Are a weight's values read through readF32Weight, not as its bytes
+/// (masked, pruned, or held sparse: its zeros as the sparsity pass counted
+/// them)?
+inline bool readsAltered(mlir::Operation *def) {
+  return def->hasAttr(kPruneAttr) || def->hasAttr(kMaskFileAttr) || def->hasAttr(kDensityAttr);
+}
 
 /// The weight's kDensityAttr, 1 without it.
 double weightDensity(mlir::Value v);

@@ -20,6 +20,9 @@ struct OnnxImportOptions {
   llvm::SmallVector<std::pair<std::string, std::string>> binds;
   /// Keep weight shapes only, not where their bytes are.
   bool elideWeights = false;
+  /// An ONNX file of masks named like the weights (SparsityMask.h): a
+  /// weight element whose mask element is zero reads as zero.
+  std::string sparsityMask;
   /// Past keys and values (inputs named past_key_values.*, past.* or past_*
   /// of a decoder-with-past export) are empty: their dimensions that no
   /// other input binds are 0 (a generating program keeps them resident).

@@ -571,8 +571,8 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
   else
     return fail(user) << "element type " << elem << " has no 32-bit word form";
 
-  // A pruned weight (wsgraph-sparsify) is read as its values with zeros.
-  if (def->hasAttr(wsc::kPruneAttr)) {
+  // A masked or pruned weight is read as its values with zeros.
+  if (wsc::readsAltered(def)) {
     FailureOr<std::vector<uint32_t>> bits = wsc::readF32Weight(v, user);
     if (failed(bits))
       return failure();
