@@ -213,7 +213,7 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
     int64_t nb = ceilDiv(n, p.w);
     for (int64_t share = std::min(nb, p.align); share >= 1; --share)
       if (p.align % share == 0 && (!p.turns || share % 2 == 0)) {
-        int64_t w = ceilDiv(n, share);
+        int64_t w = pairedWidth(p, n, ceilDiv(n, share));
         if (w <= maxCols(p, arch) && 4 * p.h * w <= 5 * std::max(budget, p.h * p.w))
           p.w = w;
         return;
