@@ -417,7 +417,10 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   if (bias)
     k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window, p.colInterleave,
                p.colPerm);
-  assert((!p.turns || nb % 2 == 0) && "the sizer keeps whole pairs in a block");
+  if (p.turns && nb % 2) { // the sizer keeps whole pairs in a block
+    k.kernel().emitOpError("turns rotary pairs, but its blocks of ") << nb << " words split them";
+    return {-1, 0.0};
+  }
   std::optional<PairTurn> turn;
   if (p.turns)
     turn = PairTurn::allocate(k, sram, unsigned(p.inputs.size() - 1), nb);
