@@ -160,4 +160,6 @@ void wsc::lowering::interleaveHeadByColumn(KernelPlan &producer, int64_t d, int6
   producer.inputs.back() = wg::ConstantOp::create(
       b, producer.anchor->getLoc(), DenseElementsAttr::get(cast<ShapedType>(table.getType()),
                                                           ArrayRef(moved)));
+  if (table.use_empty()) // made for this plan alone
+    table.getDefiningOp()->erase();
 }
