@@ -48,11 +48,15 @@ static LogicalResult applyMask(Operation *def, MutableArrayRef<uint32_t> bits, O
   uint64_t at = uint64_t(offset.getInt()), each = uint64_t(width.getInt());
   if (at > (*file)->getBufferSize() || bits.size() * each > (*file)->getBufferSize() - at)
     return user->emitError("sparsity mask: bytes past the end of '") << path.getValue() << "'";
-  const char *mask = (*file)->getBufferStart() + at;
-  for (size_t i = 0; i < bits.size(); ++i)
-    if (std::all_of(mask + i * each, mask + (i + 1) * each, [](char c) { return c == 0; }))
-      bits[i] = 0;
+  wsc::zeroMasked(bits, (*file)->getBufferStart() + at, each);
   return success();
+}
+
+void wsc::zeroMasked(MutableArrayRef<uint32_t> bits, const char *mask, uint64_t elementBytes) {
+  for (size_t i = 0; i < bits.size(); ++i)
+    if (std::all_of(mask + i * elementBytes, mask + (i + 1) * elementBytes,
+                    [](char c) { return c == 0; }))
+      bits[i] = 0;
 }
 
 FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {

@@ -7,8 +7,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
-#include <algorithm>
-
 using namespace mlir;
 using namespace wsc;
 namespace wg = wsc::wsgraph;
@@ -79,12 +77,14 @@ bool SparsityMasks::apply(const std::string &name, Operation *&def, std::string 
   // A literal: its values with the masked elements zero.
   auto constant = cast<wg::ConstantOp>(def);
   auto dense = cast<DenseElementsAttr>(constant.getValue());
-  const char *m = file.buffer->getBufferStart() + bytes.offset;
-  SmallVector<float> values(dense.getValues<float>());
-  for (size_t i = 0; i < values.size(); ++i)
-    if (std::all_of(m + i * each, m + (i + 1) * each, [](char c) { return c == 0; }))
-      values[i] = 0.0f;
-  constant.setValueAttr(DenseElementsAttr::get(type, ArrayRef(values)));
+  std::vector<uint32_t> bits;
+  for (const APFloat &f : dense.getValues<APFloat>())
+    bits.push_back(uint32_t(f.bitcastToAPInt().getZExtValue()));
+  zeroMasked(bits, file.buffer->getBufferStart() + bytes.offset, uint64_t(each));
+  SmallVector<APFloat> values;
+  for (uint32_t w : bits)
+    values.push_back(APFloat(APFloat::IEEEsingle(), APInt(32, w)));
+  constant.setValueAttr(DenseElementsAttr::get(type, values));
   return true;
 }
 

@@ -31,6 +31,10 @@ inline constexpr llvm::StringLiteral kMaskElementBytesAttr = "wsgraph.mask_eleme
 /// file fail with an error at `user`.
 mlir::FailureOr<std::vector<uint32_t>> readF32Weight(mlir::Value v, mlir::Operation *user);
 
+/// Zeroes each element of `bits` whose mask element (`elementBytes` bytes
+/// at `mask`, one per element) is all zero bytes.
+void zeroMasked(llvm::MutableArrayRef<uint32_t> bits, const char *mask, uint64_t elementBytes);
+
 /// Zeroes the floor(fraction * size) elements of `bits` (fp32) with the
 /// smallest magnitudes; of equal magnitudes the lower index goes first.
 void pruneByMagnitude(llvm::MutableArrayRef<uint32_t> bits, double fraction);
