@@ -60,8 +60,12 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
     f.kvCacheBytes += wsc::kvCacheBytes(func);
     // Kernels come in program order, producers first: each starts when its
     // last input arrives (kernels side by side, as q, k and v, overlap).
+    // A step ends when the picked token is back at the kernels that read
+    // it (the feedback to the embedding).
     llvm::DenseMap<Operation *, double> finish;
+    llvm::StringMap<wsc::wskernel::KernelOp> byName;
     func.walk([&](wsc::wskernel::KernelOp k) {
+      byName[k.getName()] = k;
       double start = 0;
       for (Value in : k.getInputs())
         if (auto from = in.getDefiningOp<wsc::wskernel::KernelOp>())
@@ -71,6 +75,14 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
         own += chain.getValueAsDouble();
       finish[k] = start + own;
       f.cyclesPerToken = std::max(f.cyclesPerToken, start + own);
+    });
+    func.walk([&](wsc::wskernel::KernelOp k) {
+      if (DictionaryAttr feedback = k.getFeedbackAttr())
+        for (NamedAttribute entry : feedback)
+          if (auto from = dyn_cast<StringAttr>(entry.getValue()))
+            if (wsc::wskernel::KernelOp source = byName.lookup(from.getValue()))
+              f.cyclesPerToken =
+                  std::max(f.cyclesPerToken, finish.lookup(source) + hopCycles(source, k, cost));
     });
   });
   return f;

@@ -221,9 +221,15 @@ inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch
 /// One token through a linear kind (Kind::chainCycles): x along the
 /// columns and the partial sums down the tile rows, a hop a PE (each row
 /// adds the words from above as they arrive, so the nb words stream down
-/// the column once).
+/// the column once), then its result: a block's last word leaves after
+/// the block's other words (a reader's rows whose x lies late in a block
+/// wait for it).
 inline double linearChainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) {
-  return double(p.h + p.w - 2) * double(cost.arch.getHopCycles()) + cost.words(ceilDiv(n, p.w));
+  int64_t nb = ceilDiv(n, p.w);
+  return double(p.h + p.w - 2) * double(cost.arch.getHopCycles()) +
+         (p.hostResult ? cost.words(nb)
+                       : cost.output(CostModel::Output::Blocks, n, nb, p.w, p.h,
+                                     blockColumns(p, n, cost.arch)));
 }
 
 /// The function attribute that keeps the lowering's max-blocks (absent: 0).

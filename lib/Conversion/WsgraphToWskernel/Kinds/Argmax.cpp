@@ -26,6 +26,11 @@ public:
                                        const CostModel &cost) const override;
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
+  /// The pair's chain east.
+  double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
+                     const CostModel &cost) const override {
+    return NextToken::chainCycles(p.w, cost);
+  }
 };
 
 /// One row of PEs, about sqrt(V) of them: a slice's scan and the chain

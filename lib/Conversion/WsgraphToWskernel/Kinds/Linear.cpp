@@ -45,9 +45,10 @@ public:
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
   void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
+  /// x in, the partial sums down, and an LM head's pick east.
   double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
                      const CostModel &cost) const override {
-    return linearChainCycles(p, n, cost);
+    return linearChainCycles(p, n, cost) + (p.picksNext ? NextToken::chainCycles(p.w, cost) : 0);
   }
 };
 

@@ -93,6 +93,14 @@ struct NextToken {
                              k.pes(w - 1, w - 1, h - 1, h - 1));
   }
 
+  /// One token's wait on the chain east across w columns (decode): each
+  /// column takes the pair from the west, compares and chooses, and sends
+  /// its pair on before the next column can.
+  static double chainCycles(int64_t w, const CostModel &cost) {
+    return double(w - 1) *
+           (cost.forwarded(2) + 2 * cost.vector(1) + cost.vector(2) + cost.words(2));
+  }
+
   /// The max, the comparison, the selection and the two reductions over a
   /// block, then the pair from the west, compared and chosen.
   static double cycles(int64_t nb, int64_t w, const CostModel &cost) {
