@@ -23,20 +23,35 @@ using namespace mlir;
 namespace json = llvm::json;
 
 namespace {
+/// One token's way through kernels, by what it spends: the kernels' cycles
+/// per token (compute), what it alone waits for inside them (chains), the
+/// hops between kernels (fabric) and the links between wafers.
+struct DecodePath {
+  double compute = 0, chains = 0, fabric = 0, links = 0;
+  double total() const { return compute + chains + fabric + links; }
+  /// The largest term's name.
+  StringRef bound() const {
+    std::pair<double, StringRef> terms[] = {
+        {compute, "compute"}, {chains, "chains"}, {fabric, "fabric latency"},
+        {links, "wafer links"}};
+    return llvm::max_element(terms, [](auto &a, auto &b) { return a.first < b.first; })->second;
+  }
+};
+
 /// A generating program's decode step: one token along the longest path
-/// through the kernels (each its cycles per token and its chains), with the
-/// hops between them; and the keys and values the attention kernels hold.
+/// through the kernels and back to the embedding; and the keys and values
+/// the attention kernels hold.
 struct DecodeFigures {
   bool generates = false;
-  double cyclesPerToken = 0;
+  DecodePath path;
   int64_t kvCacheBytes = 0;
 };
 
-/// Cycles from kernel `from`'s centre to `to`'s: the hops between them; on
+/// The way from kernel `from`'s centre to `to`'s: the hops between them; on
 /// another wafer, to this wafer's east edge, the link, and on from the west
 /// edge.
-double hopCycles(wsc::wskernel::KernelOp from, wsc::wskernel::KernelOp to,
-                 const wsc::CostModel &cost) {
+DecodePath hopCycles(wsc::wskernel::KernelOp from, wsc::wskernel::KernelOp to,
+                     const wsc::CostModel &cost) {
   auto centre = [](wsc::wskernel::KernelOp op) -> std::array<double, 3> {
     auto origin = op->getAttrOfType<DenseI64ArrayAttr>("wafer.origin");
     if (!origin || origin.size() != 3)
@@ -47,12 +62,23 @@ double hopCycles(wsc::wskernel::KernelOp from, wsc::wskernel::KernelOp to,
   auto [rw, rx, ry] = centre(to);
   double east = double(cost.arch.getWidth() - 1);
   double hops = rw == w ? std::abs(rx - x) + std::abs(ry - y) : (east - x) + std::abs(ry - y) + rx;
-  return hops * double(cost.arch.getHopCycles()) +
-         (rw == w ? 0.0 : double(cost.arch.getLinkLatencyCycles()));
+  DecodePath way;
+  way.fabric = hops * double(cost.arch.getHopCycles());
+  way.links = rw == w ? 0.0 : double(cost.arch.getLinkLatencyCycles());
+  return way;
+}
+
+DecodePath operator+(DecodePath a, const DecodePath &b) {
+  a.compute += b.compute, a.chains += b.chains, a.fabric += b.fabric, a.links += b.links;
+  return a;
 }
 
 DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
   DecodeFigures f;
+  auto longer = [](DecodePath &into, const DecodePath &way) {
+    if (way.total() > into.total())
+      into = way;
+  };
   module.walk([&](func::FuncOp func) {
     if (!func->hasAttr("wsgraph.generate"))
       return;
@@ -62,27 +88,27 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
     // last input arrives (kernels side by side, as q, k and v, overlap).
     // A step ends when the picked token is back at the kernels that read
     // it (the feedback to the embedding).
-    llvm::DenseMap<Operation *, double> finish;
+    llvm::DenseMap<Operation *, DecodePath> finish;
     llvm::StringMap<wsc::wskernel::KernelOp> byName;
     func.walk([&](wsc::wskernel::KernelOp k) {
       byName[k.getName()] = k;
-      double start = 0;
+      DecodePath start;
       for (Value in : k.getInputs())
         if (auto from = in.getDefiningOp<wsc::wskernel::KernelOp>())
-          start = std::max(start, finish.lookup(from) + hopCycles(from, k, cost));
-      double own = k.getCyclesPerToken().convertToDouble();
+          longer(start, finish.lookup(from) + hopCycles(from, k, cost));
+      DecodePath own;
+      own.compute = k.getCyclesPerToken().convertToDouble();
       if (auto chain = k->getAttrOfType<FloatAttr>(wsc::wskernel::kChainCyclesAttr))
-        own += chain.getValueAsDouble();
+        own.chains = chain.getValueAsDouble();
       finish[k] = start + own;
-      f.cyclesPerToken = std::max(f.cyclesPerToken, start + own);
+      longer(f.path, finish[k]);
     });
     func.walk([&](wsc::wskernel::KernelOp k) {
       if (DictionaryAttr feedback = k.getFeedbackAttr())
         for (NamedAttribute entry : feedback)
           if (auto from = dyn_cast<StringAttr>(entry.getValue()))
             if (wsc::wskernel::KernelOp source = byName.lookup(from.getValue()))
-              f.cyclesPerToken =
-                  std::max(f.cyclesPerToken, finish.lookup(source) + hopCycles(source, k, cost));
+              longer(f.path, finish.lookup(source) + hopCycles(source, k, cost));
     });
   });
   return f;
@@ -329,10 +355,15 @@ void WriteReportPass::runOnOperation() {
         {"schedule", std::move(streaming.schedule)}};
   if (DecodeFigures decode = decodeFigures(module, cost); decode.generates)
     report["generation"] = json::Object{
-        {"decode_cycles_per_token", decode.cyclesPerToken},
-        {"decode_tokens_per_s", cost.tokensPerSecond(decode.cyclesPerToken)},
+        {"decode_cycles_per_token", decode.path.total()},
+        {"decode_tokens_per_s", cost.tokensPerSecond(decode.path.total())},
         {"kv_cache_bytes", decode.kvCacheBytes},
-        {"model", "the longest path through the kernels: each kernel's cycles per token and "
+        {"path", json::Object{{"compute_cycles", decode.path.compute},
+                              {"chain_cycles", decode.path.chains},
+                              {"fabric_cycles", decode.path.fabric},
+                              {"wafer_link_cycles", decode.path.links}}},
+        {"bound", decode.path.bound()},
+        {"model", "the longest path through the kernels and back to the embedding: each kernel's cycles per token and "
                   "its chains (wskernel.chain_cycles), the hops between kernel centres and the "
                   "links between wafers"}};
   if (auto stats = module->getAttrOfType<DictionaryAttr>("wafer.route_stats")) {

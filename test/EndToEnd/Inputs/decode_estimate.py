@@ -9,3 +9,12 @@ emulated = json.load(open(sys.argv[2]))["generation"]["decode_cycles_per_token"]
 ratio = estimate / emulated
 print("decode estimate %s 15%% of the emulator's" % ("within" if abs(ratio - 1) <= 0.15 else
                                                      "NOT within (ratio %.3f)" % ratio))
+# The estimate's terms add up to it, and the bound names the largest.
+gen = json.load(open(sys.argv[1]))["generation"]
+terms = {"compute": gen["path"]["compute_cycles"], "chains": gen["path"]["chain_cycles"],
+         "fabric latency": gen["path"]["fabric_cycles"],
+         "wafer links": gen["path"]["wafer_link_cycles"]}
+adds = abs(sum(terms.values()) - estimate) <= 1e-6 * estimate
+largest = max(terms, key=terms.get) == gen["bound"]
+print("path terms %s, bound %s" % ("add up" if adds else "DO NOT add up",
+                                   "is the largest" if largest else "is NOT the largest"))
