@@ -4,7 +4,8 @@
 # them against torch's greedy loop, and prints the emulated decode cycles per
 # token beside the compile report's estimate. Part 2 compiles presets as
 # generating programs (weights elided) and prints the modelled decode tokens/s
-# per sequence beside published figures.
+# per sequence beside published figures, and what bounds each (the estimate's
+# largest term: compute, chains, fabric latency or wafer links).
 #   bench/decode.sh                 both parts
 #   PARTS=2 SEQ=1024 bench/decode.sh
 set -uo pipefail
@@ -61,8 +62,11 @@ if [[ $parts == *2* ]]; then
       /usr/bin/python3 -c "
 import json, sys
 r = json.load(open('$rep')); g = r['generation']
-print('%-12s %8d %16.0f %14.1f %-40s' % ('$p', len(r['wafers']), g['decode_cycles_per_token'],
-      g['decode_tokens_per_s'], sys.argv[1]))" "$(published $p)"
+p = g['path']
+print('%-12s %8d %16.0f %14.1f %-40s bound: %s (compute %.0f, chains %.0f, fabric %.0f, links %.0f)' % (
+      '$p', len(r['wafers']), g['decode_cycles_per_token'], g['decode_tokens_per_s'], sys.argv[1],
+      g['bound'], p['compute_cycles'], p['chain_cycles'], p['fabric_cycles'],
+      p['wafer_link_cycles']))" "$(published $p)"
     else
       printf "%-12s %8s %16s %14s %-40s\n" $p - - refused "$(published $p)"
       grep -m1 "error" "$out/$p.log" | cut -c1-160
