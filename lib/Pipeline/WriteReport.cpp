@@ -50,7 +50,7 @@ struct DecodeFigures {
 /// The way from kernel `from`'s centre to `to`'s: the hops between them; on
 /// another wafer, to this wafer's east edge, the link, and on from the west
 /// edge.
-DecodePath hopCycles(wsc::wskernel::KernelOp from, wsc::wskernel::KernelOp to,
+DecodePath wayBetween(wsc::wskernel::KernelOp from, wsc::wskernel::KernelOp to,
                      const wsc::CostModel &cost) {
   auto centre = [](wsc::wskernel::KernelOp op) -> std::array<double, 3> {
     auto origin = op->getAttrOfType<DenseI64ArrayAttr>("wafer.origin");
@@ -95,7 +95,7 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
       DecodePath start;
       for (Value in : k.getInputs())
         if (auto from = in.getDefiningOp<wsc::wskernel::KernelOp>())
-          longer(start, finish.lookup(from) + hopCycles(from, k, cost));
+          longer(start, finish.lookup(from) + wayBetween(from, k, cost));
       DecodePath own;
       own.compute = k.getCyclesPerToken().convertToDouble();
       if (auto chain = k->getAttrOfType<FloatAttr>(wsc::wskernel::kChainCyclesAttr))
@@ -108,7 +108,7 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
         for (NamedAttribute entry : feedback)
           if (auto from = dyn_cast<StringAttr>(entry.getValue()))
             if (wsc::wskernel::KernelOp source = byName.lookup(from.getValue()))
-              longer(f.path, finish.lookup(source) + hopCycles(source, k, cost));
+              longer(f.path, finish.lookup(source) + wayBetween(source, k, cost));
     });
   });
   return f;
