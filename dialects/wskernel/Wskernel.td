@@ -198,6 +198,11 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     turns by pairs puts rotate_half's dimensions j and j + R/2 of each head
     side by side so.
 
+    With `row_perm = [p_0, ..., p_(P-1)]` the same holds for rows: row
+    r * P + i of the view is row r * P + p_i of the operand. A projection
+    whose input arrives in another order (grouped-query attention's result,
+    each column's query heads side by side) reads its weight rows so.
+
     ```mlir
     wskernel.init_tile 1 at 64 rows 16 cols 48 row_origin [16, 0] col_origin [0, 48]
     wskernel.init_tile 1 at 0 rows 4 cols 8 col_origin [0, 8] {col_interleave = array<i64: 3, 4>}
@@ -209,7 +214,8 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
                        DefaultValuedAttr<StrAttr, "\"f32\"">:$storage,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_window,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_interleave,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_perm);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$col_perm,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$row_perm);
   let assemblyFormat = [{
     $source `at` $offset `rows` $rows `cols` $cols (`row_origin` $row_origin^)?
     (`col_origin` $col_origin^)? attr-dict

@@ -544,6 +544,17 @@ static LogicalResult checkColWindow(Operation *op, ArrayRef<int64_t> window) {
   return op->emitOpError("col_window must be [lo, hi] with 0 <= lo < hi");
 }
 
+/// `perm` is empty or a permutation of 0..P-1.
+static LogicalResult checkPermutation(Operation *op, StringRef name, ArrayRef<int64_t> perm) {
+  llvm::SmallVector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= int64_t(perm.size()) || seen[size_t(p)])
+      return op->emitOpError(name) << " must be a permutation of 0.." << perm.size() - 1;
+    seen[size_t(p)] = true;
+  }
+  return success();
+}
+
 LogicalResult InitTileOp::verify() {
   if (failed(checkTile(*this)))
     return failure();
@@ -552,17 +563,11 @@ LogicalResult InitTileOp::verify() {
     return emitOpError("col_interleave must be [groups, unit], both positive");
   if (!inter.empty() && !getColWindow().empty())
     return emitOpError("col_interleave and col_window do not combine");
-  ArrayRef<int64_t> perm = getColPerm();
-  if (!perm.empty()) {
-    llvm::SmallVector<bool> seen(perm.size(), false);
-    for (int64_t p : perm) {
-      if (p < 0 || p >= int64_t(perm.size()) || seen[size_t(p)])
-        return emitOpError("col_perm must be a permutation of 0..") << perm.size() - 1;
-      seen[size_t(p)] = true;
-    }
-    if (!inter.empty() || !getColWindow().empty())
-      return emitOpError("col_perm combines with neither col_interleave nor col_window");
-  }
+  if (failed(checkPermutation(*this, "col_perm", getColPerm())) ||
+      failed(checkPermutation(*this, "row_perm", getRowPerm())))
+    return failure();
+  if (!getColPerm().empty() && (!inter.empty() || !getColWindow().empty()))
+    return emitOpError("col_perm combines with neither col_interleave nor col_window");
   return checkColWindow(*this, getColWindow());
 }
 LogicalResult HostOutputOp::verify() {

@@ -64,13 +64,13 @@ inline int64_t interleavedColumn(int64_t col, llvm::ArrayRef<int64_t> interleave
   int64_t groups = interleave[0], unit = interleave[1], q = col / unit; // unit q of the view
   return (q % groups) * (stride / groups) + (q / groups) * unit + col % unit;
 }
-/// Column `col` of an operand seen through init_tile's `col_perm` (empty:
-/// in order).
-inline int64_t permutedColumn(int64_t col, llvm::ArrayRef<int64_t> perm) {
+/// Column (or row) `i` of an operand seen through init_tile's `col_perm`
+/// (or `row_perm`; empty: in order).
+inline int64_t permutedIndex(int64_t i, llvm::ArrayRef<int64_t> perm) {
   if (perm.empty())
-    return col;
+    return i;
   int64_t p = int64_t(perm.size());
-  return col - col % p + perm[size_t(col % p)];
+  return i - i % p + perm[size_t(i % p)];
 }
 /// "sparse:N": a weight tile in the .wafer's STORE_SPARSE layout
 /// (runtime/format/wsc/format/SparseTile.h) holding at most N entries.

@@ -101,7 +101,7 @@ double CostModel::rmsNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t 
 
 double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows,
                             Output out, int64_t in, int64_t group, bool prefetch,
-                            bool sideBySide) const {
+                            bool sideBySide, int64_t queries) const {
   // A row scores its block of keys on its share of the head's dimensions,
   // all-reduces the scores over the head's columns, takes its softmax (in
   // the pipeline against the larger of its max and the rows above's),
@@ -109,12 +109,15 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, 
   // passes it on. Passing it on and the last row's blocks run on the async
   // engine, beside the next token's work, and so does receiving the next
   // token's q, k and v when prefetching.
-  int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts);
-  double merge = rows > 1 ? forwarded(ds + 2) + mergeCycles(*this, ds, sideBySide) : 0.0;
-  double core = matvec(tb, ds) + rowAllReduce(parts, tb) + 4 * vector(tb) + transcendental(tb) +
-                matvec(tb, ds) + merge + transcendental(1) + vector(1) + vector(ds);
-  double engine = (rows > 1 ? words(ds + 2) : 0.0) +
-                  output(out, d * heads, ds, heads * parts, rows, group);
+  // A column's query heads share its all-reduces and messages.
+  int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts), q = std::max<int64_t>(1, queries);
+  double merge =
+      rows > 1 ? forwarded(q * (ds + 2)) + double(q) * mergeCycles(*this, ds, sideBySide) : 0.0;
+  double perHead = 2 * matvec(tb, ds) + 4 * vector(tb) + transcendental(tb) + transcendental(1) +
+                   vector(1) + vector(ds);
+  double core = double(q) * perHead + rowAllReduce(parts, q * tb) + merge;
+  double engine = (rows > 1 ? words(q * (ds + 2)) : 0.0) +
+                  output(out, d * heads, q * ds, heads / q * parts, rows, group);
   (prefetch ? engine : core) += words(in);
   return std::max(core, engine);
 }

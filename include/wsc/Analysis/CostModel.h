@@ -137,10 +137,12 @@ struct CostModel {
   /// scores all-reduced along them) and `rows` rows holding blocks of keys,
   /// partial softmaxes merged down the columns. With `prefetch`, a token's
   /// words come on the async engines while the cores work on the token
-  /// before.
+  /// before. With `queries` > 1 (grouped-query attention storing each
+  /// key/value head once), a column scores that many query heads against
+  /// its keys: `parts` columns per key/value head.
   double attention(int64_t t, int64_t d, int64_t heads, int64_t parts, int64_t rows, Output out,
                    int64_t in, int64_t group = 1, bool prefetch = false,
-                   bool sideBySide = false) const;
+                   bool sideBySide = false, int64_t queries = 1) const;
   /// Embedding lookup of a V x C table on h x w PEs, and of the positions
   /// (a second lookup and an add) when `positions`.
   double embed(int64_t v, int64_t c, int64_t h, int64_t w, bool positions, Output out, int64_t in,

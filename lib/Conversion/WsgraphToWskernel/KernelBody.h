@@ -73,19 +73,36 @@ struct AttentionLayout {
   int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
   bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
   int64_t maskHeld = 0;    // words of a host's mask every PE holds whole (0: it streams)
+  // Grouped-query attention that stores each key/value head once: its
+  // columns split the key/value heads, each column scoring the `group`
+  // query heads of its head (else each query head has columns of its own,
+  // holding its key/value head again).
+  bool shared = false;
+  int64_t parts = 0;       // columns per head, fixed (0: the sizer picks)
+  /// The heads the columns are split by, of `heads` query heads.
+  int64_t columnHeads(int64_t heads) const { return shared ? heads / group : heads; }
+  /// The query heads each column scores.
+  int64_t queries() const { return shared ? group : 1; }
   /// As a kernel attribute keeps it (and back).
   SmallVector<int64_t> flat() const {
     return {q.input, q.base, q.stride, k.input,      k.base,       k.stride,
             v.input, v.base, v.stride, d,            group,        mask,
-            rotary,  rotaryDims, rotaryHalves, maskHeld};
+            rotary,  rotaryDims, rotaryHalves, maskHeld, shared, parts};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
-    if (f.size() != 16)
+    if (f.size() != 18)
       return std::nullopt;
     return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15]};
+                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15], f[16] != 0,
+                           f[17]};
   }
 };
+/// The key/value head layout a grouped-query attention's result comes in:
+/// each of its columns sends its share of the `group` query heads of its
+/// key/value head, one after the other. The order, as init_tile's row_perm
+/// of a run of group * d rows, that its reader's weight takes (in order
+/// with one column per head).
+SmallVector<int64_t> sharedHeadsOrder(int64_t group, int64_t d, int64_t parts);
 
 /// What one kernel needs before its body is written.
 struct KernelPlan {
@@ -157,6 +174,10 @@ struct KernelPlan {
   // A linear whose result's columns come in this order within each run of
   // its size (init_tile's col_perm; empty: in order).
   SmallVector<int64_t> colPerm;
+  // A linear whose x arrives in this order within each run of its size
+  // (init_tile's row_perm of the weight; empty: in order): the result of a
+  // grouped-query attention whose columns each score several query heads.
+  SmallVector<int64_t> rowPerm;
   // A linear that turns its result for rotary attention: words 2j and
   // 2j + 1 of every block are a pair (rotate_half's i and i + R/2, put side
   // by side by colPerm); its last input holds each pair's frequency and
@@ -242,6 +263,8 @@ inline constexpr llvm::StringLiteral kColInterleaveAttr = "wskernel.col_interlea
 inline constexpr llvm::StringLiteral kQkvUnitAttr = "wskernel.qkv_unit";
 /// The kernel attribute that keeps a plan's colPerm (absent: in order).
 inline constexpr llvm::StringLiteral kColPermAttr = "wskernel.col_perm";
+/// The kernel attribute that keeps a plan's rowPerm (absent: in order).
+inline constexpr llvm::StringLiteral kRowPermAttr = "wskernel.row_perm";
 /// The kernel attribute that keeps a piece's weightRowBase (absent: 0).
 inline constexpr llvm::StringLiteral kWeightRowBaseAttr = "wskernel.weight_row_base";
 /// The kernel attribute that keeps a column piece's [colLo, colHi).
@@ -292,6 +315,11 @@ std::string tileStorage(const KernelPlan &p, unsigned first, int64_t kb, int64_t
 /// (An attention whose input is interleaved keeps its columns per head:
 /// each takes the plan's qkvUnit of d.)
 Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr arch);
+/// Once sized: each grouped-query attention that stores its key/value heads
+/// once keeps its columns per head, and its reader (a whole linear) takes
+/// their order (sharedHeadsOrder); without such a reader, it takes one
+/// column a key/value head.
+void orderSharedHeads(std::vector<KernelPlan> &plans);
 /// A linear that computes its whole result (not a piece, not weight
 /// streaming, not for the host): its result columns may come in any order.
 inline bool isWholeLinear(const KernelPlan &q) {
@@ -535,11 +563,13 @@ public:
   void initTile(int64_t source, int64_t offset, int64_t rows, int64_t cols,
                 ArrayRef<int64_t> rowOrigin, ArrayRef<int64_t> colOrigin,
                 StringRef storage = "f32", ArrayRef<int64_t> colWindow = {},
-                ArrayRef<int64_t> colInterleave = {}, ArrayRef<int64_t> colPerm = {}) {
+                ArrayRef<int64_t> colInterleave = {}, ArrayRef<int64_t> colPerm = {},
+                ArrayRef<int64_t> rowPerm = {}) {
     wk::InitTileOp::create(b, loc(), source, offset, rows, cols,
                            b.getDenseI64ArrayAttr(rowOrigin), b.getDenseI64ArrayAttr(colOrigin),
                            storage, b.getDenseI64ArrayAttr(colWindow),
-                           b.getDenseI64ArrayAttr(colInterleave), b.getDenseI64ArrayAttr(colPerm));
+                           b.getDenseI64ArrayAttr(colInterleave), b.getDenseI64ArrayAttr(colPerm),
+                           b.getDenseI64ArrayAttr(rowPerm));
   }
 
   /// Opens the batch (outer) and token (inner) loops; index 0 is the token

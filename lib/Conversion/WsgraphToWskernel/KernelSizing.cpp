@@ -68,7 +68,8 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool 
   SmallVector<NamedAttribute> c;
   bool layerNorm = p.kind == "layer_norm" || p.kind == "rms_norm"; // row all-reduces
   // Attention with several columns per head all-reduces its scores there.
-  bool splitHeads = p.kind == "attention" && p.heads > 0 && p.w > p.heads;
+  bool splitHeads =
+      p.kind == "attention" && p.heads > 0 && p.w > p.attention.columnHeads(p.heads);
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
   // Gathers and the all-reduces run along rows.
@@ -194,6 +195,8 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
     kernel->setAttr(kColInterleaveAttr, b.getDenseI64ArrayAttr(p.colInterleave));
   if (!p.colPerm.empty())
     kernel->setAttr(kColPermAttr, b.getDenseI64ArrayAttr(p.colPerm));
+  if (!p.rowPerm.empty())
+    kernel->setAttr(kRowPermAttr, b.getDenseI64ArrayAttr(p.rowPerm));
   if (p.qkvUnit)
     kernel->setAttr(kQkvUnitAttr, b.getI64IntegerAttr(p.qkvUnit));
   return bytes;
@@ -265,6 +268,8 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
     p.colInterleave.assign(inter.asArrayRef().begin(), inter.asArrayRef().end());
   if (auto perm = kernel->getAttrOfType<DenseI64ArrayAttr>(kColPermAttr))
     p.colPerm.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
+  if (auto perm = kernel->getAttrOfType<DenseI64ArrayAttr>(kRowPermAttr))
+    p.rowPerm.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
   if (auto unit = kernel->getAttrOfType<IntegerAttr>(kQkvUnitAttr))
     p.qkvUnit = unit.getInt();
   if (auto cols = kernel->getAttrOfType<DenseI64ArrayAttr>(kWeightColsAttr);

@@ -141,11 +141,13 @@ private:
   /// Fills `tile` (rows x cols) with the tile of `t` whose first element is
   /// (r0, c0), zero outside it; returns the words up to the last nonzero one.
   /// `interleave` and `perm`: the columns as init_tile's col_interleave
-  /// and col_perm see them (empty: in order).
+  /// and col_perm see them, `rowPerm` the rows as its row_perm does (empty:
+  /// in order).
   FailureOr<size_t> fillTile(Operation *op, const TensorWords &t, int64_t r0, int64_t c0,
                              int64_t rows, int64_t cols, std::vector<uint32_t> &tile,
                              int64_t colEnd = std::numeric_limits<int64_t>::max(),
-                             ArrayRef<int64_t> interleave = {}, ArrayRef<int64_t> perm = {});
+                             ArrayRef<int64_t> interleave = {}, ArrayRef<int64_t> perm = {},
+                             ArrayRef<int64_t> rowPerm = {});
   LogicalResult exportHostInput(wk::HostInputOp in);
   LogicalResult exportFilter(wk::FilterOp filter);
   LogicalResult exportHostOutput(wk::HostOutputOp out);
@@ -665,7 +667,8 @@ static std::string shapeList(ArrayRef<int64_t> values) {
 FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_t r0,
                                      int64_t c0, int64_t tileRows, int64_t tileCols,
                                      std::vector<uint32_t> &tile, int64_t colEnd,
-                                     ArrayRef<int64_t> interleave, ArrayRef<int64_t> perm) {
+                                     ArrayRef<int64_t> interleave, ArrayRef<int64_t> perm,
+                                     ArrayRef<int64_t> rowPerm) {
   // The operand as a matrix: a 1-D operand is one row; higher ranks fold
   // their leading dimensions into rows. Columns from colEnd on read as zero.
   ArrayRef<int64_t> shape = t.type.getShape();
@@ -680,6 +683,9 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
   if (stride % std::max<int64_t>(1, int64_t(perm.size())))
     return fail(op) << "col_perm of " << perm.size() << " columns does not divide the " << stride
                     << " columns";
+  if (rows % std::max<int64_t>(1, int64_t(rowPerm.size())))
+    return fail(op) << "row_perm of " << rowPerm.size() << " rows does not divide the " << rows
+                    << " rows";
   tile.assign(size_t(tileRows * tileCols), 0);
   size_t used = 0;
   for (int64_t r = 0; r < tileRows; ++r)
@@ -687,7 +693,8 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
       int64_t row = r0 + r, col = c0 + c;
       if (row < 0 || row >= rows || col < 0 || col >= cols)
         continue;
-      col = wk::permutedColumn(wk::interleavedColumn(col, interleave, stride), perm);
+      col = wk::permutedIndex(wk::interleavedColumn(col, interleave, stride), perm);
+      row = wk::permutedIndex(row, rowPerm);
       std::optional<uint32_t> v = t.word(row * stride + col);
       if (!v)
         return fail(op) << "element (" << row << ", " << col
@@ -741,7 +748,7 @@ LogicalResult Exporter::exportInitTile(wk::InitTileOp init) {
       FailureOr<size_t> used = fillTile(init, *t, ro[0] * py + ro[1] * px,
                                         lo + co[0] * py + co[1] * px, init.getRows(),
                                         init.getCols(), tile, hi, init.getColInterleave(),
-                                        init.getColPerm());
+                                        init.getColPerm(), init.getRowPerm());
       if (failed(used))
         return failure();
       // SRAM starts zeroed: trailing zero words (padding) and all-zero tiles

@@ -220,6 +220,16 @@ func.func @perm_not_a_permutation(%w: tensor<4x12xf32>) {
 
 // -----
 
+func.func @row_perm_not_a_permutation(%w: tensor<4x12xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
+    // expected-error @+1 {{'wskernel.init_tile' op row_perm must be a permutation of 0..1}}
+    wskernel.init_tile 0 at 0 rows 4 cols 12 {row_perm = array<i64: 1, 2>}
+  }
+  return
+}
+
+// -----
+
 func.func @perm_and_interleave(%w: tensor<4x12xf32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 256 cycles 1.0 channels {} (%w) : (tensor<4x12xf32>) -> () {
     // expected-error @+1 {{'wskernel.init_tile' op col_perm combines with neither col_interleave nor col_window}}

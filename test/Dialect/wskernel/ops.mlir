@@ -23,6 +23,7 @@
 // CHECK-NEXT: wskernel.init_tile 2 at 1536 rows 1 cols 4{{$}}
 // CHECK-NEXT: wskernel.init_tile 1 at 1600 rows 16 cols 4 col_origin [0, 4] {col_interleave = array<i64: 2, 2>}
 // CHECK-NEXT: wskernel.init_tile 1 at 1664 rows 16 cols 4 col_origin [0, 4] {col_perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NEXT: wskernel.init_tile 1 at 1728 rows 16 cols 4 row_origin [16, 0] col_origin [0, 4] {row_perm = array<i64: 0, 4, 1, 5, 2, 6, 3, 7>}
 // CHECK-NEXT: wskernel.loop 2 {
 // CHECK-NEXT: wskernel.loop 8 {
 // CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 16, py = 16>{{$}}
@@ -55,8 +56,8 @@
 // CHECK-NEXT: return %[[Y]]#0, %[[Y]]#1 : !wskernel.stream<16, f32>, !wskernel.stream<16, bf16>
 // GENERIC-LABEL: sym_name = "kernel_streams"
 // GENERIC: "wskernel.kernel"(%{{.*}}) <{channels = {col = "col_chain", row = "row_chain"}, cycles_per_token = 1.250000e+02 : f64, grid = array<i64: 2, 4>, kind = "linear", name = "l0.fc", sram_bytes_per_pe = 8192 : i64}> ({
-// GENERIC-NEXT: "wskernel.init_tile"() <{col_interleave = array<i64>, col_origin = array<i64: 0, 4>, col_perm = array<i64>, col_window = array<i64>, cols = 4 : i64, offset = 1024 : i64, row_origin = array<i64: 16, 0>, rows = 16 : i64, source = 1 : i64, storage = "f32"}> : () -> ()
-// GENERIC: "wskernel.init_tile"() <{col_interleave = array<i64>, col_origin = array<i64: 0, 0>, col_perm = array<i64>, col_window = array<i64>, cols = 4 : i64, offset = 1536 : i64, row_origin = array<i64: 0, 0>, rows = 1 : i64, source = 2 : i64, storage = "f32"}> : () -> ()
+// GENERIC-NEXT: "wskernel.init_tile"() <{col_interleave = array<i64>, col_origin = array<i64: 0, 4>, col_perm = array<i64>, col_window = array<i64>, cols = 4 : i64, offset = 1024 : i64, row_origin = array<i64: 16, 0>, row_perm = array<i64>, rows = 16 : i64, source = 1 : i64, storage = "f32"}> : () -> ()
+// GENERIC: "wskernel.init_tile"() <{col_interleave = array<i64>, col_origin = array<i64: 0, 0>, col_perm = array<i64>, col_window = array<i64>, cols = 4 : i64, offset = 1536 : i64, row_origin = array<i64: 0, 0>, row_perm = array<i64>, rows = 1 : i64, source = 2 : i64, storage = "f32"}> : () -> ()
 // GENERIC: "wskernel.loop"() <{count = 2 : i64}> ({
 // GENERIC: "wskernel.recv"() <{combine = "copy", dst = #wskernel.aff<base = 0>, n = #wskernel.aff<base = 16, py = 16>, port = "in0"}> : () -> ()
 // GENERIC: "wskernel.recv"() <{cols = #wskernel.aff<base = 4>, combine = "vecmat", dst = #wskernel.aff<base = 64>, matrix = #wskernel.aff<base = 1024>, n = #wskernel.aff<base = 16>, port = "in0"}> : () -> ()
@@ -81,6 +82,8 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
     wskernel.init_tile 1 at 1600 rows 16 cols 4 col_origin [0, 4] {col_interleave = array<i64: 2, 2>}
     // The same within each run of 8 columns (a head's two rotary halves).
     wskernel.init_tile 1 at 1664 rows 16 cols 4 col_origin [0, 4] {col_perm = array<i64: 0, 2, 1, 3>}
+    // Rows in another order within each run of 8 (x from grouped-query attention).
+    wskernel.init_tile 1 at 1728 rows 16 cols 4 row_origin [16, 0] col_origin [0, 4] {row_perm = array<i64: 0, 4, 1, 5, 2, 6, 3, 7>}
     wskernel.loop 2 {
       wskernel.loop 8 {
         wskernel.recv "in0" to <base = 0> n <base = 16, py = 16>

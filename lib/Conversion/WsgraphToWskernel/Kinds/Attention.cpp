@@ -43,18 +43,22 @@ public:
   /// it passes on), then the last row's blocks.
   double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
                      const CostModel &cost) const override {
-    int64_t ds = p.attention.d / std::max<int64_t>(1, p.w / std::max<int64_t>(1, p.heads));
+    const AttentionLayout &a = p.attention;
+    int64_t q = a.queries(), columnHeads = std::max<int64_t>(1, a.columnHeads(p.heads));
+    int64_t ds = a.d / std::max<int64_t>(1, p.w / columnHeads);
     int64_t tb = ceilDiv(tokens, p.h);
     // Down the rows, each merge after the partial's words and a hop. Side
     // by side (generating), each row's softmax ran before its merge; else a
     // row before the token (about half of them over a sequence) takes its
     // softmax and values after the partial arrives.
-    double merge = double(cost.arch.getHopCycles()) + cost.words(ds + 2) +
-                   CostModel::mergeCycles(cost, ds, p.tokenAtATime);
+    double merge = double(cost.arch.getHopCycles()) + cost.words(q * (ds + 2)) +
+                   double(q) * CostModel::mergeCycles(cost, ds, p.tokenAtATime);
     if (!p.tokenAtATime)
-      merge += (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
-    return double(p.h - 1) * merge + cost.words(ds + 2) +
-           cost.output(CostModel::Output::Blocks, n, ds, p.w, p.h, blockColumns(p, n, cost.arch));
+      merge += double(q) *
+               (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
+    return double(p.h - 1) * merge + cost.words(q * (ds + 2)) +
+           cost.output(CostModel::Output::Blocks, n, q * ds, p.w, p.h,
+                       blockColumns(p, n, cost.arch));
   }
 
 
@@ -71,15 +75,17 @@ bool splitsHalves(const AttentionLayout &a) {
   return a.rotary >= 0 && a.rotaryHalves && a.rotaryDims == a.d;
 }
 
-/// Turning q (every row) and a token's key (its row): the angles, their
-/// cosines and sines, and rotate_half's products over the R dimensions.
+/// Turning q (every row, each of a column's query heads) and a token's key
+/// (its row): the angles, their cosines and sines, and rotate_half's
+/// products over the R dimensions.
 double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost) {
   if (p.attention.rotary < 0)
     return 0;
   int64_t r = std::min(ds, p.attention.rotaryDims);
   int64_t distinct = p.attention.rotaryHalves ? r / 2 : r; // angles computed
   return 2 * cost.vector(r) + cost.vector(distinct) + 2 * cost.transcendental(distinct) +
-         (p.attention.rotaryHalves ? 2 * cost.vector(r / 2) : 0.0) + 2 * (4 * cost.vector(r));
+         (p.attention.rotaryHalves ? 2 * cost.vector(r / 2) : 0.0) +
+         double(p.attention.queries() + 1) * (4 * cost.vector(r));
 }
 
 /// Does a mask step select words (it needs scratch)?
@@ -256,6 +262,8 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   layout.k = {inputOf(k->stream), k->base, k->stride};
   layout.v = {inputOf(v->stream), v->base, v->stride};
   layout.group = k->group;
+  // Each key/value head held once, its query heads scored by its columns.
+  layout.shared = k->group > 1;
   layout.d = d;
   for (Value stream : plan.inputs)
     if (!ctx.streamOf(stream))
@@ -295,12 +303,51 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   plan.heads = heads;
   plan.size = attentionSizer(tokens, heads, d, arch);
   plan.cycles = [=](const KernelPlan &p) {
-    int64_t parts = p.w / heads;
-    return cost.attention(tokens, d, heads, parts, p.h, outputOf(p), 3 * (d / parts),
-                          blockColumns(p, d * heads, arch), prefetches(p, tokens)) +
+    int64_t q = p.attention.queries(), parts = p.w / p.attention.columnHeads(heads);
+    return cost.attention(tokens, d, heads, parts, p.h, outputOf(p), (q + 2) * (d / parts),
+                          blockColumns(p, d * heads, arch), prefetches(p, tokens), false, q) +
            rotaryCycles(p, d / parts, cost);
   };
   return Planned::Yes;
+}
+
+SmallVector<int64_t> wsc::lowering::sharedHeadsOrder(int64_t group, int64_t d, int64_t parts) {
+  // Row px * group * ds + j * ds + e of the view is query head j's
+  // dimension px * ds + e.
+  int64_t ds = d / parts;
+  SmallVector<int64_t> order;
+  for (int64_t px = 0; px < parts; ++px)
+    for (int64_t j = 0; j < group; ++j)
+      for (int64_t e = 0; e < ds; ++e)
+        order.push_back(j * d + px * ds + e);
+  return order;
+}
+
+void wsc::lowering::orderSharedHeads(std::vector<KernelPlan> &plans) {
+  for (KernelPlan &attention : plans) {
+    AttentionLayout &a = attention.attention;
+    if (attention.kind != "attention" || !a.shared || a.parts)
+      continue;
+    // Its one reader, a whole linear taking it as x, reads the heads in
+    // the columns' order; else one column a key/value head keeps them in
+    // order.
+    Value stream = attention.streamed();
+    SmallVector<KernelPlan *> readers;
+    for (KernelPlan &q : plans)
+      if (llvm::is_contained(q.inputs, stream))
+        readers.push_back(&q);
+    KernelPlan *reader = readers.size() == 1 ? readers[0] : nullptr;
+    int64_t parts = attention.w / a.columnHeads(attention.heads);
+    if (parts > 1 && reader && isWholeLinear(*reader) && reader->inputs[0] == stream &&
+        reader->rowPerm.empty()) {
+      reader->rowPerm = sharedHeadsOrder(a.group, a.d, parts);
+      a.parts = parts;
+    } else {
+      a.parts = 1;
+      if (parts > 1)
+        attention.size(attention); // within the same PEs
+    }
+  }
 }
 
 Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
@@ -318,35 +365,42 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     // rotate_half's pairs (i, i + R/2) lie in one column when it holds the
     // whole head, or, when every dimension turns with angles repeated by
     // halves, when it holds the same share of both halves.
+    // A grouped-query attention's columns, once its reader takes their
+    // order, keep theirs.
     const AttentionLayout &a = p.attention;
     bool rotary = a.rotary >= 0, halves = rotary && splitsHalves(a);
-    int64_t fixedParts = p.qkvUnit ? d / p.qkvUnit : rotary && !halves ? 1 : 0;
-    int64_t budget = std::max<int64_t>(heads, p.h * p.w);
-    int64_t bestH = tokens, bestW = heads * std::max<int64_t>(1, fixedParts);
+    int64_t fixedParts = a.parts        ? a.parts
+                         : p.qkvUnit    ? d / p.qkvUnit
+                         : rotary && !halves ? 1
+                                             : 0;
+    int64_t columnHeads = a.columnHeads(heads), q = a.queries();
+    int64_t budget = std::max<int64_t>(columnHeads, p.h * p.w);
+    int64_t bestH = tokens, bestW = columnHeads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
     // Over the budget, the fewest PEs whose caches fit.
     int64_t smallH = bestH, smallW = bestW;
-    for (int64_t parts = 1; parts <= d && heads * parts <= maxCols(p, arch); ++parts) {
+    for (int64_t parts = 1; parts <= d && columnHeads * parts <= maxCols(p, arch); ++parts) {
       if (d % parts || (fixedParts && parts != fixedParts) || (halves && (d / 2) % parts))
         continue;
-      int64_t ds = d / parts, w = heads * parts;
+      int64_t ds = d / parts, w = columnHeads * parts;
       // Each distinct row count once, at its fewest keys per row: O(sqrt T).
       for (int64_t tb = 1, rows = tokens; tb <= tokens;
            tb = rows > 1 ? ceilDiv(tokens, rows - 1) : tokens + 1) {
         rows = ceilDiv(tokens, tb);
-        // Caches, scores, q and the partials (the result's ds words come out
-        // of the program's allowance; the built body is checked exactly),
-        // a padding mask's row, rotary's table and vectors and its program.
+        // Caches, scores, q and the partials of each query head (the
+        // result's words come out of the program's allowance; the built
+        // body is checked exactly), a padding mask's row, rotary's table
+        // and vectors and its program.
         int64_t rc = halves ? ds : a.rotaryDims;
         int64_t extra = (a.mask >= 0 ? tb + a.maskHeld + (selectsMask(p) ? 3 * tb : 0) : 0) +
                         (rotary ? 2 * a.rotaryDims + 3 * rc + 1 + 12 * 4 : 0) +
-                        (p.futureFill ? (tokens - 1) * ds : 0); // every token's q
+                        (p.futureFill ? q * (tokens - 1) * ds : 0); // every token's q
         if (rows > maxRows(p, arch) ||
-            2 * tb * ds + tb + 3 * ds + 12 + 80 * 4 + extra > sramWords)
+            2 * tb * ds + q * (tb + 3 * ds + 4) + 8 + 80 * 4 + extra > sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
-                                       3 * ds, blockColumns(p, w, d * heads, arch),
-                                       prefetches(p, tokens)) +
+                                       (q + 2) * ds, blockColumns(p, w, d * heads, arch),
+                                       prefetches(p, tokens), false, q) +
                         rotaryCycles(p, ds, cost);
         bool within = rows * w <= budget;
         if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
@@ -360,6 +414,138 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     p.h = bestH, p.w = bestW;
   };
 }
+
+namespace {
+
+/// A column's query heads, one after the other in a loop when there are
+/// several (its index is loop index 0 inside, the token's one further out).
+struct HeadLoop {
+  Body &k;
+  int64_t count;
+  /// `a` (as outside the loop) at the head's buffer, `stride` bytes a head.
+  wk::AffAttr at(wk::AffAttr a, int64_t stride = 0) const {
+    if (count == 1)
+      return a;
+    SmallVector<int64_t> loop = {stride};
+    llvm::append_range(loop, a.getLoop());
+    return k.aff(a.getBase(), loop, a.getPx(), a.getPy());
+  }
+  ArrayAttr guards(ArrayAttr g) const {
+    if (count == 1 || !g)
+      return g;
+    SmallVector<wk::AffAttr> lifted;
+    for (Attribute a : g)
+      lifted.push_back(at(cast<wk::AffAttr>(a)));
+    return k.guards(lifted);
+  }
+  void run(function_ref<void()> body) const {
+    if (count == 1)
+      return body();
+    k.loop(count, body);
+  }
+};
+
+/// Where one query head's partial softmax works (bytes): its tb scores and
+/// its partial [m, s, o[ds]] (a head's are 4 tb and 4 (ds + 2) bytes on),
+/// the partial from above, the mask's row (-1: none), two scratch words and
+/// the values.
+struct PartialBuffers {
+  int64_t scores, acc, up, maskRow, tmp, vals, tb, ds;
+};
+/// Which rows a token's steps run on (see writeBody): own, seen, past, future.
+struct TokenRows {
+  ArrayAttr own, seen, past, future;
+};
+
+/// One query head's partial softmax over its row's block of keys, weighed
+/// values and (pipelined) the merge of the partial from above, which the
+/// rows `below` received.
+void partialSoftmax(Body &k, const HeadLoop &each, const KernelPlan &p, const PartialBuffers &b,
+                    int64_t tokens, TokenRows rows, ArrayAttr below, bool prefetch) {
+  int64_t tb = b.tb, ds = b.ds, h = k.kernel().getHeight();
+  int64_t scoreStep = 4 * tb, accStep = 4 * (ds + 2);
+  auto scores = [&](int64_t words, ArrayRef<int64_t> loop = {}, int64_t py = 0) {
+    return each.at(k.aff(b.scores + 4 * words, loop, 0, py), scoreStep);
+  };
+  auto partial = [&](int64_t at, int64_t base) { return each.at(k.aff(at + base), accStep); };
+  wk::AffAttr m = partial(b.acc, 0), sum = partial(b.acc, 4), o = partial(b.acc, 8);
+  wk::AffAttr n = k.aff(tb);
+  ArrayAttr own = each.guards(rows.own), seen = each.guards(rows.seen);
+  ArrayAttr past = each.guards(rows.past), future = each.guards(rows.future);
+  bool deferred = p.futureFill.has_value(), sideBySide = p.tokenAtATime;
+  constexpr float minusInf = -std::numeric_limits<float>::infinity();
+  float fill = deferred ? *p.futureFill : minusInf;
+  k.imm("fill", scores(1, {4, 0}, -4 * tb), k.aff(0), fill, each.at(k.aff(tb - 1, {-1, 0}, 0, tb)),
+        nullptr, own);
+  if (deferred)
+    k.imm("fill", scores(0), k.aff(0), fill, n, nullptr, future);
+  if (b.maskRow >= 0)
+    k.vector("add", scores(0), scores(0), k.aff(b.maskRow), n, nullptr, seen);
+  // The last row's slots past the sequence hold no key.
+  int64_t lastKeys = std::max<int64_t>(0, tokens - (h - 1) * tb);
+  if (deferred && lastKeys < tb)
+    k.imm("fill", scores(lastKeys), k.aff(0), minusInf, k.aff(tb - lastKeys), k.lastRow());
+  k.reduce("max", m, scores(0), n, nullptr, seen);
+  // A padding mask may leave a row no key: its max is kept finite, so that
+  // its exponents are 0 (-inf less a finite max), never NaN.
+  if (b.maskRow >= 0) {
+    k.imm("fill", k.aff(b.tmp + 4), k.aff(0), std::numeric_limits<float>::lowest(), k.aff(1),
+          nullptr, seen);
+    k.vector("max", m, m, k.aff(b.tmp + 4), k.aff(1), nullptr, seen);
+  }
+  if (!deferred)
+    k.imm("fill", m, k.aff(0), minusInf, k.aff(1), nullptr, future);
+  wk::AffAttr up = partial(b.up, 0);
+  bool pipelined = below && !sideBySide;
+  if (pipelined) {
+    k.recv("col", up, k.aff(ds + 2), "copy", below);
+    k.vector("max", m, m, up, k.aff(1), below);
+  }
+  k.scalar("sub", scores(0), scores(0), m, n, nullptr, seen);
+  k.unary("exp", scores(0), scores(0), n, nullptr, seen);
+  k.reduce("sum", sum, scores(0), n, nullptr, seen);
+  // Prefetching, the row holding t weighs its values up to t only: the
+  // next token's may be arriving in the slot after it.
+  if (prefetch) {
+    k.matvec(o, k.aff(b.vals), scores(0), each.at(k.aff(1, {1, 0}, 0, -tb)), k.aff(ds), true,
+             nullptr, own);
+    k.matvec(o, k.aff(b.vals), scores(0), n, k.aff(ds), true, nullptr, past);
+  } else {
+    k.matvec(o, k.aff(b.vals), scores(0), n, k.aff(ds), true, nullptr, seen);
+  }
+  if (!deferred)
+    k.imm("fill", sum, k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
+  if (!pipelined)
+    return;
+  // s + s' e^(m'-M), o + o' e^(m'-M) in one multiply-add pass.
+  k.vector("sub", k.aff(b.tmp), up, m, k.aff(1), below);
+  k.unary("exp", k.aff(b.tmp), k.aff(b.tmp), k.aff(1), below);
+  k.matvec(sum, partial(b.up, 4), k.aff(b.tmp), k.aff(1), k.aff(ds + 1), true, below, nullptr,
+           "f32", /*accumulate=*/true);
+}
+
+/// Generating, a row merges the partial from above after its own: M =
+/// max(m, m'), (s, o) e^(m-M), then the other's added (a row wholly in the
+/// future has m = -inf: its e^(m-M) is 0).
+void mergeSideBySide(Body &k, wk::AffAttr acc, wk::AffAttr up, int64_t tmp, int64_t ds,
+                     ArrayAttr below) {
+  auto at = [&](wk::AffAttr a, int64_t bytes) {
+    return k.aff(a.getBase() + bytes, a.getLoop(), a.getPx(), a.getPy());
+  };
+  wk::AffAttr scale = k.aff(tmp), most = k.aff(tmp + 4), one = k.aff(1);
+  k.recv("col", up, k.aff(ds + 2), "copy", below);
+  k.vector("max", most, acc, up, one, below);
+  k.vector("sub", scale, acc, most, one, below);
+  k.unary("exp", scale, scale, one, below);
+  k.scalar("mul", at(acc, 4), at(acc, 4), scale, k.aff(ds + 1), below);
+  k.vector("sub", scale, up, most, one, below);
+  k.unary("copy", acc, most, one, below);
+  k.unary("exp", scale, scale, one, below);
+  k.matvec(at(acc, 4), at(up, 4), scale, one, k.aff(ds + 1), true, below, nullptr, "f32",
+           /*accumulate=*/true);
+}
+
+} // namespace
 
 std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
                                          int64_t tokens, const CostModel &cost) const {
@@ -375,22 +561,30 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // softmax (max m, sum s, weighted values o); partials merge down each
   // column and the last row divides o by s. Guards pick the rows by the
   // token index t (loop index 0): "own" holds t, "past" lies wholly
-  // before t, "future" lies wholly after it.
+  // before t, "future" lies wholly after it. Shared (grouped-query), head
+  // hd is a key/value head and each column scores its `nq` query heads,
+  // one after the other in a loop (each with its own q, scores and
+  // partial), sharing the all-reduces and the messages.
   const AttentionLayout &layout = p.attention;
   int64_t heads = p.heads, d = layout.d, c = heads * d, c3 = 3 * c, rows = h;
-  int64_t parts = w / heads, ds = d / parts;
+  int64_t nq = layout.queries(), columnHeads = layout.columnHeads(heads);
+  int64_t parts = w / columnHeads, ds = d / parts;
   int64_t tb = ceilDiv(tokens, rows);
+  HeadLoop each{k, nq};
   // With a future fill every query scores every key: the kernel takes the
   // sequence's q, k and v first (each row keeps every q), then answers
   // each token in turn.
   bool deferred = p.futureFill.has_value();
-  int64_t q = sram.words(deferred ? tokens * ds : ds);
+  int64_t q = sram.words(nq * (deferred ? tokens * ds : ds));
   int64_t keys = sram.words(tb * ds), vals = sram.words(tb * ds);
-  int64_t scores = sram.words(tb), acc = sram.words(ds + 2), up = sram.words(ds + 2);
+  int64_t scores = sram.words(nq * tb), acc = sram.words(nq * (ds + 2));
+  int64_t up = sram.words(nq * (ds + 2));
   // The last row's result: its blocks leave on the async engine while the
   // next token is scored.
-  int64_t tmp = sram.words(2), result = sram.words(ds);
-  int64_t m = acc, sum = acc + 4, o = acc + 8; // acc = [m, s, o[ds]]
+  int64_t tmp = sram.words(2), result = sram.words(nq * ds);
+  int64_t sum = acc + 4, o = acc + 8; // acc = nq x [m, s, o[ds]]
+  // A query head's strides, in bytes.
+  int64_t qStep = 4 * (deferred ? tokens * ds : ds), scoreStep = 4 * tb, accStep = 4 * (ds + 2);
   // A padding mask [B, S]: each row takes its block of keys' words once per
   // sequence (its routers' filters cut them) and adds them to the scores.
   bool masked = layout.mask >= 0;
@@ -436,39 +630,47 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   };
   // q, k and v of token t + ahead: column c = head * parts + px takes
   // dimensions [px*ds, px*ds + ds) of its head's (a key/value head serves
-  // `group` query heads); the row that holds that token keeps its key and
-  // value in its slot, the others drop them. Ranges per input stream.
+  // `group` query heads; shared, its column takes each of them); the row
+  // that holds that token keeps its key and value in its slot, the others
+  // drop them. Ranges per input stream.
   auto qkvRanges = [&](int64_t ahead) {
     ArrayAttr holds =
         k.guards({k.aff(ahead, {1, 0}, 0, -tb), k.aff(tb - 1 - ahead, {-1, 0}, 0, tb)});
     SmallVector<ArrayAttr, 2> others = {k.guards({k.aff(-1 - ahead, {-1, 0}, 0, tb)}),
                                         k.guards({k.aff(ahead - tb, {1, 0}, 0, -tb)})};
-    auto from = [=](HeadsIn in, int64_t group) {
-      return [=](int64_t col) {
-        return in.base + (col / parts / group) * in.stride + (col % parts) * ds;
-      };
+    // Column col reads head (col / parts / per) * times + j of the input.
+    auto headAt = [=](HeadsIn in, int64_t per, int64_t times, int64_t j) {
+      return [=](int64_t col) { return in.base + ((col / parts / per) * times + j) * in.stride; };
     };
+    auto from = [=](HeadsIn in, int64_t per) {
+      return [=, at = headAt(in, per, 1, 0)](int64_t col) { return at(col) + (col % parts) * ds; };
+    };
+    int64_t repeat = layout.shared ? 1 : layout.group; // columns a key/value head repeats on
     constexpr int64_t all = std::numeric_limits<int64_t>::max();
     SmallVector<std::pair<int64_t, Body::Range>, 5> ranges;
     // Turned by halves, q and k of column px are its share of each half.
-    auto halvesOf = [&](HeadsIn in, int64_t group, wk::AffAttr dst, ArrayAttr keep,
-                        SmallVector<ArrayAttr, 2> otherwise) {
+    auto halvesOf = [&](HeadsIn in, std::function<int64_t(int64_t)> head, wk::AffAttr dst,
+                        ArrayAttr keep, SmallVector<ArrayAttr, 2> otherwise) {
       if (!(rotary && splitsHalves(layout) && parts > 1))
-        return ranges.push_back({in.input, {0, all, dst, keep, otherwise, ds, from(in, group)}});
+        return ranges.push_back({in.input, {0, all, dst, keep, otherwise, ds, [=](int64_t col) {
+                                              return head(col) + (col % parts) * ds;
+                                            }}});
       for (int64_t half : {0, 1}) {
         auto start = [=](int64_t col) {
-          return in.base + (col / parts / group) * in.stride + half * (d / 2) +
-                 (col % parts) * (ds / 2);
+          return head(col) + half * (d / 2) + (col % parts) * (ds / 2);
         };
         wk::AffAttr at = k.aff(dst.getBase() + half * 2 * ds, dst.getLoop(), dst.getPx(),
                                dst.getPy());
         ranges.push_back({in.input, {0, all, at, keep, otherwise, ds / 2, start}});
       }
     };
-    halvesOf(layout.q, 1, qAt, nullptr, {});
-    halvesOf(layout.k, layout.group, cacheSlot(keys, ahead), holds, others);
+    for (int64_t j = 0; j < nq; ++j)
+      halvesOf(layout.q, headAt(layout.q, 1, nq, j),
+               k.aff(qAt.getBase() + qStep * j, qAt.getLoop(), qAt.getPx(), qAt.getPy()), nullptr,
+               {});
+    halvesOf(layout.k, headAt(layout.k, repeat, 1, 0), cacheSlot(keys, ahead), holds, others);
     ranges.push_back({layout.v.input, {0, all, cacheSlot(vals, ahead), holds, others, ds,
-                                       from(layout.v, layout.group)}});
+                                       from(layout.v, repeat)}});
     // Interleaved by the producer ([3, ds]; the sizer keeps ds), column
     // c's q, k and v follow one another from 3ds*c: one window of its blocks.
     if (p.qkvUnit) {
@@ -518,7 +720,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
       int64_t at = rotTable + 4 * r * row;
       if (!splitsHalves(layout) || parts == 1)
         return emit(k.aff(at), ArrayAttr());
-      for (int64_t hd = 0; hd < heads; ++hd)
+      for (int64_t hd = 0; hd < columnHeads; ++hd)
         emit(k.aff(at - 4 * hd * parts * (rc / 2), {}, 4 * (rc / 2), 0),
              k.pes(hd * parts, hd * parts + parts - 1, 0, h - 1));
     };
@@ -545,7 +747,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
       k.vector("mul", k.aff(turned), k.aff(turned), k.aff(sines), k.aff(rc), nullptr, guard);
       k.vector("add", x, x, k.aff(turned), k.aff(rc), nullptr, guard);
     };
-    turn(qAt, seen);
+    each.run([&] { turn(each.at(qAt, qStep), each.guards(seen)); });
     turn(cacheSlot(keys, 0), own);
   };
   if (deferred)
@@ -556,49 +758,29 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // Partial scores over the block; summed over the head's columns (a sum
   // chain east, the total back west, inside each head); slots after t
   // score -inf.
-  k.matvec(k.aff(scores), k.aff(keys), qAt, k.aff(tb), k.aff(ds), false, nullptr, seen);
+  each.run([&] {
+    k.matvec(each.at(k.aff(scores), scoreStep), k.aff(keys), each.at(qAt, qStep), k.aff(tb),
+             k.aff(ds), false, nullptr, each.guards(seen));
+  });
   if (prefetch)
     receive(1, k.guards({k.aff(tokens - 2, {-1, 0})}), /*async=*/true);
   if (parts > 1) {
     auto columns = [&](int64_t from, int64_t to) { // of every head, all rows
       SmallVector<Attribute> r;
-      for (int64_t hd = 0; hd < heads; ++hd)
+      for (int64_t hd = 0; hd < columnHeads; ++hd)
         r.push_back(wk::PeRangeAttr::get(k.builder().getContext(), hd * parts + from,
                                          hd * parts + to, 0, h - 1));
       return k.builder().getArrayAttr(r);
     };
     ArrayAttr notFirst = columns(1, parts - 1), notLast = columns(0, parts - 2);
-    k.recv("row", k.aff(scores), k.aff(tb), "add", notFirst, seen);
-    k.send("row", k.aff(scores), k.aff(tb), notLast, seen);
-    k.recv("back", k.aff(scores), k.aff(tb), "copy", notLast, seen);
-    k.send("back", k.aff(scores), k.aff(tb), notFirst, seen);
+    k.recv("row", k.aff(scores), k.aff(nq * tb), "add", notFirst, seen);
+    k.send("row", k.aff(scores), k.aff(nq * tb), notLast, seen);
+    k.recv("back", k.aff(scores), k.aff(nq * tb), "copy", notLast, seen);
+    k.send("back", k.aff(scores), k.aff(nq * tb), notFirst, seen);
   }
-  k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(tb), nullptr, seen);
-  constexpr float minusInf = -std::numeric_limits<float>::infinity();
-  float fill = deferred ? *p.futureFill : minusInf;
-  k.imm("fill", k.aff(scores + 4, {4, 0}, 0, -4 * tb), k.aff(0), fill,
-        k.aff(tb - 1, {-1, 0}, 0, tb), nullptr, own);
-  if (deferred)
-    k.imm("fill", k.aff(scores), k.aff(0), fill, k.aff(tb), nullptr, future);
-  if (masked)
-    k.vector("add", k.aff(scores), k.aff(scores), k.aff(maskRow), k.aff(tb), nullptr, seen);
-  // The last row's slots past the sequence hold no key.
-  int64_t lastKeys = std::max<int64_t>(0, tokens - (h - 1) * tb);
-  if (deferred && lastKeys < tb)
-    k.imm("fill", k.aff(scores + 4 * lastKeys), k.aff(0), minusInf, k.aff(tb - lastKeys),
-          k.lastRow());
-  k.reduce("max", k.aff(m), k.aff(scores), k.aff(tb), nullptr, seen);
-  // A padding mask may leave a row no key: its max is kept finite, so that
-  // its exponents are 0 (-inf less a finite max), never NaN.
-  if (masked) {
-    k.imm("fill", k.aff(tmp + 4), k.aff(0), std::numeric_limits<float>::lowest(), k.aff(1),
-          nullptr, seen);
-    k.vector("max", k.aff(m), k.aff(m), k.aff(tmp + 4), k.aff(1), nullptr, seen);
-  }
+  k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(nq * tb), nullptr, seen);
   // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
   // (With a future fill it weighs its keys too; row 0's m is finite.)
-  if (!deferred)
-    k.imm("fill", k.aff(m), k.aff(0), minusInf, k.aff(1), nullptr, future);
   // Pipelined, a row takes the partial (m', s', o') of the rows above first
   // and exponentiates against M = max(m, m') directly, so only the one from
   // above is rescaled: s + s' e^(m'-M), o + o' e^(m'-M) in one multiply-add
@@ -608,57 +790,36 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // m' is finite.
   bool sideBySide = p.tokenAtATime;
   ArrayAttr below = rows > 1 ? k.pes(0, w - 1, 1, h - 1) : nullptr;
-  int64_t scale = tmp, most = tmp + 4;
-  if (rows > 1 && !sideBySide) {
-    k.recv("col", k.aff(up), k.aff(ds + 2), "copy", below);
-    k.vector("max", k.aff(m), k.aff(m), k.aff(up), k.aff(1), below);
-  }
-  k.scalar("sub", k.aff(scores), k.aff(scores), k.aff(m), k.aff(tb), nullptr, seen);
-  k.unary("exp", k.aff(scores), k.aff(scores), k.aff(tb), nullptr, seen);
-  k.reduce("sum", k.aff(sum), k.aff(scores), k.aff(tb), nullptr, seen);
-  // Prefetching, the row holding t weighs its values up to t only: the
-  // next token's may be arriving in the slot after it.
-  if (prefetch) {
-    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(1, {1, 0}, 0, -tb), k.aff(ds), true,
-             nullptr, own);
-    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, past);
-  } else {
-    k.matvec(k.aff(o), k.aff(vals), k.aff(scores), k.aff(tb), k.aff(ds), true, nullptr, seen);
-  }
-  if (!deferred)
-    k.imm("fill", k.aff(sum), k.aff(0), 0.0f, k.aff(ds + 1), nullptr, future);
+  PartialBuffers partial{scores, acc, up, masked ? maskRow : -1, tmp, vals, tb, ds};
+  each.run([&] {
+    partialSoftmax(k, each, p, partial, tokens, {own, seen, past, future}, below, prefetch);
+  });
   if (rows > 1) {
     if (sideBySide) {
-      // M = max(m, m'): (s, o) e^(m-M), then the partial from above added
-      // (a row wholly in the future has m = -inf: its e^(m-M) is 0).
-      k.recv("col", k.aff(up), k.aff(ds + 2), "copy", below);
-      k.vector("max", k.aff(most), k.aff(m), k.aff(up), k.aff(1), below);
-      k.vector("sub", k.aff(scale), k.aff(m), k.aff(most), k.aff(1), below);
-      k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
-      k.scalar("mul", k.aff(sum), k.aff(sum), k.aff(scale), k.aff(ds + 1), below);
-      k.vector("sub", k.aff(scale), k.aff(up), k.aff(most), k.aff(1), below);
-      k.unary("copy", k.aff(m), k.aff(most), k.aff(1), below);
-    } else {
-      k.vector("sub", k.aff(scale), k.aff(up), k.aff(m), k.aff(1), below);
+      each.run([&] {
+        mergeSideBySide(k, each.at(k.aff(acc), accStep), each.at(k.aff(up), accStep), tmp, ds,
+                        below);
+      });
     }
-    k.unary("exp", k.aff(scale), k.aff(scale), k.aff(1), below);
-    k.matvec(k.aff(sum), k.aff(up + 4), k.aff(scale), k.aff(1), k.aff(ds + 1), true, below,
-             nullptr, "f32", /*accumulate=*/true);
     // On the async engine: the next token touches acc after its scores.
-    k.send("col", k.aff(acc), k.aff(ds + 2), k.pes(0, w - 1, 0, h - 2), nullptr, /*async=*/true);
+    k.send("col", k.aff(acc), k.aff(nq * (ds + 2)), k.pes(0, w - 1, 0, h - 2), nullptr,
+           /*async=*/true);
   }
   // o / s as o * rsqrt(s)^2: one transcendental instead of ds divisions.
-  k.unary("rsqrt", k.aff(tmp), k.aff(sum), k.aff(1), k.lastRow());
-  k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
-  k.scalar("mul", k.aff(result), k.aff(o), k.aff(tmp), k.aff(ds), k.lastRow());
-  k.sendGroups(k.aff(result), ds, c, h - 1, /*async=*/true);
+  each.run([&] {
+    k.unary("rsqrt", k.aff(tmp), each.at(k.aff(sum), accStep), k.aff(1), k.lastRow());
+    k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
+    k.scalar("mul", each.at(k.aff(result), 4 * ds), each.at(k.aff(o), accStep), k.aff(tmp),
+             k.aff(ds), k.lastRow());
+  });
+  k.sendGroups(k.aff(result), nq * ds, c, h - 1, /*async=*/true);
   // (The mask added to the scores, its words once a sequence, the max kept finite.)
   double maskCycles =
-      masked ? cost.vector(tb) + cost.words(tb) / double(tokens) + 2 * cost.vector(1) : 0;
+      masked ? double(nq) * (cost.vector(tb) + 2 * cost.vector(1)) + cost.words(tb) / double(tokens)
+             : 0;
   return {sram.next,
-          cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch, sideBySide) +
-              maskCycles +
-              rotaryCycles(p, ds, cost)};
+          cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch, sideBySide, nq) +
+              maskCycles + rotaryCycles(p, ds, cost)};
 }
 
 LogicalResult AttentionKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,

@@ -319,11 +319,11 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
 }
 
 /// The most nonzeros of any kb x nb tile of a matrix weight (its columns
-/// [lo, hi) when hi > 0, seen through `interleave` and `perm` as init_tile
-/// sees them), or nothing when its values are not at hand.
+/// [lo, hi) when hi > 0, seen through `interleave`, `perm` and `rowPerm` as
+/// init_tile sees them), or nothing when its values are not at hand.
 static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, int64_t lo,
                                           int64_t hi, ArrayRef<int64_t> interleave,
-                                          ArrayRef<int64_t> perm) {
+                                          ArrayRef<int64_t> perm, ArrayRef<int64_t> rowPerm) {
   auto w = weight.getDefiningOp<wg::WeightOp>();
   if ((!w && !weight.getDefiningOp<wg::ConstantOp>()) || (w && w.isElided()))
     return std::nullopt;
@@ -338,10 +338,11 @@ static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, 
   std::vector<int64_t> count(size_t(ceilDiv(rows, kb) * across), 0);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = lo; c < hi; ++c) {
-      int64_t from = wk::permutedColumn(wk::interleavedColumn(c, interleave, cols), perm);
+      int64_t from = wk::permutedIndex(wk::interleavedColumn(c, interleave, cols), perm);
       if (from < 0 || from >= cols)
         continue;
-      count[size_t(r / kb * across + (c - lo) / nb)] += (*bits)[size_t(r * cols + from)] != 0;
+      int64_t row = wk::permutedIndex(r, rowPerm);
+      count[size_t(r / kb * across + (c - lo) / nb)] += (*bits)[size_t(row * cols + from)] != 0;
     }
   return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
 }
@@ -363,7 +364,7 @@ std::string wsc::lowering::tileStorage(const KernelPlan &p, unsigned first, int6
     if (weightDensity(v) >= 1.0)
       return p.storage;
     std::optional<int64_t> densest =
-        densestTile(v, kb, nb, p.colLo, p.colHi, p.colInterleave, p.colPerm);
+        densestTile(v, kb, nb, p.colLo, p.colHi, p.colInterleave, p.colPerm, p.rowPerm);
     int64_t here = densest ? *densest : sparseTileEntries(p.storage, kb, nb, weightDensity(v));
     if (here < 0)
       return p.storage;
@@ -414,7 +415,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   int64_t part = sram.words(asyncSums ? 2 * nb : nb);
   wk::AffAttr rowPart = asyncSums ? k.aff(part, {4 * nb}) : k.aff(part);
   k.initTile(k.operand(first), weight, kb, nb, {kb, 0}, {0, nb}, storage, window,
-             p.colInterleave, p.colPerm);
+             p.colInterleave, p.colPerm, p.rowPerm);
   if (bias)
     k.initTile(k.operand(first + 1), b, 1, nb, {0, 0}, {0, nb}, "f32", window, p.colInterleave,
                p.colPerm);
