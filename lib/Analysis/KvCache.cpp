@@ -16,15 +16,14 @@ int64_t wsc::kvCacheBytes(func::FuncOp func) {
   int64_t positions = tokens ? tokens.getInt() / batch : 0;
   int64_t bytes = 0;
   func.walk([&](wskernel::KernelOp k) {
-    // wskernel.attention_layout's word 9 is d, the words per head, 10 the
-    // query heads per key/value head and 16 whether a column holds its
-    // key/value head once for all of them.
+    // wskernel.attention_layout's word 9 is d, the words per head, and 16
+    // the query heads each column scores.
     auto layout = k->getAttrOfType<DenseI64ArrayAttr>("wskernel.attention_layout");
     auto heads = k->getAttrOfType<IntegerAttr>("wskernel.heads");
     if (k.getKind() != "attention" || !layout || layout.size() <= 16 || !heads ||
-        heads.getInt() <= 0 || layout[10] <= 0 || positions <= 0)
+        heads.getInt() <= 0 || layout[16] <= 0 || positions <= 0)
       return;
-    int64_t columnHeads = layout[16] ? heads.getInt() / layout[10] : heads.getInt();
+    int64_t columnHeads = heads.getInt() / layout[16];
     int64_t parts = std::max<int64_t>(1, k.getWidth() / std::max<int64_t>(1, columnHeads));
     int64_t tb = (positions + k.getHeight() - 1) / k.getHeight();
     bytes += k.getHeight() * k.getWidth() * 2 * tb * (layout[9] / parts) * 4;

@@ -39,7 +39,9 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     Option<"maxBlocks", "max-blocks", "int64_t", "0",
            "Most result blocks (streams) per kernel; 0: half the arch's colors">,
     Option<"maxRows", "max-rows", "int64_t", "0",
-           "Most rows of a kernel (0: the wafer's): kernels no taller than a band pack in bands">
+           "Most rows of a kernel (0: the wafer's): kernels no taller than a band pack in bands">,
+    Option<"attentionQueries", "attention-queries", "int64_t", "0",
+           "Query heads each column of a grouped-query attention scores, where it divides the group (0: the sizer picks)">
   ];
   let dependentDialects = ["wsc::wskernel::WskernelDialect", "wsc::wafer::WaferDialect"];
 }

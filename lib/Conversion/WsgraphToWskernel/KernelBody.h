@@ -73,36 +73,38 @@ struct AttentionLayout {
   int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
   bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
   int64_t maskHeld = 0;    // words of a host's mask every PE holds whole (0: it streams)
-  // Grouped-query attention that stores each key/value head once: its
-  // columns split the key/value heads, each column scoring the `group`
-  // query heads of its head (else each query head has columns of its own,
-  // holding its key/value head again).
-  bool shared = false;
-  int64_t parts = 0;       // columns per head, fixed (0: the sizer picks)
-  /// The heads the columns are split by, of `heads` query heads.
-  int64_t columnHeads(int64_t heads) const { return shared ? heads / group : heads; }
-  /// The query heads each column scores.
-  int64_t queries() const { return shared ? group : 1; }
+  // Grouped-query attention: each column scores `queries` query heads of
+  // its key/value head (a divisor of group), so it holds each key/value
+  // head group / queries times: once when it scores the whole group, once
+  // per query head when it scores one.
+  int64_t queries = 1;
+  // Columns per column head, fixed with `queries` once the attention's
+  // reader takes their order (0: the sizer picks both).
+  int64_t parts = 0;
+  bool queriesFixed = false; // `queries` asked for (the sizer picks parts alone)
+  /// The heads the columns are split by (each `queries` query heads), of
+  /// `heads` query heads.
+  int64_t columnHeads(int64_t heads) const { return heads / std::max<int64_t>(1, queries); }
+  /// Columns a key/value head's keys and values are held on, per share.
+  int64_t copies() const { return group / std::max<int64_t>(1, queries); }
   /// As a kernel attribute keeps it (and back).
   SmallVector<int64_t> flat() const {
     return {q.input, q.base, q.stride, k.input,      k.base,       k.stride,
             v.input, v.base, v.stride, d,            group,        mask,
-            rotary,  rotaryDims, rotaryHalves, maskHeld, shared, parts};
+            rotary,  rotaryDims, rotaryHalves, maskHeld, queries, parts};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
     if (f.size() != 18)
       return std::nullopt;
     return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15], f[16] != 0,
-                           f[17]};
+                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15], f[16], f[17]};
   }
 };
-/// The key/value head layout a grouped-query attention's result comes in:
-/// each of its columns sends its share of the `group` query heads of its
-/// key/value head, one after the other. The order, as init_tile's row_perm
-/// of a run of group * d rows, that its reader's weight takes (in order
-/// with one column per head).
-SmallVector<int64_t> sharedHeadsOrder(int64_t group, int64_t d, int64_t parts);
+/// The order a grouped-query attention's result comes in when each of its
+/// columns sends its share of `queries` query heads, one after the other:
+/// as init_tile's row_perm of a run of queries * d rows, which its reader's
+/// weight takes (in order with one column per head).
+SmallVector<int64_t> sharedHeadsOrder(int64_t queries, int64_t d, int64_t parts);
 
 /// What one kernel needs before its body is written.
 struct KernelPlan {

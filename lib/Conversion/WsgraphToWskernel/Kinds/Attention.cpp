@@ -44,21 +44,25 @@ public:
   double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
                      const CostModel &cost) const override {
     const AttentionLayout &a = p.attention;
-    int64_t q = a.queries(), columnHeads = std::max<int64_t>(1, a.columnHeads(p.heads));
+    int64_t q = a.queries, columnHeads = std::max<int64_t>(1, a.columnHeads(p.heads));
     int64_t ds = a.d / std::max<int64_t>(1, p.w / columnHeads);
-    int64_t tb = ceilDiv(tokens, p.h);
-    // Down the rows, each merge after the partial's words and a hop. Side
-    // by side (generating), each row's softmax ran before its merge; else a
-    // row before the token (about half of them over a sequence) takes its
-    // softmax and values after the partial arrives.
-    double merge = double(cost.arch.getHopCycles()) + cost.words(q * (ds + 2)) +
-                   double(q) * CostModel::mergeCycles(cost, ds, p.tokenAtATime);
-    if (!p.tokenAtATime)
-      merge += double(q) *
-               (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
-    return double(p.h - 1) * merge + cost.words(q * (ds + 2)) +
+    return mergeChainCycles(cost, p.h, ceilDiv(tokens, p.h), ds, q, p.tokenAtATime) +
            cost.output(CostModel::Output::Blocks, n, q * ds, p.w, p.h,
                        blockColumns(p, n, cost.arch));
+  }
+  /// Down the rows, each merge of `queries` partials after their words and
+  /// a hop, then the last row's words. Side by side (generating), each
+  /// row's softmax ran before its merge; else a row before the token (about
+  /// half of them over a sequence) takes its softmax and values after the
+  /// partial arrives.
+  static double mergeChainCycles(const CostModel &cost, int64_t rows, int64_t tb, int64_t ds,
+                                 int64_t queries, bool sideBySide) {
+    double q = double(queries);
+    double merge = double(cost.arch.getHopCycles()) + cost.words(queries * (ds + 2)) +
+                   q * CostModel::mergeCycles(cost, ds, sideBySide);
+    if (!sideBySide)
+      merge += q * (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
+    return double(rows - 1) * merge + cost.words(queries * (ds + 2));
   }
 
 
@@ -78,14 +82,14 @@ bool splitsHalves(const AttentionLayout &a) {
 /// Turning q (every row, each of a column's query heads) and a token's key
 /// (its row): the angles, their cosines and sines, and rotate_half's
 /// products over the R dimensions.
-double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost) {
+double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost, int64_t queries) {
   if (p.attention.rotary < 0)
     return 0;
   int64_t r = std::min(ds, p.attention.rotaryDims);
   int64_t distinct = p.attention.rotaryHalves ? r / 2 : r; // angles computed
   return 2 * cost.vector(r) + cost.vector(distinct) + 2 * cost.transcendental(distinct) +
          (p.attention.rotaryHalves ? 2 * cost.vector(r / 2) : 0.0) +
-         double(p.attention.queries() + 1) * (4 * cost.vector(r));
+         double(queries + 1) * (4 * cost.vector(r));
 }
 
 /// Does a mask step select words (it needs scratch)?
@@ -262,8 +266,6 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   layout.k = {inputOf(k->stream), k->base, k->stride};
   layout.v = {inputOf(v->stream), v->base, v->stride};
   layout.group = k->group;
-  // Each key/value head held once, its query heads scored by its columns.
-  layout.shared = k->group > 1;
   layout.d = d;
   for (Value stream : plan.inputs)
     if (!ctx.streamOf(stream))
@@ -303,21 +305,22 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   plan.heads = heads;
   plan.size = attentionSizer(tokens, heads, d, arch);
   plan.cycles = [=](const KernelPlan &p) {
-    int64_t q = p.attention.queries(), parts = p.w / p.attention.columnHeads(heads);
+    int64_t q = p.attention.queries, parts = p.w / p.attention.columnHeads(heads);
     return cost.attention(tokens, d, heads, parts, p.h, outputOf(p), (q + 2) * (d / parts),
                           blockColumns(p, d * heads, arch), prefetches(p, tokens), false, q) +
-           rotaryCycles(p, d / parts, cost);
+           rotaryCycles(p, d / parts, cost, q);
   };
   return Planned::Yes;
 }
 
-SmallVector<int64_t> wsc::lowering::sharedHeadsOrder(int64_t group, int64_t d, int64_t parts) {
-  // Row px * group * ds + j * ds + e of the view is query head j's
+SmallVector<int64_t> wsc::lowering::sharedHeadsOrder(int64_t queries, int64_t d,
+                                                     int64_t parts) {
+  // Row px * queries * ds + j * ds + e of the view is query head j's
   // dimension px * ds + e.
   int64_t ds = d / parts;
   SmallVector<int64_t> order;
   for (int64_t px = 0; px < parts; ++px)
-    for (int64_t j = 0; j < group; ++j)
+    for (int64_t j = 0; j < queries; ++j)
       for (int64_t e = 0; e < ds; ++e)
         order.push_back(j * d + px * ds + e);
   return order;
@@ -326,11 +329,11 @@ SmallVector<int64_t> wsc::lowering::sharedHeadsOrder(int64_t group, int64_t d, i
 void wsc::lowering::orderSharedHeads(std::vector<KernelPlan> &plans) {
   for (KernelPlan &attention : plans) {
     AttentionLayout &a = attention.attention;
-    if (attention.kind != "attention" || !a.shared || a.parts)
+    if (attention.kind != "attention" || a.group == 1 || a.parts)
       continue;
     // Its one reader, a whole linear taking it as x, reads the heads in
-    // the columns' order; else one column a key/value head keeps them in
-    // order.
+    // the columns' order; else one column a key/value head, scoring the
+    // whole group, keeps them in order.
     Value stream = attention.streamed();
     SmallVector<KernelPlan *> readers;
     for (KernelPlan &q : plans)
@@ -338,14 +341,15 @@ void wsc::lowering::orderSharedHeads(std::vector<KernelPlan> &plans) {
         readers.push_back(&q);
     KernelPlan *reader = readers.size() == 1 ? readers[0] : nullptr;
     int64_t parts = attention.w / a.columnHeads(attention.heads);
-    if (parts > 1 && reader && isWholeLinear(*reader) && reader->inputs[0] == stream &&
-        reader->rowPerm.empty()) {
-      reader->rowPerm = sharedHeadsOrder(a.group, a.d, parts);
+    bool inOrder = a.queries == 1 || parts == 1;
+    if (inOrder || (reader && isWholeLinear(*reader) && reader->inputs[0] == stream &&
+                    reader->rowPerm.empty())) {
+      if (!inOrder)
+        reader->rowPerm = sharedHeadsOrder(a.queries, a.d, parts);
       a.parts = parts;
     } else {
-      a.parts = 1;
-      if (parts > 1)
-        attention.size(attention); // within the same PEs
+      a.queries = a.group, a.parts = 1;
+      attention.size(attention); // within the same PEs
     }
   }
 }
@@ -366,20 +370,27 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     // whole head, or, when every dimension turns with angles repeated by
     // halves, when it holds the same share of both halves.
     // A grouped-query attention's columns, once its reader takes their
-    // order, keep theirs.
-    const AttentionLayout &a = p.attention;
+    // order, keep theirs; until then each column scores any divisor of
+    // the group of query heads (fewer: its key/value head held on more
+    // columns), the most on a tie.
+    AttentionLayout &a = p.attention;
     bool rotary = a.rotary >= 0, halves = rotary && splitsHalves(a);
     int64_t fixedParts = a.parts        ? a.parts
                          : p.qkvUnit    ? d / p.qkvUnit
                          : rotary && !halves ? 1
                                              : 0;
-    int64_t columnHeads = a.columnHeads(heads), q = a.queries();
+    bool fixedQueries = a.parts || a.queriesFixed;
+    int64_t bestQ = std::max<int64_t>(1, fixedQueries ? a.queries : a.group);
+    int64_t columnHeads = heads / bestQ;
     int64_t budget = std::max<int64_t>(columnHeads, p.h * p.w);
     int64_t bestH = tokens, bestW = columnHeads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
     // Over the budget, the fewest PEs whose caches fit.
-    int64_t smallH = bestH, smallW = bestW;
-    for (int64_t parts = 1; parts <= d && columnHeads * parts <= maxCols(p, arch); ++parts) {
+    int64_t smallH = bestH, smallW = bestW, smallQ = bestQ;
+    auto allowed = [&](int64_t q) { return fixedQueries ? q == a.queries : a.group % q == 0; };
+    for (int64_t q = bestQ; q >= 1; --q)
+    for (int64_t parts = 1, columnHeads = heads / q;
+         allowed(q) && parts <= d && columnHeads * parts <= maxCols(p, arch); ++parts) {
       if (d % parts || (fixedParts && parts != fixedParts) || (halves && (d / 2) % parts))
         continue;
       int64_t ds = d / parts, w = columnHeads * parts;
@@ -401,17 +412,20 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
                                        (q + 2) * ds, blockColumns(p, w, d * heads, arch),
                                        prefetches(p, tokens), false, q) +
-                        rotaryCycles(p, ds, cost);
+                        rotaryCycles(p, ds, cost, q);
+        // Among a group's layouts, a decode step waits for the merges too.
+        if (p.tokenAtATime && a.group > 1)
+          cycles += AttentionKind::mergeChainCycles(cost, rows, tb, ds, q, true);
         bool within = rows * w <= budget;
         if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
-          best = cycles, bestH = rows, bestW = w;
+          best = cycles, bestH = rows, bestW = w, bestQ = q;
         if (rows * w < smallH * smallW)
-          smallH = rows, smallW = w;
+          smallH = rows, smallW = w, smallQ = q;
       }
     }
     if (best == std::numeric_limits<double>::infinity())
-      bestH = smallH, bestW = smallW;
-    p.h = bestH, p.w = bestW;
+      bestH = smallH, bestW = smallW, bestQ = smallQ;
+    p.h = bestH, p.w = bestW, a.queries = bestQ;
   };
 }
 
@@ -567,7 +581,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   // partial), sharing the all-reduces and the messages.
   const AttentionLayout &layout = p.attention;
   int64_t heads = p.heads, d = layout.d, c = heads * d, c3 = 3 * c, rows = h;
-  int64_t nq = layout.queries(), columnHeads = layout.columnHeads(heads);
+  int64_t nq = layout.queries, columnHeads = layout.columnHeads(heads);
   int64_t parts = w / columnHeads, ds = d / parts;
   int64_t tb = ceilDiv(tokens, rows);
   HeadLoop each{k, nq};
@@ -630,7 +644,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   };
   // q, k and v of token t + ahead: column c = head * parts + px takes
   // dimensions [px*ds, px*ds + ds) of its head's (a key/value head serves
-  // `group` query heads; shared, its column takes each of them); the row
+  // `group` query heads, each column `queries` of them); the row
   // that holds that token keeps its key and value in its slot, the others
   // drop them. Ranges per input stream.
   auto qkvRanges = [&](int64_t ahead) {
@@ -645,7 +659,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
     auto from = [=](HeadsIn in, int64_t per) {
       return [=, at = headAt(in, per, 1, 0)](int64_t col) { return at(col) + (col % parts) * ds; };
     };
-    int64_t repeat = layout.shared ? 1 : layout.group; // columns a key/value head repeats on
+    int64_t repeat = layout.copies(); // column heads a key/value head is held by
     constexpr int64_t all = std::numeric_limits<int64_t>::max();
     SmallVector<std::pair<int64_t, Body::Range>, 5> ranges;
     // Turned by halves, q and k of column px are its share of each half.
@@ -819,7 +833,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
              : 0;
   return {sram.next,
           cost.attention(tokens, d, heads, parts, rows, out, in, g, prefetch, sideBySide, nq) +
-              maskCycles + rotaryCycles(p, ds, cost)};
+              maskCycles + rotaryCycles(p, ds, cost, nq)};
 }
 
 LogicalResult AttentionKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
