@@ -142,9 +142,8 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
                         aff(product->matrix + 4 * piece.at * product->cols), aff(product->cols),
                         /*accumulate=*/piece.at > 0, sel);
           else
-            recv(block.port,
-                 aff(dst.getBase() + 4 * piece.at, dst.getLoop(), dst.getPx(), dst.getPy()),
-                 aff(piece.count), "copy", sel, bothGuards(range.keep, guard), async);
+            recv(block.port, Body::shifted(dst, 4 * piece.at), aff(piece.count), "copy", sel,
+                 bothGuards(range.keep, guard), async);
           for (ArrayAttr other : range.otherwise)
             recv(block.port, aff(0), aff(piece.count), "discard", sel, bothGuards(other, guard),
                  async);

@@ -482,6 +482,10 @@ public:
   wk::AffAttr aff(int64_t base, ArrayRef<int64_t> loop = {}, int64_t px = 0, int64_t py = 0) {
     return wk::AffAttr::get(ctx, base, loop, px, py);
   }
+  /// `a` moved by `bytes`.
+  wk::AffAttr shifted(wk::AffAttr a, int64_t bytes) {
+    return aff(a.getBase() + bytes, a.getLoop(), a.getPx(), a.getPy());
+  }
   ArrayAttr pes(int64_t x0, int64_t x1, int64_t y0, int64_t y1) {
     return b.getArrayAttr({wk::PeRangeAttr::get(ctx, x0, x1, y0, y1)});
   }

@@ -455,7 +455,8 @@ void LowerToKernelsPass::runOnOperation() {
     for (auto &p : plans) {
       if (maxRows > 0)
         p.maxH = maxRows;
-      if (attentionQueries > 0 && p.attention.group % attentionQueries == 0)
+      if (p.kind == "attention" && attentionQueries > 0 &&
+          p.attention.group % attentionQueries == 0)
         p.attention.queries = attentionQueries, p.attention.queriesFixed = true;
       p.h = 1, p.w = 1;
       p.size(p);

@@ -335,11 +335,9 @@ void wsc::lowering::orderSharedHeads(std::vector<KernelPlan> &plans) {
     // the columns' order; else one column a key/value head, scoring the
     // whole group, keeps them in order.
     Value stream = attention.streamed();
-    SmallVector<KernelPlan *> readers;
-    for (KernelPlan &q : plans)
-      if (llvm::is_contained(q.inputs, stream))
-        readers.push_back(&q);
-    KernelPlan *reader = readers.size() == 1 ? readers[0] : nullptr;
+    auto reads = [&](const KernelPlan &q) { return llvm::is_contained(q.inputs, stream); };
+    auto first = llvm::find_if(plans, reads);
+    KernelPlan *reader = llvm::count_if(plans, reads) == 1 ? &*first : nullptr;
     int64_t parts = attention.w / a.columnHeads(attention.heads);
     bool inOrder = a.queries == 1 || parts == 1;
     if (inOrder || (reader && isWholeLinear(*reader) && reader->inputs[0] == stream &&
@@ -387,13 +385,16 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     double best = std::numeric_limits<double>::infinity();
     // Over the budget, the fewest PEs whose caches fit.
     int64_t smallH = bestH, smallW = bestW, smallQ = bestQ;
+    // The (query heads a column, columns a head) to try.
     auto allowed = [&](int64_t q) { return fixedQueries ? q == a.queries : a.group % q == 0; };
+    SmallVector<std::pair<int64_t, int64_t>> layouts;
     for (int64_t q = bestQ; q >= 1; --q)
-    for (int64_t parts = 1, columnHeads = heads / q;
-         allowed(q) && parts <= d && columnHeads * parts <= maxCols(p, arch); ++parts) {
-      if (d % parts || (fixedParts && parts != fixedParts) || (halves && (d / 2) % parts))
-        continue;
-      int64_t ds = d / parts, w = columnHeads * parts;
+      for (int64_t parts = 1; allowed(q) && parts <= d && heads / q * parts <= maxCols(p, arch);
+           ++parts)
+        if (!(d % parts || (fixedParts && parts != fixedParts) || (halves && (d / 2) % parts)))
+          layouts.push_back({q, parts});
+    for (auto [q, parts] : layouts) {
+      int64_t ds = d / parts, w = heads / q * parts;
       // Each distinct row count once, at its fewest keys per row: O(sqrt T).
       for (int64_t tb = 1, rows = tokens; tb <= tokens;
            tb = rows > 1 ? ceilDiv(tokens, rows - 1) : tokens + 1) {
@@ -543,20 +544,17 @@ void partialSoftmax(Body &k, const HeadLoop &each, const KernelPlan &p, const Pa
 /// future has m = -inf: its e^(m-M) is 0).
 void mergeSideBySide(Body &k, wk::AffAttr acc, wk::AffAttr up, int64_t tmp, int64_t ds,
                      ArrayAttr below) {
-  auto at = [&](wk::AffAttr a, int64_t bytes) {
-    return k.aff(a.getBase() + bytes, a.getLoop(), a.getPx(), a.getPy());
-  };
   wk::AffAttr scale = k.aff(tmp), most = k.aff(tmp + 4), one = k.aff(1);
   k.recv("col", up, k.aff(ds + 2), "copy", below);
   k.vector("max", most, acc, up, one, below);
   k.vector("sub", scale, acc, most, one, below);
   k.unary("exp", scale, scale, one, below);
-  k.scalar("mul", at(acc, 4), at(acc, 4), scale, k.aff(ds + 1), below);
+  k.scalar("mul", k.shifted(acc, 4), k.shifted(acc, 4), scale, k.aff(ds + 1), below);
   k.vector("sub", scale, up, most, one, below);
   k.unary("copy", acc, most, one, below);
   k.unary("exp", scale, scale, one, below);
-  k.matvec(at(acc, 4), at(up, 4), scale, one, k.aff(ds + 1), true, below, nullptr, "f32",
-           /*accumulate=*/true);
+  k.matvec(k.shifted(acc, 4), k.shifted(up, 4), scale, one, k.aff(ds + 1), true, below, nullptr,
+           "f32", /*accumulate=*/true);
 }
 
 } // namespace
@@ -640,7 +638,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   wk::AffAttr slot = k.aff(0, {4 * ds, 0}, 0, -4 * tb * ds); // r * ds words, in bytes
   ArrayAttr past = k.guards({afterRow});
   auto cacheSlot = [&](int64_t cache, int64_t ahead) {
-    return k.aff(cache + slot.getBase() + 4 * ds * ahead, slot.getLoop(), 0, slot.getPy());
+    return k.shifted(slot, cache + 4 * ds * ahead);
   };
   // q, k and v of token t + ahead: column c = head * parts + px takes
   // dimensions [px*ds, px*ds + ds) of its head's (a key/value head serves
@@ -652,39 +650,36 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
         k.guards({k.aff(ahead, {1, 0}, 0, -tb), k.aff(tb - 1 - ahead, {-1, 0}, 0, tb)});
     SmallVector<ArrayAttr, 2> others = {k.guards({k.aff(-1 - ahead, {-1, 0}, 0, tb)}),
                                         k.guards({k.aff(ahead - tb, {1, 0}, 0, -tb)})};
-    // Column col reads head (col / parts / per) * times + j of the input.
-    auto headAt = [=](HeadsIn in, int64_t per, int64_t times, int64_t j) {
+    // Column col reads head (col / parts / per) * times + j of the input,
+    // and its share of it.
+    using Start = std::function<int64_t(int64_t)>;
+    auto headAt = [=](HeadsIn in, int64_t per, int64_t times, int64_t j) -> Start {
       return [=](int64_t col) { return in.base + ((col / parts / per) * times + j) * in.stride; };
     };
-    auto from = [=](HeadsIn in, int64_t per) {
-      return [=, at = headAt(in, per, 1, 0)](int64_t col) { return at(col) + (col % parts) * ds; };
+    auto share = [=](Start head) -> Start {
+      return [=](int64_t col) { return head(col) + (col % parts) * ds; };
     };
     int64_t repeat = layout.copies(); // column heads a key/value head is held by
     constexpr int64_t all = std::numeric_limits<int64_t>::max();
     SmallVector<std::pair<int64_t, Body::Range>, 5> ranges;
     // Turned by halves, q and k of column px are its share of each half.
-    auto halvesOf = [&](HeadsIn in, std::function<int64_t(int64_t)> head, wk::AffAttr dst,
-                        ArrayAttr keep, SmallVector<ArrayAttr, 2> otherwise) {
+    auto halvesOf = [&](HeadsIn in, Start head, wk::AffAttr dst, ArrayAttr keep,
+                        SmallVector<ArrayAttr, 2> otherwise) {
       if (!(rotary && splitsHalves(layout) && parts > 1))
-        return ranges.push_back({in.input, {0, all, dst, keep, otherwise, ds, [=](int64_t col) {
-                                              return head(col) + (col % parts) * ds;
-                                            }}});
+        return ranges.push_back({in.input, {0, all, dst, keep, otherwise, ds, share(head)}});
       for (int64_t half : {0, 1}) {
         auto start = [=](int64_t col) {
           return head(col) + half * (d / 2) + (col % parts) * (ds / 2);
         };
-        wk::AffAttr at = k.aff(dst.getBase() + half * 2 * ds, dst.getLoop(), dst.getPx(),
-                               dst.getPy());
-        ranges.push_back({in.input, {0, all, at, keep, otherwise, ds / 2, start}});
+        ranges.push_back(
+            {in.input, {0, all, k.shifted(dst, half * 2 * ds), keep, otherwise, ds / 2, start}});
       }
     };
     for (int64_t j = 0; j < nq; ++j)
-      halvesOf(layout.q, headAt(layout.q, 1, nq, j),
-               k.aff(qAt.getBase() + qStep * j, qAt.getLoop(), qAt.getPx(), qAt.getPy()), nullptr,
-               {});
+      halvesOf(layout.q, headAt(layout.q, 1, nq, j), k.shifted(qAt, qStep * j), nullptr, {});
     halvesOf(layout.k, headAt(layout.k, repeat, 1, 0), cacheSlot(keys, ahead), holds, others);
     ranges.push_back({layout.v.input, {0, all, cacheSlot(vals, ahead), holds, others, ds,
-                                       from(layout.v, repeat)}});
+                                       share(headAt(layout.v, repeat, 1, 0))}});
     // Interleaved by the producer ([3, ds]; the sizer keeps ds), column
     // c's q, k and v follow one another from 3ds*c: one window of its blocks.
     if (p.qkvUnit) {
@@ -752,11 +747,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
       k.unary("copy", k.aff(cosines + 2 * rc), k.aff(cosines), k.aff(rc / 2));
     }
     auto turn = [&](wk::AffAttr x, ArrayAttr guard) {
-      auto at = [&](int64_t words) {
-        return k.aff(x.getBase() + 4 * words, x.getLoop(), x.getPx(), x.getPy());
-      };
-      k.unary("neg", k.aff(turned), at(rc / 2), k.aff(rc / 2), nullptr, guard);
-      k.unary("copy", k.aff(turned + 2 * rc), at(0), k.aff(rc / 2), nullptr, guard);
+      k.unary("neg", k.aff(turned), k.shifted(x, 4 * (rc / 2)), k.aff(rc / 2), nullptr, guard);
+      k.unary("copy", k.aff(turned + 2 * rc), x, k.aff(rc / 2), nullptr, guard);
       k.vector("mul", x, x, k.aff(cosines), k.aff(rc), nullptr, guard);
       k.vector("mul", k.aff(turned), k.aff(turned), k.aff(sines), k.aff(rc), nullptr, guard);
       k.vector("add", x, x, k.aff(turned), k.aff(rc), nullptr, guard);
