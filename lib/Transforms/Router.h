@@ -15,6 +15,7 @@
 #define WSC_LIB_TRANSFORMS_ROUTER_H
 
 #include "KernelGraph.h"
+#include "RadixHeap.h"
 #include "wafer/Defects.h"
 
 #include <array>
@@ -52,6 +53,11 @@ struct Rect {
   bool contains(int64_t x, int64_t y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
   int64_t dist(int64_t x, int64_t y) const {
     return std::max<int64_t>({0, x0 - x, x - x1}) + std::max<int64_t>({0, y0 - y, y - y1});
+  }
+  /// This rect grown by `m` on every side, within a W x H grid.
+  Rect grown(int64_t m, int64_t W, int64_t H) const {
+    return {std::max<int64_t>(0, x0 - m), std::max<int64_t>(0, y0 - m),
+            std::min<int64_t>(W - 1, x1 + m), std::min<int64_t>(H - 1, y1 + m)};
   }
 };
 
@@ -185,6 +191,11 @@ private:
   template <typename Closed> bool routeStream(Group &g, Closed closed);
   /// Joins the nearest PE of `R` to the tree of `g` by A*; false when cut off.
   template <typename Closed> bool reach(Group &g, const Rect &R, Closed closed);
+  /// Joins the PEs of `R` to the tree of `g` from the tree inside and next
+  /// to it, as far as `closed` lets it.
+  template <typename Closed> void spread(Group &g, const Rect &R, Closed closed);
+  /// Whether the tree of the group being routed holds every PE of `R`.
+  bool covers(const Rect &R) const;
   void treeAdd(Group &g, int64_t n, int in, int depth);
   void treeLink(Group &g, int64_t from, int dir, int64_t to);
   /// Adds the path the last search found from the tree to `end`.
@@ -231,6 +242,12 @@ private:
   std::vector<uint8_t> parentDir;
   std::vector<int> treeDepth; // per entry of the group being routed
   uint32_t searchStamp = 0, treeStamp = 0;
+  /// A search's open nodes: the cost so far and the PE, by estimated total.
+  struct Item {
+    float g;
+    int32_t n;
+  };
+  RadixHeap<Item> heap;
 };
 
 } // namespace wsc::route

@@ -29,7 +29,6 @@
 
 #include <cmath>
 #include <deque>
-#include <queue>
 
 using namespace mlir;
 using namespace wsc;
@@ -167,31 +166,22 @@ void WaferRouter::treeJoin(Group &g, int64_t end) {
   }
 }
 
-namespace {
-struct Item {
-  float f, g;
-  int32_t n;
-  bool operator<(const Item &o) const { return f != o.f ? f > o.f : g < o.g; }
-};
-} // namespace
-
 template <typename Closed> bool WaferRouter::reach(Group &g, const Rect &R, Closed closed) {
   for (const Entry &e : g.entries)
     if (R.contains(e.node % W, e.node / W))
       return true;
   // A* from every tree node to the nearest PE of R.
   ++searchStamp;
-  std::priority_queue<Item> pq;
+  heap.clear();
   for (const Entry &e : g.entries) {
     seen[e.node] = searchStamp;
     gScore[e.node] = 0;
     parentDir[e.node] = 0;
-    pq.push({float(R.dist(e.node % W, e.node / W)), 0, e.node});
+    heap.push(float(R.dist(e.node % W, e.node / W)), {0, e.node});
   }
   int64_t target = -1;
-  while (!pq.empty()) {
-    Item it = pq.top();
-    pq.pop();
+  while (!heap.empty()) {
+    Item it = heap.pop().second;
     if (it.g > gScore[it.n])
       continue;
     int64_t ux = it.n % W, uy = it.n / W;
@@ -211,13 +201,89 @@ template <typename Closed> bool WaferRouter::reach(Group &g, const Rect &R, Clos
         seen[v] = searchStamp;
         gScore[v] = ng;
         parentDir[v] = dir;
-        pq.push({ng + float(R.dist(v % W, v / W)), ng, int32_t(v)});
+        heap.push(ng + float(R.dist(v % W, v / W)), {ng, int32_t(v)});
       }
     }
   }
   if (target < 0)
     return false;
   treeJoin(g, target);
+  return true;
+}
+
+template <typename Closed> void WaferRouter::spread(Group &g, const Rect &R, Closed closed) {
+  // Breadth-first, or once congestion is being negotiated, cheapest-first
+  // over link costs. The tree next to R feeds it across its edge first: a
+  // row that two streams' boxes share (a band boundary of a linear's input)
+  // then takes each stream from its own side, not both along its length.
+  Rect around = R.grown(1, W, H);
+  if (!negotiating) {
+    std::deque<int64_t> queue;
+    for (int inside = 0; inside < 2; ++inside)
+      for (const Entry &e : g.entries)
+        if (around.contains(e.node % W, e.node / W) &&
+            R.contains(e.node % W, e.node / W) == bool(inside))
+          queue.push_back(e.node);
+    while (!queue.empty()) {
+      int64_t u = queue.front();
+      queue.pop_front();
+      for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+        int64_t v = neighbour(u, dir);
+        if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) ||
+            closed(int32_t(u * kResPerPe + dir)))
+          continue;
+        treeLink(g, u, dir, v);
+        queue.push_back(v);
+      }
+    }
+  } else {
+    // Cheapest paths from the tree to every PE of R, through R and, for
+    // a stream that was over the words budget, a ring of one PE around
+    // it: a stream whose entry PE's links are full (three blocks entering
+    // one corner, each reaching all of R) can go round the outside and
+    // enter R elsewhere. Only the paths to PEs of R join the tree. (The
+    // ring is other kernels' room: every stream in it would cost their
+    // streams colors.)
+    Rect E = g.ring ? around : R;
+    Rect seeds = g.ring ? R.grown(2, W, H) : around;
+    ++searchStamp;
+    heap.clear();
+    for (size_t i = 0; i < g.entries.size(); ++i) {
+      int32_t n = g.entries[i].node;
+      if (!seeds.contains(n % W, n / W))
+        continue;
+      seen[n] = searchStamp, gScore[n] = 0;
+      heap.push(0, {0, n});
+    }
+    while (!heap.empty()) {
+      Item it = heap.pop().second;
+      if (it.g > gScore[it.n])
+        continue;
+      for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+        int64_t v = neighbour(it.n, dir);
+        int32_t r = int32_t(it.n * kResPerPe + dir);
+        if (v < 0 || inTree[v] == treeStamp || !E.contains(v % W, v / W) || closed(r))
+          continue;
+        float ng = it.g + float(linkCost(r, g.demand));
+        if (seen[v] != searchStamp || ng < gScore[v]) {
+          seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
+          heap.push(ng, {ng, int32_t(v)});
+        }
+      }
+    }
+    // Join each PE of R that the search reached by its path.
+    for (int64_t y = R.y0; y <= R.y1; ++y)
+      for (int64_t x = R.x0; x <= R.x1; ++x)
+        if (seen[node(x, y)] == searchStamp)
+          treeJoin(g, node(x, y));
+  }
+}
+
+bool WaferRouter::covers(const Rect &R) const {
+  for (int64_t y = R.y0; y <= R.y1; ++y)
+    for (int64_t x = R.x0; x <= R.x1; ++x)
+      if (inTree[node(x, y)] != treeStamp)
+        return false;
   return true;
 }
 
@@ -233,69 +299,19 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
   treeAdd(g, g.src, g.srcIn, 0);
 
   for (const Rect &R : g.targets) {
-    if (!reach(g, R, closed))
+    // A box next to the tree is spread from its edge: only one apart from
+    // it needs the search first (and one whose edge links are dead).
+    auto next = [&] {
+      return llvm::any_of(g.entries,
+                          [&](const Entry &e) { return R.dist(e.node % W, e.node / W) <= 1; });
+    };
+    if (!next() && !reach(g, R, closed))
       return false;
-    // Spread over R from the tree nodes already inside it: breadth-first,
-    // or once congestion is being negotiated, cheapest-first over link costs.
-    if (!negotiating) {
-      std::deque<int64_t> queue;
-      for (size_t i = 0; i < g.entries.size(); ++i)
-        if (R.contains(g.entries[i].node % W, g.entries[i].node / W))
-          queue.push_back(g.entries[i].node);
-      while (!queue.empty()) {
-        int64_t u = queue.front();
-        queue.pop_front();
-        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
-          int64_t v = neighbour(u, dir);
-          if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) ||
-              closed(int32_t(u * kResPerPe + dir)))
-            continue;
-          treeLink(g, u, dir, v);
-          queue.push_back(v);
-        }
-      }
-    } else {
-      // Cheapest paths from the tree to every PE of R, through R and, for
-      // a stream that was over the words budget, a ring of one PE around
-      // it: a stream whose entry PE's links are full (three blocks entering
-      // one corner, each reaching all of R) can go round the outside and
-      // enter R elsewhere. Only the paths to PEs of R join the tree. (The
-      // ring is other kernels' room: every stream in it would cost their
-      // streams colors.)
-      int64_t m = g.ring ? 1 : 0;
-      Rect E{std::max<int64_t>(0, R.x0 - m), std::max<int64_t>(0, R.y0 - m),
-             std::min<int64_t>(W - 1, R.x1 + m), std::min<int64_t>(H - 1, R.y1 + m)};
-      ++searchStamp;
-      std::priority_queue<Item> pq;
-      for (size_t i = 0; i < g.entries.size(); ++i) {
-        int32_t n = g.entries[i].node;
-        if (!E.contains(n % W, n / W))
-          continue;
-        seen[n] = searchStamp, gScore[n] = 0;
-        pq.push({0, 0, n});
-      }
-      while (!pq.empty()) {
-        Item it = pq.top();
-        pq.pop();
-        if (it.g > gScore[it.n])
-          continue;
-        for (int dir = wafer::North; dir <= wafer::West; ++dir) {
-          int64_t v = neighbour(it.n, dir);
-          int32_t r = int32_t(it.n * kResPerPe + dir);
-          if (v < 0 || inTree[v] == treeStamp || !E.contains(v % W, v / W) || closed(r))
-            continue;
-          float ng = it.g + float(linkCost(r, g.demand));
-          if (seen[v] != searchStamp || ng < gScore[v]) {
-            seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
-            pq.push({ng, ng, int32_t(v)});
-          }
-        }
-      }
-      // Join each PE of R that the search reached by its path.
-      for (int64_t y = R.y0; y <= R.y1; ++y)
-        for (int64_t x = R.x0; x <= R.x1; ++x)
-          if (seen[node(x, y)] == searchStamp)
-            treeJoin(g, node(x, y));
+    spread(g, R, closed);
+    if (!covers(R)) {
+      if (!reach(g, R, closed))
+        return false;
+      spread(g, R, closed);
     }
     for (int64_t y = R.y0; y <= R.y1; ++y)
       for (int64_t x = R.x0; x <= R.x1; ++x) {

@@ -7,15 +7,18 @@
 // and reaches exactly the PEs that receive it. "b"s row_chain_west channel
 // runs from (3, 1) to (2, 1).
 
-// CHECK: "a" {{.*}}wafer.colors = {out0 = 0 : i64, out1 = 1 : i64}
-// CHECK: "b" {{.*}}wafer.colors = {back = 0 : i64, in0 = 0 : i64, in1 = 1 : i64}
+// Block 1 and the channel share links with nothing, so one color carries
+// all three.
+// CHECK: "a" {{.*}}wafer.colors = {out0 = 0 : i64, out1 = 0 : i64}
+// CHECK: "b" {{.*}}wafer.colors = {back = 0 : i64, in0 = 0 : i64, in1 = 0 : i64}
 // Rows are [x, y, color, in, out_mask]; ports R=0 N=1 E=2 S=3 W=4, mask bit = port.
-// Block 0 (color 0): RAMP of (0, 0) east, delivered at (2, 0) and (3, 0) only.
-// CHECK: wafer.routes 0 dense<{{\[}}[0, 0, 0, 0, 4], [1, 0, 0, 4, 4],
-// Block 1 (color 1): RAMP of (1, 0) east, then south at (3, 0), delivered at (3, 1).
-// CHECK-SAME: [1, 0, 1, 0, 4], [2, 0, 0, 4, 5], [2, 0, 1, 4, 4], [3, 0, 0, 4, 1], [3, 0, 1, 4, 8],
-// The channel: (3, 1) RAMP west, delivered at (2, 1).
-// CHECK-SAME: [2, 1, 0, 2, 1], [3, 1, 0, 0, 16], [3, 1, 1, 1, 1]]> : tensor<10x5xi32>
+// Block 0: RAMP of (0, 0) east, delivered at (2, 0) and (3, 0) only.
+// CHECK: wafer.routes 0 dense<{{\[}}[0, 0, 0, 0, 4], [1, 0, 0, 0, 8], [1, 0, 0, 4, 4],
+// Block 1: RAMP of (1, 0) south, then east along row 1, delivered at (3, 1).
+// CHECK-SAME: [2, 0, 0, 4, 5], [3, 0, 0, 4, 1], [1, 1, 0, 1, 4],
+// The channel: (3, 1) RAMP west, delivered at (2, 1), where block 1 passes
+// east on the same color from another input.
+// CHECK-SAME: [2, 1, 0, 2, 1], [2, 1, 0, 4, 4], [3, 1, 0, 0, 16], [3, 1, 0, 4, 1]]> : tensor<10x5xi32>
 
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,

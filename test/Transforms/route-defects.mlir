@@ -9,11 +9,11 @@
 // six hops instead of four, and no entry sits on (2, 1).
 // CHECK: total_length = 6
 // CHECK: wafer.routes 0 dense<[
-// Row 1: p's ramp east; (1, 1) turns south; (3, 1) takes it from the south
-// and sends it east into c at (4, 1).
-// CHECK-SAME: [0, 1, 0, 0, 4], [1, 1, 0, 4, 8], [3, 1, 0, 3, 4], [4, 1, 0, 4, 1],
-// Row 2: east under the dead PE, then north at column 3.
-// CHECK-SAME: [1, 2, 0, 1, 4], [2, 2, 0, 4, 4], [3, 2, 0, 4, 2]]> : tensor<7x5xi32>
+// Row 1: p's ramp east; (1, 1) turns south; c at (4, 1) takes it from the
+// south.
+// CHECK-SAME: [0, 1, 0, 0, 4], [1, 1, 0, 4, 8], [4, 1, 0, 3, 1],
+// Row 2: east under the dead PE, then north at column 4.
+// CHECK-SAME: [1, 2, 0, 1, 4], [2, 2, 0, 4, 4], [3, 2, 0, 4, 4], [4, 2, 0, 4, 2]]> : tensor<7x5xi32>
 #mesh = #wafer.arch<name = "mesh:8x4", width = 8, height = 4, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,

@@ -2,7 +2,7 @@
 
 // Weight streaming's feedback stream: "c" sends on port "fb" to port "fb0" of "b",
 // which sits before it (no SSA value can say so). It gets a color and a route
-// like any stream: up from (5, 2), west along row 0 into (3, 0).
+// like any stream: west from (5, 2) along row 2, up column 3 into (3, 0).
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,
@@ -26,4 +26,4 @@ module attributes {wafer.arch = #mesh8} {
 }
 // CHECK: wskernel.kernel "b" {{.*}}{feedback = {fb0 = "c"}, wafer.colors = {fb0 = [[FB:[0-9]+]] : i64, in0 = 0 : i64, out0 = 0 : i64}
 // CHECK: wskernel.kernel "c" {{.*}}{wafer.colors = {fb = [[FB]] : i64, in0 = 0 : i64}
-// CHECK: wafer.routes 0 dense<{{.*}}[3, 0, [[FB]], 2, 1]{{.*}}[4, 0, [[FB]], 2, 16]{{.*}}[5, 0, [[FB]], 3, 16]{{.*}}[5, 1, [[FB]], 3, 2]{{.*}}[5, 2, [[FB]], 0, 2]]>
+// CHECK: wafer.routes 0 dense<{{.*}}[3, 0, [[FB]], 3, 1]{{.*}}[3, 1, [[FB]], 3, 2]{{.*}}[3, 2, [[FB]], 2, 2]{{.*}}[4, 2, [[FB]], 2, 16]{{.*}}[5, 2, [[FB]], 0, 16]]>

@@ -10,14 +10,14 @@
 
 // A 2-wafer chain on mesh:8x8. p (wafer 0) sends from (2, 3) east along row 3
 // to the edge PE (7, 3), which forwards to LINK (mask 32); the link lands on
-// PE (0, 3) of wafer 1 (input LINK = 5), and the tree there goes east and
-// south into c [1, 2] at (2, 5). Rows 3 and 5 tie (9 hops); the lower wins.
+// PE (0, 3) of wafer 1 (input LINK = 5), and the tree there goes south and
+// east into c [1, 2] at (2, 5). Rows 3 and 5 tie (9 hops); the lower wins.
 // CHECK: cross_wafer_streams = 1 : i64, {{.*}}link_crossings = 1 : i64, max_colors_per_link = 1 : i64, {{.*}}wafer_links = 1 : i64}
 // CHECK-LABEL: func.func @two
 // CHECK: "p" {{.*}}wafer.colors = {out0 = 0 : i64}
 // CHECK: "c" {{.*}}wafer.colors = {in0 = 0 : i64}
 // CHECK: wafer.routes 0 dense<{{\[\[}}2, 3, 0, 0, 4], [3, 3, 0, 4, 4], [4, 3, 0, 4, 4], [5, 3, 0, 4, 4], [6, 3, 0, 4, 4], [7, 3, 0, 4, 32]]> : tensor<6x5xi32>
-// CHECK: wafer.routes 1 dense<{{\[\[}}0, 3, 0, 5, 4], [1, 3, 0, 4, 4], [2, 3, 0, 4, 8], [2, 4, 0, 1, 8], [2, 5, 0, 1, 5], [3, 5, 0, 4, 1]]> : tensor<6x5xi32>
+// CHECK: wafer.routes 1 dense<{{\[\[}}0, 3, 0, 5, 8], [0, 4, 0, 1, 8], [0, 5, 0, 1, 4], [1, 5, 0, 4, 4], [2, 5, 0, 4, 5], [3, 5, 0, 4, 1]]> : tensor<6x5xi32>
 // CHECK: wafer.links dense<{{\[\[}}0, 7, 3, 0, 1, 0, 3, 0]]> : tensor<1x8xi32>
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
@@ -41,7 +41,7 @@ module attributes {wafer.arch = #mesh8} {
 // CHECK: cross_wafer_streams = 2 : i64, {{.*}}link_crossings = 2 : i64,
 // CHECK-LABEL: func.func @three
 // CHECK: wafer.routes 0 dense<{{\[\[}}5, 1, 0, 0, 4], [6, 1, 0, 4, 4], [7, 1, 0, 4, 32]]>
-// CHECK: wafer.routes 1 dense<{{\[\[}}0, 1, 0, 5, 4], {{.*}}, [6, 6, 0, 0, 4], [6, 6, 0, 1, 1], [7, 6, 0, 4, 32]]> : tensor<14x5xi32>
+// CHECK: wafer.routes 1 dense<{{\[\[}}0, 1, 0, 5, 8], {{.*}}, [6, 6, 0, 0, 4], [6, 6, 0, 4, 1], [7, 6, 0, 4, 32]]> : tensor<14x5xi32>
 // CHECK: wafer.routes 2 dense<{{\[\[}}0, 6, 0, 5, 4], [1, 6, 0, 4, 1]]>
 // CHECK: wafer.links dense<{{\[\[}}0, 7, 1, 0, 1, 0, 1, 0], [1, 7, 6, 0, 2, 0, 6, 0]]> : tensor<2x8xi32>
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
@@ -102,8 +102,8 @@ module attributes {wafer.arch = #mesh8} {
 // (7, 3) is dead. So are row 4 (the off-wafer link of (7, 4), dir 5 = LINK)
 // and row 2 (the link of (0, 2) on wafer 1). Rows 1 and 5 tie; row 1 wins.
 // CHECK-LABEL: func.func @defects
-// CHECK: wafer.routes 0 dense<{{\[\[}}5, 1, 0, 3, 4], [6, 1, 0, 4, 4], [7, 1, 0, 4, 32], [5, 2, 0, 3, 2], [5, 3, 0, 0, 2]]>
-// CHECK: wafer.routes 1 dense<{{\[\[}}0, 1, 0, 5, 4], [1, 1, 0, 4, 4], [2, 1, 0, 4, 8], [2, 2, 0, 1, 8], [2, 3, 0, 1, 1]]>
+// CHECK: wafer.routes 0 dense<{{\[\[}}7, 1, 0, 3, 32], [6, 2, 0, 3, 4], [7, 2, 0, 4, 2], [5, 3, 0, 0, 4], [6, 3, 0, 4, 2]]>
+// CHECK: wafer.routes 1 dense<{{\[\[}}0, 1, 0, 5, 8], [0, 2, 0, 1, 8], [0, 3, 0, 1, 4], [1, 3, 0, 4, 4], [2, 3, 0, 4, 1]]>
 // CHECK: wafer.links dense<{{\[\[}}0, 7, 1, 0, 1, 0, 1, 0]]>
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
@@ -124,13 +124,13 @@ module attributes {wafer.arch = #mesh8, wafer.defects = #wafer.defects<
 // -----
 
 // Two streams from row 3 to c on row 3: the second pays 2 for sharing
-// row 3's link, so it takes row 2 (as cheap). On wafer 0 they share nothing
-// and both get color 0; on wafer 1 both are delivered to c, so p2's stream
-// is recolored 0 -> 1 by its link.
+// row 3's link, so it takes row 2 (as cheap). On wafer 0 both run east along
+// row 3 (p2's turns north at the edge), on colors 0 and 1, and keep them
+// on wafer 1, where both are delivered to c.
 // CHECK: link_crossings = 2 : i64, max_colors_per_link = 1 : i64, {{.*}}wafer_links = 2 : i64}
 // CHECK-LABEL: func.func @spread
 // CHECK: "c" {{.*}}wafer.colors = {in0 = 0 : i64, in1 = 1 : i64}
-// CHECK: wafer.links dense<{{\[\[}}0, 7, 2, 0, 1, 0, 2, 1], [0, 7, 3, 0, 1, 0, 3, 0]]> : tensor<2x8xi32>
+// CHECK: wafer.links dense<{{\[\[}}0, 7, 2, 1, 1, 0, 2, 1], [0, 7, 3, 0, 1, 0, 3, 0]]> : tensor<2x8xi32>
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
     fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 4, link_bytes_per_cycle = 136,
