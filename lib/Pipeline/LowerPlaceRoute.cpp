@@ -81,6 +81,12 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
 
   /// The passes after fusion for try `t`.
   void addStages(OpPassManager &pm, const Try &t) const {
+    addPlacement(pm, t);
+    addRouting(pm, t);
+  }
+
+  /// Lowering and placement for try `t`.
+  void addPlacement(OpPassManager &pm, const Try &t) const {
     addLowering(pm, t);
     if (!defects.empty() || defectRate > 0) {
       wsc::WscDefectsOptions map;
@@ -94,6 +100,10 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     if (t.strict)
       place.reshapeSlower = false, place.maxReshapes = kStrictReshapes;
     pm.addPass(wsc::createWscPlace(place));
+  }
+
+  /// Routing and its check for try `t`, on a placed module.
+  void addRouting(OpPassManager &pm, const Try &t) const {
     wsc::WscRouteOptions route;
     if (!t.last)
       route.maxIterations = kTrialRoutingRounds;
@@ -152,10 +162,16 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       out.tallest = std::max(out.tallest, k.getHeight());
       out.shapes = llvm::hash_combine(out.shapes, k.getHeight(), k.getWidth());
     });
+    putBack(backup);
+    return result;
+  }
+
+  /// Puts the module back as `backup` holds it.
+  void putBack(OwningOpRef<ModuleOp> &backup) {
+    ModuleOp module = getOperation();
     module.getBodyRegion().getBlocks().clear();
     module.getBodyRegion().takeBody(backup->getBodyRegion());
     module->setAttrs((*backup)->getAttrDictionary());
-    return result;
   }
 
   void runOnOperation() override {
@@ -270,23 +286,33 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       // every try after it (its bound is the slower of its kernels and its
       // busiest link). Tries of one pace but the last keep their own: a
       // later one may route within it.
+      // The budget changes only the routing: a try that does not place is
+      // not placed again, and one that does is routed from its placement.
       for (size_t i = 0; i < order.size(); ++i) {
         const Strict &t = order[i];
         int64_t relaxed = 0;
         if (i + 1 < order.size() && std::ceil(order[i + 1].pace) > std::ceil(t.pace))
           relaxed = int64_t(std::ceil(order[i + 1].pace));
+        OwningOpRef<ModuleOp> unplaced = module.clone();
+        SmallVector<Diagnostic> dropped;
+        Kernels k;
+        Try strict{t.blocks, t.share, /*strict=*/true, t.rows};
+        OpPassManager placement(ModuleOp::getOperationName());
+        addPlacement(placement, strict);
+        wsc::progress::setTry(i + 1, order.size(), describe(strict));
+        if (failed(attempt(placement, dropped, k)))
+          continue;
         for (int64_t budget : {int64_t(0), relaxed}) {
-          SmallVector<Diagnostic> dropped;
-          Kernels k;
-          Try strict{t.blocks, t.share, /*strict=*/true, t.rows, budget};
-          OpPassManager pm(ModuleOp::getOperationName());
-          addStages(pm, strict);
+          strict.linkBudget = budget;
+          OpPassManager routing(ModuleOp::getOperationName());
+          addRouting(routing, strict);
           wsc::progress::setTry(i + 1, order.size(), describe(strict));
-          if (succeeded(attempt(pm, dropped, k)))
+          if (succeeded(attempt(routing, dropped, k)))
             return;
           if (!relaxed)
             break;
         }
+        putBack(unplaced);
       }
     }
     for (size_t i = 0; i < tries.size(); ++i) {

@@ -37,6 +37,10 @@ using namespace wsc::route;
 /// At most this many overused links let routing go past max-iterations
 /// (extra-rounds).
 static constexpr size_t kFewOverused = 100;
+/// Rounds without a new fewest count of overused links before the streams
+/// within kStallRadius PEs of them are rerouted as well.
+static constexpr int64_t kStallRounds = 2;
+static constexpr int64_t kStallRadius = 3;
 
 std::string WaferRouter::describe(const Group &g) const {
   std::string s;
@@ -428,15 +432,21 @@ bool WaferRouter::color(std::vector<int> &uncolored) {
   }
   std::vector<uint64_t> taken(n, 0);
   std::vector<int> sat(n, 0);
-  // Highest saturation, then degree, then the earliest group.
-  std::set<std::tuple<int, int, int>> ready;
+  // Channels first (their hops are fixed, so no repair can move them out
+  // of the way: a column chain shares links with every stream spread
+  // along its columns), then the highest saturation, the highest degree
+  // and the earliest group.
+  auto key = [&](int gi) {
+    return std::make_tuple(groups[gi].isStream, -sat[gi], -int(adj[gi].size()), gi);
+  };
+  std::set<std::tuple<bool, int, int, int>> ready;
   for (int gi = 0; gi < n; ++gi) {
     groups[gi].color = -1;
-    ready.insert({0, -int(adj[gi].size()), gi});
+    ready.insert(key(gi));
   }
   uncolored.clear();
   while (!ready.empty()) {
-    auto [negSat, negDeg, gi] = *ready.begin();
+    int gi = std::get<3>(*ready.begin());
     ready.erase(ready.begin());
     int c = 0;
     while (c < K && (taken[gi] >> c & 1))
@@ -449,13 +459,13 @@ bool WaferRouter::color(std::vector<int> &uncolored) {
     for (int32_t o : adj[gi]) {
       if (groups[o].color >= 0 || (taken[o] >> c & 1))
         continue;
-      auto it = ready.find({-sat[o], -int(adj[o].size()), o});
+      auto it = ready.find(key(o));
       if (it == ready.end())
         continue; // already given up on
       ready.erase(it);
       taken[o] |= uint64_t(1) << c;
       ++sat[o];
-      ready.insert({-sat[o], -int(adj[o].size()), o});
+      ready.insert(key(o));
     }
   }
   return uncolored.empty();
@@ -476,10 +486,15 @@ bool WaferRouter::repair(int gi) {
           cost += linkCost(e.node * kResPerPe + p, g.demand);
     return cost;
   };
-  // The tree with no link closed: a color whose tree costs no more has
-  // nothing to gain from the colors after it.
+  // Links without room for its words stay closed: a repair that went over
+  // the budget would undo what negotiation reached.
+  auto full = [&](int32_t r) {
+    return budget > 0 && isMeshLink(r) && load[r] + g.demand > budget * (1 + 1e-9);
+  };
+  // The tree with no color's links closed: a color whose tree costs no
+  // more has nothing to gain from the colors after it.
   Group open = g;
-  double unconstrained = routeStream(open, [](int32_t) { return false; }) ? treeCost(open) : 0;
+  double unconstrained = routeStream(open, full) ? treeCost(open) : 0;
   // Colors in the order of how few of that tree's resources they already
   // hold: the freest usually routes nearly as cheaply as the open tree,
   // and each color tried is a whole reroute.
@@ -495,7 +510,7 @@ bool WaferRouter::repair(int gi) {
   for (auto [conflicts, c] : order) {
     uint64_t bit = uint64_t(1) << c;
     Group trial = g;
-    if (!routeStream(trial, [&](int32_t r) { return colorMask[r] & bit; }))
+    if (!routeStream(trial, [&](int32_t r) { return (colorMask[r] & bit) || full(r); }))
       continue;
     double cost = treeCost(trial);
     if (bestColor < 0 || cost < bestCost)
@@ -679,8 +694,22 @@ LogicalResult WaferRouter::run(Stats &stats) {
       }
       present = std::min(present * 1.8, 1e6);
       negotiating = true;
+      // Stalled on a few links (the last of a cut a little short of the
+      // demand across it, passed back and forth between two streams): the
+      // streams near them are rerouted too, so that those not on the
+      // overused links make room.
+      std::vector<char> near = bad;
+      if (iter - fewestAt >= kStallRounds && over.size() <= kFewOverused)
+        for (int32_t r : over) {
+          int64_t x = r / kResPerPe % W, y = r / kResPerPe / W;
+          Rect box = Rect{x, y, x, y}.grown(kStallRadius, W, H);
+          for (int64_t ny = box.y0; ny <= box.y1; ++ny)
+            for (int64_t nx = box.x0; nx <= box.x1; ++nx)
+              for (int dir = wafer::North; dir <= wafer::West; ++dir)
+                near[node(nx, ny) * kResPerPe + dir] = 1;
+        }
       for (Group &g : groups) {
-        if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return bad[r]; }))
+        if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return near[r]; }))
           continue;
         // Over the words budget (not the colors): may spread by the ring.
         g.ring |= budget > 0 && llvm::any_of(g.res, [&](int32_t r) {

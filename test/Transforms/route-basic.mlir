@@ -10,21 +10,23 @@
 // (3, 1) for c, westward through (2, 1).
 
 // CHECK: wafer.route_stats = {colors_used = 2 : i64, cross_wafer_streams = 0 : i64, entries = 15 : i64, groups = 4 : i64, iterations = 1 : i64, link_budget = 10 : i64, link_crossings = 0 : i64, max_colors_per_link = 0 : i64, max_colors_per_router = 2 : i64, max_length = 3 : i64, max_link_load = 4.000000e+00 : f64, mean_link_load = 3.500000e+00 : f64, total_length = 10 : i64, wafer_links = 0 : i64}
-// CHECK: "a" {{.*}}wafer.colors = {out0 = 0 : i64, row = 0 : i64}
-// CHECK: "b" {{.*}}wafer.colors = {col = 1 : i64, in0 = 0 : i64, out0 = 1 : i64}
-// CHECK: "c" {{.*}}wafer.colors = {in0 = 1 : i64, in1 = 0 : i64}
+// The channels take their colors first (their hops are fixed).
+// CHECK: "a" {{.*}}wafer.colors = {out0 = 1 : i64, row = 0 : i64}
+// CHECK: "b" {{.*}}wafer.colors = {col = 0 : i64, in0 = 1 : i64, out0 = 0 : i64}
+// CHECK: "c" {{.*}}wafer.colors = {in0 = 0 : i64, in1 = 1 : i64}
 // Rows are [x, y, color, in, out_mask]; ports R=0 N=1 E=2 S=3 W=4, mask bit = port.
 // CHECK: wafer.routes 0 dense<[
 // a's row channel: (0,0) RAMP -> E; (1,0) W -> RAMP.
-// CHECK-SAME: [0, 0, 0, 0, 4],
-// a.out0 (color 0): from the ramp of (1,0) east into b and south into c.
-// CHECK-SAME: [1, 0, 0, 0, 12], [1, 0, 0, 4, 1],
-// Into b at (2,0): delivered, and on east and south.
-// CHECK-SAME: [2, 0, 0, 4, 13], [2, 0, 1, 0, 8], [3, 0, 0, 4, 9], [3, 0, 1, 0, 8],
-// CHECK-SAME: [1, 1, 0, 1, 1], [1, 1, 1, 2, 1],
-// b.out0 (color 1) shares its color with b's col channel: they use no common link or ramp.
-// CHECK-SAME: [2, 1, 0, 1, 1], [2, 1, 1, 1, 1], [2, 1, 1, 2, 16],
-// CHECK-SAME: [3, 1, 0, 1, 1], [3, 1, 1, 0, 16], [3, 1, 1, 1, 1]]> : tensor<15x5xi32>
+// CHECK-SAME: [0, 0, 0, 0, 4], [1, 0, 0, 4, 1],
+// a.out0 (color 1): from the ramp of (1,0) east into b and south into c.
+// CHECK-SAME: [1, 0, 1, 0, 12],
+// b's col channel leaves (2,0) and (3,0) south; a.out0 into b at (2,0):
+// delivered, and on east and south.
+// CHECK-SAME: [2, 0, 0, 0, 8], [2, 0, 1, 4, 13], [3, 0, 0, 0, 8], [3, 0, 1, 4, 9],
+// CHECK-SAME: [1, 1, 0, 2, 1], [1, 1, 1, 1, 1],
+// b.out0 (color 0) shares its color with both channels: they use no common link or ramp.
+// CHECK-SAME: [2, 1, 0, 1, 1], [2, 1, 0, 2, 16], [2, 1, 1, 1, 1],
+// CHECK-SAME: [3, 1, 0, 0, 16], [3, 1, 0, 1, 1], [3, 1, 1, 1, 1]]> : tensor<15x5xi32>
 
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
     colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
