@@ -191,11 +191,10 @@ private:
   template <typename Closed> bool routeStream(Group &g, Closed closed);
   /// Joins the nearest PE of `R` to the tree of `g` by A*; false when cut off.
   template <typename Closed> bool reach(Group &g, const Rect &R, Closed closed);
-  /// Joins the PEs of `R` to the tree of `g` from the tree inside and next
-  /// to it, as far as `closed` lets it.
+  /// Joins the PEs of `R` to the tree of `g` from the tree inside it (and
+  /// for a ring group, around it): breadth-first, or once congestion is
+  /// negotiated, cheapest-first over link costs.
   template <typename Closed> void spread(Group &g, const Rect &R, Closed closed);
-  /// Whether the tree of the group being routed holds every PE of `R`.
-  bool covers(const Rect &R) const;
   void treeAdd(Group &g, int64_t n, int in, int depth);
   void treeLink(Group &g, int64_t from, int dir, int64_t to);
   /// Adds the path the last search found from the tree to `end`.

@@ -216,18 +216,11 @@ template <typename Closed> bool WaferRouter::reach(Group &g, const Rect &R, Clos
 }
 
 template <typename Closed> void WaferRouter::spread(Group &g, const Rect &R, Closed closed) {
-  // Breadth-first, or once congestion is being negotiated, cheapest-first
-  // over link costs. The tree next to R feeds it across its edge first: a
-  // row that two streams' boxes share (a band boundary of a linear's input)
-  // then takes each stream from its own side, not both along its length.
-  Rect around = R.grown(1, W, H);
   if (!negotiating) {
     std::deque<int64_t> queue;
-    for (int inside = 0; inside < 2; ++inside)
-      for (const Entry &e : g.entries)
-        if (around.contains(e.node % W, e.node / W) &&
-            R.contains(e.node % W, e.node / W) == bool(inside))
-          queue.push_back(e.node);
+    for (const Entry &e : g.entries)
+      if (R.contains(e.node % W, e.node / W))
+        queue.push_back(e.node);
     while (!queue.empty()) {
       int64_t u = queue.front();
       queue.pop_front();
@@ -240,55 +233,44 @@ template <typename Closed> void WaferRouter::spread(Group &g, const Rect &R, Clo
         queue.push_back(v);
       }
     }
-  } else {
-    // Cheapest paths from the tree to every PE of R, through R and, for
-    // a stream that was over the words budget, a ring of one PE around
-    // it: a stream whose entry PE's links are full (three blocks entering
-    // one corner, each reaching all of R) can go round the outside and
-    // enter R elsewhere. Only the paths to PEs of R join the tree. (The
-    // ring is other kernels' room: every stream in it would cost their
-    // streams colors.)
-    Rect E = g.ring ? around : R;
-    Rect seeds = g.ring ? R.grown(2, W, H) : around;
-    ++searchStamp;
-    heap.clear();
-    for (size_t i = 0; i < g.entries.size(); ++i) {
-      int32_t n = g.entries[i].node;
-      if (!seeds.contains(n % W, n / W))
+    return;
+  }
+  // Cheapest paths from the tree to every PE of R, through R and, for a
+  // stream that was over the words budget, a ring of one PE around it: a
+  // stream whose entry PE's links are full (three blocks entering one
+  // corner, each reaching all of R) can go round the outside and enter R
+  // elsewhere. Only the paths to PEs of R join the tree. (The ring is other
+  // kernels' room: every stream in it would cost their streams colors.)
+  Rect E = R.grown(g.ring ? 1 : 0, W, H);
+  ++searchStamp;
+  heap.clear();
+  for (const Entry &e : g.entries) {
+    if (!E.contains(e.node % W, e.node / W))
+      continue;
+    seen[e.node] = searchStamp, gScore[e.node] = 0;
+    heap.push(0, {0, e.node});
+  }
+  while (!heap.empty()) {
+    Item it = heap.pop().second;
+    if (it.g > gScore[it.n])
+      continue;
+    for (int dir = wafer::North; dir <= wafer::West; ++dir) {
+      int64_t v = neighbour(it.n, dir);
+      int32_t r = int32_t(it.n * kResPerPe + dir);
+      if (v < 0 || inTree[v] == treeStamp || !E.contains(v % W, v / W) || closed(r))
         continue;
-      seen[n] = searchStamp, gScore[n] = 0;
-      heap.push(0, {0, n});
-    }
-    while (!heap.empty()) {
-      Item it = heap.pop().second;
-      if (it.g > gScore[it.n])
-        continue;
-      for (int dir = wafer::North; dir <= wafer::West; ++dir) {
-        int64_t v = neighbour(it.n, dir);
-        int32_t r = int32_t(it.n * kResPerPe + dir);
-        if (v < 0 || inTree[v] == treeStamp || !E.contains(v % W, v / W) || closed(r))
-          continue;
-        float ng = it.g + float(linkCost(r, g.demand));
-        if (seen[v] != searchStamp || ng < gScore[v]) {
-          seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
-          heap.push(ng, {ng, int32_t(v)});
-        }
+      float ng = it.g + float(linkCost(r, g.demand));
+      if (seen[v] != searchStamp || ng < gScore[v]) {
+        seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
+        heap.push(ng, {ng, int32_t(v)});
       }
     }
-    // Join each PE of R that the search reached by its path.
-    for (int64_t y = R.y0; y <= R.y1; ++y)
-      for (int64_t x = R.x0; x <= R.x1; ++x)
-        if (seen[node(x, y)] == searchStamp)
-          treeJoin(g, node(x, y));
   }
-}
-
-bool WaferRouter::covers(const Rect &R) const {
+  // Join each PE of R that the search reached by its path.
   for (int64_t y = R.y0; y <= R.y1; ++y)
     for (int64_t x = R.x0; x <= R.x1; ++x)
-      if (inTree[node(x, y)] != treeStamp)
-        return false;
-  return true;
+      if (seen[node(x, y)] == searchStamp)
+        treeJoin(g, node(x, y));
 }
 
 template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed) {
@@ -303,20 +285,9 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
   treeAdd(g, g.src, g.srcIn, 0);
 
   for (const Rect &R : g.targets) {
-    // A box next to the tree is spread from its edge: only one apart from
-    // it needs the search first (and one whose edge links are dead).
-    auto next = [&] {
-      return llvm::any_of(g.entries,
-                          [&](const Entry &e) { return R.dist(e.node % W, e.node / W) <= 1; });
-    };
-    if (!next() && !reach(g, R, closed))
+    if (!reach(g, R, closed))
       return false;
     spread(g, R, closed);
-    if (!covers(R)) {
-      if (!reach(g, R, closed))
-        return false;
-      spread(g, R, closed);
-    }
     for (int64_t y = R.y0; y <= R.y1; ++y)
       for (int64_t x = R.x0; x <= R.x1; ++x) {
         int64_t n = node(x, y);
@@ -486,15 +457,10 @@ bool WaferRouter::repair(int gi) {
           cost += linkCost(e.node * kResPerPe + p, g.demand);
     return cost;
   };
-  // Links without room for its words stay closed: a repair that went over
-  // the budget would undo what negotiation reached.
-  auto full = [&](int32_t r) {
-    return budget > 0 && isMeshLink(r) && load[r] + g.demand > budget * (1 + 1e-9);
-  };
-  // The tree with no color's links closed: a color whose tree costs no
-  // more has nothing to gain from the colors after it.
+  // The tree with no link closed: a color whose tree costs no more has
+  // nothing to gain from the colors after it.
   Group open = g;
-  double unconstrained = routeStream(open, full) ? treeCost(open) : 0;
+  double unconstrained = routeStream(open, [](int32_t) { return false; }) ? treeCost(open) : 0;
   // Colors in the order of how few of that tree's resources they already
   // hold: the freest usually routes nearly as cheaply as the open tree,
   // and each color tried is a whole reroute.
@@ -510,7 +476,7 @@ bool WaferRouter::repair(int gi) {
   for (auto [conflicts, c] : order) {
     uint64_t bit = uint64_t(1) << c;
     Group trial = g;
-    if (!routeStream(trial, [&](int32_t r) { return (colorMask[r] & bit) || full(r); }))
+    if (!routeStream(trial, [&](int32_t r) { return colorMask[r] & bit; }))
       continue;
     double cost = treeCost(trial);
     if (bestColor < 0 || cost < bestCost)

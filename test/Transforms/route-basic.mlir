@@ -9,7 +9,7 @@
 // a.out0 leaves a's last PE (1, 0) for every PE of b and c; b.out0 leaves
 // (3, 1) for c, westward through (2, 1).
 
-// CHECK: wafer.route_stats = {colors_used = 2 : i64, cross_wafer_streams = 0 : i64, entries = 15 : i64, groups = 4 : i64, iterations = 1 : i64, link_budget = 10 : i64, link_crossings = 0 : i64, max_colors_per_link = 0 : i64, max_colors_per_router = 2 : i64, max_length = 3 : i64, max_link_load = 4.000000e+00 : f64, mean_link_load = 3.500000e+00 : f64, total_length = 10 : i64, wafer_links = 0 : i64}
+// CHECK: wafer.route_stats = {colors_used = 2 : i64, cross_wafer_streams = 0 : i64, entries = 15 : i64, groups = 4 : i64, iterations = 1 : i64, link_budget = 10 : i64, link_crossings = 0 : i64, max_colors_per_link = 0 : i64, max_colors_per_router = 2 : i64, max_length = 3 : i64, max_link_load = 8.000000e+00 : f64, mean_link_load = 4.000000e+00 : f64, total_length = 10 : i64, wafer_links = 0 : i64}
 // The channels take their colors first (their hops are fixed).
 // CHECK: "a" {{.*}}wafer.colors = {out0 = 1 : i64, row = 0 : i64}
 // CHECK: "b" {{.*}}wafer.colors = {col = 0 : i64, in0 = 1 : i64, out0 = 0 : i64}
@@ -18,14 +18,16 @@
 // CHECK: wafer.routes 0 dense<[
 // a's row channel: (0,0) RAMP -> E; (1,0) W -> RAMP.
 // CHECK-SAME: [0, 0, 0, 0, 4], [1, 0, 0, 4, 1],
-// a.out0 (color 1): from the ramp of (1,0) east into b and south into c.
-// CHECK-SAME: [1, 0, 1, 0, 12],
+// a.out0 (color 1): from the ramp of (1,0) east into b.
+// CHECK-SAME: [1, 0, 1, 0, 4],
 // b's col channel leaves (2,0) and (3,0) south; a.out0 into b at (2,0):
 // delivered, and on east and south.
 // CHECK-SAME: [2, 0, 0, 0, 8], [2, 0, 1, 4, 13], [3, 0, 0, 0, 8], [3, 0, 1, 4, 9],
-// CHECK-SAME: [1, 1, 0, 2, 1], [1, 1, 1, 1, 1],
-// b.out0 (color 0) shares its color with both channels: they use no common link or ramp.
-// CHECK-SAME: [2, 1, 0, 1, 1], [2, 1, 0, 2, 16], [2, 1, 1, 1, 1],
+// c at (1,1) takes both streams from the east.
+// CHECK-SAME: [1, 1, 0, 2, 1], [1, 1, 1, 2, 1],
+// b.out0 (color 0) shares its color with both channels: they use no common
+// link or ramp. (2,1) delivers a.out0 and passes it west to c.
+// CHECK-SAME: [2, 1, 0, 1, 1], [2, 1, 0, 2, 16], [2, 1, 1, 1, 17],
 // CHECK-SAME: [3, 1, 0, 0, 16], [3, 1, 0, 1, 1], [3, 1, 1, 1, 1]]> : tensor<15x5xi32>
 
 #mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
