@@ -41,6 +41,9 @@ static constexpr size_t kFewOverused = 100;
 /// within kStallRadius PEs of them are rerouted as well.
 static constexpr int64_t kStallRounds = 2;
 static constexpr int64_t kStallRadius = 3;
+/// How far past the bounding box of its tree on open links a repair's
+/// tree on one color may go.
+static constexpr int64_t kRepairMargin = 8;
 
 std::string WaferRouter::describe(const Group &g) const {
   std::string s;
@@ -460,7 +463,19 @@ bool WaferRouter::repair(int gi) {
   // The tree with no link closed: a color whose tree costs no more has
   // nothing to gain from the colors after it.
   Group open = g;
-  double unconstrained = routeStream(open, [](int32_t) { return false; }) ? treeCost(open) : 0;
+  bool opened = routeStream(open, [](int32_t) { return false; });
+  double unconstrained = opened ? treeCost(open) : 0;
+  // A color's tree stays near the open one: where it would have to go far
+  // round, another color does better, and a search that cannot finish
+  // ends at the box instead of visiting the whole wafer.
+  Rect box{0, 0, W - 1, H - 1};
+  if (opened) {
+    box = {W, H, -1, -1};
+    for (const Entry &e : open.entries)
+      box = {std::min(box.x0, e.node % W), std::min(box.y0, e.node / W),
+             std::max(box.x1, e.node % W), std::max(box.y1, e.node / W)};
+    box = box.grown(kRepairMargin, W, H);
+  }
   // Colors in the order of how few of that tree's resources they already
   // hold: the freest usually routes nearly as cheaply as the open tree,
   // and each color tried is a whole reroute.
@@ -476,7 +491,9 @@ bool WaferRouter::repair(int gi) {
   for (auto [conflicts, c] : order) {
     uint64_t bit = uint64_t(1) << c;
     Group trial = g;
-    if (!routeStream(trial, [&](int32_t r) { return colorMask[r] & bit; }))
+    if (!routeStream(trial, [&](int32_t r) {
+          return (colorMask[r] & bit) || !box.contains(r / kResPerPe % W, r / kResPerPe / W);
+        }))
       continue;
     double cost = treeCost(trial);
     if (bestColor < 0 || cost < bestCost)
