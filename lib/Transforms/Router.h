@@ -200,6 +200,8 @@ private:
   /// Adds the path the last search found from the tree to `end`.
   void treeJoin(Group &g, int64_t end);
   std::vector<std::pair<int64_t, int>> joinPath; ///< treeJoin's scratch
+  /// Fills `g.res` from its entries.
+  void collectResources(Group &g);
   void commit(Group &g, int delta);
   void ripUp(Group &g) {
     commit(g, -1);

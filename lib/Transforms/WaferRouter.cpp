@@ -312,29 +312,32 @@ template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed
 }
 
 /// Adds (+1) or removes (-1) the group's use of resources.
+void WaferRouter::collectResources(Group &g) {
+  // Each resource once, in the order the entries first use it (a stamp
+  // per resource instead of sorting: groups are large).
+  if (resSeen.size() != occ.size() || ++resStamp == 0)
+    resSeen.assign(occ.size(), 0), resStamp = 1;
+  g.res.clear();
+  auto add = [&](int32_t r) {
+    if (resSeen[r] != resStamp)
+      resSeen[r] = resStamp, g.res.push_back(r);
+  };
+  for (const Entry &e : g.entries) {
+    if (e.in == wafer::Ramp)
+      add(e.node * kResPerPe + kRampIn);
+    else if (e.in == wafer::Link)
+      add(e.node * kResPerPe + kLinkIn);
+    for (int p = 0; p <= wafer::Link; ++p)
+      if (e.mask >> p & 1)
+        add(e.node * kResPerPe + (p == wafer::Ramp ? kRampOut : p == wafer::Link ? kLinkOut : p));
+  }
+}
+
 void WaferRouter::commit(Group &g, int delta) {
   if (delta > 0) {
-    // Each resource once, in the order the entries first use it (a stamp
-    // per resource instead of sorting: groups are large).
-    if (resSeen.size() != occ.size() || ++resStamp == 0)
-      resSeen.assign(occ.size(), 0), resStamp = 1;
-    g.res.clear();
-    auto add = [&](int32_t r) {
-      if (resSeen[r] != resStamp)
-        resSeen[r] = resStamp, g.res.push_back(r);
-    };
-    for (const Entry &e : g.entries) {
-      if (e.in == wafer::Ramp)
-        add(e.node * kResPerPe + kRampIn);
-      else if (e.in == wafer::Link)
-        add(e.node * kResPerPe + kLinkIn);
-      for (int p = 0; p <= wafer::Link; ++p)
-        if (e.mask >> p & 1)
-          add(e.node * kResPerPe + (p == wafer::Ramp ? kRampOut : p == wafer::Link ? kLinkOut : p));
-    }
-  }
-  if (delta > 0)
+    collectResources(g);
     committedEntries += int64_t(g.entries.size());
+  }
   for (int32_t r : g.res) {
     occ[r] += delta;
     if (isMeshLink(r))
@@ -478,7 +481,9 @@ bool WaferRouter::repair(int gi) {
   }
   // Colors in the order of how few of that tree's resources they already
   // hold: the freest usually routes nearly as cheaply as the open tree,
-  // and each color tried is a whole reroute.
+  // and each color tried is a whole reroute. A color that holds none of
+  // them takes the open tree as it is.
+  collectResources(open);
   std::vector<std::pair<int64_t, int>> order;
   for (int c = 0; c < K; ++c) {
     uint64_t bit = uint64_t(1) << c;
@@ -490,6 +495,10 @@ bool WaferRouter::repair(int gi) {
   int bestColor = -1;
   for (auto [conflicts, c] : order) {
     uint64_t bit = uint64_t(1) << c;
+    if (opened && conflicts == 0) {
+      best = std::move(open), bestColor = c;
+      break;
+    }
     Group trial = g;
     if (!routeStream(trial, [&](int32_t r) {
           return (colorMask[r] & bit) || !box.contains(r / kResPerPe % W, r / kResPerPe / W);
