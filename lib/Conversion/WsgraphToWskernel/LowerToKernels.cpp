@@ -12,12 +12,15 @@
 #include "Kinds/Generic.h"
 #include "Kinds/Kind.h"
 #include "wsc/Analysis/CostModel.h"
+#include "wsc/Analysis/WeightData.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsgraph/WsgraphDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
@@ -144,6 +147,42 @@ partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, 
 /// Budgets up to this many PEs are searched one by one (balanceStage).
 constexpr int64_t kScannedBudget = 64;
 
+/// What sizing a plan depends on, but for its weights' values: plans alike
+/// (a model's layers) take the same shape at the same budget. A plan whose
+/// weights are sparse (their zeros set the densest tile) is like no other.
+static llvm::hash_code sizingKey(const KernelPlan &p, int64_t minPes, size_t index) {
+  auto sparse = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && (def->hasAttr(kPruneAttr) || def->hasAttr(kDensityAttr) ||
+                   def->hasAttr(kMaskFileAttr));
+  };
+  if (llvm::any_of(p.inputs, sparse))
+    return llvm::hash_combine(-1, index);
+  auto bits = [](double x) { return llvm::bit_cast<uint64_t>(x); };
+  llvm::hash_code key = llvm::hash_combine(
+      p.kind, bits(p.work), minPes, p.maxH, p.maxW, p.maxBlocks, p.storage, p.layers, p.heads,
+      p.blocked, p.align, p.hostResult, p.rowLo, p.rowHi, p.chained, bits(p.epsilon), p.geluTanh,
+      p.gateActivation, bits(p.scale), bits(p.futureFill.value_or(0.0f)),
+      p.futureFill.has_value(), p.qkvUnit, p.turns, p.weightRowBase, p.colLo, p.colHi,
+      p.writesIntoPrevious);
+  key = llvm::hash_combine(key, llvm::hash_combine_range(p.colInterleave),
+                           llvm::hash_combine_range(p.colPerm), llvm::hash_combine_range(p.rowPerm),
+                           llvm::hash_combine_range(p.operandInput),
+                           llvm::hash_combine_range(p.attention.flat()));
+  for (auto [step, c] : p.maskSteps)
+    key = llvm::hash_combine(key, step, bits(c));
+  for (Value v : p.inputs)
+    key = llvm::hash_combine(key, v.getType().getAsOpaquePointer());
+  Operation *anchor = p.anchor;
+  key = llvm::hash_combine(key, anchor->getName().getAsOpaquePointer(), p.result,
+                           anchor->getAttrDictionary().getAsOpaquePointer());
+  for (Type t : anchor->getOperandTypes())
+    key = llvm::hash_combine(key, t.getAsOpaquePointer());
+  for (Type t : anchor->getResultTypes())
+    key = llvm::hash_combine(key, t.getAsOpaquePointer());
+  return key;
+}
+
 static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
                                          ArrayRef<int64_t> minPes, size_t first, size_t last,
                                          double capacity, int64_t maxPes) {
@@ -161,12 +200,17 @@ static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
       rest -= double(budgets[i - first]);
   int64_t most = std::max<int64_t>(1, std::min<int64_t>(maxPes, int64_t(capacity)));
   // Each bisection step searches every kernel's budgets again, mostly the
-  // same ones, and sizing a shape is the lowering's main cost: each
-  // kernel's cycles at a budget are kept. (Every plan is sized again at
-  // its budget afterwards.)
-  std::vector<llvm::DenseMap<int64_t, double>> known(last - first);
+  // same ones, and sizing a shape is the lowering's main cost: the cycles
+  // at a budget are kept, once for all plans alike. (Every plan is sized
+  // again at its budget afterwards.)
+  llvm::DenseMap<llvm::hash_code, size_t> classOfKey;
+  SmallVector<size_t> classOf;
+  for (size_t i = first; i < last; ++i)
+    classOf.push_back(
+        classOfKey.try_emplace(sizingKey(plans[i], minPes[i], i), classOfKey.size()).first->second);
+  std::vector<llvm::DenseMap<int64_t, double>> known(classOfKey.size());
   auto cyclesAt = [&](size_t i, int64_t budget) {
-    auto [it, fresh] = known[i - first].try_emplace(budget, 0.0);
+    auto [it, fresh] = known[classOf[i - first]].try_emplace(budget, 0.0);
     if (fresh) {
       KernelPlan &p = plans[i];
       p.h = 1, p.w = budget;
