@@ -197,24 +197,25 @@ bool WaferPlacer::pack(int64_t minBand, int64_t holeBudget) {
 /// rings may still hold a cheaper one.
 bool WaferPlacer::placeInHole(int i) {
   // Most holes looked for in a failing attempt do not exist. A legal spot
-  // needs h x w free live PEs: one row-major pass over run lengths says
-  // whether there are any before the rings below are walked.
+  // needs h x w free live PEs: one row-major pass over run lengths marks
+  // the corners of such spots, so the rings below test most corners by a
+  // byte (and a wafer without any fails at once).
   std::vector<int64_t> up(W, 0);
+  std::vector<uint8_t> freeSpot(W * H, 0);
   bool anyHole = false;
-  for (int64_t yy = 0; yy < H && !anyHole; ++yy)
-    for (int64_t xx = 0, run = 0; xx < W && !anyHole; ++xx) {
+  for (int64_t yy = 0; yy < H; ++yy)
+    for (int64_t xx = 0, run = 0; xx < W; ++xx) {
       up[xx] = occ[yy * W + xx] < 0 && !deadPe[yy * W + xx] ? up[xx] + 1 : 0;
       run = up[xx] >= h[i] ? run + 1 : 0;
-      anyHole = run >= w[i];
+      if (run >= w[i])
+        freeSpot[(yy - h[i] + 1) * W + xx - w[i] + 1] = anyHole = true;
     }
   if (!anyHole) {
     failedKernel = i;
     return false;
   }
-  Prefix taken;
-  taken.build(W, H, [&](int64_t xx, int64_t yy) { return occ[yy * W + xx] >= 0; });
   auto legal = [&](int64_t c, int64_t r) {
-    return staticLegal(c, r, h[i], w[i]) && !taken.sum(c, r, c + w[i] - 1, r + h[i] - 1);
+    return freeSpot[r * W + c] && staticLegal(c, r, h[i], w[i]);
   };
   // The pull: producers' sending PEs and consumers' origins, by weight.
   double ax = 0, ay = 0, aw = 0;
