@@ -1,9 +1,10 @@
 //===- Router.h - the router's pieces, shared by the files of --wsc-route -*- C++ -*-===//
 //
-// --wsc-route is three files: RouteLinks.cpp plans where streams cross
-// wafers (which link row each uses), WaferRouter.cpp routes and colors one
-// wafer, and Route.cpp drives both and writes the IR. Internal to
-// lib/Transforms; the route checker shares none of it.
+// --wsc-route is four files: RouteLinks.cpp plans where streams cross
+// wafers (which link row each uses), WaferRouter.cpp routes one wafer and
+// RouteColors.cpp colors it, and Route.cpp drives them and writes the IR.
+// RadixHeap.h is the searches' queue. Internal to lib/Transforms; the
+// route checker shares none of it.
 //
 // Resources are numbered 8 per PE: 0 ramp in (sent by the core), 1-4 the
 // link leaving in direction N, E, S, W, 5 ramp out (delivered to the core),
