@@ -122,8 +122,9 @@ struct PlacePass : wsc::impl::WscPlaceBase<PlacePass> {
     // The rectangles free of defects and pre-placed kernels: a kernel with
     // no shape inside one of them fails at once, not after every round.
     std::vector<std::pair<int64_t, int64_t>> cleanBoxes;
+    DeadCells deadRows(defects, W, H, false), deadCols(defects, W, H, true);
     auto placerFor = [&](bool transposed) {
-      return WaferPlacer(waferIndex, W, H, defects, graph, members, edges, transposed);
+      return WaferPlacer(waferIndex, transposed ? deadCols : deadRows, graph, members, edges);
     };
     for (;; ++rounds) {
       WaferPlacer rows = placerFor(false);

@@ -16,6 +16,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -64,16 +65,27 @@ struct Edge {
   double weight;
 };
 
+/// A wafer's dead PEs, and its dead links inside rectangles (east of (x, y)
+/// and south of (x, y)), possibly on the transposed wafer: what every
+/// placer of one orientation shares.
+struct DeadCells {
+  DeadCells(const wafer::DefectGrid &grid, int64_t width, int64_t height, bool transposed);
+  bool transposed;
+  int64_t W, H;
+  std::vector<uint8_t> pe;
+  Prefix east, south;
+};
+
 /// Placement of the kernels of one wafer, possibly on the transposed wafer
 /// (x and y, w and h, EAST and SOUTH swapped) so that bands run in columns.
 class WaferPlacer {
 public:
-  WaferPlacer(int64_t wafer, int64_t width, int64_t height, const wafer::DefectGrid &grid,
-              KernelGraph &graph, const std::vector<int> &members, const std::vector<Edge> &edges,
-              bool transposed)
-      : wafer(wafer), transposed(transposed), graph(graph), members(members), edges(edges) {
-    W = transposed ? height : width;
-    H = transposed ? width : height;
+  WaferPlacer(int64_t wafer, const DeadCells &dead, KernelGraph &graph,
+              const std::vector<int> &members, const std::vector<Edge> &edges)
+      : wafer(wafer), transposed(dead.transposed), graph(graph), members(members), edges(edges),
+        dead(dead) {
+    W = dead.W;
+    H = dead.H;
     n = members.size();
     x.resize(n), y.resize(n), h.resize(n), w.resize(n), fixed.resize(n), reserved.resize(n);
     incident.resize(n);
@@ -89,23 +101,6 @@ public:
       if (edge.dst != edge.src)
         incident[edge.dst].push_back(e);
     }
-    deadPe.assign(W * H, 0);
-    for (int64_t yy = 0; yy < height; ++yy)
-      for (int64_t xx = 0; xx < width; ++xx)
-        if (grid.peDead(xx, yy))
-          deadPe[transposed ? xx * W + yy : yy * W + xx] = 1;
-    // Dead links inside rectangles: east of (x, y), and south of (x, y).
-    // Transposed, (xx, yy) is the wafer's PE (yy, xx) and east is south.
-    auto eastDead = [&](int64_t xx, int64_t yy) {
-      return transposed ? xx + 1 < height && (grid.cell(yy, xx) >> wafer::South & 1)
-                        : xx + 1 < width && (grid.cell(xx, yy) >> wafer::East & 1);
-    };
-    auto southDead = [&](int64_t xx, int64_t yy) {
-      return transposed ? yy + 1 < width && (grid.cell(yy, xx) >> wafer::East & 1)
-                        : yy + 1 < height && (grid.cell(xx, yy) >> wafer::South & 1);
-    };
-    deadEast.build(W, H, [&](int64_t xx, int64_t yy) { return xx + 1 < W && eastDead(xx, yy); });
-    deadSouth.build(W, H, [&](int64_t xx, int64_t yy) { return yy + 1 < H && southDead(xx, yy); });
   }
 
   /// Checks the pre-placed kernels; errors name the kernel (call untransposed).
@@ -161,6 +156,13 @@ private:
     int64_t dy = std::max<int64_t>({0, y[e.dst] - sy, sy - (y[e.dst] + h[e.dst] - 1)});
     return e.weight * double(dx + dy);
   }
+  /// edgeCost along one axis (columns or rows) with kernel i at `pos` on it.
+  double axisCost(const Edge &e, int i, bool columns, int64_t pos) const {
+    auto at = [&](int k) { return k == i ? pos : columns ? x[k] : y[k]; };
+    auto extent = [&](int k) { return columns ? w[k] : h[k]; };
+    int64_t sender = at(e.src) + extent(e.src) - 1, lo = at(e.dst), hi = lo + extent(e.dst) - 1;
+    return e.weight * double(std::max<int64_t>({0, lo - sender, sender - hi}));
+  }
   /// Cost of the edges of `i` whose other end is placed, and their weight.
   std::pair<double, double> localCost(int i) const {
     double cost = 0, weight = 0;
@@ -177,15 +179,15 @@ private:
   bool staticLegal(int64_t x0, int64_t y0, int64_t hh, int64_t ww) const {
     return x0 >= 0 && y0 >= 0 && x0 + ww <= W && y0 + hh <= H &&
            blocked.sum(x0, y0, x0 + ww - 1, y0 + hh - 1) == 0 &&
-           deadEast.sum(x0, y0, x0 + ww - 2, y0 + hh - 1) == 0 &&
-           deadSouth.sum(x0, y0, x0 + ww - 1, y0 + hh - 2) == 0;
+           dead.east.sum(x0, y0, x0 + ww - 2, y0 + hh - 1) == 0 &&
+           dead.south.sum(x0, y0, x0 + ww - 1, y0 + hh - 2) == 0;
   }
   /// The first row >= y0 where the rectangle clears every static obstacle.
   int64_t liftPastObstacles(int64_t x0, int64_t y0, int64_t hh, int64_t ww) const {
     while (y0 + hh <= H) {
       int64_t r = std::max({blocked.lastRow(x0, y0, x0 + ww - 1, y0 + hh - 1),
-                            deadEast.lastRow(x0, y0, x0 + ww - 2, y0 + hh - 1),
-                            deadSouth.lastRow(x0, y0, x0 + ww - 1, y0 + hh - 2)});
+                            dead.east.lastRow(x0, y0, x0 + ww - 2, y0 + hh - 1),
+                            dead.south.lastRow(x0, y0, x0 + ww - 1, y0 + hh - 2)});
       if (r < 0)
         return y0;
       y0 = r + 1;
@@ -210,13 +212,23 @@ private:
   template <typename Keep> void buildBlocked(Keep keep) {
     blocked.build(W, H, [&](int64_t xx, int64_t yy) {
       int o = occ[yy * W + xx];
-      return deadPe[yy * W + xx] || (o >= 0 && keep(o));
+      return dead.pe[yy * W + xx] || (o >= 0 && keep(o));
     });
   }
   void reset();
   void reserveLarge();
   bool pack(int64_t minBand, int64_t holeBudget);
   bool placeInHole(int i);
+  /// Corners of kernel i's free spots in a window around a point.
+  struct HoleWindow {
+    int64_t c0 = 0, c1 = -1, r0 = 0, r1 = -1, width = 0;
+    bool whole = false, any = false;
+    std::vector<uint8_t> spot;
+  };
+  HoleWindow markHoles(int i, int64_t tx, int64_t ty, int64_t reach) const;
+  std::tuple<int64_t, int64_t, int64_t> bestInRings(int i, int64_t tx, int64_t ty,
+                                                    const HoleWindow &hw);
+  std::pair<int64_t, int64_t> lowestSpot(int i, int64_t prevX) const;
   std::pair<int64_t, int64_t> bestInBand(int i, int64_t top, int64_t bandHeight, bool eastward,
                                          int64_t lo, int64_t hi);
   int64_t bandHeightFor(int i, int64_t top, int64_t minBand) const;
@@ -232,8 +244,8 @@ private:
   std::vector<bool> fixed;    // placed before this pass: never moves
   std::vector<bool> reserved; // placed ahead of the bands
   std::vector<llvm::SmallVector<int, 4>> incident;
-  std::vector<uint8_t> deadPe;
-  Prefix blocked, deadEast, deadSouth; // static obstacles; dead links inside rectangles
+  const DeadCells &dead;
+  Prefix blocked; // static obstacles
   std::vector<int> occ;                // kernel per cell, -1 when free
   std::vector<int64_t> sky;
   int failedKernel = -1;

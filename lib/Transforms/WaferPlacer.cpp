@@ -21,6 +21,29 @@ using namespace wsc::place;
 
 using wafer::SplitMix;
 
+DeadCells::DeadCells(const wafer::DefectGrid &grid, int64_t width, int64_t height,
+                     bool transposed)
+    : transposed(transposed) {
+  W = transposed ? height : width;
+  H = transposed ? width : height;
+  pe.assign(W * H, 0);
+  for (int64_t yy = 0; yy < height; ++yy)
+    for (int64_t xx = 0; xx < width; ++xx)
+      if (grid.peDead(xx, yy))
+        pe[transposed ? xx * W + yy : yy * W + xx] = 1;
+  // Transposed, (xx, yy) is the wafer's PE (yy, xx) and east is south.
+  auto eastDead = [&](int64_t xx, int64_t yy) {
+    return transposed ? xx + 1 < height && (grid.cell(yy, xx) >> wafer::South & 1)
+                      : xx + 1 < width && (grid.cell(xx, yy) >> wafer::East & 1);
+  };
+  auto southDead = [&](int64_t xx, int64_t yy) {
+    return transposed ? yy + 1 < width && (grid.cell(yy, xx) >> wafer::East & 1)
+                      : yy + 1 < height && (grid.cell(xx, yy) >> wafer::South & 1);
+  };
+  east.build(W, H, [&](int64_t xx, int64_t yy) { return xx + 1 < W && eastDead(xx, yy); });
+  south.build(W, H, [&](int64_t xx, int64_t yy) { return yy + 1 < H && southDead(xx, yy); });
+}
+
 LogicalResult WaferPlacer::checkFixed() {
   occ.assign(W * H, -1);
   for (int i = 0; i < n; ++i) {
@@ -37,7 +60,7 @@ LogicalResult WaferPlacer::checkFixed() {
                                         << ") leaves the " << W << "x" << H << " grid";
     for (int64_t yy = y[i]; yy < y[i] + h[i]; ++yy)
       for (int64_t xx = x[i]; xx < x[i] + w[i]; ++xx) {
-        if (deadPe[yy * W + xx])
+        if (dead.pe[yy * W + xx])
           return op.emitOpError("kernel '") << op.getName() << "' covers the dead PE (" << xx
                                             << ", " << yy << ") of wafer " << wafer;
         int o = occ[yy * W + xx];
@@ -70,6 +93,14 @@ void WaferPlacer::reset() {
 /// the first half of the pipeline, the bottom or right edge otherwise), and
 /// the bands then pack around them.
 void WaferPlacer::reserveLarge() {
+  // `blocked` holds the obstacles before this call; the kernels reserved
+  // here are checked against their rectangles, and added once at the end.
+  std::vector<int> done;
+  auto clearOfDone = [&](int64_t xx, int64_t yy, int i) {
+    return llvm::none_of(done, [&](int j) {
+      return xx < x[j] + w[j] && x[j] < xx + w[i] && yy < y[j] + h[j] && y[j] < yy + h[i];
+    });
+  };
   for (int i = 0; i < n; ++i) {
     bool wide = 2 * w[i] > W, tall = 2 * h[i] > H;
     if (fixed[i] || (!wide && !tall))
@@ -81,7 +112,7 @@ void WaferPlacer::reserveLarge() {
       for (int64_t b = 0; b <= (wide ? W - w[i] : H - h[i]) && bestX < 0; ++b) {
         int64_t yy = wide ? (early ? a : H - h[i] - a) : b;
         int64_t xx = wide ? b : (early ? a : W - w[i] - a);
-        if (staticLegal(xx, yy, h[i], w[i]))
+        if (clearOfDone(xx, yy, i) && staticLegal(xx, yy, h[i], w[i]))
           bestX = xx, bestY = yy;
       }
     if (bestX < 0)
@@ -89,8 +120,10 @@ void WaferPlacer::reserveLarge() {
     x[i] = bestX, y[i] = bestY;
     reserved[i] = true;
     paint(i, i);
-    buildBlocked([&](int o) { return true; });
+    done.push_back(i);
   }
+  if (!done.empty())
+    buildBlocked([&](int o) { return true; });
 }
 
 /// The best spot for kernel i in the band [top, top + bandHeight) whose
@@ -196,27 +229,6 @@ bool WaferPlacer::pack(int64_t minBand, int64_t holeBudget) {
 /// the spot its placed neighbours pull it to; once one is found, a few more
 /// rings may still hold a cheaper one.
 bool WaferPlacer::placeInHole(int i) {
-  // Most holes looked for in a failing attempt do not exist. A legal spot
-  // needs h x w free live PEs: one row-major pass over run lengths marks
-  // the corners of such spots, so the rings below test most corners by a
-  // byte (and a wafer without any fails at once).
-  std::vector<int64_t> up(W, 0);
-  std::vector<uint8_t> freeSpot(W * H, 0);
-  bool anyHole = false;
-  for (int64_t yy = 0; yy < H; ++yy)
-    for (int64_t xx = 0, run = 0; xx < W; ++xx) {
-      up[xx] = occ[yy * W + xx] < 0 && !deadPe[yy * W + xx] ? up[xx] + 1 : 0;
-      run = up[xx] >= h[i] ? run + 1 : 0;
-      if (run >= w[i])
-        freeSpot[(yy - h[i] + 1) * W + xx - w[i] + 1] = anyHole = true;
-    }
-  if (!anyHole) {
-    failedKernel = i;
-    return false;
-  }
-  auto legal = [&](int64_t c, int64_t r) {
-    return freeSpot[r * W + c] && staticLegal(c, r, h[i], w[i]);
-  };
   // The pull: producers' sending PEs and consumers' origins, by weight.
   double ax = 0, ay = 0, aw = 0;
   for (int e : incident[i]) {
@@ -230,14 +242,83 @@ bool WaferPlacer::placeInHole(int i) {
   }
   int64_t tx = aw > 0 ? std::clamp<int64_t>(int64_t(ax / aw), 0, W - w[i]) : 0;
   int64_t ty = aw > 0 ? std::clamp<int64_t>(int64_t(ay / aw), 0, H - h[i]) : 0;
+  // Rings up to `reach` search the corners marked in a window of that
+  // radius; the answer is final once its last ring is inside the window,
+  // else the window doubles (holes are mostly near the pull).
+  for (int64_t reach = 2 * (w[i] + h[i]) + 16;; reach *= 2) {
+    HoleWindow window = markHoles(i, tx, ty, reach);
+    if (!window.any && window.whole) {
+      failedKernel = i;
+      return false;
+    }
+    auto [bestX, bestY, lastRing] = bestInRings(i, tx, ty, window);
+    if (bestX >= 0 && (lastRing <= reach || window.whole)) {
+      x[i] = bestX, y[i] = bestY;
+      paint(i, i);
+      return true;
+    }
+    if (window.whole) {
+      failedKernel = i;
+      return false;
+    }
+  }
+}
+
+/// Marks the corners (c, r) within Chebyshev distance `reach` of (tx, ty)
+/// where kernel i has h x w free live PEs, by one row-major pass over run
+/// lengths (a failing attempt looks for many holes that do not exist).
+WaferPlacer::HoleWindow WaferPlacer::markHoles(int i, int64_t tx, int64_t ty,
+                                               int64_t reach) const {
+  HoleWindow hw;
+  hw.c0 = std::max<int64_t>(0, tx - reach), hw.c1 = std::min(W - w[i], tx + reach);
+  hw.r0 = std::max<int64_t>(0, ty - reach), hw.r1 = std::min(H - h[i], ty + reach);
+  hw.whole = hw.c0 == 0 && hw.r0 == 0 && hw.c1 == W - w[i] && hw.r1 == H - h[i];
+  hw.width = hw.c1 - hw.c0 + 1;
+  hw.spot.assign(hw.width * (hw.r1 - hw.r0 + 1), 0);
+  int64_t x1 = hw.c1 + w[i] - 1, y1 = hw.r1 + h[i] - 1; // the cells a corner reaches
+  std::vector<int64_t> up(x1 - hw.c0 + 1, 0);
+  for (int64_t yy = hw.r0; yy <= y1; ++yy)
+    for (int64_t xx = hw.c0, run = 0; xx <= x1; ++xx) {
+      int64_t &u = up[xx - hw.c0];
+      u = occ[yy * W + xx] < 0 && !dead.pe[yy * W + xx] ? u + 1 : 0;
+      run = u >= h[i] ? run + 1 : 0;
+      if (run >= w[i])
+        hw.spot[(yy - h[i] + 1 - hw.r0) * hw.width + xx - w[i] + 1 - hw.c0] = hw.any = true;
+    }
+  return hw;
+}
+
+/// The cheapest marked spot of kernel i in rings around (tx, ty), searched
+/// until w + h rings past the first one found, and that last ring; (-1, -1)
+/// when the window holds none.
+std::tuple<int64_t, int64_t, int64_t> WaferPlacer::bestInRings(int i, int64_t tx, int64_t ty,
+                                                               const HoleWindow &hw) {
+  auto legal = [&](int64_t c, int64_t r) {
+    return c >= hw.c0 && c <= hw.c1 && r >= hw.r0 && r <= hw.r1 &&
+           hw.spot[(r - hw.r0) * hw.width + c - hw.c0] && staticLegal(c, r, h[i], w[i]);
+  };
+  // localCost by axis: an edge costs weight x (dx + dy), dx following the
+  // column and dy the row; integers, so the sums are exact in any order.
+  std::vector<double> byColumn(hw.width, 0), byRow(hw.r1 - hw.r0 + 1, 0);
+  double weight = 0;
+  for (int e : incident[i]) {
+    const Edge &edge = edges[e];
+    if (!placed(edge.src == i ? edge.dst : edge.src))
+      continue;
+    weight += edge.weight;
+    for (int64_t c = hw.c0; c <= hw.c1; ++c)
+      byColumn[c - hw.c0] += axisCost(edge, i, /*columns=*/true, c);
+    for (int64_t r = hw.r0; r <= hw.r1; ++r)
+      byRow[r - hw.r0] += axisCost(edge, i, /*columns=*/false, r);
+  }
   double bestCost = 0;
   int64_t bestX = -1, bestY = -1, stopAt = std::max(W, H);
-  for (int64_t d = 0; d <= stopAt; ++d) {
+  int64_t last = std::max({tx - hw.c0, hw.c1 - tx, ty - hw.r0, hw.r1 - ty});
+  for (int64_t d = 0; d <= std::min(stopAt, last); ++d) {
     auto consider = [&](int64_t c, int64_t r) {
-      if (c < 0 || r < 0 || c + w[i] > W || r + h[i] > H || !legal(c, r))
+      if (!legal(c, r))
         return;
-      x[i] = c, y[i] = r;
-      auto [cost, weight] = localCost(i);
+      double cost = byColumn[c - hw.c0] + byRow[r - hw.r0];
       double total = (weight > 0 ? cost / weight : 0) + 1e-6 * double(r * W + c);
       if (bestX < 0 || total < bestCost)
         bestCost = total, bestX = c, bestY = r;
@@ -254,13 +335,7 @@ bool WaferPlacer::placeInHole(int i) {
     if (bestX >= 0)
       stopAt = std::min(stopAt, d + w[i] + h[i]);
   }
-  x[i] = bestX, y[i] = bestY;
-  if (bestX < 0) {
-    failedKernel = i;
-    return false;
-  }
-  paint(i, i);
-  return true;
+  return {bestX, bestY, stopAt};
 }
 
 bool WaferPlacer::attempt(int64_t minBand, int64_t holeBudget) {
@@ -282,13 +357,7 @@ bool WaferPlacer::attemptDense(bool tallestFirst) {
     });
   int64_t prevX = 0; // where the previous kernel ended: ties go near it
   for (int i : order) {
-    int64_t bestX = -1, bestY = -1;
-    for (int64_t xx = 0; xx + w[i] <= W; ++xx) {
-      int64_t yy = liftPastObstacles(xx, 0, h[i], w[i]);
-      if (yy >= 0 && (bestY < 0 || yy < bestY ||
-                      (yy == bestY && std::abs(xx - prevX) < std::abs(bestX - prevX))))
-        bestX = xx, bestY = yy;
-    }
+    auto [bestX, bestY] = lowestSpot(i, prevX);
     if (bestX < 0) {
       failedKernel = i;
       return false;
@@ -296,9 +365,32 @@ bool WaferPlacer::attemptDense(bool tallestFirst) {
     x[i] = bestX, y[i] = bestY;
     prevX = bestX + w[i];
     paint(i, i);
-    buildBlocked([&](int o) { return true; });
   }
+  buildBlocked([&](int o) { return true; });
   return true;
+}
+
+/// The lowest legal spot of kernel i, nearest column `prevX` on a tie (the
+/// westmost of equals); (-1, -1) when none. Rows are scanned top down with
+/// the free run above each cell, so the scan stops at the first row that
+/// holds a spot, and no obstacle sums are rebuilt as kernels are painted.
+std::pair<int64_t, int64_t> WaferPlacer::lowestSpot(int i, int64_t prevX) const {
+  std::vector<int64_t> up(W, 0);
+  for (int64_t yy = 0; yy < H; ++yy) {
+    int64_t bestX = -1, r = yy - h[i] + 1;
+    for (int64_t xx = 0, run = 0; xx < W; ++xx) {
+      up[xx] = occ[yy * W + xx] < 0 && !dead.pe[yy * W + xx] ? up[xx] + 1 : 0;
+      run = up[xx] >= h[i] ? run + 1 : 0;
+      int64_t c = xx - w[i] + 1;
+      if (run < w[i] || (bestX >= 0 && std::abs(c - prevX) >= std::abs(bestX - prevX)))
+        continue;
+      if (dead.east.sum(c, r, xx - 1, yy) == 0 && dead.south.sum(c, r, xx, yy - 1) == 0)
+        bestX = c;
+    }
+    if (bestX >= 0)
+      return {bestX, r};
+  }
+  return {-1, -1};
 }
 
 bool WaferPlacer::attemptMaxRects(FitOrder order, Fit fit) {
@@ -411,7 +503,7 @@ void WaferPlacer::placeError(int64_t gaveUp, double maxCycles) {
   int i = failedKernel;
   int64_t freePes = 0;
   for (int64_t c = 0; c < W * H; ++c)
-    freePes += occ[c] < 0 && !deadPe[c];
+    freePes += occ[c] < 0 && !dead.pe[c];
   KernelOp op = kernelOp(i);
   int64_t hh = transposed ? w[i] : h[i], ww = transposed ? h[i] : w[i];
   InFlightDiagnostic diag = op.emitOpError("cannot place kernel '")
@@ -441,8 +533,8 @@ std::vector<std::pair<int64_t, int64_t>> WaferPlacer::freeBoxes() const {
   for (int64_t yy = 0; yy < H; ++yy) {
     for (int64_t xx = 0; xx < W; ++xx) {
       // A dead link out of a cell blocks it (a little more than needed).
-      bool free = occ[yy * W + xx] < 0 && !deadPe[yy * W + xx] &&
-                  !deadEast.sum(xx, yy, xx, yy) && !deadSouth.sum(xx, yy, xx, yy);
+      bool free = occ[yy * W + xx] < 0 && !dead.pe[yy * W + xx] &&
+                  !dead.east.sum(xx, yy, xx, yy) && !dead.south.sum(xx, yy, xx, yy);
       up[xx] = free ? up[xx] + 1 : 0;
     }
     std::vector<int64_t> stack; // columns of increasing height
