@@ -131,6 +131,7 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
           WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, b,
                              extraRounds);
           router.quietOverBudget = growBudget && b > 0 && b < 16 * budget;
+          router.parallel = count == 1; // else the wafers share the threads
           results[i].stats = Stats();
           ok = router.run(results[i].stats);
           if (succeeded(ok)) {

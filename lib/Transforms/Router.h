@@ -19,6 +19,8 @@
 #include "RadixHeap.h"
 #include "wafer/Defects.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <array>
 #include <map>
 #include <set>
@@ -157,6 +159,8 @@ public:
   /// colors running out), and whether that failure was left unreported.
   bool overBudget = false;
   bool quietOverBudget = false;
+  /// Repair trials run two at a time, on two threads.
+  bool parallel = false;
   /// The table rows [x, y, color, in, mask], sorted by (y, x, color, in).
   std::vector<std::array<int32_t, 5>> table() const;
   const std::vector<Group> &getGroups() const { return groups; }
@@ -188,28 +192,62 @@ private:
   }
 
   mlir::LogicalResult buildGroups();
+  /// A search's open nodes: the cost so far and the PE, by estimated total.
+  struct Item {
+    float g;
+    int32_t n;
+  };
+  /// A* and tree scratch, stamped so that nothing is cleared per search:
+  /// one per thread that routes.
+  struct Search {
+    std::vector<float> gScore;
+    std::vector<uint32_t> seen, inTree;
+    std::vector<int32_t> treeIndex;
+    std::vector<uint8_t> parentDir;
+    std::vector<int> treeDepth; // per entry of the group being routed
+    std::vector<std::pair<int64_t, int>> joinPath; // treeJoin's
+    uint32_t searchStamp = 0, treeStamp = 0;
+    RadixHeap<Item> heap;
+
+    void allocate(int64_t nodes) {
+      gScore.assign(nodes, 0);
+      seen.assign(nodes, 0);
+      inTree.assign(nodes, 0);
+      treeIndex.assign(nodes, 0);
+      parentDir.assign(nodes, 0);
+    }
+  };
   /// Routes stream `g`; `closed(r)` marks resources it may not use.
-  template <typename Closed> bool routeStream(Group &g, Closed closed);
+  template <typename Closed> bool routeStream(Search &s, Group &g, Closed closed);
   /// Joins the nearest PE of `R` to the tree of `g` by A*; false when cut off.
-  template <typename Closed> bool reach(Group &g, const Rect &R, Closed closed);
+  template <typename Closed> bool reach(Search &s, Group &g, const Rect &R, Closed closed);
   /// Joins the PEs of `R` to the tree of `g` from the tree inside it (and
   /// for a ring group, around it): breadth-first, or once congestion is
   /// negotiated, cheapest-first over link costs.
-  template <typename Closed> void spread(Group &g, const Rect &R, Closed closed);
-  void treeAdd(Group &g, int64_t n, int in, int depth);
-  void treeLink(Group &g, int64_t from, int dir, int64_t to);
+  template <typename Closed> void spread(Search &s, Group &g, const Rect &R, Closed closed);
+  void treeAdd(Search &s, Group &g, int64_t n, int in, int depth);
+  void treeLink(Search &s, Group &g, int64_t from, int dir, int64_t to);
   /// Adds the path the last search found from the tree to `end`.
-  void treeJoin(Group &g, int64_t end);
-  std::vector<std::pair<int64_t, int>> joinPath; ///< treeJoin's scratch
+  void treeJoin(Search &s, Group &g, int64_t end);
   /// Fills `g.res` from its entries.
   void collectResources(Group &g);
   void commit(Group &g, int delta);
+
   void ripUp(Group &g) {
     commit(g, -1);
     g.entries.clear();
     g.res.clear();
   }
   mlir::LogicalResult routeOrFail(Group &g);
+  /// Runs work(0 .. n-1), n <= 2, each on searches[i]: on two threads when
+  /// `parallel`. The routes never depend on which.
+  void inPairs(size_t n, llvm::function_ref<void(size_t)> work);
+  /// Rips up and reroutes streams `todo` in turn, each spreading by the
+  /// ring from then on if `ringWhen` it is rerouted.
+  mlir::LogicalResult reroute(const std::vector<int> &todo,
+                              llvm::function_ref<bool(const Group &)> ringWhen);
+  /// Commits repaired stream `g` on `color`.
+  bool keepRepair(Group &g, int color);
   std::vector<int32_t> overused() const;
   bool color(std::vector<int> &uncolored);
   bool repair(int gi);
@@ -237,19 +275,9 @@ private:
   uint32_t resStamp = 0;
   std::vector<float> load, hist;
   std::vector<uint64_t> colorMask; // during repair: colors present on each resource
-  // A* and tree scratch, stamped so that nothing is cleared per search.
-  std::vector<float> gScore;
-  std::vector<uint32_t> seen, inTree;
-  std::vector<int32_t> treeIndex;
-  std::vector<uint8_t> parentDir;
-  std::vector<int> treeDepth; // per entry of the group being routed
-  uint32_t searchStamp = 0, treeStamp = 0;
-  /// A search's open nodes: the cost so far and the PE, by estimated total.
-  struct Item {
-    float g;
-    int32_t n;
-  };
-  RadixHeap<Item> heap;
+  /// The first routes the main thread's; a pair of reroutes or of repair
+  /// trials one each (the second allocated when first used).
+  Search searches[2];
 };
 
 } // namespace wsc::route

@@ -25,6 +25,7 @@
 #include "Router.h"
 #include "wsc/Support/Progress.h"
 
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -141,55 +142,55 @@ LogicalResult WaferRouter::buildGroups() {
   return success();
 }
 
-void WaferRouter::treeAdd(Group &g, int64_t n, int in, int depth) {
-  inTree[n] = treeStamp;
-  treeIndex[n] = g.entries.size();
+void WaferRouter::treeAdd(Search &s, Group &g, int64_t n, int in, int depth) {
+  s.inTree[n] = s.treeStamp;
+  s.treeIndex[n] = g.entries.size();
   g.entries.push_back({int32_t(n), uint8_t(in), 0});
-  treeDepth.push_back(depth);
+  s.treeDepth.push_back(depth);
 }
 
-void WaferRouter::treeLink(Group &g, int64_t from, int dir, int64_t to) {
-  int idx = treeIndex[from];
+void WaferRouter::treeLink(Search &s, Group &g, int64_t from, int dir, int64_t to) {
+  int idx = s.treeIndex[from];
   g.entries[idx].mask |= 1 << dir;
-  treeAdd(g, to, wafer::oppositeDir(dir), treeDepth[idx] + 1);
+  treeAdd(s, g, to, wafer::oppositeDir(dir), s.treeDepth[idx] + 1);
   ++g.links;
 }
 
-void WaferRouter::treeJoin(Group &g, int64_t end) {
+void WaferRouter::treeJoin(Search &s, Group &g, int64_t end) {
   // The search's parent directions lead from `end` back to the tree; the
   // links are added from the tree out.
-  joinPath.clear();
-  for (int64_t v = end; inTree[v] != treeStamp;) {
-    int dir = parentDir[v];
+  s.joinPath.clear();
+  for (int64_t v = end; s.inTree[v] != s.treeStamp;) {
+    int dir = s.parentDir[v];
     int64_t ux = v % W, uy = v / W;
     wafer::stepDir(ux, uy, wafer::oppositeDir(dir));
     v = node(ux, uy);
-    joinPath.push_back({v, dir});
+    s.joinPath.push_back({v, dir});
   }
-  for (auto it = joinPath.rbegin(); it != joinPath.rend(); ++it) {
+  for (auto it = s.joinPath.rbegin(); it != s.joinPath.rend(); ++it) {
     int64_t tx = it->first % W, ty = it->first / W;
     wafer::stepDir(tx, ty, it->second);
-    treeLink(g, it->first, it->second, node(tx, ty));
+    treeLink(s, g, it->first, it->second, node(tx, ty));
   }
 }
 
-template <typename Closed> bool WaferRouter::reach(Group &g, const Rect &R, Closed closed) {
+template <typename Closed> bool WaferRouter::reach(Search &s, Group &g, const Rect &R, Closed closed) {
   for (const Entry &e : g.entries)
     if (R.contains(e.node % W, e.node / W))
       return true;
   // A* from every tree node to the nearest PE of R.
-  ++searchStamp;
-  heap.clear();
+  ++s.searchStamp;
+  s.heap.clear();
   for (const Entry &e : g.entries) {
-    seen[e.node] = searchStamp;
-    gScore[e.node] = 0;
-    parentDir[e.node] = 0;
-    heap.push(float(R.dist(e.node % W, e.node / W)), {0, e.node});
+    s.seen[e.node] = s.searchStamp;
+    s.gScore[e.node] = 0;
+    s.parentDir[e.node] = 0;
+    s.heap.push(float(R.dist(e.node % W, e.node / W)), {0, e.node});
   }
   int64_t target = -1;
-  while (!heap.empty()) {
-    Item it = heap.pop().second;
-    if (it.g > gScore[it.n])
+  while (!s.heap.empty()) {
+    Item it = s.heap.pop().second;
+    if (it.g > s.gScore[it.n])
       continue;
     int64_t ux = it.n % W, uy = it.n / W;
     if (R.contains(ux, uy)) {
@@ -198,27 +199,27 @@ template <typename Closed> bool WaferRouter::reach(Group &g, const Rect &R, Clos
     }
     for (int dir = wafer::North; dir <= wafer::West; ++dir) {
       int64_t v = neighbour(it.n, dir);
-      if (v < 0 || inTree[v] == treeStamp)
+      if (v < 0 || s.inTree[v] == s.treeStamp)
         continue;
       int32_t r = int32_t(it.n * kResPerPe + dir);
       if (closed(r))
         continue;
       float ng = it.g + float(linkCost(r, g.demand));
-      if (seen[v] != searchStamp || ng < gScore[v]) {
-        seen[v] = searchStamp;
-        gScore[v] = ng;
-        parentDir[v] = dir;
-        heap.push(ng + float(R.dist(v % W, v / W)), {ng, int32_t(v)});
+      if (s.seen[v] != s.searchStamp || ng < s.gScore[v]) {
+        s.seen[v] = s.searchStamp;
+        s.gScore[v] = ng;
+        s.parentDir[v] = dir;
+        s.heap.push(ng + float(R.dist(v % W, v / W)), {ng, int32_t(v)});
       }
     }
   }
   if (target < 0)
     return false;
-  treeJoin(g, target);
+  treeJoin(s, g, target);
   return true;
 }
 
-template <typename Closed> void WaferRouter::spread(Group &g, const Rect &R, Closed closed) {
+template <typename Closed> void WaferRouter::spread(Search &s, Group &g, const Rect &R, Closed closed) {
   if (!negotiating) {
     std::deque<int64_t> queue;
     for (const Entry &e : g.entries)
@@ -229,10 +230,10 @@ template <typename Closed> void WaferRouter::spread(Group &g, const Rect &R, Clo
       queue.pop_front();
       for (int dir = wafer::North; dir <= wafer::West; ++dir) {
         int64_t v = neighbour(u, dir);
-        if (v < 0 || inTree[v] == treeStamp || !R.contains(v % W, v / W) ||
+        if (v < 0 || s.inTree[v] == s.treeStamp || !R.contains(v % W, v / W) ||
             closed(int32_t(u * kResPerPe + dir)))
           continue;
-        treeLink(g, u, dir, v);
+        treeLink(s, g, u, dir, v);
         queue.push_back(v);
       }
     }
@@ -245,68 +246,68 @@ template <typename Closed> void WaferRouter::spread(Group &g, const Rect &R, Clo
   // elsewhere. Only the paths to PEs of R join the tree. (The ring is other
   // kernels' room: every stream in it would cost their streams colors.)
   Rect E = R.grown(g.ring ? 1 : 0, W, H);
-  ++searchStamp;
-  heap.clear();
+  ++s.searchStamp;
+  s.heap.clear();
   for (const Entry &e : g.entries) {
     if (!E.contains(e.node % W, e.node / W))
       continue;
-    seen[e.node] = searchStamp, gScore[e.node] = 0;
-    heap.push(0, {0, e.node});
+    s.seen[e.node] = s.searchStamp, s.gScore[e.node] = 0;
+    s.heap.push(0, {0, e.node});
   }
-  while (!heap.empty()) {
-    Item it = heap.pop().second;
-    if (it.g > gScore[it.n])
+  while (!s.heap.empty()) {
+    Item it = s.heap.pop().second;
+    if (it.g > s.gScore[it.n])
       continue;
     for (int dir = wafer::North; dir <= wafer::West; ++dir) {
       int64_t v = neighbour(it.n, dir);
       int32_t r = int32_t(it.n * kResPerPe + dir);
-      if (v < 0 || inTree[v] == treeStamp || !E.contains(v % W, v / W) || closed(r))
+      if (v < 0 || s.inTree[v] == s.treeStamp || !E.contains(v % W, v / W) || closed(r))
         continue;
       float ng = it.g + float(linkCost(r, g.demand));
-      if (seen[v] != searchStamp || ng < gScore[v]) {
-        seen[v] = searchStamp, gScore[v] = ng, parentDir[v] = dir;
-        heap.push(ng, {ng, int32_t(v)});
+      if (s.seen[v] != s.searchStamp || ng < s.gScore[v]) {
+        s.seen[v] = s.searchStamp, s.gScore[v] = ng, s.parentDir[v] = dir;
+        s.heap.push(ng, {ng, int32_t(v)});
       }
     }
   }
   // Join each PE of R that the search reached by its path.
   for (int64_t y = R.y0; y <= R.y1; ++y)
     for (int64_t x = R.x0; x <= R.x1; ++x)
-      if (seen[node(x, y)] == searchStamp)
-        treeJoin(g, node(x, y));
+      if (s.seen[node(x, y)] == s.searchStamp)
+        treeJoin(s, g, node(x, y));
 }
 
-template <typename Closed> bool WaferRouter::routeStream(Group &g, Closed closed) {
+template <typename Closed> bool WaferRouter::routeStream(Search &s, Group &g, Closed closed) {
   g.entries.clear();
   g.res.clear();
   g.links = 0;
   g.depth = 0;
-  ++treeStamp;
-  treeDepth.clear();
+  ++s.treeStamp;
+  s.treeDepth.clear();
   if (closed(int32_t(g.src * kResPerPe + (g.srcIn == wafer::Link ? kLinkIn : kRampIn))))
     return false;
-  treeAdd(g, g.src, g.srcIn, 0);
+  treeAdd(s, g, g.src, g.srcIn, 0);
 
   for (const Rect &R : g.targets) {
-    if (!reach(g, R, closed))
+    if (!reach(s, g, R, closed))
       return false;
-    spread(g, R, closed);
+    spread(s, g, R, closed);
     for (int64_t y = R.y0; y <= R.y1; ++y)
       for (int64_t x = R.x0; x <= R.x1; ++x) {
         int64_t n = node(x, y);
-        if (inTree[n] != treeStamp || closed(int32_t(n * kResPerPe + kRampOut)))
+        if (s.inTree[n] != s.treeStamp || closed(int32_t(n * kResPerPe + kRampOut)))
           return false;
-        g.entries[treeIndex[n]].mask |= 1 << wafer::Ramp;
+        g.entries[s.treeIndex[n]].mask |= 1 << wafer::Ramp;
       }
   }
   // On to the next wafer: the exit PE forwards to LINK.
   if (g.exit >= 0) {
     Rect R{g.exit % W, g.exit / W, g.exit % W, g.exit / W};
-    if (!reach(g, R, closed) || closed(int32_t(g.exit * kResPerPe + kLinkOut)))
+    if (!reach(s, g, R, closed) || closed(int32_t(g.exit * kResPerPe + kLinkOut)))
       return false;
-    g.entries[treeIndex[g.exit]].mask |= 1 << wafer::Link;
+    g.entries[s.treeIndex[g.exit]].mask |= 1 << wafer::Link;
   }
-  for (int d : treeDepth)
+  for (int d : s.treeDepth)
     g.depth = std::max(g.depth, d);
   return true;
 }
@@ -346,7 +347,7 @@ void WaferRouter::commit(Group &g, int delta) {
 }
 
 LogicalResult WaferRouter::routeOrFail(Group &g) {
-  if (routeStream(g, [](int32_t) { return false; })) {
+  if (routeStream(searches[0], g, [](int32_t) { return false; })) {
     commit(g, +1);
     return success();
   }
@@ -356,7 +357,7 @@ LogicalResult WaferRouter::routeOrFail(Group &g) {
   // Which part is cut off: the consumers, or the exit to the next wafer.
   Group local = g;
   local.exit = -1;
-  bool consumersOk = routeStream(local, [](int32_t) { return false; });
+  bool consumersOk = routeStream(searches[0], local, [](int32_t) { return false; });
   auto diag = emitAt(g) << "cannot route " << describe(g) << " on wafer " << wafer
                         << ": dead PEs or links cut ";
   if (g.srcIn == wafer::Link)
@@ -367,6 +368,28 @@ LogicalResult WaferRouter::routeOrFail(Group &g) {
     return diag << " off from a consumer";
   return diag << " off from its exit PE (" << g.exit % W << ", " << g.exit / W << ") to wafer "
               << g.toWafer;
+}
+
+void WaferRouter::inPairs(size_t n, llvm::function_ref<void(size_t)> work) {
+  if (n > 1 && searches[1].seen.empty())
+    searches[1].allocate(W * H);
+  if (n > 1 && parallel)
+    mlir::parallelFor(arch.getContext(), 0, n, work);
+  else
+    for (size_t i = 0; i < n; ++i)
+      work(i);
+}
+
+LogicalResult WaferRouter::reroute(const std::vector<int> &todo,
+                                   llvm::function_ref<bool(const Group &)> ringWhen) {
+  for (int gi : todo) {
+    Group &g = groups[gi];
+    g.ring |= ringWhen(g);
+    ripUp(g);
+    if (failed(routeOrFail(g)))
+      return failure();
+  }
+  return success();
 }
 
 std::vector<int32_t> WaferRouter::overused() const {
@@ -398,7 +421,7 @@ bool WaferRouter::repair(int gi) {
   // The tree with no link closed: a color whose tree costs no more has
   // nothing to gain from the colors after it.
   Group open = g;
-  bool opened = routeStream(open, [](int32_t) { return false; });
+  bool opened = routeStream(searches[0], open, [](int32_t) { return false; });
   double unconstrained = opened ? treeCost(open) : 0;
   // A color's tree stays near the open one: where it would have to go far
   // round, another color does better, and a search that cannot finish
@@ -422,24 +445,35 @@ bool WaferRouter::repair(int gi) {
     order.push_back({llvm::count_if(open.res, [&](int32_t r) { return colorMask[r] & bit; }), c});
   }
   llvm::stable_sort(order);
+  if (opened && order.front().first == 0) {
+    g = std::move(open);
+    return keepRepair(g, order.front().second);
+  }
+  // Two colors are tried at a time and judged in order, as one at a time
+  // would: the first that costs little enough ends the search.
   Group best;
   double bestCost = 0;
   int bestColor = -1;
-  for (auto [conflicts, c] : order) {
-    uint64_t bit = uint64_t(1) << c;
-    if (opened && conflicts == 0) {
-      best = std::move(open), bestColor = c;
-      break;
+  for (size_t k = 0; k < order.size(); k += 2) {
+    size_t n = std::min<size_t>(2, order.size() - k);
+    Group trials[2] = {g, g};
+    bool routed[2] = {false, false};
+    inPairs(n, [&](size_t i) {
+      uint64_t bit = uint64_t(1) << order[k + i].second;
+      routed[i] = routeStream(searches[i], trials[i], [&](int32_t r) {
+        return (colorMask[r] & bit) || !box.contains(r / kResPerPe % W, r / kResPerPe / W);
+      });
+    });
+    bool enough = false;
+    for (size_t i = 0; i < n && !enough; ++i) {
+      if (!routed[i])
+        continue;
+      double cost = treeCost(trials[i]);
+      if (bestColor < 0 || cost < bestCost)
+        best = std::move(trials[i]), bestCost = cost, bestColor = order[k + i].second;
+      enough = bestCost <= unconstrained * kRepairSlack;
     }
-    Group trial = g;
-    if (!routeStream(trial, [&](int32_t r) {
-          return (colorMask[r] & bit) || !box.contains(r / kResPerPe % W, r / kResPerPe / W);
-        }))
-      continue;
-    double cost = treeCost(trial);
-    if (bestColor < 0 || cost < bestCost)
-      best = std::move(trial), bestCost = cost, bestColor = c;
-    if (bestCost <= unconstrained * kRepairSlack)
+    if (enough)
       break;
   }
   if (bestColor < 0) {
@@ -447,10 +481,14 @@ bool WaferRouter::repair(int gi) {
     return false;
   }
   g = std::move(best);
-  g.color = bestColor;
+  return keepRepair(g, bestColor);
+}
+
+bool WaferRouter::keepRepair(Group &g, int color) {
+  g.color = color;
   commit(g, +1);
   for (int32_t r : g.res)
-    colorMask[r] |= uint64_t(1) << bestColor;
+    colorMask[r] |= uint64_t(1) << color;
   return true;
 }
 
@@ -538,11 +576,7 @@ LogicalResult WaferRouter::run(Stats &stats) {
   occ.assign(nodes * kResPerPe, 0);
   load.assign(nodes * kResPerPe, 0);
   hist.assign(nodes * kResPerPe, 0);
-  gScore.assign(nodes, 0);
-  seen.assign(nodes, 0);
-  inTree.assign(nodes, 0);
-  treeIndex.assign(nodes, 0);
-  parentDir.assign(nodes, 0);
+  searches[0].allocate(nodes);
 
   for (Group &g : groups) {
     if (!g.isStream)
@@ -632,17 +666,19 @@ LogicalResult WaferRouter::run(Stats &stats) {
               for (int dir = wafer::North; dir <= wafer::West; ++dir)
                 near[node(nx, ny) * kResPerPe + dir] = 1;
         }
-      for (Group &g : groups) {
-        if (!g.isStream || llvm::none_of(g.res, [&](int32_t r) { return near[r]; }))
-          continue;
-        // Over the words budget (not the colors): may spread by the ring.
-        g.ring |= budget > 0 && llvm::any_of(g.res, [&](int32_t r) {
-                    return bad[r] && load[r] > budget * (1 + 1e-9);
-                  });
-        ripUp(g);
-        if (failed(routeOrFail(g)))
-          return failure();
-      }
+      std::vector<int> todo;
+      for (auto [gi, g] : llvm::enumerate(groups))
+        if (g.isStream && llvm::any_of(g.res, [&](int32_t r) { return near[r]; }))
+          todo.push_back(gi);
+      // Over the words budget (not the colors) as it is rerouted: may
+      // spread by the ring.
+      auto overBudget = [&](const Group &g) {
+        return budget > 0 && llvm::any_of(g.res, [&](int32_t r) {
+                 return bad[r] && load[r] > budget * (1 + 1e-9);
+               });
+      };
+      if (failed(reroute(todo, overBudget)))
+        return failure();
       continue;
     }
     if (color(uncolored)) {
@@ -686,13 +722,12 @@ LogicalResult WaferRouter::run(Stats &stats) {
     }
     present = std::min(present * 1.8, 1e6);
     negotiating = true;
-    for (auto [gi, g] : llvm::enumerate(groups)) {
-      if (!rip[gi])
-        continue;
-      ripUp(g);
-      if (failed(routeOrFail(g)))
-        return failure();
-    }
+    std::vector<int> todo;
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+      if (rip[gi])
+        todo.push_back(gi);
+    if (failed(reroute(todo, [](const Group &) { return false; })))
+      return failure();
   }
   rounds = iter;
   if (!done) {
