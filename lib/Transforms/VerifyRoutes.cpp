@@ -20,6 +20,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
 #include <map>
 
 namespace wsc {
@@ -129,9 +130,14 @@ private:
   /// here) or kReported (it emitted the error itself); `expected` is how
   /// many PEs must receive the flow.
   template <typename Deliver>
-  LogicalResult walk(KernelOp op, const Origin &what, int64_t waferIndex, int64_t x, int64_t y,
-                     int64_t color, Deliver deliver, int64_t expected,
+  LogicalResult walk(KernelOp op, const Origin &what, int origin, int64_t waferIndex, int64_t x,
+                     int64_t y, int64_t color, Deliver deliver, int64_t expected,
                      llvm::function_ref<std::string()> missing);
+  /// Numbers `count` origins of one kind (a stream, or a channel's hops in
+  /// order) from the returned one on.
+  FailureOr<int> addOrigins(KernelOp op, int kernel, const Origin &what, int64_t count);
+  /// Origin `o`, spelled out (a channel hop's PE found again).
+  std::string originStr(int o) const;
   enum { kDelivered, kNotDest, kReported };
 
   ModuleOp module;
@@ -143,7 +149,15 @@ private:
   wafer::LinksOp linksOp;
   std::vector<LinkRow> links;
   std::map<std::array<int64_t, 4>, size_t> linkFrom; // (wafer, x, y, color) -> link
-  std::vector<Origin> origins;
+  /// Origins are numbered in runs: a stream is one, a channel as many as
+  /// it has hops (GPT-1T has ~10^8 hops: a record each would not fit).
+  struct OriginRun {
+    int first;
+    int kernel;
+    Origin what; // a channel's: its first hop
+  };
+  std::vector<OriginRun> origins;
+  int nextOrigin = 0;
   uint32_t stamp = 0;
   std::vector<Hop> hops;
 };
@@ -286,13 +300,34 @@ LogicalResult Checker::loadLinks() {
   return success();
 }
 
+FailureOr<int> Checker::addOrigins(KernelOp op, int kernel, const Origin &what,
+                                   int64_t count) {
+  if (count > std::numeric_limits<int>::max() - nextOrigin)
+    return op.emitOpError("kernel '") << op.getName() << "': more than "
+                                      << std::numeric_limits<int>::max()
+                                      << " streams and channel hops to check";
+  origins.push_back({nextOrigin, kernel, what});
+  nextOrigin += int(count);
+  return origins.back().first;
+}
+
+std::string Checker::originStr(int o) const {
+  const OriginRun &run = *std::prev(llvm::upper_bound(
+      origins, o, [](int o, const OriginRun &r) { return o < r.first; }));
+  if (!run.what.channel || o == run.first)
+    return run.what.str();
+  const Placed &p = kernels[run.kernel];
+  wskernel::ChannelHop hop = wskernel::channelHops(p.op, run.what.port)[o - run.first];
+  Origin what = run.what;
+  what.x = p.x + hop.px, what.y = p.y + hop.py;
+  return what.str();
+}
+
 template <typename Deliver>
-LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t sx, int64_t sy,
-                            int64_t color, Deliver deliver, int64_t expected,
+LogicalResult Checker::walk(KernelOp op, const Origin &what, int origin, int64_t wi, int64_t sx,
+                            int64_t sy, int64_t color, Deliver deliver, int64_t expected,
                             llvm::function_ref<std::string()> missing) {
   WaferState &home = wafers[wi];
-  int origin = origins.size();
-  origins.push_back(what);
   auto diag = [&]() { return op.emitOpError() << what.str() << " (color " << color << ")"; };
   // "PE (x, y)", with the wafer once the flow has left its own.
   auto pe = [&](const WaferState &ws, int64_t x, int64_t y) {
@@ -328,7 +363,7 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
     return diag() << " has no router entry at its sending PE (" << sx << ", " << sy
                   << ") for input RAMP";
   if (int o = home.rowOwner[first]; o >= 0)
-    return diag() << " and " << origins[o].str() << " are both sent from PE (" << sx << ", " << sy
+    return diag() << " and " << originStr(o) << " are both sent from PE (" << sx << ", " << sy
                   << ") on color " << color << ": collision";
   home.rowOwner[first] = origin;
   ++stamp;
@@ -362,7 +397,7 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
           return diag() << " is delivered to " << pe(ws, x, y) << " (" << kernelAt(ws, x, y)
                         << ")" << onColor(c) << ", which is not one of its destinations";
         if (int o = siblingOwner(ws, row, wafer::Ramp); o >= 0)
-          return diag() << " and " << origins[o].str() << " are both delivered to "
+          return diag() << " and " << originStr(o) << " are both delivered to "
                         << pe(ws, x, y) << " on color " << c << ": collision";
         mark(ws, &WaferState::deliveredAt, x, y);
         ++delivered;
@@ -377,7 +412,7 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
           return diag() << " leaves " << pe(ws, x, y) << " through LINK" << onColor(c)
                         << ", but no link in 'wafer.links' leaves there on that color";
         if (int o = siblingOwner(ws, row, wafer::Link); o >= 0)
-          return diag() << " and " << origins[o].str() << " both use the link LINK of "
+          return diag() << " and " << originStr(o) << " both use the link LINK of "
                         << pe(ws, x, y) << " on color " << c << ": collision";
         LinkRow &link = links[l->second];
         link.used = true;
@@ -396,7 +431,7 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
           return diag() << " is forwarded from " << pe(ws, x, y) << " into the dead PE (" << nx
                         << ", " << ny << ")";
         if (int o = siblingOwner(ws, row, p); o >= 0)
-          return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
+          return diag() << " and " << originStr(o) << " both use the link " << kPortNames[p]
                         << " of " << pe(ws, x, y) << " on color " << c << ": collision";
         in = wafer::oppositeDir(p);
       }
@@ -408,7 +443,7 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int64_t wi, int64_t
         return diag() << " arrives at " << pe(*next, nx, ny) << " from " << kPortNames[in]
                       << onColor(nc) << ", but that router has no entry for it: a missing hop";
       if (int o = next->rowOwner[entry]; o >= 0 && o != origin)
-        return diag() << " and " << origins[o].str() << " both use the link " << kPortNames[p]
+        return diag() << " and " << originStr(o) << " both use the link " << kPortNames[p]
                       << " of " << pe(ws, x, y) << " on color " << c << ": collision";
       next->rowOwner[entry] = origin;
       next->used[entry] = 1;
@@ -536,7 +571,9 @@ LogicalResult Checker::run() {
       wskernel::PeBox from =
           src.empty() ? wskernel::PeBox{p.w - 1, p.w - 1, p.h - 1, p.h - 1} : wskernel::boundingBox(src);
       int64_t sx = p.x + from.x1, sy = p.y + from.y1;
-      if (failed(walk(p.op, what, p.wafer, sx, sy, *color, deliver, expected, missing)))
+      FailureOr<int> origin = addOrigins(p.op, pi, what, 1);
+      if (failed(origin) ||
+          failed(walk(p.op, what, *origin, p.wafer, sx, sy, *color, deliver, expected, missing)))
         return failure();
     }
     // Receiving ports of streams from any wafer.
@@ -559,7 +596,11 @@ LogicalResult Checker::run() {
       if (!color)
         return p.op.emitOpError("kernel '") << p.op.getName() << "' has channel '" << name
                                             << "' but no color for it in 'wafer.colors'";
-      for (const wskernel::ChannelHop &hop : hops) {
+      FailureOr<int> first = addOrigins(
+          p.op, pi, {p.op.getName(), name, p.x + hops[0].px, p.y + hops[0].py, true}, hops.size());
+      if (failed(first))
+        return failure();
+      for (auto [i, hop] : llvm::enumerate(hops)) {
         int64_t sx = p.x + hop.px, sy = p.y + hop.py;
         int64_t dx = sx + hop.dx, dy = sy + hop.dy;
         Origin what{p.op.getName(), name, sx, sy, true};
@@ -567,7 +608,7 @@ LogicalResult Checker::run() {
           return w == p.wafer && x == dx && y == dy ? kDelivered : kNotDest;
         };
         auto missing = [&]() { return ("PE (" + Twine(dx) + ", " + Twine(dy) + ")").str(); };
-        if (failed(walk(p.op, what, p.wafer, sx, sy, *color, deliver, 1, missing)))
+        if (failed(walk(p.op, what, *first + int(i), p.wafer, sx, sy, *color, deliver, 1, missing)))
           return failure();
       }
     }

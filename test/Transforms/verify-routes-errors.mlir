@@ -539,3 +539,29 @@ module attributes {wafer.arch = #mesh8} {
   wafer.routes 0 dense<[[0, 0, 0, 0, 4], [1, 0, 0, 4, 4], [1, 0, 1, 0, 4], [2, 0, 0, 4, 5], [2, 0, 1, 4, 4],
       [3, 0, 0, 4, 1], [3, 0, 1, 4, 8], [3, 1, 0, 0, 16], [3, 1, 1, 1, 1]]> : tensor<9x5xi32>
 }
+
+// -----
+
+// A collision with a channel's second hop, (1, 0) -> (2, 0): b's stream goes
+// north into (1, 0) and on east over the link that hop holds on color 0.
+#mesh8 = #wafer.arch<name = "mesh:8x8", width = 8, height = 8, sram_bytes = 49152,
+    colors = 24, clock_hz = 1100000000, hop_cycles = 1, simd_fp32 = 1, fmac_fp32 = 1,
+    fmac_fp16 = 8, transcendental_cycles = 8, max_wafers = 64, link_bytes_per_cycle = 136,
+    link_latency_cycles = 2000, ext_mem_bytes = 1000000000000, ext_mem_bytes_per_cycle = 136>
+module attributes {wafer.arch = #mesh8} {
+  func.func @main(%w: tensor<4xf32>) {
+    %a = wskernel.kernel "a" kind "src" grid [1, 3] sram 64 cycles 10.0 channels {row = "row_chain"} (%w) {wafer.colors = {row = 0 : i64}, wafer.origin = array<i64: 0, 0, 0>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "row" from <base = 0> n <base = 1> {when = [#wskernel.pes<x0 = 0, x1 = 1, y0 = 0, y1 = 0>]}
+    }
+    // expected-error @+1 {{stream 'out0' of kernel 'b' (color 0) and channel 'row' of kernel 'a' from PE (1, 0) both use the link EAST of PE (1, 0) on color 0: collision}}
+    %b = wskernel.kernel "b" kind "src" grid [1, 1] sram 64 cycles 10.0 channels {} (%w) {wafer.colors = {out0 = 0 : i64}, wafer.origin = array<i64: 0, 1, 1>} : (tensor<4xf32>) -> !wskernel.stream<4, f32> {
+      wskernel.send "out0" from <base = 0> n <base = 4>
+    }
+    %c = wskernel.kernel "c" kind "sink" grid [1, 1] sram 64 cycles 10.0 channels {} (%b) {wafer.colors = {in0 = 0 : i64}, wafer.origin = array<i64: 0, 2, 1>} : (!wskernel.stream<4, f32>) -> tensor<4xf32> {
+      wskernel.recv "in0" to <base = 0> n <base = 4>
+    }
+    return
+  }
+  wafer.routes 0 dense<[[0, 0, 0, 0, 4], [1, 0, 0, 0, 4], [1, 0, 0, 3, 4], [1, 0, 0, 4, 1],
+      [2, 0, 0, 4, 1], [1, 1, 0, 0, 2], [2, 1, 0, 1, 1]]> : tensor<7x5xi32>
+}
