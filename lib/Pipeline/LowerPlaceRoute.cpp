@@ -22,6 +22,8 @@
 #include "wskernel/WskernelDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -116,16 +118,6 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     pm.addPass(wsc::createWscVerifyRoutes());
   }
 
-  /// The try as progress shows it.
-  static std::string describe(const Try &t) {
-    std::string text = llvm::formatv("share {0:F3}, {1} blocks", t.share, t.blocks).str();
-    if (t.rows > 0)
-      text += llvm::formatv(", rows <= {0}", t.rows).str();
-    if (t.linkBudget > 0)
-      text += llvm::formatv(", links <= {0}", t.linkBudget).str();
-    return text;
-  }
-
   /// What an attempt's kernels came out as: the most results (blocks) of
   /// one, the most cycles per token, the most rows, and a hash of every
   /// kernel's rectangle.
@@ -136,11 +128,82 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     llvm::hash_code shapes = llvm::hash_value(0);
   };
 
-  /// Runs `pm` on the module, holding back its errors. On failure (or
-  /// always, with `restore`) the module is as it was, `errors` has the
-  /// errors and `out` what the kernels of the attempt came out as.
-  LogicalResult attempt(OpPassManager &pm, SmallVectorImpl<Diagnostic> &errors, Kernels &out,
-                        bool restore = false) {
+  /// A strict try the survey found, by its pace.
+  struct Strict {
+    double pace, share;
+    int64_t blocks, rows;
+    size_t band; // the cap's position in rowCaps; uncapped after them all
+  };
+  /// The distinct lowerings of one share: with each cap on rows (0 first:
+  /// as tall as they need) and each count of blocks. `lowers` is false when
+  /// the share does not lower at all: no smaller share is worth lowering.
+  struct ShareSurvey {
+    SmallVector<Strict> tries;
+    bool lowers = true;
+  };
+  ShareSurvey survey(double share, ArrayRef<int64_t> rowCaps, ArrayRef<int64_t> counts) {
+    ShareSurvey out;
+    SmallVector<std::pair<int64_t, llvm::hash_code>> seen; // (blocks, shapes)
+    int64_t tallest = 0; // of the kernels as tall as they need
+    for (auto [band, rows] : llvm::enumerate(rowCaps)) {
+      if (rows > 0 && rows >= tallest)
+        continue; // no kernel reaches this cap: the same lowering
+      for (size_t i = 0; i < counts.size(); ++i) {
+        FailureOr<Kernels> k = lowerCopy({counts[i], share, /*strict=*/true, rows});
+        if (failed(k)) {
+          // More than a wafer, or no lowering at this share: a smaller
+          // share has fewer PEs (GPT-1T: 10 s a share). (Capped rows may
+          // not hold a kernel that the full height does.)
+          if (rows == 0 && i == 0)
+            out.lowers = false;
+          break;
+        }
+        if (rows == 0)
+          tallest = std::max(tallest, k->tallest);
+        // Fewer blocks would change no kernel: the same lowering (under
+        // the usual count, when a block per color changed nothing).
+        bool same = i + 1 < counts.size() && k->most <= counts[i + 1];
+        if (same && i == 0)
+          continue;
+        bool again = llvm::is_contained(seen, std::make_pair(counts[i], k->shapes));
+        seen.push_back({counts[i], k->shapes});
+        if (!again)
+          out.tries.push_back({k->pace, share, counts[i], rows, rows > 0 ? band : rowCaps.size()});
+        if (same)
+          break;
+      }
+      if (!out.lowers)
+        break;
+    }
+    return out;
+  }
+
+  /// Lowers a copy of the module for try `t`: what its kernels come out as.
+  FailureOr<Kernels> lowerCopy(const Try &t) {
+    OwningOpRef<ModuleOp> copy = getOperation().clone();
+    PassManager pm(&getContext());
+    pm.enableVerifier(false); // a copy that is thrown away
+    addLowering(pm, t);
+    if (failed(pm.run(*copy)))
+      return failure();
+    return kernelsOf(*copy);
+  }
+
+  /// The try as progress shows it.
+  static std::string describe(const Try &t) {
+    std::string text = llvm::formatv("share {0:F3}, {1} blocks", t.share, t.blocks).str();
+    if (t.rows > 0)
+      text += llvm::formatv(", rows <= {0}", t.rows).str();
+    if (t.linkBudget > 0)
+      text += llvm::formatv(", links <= {0}", t.linkBudget).str();
+    return text;
+  }
+
+
+  /// Runs `pm` on the module, holding back its errors. On failure the
+  /// module is as it was, `errors` has the errors and `out` what the
+  /// kernels of the attempt came out as.
+  LogicalResult attempt(OpPassManager &pm, SmallVectorImpl<Diagnostic> &errors, Kernels &out) {
     ModuleOp module = getOperation();
     OwningOpRef<ModuleOp> backup = module.clone();
     LogicalResult result = success();
@@ -153,17 +216,22 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       });
       result = runPipeline(pm, module);
     }
-    if (succeeded(result) && !restore)
+    if (succeeded(result))
       return success();
-    out = Kernels();
+    out = kernelsOf(module);
+    putBack(backup);
+    return result;
+  }
+
+  static Kernels kernelsOf(ModuleOp module) {
+    Kernels out;
     module.walk([&](wsc::wskernel::KernelOp k) {
       out.most = std::max<int64_t>(out.most, k->getNumResults());
       out.pace = std::max(out.pace, k.getCyclesPerToken().convertToDouble());
       out.tallest = std::max(out.tallest, k.getHeight());
       out.shapes = llvm::hash_combine(out.shapes, k.getHeight(), k.getWidth());
     });
-    putBack(backup);
-    return result;
+    return out;
   }
 
   /// Puts the module back as `backup` holds it.
@@ -228,46 +296,22 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       for (int64_t n : tryBands)
         if (n > 1 && arch->getHeight() / n > 0)
           rowCaps.push_back(arch->getHeight() / n);
-      struct Strict {
-        double pace, share;
-        int64_t blocks, rows;
-        size_t band; // the cap's position in rowCaps; uncapped after them all
-      };
+      // The shares are surveyed side by side (each on copies of the
+      // module), and taken in order up to the first that does not lower.
+      SmallVector<ShareSurvey> surveys(shares.size());
+      wsc::progress::setStage("wsc-lower-to-kernels"); // the survey lowers copies
+      {
+        ScopedDiagnosticHandler drop(&getContext(), [](Diagnostic &d) {
+          return success(d.getSeverity() == DiagnosticSeverity::Error);
+        });
+        parallelFor(&getContext(), 0, shares.size(),
+                    [&](size_t i) { surveys[i] = survey(shares[i], rowCaps, counts); });
+      }
       SmallVector<Strict> order;
-      bool lowers = true;
-      for (double share : shares) {
-        SmallVector<std::pair<int64_t, llvm::hash_code>> seen; // (blocks, shapes)
-        int64_t tallest = 0; // of the kernels as tall as they need
-        for (auto [band, rows] : llvm::enumerate(rowCaps)) {
-          if (rows > 0 && rows >= tallest)
-            continue; // no kernel reaches this cap: the same lowering
-          for (size_t i = 0; i < counts.size() && lowers; ++i) {
-            SmallVector<Diagnostic> dropped;
-            Kernels k;
-            OpPassManager pm(ModuleOp::getOperationName());
-            addLowering(pm, {counts[i], share, /*strict=*/true, rows});
-            if (failed(attempt(pm, dropped, k, /*restore=*/true))) {
-              // More than a wafer, or no lowering at this share: a smaller
-              // share has fewer PEs (GPT-1T: 10 s a share). (Capped rows
-              // may not hold a kernel that the full height does.)
-              lowers = rows > 0 || i > 0;
-              break;
-            }
-            if (rows == 0)
-              tallest = std::max(tallest, k.tallest);
-            // Fewer blocks would change no kernel: the same lowering (under
-            // the usual count, when a block per color changed nothing).
-            bool same = i + 1 < counts.size() && k.most <= counts[i + 1];
-            if (same && i == 0)
-              continue;
-            bool again = llvm::is_contained(seen, std::make_pair(counts[i], k.shapes));
-            seen.push_back({counts[i], k.shapes});
-            if (!again)
-              order.push_back({k.pace, share, counts[i], rows, rows > 0 ? band : rowCaps.size()});
-            if (same)
-              break;
-          }
-        }
+      for (ShareSurvey &survey : surveys) {
+        order.append(survey.tries);
+        if (!survey.lowers)
+          break;
       }
       // Fastest first; on a tie, the smaller share, banded first (bands
       // route better than free rectangles: GPT-2-small at 0.95 of wse3
