@@ -189,6 +189,17 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     return kernelsOf(*copy);
   }
 
+  /// Lowers and places a copy of the module for try `t`; null when it does
+  /// not place.
+  OwningOpRef<ModuleOp> placeCopy(const Try &t) {
+    OwningOpRef<ModuleOp> copy = getOperation().clone();
+    PassManager pm(&getContext());
+    addPlacement(pm, t);
+    if (failed(pm.run(*copy)))
+      return nullptr;
+    return copy;
+  }
+
   /// The try as progress shows it.
   static std::string describe(const Try &t) {
     std::string text = llvm::formatv("share {0:F3}, {1} blocks", t.share, t.blocks).str();
@@ -332,20 +343,31 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       // later one may route within it.
       // The budget changes only the routing: a try that does not place is
       // not placed again, and one that does is routed from its placement.
+      // Placed two at a time, each on a copy of the module (most tries that
+      // fail do not pack: GPT-2-small's first eight), then routed in order.
+      std::vector<OwningOpRef<ModuleOp>> placed(order.size());
       for (size_t i = 0; i < order.size(); ++i) {
         const Strict &t = order[i];
+        Try strict{t.blocks, t.share, /*strict=*/true, t.rows};
+        if (i % 2 == 0) {
+          wsc::progress::setTry(i + 1, order.size(), describe(strict));
+          wsc::progress::setStage("wsc-place");
+          ScopedDiagnosticHandler drop(&getContext(), [](Diagnostic &d) {
+            return success(d.getSeverity() == DiagnosticSeverity::Error);
+          });
+          parallelFor(&getContext(), i, std::min(i + 2, order.size()), [&](size_t j) {
+            placed[j] = placeCopy({order[j].blocks, order[j].share, /*strict=*/true, order[j].rows});
+          });
+        }
+        if (!placed[i])
+          continue;
         int64_t relaxed = 0;
         if (i + 1 < order.size() && std::ceil(order[i + 1].pace) > std::ceil(t.pace))
           relaxed = int64_t(std::ceil(order[i + 1].pace));
         OwningOpRef<ModuleOp> unplaced = module.clone();
+        putBack(placed[i]);
         SmallVector<Diagnostic> dropped;
         Kernels k;
-        Try strict{t.blocks, t.share, /*strict=*/true, t.rows};
-        OpPassManager placement(ModuleOp::getOperationName());
-        addPlacement(placement, strict);
-        wsc::progress::setTry(i + 1, order.size(), describe(strict));
-        if (failed(attempt(placement, dropped, k)))
-          continue;
         for (int64_t budget : {int64_t(0), relaxed}) {
           strict.linkBudget = budget;
           OpPassManager routing(ModuleOp::getOperationName());
