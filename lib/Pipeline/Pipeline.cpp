@@ -15,27 +15,9 @@ namespace {
 constexpr int64_t kMaxDefectsFileBytes = int64_t(1) << 28;
 
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
-  Option<std::string> arch{*this, "arch", llvm::cl::desc("wse2 | wse3 | mesh:WxH | FILE"),
-                           llvm::cl::init("wse3")};
-  Option<std::string> wafers{*this, "wafers", llvm::cl::desc("auto | N"), llvm::cl::init("auto")};
-  Option<std::string> precision{*this, "precision", llvm::cl::desc("fp32 | fp16 | bf16"),
-                                llvm::cl::init("fp32")};
-  Option<std::string> mode{*this, "mode", llvm::cl::desc("pipelined | weight-streaming"),
-                           llvm::cl::init("pipelined")};
-  Option<std::string> defects{*this, "defects", llvm::cl::desc("Defect map file")};
-  Option<double> defectRate{*this, "defect-rate",
-                            llvm::cl::desc("Random defect map: probability a PE is dead"),
-                            llvm::cl::init(0.0)};
-  Option<std::string> report{*this, "report", llvm::cl::desc("Write the compile report here")};
-  Option<int64_t> seed{*this, "seed", llvm::cl::desc("Placement seed"), llvm::cl::init(1)};
-  Option<double> utilization{
-      *this, "utilization",
-      llvm::cl::desc("Fraction of a wafer's PEs kernels may take (0: the mode's default)"),
-      llvm::cl::init(0.0)};
-  Option<double> sparsity{
-      *this, "sparsity",
-      llvm::cl::desc("Fraction of each linear weight pruned by magnitude (held sparse)"),
-      llvm::cl::init(0.0)};
+#define WSC_PIPELINE_OPTION(type, field, flag, value, help)                                       \
+  Option<type> field{*this, flag, llvm::cl::desc(help), llvm::cl::init(type(value))};
+#include "wsc/Pipeline/PipelineOptions.def"
 };
 } // namespace
 
@@ -123,9 +105,8 @@ void wsc::registerPipeline() {
         if (failed(cl.parseFromString(optionsText)))
           return failure();
         PipelineOptions o;
-        o.arch = cl.arch, o.wafers = cl.wafers, o.precision = cl.precision, o.mode = cl.mode;
-        o.defects = cl.defects, o.defectRate = cl.defectRate, o.report = cl.report;
-        o.seed = cl.seed, o.utilization = cl.utilization, o.sparsity = cl.sparsity;
+#define WSC_PIPELINE_OPTION(type, field, flag, value, help) o.field = cl.field;
+#include "wsc/Pipeline/PipelineOptions.def"
         std::string error;
         if (failed(buildPipeline(pm, o, error)))
           return errorHandler("--wsc-pipeline: " + error);

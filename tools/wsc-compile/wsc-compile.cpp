@@ -69,42 +69,22 @@ int main(int argc, char **argv) {
   cl::opt<int64_t> maxContext(
       "max-context", cl::desc("Positions a generating program holds (the token input's T)"),
       cl::init(0), cl::cat(category));
-  wsc::PipelineOptions defaults;
-  cl::opt<std::string> arch("arch", cl::desc("wse2 | wse3 | mesh:WxH | FILE"),
-                            cl::init(defaults.arch), cl::cat(category));
-  cl::opt<std::string> wafers("wafers", cl::desc("auto | N"), cl::init(defaults.wafers),
-                              cl::cat(category));
-  cl::opt<std::string> precision("precision", cl::desc("fp32 | fp16 | bf16 (weight storage)"),
-                                 cl::init(defaults.precision), cl::cat(category));
-  cl::opt<std::string> mode("mode", cl::desc("pipelined | weight-streaming"),
-                            cl::init(defaults.mode), cl::cat(category));
-  cl::opt<std::string> defects("defects", cl::desc("Defect map file"), cl::value_desc("file"),
-                               cl::cat(category));
-  cl::opt<double> defectRate(
-      "defect-rate", cl::desc("A random defect map: this fraction of PEs and links dead (seeded)"),
-      cl::init(defaults.defectRate), cl::cat(category));
-  cl::opt<std::string> report("report", cl::desc("Write the compile report (JSON) here"),
-                              cl::value_desc("file"), cl::cat(category));
-  cl::opt<int64_t> seed("seed", cl::desc("Placement seed"), cl::init(defaults.seed),
-                        cl::cat(category));
-  cl::opt<double> utilization(
-      "utilization", cl::desc("Fraction of a wafer's PEs kernels may take (0: the mode's default)"),
-      cl::init(defaults.utilization), cl::cat(category));
-  cl::opt<double> sparsity(
-      "sparsity",
-      cl::desc("Prune each linear weight by magnitude to this fraction of zeros; held sparse"),
-      cl::init(defaults.sparsity), cl::cat(category));
+  // Each pipeline option, as a flag of the same name (PipelineOptions.def).
+#define WSC_PIPELINE_OPTION(type, field, flag, value, help)                                       \
+  cl::opt<type> field##Flag(flag, cl::desc(help), cl::init(type(value)), cl::cat(category));
+#include "wsc/Pipeline/PipelineOptions.def"
   cl::opt<std::string> sparsityMask(
       "sparsity-mask",
       cl::desc("An ONNX file of masks named like the weights: zero elements drop weights"),
       cl::value_desc("FILE"), cl::cat(category));
-  mlir::registerPassManagerCLOptions();
-  mlir::registerMLIRContextCLOptions();
-  mlir::registerAsmPrinterCLOptions();
-  // The pipeline finds its later stages by name.
+  // Registered first, so that --mlir-print-ir-after=wsc-route and the like
+  // can name them.
   wsc::registerTransformsPasses();
   wsc::registerConversionPasses();
   wsc::registerPipelinePasses();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerAsmPrinterCLOptions();
   // LLVM's and MLIR's own options still work; --help-hidden lists them.
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
@@ -132,25 +112,18 @@ int main(int argc, char **argv) {
     }
   }
   wsc::PipelineOptions options;
-  options.arch = arch;
-  options.wafers = wafers;
-  options.precision = precision;
-  options.mode = mode;
-  options.defects = defects;
-  options.defectRate = defectRate;
+#define WSC_PIPELINE_OPTION(type, field, flag, value, help) options.field = field##Flag;
+#include "wsc/Pipeline/PipelineOptions.def"
   // The pipeline writes its report into a temporary file; it is staged with
   // the program once both exist.
   TempReport reportTemp;
-  if (!report.empty()) {
+  if (!options.report.empty()) {
     if (std::error_code ec = reportTemp.create()) {
       errs() << "error: cannot create a temporary report file: " << ec.message() << "\n";
       return 1;
     }
     options.report = reportTemp.path();
   }
-  options.seed = seed;
-  options.utilization = utilization;
-  options.sparsity = sparsity;
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect,
@@ -202,14 +175,14 @@ int main(int argc, char **argv) {
   };
   if (!stage(output, bytes))
     return 1;
-  if (!report.empty()) {
+  if (!reportFlag.empty()) {
     auto text = MemoryBuffer::getFile(reportTemp.path(), /*IsText=*/false,
                                       /*RequiresNullTerminator=*/false);
     if (!text) {
-      errs() << "error: " << report << ": the report was not written\n";
+      errs() << "error: " << reportFlag << ": the report was not written\n";
       return 1;
     }
-    if (!stage(report, (*text)->getBuffer().str()))
+    if (!stage(reportFlag, (*text)->getBuffer().str()))
       return 1;
   }
   if (wsc::runtime::Status s = files.commit(); !s) {

@@ -19,20 +19,8 @@ namespace wsc {
 
 /// The options of --wsc-pipeline and of wsc-compile (CLI.md).
 struct PipelineOptions {
-  std::string arch = "wse3";
-  std::string wafers = "auto";
-  std::string precision = "fp32";
-  std::string mode = "pipelined";
-  std::string defects;
-  double defectRate = 0.0; // a random map of dead PEs (and links), seeded by `seed`
-  std::string report;
-  int64_t seed = 1;
-  /// Fraction of each wafer's PEs that kernels may take (0: the mode's
-  /// default, 0.6 pipelined and 0.7 in weight streaming).
-  double utilization = 0.0;
-  /// Fraction of each linear weight pruned by magnitude (wsgraph-sparsify);
-  /// weights sparse of themselves are held sparse whatever it is.
-  double sparsity = 0.0;
+#define WSC_PIPELINE_OPTION(type, field, flag, value, help) type field = value;
+#include "wsc/Pipeline/PipelineOptions.def"
 };
 
 /// Adds wsgraph-fuse, the lowering, placement, routing and the route check
