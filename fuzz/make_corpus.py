@@ -113,7 +113,7 @@ outputs { name: "out" dtype: I64 shape: 2 pieces { count: 2 } }""",
 }
 proto_dir = os.path.join(here, "..", "runtime")
 for name, text in programs.items():
-    encoded = subprocess.run(["protoc", "--encode=wsc.wafer.Program", f"--proto_path={proto_dir}",
+    encoded = subprocess.run(["protoc", "--encode=wsc.format.Program", f"--proto_path={proto_dir}",
                               os.path.join(proto_dir, "wafer.proto")],
                              input=("format_version: 2\n" + arch + "\n" + text).encode(),
                              capture_output=True, check=True).stdout

@@ -16,27 +16,27 @@ using namespace wsc::runtime;
 
 namespace {
 
-DType hostType(wsc::wafer::DType t) {
+DType hostType(wsc::format::DType t) {
   switch (t) {
-  case wsc::wafer::I64: return DType::I64;
-  case wsc::wafer::I32: return DType::I32;
-  case wsc::wafer::BOOL: return DType::Bool;
-  case wsc::wafer::F64: return DType::F64;
-  case wsc::wafer::F16: return DType::F16;
-  case wsc::wafer::BF16: return DType::BF16;
-  case wsc::wafer::I8: return DType::I8;
-  case wsc::wafer::I16: return DType::I16;
-  case wsc::wafer::U8: return DType::U8;
-  case wsc::wafer::U16: return DType::U16;
-  case wsc::wafer::U32: return DType::U32;
-  case wsc::wafer::U64: return DType::U64;
+  case wsc::format::I64: return DType::I64;
+  case wsc::format::I32: return DType::I32;
+  case wsc::format::BOOL: return DType::Bool;
+  case wsc::format::F64: return DType::F64;
+  case wsc::format::F16: return DType::F16;
+  case wsc::format::BF16: return DType::BF16;
+  case wsc::format::I8: return DType::I8;
+  case wsc::format::I16: return DType::I16;
+  case wsc::format::U8: return DType::U8;
+  case wsc::format::U16: return DType::U16;
+  case wsc::format::U32: return DType::U32;
+  case wsc::format::U64: return DType::U64;
   default: return DType::F32;
   }
 }
 
 /// Whether the program's machine is small enough to run here: its SRAM is
 /// allocated for every PE of a kernel, and a grid is kept per wafer.
-bool smallMachine(const wsc::wafer::Program &p) {
+bool smallMachine(const wsc::format::Program &p) {
   const uint64_t grid = uint64_t(p.arch().width()) * p.arch().height();
   if (grid > (1u << 16) || p.wafers_size() > 16)
     return false;
@@ -60,7 +60,7 @@ bool smallMachine(const wsc::wafer::Program &p) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  Expected<wsc::wafer::Program> program =
+  Expected<wsc::format::Program> program =
       parseProgram(std::string(reinterpret_cast<const char *>(data), size), "fuzz.wafer");
   if (!program || !smallMachine(*program))
     return 0;

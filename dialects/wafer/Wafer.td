@@ -119,6 +119,8 @@ def Wafer_RoutesOp : Wafer_Op<"routes", [HasParent<"mlir::ModuleOp">]> {
     /// The table as 5 * getNumEntries() values, row-major, without copying
     /// when it can (`storage` holds them otherwise).
     llvm::ArrayRef<int32_t> getFlatTable(llvm::SmallVectorImpl<int32_t> &storage);
+    /// The rows [x, y, color, in, out_mask], copied.
+    std::vector<std::array<int32_t, 5>> getRows();
   }];
 }
 

@@ -69,6 +69,16 @@ ArrayRef<int32_t> RoutesOp::getFlatTable(SmallVectorImpl<int32_t> &storage) {
   return storage;
 }
 
+std::vector<std::array<int32_t, 5>> RoutesOp::getRows() {
+  SmallVector<int32_t> storage;
+  ArrayRef<int32_t> values = getFlatTable(storage);
+  std::vector<std::array<int32_t, 5>> rows(values.size() / 5);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (int k = 0; k < 5; ++k)
+      rows[i][k] = values[5 * i + k];
+  return rows;
+}
+
 LogicalResult RoutesOp::verify() {
   auto type = dyn_cast<RankedTensorType>(getTable().getType());
   if (!type || type.getRank() != 2 || type.getDimSize(1) != 5)

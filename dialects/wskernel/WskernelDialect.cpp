@@ -511,7 +511,7 @@ std::string wsc::wskernel::sparseStorage(int64_t entries) {
 
 int64_t wsc::wskernel::tileWords(StringRef storage, int64_t rows, int64_t cols) {
   if (auto entries = sparseEntries(storage))
-    return int64_t(wafer::storedTileWords(uint64_t(rows), uint64_t(cols), uint64_t(*entries)));
+    return int64_t(format::storedTileWords(uint64_t(rows), uint64_t(cols), uint64_t(*entries)));
   return storageWords(storage, rows * cols);
 }
 

@@ -25,7 +25,7 @@
 
 #include <cstring>
 
-namespace wsc::wafer {
+namespace wsc::format {
 namespace {
 
 constexpr uint64_t P1 = 0x9E3779B185EBCA87ULL;
@@ -257,4 +257,4 @@ std::string mismatchedSection(const Program &p) {
   return "";
 }
 
-} // namespace wsc::wafer
+} // namespace wsc::format

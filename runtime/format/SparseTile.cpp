@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-namespace wsc::wafer {
+namespace wsc::format {
 
 uint64_t countStored(const uint32_t *words, uint64_t count) {
   uint64_t n = 0;
@@ -45,4 +45,4 @@ std::vector<uint32_t> encodeSparseTile(const uint32_t *words, uint64_t rows, uin
   return out;
 }
 
-} // namespace wsc::wafer
+} // namespace wsc::format

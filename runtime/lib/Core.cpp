@@ -18,7 +18,7 @@
 namespace wsc::runtime::detail {
 namespace {
 
-using wafer::Op;
+using format::Op;
 
 inline float asF(uint32_t w) {
   float f;
@@ -133,21 +133,21 @@ uint64_t rowEntries(const SparseView &t, uint64_t first, uint64_t rows) {
 
 bool isTranscendental(Op op) {
   switch (op) {
-  case wafer::EXP:
-  case wafer::ERF:
-  case wafer::TANH:
-  case wafer::SQRT:
-  case wafer::RSQRT:
-  case wafer::GELU:
-  case wafer::GELU_TANH:
-  case wafer::DIV:
-  case wafer::DIV_S:
-  case wafer::LOG:
-  case wafer::SIN:
-  case wafer::COS:
-  case wafer::SIGMOID:
-  case wafer::POW:
-  case wafer::RECIPROCAL:
+  case format::EXP:
+  case format::ERF:
+  case format::TANH:
+  case format::SQRT:
+  case format::RSQRT:
+  case format::GELU:
+  case format::GELU_TANH:
+  case format::DIV:
+  case format::DIV_S:
+  case format::LOG:
+  case format::SIN:
+  case format::COS:
+  case format::SIGMOID:
+  case format::POW:
+  case format::RECIPROCAL:
     return true;
   default:
     return false;
@@ -156,44 +156,44 @@ bool isTranscendental(Op op) {
 
 float unary(Op op, float x) {
   switch (op) {
-  case wafer::EXP:
+  case format::EXP:
     return std::exp(x);
-  case wafer::ERF:
+  case format::ERF:
     return std::erf(x);
-  case wafer::TANH:
+  case format::TANH:
     return std::tanh(x);
-  case wafer::SQRT:
+  case format::SQRT:
     return std::sqrt(x);
-  case wafer::RSQRT:
+  case format::RSQRT:
     return 1.0f / std::sqrt(x);
-  case wafer::NEG:
+  case format::NEG:
     return -x;
-  case wafer::GELU: {
+  case format::GELU: {
     // Double precision inside keeps the fp32 result correctly rounded in practice.
     double d = x;
     return float(0.5 * d * (1.0 + std::erf(d * 0.70710678118654752440)));
   }
-  case wafer::GELU_TANH: { // in double too, as GELU
+  case format::GELU_TANH: { // in double too, as GELU
     double d = x;
     return float(0.5 * d * (1.0 + std::tanh(0.79788456080286535588 * (d + 0.044715 * d * d * d))));
   }
-  case wafer::LOG:
+  case format::LOG:
     return std::log(x);
-  case wafer::ABS:
+  case format::ABS:
     return std::fabs(x);
-  case wafer::SIN:
+  case format::SIN:
     return std::sin(x);
-  case wafer::COS:
+  case format::COS:
     return std::cos(x);
-  case wafer::SIGMOID:
+  case format::SIGMOID:
     return 1.0f / (1.0f + std::exp(-x));
-  case wafer::RECIPROCAL:
+  case format::RECIPROCAL:
     return 1.0f / x;
-  case wafer::RELU: // max(x, 0) as MAX: a NaN stays
+  case format::RELU: // max(x, 0) as MAX: a NaN stays
     return std::isnan(x) || x > 0.0f ? x : 0.0f;
-  case wafer::FLOOR:
+  case format::FLOOR:
     return std::floor(x);
-  case wafer::CEIL:
+  case format::CEIL:
     return std::ceil(x);
   default:
     return x;
@@ -203,11 +203,11 @@ float unary(Op op, float x) {
 /// unary's int32 twin (NEG, ABS, RELU), wrapping: -INT32_MIN is INT32_MIN.
 int32_t unaryI(Op op, int32_t x) {
   switch (op) {
-  case wafer::NEG:
+  case format::NEG:
     return int32_t(0u - uint32_t(x));
-  case wafer::ABS:
+  case format::ABS:
     return x < 0 ? int32_t(0u - uint32_t(x)) : x;
-  case wafer::RELU:
+  case format::RELU:
     return std::max(x, 0);
   default:
     return x;
@@ -236,27 +236,27 @@ int32_t wrapToInt(double d) {
 
 float binary(Op op, float a, float b) {
   switch (op) {
-  case wafer::ADD:
-  case wafer::ADD_S:
-  case wafer::ADD_I:
+  case format::ADD:
+  case format::ADD_S:
+  case format::ADD_I:
     return a + b;
-  case wafer::SUB:
-  case wafer::SUB_S:
+  case format::SUB:
+  case format::SUB_S:
     return a - b;
-  case wafer::MUL:
-  case wafer::MUL_S:
-  case wafer::MUL_I:
+  case format::MUL:
+  case format::MUL_S:
+  case format::MUL_I:
     return a * b;
-  case wafer::DIV:
-  case wafer::DIV_S:
+  case format::DIV:
+  case format::DIV_S:
     return a / b;
-  case wafer::MAX:
+  case format::MAX:
     return std::isnan(a) || a > b ? a : b;
-  case wafer::MIN:
+  case format::MIN:
     return std::isnan(a) || a < b ? a : b;
-  case wafer::POW:
+  case format::POW:
     return std::pow(a, b); // the float overload: powf
-  case wafer::MOD: { // the divisor's sign, as Python's float %
+  case format::MOD: { // the divisor's sign, as Python's float %
     float r = std::fmod(a, b);
     if (r != 0.0f)
       return (r < 0.0f) != (b < 0.0f) ? r + b : r;
@@ -272,29 +272,29 @@ float binary(Op op, float a, float b) {
 int32_t binaryI(Op op, int32_t a, int32_t b) {
   uint32_t ua = uint32_t(a), ub = uint32_t(b);
   switch (op) {
-  case wafer::ADD:
-  case wafer::ADD_S:
-  case wafer::ADD_I:
+  case format::ADD:
+  case format::ADD_S:
+  case format::ADD_I:
     return int32_t(ua + ub);
-  case wafer::SUB:
-  case wafer::SUB_S:
+  case format::SUB:
+  case format::SUB_S:
     return int32_t(ua - ub);
-  case wafer::MUL:
-  case wafer::MUL_S:
-  case wafer::MUL_I:
+  case format::MUL:
+  case format::MUL_S:
+  case format::MUL_I:
     return int32_t(ua * ub);
-  case wafer::DIV:
-  case wafer::DIV_S:
+  case format::DIV:
+  case format::DIV_S:
     return b == -1 ? int32_t(0u - ua) : a / b; // INT32_MIN / -1 wraps
-  case wafer::MOD: {
+  case format::MOD: {
     int32_t r = b == -1 ? 0 : a % b;
     return r != 0 && (r < 0) != (b < 0) ? r + b : r;
   }
-  case wafer::MAX:
+  case format::MAX:
     return std::max(a, b);
-  case wafer::MIN:
+  case format::MIN:
     return std::min(a, b);
-  case wafer::POW:
+  case format::POW:
     return wrapToInt(std::pow(double(a), double(b)));
   default:
     return a;
@@ -304,13 +304,13 @@ int32_t binaryI(Op op, int32_t a, int32_t b) {
 /// EQ..GE on two operands of one type.
 template <class T> bool compare(Op op, T a, T b) {
   switch (op) {
-  case wafer::EQ:
+  case format::EQ:
     return a == b;
-  case wafer::LT:
+  case format::LT:
     return a < b;
-  case wafer::LE:
+  case format::LE:
     return a <= b;
-  case wafer::GT:
+  case format::GT:
     return a > b;
   default: // GE
     return a >= b;
@@ -319,20 +319,20 @@ template <class T> bool compare(Op op, T a, T b) {
 
 /// The result word of a two-operand op on words a and b: a value of `type`
 /// for arithmetic, int32 1 or 0 for a comparison or a logic op.
-uint32_t binaryWord(Op op, wafer::ElemType type, uint32_t a, uint32_t b) {
-  bool i32 = type == wafer::ELEM_I32;
+uint32_t binaryWord(Op op, format::ElemType type, uint32_t a, uint32_t b) {
+  bool i32 = type == format::ELEM_I32;
   switch (op) {
-  case wafer::EQ:
-  case wafer::LT:
-  case wafer::LE:
-  case wafer::GT:
-  case wafer::GE:
+  case format::EQ:
+  case format::LT:
+  case format::LE:
+  case format::GT:
+  case format::GE:
     return i32 ? compare(op, int32_t(a), int32_t(b)) : compare(op, asF(a), asF(b));
-  case wafer::AND:
+  case format::AND:
     return a && b;
-  case wafer::OR:
+  case format::OR:
     return a || b;
-  case wafer::XOR:
+  case format::XOR:
     return !a != !b;
   default:
     return i32 ? uint32_t(binaryI(op, int32_t(a), int32_t(b))) : asW(binary(op, asF(a), asF(b)));
@@ -340,29 +340,29 @@ uint32_t binaryWord(Op op, wafer::ElemType type, uint32_t a, uint32_t b) {
 }
 
 /// The result word of a one-operand op on word x.
-uint32_t unaryWord(Op op, wafer::ElemType type, uint32_t x) {
+uint32_t unaryWord(Op op, format::ElemType type, uint32_t x) {
   switch (op) {
-  case wafer::NOT:
+  case format::NOT:
     return x == 0;
-  case wafer::TO_INT:
+  case format::TO_INT:
     return uint32_t(toInt(asF(x)));
-  case wafer::TO_FLOAT:
+  case format::TO_FLOAT:
     return asW(float(int32_t(x)));
   default:
-    return type == wafer::ELEM_I32 ? uint32_t(unaryI(op, int32_t(x))) : asW(unary(op, asF(x)));
+    return type == format::ELEM_I32 ? uint32_t(unaryI(op, int32_t(x))) : asW(unary(op, asF(x)));
   }
 }
 
 /// The integer DIV and MOD, whose zero divisor faults.
 bool dividesInt(const Instr &in) {
-  return in.type == wafer::ELEM_I32 &&
-         (in.op == wafer::DIV || in.op == wafer::DIV_S || in.op == wafer::MOD);
+  return in.type == format::ELEM_I32 &&
+         (in.op == format::DIV || in.op == format::DIV_S || in.op == format::MOD);
 }
 
 /// The immediate of ADD_I, MUL_I and FILL as a word of the instruction's
 /// type: I32 rounds it to the nearest int32 (halves away from zero), saturating.
 uint32_t immWord(const Instr &in) {
-  if (in.type != wafer::ELEM_I32)
+  if (in.type != format::ELEM_I32)
     return asW(in.imm);
   return uint32_t(toInt(std::round(in.imm)));
 }
@@ -461,11 +461,11 @@ private:
   /// Whether the matrix's elements are fp32 words (a STORE_SPARSE tile reaches
   /// `elements` only in its dense form).
   static bool fp32Words(const Instr &in) {
-    return in.storage == wafer::STORE_F32 || in.storage == wafer::STORE_SPARSE;
+    return in.storage == format::STORE_F32 || in.storage == format::STORE_SPARSE;
   }
   /// Words that `elements` values of the instruction's storage take.
   static uint64_t storedWords(const Instr &in, uint64_t elements) {
-    return in.storage == wafer::STORE_F32 ? elements : (elements + 1) / 2;
+    return in.storage == format::STORE_F32 ? elements : (elements + 1) / 2;
   }
   /// Elements [first, first + count) of the array at word `word`, as fp32:
   /// in place for fp32 storage, else widened into `buf` (element i is half
@@ -478,7 +478,7 @@ private:
     buf.resize(count);
     const SramU16 *h = reinterpret_cast<const SramU16 *>(w) + first;
     float *out = buf.data();
-    if (in.storage == wafer::STORE_F16)
+    if (in.storage == format::STORE_F16)
       for (uint64_t i = 0; i < count; ++i)
         out[i] = halfToFloat(h[i]);
     else
@@ -559,7 +559,7 @@ bool Core::count(const Instr &in, const Affine &a, const char *what, uint64_t &o
   }
   // Bounding counts here keeps the operand-size products below from overflowing.
   // Dropped words never touch SRAM, so only a sanity bound applies to them.
-  int64_t limit = in.op == wafer::RECV_DROP ? int64_t(1) << 32 : int64_t(reg_.sramBytes);
+  int64_t limit = in.op == format::RECV_DROP ? int64_t(1) << 32 : int64_t(reg_.sramBytes);
   if (v > limit) {
     fault(in, "SRAM overflow",
           fmt::format("{} = {} words cannot fit the kernel's {} SRAM bytes", what, v,
@@ -648,7 +648,7 @@ Core::Step Core::multiplySparse(const Instr &in, bool mv, uint64_t n, uint64_t m
     charge(in, ceilDiv(n * m, m_.fmac));
   } else {
     multiplyEntries(in, mv, n, m, d, t, words(b));
-    charge(in, wafer::sparseTileCycles(n, m, t.nnz, m_.fmac));
+    charge(in, format::sparseTileCycles(n, m, t.nnz, m_.fmac));
   }
   return Step::Next;
 }
@@ -658,18 +658,18 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
   if (!span(in, 1, 1, a)) // word 0 says how long the tile is
     return false;
   uint32_t head = s_.sram[a];
-  if (head == wafer::kDenseTile) {
+  if (head == format::kDenseTile) {
     t.dense = true;
     t.first = a + 1;
-    return span(in, 1, wafer::denseTileWords(n, m), a);
+    return span(in, 1, format::denseTileWords(n, m), a);
   }
-  if (m > wafer::kMaxSparseCols)
+  if (m > format::kMaxSparseCols)
     return badTile(in, fmt::format("m = {} is more than the {} columns a sparse tile indexes", m,
-                                   wafer::kMaxSparseCols));
-  if (!span(in, 1, wafer::sparseTileWords(n, m, head), a))
+                                   format::kMaxSparseCols));
+  if (!span(in, 1, format::sparseTileWords(n, m, head), a))
     return false;
   const uint32_t *w = s_.sram + a + 1;
-  uint64_t per = wafer::indicesPerWord(m);
+  uint64_t per = format::indicesPerWord(m);
   t.nnz = head;
   const uint32_t *columns = w + (n + per - 1) / per;
   if (per == 2) {
@@ -680,13 +680,13 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
     static thread_local std::vector<uint16_t> counts, cols;
     counts.resize(n), cols.resize(t.nnz);
     for (uint64_t r = 0; r < n; ++r)
-      counts[r] = uint16_t(wafer::packedIndex(w, r, m));
+      counts[r] = uint16_t(format::packedIndex(w, r, m));
     for (uint64_t e = 0; e < t.nnz; ++e)
-      cols[e] = uint16_t(wafer::packedIndex(columns, e, m));
+      cols[e] = uint16_t(format::packedIndex(columns, e, m));
     t.counts = counts.data(), t.cols = cols.data();
   }
   t.values = reinterpret_cast<const SramF32 *>(columns + (t.nnz + per - 1) / per);
-  t.perEntry = wafer::sparseTileWords(n, m, t.nnz) < wafer::denseTileWords(n, m);
+  t.perEntry = format::sparseTileWords(n, m, t.nnz) < format::denseTileWords(n, m);
   return checkEntries(in, n, m, t);
 }
 
@@ -735,29 +735,29 @@ void eachF32(SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, ui
 /// MIN and their _S and _I forms) at vector speed; false for the others.
 bool fastF32(Op op, SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, uint64_t n) {
   switch (op) {
-  case wafer::ADD:
-  case wafer::ADD_S:
-  case wafer::ADD_I:
+  case format::ADD:
+  case format::ADD_S:
+  case format::ADD_I:
     eachF32(out, x, y, step, n, [](float a, float b) { return a + b; });
     return true;
-  case wafer::SUB:
-  case wafer::SUB_S:
+  case format::SUB:
+  case format::SUB_S:
     eachF32(out, x, y, step, n, [](float a, float b) { return a - b; });
     return true;
-  case wafer::MUL:
-  case wafer::MUL_S:
-  case wafer::MUL_I:
+  case format::MUL:
+  case format::MUL_S:
+  case format::MUL_I:
     eachF32(out, x, y, step, n, [](float a, float b) { return a * b; });
     return true;
-  case wafer::DIV:
-  case wafer::DIV_S:
+  case format::DIV:
+  case format::DIV_S:
     eachF32(out, x, y, step, n, [](float a, float b) { return a / b; });
     return true;
-  case wafer::MAX:
-    eachF32(out, x, y, step, n, [](float a, float b) { return binary(wafer::MAX, a, b); });
+  case format::MAX:
+    eachF32(out, x, y, step, n, [](float a, float b) { return binary(format::MAX, a, b); });
     return true;
-  case wafer::MIN:
-    eachF32(out, x, y, step, n, [](float a, float b) { return binary(wafer::MIN, a, b); });
+  case format::MIN:
+    eachF32(out, x, y, step, n, [](float a, float b) { return binary(format::MIN, a, b); });
     return true;
   default:
     return false;
@@ -774,15 +774,15 @@ template <class Fn> void eachF32(SramF32 *out, const SramF32 *x, uint64_t n, Fn 
 /// vectorize); the transcendental ones are bound by their libm calls.
 void unaryF32(Op op, SramF32 *out, const SramF32 *x, uint64_t n) {
   switch (op) {
-  case wafer::NEG:
+  case format::NEG:
     return eachF32(out, x, n, [](float v) { return -v; });
-  case wafer::ABS:
-    return eachF32(out, x, n, [](float v) { return unary(wafer::ABS, v); });
-  case wafer::RELU:
-    return eachF32(out, x, n, [](float v) { return unary(wafer::RELU, v); });
-  case wafer::FLOOR:
+  case format::ABS:
+    return eachF32(out, x, n, [](float v) { return unary(format::ABS, v); });
+  case format::RELU:
+    return eachF32(out, x, n, [](float v) { return unary(format::RELU, v); });
+  case format::FLOOR:
     return eachF32(out, x, n, [](float v) { return std::floor(v); });
-  case wafer::CEIL:
+  case format::CEIL:
     return eachF32(out, x, n, [](float v) { return std::ceil(v); });
   default:
     return eachF32(out, x, n, [op](float v) { return unary(op, v); });
@@ -790,8 +790,8 @@ void unaryF32(Op op, SramF32 *out, const SramF32 *x, uint64_t n) {
 }
 
 void Core::unaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a) {
-  bool floats = in.type == wafer::ELEM_F32 && in.op != wafer::NOT && in.op != wafer::TO_INT &&
-                in.op != wafer::TO_FLOAT;
+  bool floats = in.type == format::ELEM_F32 && in.op != format::NOT && in.op != format::TO_INT &&
+                in.op != format::TO_FLOAT;
   if (floats)
     return unaryF32(in.op, words(d), words(a), n);
   for (uint64_t i = 0; i < n; ++i)
@@ -807,7 +807,7 @@ Core::Step Core::binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, c
                           uint64_t bStep) {
   // Element i is read before it is written, so dst may equal a source.
   uint32_t *w = s_.sram;
-  if (in.type == wafer::ELEM_F32 &&
+  if (in.type == format::ELEM_F32 &&
       fastF32(in.op, words(d), words(a), reinterpret_cast<const SramF32 *>(b), bStep, n))
     return Step::Next;
   bool zeroFaults = dividesInt(in);
@@ -825,30 +825,30 @@ Core::Step Core::binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, c
 /// of n floats in index order, one loop per op.
 float reduceF32(Op op, const SramF32 *x, uint64_t n) {
   const float inf = std::numeric_limits<float>::infinity();
-  float acc = op == wafer::REDUCE_SUM ? 0.0f : op == wafer::REDUCE_MAX ? -inf : inf;
-  if (op == wafer::REDUCE_SUM)
+  float acc = op == format::REDUCE_SUM ? 0.0f : op == format::REDUCE_MAX ? -inf : inf;
+  if (op == format::REDUCE_SUM)
     for (uint64_t i = 0; i < n; ++i)
       acc += x[i];
-  else if (op == wafer::REDUCE_MAX)
+  else if (op == format::REDUCE_MAX)
     for (uint64_t i = 0; i < n; ++i)
-      acc = binary(wafer::MAX, acc, x[i]);
+      acc = binary(format::MAX, acc, x[i]);
   else
     for (uint64_t i = 0; i < n; ++i)
-      acc = binary(wafer::MIN, acc, x[i]);
+      acc = binary(format::MIN, acc, x[i]);
   return acc;
 }
 
 /// reduceF32's int32 twin: sums wrap; MAX from INT32_MIN, MIN from INT32_MAX.
 int32_t reduceI32(Op op, const uint32_t *x, uint64_t n) {
-  Op elem = op == wafer::REDUCE_SUM ? wafer::ADD : op == wafer::REDUCE_MAX ? wafer::MAX : wafer::MIN;
-  int32_t acc = elem == wafer::ADD ? 0 : elem == wafer::MAX ? INT32_MIN : INT32_MAX;
+  Op elem = op == format::REDUCE_SUM ? format::ADD : op == format::REDUCE_MAX ? format::MAX : format::MIN;
+  int32_t acc = elem == format::ADD ? 0 : elem == format::MAX ? INT32_MIN : INT32_MAX;
   for (uint64_t i = 0; i < n; ++i)
     acc = binaryI(elem, acc, int32_t(x[i]));
   return acc;
 }
 
 uint32_t Core::reduce(const Instr &in, uint64_t n, uint32_t a) const {
-  if (in.type == wafer::ELEM_I32)
+  if (in.type == format::ELEM_I32)
     return uint32_t(reduceI32(in.op, s_.sram + a, n));
   return asW(reduceF32(in.op, reinterpret_cast<const SramF32 *>(s_.sram + a), n));
 }
@@ -870,18 +870,18 @@ Core::Step Core::select(const Instr &in, uint64_t n) {
 void Core::noteStore(const Instr &in) {
   uint64_t n;
   switch (in.op) {
-  case wafer::SEND:
-  case wafer::RECV_DROP:
-  case wafer::NOP:
+  case format::SEND:
+  case format::RECV_DROP:
+  case format::NOP:
     return;
-  case wafer::VECMAT:
-  case wafer::RECV_VECMAT:
-  case wafer::GATHER:
+  case format::VECMAT:
+  case format::RECV_VECMAT:
+  case format::GATHER:
     n = uint64_t(eval(in.m));
     break;
-  case wafer::REDUCE_SUM:
-  case wafer::REDUCE_MAX:
-  case wafer::REDUCE_MIN:
+  case format::REDUCE_SUM:
+  case format::REDUCE_MAX:
+  case format::REDUCE_MIN:
     n = 1;
     break;
   default:
@@ -930,15 +930,15 @@ Core::Step Core::runAsync(const Instr &in, uint64_t n) {
     retire();
   }
   uint32_t lo = 0; // RECV_DROP touches no SRAM
-  if (in.op != wafer::RECV_DROP && !span(in, 0, n, lo))
+  if (in.op != format::RECV_DROP && !span(in, 0, n, lo))
     return Step::Fault;
-  uint32_t hi = in.op == wafer::RECV_DROP ? lo : lo + uint32_t(n);
+  uint32_t hi = in.op == format::RECV_DROP ? lo : lo + uint32_t(n);
   // The op runs on the engine once both it and the core got there; the
   // core's clock does not move.
   uint64_t core = s_.clock;
   s_.clock = std::max(core, s_.engine);
   Step st = Step::Next;
-  if (in.op == wafer::SEND) {
+  if (in.op == format::SEND) {
     outbox_.add(in.color, s_.sram + lo, uint32_t(n), s_.clock);
     ++s_.messages;
     charge(in, n);
@@ -968,16 +968,16 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
   // A sparse tile is checked once its words are all there, not at each
   // wake-up: a pass over the tile per message would cost more than its work.
   SparseView tile;
-  if (in.op == wafer::RECV_VECMAT && in.storage == wafer::STORE_SPARSE) {
+  if (in.op == format::RECV_VECMAT && in.storage == format::STORE_SPARSE) {
     if (!sparseTile(in, n, cols, tile))
       return Step::Fault;
     w = tile.first;
   }
   bool entries = tile.counts != nullptr; // the sparse form
   if (!qp) { // n == 0 on a color nothing delivers
-    if (in.op == wafer::RECV_VECMAT && entries)
+    if (in.op == format::RECV_VECMAT && entries)
       multiplyEntries(in, false, 0, cols, dst, tile, nullptr);
-    else if (in.op == wafer::RECV_VECMAT)
+    else if (in.op == format::RECV_VECMAT)
       multiply(in, false, 0, cols, dst, w, nullptr);
     charge(in, 0);
     return Step::Next;
@@ -988,13 +988,13 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
   uint64_t i = 0;
   // RECV_VECMAT: the vector gathers here; each word's row of multiply-adds
   // starts once it arrived and the row before is done (`done`).
-  bool fused = in.op == wafer::RECV_VECMAT;
+  bool fused = in.op == format::RECV_VECMAT;
   static thread_local std::vector<float> vec;
   if (fused && vec.size() < n) // grown only: a resize would clear the words each time
     vec.resize(n);
   // RECV_DROP with forward: the words pass through, nothing stored.
   static thread_local std::vector<uint32_t> passing;
-  bool passes = in.op == wafer::RECV_DROP && in.forward >= 0;
+  bool passes = in.op == format::RECV_DROP && in.forward >= 0;
   if (passes && passing.size() < n)
     passing.resize(n);
   uint64_t done = s_.clock;
@@ -1015,7 +1015,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
     uint32_t d = dst + uint32_t(i);
     // Dropped words are skipped a window at a time: most PEs of a kernel
     // keep only a slice of a multicast stream.
-    if (in.op == wafer::RECV)
+    if (in.op == format::RECV)
       std::copy(src, src + take, s_.sram + d);
     else if (passes)
       std::copy(src, src + take, passing.data() + i);
@@ -1025,15 +1025,15 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
       uint64_t work = tile.perEntry ? rowEntries(tile, i, take) + take : take * cols;
       done = std::max(done, time + q.delay + from) + ceilDiv(work, m_.fmac);
     }
-    else if (in.op == wafer::RECV_ADD) {
+    else if (in.op == format::RECV_ADD) {
       SramF32 *__restrict out = words(d); // a log never overlaps SRAM
       const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(src);
       for (uint64_t j = 0; j < take; ++j)
         out[j] += add[j];
     }
-    else if (in.op == wafer::RECV_MAX)
+    else if (in.op == format::RECV_MAX)
       for (uint64_t j = 0; j < take; ++j)
-        setF(d + uint32_t(j), binary(wafer::MAX, f(d + uint32_t(j)), asF(src[j])));
+        setF(d + uint32_t(j), binary(format::MAX, f(d + uint32_t(j)), asF(src[j])));
     i += take;
     q.pos = from + uint32_t(take);
   }
@@ -1044,7 +1044,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
       multiplyEntries(in, false, n, cols, dst, tile, vec.data());
     else
       multiply(in, false, n, cols, dst, w, vec.data());
-    uint64_t cost = entries ? wafer::sparseTileCycles(n, cols, tile.nnz, m_.fmac)
+    uint64_t cost = entries ? format::sparseTileCycles(n, cols, tile.nnz, m_.fmac)
                             : ceilDiv(n * cols, m_.fmac);
     charge(in, cost, std::max(done, s_.clock + cost) - s_.clock - cost);
     return Step::Next;
@@ -1060,8 +1060,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
 Core::Step Core::exec(const Instr &in) {
   Op op = in.op;
   uint64_t n = 0, m = 0;
-  bool usesM = op == wafer::MATVEC || op == wafer::VECMAT || op == wafer::RECV_VECMAT ||
-               op == wafer::GATHER || op == wafer::INDEX_COPY;
+  bool usesM = op == format::MATVEC || op == format::VECMAT || op == format::RECV_VECMAT ||
+               op == format::GATHER || op == format::INDEX_COPY;
   if (!count(in, in.n, "n", n) || (usesM && !count(in, in.m, "m", m)))
     return Step::Fault;
   // Only sends and receives load as async (Validate).
@@ -1069,9 +1069,9 @@ Core::Step Core::exec(const Instr &in) {
     return runAsync(in, n);
   uint32_t d = 0, a = 0, b = 0;
   switch (op) {
-  case wafer::NOP:
+  case format::NOP:
     return Step::Next;
-  case wafer::SEND: {
+  case format::SEND: {
     if (!span(in, 0, n, a))
       return Step::Fault;
     joinColors(in);
@@ -1080,18 +1080,18 @@ Core::Step Core::exec(const Instr &in) {
     charge(in, n);
     return Step::Next;
   }
-  case wafer::RECV:
-  case wafer::RECV_ADD:
-  case wafer::RECV_MAX:
+  case format::RECV:
+  case format::RECV_ADD:
+  case format::RECV_MAX:
     if (!span(in, 0, n, d))
       return Step::Fault;
     return recv(in, n, d);
-  case wafer::RECV_DROP:
+  case format::RECV_DROP:
     return recv(in, n, 0);
-  case wafer::MATVEC:
-  case wafer::VECMAT: {
-    bool mv = op == wafer::MATVEC;
-    if (in.storage == wafer::STORE_SPARSE)
+  case format::MATVEC:
+  case format::VECMAT: {
+    bool mv = op == format::MATVEC;
+    if (in.storage == format::STORE_SPARSE)
       return multiplySparse(in, mv, n, m);
     // rows = n, cols = m; dst has rows (MATVEC) or cols (VECMAT) words.
     if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
@@ -1101,36 +1101,36 @@ Core::Step Core::exec(const Instr &in) {
     charge(in, ceilDiv(n * m, m_.fmac));
     return Step::Next;
   }
-  case wafer::RECV_VECMAT:
+  case format::RECV_VECMAT:
     // A sparse tile's span is known only from its word 0, read when it runs (recv).
     if (!span(in, 0, m, d) ||
-        (in.storage != wafer::STORE_SPARSE && !span(in, 1, storedWords(in, n * m), a)))
+        (in.storage != format::STORE_SPARSE && !span(in, 1, storedWords(in, n * m), a)))
       return Step::Fault;
     return recv(in, n, d, a, m);
-  case wafer::ADD:
-  case wafer::SUB:
-  case wafer::MUL:
-  case wafer::DIV:
-  case wafer::MAX:
-  case wafer::MIN:
-  case wafer::POW:
-  case wafer::MOD:
-  case wafer::EQ:
-  case wafer::LT:
-  case wafer::LE:
-  case wafer::GT:
-  case wafer::GE:
-  case wafer::AND:
-  case wafer::OR:
-  case wafer::XOR:
+  case format::ADD:
+  case format::SUB:
+  case format::MUL:
+  case format::DIV:
+  case format::MAX:
+  case format::MIN:
+  case format::POW:
+  case format::MOD:
+  case format::EQ:
+  case format::LT:
+  case format::LE:
+  case format::GT:
+  case format::GE:
+  case format::AND:
+  case format::OR:
+  case format::XOR:
     if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, n, b) ||
         binaryOp(in, n, d, a, s_.sram + b, 1) != Step::Next)
       return Step::Fault;
     break;
-  case wafer::ADD_S:
-  case wafer::SUB_S:
-  case wafer::MUL_S:
-  case wafer::DIV_S: {
+  case format::ADD_S:
+  case format::SUB_S:
+  case format::MUL_S:
+  case format::DIV_S: {
     if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, 1, b))
       return Step::Fault;
     uint32_t s = s_.sram[b]; // read once: dst may overlap the scalar
@@ -1138,67 +1138,67 @@ Core::Step Core::exec(const Instr &in) {
       return Step::Fault;
     break;
   }
-  case wafer::ADD_I:
-  case wafer::MUL_I: {
+  case format::ADD_I:
+  case format::MUL_I: {
     uint32_t imm = immWord(in);
     if (!span(in, 0, n, d) || !span(in, 1, n, a) || binaryOp(in, n, d, a, &imm, 0) != Step::Next)
       return Step::Fault;
     break;
   }
-  case wafer::FILL:
+  case format::FILL:
     if (!span(in, 0, n, d))
       return Step::Fault;
     std::fill_n(s_.sram + d, n, immWord(in));
     break;
-  case wafer::COPY:
+  case format::COPY:
     if (!span(in, 0, n, d) || !span(in, 1, n, a))
       return Step::Fault;
     std::memmove(s_.sram + d, s_.sram + a, n * 4);
     break;
-  case wafer::EXP:
-  case wafer::ERF:
-  case wafer::TANH:
-  case wafer::SQRT:
-  case wafer::RSQRT:
-  case wafer::NEG:
-  case wafer::GELU:
-  case wafer::GELU_TANH:
-  case wafer::NOT:
-  case wafer::LOG:
-  case wafer::ABS:
-  case wafer::SIN:
-  case wafer::COS:
-  case wafer::SIGMOID:
-  case wafer::RECIPROCAL:
-  case wafer::RELU:
-  case wafer::TO_INT:
-  case wafer::TO_FLOAT:
-  case wafer::FLOOR:
-  case wafer::CEIL:
+  case format::EXP:
+  case format::ERF:
+  case format::TANH:
+  case format::SQRT:
+  case format::RSQRT:
+  case format::NEG:
+  case format::GELU:
+  case format::GELU_TANH:
+  case format::NOT:
+  case format::LOG:
+  case format::ABS:
+  case format::SIN:
+  case format::COS:
+  case format::SIGMOID:
+  case format::RECIPROCAL:
+  case format::RELU:
+  case format::TO_INT:
+  case format::TO_FLOAT:
+  case format::FLOOR:
+  case format::CEIL:
     if (!span(in, 0, n, d) || !span(in, 1, n, a))
       return Step::Fault;
     unaryOp(in, n, d, a);
     break;
-  case wafer::REDUCE_SUM:
-  case wafer::REDUCE_MAX:
-  case wafer::REDUCE_MIN:
+  case format::REDUCE_SUM:
+  case format::REDUCE_MAX:
+  case format::REDUCE_MIN:
     if (!span(in, 0, 1, d) || !span(in, 1, n, a))
       return Step::Fault;
     s_.sram[d] = reduce(in, n, a);
     break;
-  case wafer::SELECT:
+  case format::SELECT:
     if (select(in, n) != Step::Next)
       return Step::Fault;
     break;
-  case wafer::INDEX_COPY:
+  case format::INDEX_COPY:
     return indexCopy(in, n, m);
-  case wafer::GATHER: {
+  case format::GATHER: {
     if (!span(in, 0, m, d) || !span(in, 1, storedWords(in, n * m), a) || !span(in, 2, 1, b))
       return Step::Fault;
     int64_t idx = int32_t(s_.sram[b]);
     // Wrapping subtraction: a garbage row_lo selects no row rather than overflowing.
     int64_t row = int64_t(uint64_t(idx) - uint64_t(eval(in.k)));
-    if (row >= 0 && uint64_t(row) < n && in.storage == wafer::STORE_F32)
+    if (row >= 0 && uint64_t(row) < n && in.storage == format::STORE_F32)
       std::memmove(s_.sram + d, s_.sram + a + row * m, m * 4);
     else if (row >= 0 && uint64_t(row) < n) {
       std::vector<float> buf; // dst may overlap the table
@@ -1209,7 +1209,7 @@ Core::Step Core::exec(const Instr &in) {
     charge(in, vectorCost(m));
     return Step::Next;
   }
-  case wafer::EXT_LOAD: {
+  case format::EXT_LOAD: {
     if (!span(in, 0, n, d))
       return Step::Fault;
     const std::string &blob = *m_.blobs[in.blob];
@@ -1260,7 +1260,7 @@ void Core::run() {
     if (s_.pc == code.size())
       break;
     const Instr &in = code[s_.pc];
-    if (in.op == wafer::END) {
+    if (in.op == format::END) {
       ++s_.instructions;
       LoopFrame &f = s_.loops.back();
       if (++f.iter < f.count) {
@@ -1272,11 +1272,11 @@ void Core::run() {
       continue;
     }
     if (!guarded(in)) {
-      s_.pc = in.op == wafer::LOOP ? in.jump + 1 : s_.pc + 1;
+      s_.pc = in.op == format::LOOP ? in.jump + 1 : s_.pc + 1;
       continue;
     }
     ++s_.instructions;
-    if (in.op == wafer::LOOP) {
+    if (in.op == format::LOOP) {
       // A body that no instruction of this PE's runs costs only its ENDs,
       // counted at once; if they pass the limit, the PE faults here as it
       // would at one of them (not after 2^32 ENDs, one by one).
@@ -1306,7 +1306,7 @@ void Core::run() {
     // A PE that has sent a visit's worth yields (staying Ready), so producers
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.
-    if (in.op == wafer::SEND &&
+    if (in.op == format::SEND &&
         (outbox_.msgs.size() >= limit_.sends || outbox_.words.size() >= limit_.words))
       return;
   }
@@ -1366,20 +1366,20 @@ std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector
         };
         // selected[pc]: instructions before pc (ENDs aside) that the predicates select.
         for (size_t pc = 0; pc < code.size(); ++pc)
-          selected[pc + 1] = selected[pc] + (code[pc].op != wafer::END &&
+          selected[pc + 1] = selected[pc] + (code[pc].op != format::END &&
                                              (code[pc].pred.empty() || inside(code[pc].pred)));
         view[code.size()] = uint32_t(code.size());
         for (size_t pc = code.size(); pc-- > 0;) {
           const Instr &in = code[pc];
           bool sel = selected[pc + 1] > selected[pc];
-          if (in.op == wafer::END)
+          if (in.op == format::END)
             view[pc] = uint32_t(pc);
-          else if (sel && in.op == wafer::LOOP)
+          else if (sel && in.op == format::LOOP)
             view[pc] = uint32_t(pc) | (selected[in.jump] == selected[pc + 1] ? kIdleLoop : 0);
           else if (sel)
             view[pc] = uint32_t(pc);
           else
-            view[pc] = view[in.op == wafer::LOOP ? in.jump + 1 : pc + 1];
+            view[pc] = view[in.op == format::LOOP ? in.jump + 1 : pc + 1];
         }
         auto [it, fresh] = seen.emplace(view, views.size());
         if (fresh)

@@ -26,12 +26,12 @@ using detail::PeState;
 
 namespace {
 
-Expected<wafer::Program> parseBytes(const char *bytes, size_t size, const std::string &name) {
+Expected<format::Program> parseBytes(const char *bytes, size_t size, const std::string &name) {
   if (size == 0)
     return Status::failure(fmt::format("{}: not a .wafer program (empty file)", name));
   if (size > size_t(INT_MAX))
     return Status::failure(fmt::format("{}: not a .wafer program (larger than 2 GiB)", name));
-  wafer::Program p;
+  format::Program p;
   if (!p.ParseFromArray(bytes, int(size)))
     return Status::failure(
         fmt::format("{}: not a .wafer program (truncated or not a Program protobuf)", name));
@@ -41,7 +41,7 @@ Expected<wafer::Program> parseBytes(const char *bytes, size_t size, const std::s
     return Status::failure(fmt::format("{}: .wafer format version {}, this runtime reads version {}",
                                        name, p.format_version(), kFormatVersion));
   // Absent digests (hand-written programs) are not checked.
-  if (std::string bad = wafer::mismatchedSection(p); !bad.empty())
+  if (std::string bad = format::mismatchedSection(p); !bad.empty())
     return Status::failure(
         bad == "digests"
             ? fmt::format("{}: corrupt .wafer: its section digests are incomplete", name)
@@ -52,11 +52,11 @@ Expected<wafer::Program> parseBytes(const char *bytes, size_t size, const std::s
 
 } // namespace
 
-Expected<wafer::Program> parseProgram(const std::string &bytes, const std::string &name) {
+Expected<format::Program> parseProgram(const std::string &bytes, const std::string &name) {
   return parseBytes(bytes.data(), bytes.size(), name);
 }
 
-Expected<wafer::Program> loadProgramFile(const std::string &path) {
+Expected<format::Program> loadProgramFile(const std::string &path) {
   // A regular file is parsed where the page cache holds it: reading it into
   // a string first cost GPT-2-small's 0.7 GB of fresh memory and a copy.
   // Directories, devices and named FIFOs are refused unopened; a pipe on
@@ -75,7 +75,7 @@ Expected<wafer::Program> loadProgramFile(const std::string &path) {
     if (map != MAP_FAILED) {
       ::close(fd);
       ::madvise(map, size, MADV_SEQUENTIAL);
-      Expected<wafer::Program> p = parseBytes(static_cast<const char *>(map), size, path);
+      Expected<format::Program> p = parseBytes(static_cast<const char *>(map), size, path);
       ::munmap(map, size);
       return p;
     }
@@ -93,7 +93,7 @@ Expected<wafer::Program> loadProgramFile(const std::string &path) {
 Emulator::Emulator() = default;
 Emulator::~Emulator() = default;
 
-Expected<std::unique_ptr<Emulator>> Emulator::create(wafer::Program program) {
+Expected<std::unique_ptr<Emulator>> Emulator::create(format::Program program) {
   if (program.format_version() != kFormatVersion)
     return Status::failure(fmt::format(".wafer format version {}, this runtime reads version {}",
                                        program.format_version(), kFormatVersion));
@@ -107,7 +107,7 @@ Expected<std::unique_ptr<Emulator>> Emulator::create(wafer::Program program) {
   return e;
 }
 
-const wafer::Program &Emulator::program() const { return program_; }
+const format::Program &Emulator::program() const { return program_; }
 
 namespace {
 
@@ -147,31 +147,31 @@ const detail::TensorRef *nextTokenTensor(const Model &m) {
              : nullptr;
 }
 
-DType hostType(wafer::DType t) {
+DType hostType(format::DType t) {
   switch (t) {
-  case wafer::I64:
+  case format::I64:
     return DType::I64;
-  case wafer::I32:
+  case format::I32:
     return DType::I32;
-  case wafer::BOOL:
+  case format::BOOL:
     return DType::Bool;
-  case wafer::F64:
+  case format::F64:
     return DType::F64;
-  case wafer::F16:
+  case format::F16:
     return DType::F16;
-  case wafer::BF16:
+  case format::BF16:
     return DType::BF16;
-  case wafer::I8:
+  case format::I8:
     return DType::I8;
-  case wafer::I16:
+  case format::I16:
     return DType::I16;
-  case wafer::U8:
+  case format::U8:
     return DType::U8;
-  case wafer::U16:
+  case format::U16:
     return DType::U16;
-  case wafer::U32:
+  case format::U32:
     return DType::U32;
-  case wafer::U64:
+  case format::U64:
     return DType::U64;
   default:
     return DType::F32;
@@ -223,7 +223,7 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
     integerRange(want, lo, hi);
     // A generating program's token input: each sequence's prompt, then
     // negative ids where the program picks the tokens itself.
-    const wafer::Program &prog = *model_->program;
+    const format::Program &prog = *model_->program;
     bool generating = prog.has_generation() && prog.generation().token_input() == name;
     int64_t positions = t->shape.empty() ? 1 : t->shape.back();
     for (size_t i = 0; i < value.ints.size(); ++i) {
@@ -333,7 +333,7 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   for (const detail::Region &r : m.regions) {
     for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i, next += sramWords(r))
       pes[r.firstPe + i].sram = next;
-    for (const wafer::SramInit &init : r.proto->init()) {
+    for (const format::SramInit &init : r.proto->init()) {
       PeState &s = pes[r.firstPe + uint64_t(init.py()) * r.w + init.px()];
       inits.emplace_back(s.sram + init.offset() / 4, &init.data());
       initBytes += init.data().size();

@@ -13,14 +13,14 @@ namespace {
 
 uint32_t opposite(uint32_t port) {
   switch (port) {
-  case wafer::NORTH:
-    return wafer::SOUTH;
-  case wafer::SOUTH:
-    return wafer::NORTH;
-  case wafer::EAST:
-    return wafer::WEST;
-  case wafer::WEST:
-    return wafer::EAST;
+  case format::NORTH:
+    return format::SOUTH;
+  case format::SOUTH:
+    return format::NORTH;
+  case format::EAST:
+    return format::WEST;
+  case format::WEST:
+    return format::EAST;
   default:
     return port;
   }
@@ -70,16 +70,16 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
     for (uint8_t mask : sl.mask)
       sl.outs |= mask;
     Place at = place(sl.pos);
-    numQueues += (sl.outs & (1u << wafer::RAMP)) && m.regionOf(at.wafer, at.x, at.y) >= 0;
+    numQueues += (sl.outs & (1u << format::RAMP)) && m.regionOf(at.wafer, at.x, at.y) >= 0;
   }
   queues_ = std::vector<RecvQueue>(numQueues);
   numQueues = 0;
   for (Slot &sl : slots_) {
     auto [wafer, x, y] = place(sl.pos);
-    for (uint32_t port = wafer::NORTH; port <= wafer::WEST; ++port) {
-      int64_t nx = int64_t(x) + (port == wafer::EAST) - (port == wafer::WEST);
-      int64_t ny = int64_t(y) + (port == wafer::SOUTH) - (port == wafer::NORTH);
-      int32_t &next = sl.next[port - wafer::NORTH];
+    for (uint32_t port = format::NORTH; port <= format::WEST; ++port) {
+      int64_t nx = int64_t(x) + (port == format::EAST) - (port == format::WEST);
+      int64_t ny = int64_t(y) + (port == format::SOUTH) - (port == format::NORTH);
+      int32_t &next = sl.next[port - format::NORTH];
       if (!m.onGrid(nx, ny))
         next = kOffGrid;
       else if (m.dead[wafer][size_t(ny) * m.width + size_t(nx)])
@@ -88,12 +88,12 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
         next = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
     }
     int32_t r = m.regionOf(wafer, x, y);
-    if ((sl.outs & (1u << wafer::RAMP)) && r >= 0) {
+    if ((sl.outs & (1u << format::RAMP)) && r >= 0) {
       sl.queue = int32_t(numQueues);
       RecvQueue &q = queues_[numQueues++];
       q.pe = m.peIndex(uint32_t(r), x, y);
       q.color = sl.color;
-      if (auto f = m.filters.find(routeKey(wafer, x, y, sl.color, wafer::RAMP));
+      if (auto f = m.filters.find(routeKey(wafer, x, y, sl.color, format::RAMP));
           f != m.filters.end())
         q.first = f->second->first(), q.count = f->second->count(), q.period = f->second->period();
     }
@@ -203,7 +203,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
   }
   // Later walks read the same tables to the same cores: their arrivals are known.
   bool known = from && from->log;
-  stack.push_back(Hop{srcSlot, srcPos, msg.color, wafer::RAMP, 0, 0});
+  stack.push_back(Hop{srcSlot, srcPos, msg.color, format::RAMP, 0, 0});
   while (!stack.empty()) {
     Hop h = stack.back();
     stack.pop_back();
@@ -231,7 +231,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
                                   portName(port), m_.where(at.wafer, at.x, at.y), other.color));
         }
       }
-      if (port == wafer::RAMP) {
+      if (port == format::RAMP) {
         if (sl.queue < 0)
           return fail("no kernel", h, "delivered to the core of a PE that runs no kernel");
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
@@ -241,7 +241,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
           arrivals.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
         continue;
       }
-      if (port == wafer::LINK) {
+      if (port == format::LINK) {
         Place at = place(h.pos);
         auto l = m_.links.find(routeKey(at.wafer, at.x, at.y, h.color, port));
         if (l == m_.links.end())
@@ -254,16 +254,16 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
         const LinkEnd &e = l->second;
         uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
         stack.push_back(
-            Hop{slotOf(pos, e.color), pos, e.color, wafer::LINK, h.hops, h.extra + delay});
+            Hop{slotOf(pos, e.color), pos, e.color, format::LINK, h.hops, h.extra + delay});
         continue;
       }
-      int32_t next = sl.next[port - wafer::NORTH];
+      int32_t next = sl.next[port - format::NORTH];
       if (next == kOffGrid)
         return fail("off the grid", h,
                     fmt::format("routed {} off the edge of the wafer", portName(port)));
-      int64_t step = port == wafer::NORTH   ? -int64_t(m_.width)
-                     : port == wafer::SOUTH ? int64_t(m_.width)
-                     : port == wafer::EAST  ? 1
+      int64_t step = port == format::NORTH   ? -int64_t(m_.width)
+                     : port == format::SOUTH ? int64_t(m_.width)
+                     : port == format::EAST  ? 1
                                             : -1;
       uint32_t pos = uint32_t(int64_t(h.pos) + step);
       if (next == kDead) {
@@ -373,23 +373,23 @@ std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
       for (uint32_t x = reg.x; x < reg.x + reg.w && !(east && west); ++x) {
         size_t pos = position(reg.wafer, x, y);
         for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1]; ++i) {
-          if (!slots_[i].mask[wafer::RAMP])
+          if (!slots_[i].mask[format::RAMP])
             continue; // the PE sends nothing on this color
           ++stamp;
-          stack.assign(1, {int32_t(i), wafer::RAMP});
+          stack.assign(1, {int32_t(i), format::RAMP});
           while (!stack.empty()) {
             auto [slot, in] = stack.back();
             stack.pop_back();
             const Slot &sl = slots_[size_t(slot)];
             for (uint32_t bits = sl.mask[in]; bits; bits &= bits - 1) {
               uint32_t port = uint32_t(__builtin_ctz(bits));
-              if (port == wafer::RAMP) {
+              if (port == format::RAMP) {
                 uint32_t to = strip(place(sl.pos).x);
                 east |= to > strip(x);
                 west |= to < strip(x);
                 continue;
               }
-              int32_t next = port == wafer::LINK ? kNoEntry : sl.next[port - wafer::NORTH];
+              int32_t next = port == format::LINK ? kNoEntry : sl.next[port - format::NORTH];
               // Followed inside the kernel only: its PEs' round trips.
               if (next < 0 || seen[size_t(next)] == stamp || !inside(slots_[size_t(next)].pos))
                 continue;
@@ -413,7 +413,7 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
       // Ramps into a core are not links; every link a message crossed has an owner.
       uint64_t words = 0;
       bool used = false;
-      for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != wafer::RAMP; ++i) {
+      for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != format::RAMP; ++i) {
         uint32_t owner = slots_[i].owner[port];
         if (owner)
           words += origins_[owner - 1].words;
@@ -424,7 +424,7 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
       ++report.linksUsed;
       report.wavelets += words;
       double busy = double(words);
-      if (port == wafer::LINK)
+      if (port == format::LINK)
         busy = double(words) * 4 / m_.linkBytesPerCycle;
       double u = cycles ? busy / double(cycles) : 0;
       maxU = std::max(maxU, u);

@@ -9,11 +9,11 @@ namespace wsc::runtime {
 namespace {
 
 /// The program's logits: its one float output of shape [B, T, V].
-std::string logitsOutputOf(const wafer::Program &p, int64_t batch, int64_t context) {
+std::string logitsOutputOf(const format::Program &p, int64_t batch, int64_t context) {
   std::string found;
-  for (const wafer::HostTensor &t : p.outputs()) {
-    bool isFloat = t.dtype() == wafer::F32 || t.dtype() == wafer::F64 ||
-                   t.dtype() == wafer::F16 || t.dtype() == wafer::BF16;
+  for (const format::HostTensor &t : p.outputs()) {
+    bool isFloat = t.dtype() == format::F32 || t.dtype() == format::F64 ||
+                   t.dtype() == format::F16 || t.dtype() == format::BF16;
     if (isFloat && t.shape_size() == 3 && t.shape(0) == batch && t.shape(1) == context) {
       if (!found.empty())
         return "";
@@ -23,8 +23,8 @@ std::string logitsOutputOf(const wafer::Program &p, int64_t batch, int64_t conte
   return found;
 }
 
-const wafer::HostTensor *inputOf(const wafer::Program &p, const std::string &name) {
-  for (const wafer::HostTensor &t : p.inputs())
+const format::HostTensor *inputOf(const format::Program &p, const std::string &name) {
+  for (const format::HostTensor &t : p.inputs())
     if (t.name() == name)
       return &t;
   return nullptr;
@@ -42,17 +42,17 @@ std::vector<int64_t> promptLengths(const HostArray &prompt) {
 
 } // namespace
 
-Expected<GenerationPlan> planGeneration(const wafer::Program &program, const HostArray &prompt,
+Expected<GenerationPlan> planGeneration(const format::Program &program, const HostArray &prompt,
                                         int64_t steps) {
   if (steps < 1)
     return Status::failure(fmt::format("--generate wants at least 1 token, got {}", steps));
   if (!program.has_generation())
     return Status::failure("--generate needs a generating program, and this one has no "
                            "generation section (compile it with wsc-compile --generate)");
-  const wafer::Generation &g = program.generation();
+  const format::Generation &g = program.generation();
   GenerationPlan plan;
   plan.tokenInput = g.token_input();
-  const wafer::HostTensor *in = inputOf(program, plan.tokenInput);
+  const format::HostTensor *in = inputOf(program, plan.tokenInput);
   if (!in || in->shape_size() != 2) // validation makes it [B, T]
     return Status::failure(fmt::format("the generation's token input '{}' is not [B, T]",
                                        plan.tokenInput));
@@ -113,7 +113,7 @@ HostArray stepLogits(const GenerationPlan &plan, const HostArray &logits) {
   return HostArray::floats(logits.dtype, {plan.batch, g, v}, std::move(out));
 }
 
-Expected<GenerationReport> generationReport(const wafer::Program &program,
+Expected<GenerationReport> generationReport(const format::Program &program,
                                             const GenerationPlan &plan,
                                             const HostArray &nextToken, const RunReport &run) {
   GenerationReport r;

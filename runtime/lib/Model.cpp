@@ -7,9 +7,9 @@
 
 namespace wsc::runtime::detail {
 
-const char *opName(wafer::Op op) {
+const char *opName(format::Op op) {
   // The proto enum names are the ISA mnemonics.
-  const std::string &name = wafer::Op_Name(op);
+  const std::string &name = format::Op_Name(op);
   return name.empty() ? "?" : name.c_str();
 }
 

@@ -26,7 +26,7 @@ struct PeRange {
 };
 
 struct Instr {
-  wafer::Op op = wafer::NOP;
+  format::Op op = format::NOP;
   std::vector<PeRange> pred;
   Affine addr[4]; ///< SELECT has four: dst, cond, a, b
   Affine n, m;
@@ -38,8 +38,8 @@ struct Instr {
   float imm = 0;
   uint32_t count = 0;
   uint32_t blob = 0; ///< index into Model::blobs (EXT_LOAD)
-  wafer::Storage storage = wafer::STORE_F32; ///< MATVEC/VECMAT/RECV_VECMAT matrix, GATHER table
-  wafer::ElemType type = wafer::ELEM_F32; ///< how arithmetic and comparisons read words
+  format::Storage storage = format::STORE_F32; ///< MATVEC/VECMAT/RECV_VECMAT matrix, GATHER table
+  format::ElemType type = format::ELEM_F32; ///< how arithmetic and comparisons read words
   uint32_t jump = 0; ///< LOOP: index of its END; END: index of its LOOP
   /// LOOP: whether some body instruction has no `pred`; if not, `bodyPred` is
   /// the union of the body's preds, and a PE outside it runs only the ENDs.
@@ -54,7 +54,7 @@ struct Region {
   uint32_t sramBytes = 0; ///< effective per-PE limit
   uint64_t firstPe = 0;   ///< global index of its PE (0,0); PEs are row-major
   std::vector<Instr> code;
-  const wafer::Region *proto = nullptr;
+  const format::Region *proto = nullptr;
   /// Instructions (LOOP and END included) that every PE of the region runs
   /// in a run that ends, whatever its predicates and guards: those outside
   /// any pred, guard or such LOOP; saturates at UINT64_MAX.
@@ -76,7 +76,7 @@ struct PieceRef {
 
 struct TensorRef {
   std::string name;
-  wafer::DType dtype;
+  format::DType dtype;
   std::vector<int64_t> shape;
   int64_t numel = 0;
   std::vector<PieceRef> pieces;
@@ -101,7 +101,7 @@ inline uint64_t routeKey(uint32_t wafer, uint32_t x, uint32_t y, uint32_t color,
 }
 
 struct Model {
-  const wafer::Program *program = nullptr;
+  const format::Program *program = nullptr;
   // Arch, as plain numbers.
   uint32_t width = 0, height = 0, sramBytes = 0, colors = 0;
   double clockHz = 0;
@@ -126,7 +126,7 @@ struct Model {
     return it != routes.end() && it->first == key ? it->second : 0;
   }
   /// routeKey(wafer, x, y, color, RAMP) -> the filter of what the core gets.
-  std::unordered_map<uint64_t, const wafer::Filter *> filters;
+  std::unordered_map<uint64_t, const format::Filter *> filters;
   /// routeKey(wafer, x, y, color, LINK) of the source end -> destination end.
   std::unordered_map<uint64_t, LinkEnd> links;
   std::vector<const std::string *> blobs;
@@ -150,7 +150,7 @@ struct Model {
 };
 
 /// Validates `program` and builds its Model; errors name the region/PE.
-Expected<Model> buildModel(const wafer::Program &program);
+Expected<Model> buildModel(const format::Program &program);
 
 /// The limit on a PE's clock in a run: `--max-cycles` when given; else
 /// kEstimateFactor times the compiler's estimate of the run, at least
@@ -160,12 +160,12 @@ uint64_t cycleLimit(const Model &m, uint64_t maxCyclesOption);
 /// " (64 x the program's estimate of N cycles)".
 std::string cycleLimitReason(const Model &m, uint64_t maxCyclesOption);
 
-const char *opName(wafer::Op op);
+const char *opName(format::Op op);
 
 /// SEND and the RECVs: the instructions that name a router color.
-inline bool usesColor(wafer::Op op) {
-  return op == wafer::SEND || op == wafer::RECV || op == wafer::RECV_ADD ||
-         op == wafer::RECV_MAX || op == wafer::RECV_DROP || op == wafer::RECV_VECMAT;
+inline bool usesColor(format::Op op) {
+  return op == format::SEND || op == format::RECV || op == format::RECV_ADD ||
+         op == format::RECV_MAX || op == format::RECV_DROP || op == format::RECV_VECMAT;
 }
 const char *portName(uint32_t port);
 

@@ -13,28 +13,28 @@
 namespace wsc::runtime::detail {
 namespace {
 
-using wafer::Op;
+using format::Op;
 
 Status fail(std::string msg) { return Status::failure(std::move(msg)); }
 
-std::string regionName(const wafer::Region &r, size_t index) {
+std::string regionName(const format::Region &r, size_t index) {
   return r.name().empty() ? fmt::format("#{}", index) : r.name();
 }
 
 /// Why an instruction (its op and m read) may not have its storage; empty if it may.
 std::string storageError(const Instr &o) {
-  bool product = o.op == wafer::MATVEC || o.op == wafer::VECMAT || o.op == wafer::RECV_VECMAT;
-  if (o.storage == wafer::STORE_SPARSE) {
+  bool product = o.op == format::MATVEC || o.op == format::VECMAT || o.op == format::RECV_VECMAT;
+  if (o.storage == format::STORE_SPARSE) {
     if (!product)
       return "only MATVEC, VECMAT and RECV_VECMAT read sparse storage";
     // A constant m is refused now; any other is checked against the tile when it runs.
     bool constant = o.m.stride.empty() && !o.m.px && !o.m.py;
-    if (constant && o.m.base > int64_t(wafer::kMaxSparseCols))
+    if (constant && o.m.base > int64_t(format::kMaxSparseCols))
       return fmt::format("m = {} is more than the {} columns a sparse tile indexes", o.m.base,
-                         wafer::kMaxSparseCols);
+                         format::kMaxSparseCols);
     return "";
   }
-  if (o.storage != wafer::STORE_F32 && !product && o.op != wafer::GATHER)
+  if (o.storage != format::STORE_F32 && !product && o.op != format::GATHER)
     return "only MATVEC, VECMAT, RECV_VECMAT and GATHER read packed 16-bit storage";
   return "";
 }
@@ -42,48 +42,48 @@ std::string storageError(const Instr &o) {
 /// Number of addr operands each op needs.
 int addrCount(Op op) {
   switch (op) {
-  case wafer::NOP:
-  case wafer::LOOP:
-  case wafer::END:
+  case format::NOP:
+  case format::LOOP:
+  case format::END:
     return 0;
-  case wafer::RECV_DROP:
+  case format::RECV_DROP:
     return 0;
-  case wafer::SEND:
-  case wafer::RECV:
-  case wafer::RECV_ADD:
-  case wafer::RECV_MAX:
-  case wafer::FILL:
+  case format::SEND:
+  case format::RECV:
+  case format::RECV_ADD:
+  case format::RECV_MAX:
+  case format::FILL:
     return 1;
-  case wafer::ADD_I:
-  case wafer::MUL_I:
-  case wafer::COPY:
-  case wafer::EXP:
-  case wafer::ERF:
-  case wafer::TANH:
-  case wafer::SQRT:
-  case wafer::RSQRT:
-  case wafer::NEG:
-  case wafer::GELU:
-  case wafer::GELU_TANH:
-  case wafer::REDUCE_SUM:
-  case wafer::REDUCE_MAX:
-  case wafer::REDUCE_MIN:
-  case wafer::EXT_LOAD:
-  case wafer::RECV_VECMAT:
-  case wafer::NOT:
-  case wafer::LOG:
-  case wafer::ABS:
-  case wafer::SIN:
-  case wafer::COS:
-  case wafer::SIGMOID:
-  case wafer::RECIPROCAL:
-  case wafer::RELU:
-  case wafer::TO_INT:
-  case wafer::TO_FLOAT:
-  case wafer::FLOOR:
-  case wafer::CEIL:
+  case format::ADD_I:
+  case format::MUL_I:
+  case format::COPY:
+  case format::EXP:
+  case format::ERF:
+  case format::TANH:
+  case format::SQRT:
+  case format::RSQRT:
+  case format::NEG:
+  case format::GELU:
+  case format::GELU_TANH:
+  case format::REDUCE_SUM:
+  case format::REDUCE_MAX:
+  case format::REDUCE_MIN:
+  case format::EXT_LOAD:
+  case format::RECV_VECMAT:
+  case format::NOT:
+  case format::LOG:
+  case format::ABS:
+  case format::SIN:
+  case format::COS:
+  case format::SIGMOID:
+  case format::RECIPROCAL:
+  case format::RELU:
+  case format::TO_INT:
+  case format::TO_FLOAT:
+  case format::FLOOR:
+  case format::CEIL:
     return 2;
-  case wafer::SELECT:
+  case format::SELECT:
     return 4;
   default: // MATVEC, VECMAT, GATHER, INDEX_COPY and the binary ops
     return 3;
@@ -93,32 +93,32 @@ int addrCount(Op op) {
 /// The ops whose words `Instr.type` says how to read (F32 or I32).
 bool takesElemType(Op op) {
   switch (op) {
-  case wafer::ADD:
-  case wafer::SUB:
-  case wafer::MUL:
-  case wafer::DIV:
-  case wafer::MAX:
-  case wafer::MIN:
-  case wafer::POW:
-  case wafer::MOD:
-  case wafer::ADD_S:
-  case wafer::SUB_S:
-  case wafer::MUL_S:
-  case wafer::DIV_S:
-  case wafer::ADD_I:
-  case wafer::MUL_I:
-  case wafer::FILL:
-  case wafer::NEG:
-  case wafer::ABS:
-  case wafer::RELU:
-  case wafer::REDUCE_SUM:
-  case wafer::REDUCE_MAX:
-  case wafer::REDUCE_MIN:
-  case wafer::EQ:
-  case wafer::LT:
-  case wafer::LE:
-  case wafer::GT:
-  case wafer::GE:
+  case format::ADD:
+  case format::SUB:
+  case format::MUL:
+  case format::DIV:
+  case format::MAX:
+  case format::MIN:
+  case format::POW:
+  case format::MOD:
+  case format::ADD_S:
+  case format::SUB_S:
+  case format::MUL_S:
+  case format::DIV_S:
+  case format::ADD_I:
+  case format::MUL_I:
+  case format::FILL:
+  case format::NEG:
+  case format::ABS:
+  case format::RELU:
+  case format::REDUCE_SUM:
+  case format::REDUCE_MAX:
+  case format::REDUCE_MIN:
+  case format::EQ:
+  case format::LT:
+  case format::LE:
+  case format::GT:
+  case format::GE:
     return true;
   default:
     return false;
@@ -127,14 +127,14 @@ bool takesElemType(Op op) {
 
 class Builder {
 public:
-  explicit Builder(const wafer::Program &p) : p_(p) {}
+  explicit Builder(const format::Program &p) : p_(p) {}
   Expected<Model> build();
 
 private:
   Status checkArch();
   Status checkWafer(uint32_t wi);
-  Status checkRegion(uint32_t wi, const wafer::Region &r, size_t index);
-  Status checkCode(const std::string &where, const wafer::Region &r, Region &out);
+  Status checkRegion(uint32_t wi, const format::Region &r, size_t index);
+  Status checkCode(const std::string &where, const format::Region &r, Region &out);
   Status checkRoutes(uint32_t wi);
   Status checkFilters(uint32_t wi);
   Status checkLinks();
@@ -151,14 +151,14 @@ private:
     return x == 0 || y == 0 || x + 1 == m_.width || y + 1 == m_.height;
   }
 
-  const wafer::Program &p_;
+  const format::Program &p_;
   Model m_;
   std::unordered_map<uint32_t, uint32_t> blobIndex_;
   bool usesExtLoad_ = false;
 };
 
 Status Builder::checkArch() {
-  const wafer::Arch &a = p_.arch();
+  const format::Arch &a = p_.arch();
   if (!p_.has_arch())
     return fail("program has no arch");
   if (a.width() == 0 || a.height() == 0 || a.width() > kMaxGridSide || a.height() > kMaxGridSide ||
@@ -195,17 +195,17 @@ Status Builder::checkArch() {
   return Status::success();
 }
 
-Status Builder::checkCode(const std::string &where, const wafer::Region &r, Region &out) {
+Status Builder::checkCode(const std::string &where, const format::Region &r, Region &out) {
   std::vector<uint32_t> open; // pcs of enclosing LOOPs
   out.code.resize(r.code_size());
   for (int pc = 0; pc < r.code_size(); ++pc) {
-    const wafer::Instr &in = r.code(pc);
+    const format::Instr &in = r.code(pc);
     Instr &o = out.code[pc];
-    if (!wafer::Op_IsValid(in.op()))
+    if (!format::Op_IsValid(in.op()))
       return fail(fmt::format("{} instruction {}: unknown op {}", where, pc, int(in.op())));
     std::string at = fmt::format("{} instruction {} ({})", where, pc, opName(in.op()));
     o.op = in.op();
-    if (o.op == wafer::END) {
+    if (o.op == format::END) {
       if (open.empty())
         return fail(at + ": END without LOOP");
       Instr &loop = out.code[open.back()];
@@ -213,7 +213,7 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       loop.jump = pc;
       for (uint32_t i = o.jump + 1; i < uint32_t(pc); ++i) {
         const Instr &b = out.code[i];
-        if (b.op == wafer::END)
+        if (b.op == format::END)
           continue;
         loop.bodyAny |= b.pred.empty();
         loop.bodyPred.insert(loop.bodyPred.end(), b.pred.begin(), b.pred.end());
@@ -223,7 +223,7 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       open.pop_back();
       continue;
     }
-    for (const wafer::PeRange &pr : in.pred()) {
+    for (const format::PeRange &pr : in.pred()) {
       if (pr.x0() > pr.x1() || pr.y0() > pr.y1())
         return fail(fmt::format("{}: empty predicate range x {}..{} y {}..{}", at, pr.x0(), pr.x1(),
                                 pr.y0(), pr.y1()));
@@ -232,7 +232,7 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
     int need = addrCount(o.op);
     if (in.addr_size() < need)
       return fail(fmt::format("{}: needs {} addresses, has {}", at, need, in.addr_size()));
-    auto affine = [&](const wafer::Affine &a, Affine &dst, const char *what) -> Status {
+    auto affine = [&](const format::Affine &a, Affine &dst, const char *what) -> Status {
       if (size_t(a.stride_size()) > open.size())
         return fail(fmt::format("{}: {} has {} strides but only {} enclosing LOOPs", at, what,
                                 a.stride_size(), open.size()));
@@ -260,7 +260,7 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       return fail(fmt::format("{}: color {} >= arch.colors {}", at, in.color(), m_.colors));
     o.color = in.color();
     if (in.has_forward()) {
-      if (o.op != wafer::RECV && o.op != wafer::RECV_ADD && o.op != wafer::RECV_DROP)
+      if (o.op != format::RECV && o.op != format::RECV_ADD && o.op != format::RECV_DROP)
         return fail(fmt::format("{}: only RECV, RECV_ADD and RECV_DROP forward", at));
       if (in.forward() >= m_.colors)
         return fail(fmt::format("{}: forward color {} >= arch.colors {}", at, in.forward(),
@@ -268,33 +268,33 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
       o.forward = in.forward();
     }
     if (in.async()) {
-      if (o.op != wafer::SEND && o.op != wafer::RECV && o.op != wafer::RECV_ADD &&
-          o.op != wafer::RECV_DROP)
+      if (o.op != format::SEND && o.op != format::RECV && o.op != format::RECV_ADD &&
+          o.op != format::RECV_DROP)
         return fail(fmt::format("{}: only SEND, RECV, RECV_ADD and RECV_DROP run async", at));
       o.async = true;
     }
     o.imm = in.imm();
     o.count = in.count();
-    if (!wafer::Storage_IsValid(in.storage()))
+    if (!format::Storage_IsValid(in.storage()))
       return fail(fmt::format("{}: unknown storage {}", at, int(in.storage())));
     o.storage = in.storage();
     if (std::string bad = storageError(o); !bad.empty())
       return fail(fmt::format("{}: {}", at, bad));
-    if (!wafer::ElemType_IsValid(in.type()))
+    if (!format::ElemType_IsValid(in.type()))
       return fail(fmt::format("{}: unknown element type {}", at, int(in.type())));
     o.type = in.type();
-    if (o.type != wafer::ELEM_F32 && !takesElemType(o.op))
+    if (o.type != format::ELEM_F32 && !takesElemType(o.op))
       return fail(fmt::format("{}: takes no element type {} (only ADD..MAX, MIN, POW, MOD, *_S, "
                               "ADD_I, MUL_I, FILL, NEG, ABS, RELU, REDUCE_* and the comparisons do)",
-                              at, wafer::ElemType_Name(o.type)));
-    if (o.op == wafer::EXT_LOAD) {
+                              at, format::ElemType_Name(o.type)));
+    if (o.op == format::EXT_LOAD) {
       auto it = blobIndex_.find(in.blob());
       if (it == blobIndex_.end())
         return fail(fmt::format("{}: no external blob with id {}", at, in.blob()));
       o.blob = it->second;
       usesExtLoad_ = true;
     }
-    if (o.op == wafer::LOOP)
+    if (o.op == format::LOOP)
       open.push_back(pc);
   }
   if (!open.empty())
@@ -312,20 +312,20 @@ Status Builder::checkCode(const std::string &where, const wafer::Region &r, Regi
   std::vector<uint64_t> trips{1}; // of the body of each enclosing LOOP; 0 when not certain
   for (const Instr &o : out.code) {
     bool certain = o.pred.empty() && o.guard.empty();
-    if (o.op == wafer::END) {
+    if (o.op == format::END) {
       out.minInstructions = add(out.minInstructions, trips.back());
       trips.pop_back();
       continue;
     }
     if (certain)
       out.minInstructions = add(out.minInstructions, trips.back());
-    if (o.op == wafer::LOOP)
+    if (o.op == format::LOOP)
       trips.push_back(certain ? mul(trips.back(), o.count) : 0);
   }
   return Status::success();
 }
 
-Status Builder::checkRegion(uint32_t wi, const wafer::Region &r, size_t index) {
+Status Builder::checkRegion(uint32_t wi, const format::Region &r, size_t index) {
   std::string where = fmt::format("region '{}' (wafer {})", regionName(r, index), wi);
   if (r.w() == 0 || r.h() == 0)
     return fail(fmt::format("{}: empty size {}x{}", where, r.w(), r.h()));
@@ -361,7 +361,7 @@ Status Builder::checkRegion(uint32_t wi, const wafer::Region &r, size_t index) {
   if (Status s = checkCode(where, r, reg); !s)
     return s;
   for (int i = 0; i < r.init_size(); ++i) {
-    const wafer::SramInit &init = r.init(i);
+    const format::SramInit &init = r.init(i);
     if (init.px() >= r.w() || init.py() >= r.h())
       return fail(fmt::format("{}: init {} names local PE ({},{}) outside the {}x{} region", where,
                               i, init.px(), init.py(), r.w(), r.h()));
@@ -379,29 +379,29 @@ Status Builder::checkRegion(uint32_t wi, const wafer::Region &r, size_t index) {
 }
 
 Status Builder::checkRoutes(uint32_t wi) {
-  const wafer::Wafer &w = p_.wafers(wi);
+  const format::Wafer &w = p_.wafers(wi);
   // Keys grow with the wafer: each wafer's entries, sorted, follow the last one's.
   size_t first = m_.routes.size();
   m_.routes.reserve(first + size_t(w.routes_size()));
   // Formatted only for an error: a wafer has millions of entries.
   auto where = [&](int i) {
-    const wafer::Route &r = w.routes(i);
+    const format::Route &r = w.routes(i);
     return fmt::format("route {} of wafer {} at PE ({},{})", i, wi, r.x(), r.y());
   };
   for (int i = 0; i < w.routes_size(); ++i) {
-    const wafer::Route &r = w.routes(i);
+    const format::Route &r = w.routes(i);
     if (!m_.onGrid(r.x(), r.y()))
       return fail(where(i) + ": outside the grid");
     if (m_.dead[wi][size_t(r.y()) * m_.width + r.x()])
       return fail(where(i) + ": the PE is dead");
     if (r.color() >= m_.colors)
       return fail(fmt::format("{}: color {} >= arch.colors {}", where(i), r.color(), m_.colors));
-    if (!wafer::Port_IsValid(r.in()))
+    if (!format::Port_IsValid(r.in()))
       return fail(fmt::format("{}: bad input port {}", where(i), int(r.in())));
     if (r.out_mask() == 0 || r.out_mask() >= (1u << kNumPorts))
       return fail(fmt::format("{}: out_mask {:#x} must be a non-empty set of ports 0..5", where(i),
                               r.out_mask()));
-    bool link = r.in() == wafer::LINK || (r.out_mask() & (1u << wafer::LINK));
+    bool link = r.in() == format::LINK || (r.out_mask() & (1u << format::LINK));
     if (link && !isEdge(r.x(), r.y()))
       return fail(where(i) + ": uses LINK but the PE is not on the wafer's edge");
     m_.routes.emplace_back(routeKey(wi, r.x(), r.y(), r.color(), r.in()), uint8_t(r.out_mask()));
@@ -417,7 +417,7 @@ Status Builder::checkRoutes(uint32_t wi) {
   // Name the first repeat in the program's order.
   std::vector<bool> met(twice.size());
   for (int i = 0; i < w.routes_size() && !twice.empty(); ++i) {
-    const wafer::Route &r = w.routes(i);
+    const format::Route &r = w.routes(i);
     uint64_t key = routeKey(wi, r.x(), r.y(), r.color(), r.in());
     auto at = std::lower_bound(twice.begin(), twice.end(), key);
     if (at == twice.end() || *at != key)
@@ -431,14 +431,14 @@ Status Builder::checkRoutes(uint32_t wi) {
 }
 
 Status Builder::checkFilters(uint32_t wi) {
-  const wafer::Wafer &w = p_.wafers(wi);
+  const format::Wafer &w = p_.wafers(wi);
   size_t filters = m_.filters.size();
-  for (const wafer::Region &r : w.regions())
+  for (const format::Region &r : w.regions())
     filters += size_t(r.filters_size());
   m_.filters.reserve(filters);
-  for (const wafer::Region &r : w.regions())
+  for (const format::Region &r : w.regions())
     for (int i = 0; i < r.filters_size(); ++i) {
-      const wafer::Filter &f = r.filters(i);
+      const format::Filter &f = r.filters(i);
       auto where = [&] { return fmt::format("filter {} of region '{}'", i, r.name()); };
       if (f.px() >= r.w() || f.py() >= r.h())
         return fail(fmt::format("{}: PE ({},{}) is outside the {}x{} region", where(), f.px(),
@@ -451,12 +451,12 @@ Status Builder::checkFilters(uint32_t wi) {
                                 where(), f.first(), uint64_t(f.first()) + f.count(), f.period()));
       bool delivered = false;
       for (uint32_t in = 0; in < kNumPorts; ++in)
-        if (m_.routeMask(routeKey(wi, x, y, f.color(), in)) & (1u << wafer::RAMP))
+        if (m_.routeMask(routeKey(wi, x, y, f.color(), in)) & (1u << format::RAMP))
           delivered = true;
       if (!delivered)
         return fail(fmt::format("{}: PE ({},{}) of wafer {} gets nothing on color {} for its core",
                                 where(), x, y, wi, f.color()));
-      if (!m_.filters.emplace(routeKey(wi, x, y, f.color(), wafer::RAMP), &f).second)
+      if (!m_.filters.emplace(routeKey(wi, x, y, f.color(), format::RAMP), &f).second)
         return fail(fmt::format("{}: a second filter for color {} at PE ({},{})", where(),
                                 f.color(), x, y));
     }
@@ -467,7 +467,7 @@ Status Builder::checkLinks() {
   if (p_.links_size() && !(m_.linkBytesPerCycle > 0))
     return fail("arch: link_bytes_per_cycle must be positive when the program has links");
   for (int i = 0; i < p_.links_size(); ++i) {
-    const wafer::InterWaferLink &l = p_.links(i);
+    const format::InterWaferLink &l = p_.links(i);
     std::string where = fmt::format("link {}", i);
     auto end = [&](uint32_t wafer, uint32_t x, uint32_t y, uint32_t color,
                    const char *side) -> Status {
@@ -486,7 +486,7 @@ Status Builder::checkLinks() {
       return s;
     if (Status s = end(l.dst_wafer(), l.dst_x(), l.dst_y(), l.dst_color(), "destination"); !s)
       return s;
-    uint64_t key = routeKey(l.src_wafer(), l.src_x(), l.src_y(), l.color(), wafer::LINK);
+    uint64_t key = routeKey(l.src_wafer(), l.src_x(), l.src_y(), l.color(), format::LINK);
     LinkEnd dst{l.dst_wafer(), l.dst_x(), l.dst_y(), l.dst_color()};
     if (!m_.links.emplace(key, dst).second)
       return fail(fmt::format("{}: a second link from wafer {} PE ({},{}) color {}", where,
@@ -499,21 +499,21 @@ Status Builder::checkTensors(bool outputs) {
   const auto &list = outputs ? p_.outputs() : p_.inputs();
   const char *kind = outputs ? "output" : "input";
   std::unordered_set<std::string> names;
-  for (const wafer::HostTensor &t : list) {
+  for (const format::HostTensor &t : list) {
     std::string where = fmt::format("{} '{}'", kind, t.name());
     if (t.name().empty())
       return fail(fmt::format("an {} has no name", kind));
     if (!names.insert(t.name()).second)
       return fail(where + ": declared twice");
-    if (!wafer::DType_IsValid(t.dtype()))
+    if (!format::DType_IsValid(t.dtype()))
       return fail(fmt::format("{}: bad dtype {}", where, int(t.dtype())));
     TensorRef ref;
     ref.name = t.name();
     ref.dtype = t.dtype();
     if (t.has_valid()) {
-      bool integer = t.dtype() != wafer::F32 && t.dtype() != wafer::F64 &&
-                     t.dtype() != wafer::F16 && t.dtype() != wafer::BF16 &&
-                     t.dtype() != wafer::BOOL;
+      bool integer = t.dtype() != format::F32 && t.dtype() != format::F64 &&
+                     t.dtype() != format::F16 && t.dtype() != format::BF16 &&
+                     t.dtype() != format::BOOL;
       if (outputs || !integer)
         return fail(where + ": a valid range is only for inputs of an integer dtype");
       if (t.valid().lo() >= t.valid().hi())
@@ -537,7 +537,7 @@ Status Builder::checkTensors(bool outputs) {
                               where, ref.numel, sramWords()));
     std::vector<bool> covered(outputs ? size_t(ref.numel) : 0);
     for (int i = 0; i < t.pieces_size(); ++i) {
-      const wafer::Piece &pc = t.pieces(i);
+      const format::Piece &pc = t.pieces(i);
       std::string pw = fmt::format("{} piece {}", where, i);
       if (pc.wafer() >= m_.wafers || !m_.onGrid(pc.x(), pc.y()))
         return fail(fmt::format("{}: wafer {} PE ({},{}) does not exist", pw, pc.wafer(), pc.x(),
@@ -584,15 +584,15 @@ Status Builder::checkTensors(bool outputs) {
 Status Builder::checkGeneration() {
   if (!p_.has_generation())
     return Status::success();
-  const wafer::Generation &g = p_.generation();
+  const format::Generation &g = p_.generation();
   auto find = [](const std::vector<TensorRef> &list, const std::string &name) {
     auto it = std::find_if(list.begin(), list.end(),
                            [&](const TensorRef &t) { return t.name == name; });
     return it == list.end() ? nullptr : &*it;
   };
   auto integer = [](const TensorRef &t) {
-    return t.dtype != wafer::F32 && t.dtype != wafer::F64 && t.dtype != wafer::F16 &&
-           t.dtype != wafer::BF16 && t.dtype != wafer::BOOL;
+    return t.dtype != format::F32 && t.dtype != format::F64 && t.dtype != format::F16 &&
+           t.dtype != format::BF16 && t.dtype != format::BOOL;
   };
   const TensorRef *in = find(m_.inputs, g.token_input());
   const TensorRef *out = find(m_.outputs, g.next_token_output());
@@ -618,7 +618,7 @@ Expected<Model> Builder::build() {
     return fail(fmt::format("program has {} wafers; 1 to {} are needed", p_.wafers_size(),
                             kMaxWafers));
   m_.wafers = uint32_t(p_.wafers_size());
-  for (const wafer::ExternalBlob &b : p_.external()) {
+  for (const format::ExternalBlob &b : p_.external()) {
     if (b.data().size() % 4)
       return fail(fmt::format("external blob {}: size {} is not a multiple of 4", b.id(),
                               b.data().size()));
@@ -628,12 +628,12 @@ Expected<Model> Builder::build() {
   }
   size_t cells = size_t(m_.width) * m_.height;
   for (uint32_t wi = 0; wi < m_.wafers; ++wi) {
-    const wafer::Wafer &w = p_.wafers(wi);
+    const format::Wafer &w = p_.wafers(wi);
     if (w.index() != wi)
       return fail(fmt::format("wafers[{}] has index {}", wi, w.index()));
     m_.regionAt.emplace_back(cells, -1);
     m_.dead.emplace_back(cells, 0);
-    for (const wafer::Pe &d : w.dead_pes()) {
+    for (const format::Pe &d : w.dead_pes()) {
       if (!m_.onGrid(d.x(), d.y()))
         return fail(fmt::format("wafer {}: dead PE ({},{}) is outside the grid", wi, d.x(), d.y()));
       m_.dead[wi][size_t(d.y()) * m_.width + d.x()] = 1;
@@ -666,6 +666,6 @@ Expected<Model> Builder::build() {
 
 } // namespace
 
-Expected<Model> buildModel(const wafer::Program &program) { return Builder(program).build(); }
+Expected<Model> buildModel(const format::Program &program) { return Builder(program).build(); }
 
 } // namespace wsc::runtime::detail

@@ -18,7 +18,7 @@
 #include <csignal>
 
 using namespace wsc::runtime;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -131,7 +131,7 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
 /// Reads every input into the emulator; with --generate, the token input's
 /// prompts are checked and padded into `plan`. Returns an error message or "".
 std::string setInputs(Emulator &e, const Args &args, std::optional<GenerationPlan> &plan) {
-  const wafer::Program &program = e.program();
+  const format::Program &program = e.program();
   std::set<std::string> given;
   for (const auto &[name, file] : args.inputs) {
     if (!given.insert(name).second)
@@ -149,7 +149,7 @@ std::string setInputs(Emulator &e, const Args &args, std::optional<GenerationPla
     if (Status s = e.setInput(name, *value); !s)
       return s.message();
   }
-  for (const wafer::HostTensor &t : program.inputs())
+  for (const format::HostTensor &t : program.inputs())
     if (!given.count(t.name()))
       return fmt::format("input '{}' was not given (use --input {}=FILE)", t.name(), t.name());
   return "";
@@ -218,7 +218,7 @@ int runMain(int argc, char **argv) {
     return 0;
   }
 
-  Expected<wafer::Program> program = loadProgramFile(args.model);
+  Expected<format::Program> program = loadProgramFile(args.model);
   if (!program)
     return fail(program.error());
   Expected<std::unique_ptr<Emulator>> emu = Emulator::create(program.take());
@@ -234,7 +234,7 @@ int runMain(int argc, char **argv) {
   if (std::string err = setInputs(e, args, plan); !err.empty())
     return fail(err);
   std::set<std::string> outputNames;
-  for (const wafer::HostTensor &t : e.program().outputs())
+  for (const format::HostTensor &t : e.program().outputs())
     outputNames.insert(t.name());
   if (plan)
     outputNames.insert("tokens");

@@ -9,31 +9,31 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
 TEST(Core, ArithmeticOnOnePe) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
-  *r->add_code() = ins(wafer::ADD, {32, 0, 16}, 4);    // 1 cycle
-  *r->add_code() = ins(wafer::MUL, {48, 32, 0}, 4);    // 1
-  wafer::Instr addi = ins(wafer::ADD_I, {64, 48}, 4);  // 1
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
+  *r->add_code() = ins(format::ADD, {32, 0, 16}, 4);    // 1 cycle
+  *r->add_code() = ins(format::MUL, {48, 32, 0}, 4);    // 1
+  format::Instr addi = ins(format::ADD_I, {64, 48}, 4);  // 1
   addi.set_imm(1.5f);
   *r->add_code() = addi;
-  *r->add_code() = ins(wafer::REDUCE_SUM, {80, 64}, 4); // 1
-  *r->add_code() = ins(wafer::EXP, {96, 0}, 4);         // 4 * 8
-  *r->add_code() = ins(wafer::GELU, {112, 0}, 4);       // 4 * 8
-  *r->add_code() = ins(wafer::DIV_S, {128, 0, 16}, 4);  // 4 * 8
-  *r->add_code() = ins(wafer::REDUCE_MAX, {84, 0}, 4);  // 1
-  *r->add_code() = ins(wafer::RSQRT, {144, 16}, 4);     // 4 * 8
-  addTensor(p, false, "x", wafer::F32, {4})->add_pieces()->set_count(4);
-  addPiece(addTensor(p, false, "y", wafer::F32, {4}), 0, 0, 16, 0, 4);
+  *r->add_code() = ins(format::REDUCE_SUM, {80, 64}, 4); // 1
+  *r->add_code() = ins(format::EXP, {96, 0}, 4);         // 4 * 8
+  *r->add_code() = ins(format::GELU, {112, 0}, 4);       // 4 * 8
+  *r->add_code() = ins(format::DIV_S, {128, 0, 16}, 4);  // 4 * 8
+  *r->add_code() = ins(format::REDUCE_MAX, {84, 0}, 4);  // 1
+  *r->add_code() = ins(format::RSQRT, {144, 16}, 4);     // 4 * 8
+  addTensor(p, false, "x", format::F32, {4})->add_pieces()->set_count(4);
+  addPiece(addTensor(p, false, "y", format::F32, {4}), 0, 0, 16, 0, 4);
   const char *outs[] = {"sum", "prod", "plus", "red", "exp", "gelu", "divs", "max", "rsqrt"};
   uint32_t offsets[] = {32, 48, 64, 80, 96, 112, 128, 84, 144};
   for (int i = 0; i < 9; ++i) {
     bool scalar = offsets[i] == 80 || offsets[i] == 84;
-    addPiece(addTensor(p, true, outs[i], wafer::F32, {scalar ? 1 : 4}), 0, 0, offsets[i], 0,
+    addPiece(addTensor(p, true, outs[i], format::F32, {scalar ? 1 : 4}), 0, 0, offsets[i], 0,
              scalar ? 1 : 4);
   }
   std::vector<float> x = {1, -2, 0.5f, 3}, y = {2, 4, 8, -1};
@@ -63,20 +63,20 @@ TEST(Core, ArithmeticOnOnePe) {
 }
 
 TEST(Core, MatvecVecmatAndAccumulate) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "mm", 0, 0, 1, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "mm", 0, 0, 1, 1);
   // W is 2x3 at 0, x3 at 64, x2 at 80.
   initFloats(r, 0, 0, 0, {1, 2, 3, 4, 5, 6});
   initFloats(r, 0, 0, 64, {1, 10, 100});
   initFloats(r, 0, 0, 80, {1, -1});
   initFloats(r, 0, 0, 96, {1000, 2000});
-  *r->add_code() = ins(wafer::MATVEC, {96, 0, 64}, 2, 3); // overwrite
-  wafer::Instr acc = ins(wafer::MATVEC, {96, 0, 64}, 2, 3);
+  *r->add_code() = ins(format::MATVEC, {96, 0, 64}, 2, 3); // overwrite
+  format::Instr acc = ins(format::MATVEC, {96, 0, 64}, 2, 3);
   acc.set_count(1); // accumulate
   *r->add_code() = acc;
-  *r->add_code() = ins(wafer::VECMAT, {112, 0, 80}, 2, 3);
-  addPiece(addTensor(p, true, "mv", wafer::F32, {2}), 0, 0, 96, 0, 2);
-  addPiece(addTensor(p, true, "vm", wafer::F32, {3}), 0, 0, 112, 0, 3);
+  *r->add_code() = ins(format::VECMAT, {112, 0, 80}, 2, 3);
+  addPiece(addTensor(p, true, "mv", format::F32, {2}), 0, 0, 96, 0, 2);
+  addPiece(addTensor(p, true, "vm", format::F32, {3}), 0, 0, 112, 0, 3);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("mv"), (std::vector<float>{2 * 321, 2 * 654}));
@@ -86,14 +86,14 @@ TEST(Core, MatvecVecmatAndAccumulate) {
 
 /// Writes 16-bit values two per word (the even element low) at `offset` of
 /// local PE (px, 0).
-void initHalves(wafer::Region *r, uint32_t offset, const std::vector<uint16_t> &halves,
+void initHalves(format::Region *r, uint32_t offset, const std::vector<uint16_t> &halves,
                 uint32_t px = 0) {
   std::string data((halves.size() + 1) / 2 * 4, '\0');
   for (size_t i = 0; i < halves.size(); ++i) {
     data[2 * i] = char(halves[i] & 0xff);
     data[2 * i + 1] = char(halves[i] >> 8);
   }
-  wafer::SramInit *s = r->add_init();
+  format::SramInit *s = r->add_init();
   s->set_px(px);
   s->set_offset(offset);
   s->set_data(data);
@@ -103,22 +103,22 @@ TEST(Core, RecvVecmatMultipliesWordsAsTheyArrive) {
   // PE 0 sends x = (1, -1) east, x1 only after 10 cycles of other work; PE 1
   // multiplies them into the rows of its 2x3 W as they come, then adds a
   // second product with the same words again.
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
   initFloats(r, 0, 0, 0, {1, -1});
   initFloats(r, 1, 0, 0, {1, 2, 3, 4, 5, 6});
   *r->add_code() = only(send(1, 0, 1), 0, 0, 0, 0);
-  *r->add_code() = only(ins(wafer::FILL, {64}, 40), 0, 0, 0, 0); // 10 cycles
+  *r->add_code() = only(ins(format::FILL, {64}, 40), 0, 0, 0, 0); // 10 cycles
   *r->add_code() = only(send(1, 4, 1), 0, 0, 0, 0);
   *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
-  *r->add_code() = only(ins(wafer::RECV_VECMAT, {112, 0}, 2, 3), 1, 1, 0, 0);
-  wafer::Instr acc = ins(wafer::RECV_VECMAT, {112, 0}, 2, 3);
+  *r->add_code() = only(ins(format::RECV_VECMAT, {112, 0}, 2, 3), 1, 1, 0, 0);
+  format::Instr acc = ins(format::RECV_VECMAT, {112, 0}, 2, 3);
   acc.set_count(1);
   acc.set_color(1);
   *r->add_code() = only(acc, 1, 1, 0, 0);
   r->mutable_code(4)->set_color(1);
   routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, true, "vm", wafer::F32, {3}), 1, 0, 112, 0, 3);
+  addPiece(addTensor(p, true, "vm", format::F32, {3}), 1, 0, 112, 0, 3);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("vm"), (std::vector<float>{-6, -6, -6}));
@@ -134,27 +134,27 @@ TEST(Core, AsyncRelayRunsBesideTheCore) {
   // cycles). PE 1 adds them to (10, 20, 30, 40) and relays the sums east on
   // its engine while its core fills 8 words (2 cycles) and then adds 1 to
   // the relay's words, which waits for the relay. PE 2 receives the sums.
-  wafer::Program p = makeProgram(3, 1);
-  wafer::Region *r = addRegion(p, "chain", 0, 0, 3, 1);
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "chain", 0, 0, 3, 1);
   initFloats(r, 0, 0, 0, {1, 2, 3, 4});
   initFloats(r, 1, 0, 0, {10, 20, 30, 40});
-  wafer::Instr s = send(1, 0, 4);
+  format::Instr s = send(1, 0, 4);
   s.set_async(true);
   *r->add_code() = only(s, 0, 0, 0, 0);
-  *r->add_code() = only(ins(wafer::FILL, {64}, 40), 0, 0, 0, 0);
-  wafer::Instr relay = recv(1, 0, 4, wafer::RECV_ADD);
+  *r->add_code() = only(ins(format::FILL, {64}, 40), 0, 0, 0, 0);
+  format::Instr relay = recv(1, 0, 4, format::RECV_ADD);
   relay.set_forward(2);
   relay.set_async(true);
   *r->add_code() = only(relay, 1, 1, 0, 0);
-  *r->add_code() = only(ins(wafer::FILL, {64}, 8), 1, 1, 0, 0);
-  wafer::Instr inc = ins(wafer::ADD_I, {0, 0}, 4);
+  *r->add_code() = only(ins(format::FILL, {64}, 8), 1, 1, 0, 0);
+  format::Instr inc = ins(format::ADD_I, {0, 0}, 4);
   inc.set_imm(1);
   *r->add_code() = only(inc, 1, 1, 0, 0);
   *r->add_code() = only(recv(2, 0, 4), 2, 2, 0, 0);
   routeEast(p, 0, 0, 1, 1);
   routeEast(p, 0, 1, 2, 2);
-  addPiece(addTensor(p, true, "mid", wafer::F32, {4}), 1, 0, 0, 0, 4);
-  addPiece(addTensor(p, true, "sums", wafer::F32, {4}), 2, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "mid", format::F32, {4}), 1, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "sums", format::F32, {4}), 2, 0, 0, 0, 4);
   RunResult res = runProgram(p, {}, 1, /*trace=*/true);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("sums"), (std::vector<float>{11, 22, 33, 44}));
@@ -183,19 +183,19 @@ TEST(Core, AsyncOpsQueueOnTheEngine) {
   // (4..8); C for a free slot (two ops in flight: the core waits to 4, when
   // A ends) and for the engine (8..12); the FILL runs 4..14; D, which
   // waits for the ops on its color (to 12), starts at 14.
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "queue", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "queue", 0, 0, 2, 1);
   initFloats(r, 0, 0, 0, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
   for (int64_t k = 0; k < 3; ++k) {
-    wafer::Instr s = send(1, 16 * k, 4);
+    format::Instr s = send(1, 16 * k, 4);
     s.set_async(true);
     *r->add_code() = only(s, 0, 0, 0, 0);
   }
-  *r->add_code() = only(ins(wafer::FILL, {256}, 40), 0, 0, 0, 0);
+  *r->add_code() = only(ins(format::FILL, {256}, 40), 0, 0, 0, 0);
   *r->add_code() = only(send(1, 48, 1), 0, 0, 0, 0);
   *r->add_code() = only(recv(1, 0, 13), 1, 1, 0, 0);
   routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, true, "got", wafer::F32, {13}), 1, 0, 0, 0, 13);
+  addPiece(addTensor(p, true, "got", format::F32, {13}), 1, 0, 0, 0, 13);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("got"),
@@ -210,22 +210,22 @@ TEST(Core, DropWithForwardPassesWordsThrough) {
   // them (its SRAM at 0 keeps 7, 7) and then sends its own (3); PE 2
   // receives all three. PE 1's relay runs on its async engine while its
   // core fills 40 words (10 cycles).
-  wafer::Program p = makeProgram(3, 1);
-  wafer::Region *r = addRegion(p, "row", 0, 0, 3, 1);
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "row", 0, 0, 3, 1);
   initFloats(r, 0, 0, 0, {1, 2});
   initFloats(r, 1, 0, 0, {7, 7, 3});
   *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
-  wafer::Instr pass = recv(1, 0, 2, wafer::RECV_DROP);
+  format::Instr pass = recv(1, 0, 2, format::RECV_DROP);
   pass.set_forward(2);
   pass.set_async(true);
   *r->add_code() = only(pass, 1, 1, 0, 0);
-  *r->add_code() = only(ins(wafer::FILL, {64}, 40), 1, 1, 0, 0);
+  *r->add_code() = only(ins(format::FILL, {64}, 40), 1, 1, 0, 0);
   *r->add_code() = only(send(2, 8, 1), 1, 1, 0, 0);
   *r->add_code() = only(recv(2, 0, 3), 2, 2, 0, 0);
   routeEast(p, 0, 0, 1, 1);
   routeEast(p, 0, 1, 2, 2);
-  addPiece(addTensor(p, true, "kept", wafer::F32, {2}), 1, 0, 0, 0, 2);
-  addPiece(addTensor(p, true, "got", wafer::F32, {3}), 2, 0, 0, 0, 3);
+  addPiece(addTensor(p, true, "kept", format::F32, {2}), 1, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "got", format::F32, {3}), 2, 0, 0, 0, 3);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("got"), (std::vector<float>{1, 2, 3}));
@@ -238,9 +238,9 @@ TEST(Core, DropWithForwardPassesWordsThrough) {
 }
 
 TEST(Core, AsyncIsRefusedOnOtherOps) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
-  wafer::Instr add = ins(wafer::ADD, {0, 0, 0}, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
+  format::Instr add = ins(format::ADD, {0, 0, 0}, 1);
   add.set_async(true);
   *r->add_code() = add;
   RunResult res = runProgram(p);
@@ -251,12 +251,12 @@ TEST(Core, AsyncIsRefusedOnOtherOps) {
 }
 
 TEST(Core, NestedLoopsWithAffineAddresses) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "t", 0, 0, 1, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "t", 0, 0, 1, 1);
   // Transposes a 4x2 matrix at 0 into a 2x4 matrix at 64.
   *r->add_code() = loop(2); // i1
   *r->add_code() = loop(4); // i0
-  wafer::Instr c = ins(wafer::COPY, {64, 0}, 1);
+  format::Instr c = ins(format::COPY, {64, 0}, 1);
   c.mutable_addr(0)->add_stride(4); // + 4 * i0
   c.mutable_addr(0)->add_stride(16); // + 16 * i1
   c.mutable_addr(1)->add_stride(8);
@@ -265,22 +265,22 @@ TEST(Core, NestedLoopsWithAffineAddresses) {
   *r->add_code() = end();
   // A predicated-off loop skips its body; an empty loop runs nothing.
   *r->add_code() = only(loop(3), 5, 5, 0, 0);
-  *r->add_code() = ins(wafer::FILL, {64}, 8);
+  *r->add_code() = ins(format::FILL, {64}, 8);
   *r->add_code() = end();
   *r->add_code() = loop(0);
-  *r->add_code() = ins(wafer::FILL, {64}, 8);
+  *r->add_code() = ins(format::FILL, {64}, 8);
   *r->add_code() = end();
   *r->add_code() = end();
   // n can depend on loop indices too: n = i0 adds 1 to 0, 1, then 2 words.
   *r->add_code() = loop(3);
-  wafer::Instr f = ins(wafer::ADD_I, {128, 128}, 0);
+  format::Instr f = ins(format::ADD_I, {128, 128}, 0);
   f.mutable_n()->add_stride(1);
   f.set_imm(1);
   *r->add_code() = f;
   *r->add_code() = end();
-  addTensor(p, false, "x", wafer::F32, {4, 2})->add_pieces()->set_count(8);
-  addPiece(addTensor(p, true, "xt", wafer::F32, {2, 4}), 0, 0, 64, 0, 8);
-  addPiece(addTensor(p, true, "cnt", wafer::F32, {3}), 0, 0, 128, 0, 3);
+  addTensor(p, false, "x", format::F32, {4, 2})->add_pieces()->set_count(8);
+  addPiece(addTensor(p, true, "xt", format::F32, {2, 4}), 0, 0, 64, 0, 8);
+  addPiece(addTensor(p, true, "cnt", format::F32, {3}), 0, 0, 128, 0, 3);
   std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7};
   RunResult res = runProgram(p, {{"x", HostArray::floats({4, 2}, x)}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
@@ -289,19 +289,19 @@ TEST(Core, NestedLoopsWithAffineAddresses) {
 }
 
 TEST(Core, GatherSplitOverPes) {
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "embed", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "embed", 0, 0, 2, 1);
   // Rows 0..2 on PE 0 and rows 3..5 on PE 1, 2 columns each; row k = {k, 10k}.
   initFloats(r, 0, 0, 0, {0, 0, 1, 10, 2, 20});
   initFloats(r, 1, 0, 0, {3, 30, 4, 40, 5, 50});
   // One SPMD instruction: PE px holds rows from row_lo = 3 * px on.
-  wafer::Instr g = ins(wafer::GATHER, {64, 0, 32}, 3, 2);
+  format::Instr g = ins(format::GATHER, {64, 0, 32}, 3, 2);
   *g.mutable_k() = aff(0, {}, 3);
   *r->add_code() = g;
-  wafer::HostTensor *ids = addTensor(p, false, "ids", wafer::I64, {1});
+  format::HostTensor *ids = addTensor(p, false, "ids", format::I64, {1});
   addPiece(ids, 0, 0, 32, 0, 1);
   addPiece(ids, 1, 0, 32, 0, 1);
-  wafer::HostTensor *out = addTensor(p, true, "rows", wafer::F32, {2, 2});
+  format::HostTensor *out = addTensor(p, true, "rows", format::F32, {2, 2});
   addPiece(out, 0, 0, 64, 0, 2);
   addPiece(out, 1, 0, 64, 2, 2);
   for (int64_t id : {1, 4, 9}) {
@@ -317,23 +317,23 @@ TEST(Core, GatherSplitOverPes) {
 }
 
 TEST(Core, GatherRowLoFollowsLoopsAndIgnoresImm) {
-  wafer::Program p = makeProgram(1, 2);
-  wafer::Region *r = addRegion(p, "embed", 0, 0, 1, 2);
+  format::Program p = makeProgram(1, 2);
+  format::Region *r = addRegion(p, "embed", 0, 0, 1, 2);
   // Each PE holds the same 2-row table {k, 10k}; row_lo = 2 * i0 + 4 * py + 1, so
   // iteration i0 of PE py looks the index up in rows row_lo, row_lo + 1.
   for (uint32_t py = 0; py < 2; ++py)
     initFloats(r, 0, py, 0, {1, 10, 2, 20});
   *r->add_code() = loop(3);
-  wafer::Instr g = ins(wafer::GATHER, {64, 0, 32}, 2, 2);
+  format::Instr g = ins(format::GATHER, {64, 0, 32}, 2, 2);
   *g.mutable_addr(0) = aff(64, {8});
   *g.mutable_k() = aff(1, {2}, 0, 4);
   g.set_imm(100.0f); // not GATHER's: row_lo comes from k alone
   *r->add_code() = g;
   *r->add_code() = end();
-  wafer::HostTensor *ids = addTensor(p, false, "ids", wafer::I32, {1});
+  format::HostTensor *ids = addTensor(p, false, "ids", format::I32, {1});
   addPiece(ids, 0, 0, 32, 0, 1);
   addPiece(ids, 0, 1, 32, 0, 1);
-  wafer::HostTensor *out = addTensor(p, true, "rows", wafer::F32, {2, 6});
+  format::HostTensor *out = addTensor(p, true, "rows", format::F32, {2, 6});
   addPiece(out, 0, 0, 64, 0, 6);
   addPiece(out, 0, 1, 64, 6, 6);
   // idx 6: PE 0 has row_lo 1, 3, 5 -> iteration 2, row 1;
@@ -344,31 +344,31 @@ TEST(Core, GatherRowLoFollowsLoopsAndIgnoresImm) {
 }
 
 TEST(Core, AddressesAndCountsFollowThePeCoordinate) {
-  wafer::Program p = makeProgram(3, 2);
-  wafer::Region *r = addRegion(p, "spmd", 0, 0, 3, 2);
+  format::Program p = makeProgram(3, 2);
+  format::Region *r = addRegion(p, "spmd", 0, 0, 3, 2);
   // Every PE holds the same 2x3 table at 0; PE (px, py) copies element (py, px)
   // to 64, then fills n = px + 3 * py + 1 ones at 128 and counts them into 192.
   *r->add_code() = [] {
-    wafer::Instr c = ins(wafer::COPY, {64, 0}, 1);
+    format::Instr c = ins(format::COPY, {64, 0}, 1);
     *c.mutable_addr(1) = aff(0, {}, 4, 12);
     return c;
   }();
-  wafer::Instr f = ins(wafer::FILL, {128}, 0);
+  format::Instr f = ins(format::FILL, {128}, 0);
   *f.mutable_n() = aff(1, {}, 1, 3);
   f.set_imm(1);
   *r->add_code() = f;
-  *r->add_code() = ins(wafer::REDUCE_SUM, {192, 128}, 6);
+  *r->add_code() = ins(format::REDUCE_SUM, {192, 128}, 6);
   // A loop index and the coordinate together: i0 * 4 + px * 16 + 256.
   *r->add_code() = loop(2);
-  wafer::Instr w = ins(wafer::ADD_I, {256, 64}, 1);
+  format::Instr w = ins(format::ADD_I, {256, 64}, 1);
   *w.mutable_addr(0) = aff(256, {4}, 16);
   w.set_imm(0.5f);
   *r->add_code() = w;
   *r->add_code() = end();
-  wafer::HostTensor *tab = addTensor(p, false, "tab", wafer::F32, {2, 3});
-  wafer::HostTensor *el = addTensor(p, true, "el", wafer::F32, {2, 3});
-  wafer::HostTensor *cnt = addTensor(p, true, "cnt", wafer::F32, {2, 3});
-  wafer::HostTensor *two = addTensor(p, true, "two", wafer::F32, {2, 3, 2});
+  format::HostTensor *tab = addTensor(p, false, "tab", format::F32, {2, 3});
+  format::HostTensor *el = addTensor(p, true, "el", format::F32, {2, 3});
+  format::HostTensor *cnt = addTensor(p, true, "cnt", format::F32, {2, 3});
+  format::HostTensor *two = addTensor(p, true, "two", format::F32, {2, 3, 2});
   for (uint32_t py = 0; py < 2; ++py)
     for (uint32_t px = 0; px < 3; ++px) {
       addPiece(tab, px, py, 0, 0, 6);
@@ -398,16 +398,16 @@ TEST(Core, AddressesAndCountsFollowThePeCoordinate) {
 }
 
 TEST(Core, ExtLoadReadsExternalMemory) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::ExternalBlob *b = p.add_external();
+  format::Program p = makeProgram(1, 1);
+  format::ExternalBlob *b = p.add_external();
   b->set_id(7);
   std::vector<float> blob = {0, 1, 2, 3, 4, 5, 6, 7};
   b->set_data(std::string(reinterpret_cast<const char *>(blob.data()), blob.size() * 4));
-  wafer::Region *r = addRegion(p, "stream", 0, 0, 1, 1);
-  wafer::Instr e = ins(wafer::EXT_LOAD, {0, 16}, 4);
+  format::Region *r = addRegion(p, "stream", 0, 0, 1, 1);
+  format::Instr e = ins(format::EXT_LOAD, {0, 16}, 4);
   e.set_blob(7);
   *r->add_code() = e;
-  addPiece(addTensor(p, true, "w", wafer::F32, {4}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "w", format::F32, {4}), 0, 0, 0, 0, 4);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("w"), (std::vector<float>{4, 5, 6, 7}));
@@ -421,10 +421,10 @@ TEST(Core, ExtLoadReadsExternalMemory) {
 }
 
 TEST(Core, IntegerInputsBecomeInt32Words) {
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "id", 0, 0, 1, 1);
-  addPiece(addTensor(p, false, "i", wafer::I32, {3}), 0, 0, 0, 0, 3);
-  addPiece(addTensor(p, true, "o", wafer::I64, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(p, false, "i", format::I32, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(p, true, "o", format::I64, {3}), 0, 0, 0, 0, 3);
   RunResult res = runProgram(p, {{"i", HostArray::integers(DType::I32, {3}, {-5, 0, 123456})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.outputs.at("o").ints, (std::vector<int64_t>{-5, 0, 123456}));
@@ -433,15 +433,15 @@ TEST(Core, IntegerInputsBecomeInt32Words) {
 
 TEST(Core, BoolInputsAndOutputsAreInt32ZeroOrOne) {
   // c -> NOT c, and c's words read back as a bool output through a word of 7.
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "not", 0, 0, 1, 1);
-  *r->add_code() = ins(wafer::NOT, {16, 0}, 4);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "not", 0, 0, 1, 1);
+  *r->add_code() = ins(format::NOT, {16, 0}, 4);
   initFloats(r, 0, 0, 32, {0});
   r->mutable_init(0)->set_data(std::string("\7\0\0\0", 4));
-  addPiece(addTensor(p, false, "c", wafer::BOOL, {2, 2}), 0, 0, 0, 0, 4);
-  addPiece(addTensor(p, true, "n", wafer::BOOL, {2, 2}), 0, 0, 16, 0, 4);
-  addPiece(addTensor(p, true, "w", wafer::I32, {4}), 0, 0, 0, 0, 4);
-  addPiece(addTensor(p, true, "seven", wafer::BOOL, {1}), 0, 0, 32, 0, 1);
+  addPiece(addTensor(p, false, "c", format::BOOL, {2, 2}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "n", format::BOOL, {2, 2}), 0, 0, 16, 0, 4);
+  addPiece(addTensor(p, true, "w", format::I32, {4}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "seven", format::BOOL, {1}), 0, 0, 32, 0, 1);
   RunResult res = runProgram(p, {{"c", HostArray::integers(DType::Bool, {2, 2}, {1, 0, 0, 1})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.outputs.at("n").dtype, DType::Bool);
@@ -458,15 +458,15 @@ TEST(Core, BoolInputsAndOutputsAreInt32ZeroOrOne) {
 TEST(Core, GuardsCompareLoopIndicesWithTheCoordinate) {
   // Three PEs in a row; in iteration i of a loop of 3, only PEs with px > i
   // add 1 (guard px - i - 1 >= 0), so PE px ends with px.
-  wafer::Program p = makeProgram(3, 1);
-  wafer::Region *r = addRegion(p, "g", 0, 0, 3, 1);
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "g", 0, 0, 3, 1);
   *r->add_code() = loop(3);
-  wafer::Instr add = ins(wafer::ADD_I, {0, 0}, 1);
+  format::Instr add = ins(format::ADD_I, {0, 0}, 1);
   add.set_imm(1);
   *add.add_guard() = aff(-1, {-1}, 1);
   *r->add_code() = add;
   *r->add_code() = end();
-  auto *t = addTensor(p, true, "y", wafer::F32, {3});
+  auto *t = addTensor(p, true, "y", format::F32, {3});
   for (uint32_t x = 0; x < 3; ++x)
     addPiece(t, x, 0, 0, x, 1);
   RunResult res = runProgram(p);
@@ -476,15 +476,15 @@ TEST(Core, GuardsCompareLoopIndicesWithTheCoordinate) {
 
 TEST(Core, RecvDropDiscardsWordsInOrder) {
   // PE 0 sends 0..5 east; PE 1 drops 2 words, keeps 2, drops 2.
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "d", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "d", 0, 0, 2, 1);
   initFloats(r, 0, 0, 0, {0, 1, 2, 3, 4, 5});
   *r->add_code() = only(send(1, 0, 6), 0, 0, 0, 0);
-  *r->add_code() = only(recv(1, 0, 2, wafer::RECV_DROP), 1, 1, 0, 0);
+  *r->add_code() = only(recv(1, 0, 2, format::RECV_DROP), 1, 1, 0, 0);
   *r->add_code() = only(recv(1, 64, 2), 1, 1, 0, 0);
-  *r->add_code() = only(recv(1, 0, 2, wafer::RECV_DROP), 1, 1, 0, 0);
+  *r->add_code() = only(recv(1, 0, 2, format::RECV_DROP), 1, 1, 0, 0);
   routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, true, "kept", wafer::F32, {2}), 1, 0, 64, 0, 2);
+  addPiece(addTensor(p, true, "kept", format::F32, {2}), 1, 0, 64, 0, 2);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("kept"), (std::vector<float>{2, 3}));
@@ -492,13 +492,13 @@ TEST(Core, RecvDropDiscardsWordsInOrder) {
 
 TEST(Core, RecvDropMayExceedTheKernelsSram) {
   // Dropping more words than a PE's SRAM holds is fine: none are stored.
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "d", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "d", 0, 0, 2, 1);
   r->set_sram_bytes_per_pe(64);
   *r->add_code() = only(send(1, 0, 8), 0, 0, 0, 0);
   *r->add_code() = only(send(1, 0, 8), 0, 0, 0, 0);
   *r->add_code() = only(send(1, 0, 8), 0, 0, 0, 0);
-  *r->add_code() = only(recv(1, 0, 24, wafer::RECV_DROP), 1, 1, 0, 0);
+  *r->add_code() = only(recv(1, 0, 24, format::RECV_DROP), 1, 1, 0, 0);
   routeEast(p, 0, 0, 1, 1);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
@@ -512,19 +512,19 @@ TEST(Core, MatvecReadsPackedHalfAndBfloat16Matrices) {
   // [[1, 2, 3], [-0.5, 256, 2^-100]]; x = {1, 1, 4}.
   const std::vector<uint16_t> half = {0x3c00, 0x4000, 0x4200, 0xb800, 0x7bff, 0x0001};
   const std::vector<uint16_t> bf16 = {0x3f80, 0x4000, 0x4040, 0xbf00, 0x4380, 0x0d80};
-  for (wafer::Storage storage : {wafer::STORE_F16, wafer::STORE_BF16}) {
-    wafer::Program p = makeProgram(1, 1);
-    wafer::Region *r = addRegion(p, "mm", 0, 0, 1, 1);
-    initHalves(r, 0, storage == wafer::STORE_F16 ? half : bf16); // 3 words
+  for (format::Storage storage : {format::STORE_F16, format::STORE_BF16}) {
+    format::Program p = makeProgram(1, 1);
+    format::Region *r = addRegion(p, "mm", 0, 0, 1, 1);
+    initHalves(r, 0, storage == format::STORE_F16 ? half : bf16); // 3 words
     initFloats(r, 0, 0, 64, {1, 1, 4});
-    wafer::Instr mv = ins(wafer::MATVEC, {96, 0, 64}, 2, 3);
+    format::Instr mv = ins(format::MATVEC, {96, 0, 64}, 2, 3);
     mv.set_storage(storage);
     *r->add_code() = mv;
-    addPiece(addTensor(p, true, "mv", wafer::F32, {2}), 0, 0, 96, 0, 2);
+    addPiece(addTensor(p, true, "mv", format::F32, {2}), 0, 0, 96, 0, 2);
     RunResult res = runProgram(p);
     ASSERT_TRUE(res.status.ok()) << res.status.message();
-    float tiny = storage == wafer::STORE_F16 ? std::ldexp(1.0f, -24) : std::ldexp(1.0f, -100);
-    float big = storage == wafer::STORE_F16 ? 65504.0f : 256.0f;
+    float tiny = storage == format::STORE_F16 ? std::ldexp(1.0f, -24) : std::ldexp(1.0f, -100);
+    float big = storage == format::STORE_F16 ? 65504.0f : 256.0f;
     EXPECT_EQ(res.out("mv"), (std::vector<float>{1 + 2 + 12, -0.5f + big + 4 * tiny}));
     EXPECT_EQ(res.report.cycles, 2u) << "same cost as fp32: ceil(6 / 4)";
   }
@@ -534,17 +534,17 @@ TEST(Core, RecvVecmatReadsAPackedMatrix) {
   // PE 0 sends x = (2, -1); PE 1 holds W = [[1, 2, 3], [-0.5, 65504, 2^-24]]
   // as IEEE half and multiplies x into it as it arrives.
   const std::vector<uint16_t> half = {0x3c00, 0x4000, 0x4200, 0xb800, 0x7bff, 0x0001};
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
   initFloats(r, 0, 0, 0, {2, -1});
   initHalves(r, 0, half, 1);
   *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
-  wafer::Instr mv = ins(wafer::RECV_VECMAT, {64, 0}, 2, 3);
+  format::Instr mv = ins(format::RECV_VECMAT, {64, 0}, 2, 3);
   mv.set_color(1);
-  mv.set_storage(wafer::STORE_F16);
+  mv.set_storage(format::STORE_F16);
   *r->add_code() = only(mv, 1, 1, 0, 0);
   routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, true, "vm", wafer::F32, {3}), 1, 0, 64, 0, 3);
+  addPiece(addTensor(p, true, "vm", format::F32, {3}), 1, 0, 64, 0, 3);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("vm"),
@@ -552,26 +552,26 @@ TEST(Core, RecvVecmatReadsAPackedMatrix) {
 }
 
 TEST(Core, GatherWidensAPackedRow) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "embed", 0, 0, 1, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "embed", 0, 0, 1, 1);
   // A 2 x 3 bfloat16 table: row 0 = {1, 2, 3}, row 1 = {-1, 0.5, 4}; row 1
   // starts in the middle of word 1.
   initHalves(r, 0, {0x3f80, 0x4000, 0x4040, 0xbf80, 0x3f00, 0x4080});
-  wafer::Instr g = ins(wafer::GATHER, {64, 0, 32}, 2, 3);
-  g.set_storage(wafer::STORE_BF16);
+  format::Instr g = ins(format::GATHER, {64, 0, 32}, 2, 3);
+  g.set_storage(format::STORE_BF16);
   *r->add_code() = g;
-  addPiece(addTensor(p, false, "id", wafer::I64, {1}), 0, 0, 32, 0, 1);
-  addPiece(addTensor(p, true, "row", wafer::F32, {3}), 0, 0, 64, 0, 3);
+  addPiece(addTensor(p, false, "id", format::I64, {1}), 0, 0, 32, 0, 1);
+  addPiece(addTensor(p, true, "row", format::F32, {3}), 0, 0, 64, 0, 3);
   RunResult res = runProgram(p, {{"id", HostArray::integers(DType::I64, {1}, {1})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("row"), (std::vector<float>{-1, 0.5f, 4}));
 }
 
 TEST(Core, PackedStorageIsRefusedOnOtherOps) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
-  wafer::Instr add = ins(wafer::ADD, {0, 0, 0}, 1);
-  add.set_storage(wafer::STORE_F16);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "alu", 0, 0, 1, 1);
+  format::Instr add = ins(format::ADD, {0, 0, 0}, 1);
+  add.set_storage(format::STORE_F16);
   *r->add_code() = add;
   RunResult res = runProgram(p);
   ASSERT_FALSE(res.status.ok());

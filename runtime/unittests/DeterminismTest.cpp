@@ -10,7 +10,7 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
@@ -18,22 +18,22 @@ constexpr uint32_t N = 8, L = 16;
 constexpr int64_t V = 0, W = 64, T = W + 4 * L * L, S = T + 4 * L;
 
 /// Each PE of the top-left cols x rows sends `color` to the core below it.
-void routeColumnsSouth(wafer::Program &p, uint32_t cols, uint32_t rows, uint32_t color) {
+void routeColumnsSouth(format::Program &p, uint32_t cols, uint32_t rows, uint32_t color) {
   for (uint32_t x = 0; x < cols; ++x)
     for (uint32_t y = 0; y < rows; ++y) {
       if (y + 1 < rows)
-        addRoute(p, x, y, color, wafer::RAMP, {wafer::SOUTH});
+        addRoute(p, x, y, color, format::RAMP, {format::SOUTH});
       if (y > 0)
-        addRoute(p, x, y, color, wafer::NORTH, {wafer::RAMP});
+        addRoute(p, x, y, color, format::NORTH, {format::RAMP});
     }
 }
 
-wafer::Program randomProgram(uint32_t seed) {
+format::Program randomProgram(uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1, 1);
   std::uniform_int_distribution<uint32_t> coord(0, N - 1), trips(0, 4);
-  wafer::Program p = makeProgram(N, N);
-  wafer::Region *r = addRegion(p, "grid", 0, 0, N, N);
+  format::Program p = makeProgram(N, N);
+  format::Region *r = addRegion(p, "grid", 0, 0, N, N);
   for (uint32_t py = 0; py < N; ++py)
     for (uint32_t px = 0; px < N; ++px) {
       std::vector<float> w(L * L);
@@ -42,43 +42,43 @@ wafer::Program randomProgram(uint32_t seed) {
       initFloats(r, px, py, W, w);
     }
   *r->add_code() = loop(3);
-  *r->add_code() = ins(wafer::MATVEC, {T, W, V}, L, L);
+  *r->add_code() = ins(format::MATVEC, {T, W, V}, L, L);
   // Uneven work: random rectangles repeat a transcendental a random number of times.
   for (int k = 0; k < 6; ++k) {
     uint32_t x0 = coord(rng), y0 = coord(rng);
     uint32_t x1 = std::max(x0, coord(rng)), y1 = std::max(y0, coord(rng));
     *r->add_code() = only(loop(trips(rng)), x0, x1, y0, y1);
-    *r->add_code() = ins(k % 2 ? wafer::TANH : wafer::GELU, {T, T}, L);
+    *r->add_code() = ins(k % 2 ? format::TANH : format::GELU, {T, T}, L);
     *r->add_code() = end();
   }
   // Row reduction of T eastwards, column max of V southwards.
-  *r->add_code() = only(recv(0, T, L, wafer::RECV_ADD), 1, N - 1, 0, N - 1);
+  *r->add_code() = only(recv(0, T, L, format::RECV_ADD), 1, N - 1, 0, N - 1);
   *r->add_code() = only(send(0, T, L), 0, N - 2, 0, N - 1);
-  *r->add_code() = only(recv(1, V, L, wafer::RECV_MAX), 0, N - 1, 1, N - 1);
+  *r->add_code() = only(recv(1, V, L, format::RECV_MAX), 0, N - 1, 1, N - 1);
   *r->add_code() = only(send(1, V, L), 0, N - 1, 0, N - 2);
   // The east column broadcasts its row sum back west; everyone folds it into V.
   *r->add_code() = only(send(2, T, L), N - 1, N - 1, 0, N - 1);
   *r->add_code() = only(recv(2, S, L), 0, N - 2, 0, N - 1);
-  wafer::Instr scale = only(ins(wafer::MUL_I, {S, S}, L), 0, N - 2, 0, N - 1);
+  format::Instr scale = only(ins(format::MUL_I, {S, S}, L), 0, N - 2, 0, N - 1);
   scale.set_imm(0.01f);
   *r->add_code() = scale;
-  *r->add_code() = only(ins(wafer::ADD, {V, V, S}, L), 0, N - 2, 0, N - 1);
+  *r->add_code() = only(ins(format::ADD, {V, V, S}, L), 0, N - 2, 0, N - 1);
   *r->add_code() = end();
   for (uint32_t y = 0; y < N; ++y) {
     routeEast(p, y, 0, 1, 0);
     for (uint32_t x = 1; x + 1 < N; ++x)
-      addRoute(p, x, y, 0, wafer::RAMP, {wafer::EAST});
+      addRoute(p, x, y, 0, format::RAMP, {format::EAST});
     for (uint32_t x = 2; x < N; ++x)
-      addRoute(p, x, y, 0, wafer::WEST, {wafer::RAMP});
-    addRoute(p, N - 1, y, 2, wafer::RAMP, {wafer::WEST});
+      addRoute(p, x, y, 0, format::WEST, {format::RAMP});
+    addRoute(p, N - 1, y, 2, format::RAMP, {format::WEST});
     for (uint32_t x = 1; x + 1 < N; ++x)
-      addRoute(p, x, y, 2, wafer::EAST, {wafer::WEST, wafer::RAMP});
-    addRoute(p, 0, y, 2, wafer::EAST, {wafer::RAMP});
+      addRoute(p, x, y, 2, format::EAST, {format::WEST, format::RAMP});
+    addRoute(p, 0, y, 2, format::EAST, {format::RAMP});
   }
   routeColumnsSouth(p, N, N, 1);
-  wafer::HostTensor *in = addTensor(p, false, "v", wafer::F32, {N, N, L});
-  wafer::HostTensor *outV = addTensor(p, true, "v_out", wafer::F32, {N, N, L});
-  wafer::HostTensor *outT = addTensor(p, true, "t_out", wafer::F32, {N, N, L});
+  format::HostTensor *in = addTensor(p, false, "v", format::F32, {N, N, L});
+  format::HostTensor *outV = addTensor(p, true, "v_out", format::F32, {N, N, L});
+  format::HostTensor *outT = addTensor(p, true, "t_out", format::F32, {N, N, L});
   for (uint32_t y = 0; y < N; ++y)
     for (uint32_t x = 0; x < N; ++x) {
       addPiece(in, x, y, V, (y * N + x) * L, L);
@@ -90,7 +90,7 @@ wafer::Program randomProgram(uint32_t seed) {
 
 TEST(Determinism, OneAndFourThreadsAgreeBitForBit) {
   for (uint32_t seed : {1u, 2u, 3u}) {
-    wafer::Program p = randomProgram(seed);
+    format::Program p = randomProgram(seed);
     std::mt19937 rng(seed + 100);
     std::uniform_real_distribution<float> dist(-1, 1);
     std::vector<float> v(N * N * L);
@@ -118,7 +118,7 @@ TEST(Determinism, OneAndFourThreadsAgreeBitForBit) {
 }
 
 TEST(Determinism, OddThreadCountsAgreeToo) {
-  wafer::Program p = randomProgram(7);
+  format::Program p = randomProgram(7);
   std::vector<float> v(N * N * L, 0.5f);
   RunResult a = runProgram(p, {{"v", HostArray::floats({N, N, L}, v)}}, 2);
   RunResult b = runProgram(p, {{"v", HostArray::floats({N, N, L}, v)}}, 7);
@@ -131,24 +131,24 @@ TEST(Determinism, OddThreadCountsAgreeToo) {
 // Sums down each column of a 4x3 kernel, then along its last row east: its
 // streams cross between column strips one way only, so with several
 // threads each thread runs a strip of it (Scheduler.cpp).
-wafer::Program oneWayProgram() {
+format::Program oneWayProgram() {
   constexpr uint32_t Cols = 4, Rows = 3;
-  wafer::Program p = makeProgram(Cols, Rows);
-  wafer::Region *r = addRegion(p, "lin", 0, 0, Cols, Rows);
+  format::Program p = makeProgram(Cols, Rows);
+  format::Region *r = addRegion(p, "lin", 0, 0, Cols, Rows);
   *r->add_code() = loop(5);
-  wafer::Instr grow = ins(wafer::MUL_I, {V, V}, L);
+  format::Instr grow = ins(format::MUL_I, {V, V}, L);
   grow.set_imm(1.5f);
   *r->add_code() = grow;
-  *r->add_code() = only(recv(1, V, L, wafer::RECV_ADD), 0, Cols - 1, 1, Rows - 1);
+  *r->add_code() = only(recv(1, V, L, format::RECV_ADD), 0, Cols - 1, 1, Rows - 1);
   *r->add_code() = only(send(1, V, L), 0, Cols - 1, 0, Rows - 2);
-  *r->add_code() = only(recv(0, V, L, wafer::RECV_ADD), 1, Cols - 1, Rows - 1, Rows - 1);
+  *r->add_code() = only(recv(0, V, L, format::RECV_ADD), 1, Cols - 1, Rows - 1, Rows - 1);
   *r->add_code() = only(send(0, V, L), 0, Cols - 2, Rows - 1, Rows - 1);
   *r->add_code() = end();
   routeColumnsSouth(p, Cols, Rows, 1);
   for (uint32_t x = 0; x + 1 < Cols; ++x)
     routeEast(p, Rows - 1, x, x + 1, 0);
-  wafer::HostTensor *in = addTensor(p, false, "v", wafer::F32, {Rows, Cols, L});
-  wafer::HostTensor *out = addTensor(p, true, "v_out", wafer::F32, {Rows, Cols, L});
+  format::HostTensor *in = addTensor(p, false, "v", format::F32, {Rows, Cols, L});
+  format::HostTensor *out = addTensor(p, true, "v_out", format::F32, {Rows, Cols, L});
   for (uint32_t y = 0; y < Rows; ++y)
     for (uint32_t x = 0; x < Cols; ++x) {
       addPiece(in, x, y, V, (y * Cols + x) * L, L);
@@ -157,7 +157,7 @@ wafer::Program oneWayProgram() {
   return p;
 }
 
-std::vector<bool> stripsOneWay(const wafer::Program &p, unsigned n) {
+std::vector<bool> stripsOneWay(const format::Program &p, unsigned n) {
   Expected<detail::Model> m = detail::buildModel(p);
   EXPECT_TRUE(bool(m)) << m.status().message();
   std::vector<detail::PeState> pes(m->numPes);
@@ -165,7 +165,7 @@ std::vector<bool> stripsOneWay(const wafer::Program &p, unsigned n) {
 }
 
 TEST(Determinism, KernelsSplitByStripsComputeTheSame) {
-  wafer::Program p = oneWayProgram();
+  format::Program p = oneWayProgram();
   EXPECT_EQ(stripsOneWay(p, 2), std::vector<bool>{true});
   EXPECT_EQ(stripsOneWay(p, 4), std::vector<bool>{true});
   EXPECT_EQ(stripsOneWay(p, 5), std::vector<bool>{false}); // narrower than the strips
@@ -206,23 +206,23 @@ TEST(Determinism, KernelsSplitByStripsComputeTheSame) {
 // at any thread count.
 TEST(Determinism, YieldingPesComputeTheSame) {
   constexpr int64_t Items = 3 * int64_t(detail::VisitLimit().sends) + 7;
-  wafer::Program p = makeProgram(2, 1);
+  format::Program p = makeProgram(2, 1);
   p.mutable_arch()->set_sram_bytes_per_pe(4 * Items + 4);
-  wafer::Region *prod = addRegion(p, "prod", 0, 0, 1, 1);
+  format::Region *prod = addRegion(p, "prod", 0, 0, 1, 1);
   *prod->add_code() = loop(Items);
-  wafer::Instr s = send(0, 0, 1);
+  format::Instr s = send(0, 0, 1);
   *s.mutable_addr(0) = aff(0, {4});
   *prod->add_code() = s;
   *prod->add_code() = end();
-  wafer::Region *cons = addRegion(p, "cons", 1, 0, 1, 1);
+  format::Region *cons = addRegion(p, "cons", 1, 0, 1, 1);
   *cons->add_code() = loop(Items);
-  *cons->add_code() = recv(0, 0, 1, wafer::RECV_ADD);
-  *cons->add_code() = ins(wafer::EXP, {1024, 1024}, 1024);
+  *cons->add_code() = recv(0, 0, 1, format::RECV_ADD);
+  *cons->add_code() = ins(format::EXP, {1024, 1024}, 1024);
   *cons->add_code() = end();
-  addRoute(p, 0, 0, 0, wafer::RAMP, {wafer::EAST});
-  addRoute(p, 1, 0, 0, wafer::WEST, {wafer::RAMP});
-  addPiece(addTensor(p, false, "x", wafer::F32, {Items}), 0, 0, 0, 0, Items);
-  addPiece(addTensor(p, true, "sum", wafer::F32, {1}), 1, 0, 0, 0, 1);
+  addRoute(p, 0, 0, 0, format::RAMP, {format::EAST});
+  addRoute(p, 1, 0, 0, format::WEST, {format::RAMP});
+  addPiece(addTensor(p, false, "x", format::F32, {Items}), 0, 0, 0, 0, Items);
+  addPiece(addTensor(p, true, "sum", format::F32, {1}), 1, 0, 0, 0, 1);
   std::vector<float> x(Items);
   float want = 0;
   for (int64_t i = 0; i < Items; ++i) {
@@ -248,15 +248,15 @@ TEST(Determinism, YieldingPesComputeTheSame) {
 // a link first.
 TEST(Determinism, CollisionIsReportedTheSameAtAnyThreadCount) {
   constexpr uint32_t Senders = 64;
-  wafer::Program p = makeProgram(Senders + 1, 1);
+  format::Program p = makeProgram(Senders + 1, 1);
   *addRegion(p, "s", 0, 0, Senders, 1)->add_code() = send(4, 0, 1);
   *addRegion(p, "c", Senders, 0, 1, 1)->add_code() = recv(4, 0, Senders);
   for (uint32_t x = 0; x < Senders; ++x) {
-    addRoute(p, x, 0, 4, wafer::RAMP, {wafer::EAST});
+    addRoute(p, x, 0, 4, format::RAMP, {format::EAST});
     if (x > 0)
-      addRoute(p, x, 0, 4, wafer::WEST, {wafer::EAST});
+      addRoute(p, x, 0, 4, format::WEST, {format::EAST});
   }
-  addRoute(p, Senders, 0, 4, wafer::WEST, {wafer::RAMP});
+  addRoute(p, Senders, 0, 4, format::WEST, {format::RAMP});
   const std::string want =
       "collision: wafer 0 PE (1,0) (kernel 's'), color 4: EAST already carries wavelets of "
       "wafer 0 PE (0,0) (kernel 's') on color 4 (sent by wafer 0 PE (1,0) (kernel 's') on "

@@ -8,7 +8,7 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
@@ -18,12 +18,12 @@ HostArray vec(std::vector<float> v) {
 }
 
 TEST(Fabric, SendEastOverThreeHops) {
-  wafer::Program p = makeProgram(5, 1);
+  format::Program p = makeProgram(5, 1);
   *addRegion(p, "src", 0, 0, 1, 1)->add_code() = send(1, 0, 4);
   *addRegion(p, "dst", 3, 0, 1, 1)->add_code() = recv(1, 0, 4);
   routeEast(p, 0, 0, 3, 1);
-  addPiece(addTensor(p, false, "x", wafer::F32, {4}), 0, 0, 0, 0, 4);
-  addPiece(addTensor(p, true, "y", wafer::F32, {4}), 3, 0, 0, 0, 4);
+  addPiece(addTensor(p, false, "x", format::F32, {4}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "y", format::F32, {4}), 3, 0, 0, 0, 4);
   RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{1, 2, 3, 4}));
@@ -39,18 +39,18 @@ TEST(Fabric, MessagesOfOneVisitKeepTheirOrderPerColor) {
   // One visit sends on colors 1, 2, 1, 2, 1 (color 2's sizes differ): the
   // fabric walks a color's messages of one size as one block, and each
   // color's queue still gets them in send order, each with its own time.
-  wafer::Program p = makeProgram(3, 1);
-  wafer::Region *src = addRegion(p, "src", 0, 0, 1, 1);
-  for (wafer::Instr i : {send(1, 0, 2), send(2, 8, 3), send(1, 20, 2), send(2, 28, 1), send(1, 32, 2)})
+  format::Program p = makeProgram(3, 1);
+  format::Region *src = addRegion(p, "src", 0, 0, 1, 1);
+  for (format::Instr i : {send(1, 0, 2), send(2, 8, 3), send(1, 20, 2), send(2, 28, 1), send(1, 32, 2)})
     *src->add_code() = i;
-  wafer::Region *dst = addRegion(p, "dst", 2, 0, 1, 1);
+  format::Region *dst = addRegion(p, "dst", 2, 0, 1, 1);
   *dst->add_code() = recv(1, 0, 6);
   *dst->add_code() = recv(2, 24, 4);
   routeEast(p, 0, 0, 2, 1);
   routeEast(p, 0, 0, 2, 2);
-  addPiece(addTensor(p, false, "x", wafer::F32, {10}), 0, 0, 0, 0, 10);
-  addPiece(addTensor(p, true, "y1", wafer::F32, {6}), 2, 0, 0, 0, 6);
-  addPiece(addTensor(p, true, "y2", wafer::F32, {4}), 2, 0, 24, 0, 4);
+  addPiece(addTensor(p, false, "x", format::F32, {10}), 0, 0, 0, 0, 10);
+  addPiece(addTensor(p, true, "y1", format::F32, {6}), 2, 0, 0, 0, 6);
+  addPiece(addTensor(p, true, "y2", format::F32, {4}), 2, 0, 24, 0, 4);
   RunResult res = runProgram(p, {{"x", vec({0, 1, 2, 3, 4, 5, 6, 7, 8, 9})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y1"), (std::vector<float>{0, 1, 5, 6, 8, 9}));
@@ -64,17 +64,17 @@ TEST(Fabric, MessagesOfOneVisitKeepTheirOrderPerColor) {
 }
 
 TEST(Fabric, MulticastToTwoPes) {
-  wafer::Program p = makeProgram(3, 2);
+  format::Program p = makeProgram(3, 2);
   *addRegion(p, "a", 0, 0, 1, 1)->add_code() = recv(2, 0, 2);
   *addRegion(p, "s", 1, 0, 1, 1)->add_code() = send(2, 0, 2);
   *addRegion(p, "b", 2, 1, 1, 1)->add_code() = recv(2, 0, 2);
-  addRoute(p, 1, 0, 2, wafer::RAMP, {wafer::EAST, wafer::WEST});
-  addRoute(p, 0, 0, 2, wafer::EAST, {wafer::RAMP});
-  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::SOUTH});
-  addRoute(p, 2, 1, 2, wafer::NORTH, {wafer::RAMP});
-  addPiece(addTensor(p, false, "x", wafer::F32, {2}), 1, 0, 0, 0, 2);
-  addPiece(addTensor(p, true, "ya", wafer::F32, {2}), 0, 0, 0, 0, 2);
-  addPiece(addTensor(p, true, "yb", wafer::F32, {2}), 2, 1, 0, 0, 2);
+  addRoute(p, 1, 0, 2, format::RAMP, {format::EAST, format::WEST});
+  addRoute(p, 0, 0, 2, format::EAST, {format::RAMP});
+  addRoute(p, 2, 0, 2, format::WEST, {format::SOUTH});
+  addRoute(p, 2, 1, 2, format::NORTH, {format::RAMP});
+  addPiece(addTensor(p, false, "x", format::F32, {2}), 1, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "ya", format::F32, {2}), 0, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "yb", format::F32, {2}), 2, 1, 0, 0, 2);
   RunResult res = runProgram(p, {{"x", vec({7, -7})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("ya"), (std::vector<float>{7, -7}));
@@ -86,23 +86,23 @@ TEST(Fabric, FiltersGiveEachCoreItsWindow) {
   // One 6-word message to two PEs; their filters keep words [1, 3) and
   // [4, 6) of each 6-word period: each core receives 2 words, which arrive
   // as late as their place in the message says.
-  wafer::Program p = makeProgram(3, 1);
+  format::Program p = makeProgram(3, 1);
   *addRegion(p, "a", 0, 0, 1, 1)->add_code() = recv(2, 0, 2);
   *addRegion(p, "s", 1, 0, 1, 1)->add_code() = send(2, 0, 6);
-  wafer::Region *b = addRegion(p, "b", 2, 0, 1, 1);
+  format::Region *b = addRegion(p, "b", 2, 0, 1, 1);
   *b->add_code() = recv(2, 0, 2);
-  addRoute(p, 1, 0, 2, wafer::RAMP, {wafer::EAST, wafer::WEST});
-  addRoute(p, 0, 0, 2, wafer::EAST, {wafer::RAMP});
-  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::RAMP});
-  auto filter = [](wafer::Region *r, uint32_t first, uint32_t count) {
-    wafer::Filter *f = r->add_filters();
+  addRoute(p, 1, 0, 2, format::RAMP, {format::EAST, format::WEST});
+  addRoute(p, 0, 0, 2, format::EAST, {format::RAMP});
+  addRoute(p, 2, 0, 2, format::WEST, {format::RAMP});
+  auto filter = [](format::Region *r, uint32_t first, uint32_t count) {
+    format::Filter *f = r->add_filters();
     f->set_color(2), f->set_first(first), f->set_count(count), f->set_period(6);
   };
   filter(p.mutable_wafers(0)->mutable_regions(0), 1, 2);
   filter(b, 4, 2);
-  addPiece(addTensor(p, false, "x", wafer::F32, {6}), 1, 0, 0, 0, 6);
-  addPiece(addTensor(p, true, "ya", wafer::F32, {2}), 0, 0, 0, 0, 2);
-  addPiece(addTensor(p, true, "yb", wafer::F32, {2}), 2, 0, 0, 0, 2);
+  addPiece(addTensor(p, false, "x", format::F32, {6}), 1, 0, 0, 0, 6);
+  addPiece(addTensor(p, true, "ya", format::F32, {2}), 0, 0, 0, 0, 2);
+  addPiece(addTensor(p, true, "yb", format::F32, {2}), 2, 0, 0, 0, 2);
   RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4, 5, 6})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("ya"), (std::vector<float>{2, 3}));
@@ -112,7 +112,7 @@ TEST(Fabric, FiltersGiveEachCoreItsWindow) {
   EXPECT_TRUE(res.report.warnings.empty());
 
   // A filter where the router gives the core nothing is refused.
-  wafer::Region *s = p.mutable_wafers(0)->mutable_regions(1);
+  format::Region *s = p.mutable_wafers(0)->mutable_regions(1);
   filter(s, 0, 1);
   RunResult bad = runProgram(p, {{"x", vec({1, 2, 3, 4, 5, 6})}});
   EXPECT_FALSE(bad.status.ok());
@@ -124,18 +124,18 @@ TEST(Fabric, FiltersGiveEachCoreItsWindow) {
 TEST(Fabric, FilterWindowsSpanMessages) {
   // A 6-word block per period sent as two 3-word messages, twice: the
   // window [2, 5) takes the last word of one message and two of the next.
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *s = addRegion(p, "s", 0, 0, 1, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *s = addRegion(p, "s", 0, 0, 1, 1);
   for (uint32_t at : {0u, 12u, 24u, 36u})
     *s->add_code() = send(2, at, 3);
-  wafer::Region *r = addRegion(p, "r", 1, 0, 1, 1);
+  format::Region *r = addRegion(p, "r", 1, 0, 1, 1);
   *r->add_code() = recv(2, 0, 6);
-  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST});
-  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::RAMP});
-  wafer::Filter *f = r->add_filters();
+  addRoute(p, 0, 0, 2, format::RAMP, {format::EAST});
+  addRoute(p, 1, 0, 2, format::WEST, {format::RAMP});
+  format::Filter *f = r->add_filters();
   f->set_color(2), f->set_first(2), f->set_count(3), f->set_period(6);
-  addPiece(addTensor(p, false, "x", wafer::F32, {12}), 0, 0, 0, 0, 12);
-  addPiece(addTensor(p, true, "y", wafer::F32, {6}), 1, 0, 0, 0, 6);
+  addPiece(addTensor(p, false, "x", format::F32, {12}), 0, 0, 0, 0, 12);
+  addPiece(addTensor(p, true, "y", format::F32, {6}), 1, 0, 0, 0, 6);
   RunResult res = runProgram(p, {{"x", vec({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{2, 3, 4, 8, 9, 10}));
@@ -145,26 +145,26 @@ TEST(Fabric, FilterWindowsSpanMessages) {
 // theirs and pass the sum on (two steps, or one forwarding receive), PE 3
 // adds the last. Returns the run's cycles after checking the sums.
 static uint64_t chainSum(bool forwarding) {
-  wafer::Program p = makeProgram(4, 1);
-  wafer::Region *r = addRegion(p, "reduce", 0, 0, 4, 1);
+  format::Program p = makeProgram(4, 1);
+  format::Region *r = addRegion(p, "reduce", 0, 0, 4, 1);
   *r->add_code() = only(send(0, 0, 4), 0, 0, 0, 0);
   if (forwarding) {
-    wafer::Instr relay = recv(0, 0, 4, wafer::RECV_ADD);
+    format::Instr relay = recv(0, 0, 4, format::RECV_ADD);
     relay.set_forward(0);
     *r->add_code() = only(relay, 1, 2, 0, 0);
   } else {
-    *r->add_code() = only(recv(0, 0, 4, wafer::RECV_ADD), 1, 2, 0, 0);
+    *r->add_code() = only(recv(0, 0, 4, format::RECV_ADD), 1, 2, 0, 0);
     *r->add_code() = only(send(0, 0, 4), 1, 2, 0, 0);
   }
-  *r->add_code() = only(recv(0, 0, 4, wafer::RECV_ADD), 3, 3, 0, 0);
+  *r->add_code() = only(recv(0, 0, 4, format::RECV_ADD), 3, 3, 0, 0);
   for (uint32_t x = 0; x < 3; ++x) {
-    addRoute(p, x, 0, 0, wafer::RAMP, {wafer::EAST});
-    addRoute(p, x + 1, 0, 0, wafer::WEST, {wafer::RAMP});
+    addRoute(p, x, 0, 0, format::RAMP, {format::EAST});
+    addRoute(p, x + 1, 0, 0, format::WEST, {format::RAMP});
   }
-  wafer::HostTensor *x = addTensor(p, false, "x", wafer::F32, {4, 4});
+  format::HostTensor *x = addTensor(p, false, "x", format::F32, {4, 4});
   for (uint32_t px = 0; px < 4; ++px)
     addPiece(x, px, 0, 0, 4 * px, 4);
-  addPiece(addTensor(p, true, "sum", wafer::F32, {4}), 3, 0, 0, 0, 4);
+  addPiece(addTensor(p, true, "sum", format::F32, {4}), 3, 0, 0, 0, 4);
   std::vector<float> in(16);
   for (int i = 0; i < 16; ++i)
     in[i] = float(i * i) / 8;
@@ -197,8 +197,8 @@ TEST(Fabric, TiledMatvecOnTwoByTwoPes) {
     w = dist(rng);
   for (float &v : x)
     v = dist(rng);
-  wafer::Program p = makeProgram(2, 2);
-  wafer::Region *reg = addRegion(p, "matvec", 0, 0, 2, 2);
+  format::Program p = makeProgram(2, 2);
+  format::Region *reg = addRegion(p, "matvec", 0, 0, 2, 2);
   for (uint32_t py = 0; py < 2; ++py)
     for (uint32_t px = 0; px < 2; ++px) {
       std::vector<float> tile;
@@ -211,22 +211,22 @@ TEST(Fabric, TiledMatvecOnTwoByTwoPes) {
   // x chunks enter at the top row and are multicast down the columns.
   *reg->add_code() = only(send(0, X, c), 0, 1, 0, 0);
   *reg->add_code() = only(recv(0, X, c), 0, 1, 1, 1);
-  *reg->add_code() = ins(wafer::MATVEC, {Y, 0, X}, r, c);
+  *reg->add_code() = ins(format::MATVEC, {Y, 0, X}, r, c);
   // Partial sums are reduced along the rows into the east column.
   *reg->add_code() = only(send(1, Y, r), 0, 0, 0, 1);
-  *reg->add_code() = only(recv(1, Y, r, wafer::RECV_ADD), 1, 1, 0, 1);
+  *reg->add_code() = only(recv(1, Y, r, format::RECV_ADD), 1, 1, 0, 1);
   for (uint32_t px = 0; px < 2; ++px) {
-    addRoute(p, px, 0, 0, wafer::RAMP, {wafer::SOUTH});
-    addRoute(p, px, 1, 0, wafer::NORTH, {wafer::RAMP});
+    addRoute(p, px, 0, 0, format::RAMP, {format::SOUTH});
+    addRoute(p, px, 1, 0, format::NORTH, {format::RAMP});
   }
   for (uint32_t py = 0; py < 2; ++py) {
-    addRoute(p, 0, py, 1, wafer::RAMP, {wafer::EAST});
-    addRoute(p, 1, py, 1, wafer::WEST, {wafer::RAMP});
+    addRoute(p, 0, py, 1, format::RAMP, {format::EAST});
+    addRoute(p, 1, py, 1, format::WEST, {format::RAMP});
   }
-  wafer::HostTensor *xt = addTensor(p, false, "x", wafer::F32, {C});
+  format::HostTensor *xt = addTensor(p, false, "x", format::F32, {C});
   addPiece(xt, 0, 0, X, 0, c);
   addPiece(xt, 1, 0, X, c, c);
-  wafer::HostTensor *yt = addTensor(p, true, "y", wafer::F32, {R});
+  format::HostTensor *yt = addTensor(p, true, "y", format::F32, {R});
   addPiece(yt, 1, 0, Y, 0, r);
   addPiece(yt, 1, 1, Y, r, r);
   RunResult res = runProgram(p, {{"x", HostArray::floats({C}, x)}});
@@ -242,9 +242,9 @@ TEST(Fabric, TiledMatvecOnTwoByTwoPes) {
 }
 
 TEST(Fabric, TwoWafersOverALink) {
-  wafer::Program p = twoWafersOverALink();
-  addPiece(addTensor(p, false, "x", wafer::F32, {4}), 0, 0, 0, 0, 4, 1, 0, 0);
-  addPiece(addTensor(p, true, "y", wafer::F32, {4}), 1, 0, 0, 0, 4, 1, 0, 1);
+  format::Program p = twoWafersOverALink();
+  addPiece(addTensor(p, false, "x", format::F32, {4}), 0, 0, 0, 0, 4, 1, 0, 0);
+  addPiece(addTensor(p, true, "y", format::F32, {4}), 1, 0, 0, 0, 4, 1, 0, 1);
   RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{1, 2, 3, 4}));
@@ -255,16 +255,16 @@ TEST(Fabric, TwoWafersOverALink) {
 }
 
 TEST(Fabric, RecvMaxAndAnEmptySend) {
-  wafer::Program p = makeProgram(2, 1);
+  format::Program p = makeProgram(2, 1);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(0, 0, 0); // routed, delivers nothing
-  wafer::Region *s = p.mutable_wafers(0)->mutable_regions(0);
+  format::Region *s = p.mutable_wafers(0)->mutable_regions(0);
   *s->add_code() = send(0, 0, 3);
-  wafer::Region *r = addRegion(p, "r", 1, 0, 1, 1);
-  *r->add_code() = recv(0, 0, 3, wafer::RECV_MAX);
+  format::Region *r = addRegion(p, "r", 1, 0, 1, 1);
+  *r->add_code() = recv(0, 0, 3, format::RECV_MAX);
   routeEast(p, 0, 0, 1, 0);
-  addPiece(addTensor(p, false, "x", wafer::F32, {3}), 0, 0, 0, 0, 3);
-  addPiece(addTensor(p, false, "y", wafer::F32, {3}), 1, 0, 0, 0, 3);
-  addPiece(addTensor(p, true, "m", wafer::F32, {3}), 1, 0, 0, 0, 3);
+  addPiece(addTensor(p, false, "x", format::F32, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(p, false, "y", format::F32, {3}), 1, 0, 0, 0, 3);
+  addPiece(addTensor(p, true, "m", format::F32, {3}), 1, 0, 0, 0, 3);
   RunResult res = runProgram(p, {{"x", vec({1, 5, -2})}, {"y", vec({3, 4, -1})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("m"), (std::vector<float>{3, 5, -1}));
@@ -275,22 +275,22 @@ TEST(Fabric, RecvMaxAndAnEmptySend) {
 TEST(Fabric, CountsFromThePeCoordinate) {
   // One SPMD region of 3 PEs in a row: PE 0 sends 2 words to PE 1 and 4 to PE 2
   // (two colors); every PE receives n = 2 * px words (PE 0: none).
-  wafer::Program p = makeProgram(3, 1);
-  wafer::Region *r = addRegion(p, "row", 0, 0, 3, 1);
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "row", 0, 0, 3, 1);
   *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
   *r->add_code() = only(send(2, 0, 4), 0, 0, 0, 0);
-  wafer::Instr in1 = recv(1, 64, 0);
+  format::Instr in1 = recv(1, 64, 0);
   *in1.mutable_n() = aff(0, {}, 2);
   *r->add_code() = only(in1, 1, 1, 0, 0);
-  wafer::Instr in2 = recv(2, 64, 0);
+  format::Instr in2 = recv(2, 64, 0);
   *in2.mutable_n() = aff(0, {}, 2);
   *r->add_code() = in2; // PE 0: n = 0, completes at once; PE 1: color 2 never arrives
   routeEast(p, 0, 0, 1, 1);
-  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST});
-  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::EAST});
-  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::RAMP});
-  addPiece(addTensor(p, false, "x", wafer::F32, {4}), 0, 0, 0, 0, 4);
-  wafer::HostTensor *y = addTensor(p, true, "y", wafer::F32, {2, 4});
+  addRoute(p, 0, 0, 2, format::RAMP, {format::EAST});
+  addRoute(p, 1, 0, 2, format::WEST, {format::EAST});
+  addRoute(p, 2, 0, 2, format::WEST, {format::RAMP});
+  addPiece(addTensor(p, false, "x", format::F32, {4}), 0, 0, 0, 0, 4);
+  format::HostTensor *y = addTensor(p, true, "y", format::F32, {2, 4});
   addPiece(y, 1, 0, 64, 0, 4);
   addPiece(y, 2, 0, 64, 4, 4);
   RunResult res = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
@@ -309,7 +309,7 @@ TEST(Fabric, CountsFromThePeCoordinate) {
 }
 
 TEST(Fabric, UnconsumedWordsAreAWarning) {
-  wafer::Program p = makeProgram(2, 1);
+  format::Program p = makeProgram(2, 1);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(0, 0, 4);
   *addRegion(p, "r", 1, 0, 1, 1)->add_code() = recv(0, 0, 3);
   routeEast(p, 0, 0, 1, 0);
@@ -321,14 +321,14 @@ TEST(Fabric, UnconsumedWordsAreAWarning) {
 }
 
 TEST(Fabric, TraceRecordsTheFirstPeOfEachKernel) {
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
-  *r->add_code() = ins(wafer::FILL, {0}, 8);
-  *r->add_code() = ins(wafer::EXP, {0, 0}, 8);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  *r->add_code() = ins(format::FILL, {0}, 8);
+  *r->add_code() = ins(format::EXP, {0, 0}, 8);
   RunResult res = runProgram(p, {}, 1, true);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   ASSERT_EQ(res.report.trace.size(), 2u);
-  EXPECT_EQ(res.report.trace[1].op, wafer::EXP);
+  EXPECT_EQ(res.report.trace[1].op, format::EXP);
   EXPECT_EQ(res.report.trace[1].start, 2u);
   EXPECT_EQ(res.report.trace[1].duration, 64u);
   std::string json = traceJson(res.report);

@@ -6,12 +6,12 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
 /// Runs `p` and returns its error message ("" if it succeeded).
-std::string errorOf(const wafer::Program &p, unsigned threads = 1) {
+std::string errorOf(const format::Program &p, unsigned threads = 1) {
   RunResult res = runProgram(p, {}, threads);
   return res.status.ok() ? "" : res.status.message();
 }
@@ -20,26 +20,26 @@ std::string errorOf(const wafer::Program &p, unsigned threads = 1) {
 #define EXPECT_ERROR_HAS(program, text) EXPECT_NE(errorOf(program).find(text), std::string::npos) << errorOf(program)
 
 TEST(Fault, SramOverflow) {
-  wafer::Program p = makeProgram(1, 1);
-  *addRegion(p, "big", 0, 0, 1, 1)->add_code() = ins(wafer::ADD, {0, 0, 4000}, 32);
+  format::Program p = makeProgram(1, 1);
+  *addRegion(p, "big", 0, 0, 1, 1)->add_code() = ins(format::ADD, {0, 0, 4000}, 32);
   EXPECT_ERROR(p, "SRAM overflow: wafer 0 PE (0,0) (kernel 'big'): instruction 0 (ADD): addr[2] "
                   "spans bytes [4000, 4128) outside the kernel's 4096 SRAM bytes");
 }
 
 TEST(Fault, OverflowOfTheKernelsDeclaredSram) {
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "small", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "small", 0, 0, 2, 1);
   r->set_sram_bytes_per_pe(1024);
-  wafer::Instr s = only(recv(3, 1020, 2), 1, 1, 0, 0);
+  format::Instr s = only(recv(3, 1020, 2), 1, 1, 0, 0);
   *r->add_code() = s;
   EXPECT_ERROR(p, "SRAM overflow: wafer 0 PE (1,0) (kernel 'small'), color 3: instruction 0 "
                   "(RECV): addr[0] spans bytes [1020, 1028) outside the kernel's 1024 SRAM bytes");
 }
 
 TEST(Fault, MisalignedAndNegativeOperands) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
-  *r->add_code() = ins(wafer::COPY, {0, 6}, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  *r->add_code() = ins(format::COPY, {0, 6}, 1);
   EXPECT_ERROR_HAS(p, "misaligned address: wafer 0 PE (0,0) (kernel 'k')");
   r->mutable_code(0)->mutable_addr(1)->set_base(-4);
   EXPECT_ERROR_HAS(p, "SRAM overflow");
@@ -49,72 +49,72 @@ TEST(Fault, MisalignedAndNegativeOperands) {
 }
 
 TEST(Fault, NoRouteAtTheSender) {
-  wafer::Program p = makeProgram(2, 1);
+  format::Program p = makeProgram(2, 1);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(1, 0, 1);
   EXPECT_ERROR(p, "no route: wafer 0 PE (0,0) (kernel 's'), color 1: a wavelet arriving on RAMP "
                   "has no router entry (sent by wafer 0 PE (0,0) (kernel 's') on color 1)");
 }
 
 TEST(Fault, NoRouteOnTheWay) {
-  wafer::Program p = makeProgram(3, 1);
+  format::Program p = makeProgram(3, 1);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(1, 0, 1);
-  addRoute(p, 0, 0, 1, wafer::RAMP, {wafer::EAST});
+  addRoute(p, 0, 0, 1, format::RAMP, {format::EAST});
   EXPECT_ERROR_HAS(p, "no route: wafer 0 PE (1,0) (no kernel), color 1: a wavelet arriving on "
                       "WEST has no router entry");
 }
 
 TEST(Fault, RoutedOffTheGridIntoDeadPeOrNoKernel) {
-  wafer::Program p = makeProgram(3, 1);
+  format::Program p = makeProgram(3, 1);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(1, 0, 1);
-  addRoute(p, 0, 0, 1, wafer::RAMP, {wafer::NORTH});
+  addRoute(p, 0, 0, 1, format::RAMP, {format::NORTH});
   EXPECT_ERROR_HAS(p, "off the grid: wafer 0 PE (0,0) (kernel 's'), color 1: routed NORTH");
-  p.mutable_wafers(0)->mutable_routes(0)->set_out_mask(1u << wafer::EAST);
-  wafer::Pe *dead = p.mutable_wafers(0)->add_dead_pes();
+  p.mutable_wafers(0)->mutable_routes(0)->set_out_mask(1u << format::EAST);
+  format::Pe *dead = p.mutable_wafers(0)->add_dead_pes();
   dead->set_x(1);
   EXPECT_ERROR_HAS(p, "dead PE: wafer 0 PE (0,0) (kernel 's'), color 1: routed EAST into dead PE (1,0)");
   p.mutable_wafers(0)->clear_dead_pes();
-  addRoute(p, 1, 0, 1, wafer::WEST, {wafer::RAMP});
+  addRoute(p, 1, 0, 1, format::WEST, {format::RAMP});
   EXPECT_ERROR_HAS(p, "no kernel: wafer 0 PE (1,0) (no kernel), color 1: delivered to the core");
-  p.mutable_wafers(0)->mutable_routes(1)->set_out_mask(1u << wafer::EAST);
-  addRoute(p, 2, 0, 1, wafer::WEST, {wafer::LINK});
+  p.mutable_wafers(0)->mutable_routes(1)->set_out_mask(1u << format::EAST);
+  addRoute(p, 2, 0, 1, format::WEST, {format::LINK});
   EXPECT_ERROR_HAS(p, "no link: wafer 0 PE (2,0) (no kernel), color 1: routed through LINK");
 }
 
 TEST(Fault, CollisionOfTwoOrigins) {
   // (0,0) sends east through (1,0), which also sends on the same color east.
-  wafer::Program p = makeProgram(3, 1);
+  format::Program p = makeProgram(3, 1);
   *addRegion(p, "a", 0, 0, 1, 1)->add_code() = send(4, 0, 1);
   *addRegion(p, "b", 1, 0, 1, 1)->add_code() = send(4, 0, 1);
   *addRegion(p, "c", 2, 0, 1, 1)->add_code() = recv(4, 0, 2);
-  addRoute(p, 0, 0, 4, wafer::RAMP, {wafer::EAST});
-  addRoute(p, 1, 0, 4, wafer::WEST, {wafer::EAST});
-  addRoute(p, 1, 0, 4, wafer::RAMP, {wafer::EAST});
-  addRoute(p, 2, 0, 4, wafer::WEST, {wafer::RAMP});
+  addRoute(p, 0, 0, 4, format::RAMP, {format::EAST});
+  addRoute(p, 1, 0, 4, format::WEST, {format::EAST});
+  addRoute(p, 1, 0, 4, format::RAMP, {format::EAST});
+  addRoute(p, 2, 0, 4, format::WEST, {format::RAMP});
   EXPECT_ERROR(p, "collision: wafer 0 PE (1,0) (kernel 'b'), color 4: EAST already carries "
                   "wavelets of wafer 0 PE (0,0) (kernel 'a') on color 4 (sent by wafer 0 PE "
                   "(1,0) (kernel 'b') on color 4)");
 }
 
 TEST(Fault, RoutingLoop) {
-  wafer::Program p = makeProgram(2, 1);
+  format::Program p = makeProgram(2, 1);
   *addRegion(p, "a", 0, 0, 1, 1)->add_code() = send(0, 0, 1);
-  addRoute(p, 0, 0, 0, wafer::RAMP, {wafer::EAST});
-  addRoute(p, 1, 0, 0, wafer::WEST, {wafer::WEST});
-  addRoute(p, 0, 0, 0, wafer::EAST, {wafer::EAST});
+  addRoute(p, 0, 0, 0, format::RAMP, {format::EAST});
+  addRoute(p, 1, 0, 0, format::WEST, {format::WEST});
+  addRoute(p, 0, 0, 0, format::EAST, {format::EAST});
   EXPECT_ERROR_HAS(p, "routing loop: wafer 0 PE (0,0) (kernel 'a'), color 0: the same wavelet "
                       "leaves through EAST twice");
 }
 
 TEST(Fault, DeadlockWithACyclicWait) {
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "pair", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "pair", 0, 0, 2, 1);
   *r->add_code() = only(recv(0, 0, 1), 0, 0, 0, 0);
   *r->add_code() = only(recv(1, 0, 1), 1, 1, 0, 0);
   *r->add_code() = only(send(1, 0, 1), 0, 0, 0, 0);
   *r->add_code() = only(send(0, 0, 1), 1, 1, 0, 0);
   routeEast(p, 0, 0, 1, 1);
-  addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::WEST});
-  addRoute(p, 0, 0, 0, wafer::EAST, {wafer::RAMP});
+  addRoute(p, 1, 0, 0, format::RAMP, {format::WEST});
+  addRoute(p, 0, 0, 0, format::EAST, {format::RAMP});
   for (unsigned threads : {1u, 3u})
     EXPECT_EQ(errorOf(p, threads),
               "deadlock: 2 PEs blocked in RECV and no wavelet in flight\n"
@@ -123,19 +123,19 @@ TEST(Fault, DeadlockWithACyclicWait) {
 }
 
 TEST(Fault, TheLowestPeFaultIsReportedWhateverTheThreads) {
-  wafer::Program p = makeProgram(8, 8);
-  wafer::Region *r = addRegion(p, "many", 0, 0, 8, 8);
-  *r->add_code() = only(ins(wafer::FILL, {0}, 5000), 3, 7, 2, 7);
+  format::Program p = makeProgram(8, 8);
+  format::Region *r = addRegion(p, "many", 0, 0, 8, 8);
+  *r->add_code() = only(ins(format::FILL, {0}, 5000), 3, 7, 2, 7);
   for (unsigned threads : {1u, 2u, 5u})
     EXPECT_EQ(errorOf(p, threads).substr(0, 50), "SRAM overflow: wafer 0 PE (3,2) (kernel 'many'): i");
 }
 
 TEST(Fault, CycleLimitStopsRunawayLoops) {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "spin", 0, 0, 1, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "spin", 0, 0, 1, 1);
   *r->add_code() = loop(4000000000u);
   *r->add_code() = loop(4000000000u);
-  *r->add_code() = only(ins(wafer::NOP, {}), 1, 1, 1, 1); // skipped: costs nothing
+  *r->add_code() = only(ins(format::NOP, {}), 1, 1, 1, 1); // skipped: costs nothing
   *r->add_code() = end();
   *r->add_code() = end();
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
@@ -157,12 +157,12 @@ TEST(Fault, CycleLimitStopsRunawayLoops) {
 }
 
 TEST(Fault, VersionAndTruncation) {
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
   // Version 1 (before the int32 and general ops) and a future version are refused.
   p.set_format_version(1);
   std::string bytes = p.SerializeAsString();
-  Expected<wafer::Program> r = parseProgram(bytes, "m.wafer");
+  Expected<format::Program> r = parseProgram(bytes, "m.wafer");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "m.wafer: .wafer format version 1, this runtime reads version 2");
   EXPECT_EQ(Emulator::create(p).error(), ".wafer format version 1, this runtime reads version 2");
@@ -187,83 +187,83 @@ TEST(Fault, VersionAndTruncation) {
 
 TEST(Validation, ErrorsNameTheRegionOrPe) {
   auto check = [](auto edit, const std::string &text) {
-    wafer::Program p = makeProgram(4, 4);
+    format::Program p = makeProgram(4, 4);
     addRegion(p, "a", 0, 0, 2, 2);
     edit(p);
     EXPECT_EQ(errorOf(p), text);
   };
-  check([](wafer::Program &p) { addRegion(p, "b", 1, 1, 2, 2); },
+  check([](format::Program &p) { addRegion(p, "b", 1, 1, 2, 2); },
         "region 'b' (wafer 0): overlaps region 'a' at PE (1,1)");
-  check([](wafer::Program &p) { addRegion(p, "b", 3, 3, 2, 1); },
+  check([](format::Program &p) { addRegion(p, "b", 3, 3, 2, 1); },
         "region 'b' (wafer 0): 2x1 at (3,3) does not fit the 4x4 grid");
   check(
-      [](wafer::Program &p) {
-        wafer::Pe *d = p.mutable_wafers(0)->add_dead_pes();
+      [](format::Program &p) {
+        format::Pe *d = p.mutable_wafers(0)->add_dead_pes();
         d->set_x(1);
         d->set_y(0);
       },
       "region 'a' (wafer 0): covers dead PE (1,0)");
-  check([](wafer::Program &p) { addRoute(p, 4, 0, 0, wafer::RAMP, {wafer::EAST}); },
+  check([](format::Program &p) { addRoute(p, 4, 0, 0, format::RAMP, {format::EAST}); },
         "route 0 of wafer 0 at PE (4,0): outside the grid");
-  check([](wafer::Program &p) { addRoute(p, 1, 0, 8, wafer::RAMP, {wafer::EAST}); },
+  check([](format::Program &p) { addRoute(p, 1, 0, 8, format::RAMP, {format::EAST}); },
         "route 0 of wafer 0 at PE (1,0): color 8 >= arch.colors 8");
-  check([](wafer::Program &p) { addRoute(p, 1, 1, 0, wafer::RAMP, {wafer::LINK}); },
+  check([](format::Program &p) { addRoute(p, 1, 1, 0, format::RAMP, {format::LINK}); },
         "route 0 of wafer 0 at PE (1,1): uses LINK but the PE is not on the wafer's edge");
   check(
-      [](wafer::Program &p) {
-        addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::EAST});
-        addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::SOUTH});
+      [](format::Program &p) {
+        addRoute(p, 1, 0, 0, format::RAMP, {format::EAST});
+        addRoute(p, 1, 0, 0, format::RAMP, {format::SOUTH});
       },
       "route 1 of wafer 0 at PE (1,0): a second entry for color 0 input RAMP");
   // Entries are sorted to find a key twice; the one named is still the
   // first repeat in the program's order (route 3), not the first by key.
   check(
-      [](wafer::Program &p) {
-        addRoute(p, 2, 0, 0, wafer::RAMP, {wafer::EAST});
-        addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::EAST});
-        addRoute(p, 0, 0, 0, wafer::RAMP, {wafer::EAST});
-        addRoute(p, 2, 0, 0, wafer::RAMP, {wafer::SOUTH});
-        addRoute(p, 1, 0, 0, wafer::RAMP, {wafer::SOUTH});
+      [](format::Program &p) {
+        addRoute(p, 2, 0, 0, format::RAMP, {format::EAST});
+        addRoute(p, 1, 0, 0, format::RAMP, {format::EAST});
+        addRoute(p, 0, 0, 0, format::RAMP, {format::EAST});
+        addRoute(p, 2, 0, 0, format::RAMP, {format::SOUTH});
+        addRoute(p, 1, 0, 0, format::RAMP, {format::SOUTH});
       },
       "route 3 of wafer 0 at PE (2,0): a second entry for color 0 input RAMP");
-  check([](wafer::Program &p) { initFloats(p.mutable_wafers(0)->mutable_regions(0), 1, 1, 4092, {1, 2}); },
+  check([](format::Program &p) { initFloats(p.mutable_wafers(0)->mutable_regions(0), 1, 1, 4092, {1, 2}); },
         "region 'a' (wafer 0): init 0 at local PE (1,1) spans bytes [4092, 4100) beyond the "
         "kernel's 4096 SRAM bytes");
-  check([](wafer::Program &p) { *p.mutable_wafers(0)->mutable_regions(0)->add_code() = loop(2); },
+  check([](format::Program &p) { *p.mutable_wafers(0)->mutable_regions(0)->add_code() = loop(2); },
         "region 'a' (wafer 0) instruction 0 (LOOP): no matching END");
   check(
-      [](wafer::Program &p) {
-        wafer::Instr i = ins(wafer::FILL, {0}, 1);
+      [](format::Program &p) {
+        format::Instr i = ins(format::FILL, {0}, 1);
         i.mutable_addr(0)->add_stride(4);
         *p.mutable_wafers(0)->mutable_regions(0)->add_code() = i;
       },
       "region 'a' (wafer 0) instruction 0 (FILL): addr[0] has 1 strides but only 0 enclosing "
       "LOOPs");
   check(
-      [](wafer::Program &p) {
-        wafer::Instr i = ins(wafer::GATHER, {0, 0, 0}, 1, 1);
+      [](format::Program &p) {
+        format::Instr i = ins(format::GATHER, {0, 0, 0}, 1, 1);
         *i.mutable_k() = aff(0, {1}, 2, 3);
         *p.mutable_wafers(0)->mutable_regions(0)->add_code() = i;
       },
       "region 'a' (wafer 0) instruction 0 (GATHER): k has 1 strides but only 0 enclosing LOOPs");
-  check([](wafer::Program &p) { *p.mutable_wafers(0)->mutable_regions(0)->add_code() = ins(wafer::ADD, {0, 0}, 1); },
+  check([](format::Program &p) { *p.mutable_wafers(0)->mutable_regions(0)->add_code() = ins(format::ADD, {0, 0}, 1); },
         "region 'a' (wafer 0) instruction 0 (ADD): needs 3 addresses, has 2");
-  check([](wafer::Program &p) { addPiece(addTensor(p, false, "x", wafer::F32, {2}), 3, 3, 0, 0, 2); },
+  check([](format::Program &p) { addPiece(addTensor(p, false, "x", format::F32, {2}), 3, 3, 0, 0, 2); },
         "input 'x' piece 0: wafer 0 PE (3,3) has no kernel, hence no SRAM");
-  check([](wafer::Program &p) { addPiece(addTensor(p, true, "y", wafer::F32, {3}), 0, 0, 0, 0, 2); },
+  check([](format::Program &p) { addPiece(addTensor(p, true, "y", format::F32, {3}), 0, 0, 0, 0, 2); },
         "output 'y': element 2 is not held by any piece");
   // Sized past every PE's SRAM: refused before any per-element bookkeeping.
-  check([](wafer::Program &p) { addTensor(p, true, "y", wafer::F32, {int64_t(1) << 36}); },
+  check([](format::Program &p) { addTensor(p, true, "y", format::F32, {int64_t(1) << 36}); },
         "output 'y': 68719476736 elements, more than the 4096 words of SRAM its kernels have");
-  check([](wafer::Program &p) { p.mutable_arch()->set_simd_fp32(0); },
+  check([](format::Program &p) { p.mutable_arch()->set_simd_fp32(0); },
         "arch: simd_fp32 and fmac_per_cycle_fp32 must be positive");
 }
 
 TEST(Inputs, AreCheckedByNameShapeAndType) {
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
-  addPiece(addTensor(p, false, "x", wafer::F32, {2, 2}), 0, 0, 0, 0, 4);
-  addPiece(addTensor(p, false, "ids", wafer::I64, {2}), 0, 0, 16, 0, 2);
+  addPiece(addTensor(p, false, "x", format::F32, {2, 2}), 0, 0, 0, 0, 4);
+  addPiece(addTensor(p, false, "ids", format::I64, {2}), 0, 0, 16, 0, 2);
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
   ASSERT_TRUE(e.ok()) << e.error();
   Emulator &emu = **e;
@@ -283,10 +283,10 @@ TEST(Inputs, AreCheckedByNameShapeAndType) {
 }
 
 TEST(Inputs, BoolIsStrict) {
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
-  addPiece(addTensor(p, false, "cond", wafer::BOOL, {3}), 0, 0, 0, 0, 3);
-  addPiece(addTensor(p, false, "ids", wafer::I32, {3}), 0, 0, 16, 0, 3);
+  addPiece(addTensor(p, false, "cond", format::BOOL, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(p, false, "ids", format::I32, {3}), 0, 0, 16, 0, 3);
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
   ASSERT_TRUE(e.ok()) << e.error();
   Emulator &emu = **e;
@@ -318,7 +318,7 @@ TEST(Inputs, BoolIsStrict) {
 TEST(Fault, HostLimitOnADelayOf2To32Cycles) {
   // The emulator keeps per-PE delays in 32 bits: a link latency of 2^32 - 1
   // plus the hops does not fit, and must be a fault, not a wrapped time.
-  wafer::Program p = twoWafersOverALink();
+  format::Program p = twoWafersOverALink();
   p.mutable_arch()->set_link_latency_cycles(UINT32_MAX);
   EXPECT_ERROR(p, "host limit: wafer 1 PE (1,0) (kernel 'b'), color 3: a message would take 2^32 "
                   "cycles or more to arrive (sent by wafer 0 PE (0,0) (kernel 'a') on color 2)");

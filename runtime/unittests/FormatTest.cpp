@@ -12,7 +12,7 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
@@ -288,7 +288,7 @@ TEST(OnnxTensor, NarrowIntegersKeepTheirType) {
 }
 
 TEST(Report, JsonHasTheAgreedFields) {
-  wafer::Program p = makeProgram(2, 1);
+  format::Program p = makeProgram(2, 1);
   p.set_tokens(4);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(0, 0, 4);
   *addRegion(p, "r", 1, 0, 1, 1)->add_code() = recv(0, 0, 4);

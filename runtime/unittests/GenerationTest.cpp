@@ -10,7 +10,7 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
@@ -20,24 +20,24 @@ constexpr int64_t kBatch = 2, kContext = 4;
 /// positions in order, 2 cycles of other work (a FILL of 8 words), then
 /// next_token[i] = ids[i] + 1 (1 cycle). So next_token[i] is written at
 /// cycle 3 * (i + 1).
-wafer::Program stepper() {
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "argmax", 0, 0, 1, 1);
+format::Program stepper() {
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "argmax", 0, 0, 1, 1);
   r->set_kind("argmax");
   *r->add_code() = loop(uint32_t(kBatch * kContext));
-  *r->add_code() = ins(wafer::FILL, {128}, 8);
-  wafer::Instr pick = ins(wafer::ADD_I, {0, 0}, 1);
+  *r->add_code() = ins(format::FILL, {128}, 8);
+  format::Instr pick = ins(format::ADD_I, {0, 0}, 1);
   *pick.mutable_addr(0) = aff(64, {4});
   *pick.mutable_addr(1) = aff(0, {4});
   pick.set_imm(1);
-  pick.set_type(wafer::ELEM_I32);
+  pick.set_type(format::ELEM_I32);
   *r->add_code() = pick;
   *r->add_code() = end();
-  addPiece(addTensor(p, false, "ids", wafer::I64, {kBatch, kContext}), 0, 0, 0, 0,
+  addPiece(addTensor(p, false, "ids", format::I64, {kBatch, kContext}), 0, 0, 0, 0,
            uint32_t(kBatch * kContext));
-  addPiece(addTensor(p, true, "next_token", wafer::I64, {kBatch, kContext}), 0, 0, 64, 0,
+  addPiece(addTensor(p, true, "next_token", format::I64, {kBatch, kContext}), 0, 0, 64, 0,
            uint32_t(kBatch * kContext));
-  wafer::Generation *g = p.mutable_generation();
+  format::Generation *g = p.mutable_generation();
   g->set_token_input("ids");
   g->set_next_token_output("next_token");
   g->set_context(uint32_t(kContext));
@@ -60,12 +60,12 @@ TEST(Generation, PadsPromptsToTheContext) {
 }
 
 TEST(Generation, RefusesBadRequests) {
-  auto error = [](const wafer::Program &p, const HostArray &prompt, int64_t steps) {
+  auto error = [](const format::Program &p, const HostArray &prompt, int64_t steps) {
     Expected<GenerationPlan> plan = planGeneration(p, prompt, steps);
     return plan ? std::string("accepted") : plan.error();
   };
   EXPECT_EQ(error(stepper(), ids({5, 6, 7, 8}), 0), "--generate wants at least 1 token, got 0");
-  wafer::Program plain = stepper();
+  format::Program plain = stepper();
   plain.clear_generation();
   EXPECT_NE(error(plain, ids({5, 6, 7, 8}), 1).find("no generation section"), std::string::npos);
   EXPECT_EQ(error(stepper(), ids({5, 6, 7, -1}), 3),
@@ -98,7 +98,7 @@ TEST(Generation, CutsTokensAndStepLogits) {
 }
 
 TEST(Generation, RecordsWhenEachTokenWasPicked) {
-  wafer::Program p = stepper();
+  format::Program p = stepper();
   GenerationPlan plan = *planGeneration(p, ids({5, 6, 7, -1}), 2);
   RunResult run = runProgram(p, {{"ids", plan.input}});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
@@ -141,7 +141,7 @@ TEST(Generation, RecordsWhenEachTokenWasPicked) {
 }
 
 TEST(Generation, OneTokenHasNoDecodeRate) {
-  wafer::Program p = stepper();
+  format::Program p = stepper();
   p.mutable_generation()->set_kv_cache_bytes(4096);
   GenerationPlan plan = *planGeneration(p, ids({5, 6, 7, -1}), 1);
   RunResult run = runProgram(p, {{"ids", plan.input}});
@@ -155,7 +155,7 @@ TEST(Generation, OneTokenHasNoDecodeRate) {
 }
 
 TEST(Generation, TokenNeverWrittenIsAnError) {
-  wafer::Program p = stepper();
+  format::Program p = stepper();
   // Only the first 3 positions are picked.
   p.mutable_wafers(0)->mutable_regions(0)->mutable_code(0)->set_count(3);
   GenerationPlan plan = *planGeneration(p, ids({5, 6, 7, -1}), 2);
@@ -171,25 +171,25 @@ TEST(Generation, TokenNeverWrittenIsAnError) {
 /// Two PEs: the first sends ids[i] + 1 east, the second receives each into
 /// next_token[i]; the receive's end is the pick.
 TEST(Generation, StoreTimesDoNotDependOnThreads) {
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
-  wafer::Region *b = addRegion(p, "argmax", 1, 0, 1, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
+  format::Region *b = addRegion(p, "argmax", 1, 0, 1, 1);
   *a->add_code() = loop(uint32_t(kBatch * kContext));
-  wafer::Instr plus = ins(wafer::ADD_I, {64, 0}, 1);
+  format::Instr plus = ins(format::ADD_I, {64, 0}, 1);
   *plus.mutable_addr(1) = aff(0, {4});
   plus.set_imm(1);
-  plus.set_type(wafer::ELEM_I32);
+  plus.set_type(format::ELEM_I32);
   *a->add_code() = plus;
   *a->add_code() = send(1, 64, 1);
   *a->add_code() = end();
   *b->add_code() = loop(uint32_t(kBatch * kContext));
-  wafer::Instr take = recv(1, 0, 1);
+  format::Instr take = recv(1, 0, 1);
   *take.mutable_addr(0) = aff(0, {4});
   *b->add_code() = take;
   *b->add_code() = end();
   routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, false, "ids", wafer::I64, {kBatch, kContext}), 0, 0, 0, 0, 8);
-  addPiece(addTensor(p, true, "next_token", wafer::I64, {kBatch, kContext}), 1, 0, 0, 0, 8);
+  addPiece(addTensor(p, false, "ids", format::I64, {kBatch, kContext}), 0, 0, 0, 0, 8);
+  addPiece(addTensor(p, true, "next_token", format::I64, {kBatch, kContext}), 1, 0, 0, 0, 8);
   p.mutable_generation()->set_token_input("ids");
   p.mutable_generation()->set_next_token_output("next_token");
   p.mutable_generation()->set_context(uint32_t(kContext));
@@ -212,42 +212,42 @@ TEST(Generation, StoreTimesDoNotDependOnThreads) {
 }
 
 TEST(Generation, ValidationChecksTheSection) {
-  auto error = [](void (*edit)(wafer::Generation &)) {
-    wafer::Program p = stepper();
+  auto error = [](void (*edit)(format::Generation &)) {
+    format::Program p = stepper();
     edit(*p.mutable_generation());
     Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
     return e ? std::string("valid") : e.error();
   };
-  EXPECT_EQ(error([](wafer::Generation &) {}), "valid");
-  EXPECT_EQ(error([](wafer::Generation &g) { g.set_token_input("x"); }),
+  EXPECT_EQ(error([](format::Generation &) {}), "valid");
+  EXPECT_EQ(error([](format::Generation &g) { g.set_token_input("x"); }),
             "generation: token input 'x' is not a [batch, positions] integer input of the program");
-  EXPECT_EQ(error([](wafer::Generation &g) { g.set_next_token_output("ids"); }),
+  EXPECT_EQ(error([](format::Generation &g) { g.set_next_token_output("ids"); }),
             "generation: next-token output 'ids' is not an integer output of the token input's "
             "shape 2x4");
-  EXPECT_EQ(error([](wafer::Generation &g) { g.set_context(5); }),
+  EXPECT_EQ(error([](format::Generation &g) { g.set_context(5); }),
             "generation: context 5 is not the token input's 4 positions");
 }
 
 TEST(Generation, TheHostDigestCoversIt) {
-  wafer::Program p = stepper();
-  *p.mutable_digests() = wafer::computeDigests(p);
+  format::Program p = stepper();
+  *p.mutable_digests() = format::computeDigests(p);
   ASSERT_TRUE(parseProgram(p.SerializeAsString(), "g.wafer").ok());
-  for (auto edit : {+[](wafer::Program &q) { q.mutable_generation()->set_context(3); },
-                    +[](wafer::Program &q) { q.mutable_generation()->set_token_input("idy"); },
-                    +[](wafer::Program &q) { q.mutable_generation()->set_kv_cache_bytes(1); },
-                    +[](wafer::Program &q) { q.clear_generation(); }}) {
-    wafer::Program q = p;
+  for (auto edit : {+[](format::Program &q) { q.mutable_generation()->set_context(3); },
+                    +[](format::Program &q) { q.mutable_generation()->set_token_input("idy"); },
+                    +[](format::Program &q) { q.mutable_generation()->set_kv_cache_bytes(1); },
+                    +[](format::Program &q) { q.clear_generation(); }}) {
+    format::Program q = p;
     edit(q);
-    Expected<wafer::Program> parsed = parseProgram(q.SerializeAsString(), "g.wafer");
+    Expected<format::Program> parsed = parseProgram(q.SerializeAsString(), "g.wafer");
     ASSERT_FALSE(parsed.ok());
     EXPECT_EQ(parsed.error(), "g.wafer: corrupt .wafer: the host section does not match its digest");
   }
   // An absent section adds nothing to the stream; a present one, even empty, does.
-  wafer::Program plain = stepper();
+  format::Program plain = stepper();
   plain.clear_generation();
-  wafer::Program empty = plain;
+  format::Program empty = plain;
   empty.mutable_generation(); // present but empty: a different stream
-  EXPECT_NE(wafer::computeDigests(plain).host(), wafer::computeDigests(empty).host());
+  EXPECT_NE(format::computeDigests(plain).host(), format::computeDigests(empty).host());
 }
 
 } // namespace

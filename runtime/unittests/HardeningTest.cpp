@@ -19,17 +19,17 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
 // --- the valid range of an input (token ids) --------------------------------
 
 /// One PE holding an I64 input "ids" of 3 elements whose valid range is [lo, hi).
-wafer::Program boundedIds(int64_t lo, int64_t hi) {
-  wafer::Program p = makeProgram(1, 1);
+format::Program boundedIds(int64_t lo, int64_t hi) {
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
-  wafer::HostTensor *t = addTensor(p, false, "ids", wafer::I64, {3});
+  format::HostTensor *t = addTensor(p, false, "ids", format::I64, {3});
   addPiece(t, 0, 0, 0, 0, 3);
   t->mutable_valid()->set_lo(lo);
   t->mutable_valid()->set_hi(hi);
@@ -50,7 +50,7 @@ TEST(InputRange, IdsOutsideTheValidRangeAreRefused) {
   EXPECT_EQ(emu.setInput("ids", HostArray::integers(DType::I32, {3}, {INT32_MIN, 1, 2})).message(),
             "input 'ids': element 0 = -2147483648 is outside [0, 64)");
   // Without a range any int32 goes, as before.
-  wafer::Program free = boundedIds(0, 64);
+  format::Program free = boundedIds(0, 64);
   free.mutable_inputs(0)->clear_valid();
   e = Emulator::create(free);
   ASSERT_TRUE(e.ok()) << e.error();
@@ -59,12 +59,12 @@ TEST(InputRange, IdsOutsideTheValidRangeAreRefused) {
 
 TEST(InputRange, TheRangeIsValidated) {
   EXPECT_EQ(Emulator::create(boundedIds(5, 5)).error(), "input 'ids': valid range [5, 5) is empty");
-  wafer::Program p = boundedIds(0, 4);
-  p.mutable_inputs(0)->set_dtype(wafer::F32);
+  format::Program p = boundedIds(0, 4);
+  p.mutable_inputs(0)->set_dtype(format::F32);
   EXPECT_EQ(Emulator::create(p).error(),
             "input 'ids': a valid range is only for inputs of an integer dtype");
   p = boundedIds(0, 4);
-  wafer::HostTensor *out = addTensor(p, true, "y", wafer::I32, {1});
+  format::HostTensor *out = addTensor(p, true, "y", format::I32, {1});
   addPiece(out, 0, 0, 64, 0, 1);
   out->mutable_valid()->set_hi(1);
   EXPECT_EQ(Emulator::create(p).error(),
@@ -75,44 +75,44 @@ TEST(InputRange, TheRangeIsValidated) {
 
 TEST(Digest, Xxh64MatchesTheReference) {
   // XXH64 reference values (seed 0).
-  EXPECT_EQ(wafer::Xxh64::of("", 0), 0xEF46DB3751D8E999ULL);
-  EXPECT_EQ(wafer::Xxh64::of("Nobody inspects the spammish repetition", 39),
+  EXPECT_EQ(format::Xxh64::of("", 0), 0xEF46DB3751D8E999ULL);
+  EXPECT_EQ(format::Xxh64::of("Nobody inspects the spammish repetition", 39),
             0xFBCEA83C8A378BF1ULL);
   // Fed in pieces, the digest of the concatenation.
   std::string s(1000, 'x');
   for (size_t i = 0; i < s.size(); ++i)
     s[i] = char(i * 131 + 7);
-  wafer::Xxh64 h;
+  format::Xxh64 h;
   for (size_t i = 0, k = 1; i < s.size(); i += k, k = k % 37 + 1)
     h.update(s.data() + i, std::min(k, s.size() - i));
-  EXPECT_EQ(h.digest(), wafer::Xxh64::of(s.data(), s.size()));
+  EXPECT_EQ(h.digest(), format::Xxh64::of(s.data(), s.size()));
 }
 
 /// A program with something in every section: code, a route, an init, a blob, a host tensor.
-wafer::Program everySection() {
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
-  *r->add_code() = ins(wafer::EXT_LOAD, {0, 0}, 2);
+format::Program everySection() {
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  *r->add_code() = ins(format::EXT_LOAD, {0, 0}, 2);
   initFloats(r, 0, 0, 16, {1, 2, 3});
-  addRoute(p, 1, 0, 0, wafer::WEST, {wafer::RAMP});
-  wafer::ExternalBlob *b = p.add_external();
+  addRoute(p, 1, 0, 0, format::WEST, {format::RAMP});
+  format::ExternalBlob *b = p.add_external();
   b->set_data(std::string(8, '\1'));
-  addPiece(addTensor(p, true, "y", wafer::F32, {2}), 0, 0, 0, 0, 2);
-  *p.mutable_digests() = wafer::computeDigests(p);
+  addPiece(addTensor(p, true, "y", format::F32, {2}), 0, 0, 0, 0, 2);
+  *p.mutable_digests() = format::computeDigests(p);
   return p;
 }
 
 TEST(Digest, EachSectionIsCheckedAndNamed) {
-  wafer::Program good = everySection();
+  format::Program good = everySection();
   ASSERT_TRUE(parseProgram(good.SerializeAsString(), "m.wafer").ok());
-  auto errorOf = [](const wafer::Program &p) {
+  auto errorOf = [](const format::Program &p) {
     return parseProgram(p.SerializeAsString(), "m.wafer").error();
   };
   auto corrupt = [](const char *section) {
     return fmt::format("m.wafer: corrupt .wafer: the {} section does not match its digest",
                        section);
   };
-  wafer::Program p = good;
+  format::Program p = good;
   p.mutable_wafers(0)->mutable_regions(0)->mutable_code(0)->mutable_n()->set_base(1);
   EXPECT_EQ(errorOf(p), corrupt("code"));
   p = good;
@@ -149,10 +149,10 @@ TEST(Digest, EachSectionIsCheckedAndNamed) {
 TEST(CycleLimit, ALongLoopEndsUnderTheDefaultLimit) {
   // A LOOP of 2^32 - 1 trips (a 300-byte program) would emulate for minutes:
   // every PE must run its ENDs, so the default limit refuses it at once.
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "spin", 0, 0, 1, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "spin", 0, 0, 1, 1);
   *r->add_code() = loop(UINT32_MAX);
-  *r->add_code() = ins(wafer::FILL, {0}, 1);
+  *r->add_code() = ins(format::FILL, {0}, 1);
   *r->add_code() = end();
   RunResult res = runProgram(p);
   EXPECT_EQ(res.status.message(),
@@ -160,11 +160,11 @@ TEST(CycleLimit, ALongLoopEndsUnderTheDefaultLimit) {
             "instructions (LOOP and END included), more than the limit of 4294967296");
   // A loop this PE runs with a body it skips: its 4e9 ENDs are counted at
   // once, and pass the limit at once (not after 2^32 ENDs one by one).
-  wafer::Program q = makeProgram(2, 1);
-  wafer::Region *idle = addRegion(q, "idle", 0, 0, 2, 1);
+  format::Program q = makeProgram(2, 1);
+  format::Region *idle = addRegion(q, "idle", 0, 0, 2, 1);
   for (int i = 0; i < 2; ++i) {
     *idle->add_code() = only(loop(4000000000u), 0, 0, 0, 0);
-    *idle->add_code() = only(ins(wafer::NOP, {}), 1, 1, 0, 0);
+    *idle->add_code() = only(ins(format::NOP, {}), 1, 1, 0, 0);
     *idle->add_code() = end();
   }
   EXPECT_EQ(runProgram(q).status.message(),
@@ -175,8 +175,8 @@ TEST(CycleLimit, ALongLoopEndsUnderTheDefaultLimit) {
 
   // The clock: 2^41 cycles of EXP pass the default 2^40 at the next instruction.
   r->clear_code();
-  *r->add_code() = ins(wafer::EXP, {0, 0}, 1024);
-  *r->add_code() = ins(wafer::EXP, {0, 0}, 1024);
+  *r->add_code() = ins(format::EXP, {0, 0}, 1024);
+  *r->add_code() = ins(format::EXP, {0, 0}, 1024);
   p.mutable_arch()->set_transcendental_cycles(1u << 31);
   res = runProgram(p);
   EXPECT_EQ(res.status.message(), "cycle limit: wafer 0 PE (0,0) (kernel 'spin'): instruction 1 "
@@ -190,29 +190,29 @@ TEST(CycleLimit, ALongLoopEndsUnderTheDefaultLimit) {
 
 TEST(ArchFigures, NonFiniteOrNegativeAreRefused) {
   auto errorWith = [](auto set) {
-    wafer::Program p = makeProgram(1, 1);
+    format::Program p = makeProgram(1, 1);
     addRegion(p, "k", 0, 0, 1, 1);
     set(*p.mutable_arch());
     return Emulator::create(p).error();
   };
   double nan = std::nan(""), inf = HUGE_VAL;
-  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_clock_hz(nan); }),
+  EXPECT_EQ(errorWith([&](format::Arch &a) { a.set_clock_hz(nan); }),
             "arch: clock_hz nan must be positive and finite");
-  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_clock_hz(inf); }),
+  EXPECT_EQ(errorWith([&](format::Arch &a) { a.set_clock_hz(inf); }),
             "arch: clock_hz inf must be positive and finite");
-  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_clock_hz(-1); }),
+  EXPECT_EQ(errorWith([&](format::Arch &a) { a.set_clock_hz(-1); }),
             "arch: clock_hz -1 must be positive and finite");
-  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_ext_mem_bytes_per_cycle(nan); }),
+  EXPECT_EQ(errorWith([&](format::Arch &a) { a.set_ext_mem_bytes_per_cycle(nan); }),
             "arch: ext_mem_bytes_per_cycle nan must be finite and not negative");
-  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_ext_mem_bytes_per_cycle(-1); }),
+  EXPECT_EQ(errorWith([&](format::Arch &a) { a.set_ext_mem_bytes_per_cycle(-1); }),
             "arch: ext_mem_bytes_per_cycle -1 must be finite and not negative");
-  EXPECT_EQ(errorWith([&](wafer::Arch &a) { a.set_link_bytes_per_cycle(inf); }),
+  EXPECT_EQ(errorWith([&](format::Arch &a) { a.set_link_bytes_per_cycle(inf); }),
             "arch: link_bytes_per_cycle inf must be finite and not negative");
 }
 
 TEST(ArchFigures, TheGridBoundIsTheCompilers) {
   // 65535 PEs a side and 2^24 PEs a wafer, as wafer/WaferDialect.h says.
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
   p.mutable_arch()->set_width(5000);
   p.mutable_arch()->set_height(5000);
@@ -230,9 +230,9 @@ TEST(ArchFigures, TheGridBoundIsTheCompilers) {
 TEST(ArchFigures, ATinyExternalBandwidthIsACycleLimitNotAWrongTime) {
   // 4 bytes at 1e-300 bytes per cycle: 4e300 cycles, which no integer holds
   // (the cast used to be undefined, and came out as 2^63 cycles).
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "load", 0, 0, 1, 1);
-  *r->add_code() = ins(wafer::EXT_LOAD, {0, 0}, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "load", 0, 0, 1, 1);
+  *r->add_code() = ins(format::EXT_LOAD, {0, 0}, 1);
   p.add_external()->set_data(std::string(4, '\0'));
   p.mutable_arch()->set_ext_mem_bytes_per_cycle(1e-300);
   EXPECT_EQ(runProgram(p).status.message(),
@@ -247,7 +247,7 @@ TEST(ArchFigures, ATinyExternalBandwidthIsACycleLimitNotAWrongTime) {
 }
 
 TEST(ArchFigures, ATinyLinkBandwidthIsAHostLimit) {
-  wafer::Program p = twoWafersOverALink();
+  format::Program p = twoWafersOverALink();
   p.mutable_arch()->set_link_bytes_per_cycle(1e-300);
   std::string err = runProgram(p).status.message();
   EXPECT_EQ(err.substr(0, 12), "host limit: ") << err;

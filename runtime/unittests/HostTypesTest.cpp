@@ -17,7 +17,7 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
@@ -493,9 +493,9 @@ TEST(OnnxHostTypes, DoubleIsF64RoundedToF32RawOrTyped) {
 
 /// One PE; input `in` of dtype `inType` at SRAM 0, and one output per entry
 /// of `outs` reading the same words (no code: the words stay as written).
-wafer::Program sameWords(wafer::DType inType, std::vector<std::pair<std::string, wafer::DType>> outs,
+format::Program sameWords(format::DType inType, std::vector<std::pair<std::string, format::DType>> outs,
                          int64_t n) {
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
   addPiece(addTensor(p, false, "in", inType, {n}), 0, 0, 0, 0, uint32_t(n));
   for (const auto &[name, t] : outs)
@@ -504,8 +504,8 @@ wafer::Program sameWords(wafer::DType inType, std::vector<std::pair<std::string,
 }
 
 TEST(EmulatorHostTypes, FloatInputsAreF32WordsAndOutputsRoundToTheirType) {
-  wafer::Program p = sameWords(wafer::F16, {{"words", wafer::F32}, {"h", wafer::F16},
-                                            {"b", wafer::BF16}, {"d", wafer::F64}},
+  format::Program p = sameWords(format::F16, {{"words", format::F32}, {"h", format::F16},
+                                            {"b", format::BF16}, {"d", format::F64}},
                                5);
   const float tie16 = 1.0f + std::ldexp(1.0f, -11), tie16b = 1.0f + 3 * std::ldexp(1.0f, -11);
   // An F16 input takes an f32 array: its words are the f32s, not rounded.
@@ -537,7 +537,7 @@ TEST(EmulatorHostTypes, FloatInputsAreF32WordsAndOutputsRoundToTheirType) {
     ASSERT_TRUE(res.status.ok()) << res.status.message();
     EXPECT_EQ(res.out("words"), (std::vector<float>{1, 2, 3, 4, 5}));
   }
-  wafer::Program q = sameWords(wafer::F32, {{"y", wafer::F32}}, 2);
+  format::Program q = sameWords(format::F32, {{"y", format::F32}}, 2);
   res = runProgram(q, {{"in", HostArray::floats(DType::F16, {2}, {0.5f, -1})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{0.5f, -1}));
@@ -545,8 +545,8 @@ TEST(EmulatorHostTypes, FloatInputsAreF32WordsAndOutputsRoundToTheirType) {
 }
 
 TEST(EmulatorHostTypes, IntegerInputsAreInt32WordsAndOutputsMustFit) {
-  wafer::Program p = sameWords(wafer::U8, {{"u8", wafer::U8}, {"w", wafer::I32}, {"u64", wafer::U64},
-                                           {"i16", wafer::I16}},
+  format::Program p = sameWords(format::U8, {{"u8", format::U8}, {"w", format::I32}, {"u64", format::U64},
+                                           {"i16", format::I16}},
                                3);
   // Any integer array: i64, u8, u64, i8.
   for (DType t : {DType::I64, DType::U8, DType::U64, DType::I8, DType::I32}) {
@@ -565,30 +565,30 @@ TEST(EmulatorHostTypes, IntegerInputsAreInt32WordsAndOutputsMustFit) {
 
 TEST(EmulatorHostTypes, AnOutputWordOutsideItsTypeIsAnError) {
   // The words 300, -1 and 2^31 - 1 read back as outputs of every integer type.
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
-  wafer::SramInit *init = r->add_init();
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  format::SramInit *init = r->add_init();
   init->set_data(le<int32_t>({300, -1, INT32_MAX}));
   struct Case {
-    wafer::DType type;
+    format::DType type;
     const char *name;
     uint32_t offset, count;
     std::string error; // "" = fits
   };
   std::vector<Case> cases = {
-      {wafer::U8, "a", 0, 1, "output 'a': element 0 = 300 does not fit u8"},
-      {wafer::I8, "b", 0, 1, "output 'b': element 0 = 300 does not fit i8"},
-      {wafer::U16, "c", 0, 1, ""},
-      {wafer::U16, "d", 4, 1, "output 'd': element 0 = -1 does not fit u16"},
-      {wafer::I16, "e", 4, 1, ""},
-      {wafer::I16, "f", 8, 1, "output 'f': element 0 = 2147483647 does not fit i16"},
-      {wafer::U32, "g", 0, 3, "output 'g': element 1 = -1 does not fit u32"},
-      {wafer::U64, "h", 0, 3, "output 'h': element 1 = -1 does not fit u64"},
-      {wafer::U32, "i", 8, 1, ""},
-      {wafer::I8, "j", 4, 1, ""},
+      {format::U8, "a", 0, 1, "output 'a': element 0 = 300 does not fit u8"},
+      {format::I8, "b", 0, 1, "output 'b': element 0 = 300 does not fit i8"},
+      {format::U16, "c", 0, 1, ""},
+      {format::U16, "d", 4, 1, "output 'd': element 0 = -1 does not fit u16"},
+      {format::I16, "e", 4, 1, ""},
+      {format::I16, "f", 8, 1, "output 'f': element 0 = 2147483647 does not fit i16"},
+      {format::U32, "g", 0, 3, "output 'g': element 1 = -1 does not fit u32"},
+      {format::U64, "h", 0, 3, "output 'h': element 1 = -1 does not fit u64"},
+      {format::U32, "i", 8, 1, ""},
+      {format::I8, "j", 4, 1, ""},
   };
   for (const Case &c : cases) {
-    wafer::Program q = p;
+    format::Program q = p;
     addPiece(addTensor(q, true, c.name, c.type, {c.count}), 0, 0, c.offset, 0, c.count);
     for (unsigned threads : {1u, 2u}) {
       RunResult res = runProgram(q, {}, threads);
@@ -601,10 +601,10 @@ TEST(EmulatorHostTypes, AnOutputWordOutsideItsTypeIsAnError) {
   }
   // The error is the first bad output's, in the program's order, and a failed
   // run has no outputs.
-  wafer::Program q = p;
-  addPiece(addTensor(q, true, "fine", wafer::I32, {3}), 0, 0, 0, 0, 3);
-  addPiece(addTensor(q, true, "first", wafer::U8, {3}), 0, 0, 0, 0, 3);
-  addPiece(addTensor(q, true, "second", wafer::I8, {1}), 0, 0, 0, 0, 1);
+  format::Program q = p;
+  addPiece(addTensor(q, true, "fine", format::I32, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(q, true, "first", format::U8, {3}), 0, 0, 0, 0, 3);
+  addPiece(addTensor(q, true, "second", format::I8, {1}), 0, 0, 0, 0, 1);
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(q);
   ASSERT_TRUE(e.ok()) << e.error();
   EXPECT_EQ((*e)->run().message(), "output 'first': element 0 = 300 does not fit u8");
@@ -612,14 +612,14 @@ TEST(EmulatorHostTypes, AnOutputWordOutsideItsTypeIsAnError) {
 }
 
 TEST(EmulatorHostTypes, InputsAreCheckedAgainstTheirType) {
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   addRegion(p, "k", 0, 0, 1, 1);
-  addPiece(addTensor(p, false, "h", wafer::F16, {2}), 0, 0, 0, 0, 2);
-  addPiece(addTensor(p, false, "u", wafer::U8, {2}), 0, 0, 8, 0, 2);
-  addPiece(addTensor(p, false, "i", wafer::I8, {2}), 0, 0, 16, 0, 2);
-  addPiece(addTensor(p, false, "u32", wafer::U32, {2}), 0, 0, 24, 0, 2);
-  addPiece(addTensor(p, false, "u64", wafer::U64, {2}), 0, 0, 32, 0, 2);
-  addPiece(addTensor(p, false, "c", wafer::BOOL, {2}), 0, 0, 40, 0, 2);
+  addPiece(addTensor(p, false, "h", format::F16, {2}), 0, 0, 0, 0, 2);
+  addPiece(addTensor(p, false, "u", format::U8, {2}), 0, 0, 8, 0, 2);
+  addPiece(addTensor(p, false, "i", format::I8, {2}), 0, 0, 16, 0, 2);
+  addPiece(addTensor(p, false, "u32", format::U32, {2}), 0, 0, 24, 0, 2);
+  addPiece(addTensor(p, false, "u64", format::U64, {2}), 0, 0, 32, 0, 2);
+  addPiece(addTensor(p, false, "c", format::BOOL, {2}), 0, 0, 40, 0, 2);
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
   ASSERT_TRUE(e.ok()) << e.error();
   Emulator &emu = **e;

@@ -11,7 +11,7 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
@@ -44,11 +44,11 @@ std::vector<uint32_t> iw(std::initializer_list<int32_t> v) {
 }
 
 /// An instruction of element type `t`.
-wafer::Instr typed(wafer::Instr i, wafer::ElemType t) {
+format::Instr typed(format::Instr i, format::ElemType t) {
   i.set_type(t);
   return i;
 }
-wafer::Instr withImm(wafer::Instr i, float imm, wafer::ElemType t = wafer::ELEM_F32) {
+format::Instr withImm(format::Instr i, float imm, format::ElemType t = format::ELEM_F32) {
   i.set_imm(imm);
   i.set_type(t);
   return i;
@@ -58,21 +58,21 @@ wafer::Instr withImm(wafer::Instr i, float imm, wafer::ElemType t = wafer::ELEM_
 /// result is the `count` words from byte `out` on, raw (read as int32).
 struct OnePe {
   std::map<uint32_t, std::vector<uint32_t>> init;
-  std::vector<wafer::Instr> code;
+  std::vector<format::Instr> code;
   uint32_t out = 0, count = 0;
 
-  wafer::Program program() const {
-    wafer::Program p = makeProgram(1, 1);
-    wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  format::Program program() const {
+    format::Program p = makeProgram(1, 1);
+    format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
     for (const auto &[offset, words] : init) {
-      wafer::SramInit *s = r->add_init();
+      format::SramInit *s = r->add_init();
       s->set_offset(offset);
       s->set_data(std::string(reinterpret_cast<const char *>(words.data()), words.size() * 4));
     }
-    for (const wafer::Instr &i : code)
+    for (const format::Instr &i : code)
       *r->add_code() = i;
     if (count)
-      addPiece(addTensor(p, true, "out", wafer::I32, {int64_t(count)}), 0, 0, out, 0, count);
+      addPiece(addTensor(p, true, "out", format::I32, {int64_t(count)}), 0, 0, out, 0, count);
     return p;
   }
   /// The result words; fails the test on an error.
@@ -116,7 +116,7 @@ TEST(Ops, MinF32PropagatesNaNAsMax) {
   OnePe pe;
   pe.init[0] = fw({1, -2, kNaN, 3, -0.0f});
   pe.init[32] = fw({2, -3, 1, kNaN, 0.0f});
-  pe.code = {ins(wafer::MIN, {64, 0, 32}, 5), ins(wafer::MAX, {96, 0, 32}, 5)};
+  pe.code = {ins(format::MIN, {64, 0, 32}, 5), ins(format::MAX, {96, 0, 32}, 5)};
   pe.out = 64;
   pe.count = 13;
   std::vector<float> r = pe.runFloats();
@@ -130,13 +130,13 @@ TEST(Ops, Int32Arithmetic) {
   OnePe pe;
   pe.init[0] = iw({kMax, -7, 7, -7, 6, kMin, 100000, 3});
   pe.init[32] = iw({1, 2, -2, -3, -3, -1, 100000, 5});
-  pe.code = {typed(ins(wafer::ADD, {64, 0, 32}, 8), wafer::ELEM_I32),
-             typed(ins(wafer::SUB, {96, 0, 32}, 8), wafer::ELEM_I32),
-             typed(ins(wafer::MUL, {128, 0, 32}, 8), wafer::ELEM_I32),
-             typed(ins(wafer::DIV, {160, 0, 32}, 8), wafer::ELEM_I32),
-             typed(ins(wafer::MOD, {192, 0, 32}, 8), wafer::ELEM_I32),
-             typed(ins(wafer::MAX, {224, 0, 32}, 8), wafer::ELEM_I32),
-             typed(ins(wafer::MIN, {256, 0, 32}, 8), wafer::ELEM_I32)};
+  pe.code = {typed(ins(format::ADD, {64, 0, 32}, 8), format::ELEM_I32),
+             typed(ins(format::SUB, {96, 0, 32}, 8), format::ELEM_I32),
+             typed(ins(format::MUL, {128, 0, 32}, 8), format::ELEM_I32),
+             typed(ins(format::DIV, {160, 0, 32}, 8), format::ELEM_I32),
+             typed(ins(format::MOD, {192, 0, 32}, 8), format::ELEM_I32),
+             typed(ins(format::MAX, {224, 0, 32}, 8), format::ELEM_I32),
+             typed(ins(format::MIN, {256, 0, 32}, 8), format::ELEM_I32)};
   pe.out = 64;
   pe.count = 56;
   std::vector<uint32_t> r = pe.run();
@@ -154,14 +154,14 @@ TEST(Ops, Int32ScalarImmediateFillAndCosts) {
   OnePe pe;
   pe.init[0] = iw({-7, 0, 7, 9});
   pe.init[16] = iw({-2});
-  pe.code = {typed(ins(wafer::ADD_S, {32, 0, 16}, 4), wafer::ELEM_I32),     // 1 cycle
-             typed(ins(wafer::SUB_S, {48, 0, 16}, 4), wafer::ELEM_I32),     // 1
-             typed(ins(wafer::MUL_S, {64, 0, 16}, 4), wafer::ELEM_I32),     // 1
-             typed(ins(wafer::DIV_S, {80, 0, 16}, 4), wafer::ELEM_I32),     // 4 * 8
-             withImm(ins(wafer::ADD_I, {96, 0}, 4), 2.5f, wafer::ELEM_I32), // 1: imm 3
-             withImm(ins(wafer::MUL_I, {112, 0}, 4), -2.5f, wafer::ELEM_I32), // 1: imm -3
-             withImm(ins(wafer::FILL, {128}, 2), 1e10f, wafer::ELEM_I32),   // 1: saturates
-             withImm(ins(wafer::FILL, {136}, 2), -1.4f, wafer::ELEM_I32)};  // 1
+  pe.code = {typed(ins(format::ADD_S, {32, 0, 16}, 4), format::ELEM_I32),     // 1 cycle
+             typed(ins(format::SUB_S, {48, 0, 16}, 4), format::ELEM_I32),     // 1
+             typed(ins(format::MUL_S, {64, 0, 16}, 4), format::ELEM_I32),     // 1
+             typed(ins(format::DIV_S, {80, 0, 16}, 4), format::ELEM_I32),     // 4 * 8
+             withImm(ins(format::ADD_I, {96, 0}, 4), 2.5f, format::ELEM_I32), // 1: imm 3
+             withImm(ins(format::MUL_I, {112, 0}, 4), -2.5f, format::ELEM_I32), // 1: imm -3
+             withImm(ins(format::FILL, {128}, 2), 1e10f, format::ELEM_I32),   // 1: saturates
+             withImm(ins(format::FILL, {136}, 2), -1.4f, format::ELEM_I32)};  // 1
   pe.out = 32;
   pe.count = 28;
   uint64_t cycles = 0;
@@ -174,7 +174,7 @@ TEST(Ops, Int32ScalarImmediateFillAndCosts) {
 TEST(Ops, Int32ScalarReadOnceWhenDstOverlapsIt) {
   OnePe pe;
   pe.init[0] = iw({5, 6, 7});
-  pe.code = {typed(ins(wafer::ADD_S, {0, 0, 0}, 3), wafer::ELEM_I32)};
+  pe.code = {typed(ins(format::ADD_S, {0, 0, 0}, 3), format::ELEM_I32)};
   pe.out = 0;
   pe.count = 3;
   EXPECT_EQ(pe.run(), iw({10, 11, 12}));
@@ -186,8 +186,8 @@ TEST(Ops, PowF32AndI32) {
   pe.init[32] = fw({10, 0.5f, 1.0f / 3, -1, 2.5f});
   pe.init[64] = iw({2, -3, 2, 3, 0, 2, 7, -1});
   pe.init[96] = iw({10, 3, 31, 40, -1, -1, 0, -1});
-  pe.code = {ins(wafer::POW, {128, 0, 32}, 5),                                 // 5 * 8
-             typed(ins(wafer::POW, {160, 64, 96}, 8), wafer::ELEM_I32)};       // 8 * 8
+  pe.code = {ins(format::POW, {128, 0, 32}, 5),                                 // 5 * 8
+             typed(ins(format::POW, {160, 64, 96}, 8), format::ELEM_I32)};       // 8 * 8
   pe.out = 128;
   pe.count = 16;
   uint64_t cycles = 0;
@@ -211,7 +211,7 @@ TEST(Ops, ModF32TakesTheDivisorsSign) {
   OnePe pe;
   pe.init[0] = fw({5.5f, -5.5f, 5.5f, -5.5f, -4, 4, 1, -1, kInf});
   pe.init[64] = fw({2, 2, -2, -2, 2, -2, 0, kInf, 2});
-  pe.code = {ins(wafer::MOD, {128, 0, 64}, 9)};
+  pe.code = {ins(format::MOD, {128, 0, 64}, 9)};
   pe.out = 128;
   pe.count = 9;
   uint64_t cycles = 0;
@@ -226,10 +226,10 @@ TEST(Ops, ComparisonsWriteInt32OfTheirType) {
   pe.init[16] = fw({2, 2, kNaN, 0.0f});
   pe.init[32] = iw({-1, 5, 7, std::numeric_limits<int32_t>::min()});
   pe.init[48] = iw({1, 5, -7, 0});
-  wafer::Op ops[] = {wafer::EQ, wafer::LT, wafer::LE, wafer::GT, wafer::GE};
+  format::Op ops[] = {format::EQ, format::LT, format::LE, format::GT, format::GE};
   for (int k = 0; k < 5; ++k) {
     pe.code.push_back(ins(ops[k], {128 + 16 * k, 0, 16}, 4));
-    pe.code.push_back(typed(ins(ops[k], {256 + 16 * k, 32, 48}, 4), wafer::ELEM_I32));
+    pe.code.push_back(typed(ins(ops[k], {256 + 16 * k, 32, 48}, 4), format::ELEM_I32));
   }
   pe.out = 128;
   pe.count = 52;
@@ -254,8 +254,8 @@ TEST(Ops, LogicReadsNonzeroAsTrue) {
   // 0x80000000 (-0.0 as fp32) is a nonzero int32.
   pe.init[0] = iw({0, 0, 5, -1, std::numeric_limits<int32_t>::min()});
   pe.init[32] = iw({0, 3, 0, 7, 1});
-  pe.code = {ins(wafer::AND, {64, 0, 32}, 5), ins(wafer::OR, {96, 0, 32}, 5),
-             ins(wafer::XOR, {128, 0, 32}, 5), ins(wafer::NOT, {160, 0}, 5)};
+  pe.code = {ins(format::AND, {64, 0, 32}, 5), ins(format::OR, {96, 0, 32}, 5),
+             ins(format::XOR, {128, 0, 32}, 5), ins(format::NOT, {160, 0}, 5)};
   pe.out = 64;
   pe.count = 29;
   std::vector<uint32_t> r = pe.run();
@@ -270,7 +270,7 @@ TEST(Ops, SelectCopiesRawWords) {
   pe.init[0] = iw({1, 0, -1, 0});
   pe.init[16] = fw({1, 2, kNaN, 4});
   pe.init[32] = iw({-5, -6, -7, -8});
-  pe.code = {ins(wafer::SELECT, {64, 0, 16, 32}, 4)};
+  pe.code = {ins(format::SELECT, {64, 0, 16, 32}, 4)};
   pe.out = 64;
   pe.count = 4;
   uint64_t cycles = 0;
@@ -287,7 +287,7 @@ TEST(Ops, SelectReadsEverySourceBeforeWriting) {
   pe.init[0] = iw({1, 0, 0, 1});
   pe.init[16] = iw({10, 11, 12, 13});
   pe.init[32] = iw({20, 21, 22, 23, 24});
-  pe.code = {ins(wafer::SELECT, {36, 0, 16, 32}, 4), ins(wafer::SELECT, {0, 0, 16, 32}, 4)};
+  pe.code = {ins(format::SELECT, {36, 0, 16, 32}, 4), ins(format::SELECT, {0, 0, 16, 32}, 4)};
   pe.out = 0;
   pe.count = 13;
   std::vector<uint32_t> r = pe.run();
@@ -300,8 +300,8 @@ TEST(Ops, UnaryF32OpsAndCosts) {
   std::vector<float> x = {0.5f, -1.25f, 2, -0.0f, 3.75f, -3.5f, kNaN, 1e-3f};
   OnePe pe;
   pe.init[0] = fw(x);
-  wafer::Op ops[] = {wafer::LOG, wafer::ABS, wafer::SIN, wafer::COS, wafer::SIGMOID,
-                     wafer::RECIPROCAL, wafer::RELU, wafer::FLOOR, wafer::CEIL};
+  format::Op ops[] = {format::LOG, format::ABS, format::SIN, format::COS, format::SIGMOID,
+                     format::RECIPROCAL, format::RELU, format::FLOOR, format::CEIL};
   for (int k = 0; k < 9; ++k)
     pe.code.push_back(ins(ops[k], {64 + 32 * k, 0}, 8));
   pe.out = 64;
@@ -323,7 +323,7 @@ TEST(Ops, UnaryF32OpsAndCosts) {
     std::vector<float> want;
     for (float v : x)
       want.push_back(fns[k](v));
-    expectBits({r.begin() + 8 * k, r.begin() + 8 * k + 8}, want, wafer::Op_Name(ops[k]).c_str());
+    expectBits({r.begin() + 8 * k, r.begin() + 8 * k + 8}, want, format::Op_Name(ops[k]).c_str());
   }
   EXPECT_EQ(r[8 * 6 + 3], 0.0f) << "RELU(-0)";
   EXPECT_EQ(r[8 * 7 + 5], -4.0f) << "FLOOR(-3.5)";
@@ -340,7 +340,7 @@ TEST(Ops, GeluTanhInDouble) {
   std::vector<float> x = {0.5f, -1.25f, 2, -0.0f, 3.75f, -3.5f, 1e-3f, -7};
   OnePe pe;
   pe.init[0] = fw(x);
-  pe.code = {ins(wafer::GELU_TANH, {32, 0}, 8), ins(wafer::GELU, {64, 0}, 8)};
+  pe.code = {ins(format::GELU_TANH, {32, 0}, 8), ins(format::GELU, {64, 0}, 8)};
   pe.out = 32;
   pe.count = 16;
   uint64_t cycles = 0;
@@ -360,9 +360,9 @@ TEST(Ops, UnaryInt32OpsWrap) {
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   OnePe pe;
   pe.init[0] = iw({-3, 0, 7, kMin});
-  pe.code = {typed(ins(wafer::NEG, {32, 0}, 4), wafer::ELEM_I32),
-             typed(ins(wafer::ABS, {48, 0}, 4), wafer::ELEM_I32),
-             typed(ins(wafer::RELU, {64, 0}, 4), wafer::ELEM_I32)};
+  pe.code = {typed(ins(format::NEG, {32, 0}, 4), format::ELEM_I32),
+             typed(ins(format::ABS, {48, 0}, 4), format::ELEM_I32),
+             typed(ins(format::RELU, {64, 0}, 4), format::ELEM_I32)};
   pe.out = 32;
   pe.count = 12;
   EXPECT_EQ(pe.run(), iw({3, 0, -7, kMin, 3, 0, 7, kMin, 0, 0, 7, 0}));
@@ -374,7 +374,7 @@ TEST(Ops, ConversionsTruncateAndSaturate) {
   OnePe pe;
   pe.init[0] = fw({2.7f, -2.7f, -0.5f, 3e9f, -3e9f, kNaN, kInf, -2147483648.0f});
   pe.init[32] = iw({-7, 16777217, kMin, kMax});
-  pe.code = {ins(wafer::TO_INT, {64, 0}, 8), ins(wafer::TO_FLOAT, {96, 32}, 4)};
+  pe.code = {ins(format::TO_INT, {64, 0}, 8), ins(format::TO_FLOAT, {96, 32}, 4)};
   pe.out = 64;
   pe.count = 12;
   uint64_t cycles = 0;
@@ -393,14 +393,14 @@ TEST(Ops, ReductionsOfBothTypes) {
   pe.init[0] = fw({3, -1, 4, -1.5f});
   pe.init[16] = fw({3, kNaN, -9});
   pe.init[32] = iw({kMax, 1, -5, 7});
-  pe.code = {ins(wafer::REDUCE_MIN, {64, 0}, 4),
-             ins(wafer::REDUCE_MIN, {68, 16}, 3), // NaN wins
-             ins(wafer::REDUCE_MIN, {72, 0}, 0),  // +inf
-             typed(ins(wafer::REDUCE_SUM, {76, 32}, 4), wafer::ELEM_I32),
-             typed(ins(wafer::REDUCE_MAX, {80, 32}, 4), wafer::ELEM_I32),
-             typed(ins(wafer::REDUCE_MIN, {84, 32}, 4), wafer::ELEM_I32),
-             typed(ins(wafer::REDUCE_MAX, {88, 32}, 0), wafer::ELEM_I32),
-             typed(ins(wafer::REDUCE_MIN, {92, 32}, 0), wafer::ELEM_I32)};
+  pe.code = {ins(format::REDUCE_MIN, {64, 0}, 4),
+             ins(format::REDUCE_MIN, {68, 16}, 3), // NaN wins
+             ins(format::REDUCE_MIN, {72, 0}, 0),  // +inf
+             typed(ins(format::REDUCE_SUM, {76, 32}, 4), format::ELEM_I32),
+             typed(ins(format::REDUCE_MAX, {80, 32}, 4), format::ELEM_I32),
+             typed(ins(format::REDUCE_MIN, {84, 32}, 4), format::ELEM_I32),
+             typed(ins(format::REDUCE_MAX, {88, 32}, 0), format::ELEM_I32),
+             typed(ins(format::REDUCE_MIN, {92, 32}, 0), format::ELEM_I32)};
   pe.out = 64;
   pe.count = 8;
   std::vector<uint32_t> r = pe.run();
@@ -418,7 +418,7 @@ TEST(Ops, IndexCopyTransposesBroadcastsAndPads) {
   pe.init[64] = iw({0, 2, 4, 1, 3, 5,  // transpose into 2x3
                     1, 1, 1,           // broadcast word 1
                     -1, 4, -1});       // pad
-  pe.code = {ins(wafer::INDEX_COPY, {128, 0, 64}, 12, 6)};
+  pe.code = {ins(format::INDEX_COPY, {128, 0, 64}, 12, 6)};
   pe.out = 128;
   pe.count = 12;
   uint64_t cycles = 0;
@@ -434,7 +434,7 @@ TEST(Ops, IndexCopyInPlaceReadsAllFirst) {
   pe.init[0] = iw({10, 11, 12, 13});
   pe.init[16] = iw({3, 2, 1, 0});
   pe.init[32] = iw({1, 0, -1});
-  pe.code = {ins(wafer::INDEX_COPY, {0, 0, 16}, 4, 4), ins(wafer::INDEX_COPY, {32, 0, 32}, 3, 4)};
+  pe.code = {ins(format::INDEX_COPY, {0, 0, 16}, 4, 4), ins(format::INDEX_COPY, {32, 0, 32}, 3, 4)};
   pe.out = 0;
   pe.count = 11;
   std::vector<uint32_t> r = pe.run();
@@ -445,17 +445,17 @@ TEST(Ops, IndexCopyInPlaceReadsAllFirst) {
 TEST(Ops, IndexCopyFollowsAffineOperands) {
   // Every PE of a 2x1 region gathers from its own source slice: the index
   // table is shared, the source address follows px.
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
   for (uint32_t px = 0; px < 2; ++px)
     initFloats(r, px, 0, 0, {1, 2, 3, 4});
-  wafer::Instr c = ins(wafer::INDEX_COPY, {64, 0, 32}, 2, 2);
+  format::Instr c = ins(format::INDEX_COPY, {64, 0, 32}, 2, 2);
   *c.mutable_addr(1) = aff(0, {}, 8);
   *r->add_code() = c;
-  wafer::HostTensor *ids = addTensor(p, false, "idx", wafer::I32, {2});
+  format::HostTensor *ids = addTensor(p, false, "idx", format::I32, {2});
   addPiece(ids, 0, 0, 32, 0, 2);
   addPiece(ids, 1, 0, 32, 0, 2);
-  wafer::HostTensor *out = addTensor(p, true, "y", wafer::F32, {4});
+  format::HostTensor *out = addTensor(p, true, "y", format::F32, {4});
   addPiece(out, 0, 0, 64, 0, 2);
   addPiece(out, 1, 0, 64, 2, 2);
   RunResult res = runProgram(p, {{"idx", HostArray::integers(DType::I32, {2}, {1, 0})}});
@@ -467,7 +467,7 @@ TEST(Ops, IndexOutOfRangeFaults) {
   OnePe pe;
   pe.init[0] = iw({0, 1, 2, 3});
   pe.init[16] = iw({0, 3, 4});
-  pe.code = {ins(wafer::INDEX_COPY, {64, 0, 16}, 3, 4)};
+  pe.code = {ins(format::INDEX_COPY, {64, 0, 16}, 3, 4)};
   EXPECT_EQ(pe.error(), "index out of range: wafer 0 PE (0,0) (kernel 'k'): instruction 0 "
                         "(INDEX_COPY): index 4 at i = 2 is neither -1 nor in [0, m) with m = 4");
   pe.init[16] = iw({-2});
@@ -479,77 +479,77 @@ TEST(Ops, Int32DivisionByZeroFaults) {
   OnePe pe;
   pe.init[0] = iw({7, -7, 9});
   pe.init[16] = iw({1, 2, 0});
-  pe.code = {typed(ins(wafer::DIV, {64, 0, 16}, 3), wafer::ELEM_I32)};
+  pe.code = {typed(ins(format::DIV, {64, 0, 16}, 3), format::ELEM_I32)};
   EXPECT_EQ(pe.error(), "division by zero: wafer 0 PE (0,0) (kernel 'k'): instruction 0 (DIV): "
                         "element 2: int32 9 by 0");
-  pe.code = {ins(wafer::NOP, {}), typed(ins(wafer::MOD, {64, 0, 16}, 3), wafer::ELEM_I32)};
+  pe.code = {ins(format::NOP, {}), typed(ins(format::MOD, {64, 0, 16}, 3), format::ELEM_I32)};
   EXPECT_EQ(pe.error(), "division by zero: wafer 0 PE (0,0) (kernel 'k'): instruction 1 (MOD): "
                         "element 2: int32 9 by 0");
-  pe.code = {typed(ins(wafer::DIV_S, {64, 0, 24}, 3), wafer::ELEM_I32)};
+  pe.code = {typed(ins(format::DIV_S, {64, 0, 24}, 3), format::ELEM_I32)};
   EXPECT_EQ(pe.error(), "division by zero: wafer 0 PE (0,0) (kernel 'k'): instruction 0 (DIV_S): "
                         "element 0: int32 7 by 0");
   // fp32 division by zero is IEEE's, and an empty integer division nothing.
-  pe.code = {ins(wafer::DIV, {64, 0, 16}, 3),
-             typed(ins(wafer::MOD, {64, 0, 24}, 0), wafer::ELEM_I32)};
+  pe.code = {ins(format::DIV, {64, 0, 16}, 3),
+             typed(ins(format::MOD, {64, 0, 24}, 0), format::ELEM_I32)};
   EXPECT_EQ(pe.error(), "");
 }
 
 TEST(Ops, EveryOperandIsBoundsChecked) {
   OnePe pe;
-  pe.code = {ins(wafer::SELECT, {0, 0, 0, 4080}, 8)};
+  pe.code = {ins(format::SELECT, {0, 0, 0, 4080}, 8)};
   EXPECT_EQ(pe.error(), "SRAM overflow: wafer 0 PE (0,0) (kernel 'k'): instruction 0 (SELECT): "
                         "addr[3] spans bytes [4080, 4112) outside the kernel's 4096 SRAM bytes");
-  pe.code = {ins(wafer::INDEX_COPY, {0, 0, 4080}, 8, 1)};
+  pe.code = {ins(format::INDEX_COPY, {0, 0, 4080}, 8, 1)};
   EXPECT_EQ(pe.error(), "SRAM overflow: wafer 0 PE (0,0) (kernel 'k'): instruction 0 "
                         "(INDEX_COPY): addr[2] spans bytes [4080, 4112) outside the kernel's "
                         "4096 SRAM bytes");
-  pe.code = {ins(wafer::INDEX_COPY, {0, 4000, 0}, 1, 32)};
+  pe.code = {ins(format::INDEX_COPY, {0, 4000, 0}, 1, 32)};
   EXPECT_EQ(pe.error(), "SRAM overflow: wafer 0 PE (0,0) (kernel 'k'): instruction 0 "
                         "(INDEX_COPY): addr[1] spans bytes [4000, 4128) outside the kernel's "
                         "4096 SRAM bytes");
-  pe.code = {ins(wafer::INDEX_COPY, {0, 0, 0}, 1, -1)};
+  pe.code = {ins(format::INDEX_COPY, {0, 0, 0}, 1, -1)};
   EXPECT_EQ(pe.error(), "bad count: wafer 0 PE (0,0) (kernel 'k'): instruction 0 (INDEX_COPY): "
                         "m = -1 is negative");
-  pe.code = {ins(wafer::SELECT, {0, 2, 0, 0}, 1)};
+  pe.code = {ins(format::SELECT, {0, 2, 0, 0}, 1)};
   EXPECT_EQ(pe.error(), "misaligned address: wafer 0 PE (0,0) (kernel 'k'): instruction 0 "
                         "(SELECT): addr[1] = 2 is not a multiple of 4");
 }
 
 TEST(Ops, ValidationOfTypesAndAddresses) {
   OnePe pe;
-  pe.code = {typed(ins(wafer::EXP, {0, 0}, 1), wafer::ELEM_I32)};
+  pe.code = {typed(ins(format::EXP, {0, 0}, 1), format::ELEM_I32)};
   EXPECT_EQ(pe.error(), "region 'k' (wafer 0) instruction 0 (EXP): takes no element type ELEM_I32 "
                         "(only ADD..MAX, MIN, POW, MOD, *_S, ADD_I, MUL_I, FILL, NEG, ABS, RELU, "
                         "REDUCE_* and the comparisons do)");
-  for (wafer::Op op : {wafer::AND, wafer::NOT, wafer::SELECT, wafer::INDEX_COPY, wafer::TO_INT,
-                       wafer::TO_FLOAT, wafer::COPY, wafer::MATVEC, wafer::SEND}) {
-    pe.code = {typed(ins(op, {0, 0, 0, 0}, 1), wafer::ELEM_I32)};
+  for (format::Op op : {format::AND, format::NOT, format::SELECT, format::INDEX_COPY, format::TO_INT,
+                       format::TO_FLOAT, format::COPY, format::MATVEC, format::SEND}) {
+    pe.code = {typed(ins(op, {0, 0, 0, 0}, 1), format::ELEM_I32)};
     EXPECT_NE(pe.error().find("takes no element type"), std::string::npos)
-        << wafer::Op_Name(op) << ": " << pe.error();
+        << format::Op_Name(op) << ": " << pe.error();
   }
-  pe.code = {ins(wafer::ADD, {0, 0, 0}, 1)};
-  pe.code[0].set_type(wafer::ElemType(7));
+  pe.code = {ins(format::ADD, {0, 0, 0}, 1)};
+  pe.code[0].set_type(format::ElemType(7));
   EXPECT_EQ(pe.error(), "region 'k' (wafer 0) instruction 0 (ADD): unknown element type 7");
-  pe.code = {ins(wafer::SELECT, {0, 0, 0}, 1)};
+  pe.code = {ins(format::SELECT, {0, 0, 0}, 1)};
   EXPECT_EQ(pe.error(), "region 'k' (wafer 0) instruction 0 (SELECT): needs 4 addresses, has 3");
-  pe.code = {ins(wafer::INDEX_COPY, {0, 0}, 1, 1)};
+  pe.code = {ins(format::INDEX_COPY, {0, 0}, 1, 1)};
   EXPECT_EQ(pe.error(),
             "region 'k' (wafer 0) instruction 0 (INDEX_COPY): needs 3 addresses, has 2");
-  pe.code = {ins(wafer::MOD, {0, 0}, 1)};
+  pe.code = {ins(format::MOD, {0, 0}, 1)};
   EXPECT_EQ(pe.error(), "region 'k' (wafer 0) instruction 0 (MOD): needs 3 addresses, has 2");
-  wafer::Instr strided = ins(wafer::SELECT, {0, 0, 0, 0}, 1);
+  format::Instr strided = ins(format::SELECT, {0, 0, 0, 0}, 1);
   strided.mutable_addr(3)->add_stride(4);
   pe.code = {strided};
   EXPECT_EQ(pe.error(), "region 'k' (wafer 0) instruction 0 (SELECT): addr[3] has 1 strides but "
                         "only 0 enclosing LOOPs");
   // Every I32-capable op, and F32 on every op, loads.
-  for (wafer::Op op : {wafer::ADD, wafer::SUB, wafer::MUL, wafer::MAX, wafer::MIN, wafer::POW,
-                       wafer::ADD_S, wafer::SUB_S, wafer::MUL_S, wafer::ADD_I, wafer::MUL_I,
-                       wafer::FILL, wafer::NEG, wafer::ABS, wafer::RELU, wafer::REDUCE_SUM,
-                       wafer::REDUCE_MAX, wafer::REDUCE_MIN, wafer::EQ, wafer::LT, wafer::LE,
-                       wafer::GT, wafer::GE}) {
-    pe.code = {typed(ins(op, {0, 0, 0}, 1), wafer::ELEM_I32)};
-    EXPECT_EQ(pe.error(), "") << wafer::Op_Name(op);
+  for (format::Op op : {format::ADD, format::SUB, format::MUL, format::MAX, format::MIN, format::POW,
+                       format::ADD_S, format::SUB_S, format::MUL_S, format::ADD_I, format::MUL_I,
+                       format::FILL, format::NEG, format::ABS, format::RELU, format::REDUCE_SUM,
+                       format::REDUCE_MAX, format::REDUCE_MIN, format::EQ, format::LT, format::LE,
+                       format::GT, format::GE}) {
+    pe.code = {typed(ins(op, {0, 0, 0}, 1), format::ELEM_I32)};
+    EXPECT_EQ(pe.error(), "") << format::Op_Name(op);
   }
 }
 

@@ -12,7 +12,7 @@
 
 using namespace wsc::runtime;
 using namespace wsc::runtime::test;
-namespace wafer = wsc::wafer;
+namespace format = wsc::format;
 
 namespace {
 
@@ -26,15 +26,15 @@ uint32_t W(float f) {
 struct Tile {
   uint64_t rows, cols;
   std::vector<uint32_t> words;
-  uint64_t nnz() const { return wafer::countStored(words.data(), words.size()); }
+  uint64_t nnz() const { return format::countStored(words.data(), words.size()); }
   std::vector<uint32_t> encoded() const {
-    return wafer::encodeSparseTile(words.data(), rows, cols);
+    return format::encodeSparseTile(words.data(), rows, cols);
   }
 };
 
 /// The layout read back, independently of the emulator.
 std::vector<uint32_t> decode(const std::vector<uint32_t> &t, uint64_t rows, uint64_t cols) {
-  if (t[0] == wafer::kDenseTile)
+  if (t[0] == format::kDenseTile)
     return std::vector<uint32_t>(t.begin() + 1, t.end());
   uint64_t nnz = t[0], per = cols <= 255 ? 4 : 2, bits = 32 / per;
   auto half = [&](uint64_t base, uint64_t i) {
@@ -86,16 +86,16 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
 constexpr uint64_t kFmac = 4; // makeProgram's
 constexpr uint32_t kTile = 0, kX = 4096, kDst = 8192, kFill = 12288;
 
-void initWords(wafer::Region *r, uint32_t px, uint32_t offset, const std::vector<uint32_t> &w) {
-  wafer::SramInit *s = r->add_init();
+void initWords(format::Region *r, uint32_t px, uint32_t offset, const std::vector<uint32_t> &w) {
+  format::SramInit *s = r->add_init();
   s->set_px(px);
   s->set_offset(offset);
   s->set_data(std::string(reinterpret_cast<const char *>(w.data()), w.size() * 4));
 }
 
 /// The tile as `storage` holds it: its words for STORE_F32, else encoded.
-std::vector<uint32_t> stored(const Tile &t, wafer::Storage storage) {
-  return storage == wafer::STORE_F32 ? t.words : t.encoded();
+std::vector<uint32_t> stored(const Tile &t, format::Storage storage) {
+  return storage == format::STORE_F32 ? t.words : t.encoded();
 }
 
 struct Outcome {
@@ -104,7 +104,7 @@ struct Outcome {
 };
 
 /// The raw words of output 'dst' and the run's cycles.
-Outcome outcome(const wafer::Program &p) {
+Outcome outcome(const format::Program &p) {
   RunResult res = runProgram(p);
   EXPECT_TRUE(res.status.ok()) << res.status.message();
   Outcome o;
@@ -117,23 +117,23 @@ Outcome outcome(const wafer::Program &p) {
 }
 
 /// An output of dst's `words` raw words on local PE px.
-void addDst(wafer::Program &p, uint32_t px, uint64_t words) {
-  addPiece(addTensor(p, true, "dst", wafer::I32, {int64_t(words)}), px, 0, kDst, 0,
+void addDst(format::Program &p, uint32_t px, uint64_t words) {
+  addPiece(addTensor(p, true, "dst", format::I32, {int64_t(words)}), px, 0, kDst, 0,
            uint32_t(words));
 }
 
 /// MATVEC or VECMAT on one PE over `t` held as `storage`; dst starts as
 /// ones, so that an accumulating product shows.
-Outcome runProduct(wafer::Op op, const Tile &t, wafer::Storage storage, bool accumulate) {
-  bool mv = op == wafer::MATVEC;
-  wafer::Program p = makeProgram(1, 1);
+Outcome runProduct(format::Op op, const Tile &t, format::Storage storage, bool accumulate) {
+  bool mv = op == format::MATVEC;
+  format::Program p = makeProgram(1, 1);
   p.mutable_arch()->set_sram_bytes_per_pe(16384);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
   initWords(r, 0, kTile, stored(t, storage));
   initFloats(r, 0, 0, kX, randomFloats(mv ? t.cols : t.rows, 7));
   uint64_t out = mv ? t.rows : t.cols;
   initFloats(r, 0, 0, kDst, std::vector<float>(out, 1.0f));
-  wafer::Instr in = ins(op, {kDst, kTile, kX}, int64_t(t.rows), int64_t(t.cols));
+  format::Instr in = ins(op, {kDst, kTile, kX}, int64_t(t.rows), int64_t(t.cols));
   in.set_storage(storage);
   in.set_count(accumulate ? 1 : 0);
   *r->add_code() = in;
@@ -141,15 +141,15 @@ Outcome runProduct(wafer::Op op, const Tile &t, wafer::Storage storage, bool acc
   return outcome(p);
 }
 
-void expectProductMatchesDense(wafer::Op op) {
+void expectProductMatchesDense(format::Op op) {
   for (const auto &[name, t] : tiles())
     for (bool accumulate : {false, true}) {
       SCOPED_TRACE(testing::Message() << name << (accumulate ? ", accumulating" : ""));
-      Outcome dense = runProduct(op, t, wafer::STORE_F32, accumulate);
-      Outcome sparse = runProduct(op, t, wafer::STORE_SPARSE, accumulate);
+      Outcome dense = runProduct(op, t, format::STORE_F32, accumulate);
+      Outcome sparse = runProduct(op, t, format::STORE_SPARSE, accumulate);
       EXPECT_EQ(sparse.dst, dense.dst);
       EXPECT_EQ(dense.cycles, (t.rows * t.cols + kFmac - 1) / kFmac);
-      EXPECT_EQ(sparse.cycles, wafer::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
+      EXPECT_EQ(sparse.cycles, format::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
     }
 }
 
@@ -157,7 +157,7 @@ TEST(SparseTile, EncodingRoundTrips) {
   for (const auto &[name, t] : tiles()) {
     SCOPED_TRACE(name);
     std::vector<uint32_t> e = t.encoded();
-    EXPECT_EQ(e.size(), wafer::storedTileWords(t.rows, t.cols, t.nnz()));
+    EXPECT_EQ(e.size(), format::storedTileWords(t.rows, t.cols, t.nnz()));
     EXPECT_EQ(decode(e, t.rows, t.cols), t.words);
   }
   // Up to 255 columns, counts and columns take 8 bits, four to a word;
@@ -195,26 +195,26 @@ TEST(SparseTile, ZeroAndDenseTiles) {
   Tile full = randomTile(2, 3, 1.0, 4);
   std::vector<uint32_t> e = full.encoded();
   ASSERT_EQ(e.size(), 7u);
-  EXPECT_EQ(e[0], wafer::kDenseTile);
+  EXPECT_EQ(e[0], format::kDenseTile);
   EXPECT_EQ(std::vector<uint32_t>(e.begin() + 1, e.end()), full.words);
 }
 
-TEST(Sparse, MatvecMatchesDenseBitForBit) { expectProductMatchesDense(wafer::MATVEC); }
+TEST(Sparse, MatvecMatchesDenseBitForBit) { expectProductMatchesDense(format::MATVEC); }
 
-TEST(Sparse, VecmatMatchesDenseBitForBit) { expectProductMatchesDense(wafer::VECMAT); }
+TEST(Sparse, VecmatMatchesDenseBitForBit) { expectProductMatchesDense(format::VECMAT); }
 
 /// PE 0 sends x (t.rows words) on color 1; PE 1 fills `wait` words first
 /// (so that x is there), then multiplies it into `t` as RECV_VECMAT.
-wafer::Program recvVecmat(const Tile &t, wafer::Storage storage, bool accumulate) {
-  wafer::Program p = makeProgram(2, 1);
+format::Program recvVecmat(const Tile &t, format::Storage storage, bool accumulate) {
+  format::Program p = makeProgram(2, 1);
   p.mutable_arch()->set_sram_bytes_per_pe(16384);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
   initFloats(r, 0, 0, kX, randomFloats(t.rows, 8));
   initWords(r, 1, kTile, stored(t, storage));
   initFloats(r, 1, 0, kDst, std::vector<float>(t.cols, 1.0f));
   *r->add_code() = only(send(1, kX, int64_t(t.rows)), 0, 0, 0, 0);
-  *r->add_code() = only(ins(wafer::FILL, {kFill}, 400), 1, 1, 0, 0); // 100 cycles
-  wafer::Instr in = ins(wafer::RECV_VECMAT, {kDst, kTile}, int64_t(t.rows), int64_t(t.cols));
+  *r->add_code() = only(ins(format::FILL, {kFill}, 400), 1, 1, 0, 0); // 100 cycles
+  format::Instr in = ins(format::RECV_VECMAT, {kDst, kTile}, int64_t(t.rows), int64_t(t.cols));
   in.set_color(1);
   in.set_storage(storage);
   in.set_count(accumulate ? 1 : 0);
@@ -228,11 +228,11 @@ TEST(Sparse, RecvVecmatMatchesDenseBitForBit) {
   for (const auto &[name, t] : tiles())
     for (bool accumulate : {false, true}) {
       SCOPED_TRACE(testing::Message() << name << (accumulate ? ", accumulating" : ""));
-      Outcome dense = outcome(recvVecmat(t, wafer::STORE_F32, accumulate));
-      Outcome sparse = outcome(recvVecmat(t, wafer::STORE_SPARSE, accumulate));
+      Outcome dense = outcome(recvVecmat(t, format::STORE_F32, accumulate));
+      Outcome sparse = outcome(recvVecmat(t, format::STORE_SPARSE, accumulate));
       EXPECT_EQ(sparse.dst, dense.dst);
       EXPECT_EQ(dense.cycles, 100 + (t.rows * t.cols + kFmac - 1) / kFmac);
-      EXPECT_EQ(sparse.cycles, 100 + wafer::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
+      EXPECT_EQ(sparse.cycles, 100 + format::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
     }
 }
 
@@ -242,24 +242,24 @@ TEST(Sparse, RecvVecmatChargesEachRunItsEntries) {
   Tile t{4, 16, std::vector<uint32_t>(64, 0)};
   for (auto [r, c] : {std::pair{0, 1}, {0, 4}, {0, 15}, {2, 0}, {2, 9}, {3, 7}})
     t.words[r * 16 + c] = W(0.5f + float(r + c));
-  auto program = [&](wafer::Storage storage) {
-    wafer::Program p = makeProgram(2, 1);
-    wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  auto program = [&](format::Storage storage) {
+    format::Program p = makeProgram(2, 1);
+    format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
     initFloats(r, 0, 0, 0, {1, -2, 3, -4});
     initWords(r, 1, 0, stored(t, storage));
     *r->add_code() = only(send(1, 0, 2), 0, 0, 0, 0);
-    *r->add_code() = only(ins(wafer::FILL, {64}, 40), 0, 0, 0, 0); // 10 cycles
+    *r->add_code() = only(ins(format::FILL, {64}, 40), 0, 0, 0, 0); // 10 cycles
     *r->add_code() = only(send(1, 8, 2), 0, 0, 0, 0);
-    wafer::Instr in = ins(wafer::RECV_VECMAT, {1024, 0}, 4, 16);
+    format::Instr in = ins(format::RECV_VECMAT, {1024, 0}, 4, 16);
     in.set_color(1);
     in.set_storage(storage);
     *r->add_code() = only(in, 1, 1, 0, 0);
     routeEast(p, 0, 0, 1, 1);
-    addPiece(addTensor(p, true, "dst", wafer::I32, {16}), 1, 0, 1024, 0, 16);
+    addPiece(addTensor(p, true, "dst", format::I32, {16}), 1, 0, 1024, 0, 16);
     return p;
   };
-  Outcome dense = outcome(program(wafer::STORE_F32));
-  Outcome sparse = outcome(program(wafer::STORE_SPARSE));
+  Outcome dense = outcome(program(format::STORE_F32));
+  Outcome sparse = outcome(program(format::STORE_SPARSE));
   EXPECT_EQ(sparse.dst, dense.dst);
   // x0, x1 arrive at 2 and 3: their rows are done at 2 + ceil((3 + 0 + 2) /
   // 4) = 4. x2, x3 arrive at 14: done at 14 + ceil((2 + 1 + 2) / 4) = 16
@@ -273,16 +273,16 @@ TEST(Sparse, RecvVecmatChargesEachRunItsEntries) {
 /// dst at 256, with the x (zeros) that PE 0 sends it. Returns the error, ""
 /// if none.
 std::string runOver(const std::vector<uint32_t> &tile, uint32_t at = 0,
-                    wafer::Op op = wafer::MATVEC) {
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+                    format::Op op = format::MATVEC) {
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
   initWords(r, 1, at, tile);
-  wafer::Instr in = op == wafer::RECV_VECMAT ? ins(op, {256, at}, 4, 8)
+  format::Instr in = op == format::RECV_VECMAT ? ins(op, {256, at}, 4, 8)
                                              : ins(op, {256, at, 512}, 4, 8);
   in.set_color(1);
-  in.set_storage(wafer::STORE_SPARSE);
+  in.set_storage(format::STORE_SPARSE);
   *r->add_code() = only(send(1, 512, 4), 0, 0, 0, 0);
-  if (op != wafer::RECV_VECMAT)
+  if (op != format::RECV_VECMAT)
     *r->add_code() = only(recv(1, 512, 4), 1, 1, 0, 0);
   *r->add_code() = only(in, 1, 1, 0, 0);
   routeEast(p, 0, 0, 1, 1);
@@ -308,17 +308,17 @@ void setIndex(std::vector<uint32_t> &t, uint64_t base, uint64_t i, uint32_t v) {
 }
 
 /// The start of runOver's fault of `kind` at `op`.
-std::string faultAt(const std::string &kind, wafer::Op op) {
-  bool fused = op == wafer::RECV_VECMAT;
+std::string faultAt(const std::string &kind, format::Op op) {
+  bool fused = op == format::RECV_VECMAT;
   return kind + ": wafer 0 PE (1,0) (kernel 'k')" + (fused ? ", color 1" : "") +
-         ": instruction " + (fused ? "1" : "2") + " (" + wafer::Op_Name(op) + "): ";
+         ": instruction " + (fused ? "1" : "2") + " (" + format::Op_Name(op) + "): ";
 }
 
-const wafer::Op kProducts[] = {wafer::MATVEC, wafer::VECMAT, wafer::RECV_VECMAT};
+const format::Op kProducts[] = {format::MATVEC, format::VECMAT, format::RECV_VECMAT};
 
 TEST(Sparse, BadTilesFault) {
-  for (wafer::Op op : kProducts) {
-    SCOPED_TRACE(wafer::Op_Name(op));
+  for (format::Op op : kProducts) {
+    SCOPED_TRACE(format::Op_Name(op));
     std::string at = faultAt("bad sparse tile", op);
     EXPECT_EQ(runOver(goodTile(), 0, op), "");
     std::vector<uint32_t> t = goodTile();
@@ -334,8 +334,8 @@ TEST(Sparse, BadTilesFault) {
 }
 
 TEST(Sparse, TileSpanIsCheckedAgainstTheSram) {
-  for (wafer::Op op : kProducts) {
-    SCOPED_TRACE(wafer::Op_Name(op));
+  for (format::Op op : kProducts) {
+    SCOPED_TRACE(format::Op_Name(op));
     std::string at = faultAt("SRAM overflow", op);
     // Word 0 itself, then the tile its word 0 describes, sparse and dense.
     EXPECT_EQ(runOver({}, 4096, op),
@@ -343,7 +343,7 @@ TEST(Sparse, TileSpanIsCheckedAgainstTheSram) {
     std::vector<uint32_t> t = goodTile(); // 1 + 1 + 2 + 6 words
     EXPECT_EQ(runOver({t.begin(), t.begin() + 4}, 4080, op),
               at + "addr[1] spans bytes [4080, 4120) outside the kernel's 4096 SRAM bytes");
-    EXPECT_EQ(runOver({wafer::kDenseTile}, 4000, op),
+    EXPECT_EQ(runOver({format::kDenseTile}, 4000, op),
               at + "addr[1] spans bytes [4000, 4132) outside the kernel's 4096 SRAM bytes");
     EXPECT_EQ(runOver(t, 4096 - 4 * uint32_t(t.size()), op), "");
   }
@@ -352,13 +352,13 @@ TEST(Sparse, TileSpanIsCheckedAgainstTheSram) {
 TEST(Sparse, TileIsReadWhenItRuns) {
   // The program overwrites the row counts between two MATVECs (row 0 now
   // holds 9 entries): the second faults.
-  wafer::Program p = makeProgram(1, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
   initWords(r, 0, 0, goodTile());
-  wafer::Instr mv = ins(wafer::MATVEC, {256, 0, 512}, 4, 8);
-  mv.set_storage(wafer::STORE_SPARSE);
-  wafer::Instr fill = ins(wafer::FILL, {4}, 1);
-  fill.set_type(wafer::ELEM_I32);
+  format::Instr mv = ins(format::MATVEC, {256, 0, 512}, 4, 8);
+  mv.set_storage(format::STORE_SPARSE);
+  format::Instr fill = ins(format::FILL, {4}, 1);
+  fill.set_type(format::ELEM_I32);
   fill.set_imm(9);
   *r->add_code() = mv;
   *r->add_code() = fill;
@@ -373,33 +373,33 @@ TEST(Sparse, WaitsForAnAsyncReceiveIntoTheTile) {
   // MATVEC waits for the receive, which ends a cycle after the last word
   // arrives (at 1 + 10 for a 10-word tile).
   std::vector<uint32_t> t = goodTile();
-  wafer::Program p = makeProgram(2, 1);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
   initWords(r, 0, 0, t);
   initFloats(r, 1, 0, 512, {1, 2, 3, 4, 5, 6, 7, 8});
   *r->add_code() = only(send(1, 0, int64_t(t.size())), 0, 0, 0, 0);
-  wafer::Instr in = recv(1, 0, int64_t(t.size()));
+  format::Instr in = recv(1, 0, int64_t(t.size()));
   in.set_async(true);
   *r->add_code() = only(in, 1, 1, 0, 0);
-  wafer::Instr mv = ins(wafer::MATVEC, {256, 0, 512}, 4, 8);
-  mv.set_storage(wafer::STORE_SPARSE);
+  format::Instr mv = ins(format::MATVEC, {256, 0, 512}, 4, 8);
+  mv.set_storage(format::STORE_SPARSE);
   *r->add_code() = only(mv, 1, 1, 0, 0);
   routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, true, "y", wafer::F32, {4}), 1, 0, 256, 0, 4);
+  addPiece(addTensor(p, true, "y", format::F32, {4}), 1, 0, 256, 0, 4);
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{1 * 1 + 8 * 8, 0, 18 * 2 + 19 * 3 + 22 * 6, 28 * 4}));
-  EXPECT_EQ(res.report.cycles, t.size() + 2 + wafer::sparseTileCycles(4, 8, 6, kFmac));
+  EXPECT_EQ(res.report.cycles, t.size() + 2 + format::sparseTileCycles(4, 8, 6, kFmac));
 }
 
 TEST(Sparse, ColumnLimit) {
   // A constant m above 65535 is refused at load; any other m faults when a
   // tile in the sparse form meets it. The dense form has no column indices.
-  wafer::Program p = makeProgram(1, 1);
+  format::Program p = makeProgram(1, 1);
   p.mutable_arch()->set_sram_bytes_per_pe(1 << 20);
-  wafer::Region *r = addRegion(p, "k", 0, 0, 1, 1);
-  wafer::Instr mv = ins(wafer::MATVEC, {0, 16, 400000}, 1, 65536);
-  mv.set_storage(wafer::STORE_SPARSE);
+  format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  format::Instr mv = ins(format::MATVEC, {0, 16, 400000}, 1, 65536);
+  mv.set_storage(format::STORE_SPARSE);
   *r->add_code() = mv;
   EXPECT_EQ(runProgram(p).status.message(), "region 'k' (wafer 0) instruction 0 (MATVEC): m = "
                                             "65536 is more than the 65535 columns a sparse tile "
@@ -408,18 +408,18 @@ TEST(Sparse, ColumnLimit) {
   EXPECT_EQ(runProgram(p).status.message(), "bad sparse tile: wafer 0 PE (0,0) (kernel 'k'): "
                                             "instruction 0 (MATVEC): m = 65536 is more than the "
                                             "65535 columns a sparse tile indexes");
-  initWords(r, 0, 16, {wafer::kDenseTile});
+  initWords(r, 0, 16, {format::kDenseTile});
   EXPECT_EQ(runProgram(p).status.message(), "");
 }
 
 TEST(Sparse, StorageIsRefusedOnOtherOps) {
-  for (wafer::Op op : {wafer::GATHER, wafer::ADD}) {
-    wafer::Program p = makeProgram(1, 1);
-    wafer::Instr in = ins(op, {0, 0, 0}, 1, 1);
-    in.set_storage(wafer::STORE_SPARSE);
+  for (format::Op op : {format::GATHER, format::ADD}) {
+    format::Program p = makeProgram(1, 1);
+    format::Instr in = ins(op, {0, 0, 0}, 1, 1);
+    in.set_storage(format::STORE_SPARSE);
     *addRegion(p, "k", 0, 0, 1, 1)->add_code() = in;
     EXPECT_EQ(runProgram(p).status.message(),
-              "region 'k' (wafer 0) instruction 0 (" + wafer::Op_Name(op) +
+              "region 'k' (wafer 0) instruction 0 (" + format::Op_Name(op) +
                   "): only MATVEC, VECMAT and RECV_VECMAT read sparse storage");
   }
 }

@@ -4,11 +4,11 @@
 
 namespace wsc::runtime::test {
 
-wafer::Program makeProgram(uint32_t w, uint32_t h, uint32_t colors, uint32_t wafers) {
-  wafer::Program p;
+format::Program makeProgram(uint32_t w, uint32_t h, uint32_t colors, uint32_t wafers) {
+  format::Program p;
   p.set_format_version(kFormatVersion);
   p.set_tokens(1);
-  wafer::Arch *a = p.mutable_arch();
+  format::Arch *a = p.mutable_arch();
   a->set_name("unit");
   a->set_width(w);
   a->set_height(h);
@@ -27,9 +27,9 @@ wafer::Program makeProgram(uint32_t w, uint32_t h, uint32_t colors, uint32_t waf
   return p;
 }
 
-wafer::Region *addRegion(wafer::Program &p, const std::string &name, uint32_t x, uint32_t y,
+format::Region *addRegion(format::Program &p, const std::string &name, uint32_t x, uint32_t y,
                          uint32_t w, uint32_t h, uint32_t waferIndex) {
-  wafer::Region *r = p.mutable_wafers(int(waferIndex))->add_regions();
+  format::Region *r = p.mutable_wafers(int(waferIndex))->add_regions();
   r->set_name(name);
   r->set_x(x);
   r->set_y(y);
@@ -38,8 +38,8 @@ wafer::Region *addRegion(wafer::Program &p, const std::string &name, uint32_t x,
   return r;
 }
 
-wafer::Affine aff(int64_t base, std::initializer_list<int64_t> stride, int64_t px, int64_t py) {
-  wafer::Affine a;
+format::Affine aff(int64_t base, std::initializer_list<int64_t> stride, int64_t px, int64_t py) {
+  format::Affine a;
   a.set_base(base);
   for (int64_t s : stride)
     a.add_stride(s);
@@ -48,8 +48,8 @@ wafer::Affine aff(int64_t base, std::initializer_list<int64_t> stride, int64_t p
   return a;
 }
 
-wafer::Instr ins(wafer::Op op, std::initializer_list<int64_t> addrs, int64_t n, int64_t m) {
-  wafer::Instr i;
+format::Instr ins(format::Op op, std::initializer_list<int64_t> addrs, int64_t n, int64_t m) {
+  format::Instr i;
   i.set_op(op);
   for (int64_t a : addrs)
     i.add_addr()->set_base(a);
@@ -58,33 +58,33 @@ wafer::Instr ins(wafer::Op op, std::initializer_list<int64_t> addrs, int64_t n, 
   return i;
 }
 
-wafer::Instr send(uint32_t color, int64_t addr, int64_t n) {
-  wafer::Instr i = ins(wafer::SEND, {addr}, n);
+format::Instr send(uint32_t color, int64_t addr, int64_t n) {
+  format::Instr i = ins(format::SEND, {addr}, n);
   i.set_color(color);
   return i;
 }
 
-wafer::Instr recv(uint32_t color, int64_t addr, int64_t n, wafer::Op op) {
-  wafer::Instr i = ins(op, {addr}, n);
+format::Instr recv(uint32_t color, int64_t addr, int64_t n, format::Op op) {
+  format::Instr i = ins(op, {addr}, n);
   i.set_color(color);
   return i;
 }
 
-wafer::Instr loop(uint32_t count) {
-  wafer::Instr i;
-  i.set_op(wafer::LOOP);
+format::Instr loop(uint32_t count) {
+  format::Instr i;
+  i.set_op(format::LOOP);
   i.set_count(count);
   return i;
 }
 
-wafer::Instr end() {
-  wafer::Instr i;
-  i.set_op(wafer::END);
+format::Instr end() {
+  format::Instr i;
+  i.set_op(format::END);
   return i;
 }
 
-wafer::Instr only(wafer::Instr i, uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1) {
-  wafer::PeRange *r = i.add_pred();
+format::Instr only(format::Instr i, uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1) {
+  format::PeRange *r = i.add_pred();
   r->set_x0(x0);
   r->set_x1(x1);
   r->set_y0(y0);
@@ -92,29 +92,29 @@ wafer::Instr only(wafer::Instr i, uint32_t x0, uint32_t x1, uint32_t y0, uint32_
   return i;
 }
 
-void addRoute(wafer::Program &p, uint32_t x, uint32_t y, uint32_t color, wafer::Port in,
-              std::initializer_list<wafer::Port> out, uint32_t waferIndex) {
-  wafer::Route *r = p.mutable_wafers(int(waferIndex))->add_routes();
+void addRoute(format::Program &p, uint32_t x, uint32_t y, uint32_t color, format::Port in,
+              std::initializer_list<format::Port> out, uint32_t waferIndex) {
+  format::Route *r = p.mutable_wafers(int(waferIndex))->add_routes();
   r->set_x(x);
   r->set_y(y);
   r->set_color(color);
   r->set_in(in);
   uint32_t mask = 0;
-  for (wafer::Port o : out)
+  for (format::Port o : out)
     mask |= 1u << o;
   r->set_out_mask(mask);
 }
 
-void routeEast(wafer::Program &p, uint32_t y, uint32_t x0, uint32_t x1, uint32_t color) {
-  addRoute(p, x0, y, color, wafer::RAMP, {wafer::EAST});
+void routeEast(format::Program &p, uint32_t y, uint32_t x0, uint32_t x1, uint32_t color) {
+  addRoute(p, x0, y, color, format::RAMP, {format::EAST});
   for (uint32_t x = x0 + 1; x < x1; ++x)
-    addRoute(p, x, y, color, wafer::WEST, {wafer::EAST});
-  addRoute(p, x1, y, color, wafer::WEST, {wafer::RAMP});
+    addRoute(p, x, y, color, format::WEST, {format::EAST});
+  addRoute(p, x1, y, color, format::WEST, {format::RAMP});
 }
 
-void initFloats(wafer::Region *r, uint32_t px, uint32_t py, uint32_t offset,
+void initFloats(format::Region *r, uint32_t px, uint32_t py, uint32_t offset,
                 const std::vector<float> &v) {
-  wafer::SramInit *init = r->add_init();
+  format::SramInit *init = r->add_init();
   init->set_px(px);
   init->set_py(py);
   init->set_offset(offset);
@@ -123,9 +123,9 @@ void initFloats(wafer::Region *r, uint32_t px, uint32_t py, uint32_t offset,
   init->set_data(bytes);
 }
 
-wafer::HostTensor *addTensor(wafer::Program &p, bool output, const std::string &name,
-                             wafer::DType dtype, std::vector<int64_t> shape) {
-  wafer::HostTensor *t = output ? p.add_outputs() : p.add_inputs();
+format::HostTensor *addTensor(format::Program &p, bool output, const std::string &name,
+                             format::DType dtype, std::vector<int64_t> shape) {
+  format::HostTensor *t = output ? p.add_outputs() : p.add_inputs();
   t->set_name(name);
   t->set_dtype(dtype);
   for (int64_t d : shape)
@@ -133,9 +133,9 @@ wafer::HostTensor *addTensor(wafer::Program &p, bool output, const std::string &
   return t;
 }
 
-void addPiece(wafer::HostTensor *t, uint32_t x, uint32_t y, uint32_t offset, uint64_t tensorOffset,
+void addPiece(format::HostTensor *t, uint32_t x, uint32_t y, uint32_t offset, uint64_t tensorOffset,
               uint32_t count, uint32_t rows, uint64_t rowStride, uint32_t waferIndex) {
-  wafer::Piece *pc = t->add_pieces();
+  format::Piece *pc = t->add_pieces();
   pc->set_wafer(waferIndex);
   pc->set_x(x);
   pc->set_y(y);
@@ -146,7 +146,7 @@ void addPiece(wafer::HostTensor *t, uint32_t x, uint32_t y, uint32_t offset, uin
   pc->set_row_stride(rowStride);
 }
 
-RunResult runProgram(const wafer::Program &p, const std::map<std::string, HostArray> &inputs,
+RunResult runProgram(const format::Program &p, const std::map<std::string, HostArray> &inputs,
                      unsigned threads, bool trace) {
   RunResult res;
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
@@ -166,21 +166,21 @@ RunResult runProgram(const wafer::Program &p, const std::map<std::string, HostAr
   if (!res.status)
     return res;
   res.report = (*e)->report();
-  for (const wafer::HostTensor &t : p.outputs())
+  for (const format::HostTensor &t : p.outputs())
     res.outputs[t.name()] = *(*e)->output(t.name());
   return res;
 }
 
-wafer::Program twoWafersOverALink() {
-  wafer::Program p = makeProgram(3, 1, 8, 2);
+format::Program twoWafersOverALink() {
+  format::Program p = makeProgram(3, 1, 8, 2);
   *addRegion(p, "a", 0, 0, 1, 1, 0)->add_code() = send(2, 0, 4);
   *addRegion(p, "b", 1, 0, 1, 1, 1)->add_code() = recv(3, 0, 4);
-  addRoute(p, 0, 0, 2, wafer::RAMP, {wafer::EAST}, 0);
-  addRoute(p, 1, 0, 2, wafer::WEST, {wafer::EAST}, 0);
-  addRoute(p, 2, 0, 2, wafer::WEST, {wafer::LINK}, 0);
-  addRoute(p, 0, 0, 3, wafer::LINK, {wafer::EAST}, 1);
-  addRoute(p, 1, 0, 3, wafer::WEST, {wafer::RAMP}, 1);
-  wafer::InterWaferLink *l = p.add_links();
+  addRoute(p, 0, 0, 2, format::RAMP, {format::EAST}, 0);
+  addRoute(p, 1, 0, 2, format::WEST, {format::EAST}, 0);
+  addRoute(p, 2, 0, 2, format::WEST, {format::LINK}, 0);
+  addRoute(p, 0, 0, 3, format::LINK, {format::EAST}, 1);
+  addRoute(p, 1, 0, 3, format::WEST, {format::RAMP}, 1);
+  format::InterWaferLink *l = p.add_links();
   l->set_src_wafer(0);
   l->set_src_x(2);
   l->set_color(2);

@@ -10,8 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "wsc/Analysis/KvCache.h"
 #include "wsc/Analysis/WeightData.h"
-#include "WaferFacts.h"
 
+#include "wafer/Defects.h"
+#include "wafer/WaferDialect.h"
 #include "wsc/Target/ExportWafer.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
@@ -22,6 +23,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -39,10 +42,10 @@
 #include <optional>
 
 using namespace mlir;
-namespace pb = wsc::wafer; // the runtime's format classes
+namespace pb = wsc::format; // the runtime's format classes
+namespace wf = wsc::wafer;
 namespace wk = wsc::wskernel;
 namespace wg = wsc::wsgraph;
-using wsc::exportwafer::WaferFacts;
 
 namespace {
 
@@ -167,7 +170,8 @@ private:
   }
 
   ModuleOp module;
-  WaferFacts facts;
+  wf::ArchAttr arch;
+  std::vector<std::array<int32_t, 8>> links; // wafer.links' rows
   func::FuncOp func;
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> files;
   /// Per wafer, its regions in function order.
@@ -216,36 +220,36 @@ std::optional<pb::DType> Exporter::dtypeOf(Type elem) {
 }
 
 LogicalResult Exporter::exportArch(pb::Program &prog) {
-  const auto &a = facts.arch;
+  wf::ArchAttr a = arch;
   auto u32 = [&](StringRef what, int64_t v) -> std::optional<uint32_t> {
     if (v < 0 || v > kU32Max) {
       module.emitError("cannot export: arch '")
-          << a.name << "': " << what << " " << v << " does not fit the .wafer format";
+          << a.getName() << "': " << what << " " << v << " does not fit the .wafer format";
       return std::nullopt;
     }
     return uint32_t(v);
   };
   pb::Arch *out = prog.mutable_arch();
-  out->set_name(a.name);
-  auto width = u32("width", a.width), height = u32("height", a.height);
-  auto sram = u32("sram_bytes", a.sramBytes), colors = u32("colors", a.colors);
-  auto hop = u32("hop_cycles", a.hopCycles), simd = u32("simd_fp32", a.simdFp32);
-  auto fmac = u32("fmac_fp32", a.fmacFp32),
-       tc = u32("transcendental_cycles", a.transcendentalCycles);
-  auto lat = u32("link_latency_cycles", a.linkLatencyCycles);
+  out->set_name(a.getName().str());
+  auto width = u32("width", a.getWidth()), height = u32("height", a.getHeight());
+  auto sram = u32("sram_bytes", a.getSramBytes()), colors = u32("colors", a.getColors());
+  auto hop = u32("hop_cycles", a.getHopCycles()), simd = u32("simd_fp32", a.getSimdFp32());
+  auto fmac = u32("fmac_fp32", a.getFmacFp32()),
+       tc = u32("transcendental_cycles", a.getTranscendentalCycles());
+  auto lat = u32("link_latency_cycles", a.getLinkLatencyCycles());
   if (!width || !height || !sram || !colors || !hop || !simd || !fmac || !tc || !lat)
     return failure();
   out->set_width(*width);
   out->set_height(*height);
   out->set_sram_bytes_per_pe(*sram);
   out->set_colors(*colors);
-  out->set_clock_hz(double(a.clockHz));
+  out->set_clock_hz(double(a.getClockHz()));
   out->set_hop_cycles(*hop);
   out->set_simd_fp32(*simd);
   out->set_fmac_per_cycle_fp32(*fmac);
   out->set_transcendental_cycles(*tc);
-  out->set_ext_mem_bytes_per_cycle(double(a.extMemBytesPerCycle));
-  out->set_link_bytes_per_cycle(double(a.linkBytesPerCycle));
+  out->set_ext_mem_bytes_per_cycle(double(a.getExtMemBytesPerCycle()));
+  out->set_link_bytes_per_cycle(double(a.getLinkBytesPerCycle()));
   out->set_link_latency_cycles(*lat);
   return success();
 }
@@ -287,14 +291,14 @@ LogicalResult Exporter::setPred(Operation *op, ArrayAttr when, pb::Instr &in) {
 
 FailureOr<uint32_t> Exporter::color(Operation *op, StringRef port) {
   if (!colors)
-    return fail(op) << "the kernel has no '" << facts.colorsAttr
+    return fail(op) << "the kernel has no '" << wf::kColorsAttrName
                     << "' attribute; run --wsc-route first";
   auto c = colors.getAs<IntegerAttr>(port);
   if (!c)
-    return fail(op) << "port '" << port << "' has no color in '" << facts.colorsAttr << "'";
-  if (c.getInt() < 0 || c.getInt() >= facts.arch.colors)
+    return fail(op) << "port '" << port << "' has no color in '" << wf::kColorsAttrName << "'";
+  if (c.getInt() < 0 || c.getInt() >= arch.getColors())
     return fail(op) << "port '" << port << "' has color " << c.getInt() << ", but arch '"
-                    << facts.arch.name << "' has " << facts.arch.colors << " colors";
+                    << arch.getName() << "' has " << arch.getColors() << " colors";
   return uint32_t(c.getInt());
 }
 
@@ -641,17 +645,17 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
 /// streaming of every external blob once at the memory's bandwidth.
 /// Loose on purpose: the pipeline overlaps what it adds up. 0 = none.
 static uint64_t estimatedRunCycles(func::FuncOp func, int64_t positions,
-                                   const wsc::exportwafer::ArchFacts &arch,
+                                   wf::ArchAttr arch,
                                    double externalBytes) {
   double perPosition = 0, crossings = 0;
   for (auto k : func.getOps<wk::KernelOp>()) {
     perPosition += k.getCyclesPerToken().convertToDouble();
     if (auto chain = k->getAttrOfType<FloatAttr>(wk::kChainCyclesAttr))
       perPosition += chain.getValueAsDouble();
-    crossings += double(arch.width + arch.height) * double(arch.hopCycles) +
-                 double(arch.linkLatencyCycles);
+    crossings += double(arch.getWidth() + arch.getHeight()) * double(arch.getHopCycles()) +
+                 double(arch.getLinkLatencyCycles());
   }
-  double streaming = arch.extMemBytesPerCycle > 0 ? externalBytes / double(arch.extMemBytesPerCycle) : 0;
+  double streaming = arch.getExtMemBytesPerCycle() > 0 ? externalBytes / double(arch.getExtMemBytesPerCycle()) : 0;
   double cycles =
       std::ceil(perPosition * double(std::max<int64_t>(positions, 1)) + crossings + streaming);
   return cycles >= 1 && cycles < 0x1p63 ? uint64_t(cycles) : 0;
@@ -992,26 +996,26 @@ LogicalResult Exporter::exportHostOutput(wk::HostOutputOp out) {
 
 LogicalResult Exporter::exportKernel(wk::KernelOp k) {
   kernel = k;
-  auto origin = k->getAttrOfType<DenseI64ArrayAttr>(facts.originAttr);
+  auto origin = k->getAttrOfType<DenseI64ArrayAttr>(wf::kOriginAttrName);
   if (!origin || origin.size() != 3)
-    return fail(k) << "the kernel is not placed (no '" << facts.originAttr
+    return fail(k) << "the kernel is not placed (no '" << wf::kOriginAttrName
                    << "' = array<i64: wafer, x, y>); run --wsc-place first";
   waferIndex = origin[0];
   originX = origin[1];
   originY = origin[2];
   height = k.getHeight();
   width = k.getWidth();
-  const auto &a = facts.arch;
-  if (waferIndex < 0 || waferIndex >= a.maxWafers || originX < 0 || originY < 0 ||
-      originX + width > a.width || originY + height > a.height)
+  wf::ArchAttr a = arch;
+  if (waferIndex < 0 || waferIndex >= a.getMaxWafers() || originX < 0 || originY < 0 ||
+      originX + width > a.getWidth() || originY + height > a.getHeight())
     return fail(k) << width << "x" << height << " PEs at (" << originX << ", " << originY
-                   << ") of wafer " << waferIndex << " do not fit arch '" << a.name << "' ("
-                   << a.width << "x" << a.height << " PEs, " << a.maxWafers << " wafers)";
+                   << ") of wafer " << waferIndex << " do not fit arch '" << a.getName() << "' ("
+                   << a.getWidth() << "x" << a.getHeight() << " PEs, " << a.getMaxWafers() << " wafers)";
   int64_t sram = static_cast<int64_t>(k.getSramBytesPerPe());
-  if (sram < 0 || sram % 4 || sram > a.sramBytes)
+  if (sram < 0 || sram % 4 || sram > a.getSramBytes())
     return fail(k) << "sram " << sram << " must be a multiple of 4 and at most the arch's "
-                   << a.sramBytes << " bytes";
-  colors = k->getAttrOfType<DictionaryAttr>(facts.colorsAttr);
+                   << a.getSramBytes() << " bytes";
+  colors = k->getAttrOfType<DictionaryAttr>(wf::kColorsAttrName);
 
   std::vector<pb::Region> &list = regions[waferIndex];
   list.emplace_back();
@@ -1121,22 +1125,23 @@ LogicalResult Exporter::exportGeneration(pb::Program &prog) {
 }
 
 LogicalResult Exporter::exportRoutes(pb::Program &prog) {
-  for (const auto &table : facts.routes) {
-    if (table.wafer >= prog.wafers_size())
+  for (auto table : module.getOps<wf::RoutesOp>()) {
+    if (table.getWafer() >= prog.wafers_size())
       continue; // a wafer no kernel uses; validated below
-    pb::Wafer *w = prog.mutable_wafers(int(table.wafer));
-    for (const auto &row : table.rows) {
-      auto [x, y, c, in, mask] = row;
+    pb::Wafer *w = prog.mutable_wafers(int(table.getWafer()));
+    SmallVector<int32_t> storage;
+    ArrayRef<int32_t> flat = table.getFlatTable(storage);
+    for (size_t i = 0; i + 4 < flat.size(); i += 5) {
       pb::Route *r = w->add_routes();
-      r->set_x(uint32_t(x));
-      r->set_y(uint32_t(y));
-      r->set_color(uint32_t(c));
-      r->set_in(pb::Port(in));
-      r->set_out_mask(uint32_t(mask));
+      r->set_x(uint32_t(flat[i]));
+      r->set_y(uint32_t(flat[i + 1]));
+      r->set_color(uint32_t(flat[i + 2]));
+      r->set_in(pb::Port(flat[i + 3]));
+      r->set_out_mask(uint32_t(flat[i + 4]));
     }
   }
   // Where every LINK port leads (wafer.links), row for row.
-  for (const auto &row : facts.links.rows) {
+  for (const auto &row : links) {
     pb::InterWaferLink *l = prog.add_links();
     l->set_src_wafer(uint32_t(row[0]));
     l->set_src_x(uint32_t(row[1]));
@@ -1151,8 +1156,12 @@ LogicalResult Exporter::exportRoutes(pb::Program &prog) {
 }
 
 LogicalResult Exporter::run(pb::Program &prog) {
-  if (failed(wsc::exportwafer::readWaferFacts(module, facts)))
+  FailureOr<wf::ArchAttr> moduleArch = wf::getArch(module);
+  if (failed(moduleArch))
     return failure();
+  arch = *moduleArch;
+  for (auto op : module.getOps<wf::LinksOp>())
+    links = op.getRows();
   prog.set_format_version(2);
   if (failed(exportArch(prog)))
     return failure();
@@ -1227,9 +1236,9 @@ LogicalResult Exporter::run(pb::Program &prog) {
              << i << " ('" << outputs[i].name() << "') is not written by any wskernel.host_output";
 
   int64_t numWafers = regions.empty() ? 1 : regions.rbegin()->first + 1;
-  for (const auto &table : facts.routes)
-    numWafers = std::max(numWafers, table.wafer + 1);
-  for (const auto &link : facts.links.rows)
+  for (auto table : module.getOps<wf::RoutesOp>())
+    numWafers = std::max<int64_t>(numWafers, table.getWafer() + 1);
+  for (const auto &link : links)
     numWafers = std::max<int64_t>({numWafers, link[0] + 1, link[4] + 1});
   for (int64_t w = 0; w < numWafers; ++w) {
     pb::Wafer *wafer = prog.add_wafers();
@@ -1237,7 +1246,10 @@ LogicalResult Exporter::run(pb::Program &prog) {
     for (pb::Region &r : regions[w])
       *wafer->add_regions() = std::move(r);
   }
-  for (const auto &pe : facts.deadPes) {
+  std::vector<std::array<int32_t, 3>> deadPes = wf::readDefects(wf::getDefects(module)).pes;
+  llvm::sort(deadPes);
+  deadPes.erase(std::unique(deadPes.begin(), deadPes.end()), deadPes.end());
+  for (const auto &pe : deadPes) {
     if (pe[0] >= numWafers)
       continue;
     pb::Pe *d = prog.mutable_wafers(pe[0])->add_dead_pes();
@@ -1263,12 +1275,12 @@ LogicalResult Exporter::run(pb::Program &prog) {
   double externalBytes = 0;
   for (const pb::ExternalBlob &blob : blobs)
     externalBytes += double(blob.data().size());
-  prog.set_estimated_cycles(estimatedRunCycles(func, perRun, facts.arch, externalBytes));
+  prog.set_estimated_cycles(estimatedRunCycles(func, perRun, arch, externalBytes));
   // Every loading PE shares the external memory's bandwidth.
   for (pb::ExternalBlob &blob : blobs)
     *prog.add_external() = std::move(blob);
   if (loadingPes)
-    prog.mutable_arch()->set_ext_mem_bytes_per_cycle(double(facts.arch.extMemBytesPerCycle) /
+    prog.mutable_arch()->set_ext_mem_bytes_per_cycle(double(arch.getExtMemBytesPerCycle()) /
                                                      double(loadingPes));
   // Last: the runtime checks every section against them when it loads the file.
   *prog.mutable_digests() = pb::computeDigests(prog);
@@ -1301,4 +1313,19 @@ LogicalResult wsc::exportWafer(ModuleOp module, llvm::raw_ostream &os) {
     return failure();
   os << bytes;
   return success();
+}
+
+void wsc::registerExportWafer() {
+  static TranslateFromMLIRRegistration registration(
+      "export-wafer", "Export a placed and routed module as a .wafer program",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("cannot export: expected a builtin.module");
+        return exportWafer(module, os);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<func::FuncDialect, wg::WsgraphDialect, wk::WskernelDialect,
+                        wf::WaferDialect>();
+      });
 }

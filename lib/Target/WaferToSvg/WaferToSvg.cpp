@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "wsc/Target/WaferToSvg.h"
 
-#include "../ExportWafer/WaferFacts.h"
+#include "wafer/Defects.h"
 
 #include "wafer/WaferDialect.h"
 #include "wsgraph/WsgraphDialect.h"
@@ -34,7 +34,6 @@
 using namespace mlir;
 namespace wf = wsc::wafer;
 namespace wk = wsc::wskernel;
-using wsc::exportwafer::WaferFacts;
 
 namespace {
 
@@ -183,7 +182,16 @@ private:
   ModuleOp module;
   /// The picture's body, below the <svg> element and its definitions.
   std::string out;
-  WaferFacts facts;
+  wf::ArchAttr arch;
+  /// Each wafer.routes op: its wafer and rows [x, y, color, in, out_mask].
+  struct RouteTable {
+    int64_t wafer;
+    std::vector<std::array<int32_t, 5>> rows;
+    Operation *op;
+  };
+  std::vector<RouteTable> routes;
+  std::vector<std::array<int32_t, 3>> deadPes;  ///< [wafer, x, y], sorted
+  std::vector<std::array<int32_t, 4>> deadLinks; ///< [wafer, x, y, dir], sorted
   std::vector<Kernel> kernels;
   std::map<std::string, std::string> fills; ///< kind -> fill
   int64_t numWafers = 1, width = 0, height = 0;
@@ -217,19 +225,29 @@ std::string SvgWriter::kindFill(const std::string &kind) const {
 }
 
 LogicalResult SvgWriter::collect() {
-  if (failed(wsc::exportwafer::readWaferFacts(module, facts)))
+  FailureOr<wf::ArchAttr> moduleArch = wf::getArch(module);
+  if (failed(moduleArch))
     return failure();
-  const auto &a = facts.arch;
-  width = a.width;
-  height = a.height;
+  arch = *moduleArch;
+  for (auto op : module.getOps<wf::RoutesOp>())
+    routes.push_back({int64_t(op.getWafer()), op.getRows(), op});
+  wf::DefectList defects = wf::readDefects(wf::getDefects(module));
+  deadPes = defects.pes, deadLinks = defects.links;
+  llvm::sort(deadPes);
+  deadPes.erase(std::unique(deadPes.begin(), deadPes.end()), deadPes.end());
+  llvm::sort(deadLinks);
+  deadLinks.erase(std::unique(deadLinks.begin(), deadLinks.end()), deadLinks.end());
+  wf::ArchAttr a = arch;
+  width = a.getWidth();
+  height = a.getHeight();
   if (width <= 0 || height <= 0)
-    return module.emitError("cannot draw: arch '") << a.name << "' has no PEs";
+    return module.emitError("cannot draw: arch '") << a.getName().str() << "' has no PEs";
 
   WalkResult walk = module.walk([&](wk::KernelOp k) {
-    auto origin = k->getAttrOfType<DenseI64ArrayAttr>(facts.originAttr);
+    auto origin = k->getAttrOfType<DenseI64ArrayAttr>(wf::kOriginAttrName);
     if (!origin || origin.size() != 3) {
       k.emitError("cannot draw: the kernel is not placed (no '")
-          << facts.originAttr << "' = array<i64: wafer, x, y>); run --wsc-place first (kernel '"
+          << wf::kOriginAttrName << "' = array<i64: wafer, x, y>); run --wsc-place first (kernel '"
           << k.getName() << "')";
       return WalkResult::interrupt();
     }
@@ -240,13 +258,13 @@ LogicalResult SvgWriter::collect() {
     kernel.w = k.getWidth(), kernel.h = k.getHeight();
     kernel.sramBytes = int64_t(k.getSramBytesPerPe());
     kernel.cycles = k.getCyclesPerToken().convertToDouble();
-    if (kernel.wafer < 0 || kernel.wafer >= std::max<int64_t>(a.maxWafers, 1) || kernel.x < 0 ||
+    if (kernel.wafer < 0 || kernel.wafer >= std::max<int64_t>(a.getMaxWafers(), 1) || kernel.x < 0 ||
         kernel.y < 0 || kernel.w <= 0 || kernel.h <= 0 || kernel.x + kernel.w > width ||
         kernel.y + kernel.h > height) {
       k.emitError("cannot draw: ")
           << kernel.w << "x" << kernel.h << " PEs at (" << kernel.x << ", " << kernel.y
-          << ") on wafer " << kernel.wafer << " do not fit arch '" << a.name << "' (" << width
-          << "x" << height << " PEs, " << a.maxWafers << " wafers) (kernel '" << kernel.name
+          << ") on wafer " << kernel.wafer << " do not fit arch '" << a.getName().str() << "' (" << width
+          << "x" << height << " PEs, " << a.getMaxWafers() << " wafers) (kernel '" << kernel.name
           << "')";
       return WalkResult::interrupt();
     }
@@ -257,14 +275,14 @@ LogicalResult SvgWriter::collect() {
   if (walk.wasInterrupted())
     return failure();
 
-  for (auto &table : facts.routes) {
-    if (table.wafer < 0 || table.wafer >= std::max<int64_t>(a.maxWafers, 1))
+  for (auto &table : routes) {
+    if (table.wafer < 0 || table.wafer >= std::max<int64_t>(a.getMaxWafers(), 1))
       return table.op->emitError("cannot draw: router table of wafer ")
-             << table.wafer << ", but arch '" << a.name << "' has " << a.maxWafers << " wafers";
+             << table.wafer << ", but arch '" << a.getName().str() << "' has " << a.getMaxWafers() << " wafers";
     for (const auto &row : table.rows) {
       auto [x, y, c, in, mask] = row;
-      if (x < 0 || y < 0 || x >= width || y >= height || c < 0 || in < 0 || in > facts.linkPort ||
-          mask < 0 || mask >= (2 << facts.linkPort))
+      if (x < 0 || y < 0 || x >= width || y >= height || c < 0 || in < 0 || in > wf::Link ||
+          mask < 0 || mask >= (2 << wf::Link))
         return table.op->emitError("cannot draw: router entry [")
                << x << ", " << y << ", " << c << ", " << in << ", " << mask << "] of wafer "
                << table.wafer << " is not an entry of a " << width << "x" << height << " grid";
@@ -306,7 +324,7 @@ LogicalResult SvgWriter::collect() {
 WaferLoad SvgWriter::computeLoad(int64_t wafer) const {
   WaferLoad l;
   l.load.assign(size_t(width * height * 4), 0);
-  for (const auto &table : facts.routes) {
+  for (const auto &table : routes) {
     if (table.wafer != wafer)
       continue;
     int64_t routerX = -1, routerY = -1;
@@ -323,7 +341,7 @@ WaferLoad SvgWriter::computeLoad(int64_t wafer) const {
       routerColors.insert(c);
       l.colors.insert(c);
       ++l.entries;
-      if (in == facts.linkPort || (mask >> facts.linkPort & 1))
+      if (in == wf::Link || (mask >> wf::Link & 1))
         l.linkPes.push_back({y, x});
       for (int d = wf::North; d <= wf::West; ++d) {
         if (!(mask >> d & 1))
@@ -382,7 +400,7 @@ LogicalResult SvgWriter::run(std::string &svg) {
   svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + num(totalW) +
          "\" height=\"" + num(totalH) + "\" viewBox=\"0 0 " + num(totalW) + " " + num(totalH) +
          "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n";
-  svg += "<title>wsc wafer map: " + xmlEscape(facts.arch.name) + ", " + std::to_string(numWafers) +
+  svg += "<title>wsc wafer map: " + xmlEscape(arch.getName()) + ", " + std::to_string(numWafers) +
          (numWafers == 1 ? " wafer, " : " wafers, ") + std::to_string(kernels.size()) +
          " kernels</title>\n";
   svg += "<defs>\n<linearGradient id=\"heat\" x1=\"0\" y1=\"0\" x2=\"1\" y2=\"0\">\n";
@@ -398,7 +416,7 @@ LogicalResult SvgWriter::run(std::string &svg) {
 }
 
 void SvgWriter::writeHeader() {
-  const auto &a = facts.arch;
+  wf::ArchAttr a = arch;
   int64_t pes = 0;
   for (const Kernel &k : kernels)
     pes += k.w * k.h;
@@ -407,7 +425,7 @@ void SvgWriter::writeHeader() {
   if (auto source = module->getAttrOfType<StringAttr>("wsgraph.source"))
     model = llvm::sys::path::filename(source.getValue()).str() + " on ";
   text(kMargin, 26, 18,
-       "wsc wafer map: " + model + "arch " + a.name + " (" + std::to_string(width) + " x " +
+       "wsc wafer map: " + model + "arch " + a.getName().str() + " (" + std::to_string(width) + " x " +
            std::to_string(height) + " PEs per wafer), " + std::to_string(numWafers) +
            (numWafers == 1 ? " wafer" : " wafers"),
        "font-weight=\"bold\" fill=\"#111111\"");
@@ -415,7 +433,7 @@ void SvgWriter::writeHeader() {
        std::to_string(kernels.size()) + " kernels on " + std::to_string(pes) + " PEs (" +
            percent(double(pes), double(numWafers * width * height)) + "), max link load " +
            std::to_string(maxLoad) + ", " + std::to_string(colors.size()) + " of " +
-           std::to_string(a.colors) + " colors used",
+           std::to_string(a.getColors()) + " colors used",
        "fill=\"#333333\"");
 }
 
@@ -662,7 +680,7 @@ bool SvgWriter::writeDefects(int64_t wafer) {
   std::string pes, pesTitle, links, linksTitle;
   int64_t numPes = 0, numLinks = 0;
   double d = std::max(s * 0.7, 1.5);
-  for (const auto &[w, x, y] : facts.deadPes) {
+  for (const auto &[w, x, y] : deadPes) {
     if (w != wafer || x < 0 || y < 0 || x >= width || y >= height)
       continue;
     pes += "M" + num((x + 0.5) * s - d / 2) + " " + num((y + 0.5) * s - d / 2) + "h" + num(d) +
@@ -671,7 +689,7 @@ bool SvgWriter::writeDefects(int64_t wafer) {
       pesTitle += " (" + std::to_string(x) + ", " + std::to_string(y) + ")";
   }
   double len = std::max(s * 0.8, 2.5);
-  for (const auto &[w, x, y, dir] : facts.deadLinks) {
+  for (const auto &[w, x, y, dir] : deadLinks) {
     if (w != wafer || x < 0 || y < 0 || x >= width || y >= height)
       continue;
     // A bar across the link, on the edge between the two PEs.
@@ -698,7 +716,7 @@ bool SvgWriter::writeDefects(int64_t wafer) {
 }
 
 double SvgWriter::writeLegend(double left, double top) {
-  const auto &a = facts.arch;
+  wf::ArchAttr a = arch;
   out += "<g class=\"legend\" transform=\"translate(" + num(left) + " " + num(top) + ")\">\n";
   double y = 0;
   auto heading = [&](StringRef s) {
@@ -766,12 +784,12 @@ double SvgWriter::writeLegend(double left, double top) {
   out += "<rect class=\"swatch\" x=\"5\" y=\"" + num(y - 11) +
          "\" width=\"12\" height=\"12\" fill=\"#000000\"/>\n";
   auto drawn = [&](const auto &row) { return row[0] >= 0 && row[0] < numWafers; };
-  text(30, y, 12, "dead PE (" + std::to_string(llvm::count_if(facts.deadPes, drawn)) + ")",
+  text(30, y, 12, "dead PE (" + std::to_string(llvm::count_if(deadPes, drawn)) + ")",
        "fill=\"#222222\"");
   y += 18;
   out += "<path class=\"swatch\" stroke=\"" + std::string(kDeadLinkColor) +
          "\" stroke-width=\"2.5\" d=\"M11 " + num(y - 13) + "v14\"/>\n";
-  text(30, y, 12, "dead link (" + std::to_string(llvm::count_if(facts.deadLinks, drawn)) + ")",
+  text(30, y, 12, "dead link (" + std::to_string(llvm::count_if(deadLinks, drawn)) + ")",
        "fill=\"#222222\"");
   if (tile)
     line("marked on the placement panel only");
@@ -794,13 +812,13 @@ double SvgWriter::writeLegend(double left, double top) {
        (numWafers == 1 ? " wafer" : " wafers"));
   line("PEs used: " + std::to_string(pes) + " of " + std::to_string(numWafers * width * height) +
        " (" + percent(double(pes), double(numWafers * width * height)) + ")");
-  line("max link load: " + std::to_string(maxLoad) + " (" + std::to_string(a.colors) +
+  line("max link load: " + std::to_string(maxLoad) + " (" + std::to_string(a.getColors()) +
        " colors per link)");
   char mean[32];
   std::snprintf(mean, sizeof mean, "%.2f", usedLinks ? double(sumLoad) / double(usedLinks) : 0.0);
   line(std::string("mean link load: ") + mean + " over " + std::to_string(usedLinks) +
        " used links");
-  line("colors used: " + std::to_string(colors.size()) + " of " + std::to_string(a.colors) +
+  line("colors used: " + std::to_string(colors.size()) + " of " + std::to_string(a.getColors()) +
        " (max " + std::to_string(maxColorsPerRouter) + " per router)");
   line("router entries: " + std::to_string(entries));
   line("scale: " + num(s) + " px per PE");

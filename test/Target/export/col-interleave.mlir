@@ -1,7 +1,7 @@
 // init_tile's col_interleave, col_perm and row_perm. col_interleave: a [q | k | v] operand of 3 x 4 columns seen
 // with [3, 2] is q0 q1 k0 k1 v0 v1 q2 q3 k2 k3 v2 v3, so each PE's 6 columns
 // hold its two words of q, of k and of v side by side.
-// RUN: wsc-translate --export-wafer %s -o - | %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto | FileCheck %s
+// RUN: wsc-translate --export-wafer %s -o - | %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto | FileCheck %s
 // RUN: not wsc-translate --export-wafer %S/Inputs/interleave-uneven.mlir -o %t.wafer 2>&1 | FileCheck %s --check-prefix=UNEVEN
 // RUN: test ! -e %t.wafer
 // RUN: sed 's/col_interleave = array<i64: 3, 2>/col_perm = array<i64: 0, 2, 1, 3>/' %S/Inputs/interleave-uneven.mlir > %t.perm.mlir

@@ -6,7 +6,7 @@
 // RUN: wsc-translate --export-wafer %s -o %t/tiles.wafer
 // RUN: wsc-run %t/tiles.wafer --output y=%t/y.npy --output t=%t/t.npy
 // RUN: %python -c "import numpy; print(numpy.load('%t/y.npy').tolist()); print(numpy.load('%t/t.npy').tolist())" | FileCheck %s --check-prefix=OUT
-// RUN: %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/tiles.wafer | FileCheck %s
+// RUN: %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/tiles.wafer | FileCheck %s
 
 // OUT: {{\[}}[1.0, 2.0, 3.0, 4.0, 5.0], [11.0, 12.0, 13.0, 14.0, 15.0], [21.0, 22.0, 23.0, 24.0, 25.0]]
 // OUT-NEXT: {{\[}}[1.0, 2.0, 3.0, 4.0, 5.0], [11.0, 12.0, 13.0, 14.0, 15.0]]

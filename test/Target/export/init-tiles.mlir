@@ -2,7 +2,7 @@
 // outside the operand are zero, trailing zero words are not written (SRAM
 // starts zeroed) and an all-zero tile is no init at all. Integers become
 // int32 words, fp16 is widened to fp32.
-// RUN: wsc-translate --export-wafer %s -o - | %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto | FileCheck %s
+// RUN: wsc-translate --export-wafer %s -o - | %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto | FileCheck %s
 
 // A 3x5 int32 matrix (element [r][c] = 10 r + c + 1) in 2x2 tiles: PE (px, py)
 // holds rows 2 py, 2 py + 1 and columns 2 px, 2 px + 1.

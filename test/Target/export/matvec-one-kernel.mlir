@@ -5,7 +5,7 @@
 // RUN: wsc-run %t/mv.wafer --output y=%t/y.npy --report %t/report.json | FileCheck %s --check-prefix=SUMMARY
 // RUN: %python -c "import numpy; y = numpy.load('%t/y.npy'); print(y.dtype, y.shape, y.tolist())" | FileCheck %s --check-prefix=OUT
 // RUN: %python -c "import json; r = json.load(open('%t/report.json')); print(r['tokens'], r['pes_active'])" | FileCheck %s --check-prefix=REPORT
-// RUN: %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/mv.wafer | FileCheck %s
+// RUN: %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/mv.wafer | FileCheck %s
 
 // SUMMARY: wsc-run: 2 cycles ({{.*}}), {{.*}} tokens/s, 1 PEs on 1 wafer
 // OUT: float32 (3,) [210.0, 430.0, 650.0]

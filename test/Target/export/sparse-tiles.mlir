@@ -5,7 +5,7 @@
 // RUN: wsc-translate --export-wafer %s -o %t/mv.wafer
 // RUN: wsc-run %t/mv.wafer --output y=%t/y.npy | FileCheck %s --check-prefix=SUMMARY
 // RUN: %python -c "import numpy; print(numpy.load('%t/y.npy').tolist())" | FileCheck %s --check-prefix=OUT
-// RUN: %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/mv.wafer | FileCheck %s
+// RUN: %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/mv.wafer | FileCheck %s
 
 // The rows of PE (0,0): [0 0 3 0] and [0 0 0 0]; of PE (0,1): [1 0 0 2] and
 // [0 0 0 0]: a word of nnz, a word of four 8-bit row counts, a word of

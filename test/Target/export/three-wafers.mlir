@@ -10,7 +10,7 @@
 // RUN: wsc-opt %s --wsc-route --wsc-verify-routes -o %t/routed.mlir
 // RUN: FileCheck %s --check-prefix=IR < %t/routed.mlir
 // RUN: wsc-translate --export-wafer %t/routed.mlir -o %t/three.wafer
-// RUN: %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/three.wafer | FileCheck %s
+// RUN: %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/three.wafer | FileCheck %s
 // RUN: %python -c "import numpy; numpy.save('%t/x.npy', numpy.array([[1, 2, 3, 4], [0.5, -1, 0, 8]], dtype=numpy.float32))"
 // RUN: wsc-run %t/three.wafer --input x=%t/x.npy --output y=%t/y.npy --report %t/report.json | FileCheck %s --check-prefix=SUMMARY
 // RUN: %python -c "import numpy; print(numpy.load('%t/y.npy').tolist())" | FileCheck %s --check-prefix=OUT

@@ -11,7 +11,7 @@
 // RUN: wsc-run %t/two.wafer --input x=%t/x.npy --output y=%t/y.npy --report %t/report.json | FileCheck %s --check-prefix=SUMMARY
 // RUN: %python -c "import numpy; y = numpy.load('%t/y.npy'); print(y.dtype, y.shape, y.tolist())" | FileCheck %s --check-prefix=OUT
 // RUN: %python -c "import json; r = json.load(open('%t/report.json')); print(r['tokens'], r['pes_active'], [k['name'] for k in r['kernels']])" | FileCheck %s --check-prefix=REPORT
-// RUN: %protoc --decode=wsc.wafer.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/two.wafer | FileCheck %s
+// RUN: %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/two.wafer | FileCheck %s
 
 // Deterministic: the same module exports to the same bytes.
 // RUN: cd %t && wsc-translate --export-wafer %s -o %t/again.wafer

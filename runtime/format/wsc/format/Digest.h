@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace wsc::wafer {
+namespace wsc::format {
 
 /// XXH64 (https://github.com/Cyan4973/xxHash, the 64-bit variant), fed piece
 /// by piece: the digest of the concatenation of everything fed.
@@ -38,6 +38,6 @@ SectionDigests computeDigests(const Program &program);
 /// "sram_init", "external", "host"), or "digests" when one is missing.
 std::string mismatchedSection(const Program &program);
 
-} // namespace wsc::wafer
+} // namespace wsc::format
 
 #endif

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace wsc::wafer {
+namespace wsc::format {
 
 /// Word 0 of a tile stored dense inside the sparse layout.
 constexpr uint32_t kDenseTile = 0xFFFFFFFFu;
@@ -65,6 +65,6 @@ std::vector<uint32_t> encodeSparseTile(const uint32_t *words, uint64_t rows, uin
 /// The nonzeros of a row-major tile of fp32 bit patterns (not +0.0).
 uint64_t countStored(const uint32_t *words, uint64_t count);
 
-} // namespace wsc::wafer
+} // namespace wsc::format
 
 #endif

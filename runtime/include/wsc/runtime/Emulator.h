@@ -20,9 +20,9 @@ constexpr uint32_t kFormatVersion = 2;
 
 /// Parses a .wafer file. Errors are "FILE: not a .wafer program (...)" or
 /// "FILE: .wafer format version N, this runtime reads version 2".
-Expected<wafer::Program> loadProgramFile(const std::string &path);
+Expected<format::Program> loadProgramFile(const std::string &path);
 /// The same for bytes already in memory; `name` stands for FILE.
-Expected<wafer::Program> parseProgram(const std::string &bytes, const std::string &name);
+Expected<format::Program> parseProgram(const std::string &bytes, const std::string &name);
 
 struct RunOptions {
   /// Worker threads; 0 = all cores. Results do not depend on it.
@@ -67,7 +67,7 @@ struct KernelReport {
 struct TraceEvent {
   uint32_t wafer = 0;
   uint32_t kernel = 0; ///< index into RunReport::kernels
-  wafer::Op op = wafer::NOP;
+  format::Op op = format::NOP;
   uint32_t color = 0;
   uint64_t start = 0;
   uint64_t duration = 0;
@@ -116,12 +116,12 @@ struct StoreWatch;
 class Emulator {
 public:
   /// Validates `program`; every violation is an error naming the region/PE.
-  static Expected<std::unique_ptr<Emulator>> create(wafer::Program program);
+  static Expected<std::unique_ptr<Emulator>> create(format::Program program);
   ~Emulator();
   Emulator(const Emulator &) = delete;
   Emulator &operator=(const Emulator &) = delete;
 
-  const wafer::Program &program() const;
+  const format::Program &program() const;
   /// Sets an input by name; the shape must match the HostTensor. Float
   /// inputs (F32, F64, F16, BF16) take any float array, stored as f32 words;
   /// integer inputs take any integer array whose values fit both int32 and
@@ -144,7 +144,7 @@ private:
   std::vector<detail::StoreWatch> watchNextToken(std::vector<detail::PeState> &pes) const;
   /// Fills report_.nextTokenStores from the watches.
   void recordNextTokenStores(const std::vector<detail::PeState> &pes);
-  wafer::Program program_;
+  format::Program program_;
   std::unique_ptr<detail::Model> model_;
   std::map<std::string, HostArray> inputs_;
   std::map<std::string, HostArray> outputs_;

@@ -28,7 +28,7 @@ struct GenerationPlan {
 /// [B, P] integer array (P <= T; a shorter prompt ends in negative ids),
 /// and pads it to [B, T] with -1. Errors: G < 1, a program without
 /// `generation`, a prompt that is not [B, P <= T], P_b + G > T.
-Expected<GenerationPlan> planGeneration(const wafer::Program &program, const HostArray &prompt,
+Expected<GenerationPlan> planGeneration(const format::Program &program, const HostArray &prompt,
                                         int64_t steps);
 
 /// The `tokens` output, [B, P_max + G] int64: each sequence's prompt, its G
@@ -72,7 +72,7 @@ struct GenerationReport {
 
 /// The timing of a run of `plan`, from the run's next_token store times.
 /// An error when a generated token was never written during the run.
-Expected<GenerationReport> generationReport(const wafer::Program &program,
+Expected<GenerationReport> generationReport(const format::Program &program,
                                             const GenerationPlan &plan,
                                             const HostArray &nextToken, const RunReport &run);
 
