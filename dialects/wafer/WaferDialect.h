@@ -65,12 +65,6 @@ inline constexpr llvm::StringLiteral kStageAttrName = "wafer.stage";
 /// Router ports, as in the runtime's `Port` enum. Out masks use bit (1 << port).
 enum Port : int { Ramp = 0, North = 1, East = 2, South = 3, West = 4, Link = 5 };
 
-/// Resolves `wse2`, `wse3`, `mesh:WxH` or a JSON file into an arch; on
-/// failure returns null and sets `error`.
-ArchAttr parseArch(mlir::MLIRContext *context, llvm::StringRef spec, std::string &error);
-
-/// The machine of `module`, or an error on the module when it has none.
-mlir::FailureOr<ArchAttr> getArch(mlir::ModuleOp module);
 
 } // namespace wsc::wafer
 

@@ -14,6 +14,7 @@
 // without either.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsc/Support/Progress.h"

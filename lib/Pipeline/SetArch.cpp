@@ -1,4 +1,5 @@
 //===- SetArch.cpp - attach the machine to the module ---------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Pipeline/Pipeline.h"
 
 namespace wsc {

@@ -1,4 +1,5 @@
 //===- WriteReport.cpp - the compile report -------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Analysis/CostModel.h"
 #include "wsc/Analysis/KvCache.h"
 #include "wsc/Analysis/WeightData.h"

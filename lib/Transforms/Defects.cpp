@@ -4,9 +4,10 @@
 // `wafer.defects` module attribute that this pass writes, and nothing else.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Transforms/Passes.h"
 
-#include "wafer/Defects.h"
+#include "wsc/Arch/Defects.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

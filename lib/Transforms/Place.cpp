@@ -26,6 +26,7 @@
 // a stream is from its producer's last PE to the nearest PE of the consumer.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "Placer.h"

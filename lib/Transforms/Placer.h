@@ -11,7 +11,7 @@
 #define WSC_LIB_TRANSFORMS_PLACER_H
 
 #include "KernelGraph.h"
-#include "wafer/Defects.h"
+#include "wsc/Arch/Defects.h"
 
 #include "mlir/Support/LLVM.h"
 

@@ -12,6 +12,7 @@
 //     and `wafer.route_stats` on the module.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "Router.h"

@@ -17,7 +17,7 @@
 
 #include "KernelGraph.h"
 #include "RadixHeap.h"
-#include "wafer/Defects.h"
+#include "wsc/Arch/Defects.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 

@@ -12,9 +12,10 @@
 // or the links) concerned.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Transforms/Passes.h"
 
-#include "wafer/Defects.h"
+#include "wsc/Arch/Defects.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

@@ -8,6 +8,7 @@
 // serve every kind's sizer.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "Kinds/Kind.h"
 #include "wsc/Conversion/KernelSizing.h"
 

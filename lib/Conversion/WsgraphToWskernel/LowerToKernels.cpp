@@ -8,6 +8,7 @@
 // them too); the bodies are written by KernelBodies.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "KernelBody.h"
 #include "Kinds/Generic.h"
 #include "Kinds/Kind.h"

@@ -8,10 +8,11 @@
 // emulator (or a wafer) only.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Analysis/KvCache.h"
 #include "wsc/Analysis/WeightData.h"
 
-#include "wafer/Defects.h"
+#include "wsc/Arch/Defects.h"
 #include "wafer/WaferDialect.h"
 #include "wsc/Target/ExportWafer.h"
 #include "wsgraph/WsgraphDialect.h"

@@ -10,9 +10,10 @@
 // stays small. What the picture shows is in docs/svg.md.
 //
 //===----------------------------------------------------------------------===//
+#include "wsc/Arch/Arch.h"
 #include "wsc/Target/WaferToSvg.h"
 
-#include "wafer/Defects.h"
+#include "wsc/Arch/Defects.h"
 
 #include "wafer/WaferDialect.h"
 #include "wsgraph/WsgraphDialect.h"

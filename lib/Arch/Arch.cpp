@@ -4,7 +4,7 @@
 // two in step.
 //
 //===----------------------------------------------------------------------===//
-#include "wafer/WaferDialect.h"
+#include "wsc/Arch/Arch.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/JSON.h"

@@ -1,5 +1,5 @@
 //===- Defects.cpp - defect maps: file format, random maps, lookups -------===//
-#include "wafer/Defects.h"
+#include "wsc/Arch/Defects.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"

@@ -6,8 +6,8 @@
 // maps. Placement, routing, the route checker and the exporters use it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef WAFER_DEFECTS_H
-#define WAFER_DEFECTS_H
+#ifndef WSC_ARCH_DEFECTS_H
+#define WSC_ARCH_DEFECTS_H
 
 #include "wafer/WaferDialect.h"
 
@@ -126,4 +126,4 @@ DefectsAttr getDefects(mlir::ModuleOp module);
 
 } // namespace wsc::wafer
 
-#endif // WAFER_DEFECTS_H
+#endif // WSC_ARCH_DEFECTS_H
