@@ -65,7 +65,6 @@ inline constexpr llvm::StringLiteral kStageAttrName = "wafer.stage";
 /// Router ports, as in the runtime's `Port` enum. Out masks use bit (1 << port).
 enum Port : int { Ramp = 0, North = 1, East = 2, South = 3, West = 4, Link = 5 };
 
-
 } // namespace wsc::wafer
 
 #endif // WAFER_WAFERDIALECT_H

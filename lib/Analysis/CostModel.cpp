@@ -14,7 +14,7 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // partial, finish in the last row, and (the last PE) gather and send.
 double CostModel::sparseMatvec(int64_t rows, int64_t cols, int64_t entries) const {
   return double(format::sparseTileCycles(uint64_t(rows), uint64_t(cols), uint64_t(entries),
-                                        uint64_t(arch.getFmacFp32())));
+                                         uint64_t(arch.getFmacFp32())));
 }
 
 int64_t CostModel::densestTileEntries(int64_t elements, double density) {

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/Arch/Arch.h"
-#include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Conversion/Passes.h"
+#include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Support/Progress.h"
 #include "wsc/Transforms/Passes.h"
 
@@ -145,7 +145,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
   ShareSurvey survey(double share, ArrayRef<int64_t> rowCaps, ArrayRef<int64_t> counts) {
     ShareSurvey out;
     SmallVector<std::pair<int64_t, llvm::hash_code>> seen; // (blocks, shapes)
-    int64_t tallest = 0; // of the kernels as tall as they need
+    int64_t tallest = 0;                                   // of the kernels as tall as they need
     for (auto [band, rows] : llvm::enumerate(rowCaps)) {
       if (rows > 0 && rows >= tallest)
         continue; // no kernel reaches this cap: the same lowering
@@ -210,7 +210,6 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       text += llvm::formatv(", links <= {0}", t.linkBudget).str();
     return text;
   }
-
 
   /// Runs `pm` on the module, holding back its errors. On failure the
   /// module is as it was, `errors` has the errors and `out` what the
@@ -357,7 +356,8 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
             return success(d.getSeverity() == DiagnosticSeverity::Error);
           });
           parallelFor(&getContext(), i, std::min(i + 2, order.size()), [&](size_t j) {
-            placed[j] = placeCopy({order[j].blocks, order[j].share, /*strict=*/true, order[j].rows});
+            placed[j] =
+                placeCopy({order[j].blocks, order[j].share, /*strict=*/true, order[j].rows});
           });
         }
         if (!placed[i])

@@ -15,7 +15,7 @@ namespace {
 constexpr int64_t kMaxDefectsFileBytes = int64_t(1) << 28;
 
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
-#define WSC_PIPELINE_OPTION(type, field, flag, value, help)                                       \
+#define WSC_PIPELINE_OPTION(type, field, flag, value, help)                                        \
   Option<type> field{*this, flag, llvm::cl::desc(help), llvm::cl::init(type(value))};
 #include "wsc/Pipeline/PipelineOptions.def"
 };

@@ -1,12 +1,12 @@
 //===- WriteReport.cpp - the compile report -------------------------------===//
-#include "wsc/Arch/Arch.h"
 #include "wsc/Analysis/CostModel.h"
 #include "wsc/Analysis/KvCache.h"
 #include "wsc/Analysis/WeightData.h"
+#include "wsc/Arch/Arch.h"
 #include "wsc/Pipeline/Pipeline.h"
+#include "wsc/runtime/OutputFiles.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
-#include "wsc/runtime/OutputFiles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -245,7 +245,7 @@ private:
   std::vector<bool> reserved; // placed ahead of the bands
   std::vector<llvm::SmallVector<int, 4>> incident;
   const DeadCells &dead;
-  Prefix blocked; // static obstacles
+  Prefix blocked;                      // static obstacles
   std::vector<int> occ;                // kernel per cell, -1 when free
   std::vector<int64_t> sky;
   int failedKernel = -1;

@@ -206,7 +206,7 @@ private:
     std::vector<uint32_t> seen, inTree;
     std::vector<int32_t> treeIndex;
     std::vector<uint8_t> parentDir;
-    std::vector<int> treeDepth; // per entry of the group being routed
+    std::vector<int> treeDepth;                    // per entry of the group being routed
     std::vector<std::pair<int64_t, int>> joinPath; // treeJoin's
     uint32_t searchStamp = 0, treeStamp = 0;
     RadixHeap<Item> heap;

@@ -301,20 +301,19 @@ LogicalResult Checker::loadLinks() {
   return success();
 }
 
-FailureOr<int> Checker::addOrigins(KernelOp op, int kernel, const Origin &what,
-                                   int64_t count) {
+FailureOr<int> Checker::addOrigins(KernelOp op, int kernel, const Origin &what, int64_t count) {
   if (count > std::numeric_limits<int>::max() - nextOrigin)
-    return op.emitOpError("kernel '") << op.getName() << "': more than "
-                                      << std::numeric_limits<int>::max()
-                                      << " streams and channel hops to check";
+    return op.emitOpError("kernel '")
+           << op.getName() << "': more than " << std::numeric_limits<int>::max()
+           << " streams and channel hops to check";
   origins.push_back({nextOrigin, kernel, what});
   nextOrigin += int(count);
   return origins.back().first;
 }
 
 std::string Checker::originStr(int o) const {
-  const OriginRun &run = *std::prev(llvm::upper_bound(
-      origins, o, [](int o, const OriginRun &r) { return o < r.first; }));
+  const OriginRun &run = *std::prev(
+      llvm::upper_bound(origins, o, [](int o, const OriginRun &r) { return o < r.first; }));
   if (!run.what.channel || o == run.first)
     return run.what.str();
   const Placed &p = kernels[run.kernel];
@@ -398,8 +397,8 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int origin, int64_t
           return diag() << " is delivered to " << pe(ws, x, y) << " (" << kernelAt(ws, x, y)
                         << ")" << onColor(c) << ", which is not one of its destinations";
         if (int o = siblingOwner(ws, row, wafer::Ramp); o >= 0)
-          return diag() << " and " << originStr(o) << " are both delivered to "
-                        << pe(ws, x, y) << " on color " << c << ": collision";
+          return diag() << " and " << originStr(o) << " are both delivered to " << pe(ws, x, y)
+                        << " on color " << c << ": collision";
         mark(ws, &WaferState::deliveredAt, x, y);
         ++delivered;
         continue;
@@ -413,8 +412,8 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int origin, int64_t
           return diag() << " leaves " << pe(ws, x, y) << " through LINK" << onColor(c)
                         << ", but no link in 'wafer.links' leaves there on that color";
         if (int o = siblingOwner(ws, row, wafer::Link); o >= 0)
-          return diag() << " and " << originStr(o) << " both use the link LINK of "
-                        << pe(ws, x, y) << " on color " << c << ": collision";
+          return diag() << " and " << originStr(o) << " both use the link LINK of " << pe(ws, x, y)
+                        << " on color " << c << ": collision";
         LinkRow &link = links[l->second];
         link.used = true;
         next = &state(link.row[4]);
@@ -444,8 +443,8 @@ LogicalResult Checker::walk(KernelOp op, const Origin &what, int origin, int64_t
         return diag() << " arrives at " << pe(*next, nx, ny) << " from " << kPortNames[in]
                       << onColor(nc) << ", but that router has no entry for it: a missing hop";
       if (int o = next->rowOwner[entry]; o >= 0 && o != origin)
-        return diag() << " and " << originStr(o) << " both use the link " << kPortNames[p]
-                      << " of " << pe(ws, x, y) << " on color " << c << ": collision";
+        return diag() << " and " << originStr(o) << " both use the link " << kPortNames[p] << " of "
+                      << pe(ws, x, y) << " on color " << c << ": collision";
       next->rowOwner[entry] = origin;
       next->used[entry] = 1;
       stack.push_back({next, nx, ny, nc, entry});

@@ -21,8 +21,7 @@ using namespace wsc::place;
 
 using wafer::SplitMix;
 
-DeadCells::DeadCells(const wafer::DefectGrid &grid, int64_t width, int64_t height,
-                     bool transposed)
+DeadCells::DeadCells(const wafer::DefectGrid &grid, int64_t width, int64_t height, bool transposed)
     : transposed(transposed) {
   W = transposed ? height : width;
   H = transposed ? width : height;
@@ -267,8 +266,7 @@ bool WaferPlacer::placeInHole(int i) {
 /// Marks the corners (c, r) within Chebyshev distance `reach` of (tx, ty)
 /// where kernel i has h x w free live PEs, by one row-major pass over run
 /// lengths (a failing attempt looks for many holes that do not exist).
-WaferPlacer::HoleWindow WaferPlacer::markHoles(int i, int64_t tx, int64_t ty,
-                                               int64_t reach) const {
+WaferPlacer::HoleWindow WaferPlacer::markHoles(int i, int64_t tx, int64_t ty, int64_t reach) const {
   HoleWindow hw;
   hw.c0 = std::max<int64_t>(0, tx - reach), hw.c1 = std::min(W - w[i], tx + reach);
   hw.r0 = std::max<int64_t>(0, ty - reach), hw.r1 = std::min(H - h[i], ty + reach);
@@ -533,8 +531,8 @@ std::vector<std::pair<int64_t, int64_t>> WaferPlacer::freeBoxes() const {
   for (int64_t yy = 0; yy < H; ++yy) {
     for (int64_t xx = 0; xx < W; ++xx) {
       // A dead link out of a cell blocks it (a little more than needed).
-      bool free = occ[yy * W + xx] < 0 && !dead.pe[yy * W + xx] &&
-                  !dead.east.sum(xx, yy, xx, yy) && !dead.south.sum(xx, yy, xx, yy);
+      bool free = occ[yy * W + xx] < 0 && !dead.pe[yy * W + xx] && !dead.east.sum(xx, yy, xx, yy) &&
+                  !dead.south.sum(xx, yy, xx, yy);
       up[xx] = free ? up[xx] + 1 : 0;
     }
     std::vector<int64_t> stack; // columns of increasing height

@@ -174,7 +174,8 @@ void WaferRouter::treeJoin(Search &s, Group &g, int64_t end) {
   }
 }
 
-template <typename Closed> bool WaferRouter::reach(Search &s, Group &g, const Rect &R, Closed closed) {
+template <typename Closed>
+bool WaferRouter::reach(Search &s, Group &g, const Rect &R, Closed closed) {
   for (const Entry &e : g.entries)
     if (R.contains(e.node % W, e.node / W))
       return true;
@@ -219,7 +220,8 @@ template <typename Closed> bool WaferRouter::reach(Search &s, Group &g, const Re
   return true;
 }
 
-template <typename Closed> void WaferRouter::spread(Search &s, Group &g, const Rect &R, Closed closed) {
+template <typename Closed>
+void WaferRouter::spread(Search &s, Group &g, const Rect &R, Closed closed) {
   if (!negotiating) {
     std::deque<int64_t> queue;
     for (const Entry &e : g.entries)

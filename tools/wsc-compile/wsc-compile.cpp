@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
       "max-context", cl::desc("Positions a generating program holds (the token input's T)"),
       cl::init(0), cl::cat(category));
   // Each pipeline option, as a flag of the same name (PipelineOptions.def).
-#define WSC_PIPELINE_OPTION(type, field, flag, value, help)                                       \
+#define WSC_PIPELINE_OPTION(type, field, flag, value, help)                                        \
   cl::opt<type> field##Flag(flag, cl::desc(help), cl::init(type(value)), cl::cat(category));
 #include "wsc/Pipeline/PipelineOptions.def"
   cl::opt<std::string> sparsityMask(

@@ -8,9 +8,9 @@
 // serve every kind's sizer.
 //
 //===----------------------------------------------------------------------===//
-#include "wsc/Arch/Arch.h"
-#include "Kinds/Kind.h"
 #include "wsc/Conversion/KernelSizing.h"
+#include "Kinds/Kind.h"
+#include "wsc/Arch/Arch.h"
 
 #include <cmath>
 #include <map>

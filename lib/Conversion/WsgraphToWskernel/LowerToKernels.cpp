@@ -8,12 +8,12 @@
 // them too); the bodies are written by KernelBodies.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "wsc/Arch/Arch.h"
 #include "KernelBody.h"
 #include "Kinds/Generic.h"
 #include "Kinds/Kind.h"
 #include "wsc/Analysis/CostModel.h"
 #include "wsc/Analysis/WeightData.h"
+#include "wsc/Arch/Arch.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsgraph/WsgraphDialect.h"
 

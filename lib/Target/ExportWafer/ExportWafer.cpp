@@ -8,12 +8,12 @@
 // emulator (or a wafer) only.
 //
 //===----------------------------------------------------------------------===//
-#include "wsc/Arch/Arch.h"
 #include "wsc/Analysis/KvCache.h"
 #include "wsc/Analysis/WeightData.h"
+#include "wsc/Arch/Arch.h"
 
-#include "wsc/Arch/Defects.h"
 #include "wafer/WaferDialect.h"
+#include "wsc/Arch/Defects.h"
 #include "wsc/Target/ExportWafer.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
@@ -645,8 +645,7 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
 /// on each other), a crossing of the wafer and a link per kernel, and the
 /// streaming of every external blob once at the memory's bandwidth.
 /// Loose on purpose: the pipeline overlaps what it adds up. 0 = none.
-static uint64_t estimatedRunCycles(func::FuncOp func, int64_t positions,
-                                   wf::ArchAttr arch,
+static uint64_t estimatedRunCycles(func::FuncOp func, int64_t positions, wf::ArchAttr arch,
                                    double externalBytes) {
   double perPosition = 0, crossings = 0;
   for (auto k : func.getOps<wk::KernelOp>()) {
@@ -656,7 +655,8 @@ static uint64_t estimatedRunCycles(func::FuncOp func, int64_t positions,
     crossings += double(arch.getWidth() + arch.getHeight()) * double(arch.getHopCycles()) +
                  double(arch.getLinkLatencyCycles());
   }
-  double streaming = arch.getExtMemBytesPerCycle() > 0 ? externalBytes / double(arch.getExtMemBytesPerCycle()) : 0;
+  double streaming =
+      arch.getExtMemBytesPerCycle() > 0 ? externalBytes / double(arch.getExtMemBytesPerCycle()) : 0;
   double cycles =
       std::ceil(perPosition * double(std::max<int64_t>(positions, 1)) + crossings + streaming);
   return cycles >= 1 && cycles < 0x1p63 ? uint64_t(cycles) : 0;
@@ -1011,7 +1011,8 @@ LogicalResult Exporter::exportKernel(wk::KernelOp k) {
       originX + width > a.getWidth() || originY + height > a.getHeight())
     return fail(k) << width << "x" << height << " PEs at (" << originX << ", " << originY
                    << ") of wafer " << waferIndex << " do not fit arch '" << a.getName() << "' ("
-                   << a.getWidth() << "x" << a.getHeight() << " PEs, " << a.getMaxWafers() << " wafers)";
+                   << a.getWidth() << "x" << a.getHeight() << " PEs, " << a.getMaxWafers()
+                   << " wafers)";
   int64_t sram = static_cast<int64_t>(k.getSramBytesPerPe());
   if (sram < 0 || sram % 4 || sram > a.getSramBytes())
     return fail(k) << "sram " << sram << " must be a multiple of 4 and at most the arch's "
@@ -1326,7 +1327,7 @@ void wsc::registerExportWafer() {
         return exportWafer(module, os);
       },
       [](DialectRegistry &registry) {
-        registry.insert<func::FuncDialect, wg::WsgraphDialect, wk::WskernelDialect,
-                        wf::WaferDialect>();
+        registry
+            .insert<func::FuncDialect, wg::WsgraphDialect, wk::WskernelDialect, wf::WaferDialect>();
       });
 }

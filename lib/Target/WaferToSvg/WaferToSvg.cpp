@@ -10,8 +10,8 @@
 // stays small. What the picture shows is in docs/svg.md.
 //
 //===----------------------------------------------------------------------===//
-#include "wsc/Arch/Arch.h"
 #include "wsc/Target/WaferToSvg.h"
+#include "wsc/Arch/Arch.h"
 
 #include "wsc/Arch/Defects.h"
 
@@ -191,7 +191,7 @@ private:
     Operation *op;
   };
   std::vector<RouteTable> routes;
-  std::vector<std::array<int32_t, 3>> deadPes;  ///< [wafer, x, y], sorted
+  std::vector<std::array<int32_t, 3>> deadPes;   ///< [wafer, x, y], sorted
   std::vector<std::array<int32_t, 4>> deadLinks; ///< [wafer, x, y, dir], sorted
   std::vector<Kernel> kernels;
   std::map<std::string, std::string> fills; ///< kind -> fill
@@ -259,14 +259,14 @@ LogicalResult SvgWriter::collect() {
     kernel.w = k.getWidth(), kernel.h = k.getHeight();
     kernel.sramBytes = int64_t(k.getSramBytesPerPe());
     kernel.cycles = k.getCyclesPerToken().convertToDouble();
-    if (kernel.wafer < 0 || kernel.wafer >= std::max<int64_t>(a.getMaxWafers(), 1) || kernel.x < 0 ||
-        kernel.y < 0 || kernel.w <= 0 || kernel.h <= 0 || kernel.x + kernel.w > width ||
-        kernel.y + kernel.h > height) {
+    if (kernel.wafer < 0 || kernel.wafer >= std::max<int64_t>(a.getMaxWafers(), 1) ||
+        kernel.x < 0 || kernel.y < 0 || kernel.w <= 0 || kernel.h <= 0 ||
+        kernel.x + kernel.w > width || kernel.y + kernel.h > height) {
       k.emitError("cannot draw: ")
           << kernel.w << "x" << kernel.h << " PEs at (" << kernel.x << ", " << kernel.y
-          << ") on wafer " << kernel.wafer << " do not fit arch '" << a.getName().str() << "' (" << width
-          << "x" << height << " PEs, " << a.getMaxWafers() << " wafers) (kernel '" << kernel.name
-          << "')";
+          << ") on wafer " << kernel.wafer << " do not fit arch '" << a.getName().str() << "' ("
+          << width << "x" << height << " PEs, " << a.getMaxWafers() << " wafers) (kernel '"
+          << kernel.name << "')";
       return WalkResult::interrupt();
     }
     numWafers = std::max(numWafers, kernel.wafer + 1);
@@ -279,7 +279,8 @@ LogicalResult SvgWriter::collect() {
   for (auto &table : routes) {
     if (table.wafer < 0 || table.wafer >= std::max<int64_t>(a.getMaxWafers(), 1))
       return table.op->emitError("cannot draw: router table of wafer ")
-             << table.wafer << ", but arch '" << a.getName().str() << "' has " << a.getMaxWafers() << " wafers";
+             << table.wafer << ", but arch '" << a.getName().str() << "' has " << a.getMaxWafers()
+             << " wafers";
     for (const auto &row : table.rows) {
       auto [x, y, c, in, mask] = row;
       if (x < 0 || y < 0 || x >= width || y >= height || c < 0 || in < 0 || in > wf::Link ||
@@ -426,8 +427,8 @@ void SvgWriter::writeHeader() {
   if (auto source = module->getAttrOfType<StringAttr>("wsgraph.source"))
     model = llvm::sys::path::filename(source.getValue()).str() + " on ";
   text(kMargin, 26, 18,
-       "wsc wafer map: " + model + "arch " + a.getName().str() + " (" + std::to_string(width) + " x " +
-           std::to_string(height) + " PEs per wafer), " + std::to_string(numWafers) +
+       "wsc wafer map: " + model + "arch " + a.getName().str() + " (" + std::to_string(width) +
+           " x " + std::to_string(height) + " PEs per wafer), " + std::to_string(numWafers) +
            (numWafers == 1 ? " wafer" : " wafers"),
        "font-weight=\"bold\" fill=\"#111111\"");
   text(kMargin, 46, 13,
