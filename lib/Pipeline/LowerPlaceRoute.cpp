@@ -179,26 +179,27 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     return out;
   }
 
-  /// Lowers a copy of the module for try `t`: what its kernels come out as.
-  FailureOr<Kernels> lowerCopy(const Try &t) {
+  /// A copy of the module through the passes `add` makes (a pass manager of
+  /// its own, so copies run side by side); null when a pass fails.
+  OwningOpRef<ModuleOp> runOnCopy(llvm::function_ref<void(OpPassManager &)> add,
+                                  bool verify = true) {
     OwningOpRef<ModuleOp> copy = getOperation().clone();
     PassManager pm(&getContext());
-    pm.enableVerifier(false); // a copy that is thrown away
-    addLowering(pm, t);
-    if (failed(pm.run(*copy)))
-      return failure();
-    return kernelsOf(*copy);
-  }
-
-  /// Lowers and places a copy of the module for try `t`; null when it does
-  /// not place.
-  OwningOpRef<ModuleOp> placeCopy(const Try &t) {
-    OwningOpRef<ModuleOp> copy = getOperation().clone();
-    PassManager pm(&getContext());
-    addPlacement(pm, t);
+    pm.enableVerifier(verify);
+    add(pm);
     if (failed(pm.run(*copy)))
       return nullptr;
     return copy;
+  }
+
+  /// Lowers a copy of the module for try `t` (thrown away, so unverified):
+  /// what its kernels come out as.
+  FailureOr<Kernels> lowerCopy(const Try &t) {
+    OwningOpRef<ModuleOp> copy =
+        runOnCopy([&](OpPassManager &pm) { addLowering(pm, t); }, /*verify=*/false);
+    if (!copy)
+      return failure();
+    return kernelsOf(*copy);
   }
 
   /// The try as progress shows it.
@@ -356,8 +357,8 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
             return success(d.getSeverity() == DiagnosticSeverity::Error);
           });
           parallelFor(&getContext(), i, std::min(i + 2, order.size()), [&](size_t j) {
-            placed[j] =
-                placeCopy({order[j].blocks, order[j].share, /*strict=*/true, order[j].rows});
+            Try t{order[j].blocks, order[j].share, /*strict=*/true, order[j].rows};
+            placed[j] = runOnCopy([&](OpPassManager &pm) { addPlacement(pm, t); });
           });
         }
         if (!placed[i])
