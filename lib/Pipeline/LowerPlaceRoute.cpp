@@ -192,6 +192,14 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     return copy;
   }
 
+  /// While it lives, errors are dropped (the copies' failures are expected:
+  /// a try that does not lower or place is skipped); other diagnostics pass on.
+  ScopedDiagnosticHandler dropErrors() {
+    return ScopedDiagnosticHandler(&getContext(), [](Diagnostic &d) {
+      return success(d.getSeverity() == DiagnosticSeverity::Error);
+    });
+  }
+
   /// Lowers a copy of the module for try `t` (thrown away, so unverified):
   /// what its kernels come out as.
   FailureOr<Kernels> lowerCopy(const Try &t) {
@@ -313,9 +321,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
       SmallVector<ShareSurvey> surveys(shares.size());
       wsc::progress::setStage("wsc-lower-to-kernels"); // the survey lowers copies
       {
-        ScopedDiagnosticHandler drop(&getContext(), [](Diagnostic &d) {
-          return success(d.getSeverity() == DiagnosticSeverity::Error);
-        });
+        ScopedDiagnosticHandler drop = dropErrors();
         parallelFor(&getContext(), 0, shares.size(),
                     [&](size_t i) { surveys[i] = survey(shares[i], rowCaps, counts); });
       }
@@ -353,9 +359,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
         if (i % 2 == 0) {
           wsc::progress::setTry(i + 1, order.size(), describe(strict));
           wsc::progress::setStage("wsc-place");
-          ScopedDiagnosticHandler drop(&getContext(), [](Diagnostic &d) {
-            return success(d.getSeverity() == DiagnosticSeverity::Error);
-          });
+          ScopedDiagnosticHandler drop = dropErrors();
           parallelFor(&getContext(), i, std::min(i + 2, order.size()), [&](size_t j) {
             Try t{order[j].blocks, order[j].share, /*strict=*/true, order[j].rows};
             placed[j] = runOnCopy([&](OpPassManager &pm) { addPlacement(pm, t); });
