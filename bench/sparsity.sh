@@ -1,10 +1,11 @@
 #!/bin/bash
 # Benchmark (issue: unstructured sparsity): dense models beside their 75%-sparse
-# forms, compiled for wse3 at fp32 with weights elided (magnitude pruning of
+# forms, compiled for wse3 with weights elided (magnitude pruning of
 # every linear weight but the LM head, `sparsity=0.75`). Prints wafers, SRAM
 # used, PEs, cycles per token, balance, estimated tokens/s, the weight bytes
 # (dense, held, and how many times fewer), and the compile's wall time:
-#   - gpt3-1.3b, dense and sparse, pipelined and in weight streaming;
+#   - gpt3-1.3b, dense and sparse, pipelined and in weight streaming, at fp32,
+#     and pipelined at fp16 (16-bit values in the sparse tiles too);
 #   - gpt3-13b, which needs two wafers dense;
 #   - Sparse-IFT's sparse wide gpt3-1.3b: hidden size x 1/sqrt(1 - 0.75) = 2
 #     (4096, 32 heads of 128), so its nonzeros match the dense model's.
@@ -53,14 +54,17 @@ print(f"{sys.argv[2]:<24} {len(w):>3} {gib:>8.2f} {pes:>8} {e['cycles_per_token'
 PY
 }
 
-echo "wse3, fp32, seq $seq; weights: GiB of the sparse kernels' tiles, dense and held"
+echo "wse3, fp32 unless named, seq $seq; weights: GiB of the sparse kernels' tiles, dense and held"
 printf "%-24s %3s %8s %8s %8s %6s %10s %6s %6s %6s %7s\n" model waf "SRAM GiB" PEs cyc/tok \
   bal tokens/s dense held fewer "wall s"
-for c in ${CASES:-1.3b streaming 13b wide}; do
+for c in ${CASES:-1.3b fp16 streaming 13b wide}; do
   case $c in
   1.3b)
     row gpt3-1.3b gpt3-1.3b pipelined ""
     row gpt3-1.3b-s75 gpt3-1.3b pipelined "sparsity=0.75" ;;
+  fp16)
+    row gpt3-1.3b-fp16 gpt3-1.3b pipelined "precision=fp16"
+    row gpt3-1.3b-fp16-s75 gpt3-1.3b pipelined "precision=fp16 sparsity=0.75" ;;
   streaming)
     row gpt3-1.3b-ws gpt3-1.3b weight-streaming ""
     row gpt3-1.3b-ws-s75 gpt3-1.3b weight-streaming "sparsity=0.75" ;;

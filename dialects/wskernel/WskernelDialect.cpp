@@ -498,20 +498,43 @@ LogicalResult LoopOp::verify() {
   return success();
 }
 
-std::optional<int64_t> wsc::wskernel::sparseEntries(StringRef storage) {
-  int64_t n;
-  if (!storage.consume_front("sparse:") || storage.getAsInteger(10, n) || n < 0)
+/// "sparse:N" or "sparse:N:V": N and the values' storage V (f32 when absent).
+static std::optional<std::pair<int64_t, StringRef>> parseSparse(StringRef storage) {
+  if (!storage.consume_front("sparse:"))
     return std::nullopt;
-  return n;
+  auto [count, values] = storage.split(':');
+  int64_t n;
+  if (count.getAsInteger(10, n) || n < 0)
+    return std::nullopt;
+  if (values.empty() && !storage.ends_with(":"))
+    values = "f32";
+  if (values != "f32" && values != "f16" && values != "bf16")
+    return std::nullopt;
+  return std::make_pair(n, values);
 }
 
-std::string wsc::wskernel::sparseStorage(int64_t entries) {
-  return "sparse:" + std::to_string(entries);
+std::optional<int64_t> wsc::wskernel::sparseEntries(StringRef storage) {
+  if (auto sparse = parseSparse(storage))
+    return sparse->first;
+  return std::nullopt;
+}
+
+StringRef wsc::wskernel::elementStorage(StringRef storage) {
+  if (auto sparse = parseSparse(storage))
+    return sparse->second;
+  return storage;
+}
+
+std::string wsc::wskernel::sparseStorage(int64_t entries, StringRef values) {
+  std::string s = "sparse:" + std::to_string(entries);
+  return values == "f32" ? s : s + ":" + values.str();
 }
 
 int64_t wsc::wskernel::tileWords(StringRef storage, int64_t rows, int64_t cols) {
-  if (auto entries = sparseEntries(storage))
-    return int64_t(format::storedTileWords(uint64_t(rows), uint64_t(cols), uint64_t(*entries)));
+  if (auto sparse = parseSparse(storage))
+    return int64_t(format::storedTileWords(
+        uint64_t(rows), uint64_t(cols), uint64_t(sparse->first),
+        sparse->second == "f32" ? format::SparseValues::Words : format::SparseValues::Halves));
   return storageWords(storage, rows * cols);
 }
 
@@ -521,7 +544,7 @@ static LogicalResult checkStorage(Operation *op, StringRef storage, bool sparse 
       (sparse && sparseEntries(storage)))
     return success();
   return op->emitOpError("storage '") << storage << "' is not one of f32, f16, bf16"
-                                      << (sparse ? ", sparse:N" : "");
+                                      << (sparse ? ", sparse:N[:f16|:bf16]" : "");
 }
 LogicalResult MatvecOp::verify() { return checkStorage(*this, getStorage(), true); }
 LogicalResult GatherOp::verify() { return checkStorage(*this, getStorage()); }

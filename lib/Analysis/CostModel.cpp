@@ -1,8 +1,6 @@
 //===- CostModel.cpp - cycles per token of kernels ------------------------===//
 #include "wsc/Analysis/CostModel.h"
 
-#include "wsc/format/SparseTile.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -12,9 +10,8 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The busiest PE of each kernel: receive, compute, relay the column
 // partial, finish in the last row, and (the last PE) gather and send.
-double CostModel::sparseMatvec(int64_t rows, int64_t cols, int64_t entries) const {
-  return double(format::sparseTileCycles(uint64_t(rows), uint64_t(cols), uint64_t(entries),
-                                         uint64_t(arch.getFmacFp32())));
+double CostModel::sparseMatvec(int64_t rows, int64_t entries) const {
+  return double(ceilDiv(entries + rows, arch.getFmacFp32()));
 }
 
 int64_t CostModel::densestTileEntries(int64_t elements, double density) {
@@ -31,7 +28,7 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
   double finish = vector(nb) + (gelu ? transcendental(nb) : 0.0) + (turns ? turnPairs(nb) : 0.0);
   double handOn = output(out, n, nb, w, h, group);
   auto multiply = [&](int64_t kb) {
-    return tileEntries >= 0 ? sparseMatvec(kb, nb, tileEntries) : matvec(kb, nb);
+    return tileEntries >= 0 ? sparseMatvec(kb, tileEntries) : matvec(kb, nb);
   };
   // Taking the slice of x and multiplying it: one after the other, or side
   // by side when the words stream into the multiply-adds.
@@ -61,7 +58,7 @@ double CostModel::gatedLinear(int64_t k, int64_t n, int64_t h, int64_t w, bool s
   double handOn = output(Output::Blocks, n, nb, w, h, group);
   // x is stored, then meets both tiles (one multiply-add pass each).
   auto multiply = [&](int64_t kb, int64_t entries) {
-    return entries >= 0 ? sparseMatvec(kb, nb, entries) : matvec(kb, nb);
+    return entries >= 0 ? sparseMatvec(kb, entries) : matvec(kb, nb);
   };
   auto product = [&](int64_t kb) {
     return words(in) + multiply(kb, gateEntries) + multiply(kb, upEntries);

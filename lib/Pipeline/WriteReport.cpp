@@ -147,7 +147,7 @@ std::optional<SparseFigures> sparseFigures(wsc::wskernel::KernelOp k, const wsc:
     f.zeros = std::max(f.zeros, 1.0 - wsc::weightDensity(k.getInputs()[source]));
     f.heldBytes += 4 * pes * wk::tileWords(storage, rows, cols);
     f.denseBytes += 4 * pes * wk::storageWords(denseStorage, rows * cols);
-    f.tileCycles += cost.sparseMatvec(rows, cols, *entries);
+    f.tileCycles += cost.sparseMatvec(rows, *entries);
     f.denseTileCycles += cost.matvec(rows, cols);
   });
   if (!any)

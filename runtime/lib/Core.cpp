@@ -85,14 +85,14 @@ WSC_MULTIVERSION void vecmatRows(float *__restrict sums, const float *w, const f
   }
 }
 
-/// A STORE_SPARSE tile as Core::sparseTile found it where its instruction
-/// runs: dense, its fp32 elements from word `first`; else its parts in SRAM.
+/// A sparse-layout tile as Core::sparseTile found it where its instruction
+/// runs: dense, its elements from word `first`; else its parts in SRAM.
 struct SparseView {
   bool dense = false;
   uint32_t first = 0;
   uint64_t nnz = 0;
   const SramU16 *counts = nullptr, *cols = nullptr;
-  const SramF32 *values = nullptr;
+  const float *values = nullptr; ///< widened from halves when the tile holds 16-bit values
   /// Whether RECV_VECMAT charges its runs per entry: the form sparseTileCycles costs so.
   bool perEntry = false;
 };
@@ -458,14 +458,15 @@ private:
   bool count(const Instr &in, const Affine &a, const char *what, uint64_t &out);
   Step fault(const Instr &in, std::string kind, std::string what);
   float f(uint32_t word) const { return asF(s_.sram[word]); }
-  /// Whether the matrix's elements are fp32 words (a STORE_SPARSE tile reaches
-  /// `elements` only in its dense form).
-  static bool fp32Words(const Instr &in) {
-    return in.storage == format::STORE_F32 || in.storage == format::STORE_SPARSE;
-  }
+  /// Whether the matrix's elements are fp32 words (a sparse tile's values
+  /// are read as its storage packs them).
+  static bool fp32Words(const Instr &in) { return valueStorage(in.storage) == format::STORE_F32; }
   /// Words that `elements` values of the instruction's storage take.
   static uint64_t storedWords(const Instr &in, uint64_t elements) {
-    return in.storage == format::STORE_F32 ? elements : (elements + 1) / 2;
+    return fp32Words(in) ? elements : (elements + 1) / 2;
+  }
+  static format::SparseValues sparseValues(const Instr &in) {
+    return fp32Words(in) ? format::SparseValues::Words : format::SparseValues::Halves;
   }
   /// Elements [first, first + count) of the array at word `word`, as fp32:
   /// in place for fp32 storage, else widened into `buf` (element i is half
@@ -478,7 +479,7 @@ private:
     buf.resize(count);
     const SramU16 *h = reinterpret_cast<const SramU16 *>(w) + first;
     float *out = buf.data();
-    if (in.storage == format::STORE_F16)
+    if (valueStorage(in.storage) == format::STORE_F16)
       for (uint64_t i = 0; i < count; ++i)
         out[i] = halfToFloat(h[i]);
     else
@@ -648,7 +649,7 @@ Core::Step Core::multiplySparse(const Instr &in, bool mv, uint64_t n, uint64_t m
     charge(in, ceilDiv(n * m, m_.fmac));
   } else {
     multiplyEntries(in, mv, n, m, d, t, words(b));
-    charge(in, format::sparseTileCycles(n, m, t.nnz, m_.fmac));
+    charge(in, format::sparseTileCycles(n, m, t.nnz, sparseValues(in), m_.fmac));
   }
   return Step::Next;
 }
@@ -661,12 +662,13 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
   if (head == format::kDenseTile) {
     t.dense = true;
     t.first = a + 1;
-    return span(in, 1, format::denseTileWords(n, m), a);
+    return span(in, 1, format::denseTileWords(n, m, sparseValues(in)), a);
   }
   if (m > format::kMaxSparseCols)
     return badTile(in, fmt::format("m = {} is more than the {} columns a sparse tile indexes", m,
                                    format::kMaxSparseCols));
-  if (!span(in, 1, format::sparseTileWords(n, m, head), a))
+  format::SparseValues v = sparseValues(in);
+  if (!span(in, 1, format::sparseTileWords(n, m, head, v), a))
     return false;
   const uint32_t *w = s_.sram + a + 1;
   uint64_t per = format::indicesPerWord(m);
@@ -685,8 +687,10 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
       cols[e] = uint16_t(format::packedIndex(columns, e, m));
     t.counts = counts.data(), t.cols = cols.data();
   }
-  t.values = reinterpret_cast<const SramF32 *>(columns + (t.nnz + per - 1) / per);
-  t.perEntry = format::sparseTileWords(n, m, t.nnz) < format::denseTileWords(n, m);
+  static thread_local std::vector<float> widened; // 16-bit values, read as fp32
+  uint32_t values = uint32_t(columns + (t.nnz + per - 1) / per - s_.sram);
+  t.values = elements(in, values, 0, t.nnz, widened);
+  t.perEntry = format::sparseTileWords(n, m, t.nnz, v) < format::denseTileWords(n, m, v);
   return checkEntries(in, n, m, t);
 }
 
@@ -968,7 +972,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
   // A sparse tile is checked once its words are all there, not at each
   // wake-up: a pass over the tile per message would cost more than its work.
   SparseView tile;
-  if (in.op == format::RECV_VECMAT && in.storage == format::STORE_SPARSE) {
+  if (in.op == format::RECV_VECMAT && isSparse(in.storage)) {
     if (!sparseTile(in, n, cols, tile))
       return Step::Fault;
     w = tile.first;
@@ -1044,7 +1048,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
       multiplyEntries(in, false, n, cols, dst, tile, vec.data());
     else
       multiply(in, false, n, cols, dst, w, vec.data());
-    uint64_t cost = entries ? format::sparseTileCycles(n, cols, tile.nnz, m_.fmac)
+    uint64_t cost = entries ? format::sparseTileCycles(n, cols, tile.nnz, sparseValues(in), m_.fmac)
                             : ceilDiv(n * cols, m_.fmac);
     charge(in, cost, std::max(done, s_.clock + cost) - s_.clock - cost);
     return Step::Next;
@@ -1091,7 +1095,7 @@ Core::Step Core::exec(const Instr &in) {
   case format::MATVEC:
   case format::VECMAT: {
     bool mv = op == format::MATVEC;
-    if (in.storage == format::STORE_SPARSE)
+    if (isSparse(in.storage))
       return multiplySparse(in, mv, n, m);
     // rows = n, cols = m; dst has rows (MATVEC) or cols (VECMAT) words.
     if (!span(in, 0, mv ? n : m, d) || !span(in, 1, storedWords(in, n * m), a) ||
@@ -1104,7 +1108,7 @@ Core::Step Core::exec(const Instr &in) {
   case format::RECV_VECMAT:
     // A sparse tile's span is known only from its word 0, read when it runs (recv).
     if (!span(in, 0, m, d) ||
-        (in.storage != format::STORE_SPARSE && !span(in, 1, storedWords(in, n * m), a)))
+        (!isSparse(in.storage) && !span(in, 1, storedWords(in, n * m), a)))
       return Step::Fault;
     return recv(in, n, d, a, m);
   case format::ADD:

@@ -47,6 +47,19 @@ struct Instr {
   std::vector<PeRange> bodyPred;
 };
 
+/// Whether a matrix of this storage is in the sparse layout.
+inline bool isSparse(format::Storage s) {
+  return s == format::STORE_SPARSE || s == format::STORE_SPARSE_F16 ||
+         s == format::STORE_SPARSE_BF16;
+}
+/// The packed storage of a sparse layout's values (F32, F16 or BF16), or s itself.
+inline format::Storage valueStorage(format::Storage s) {
+  return s == format::STORE_SPARSE        ? format::STORE_F32
+         : s == format::STORE_SPARSE_F16  ? format::STORE_F16
+         : s == format::STORE_SPARSE_BF16 ? format::STORE_BF16
+                                          : s;
+}
+
 struct Region {
   std::string name;
   std::string kind;

@@ -24,7 +24,7 @@ std::string regionName(const format::Region &r, size_t index) {
 /// Why an instruction (its op and m read) may not have its storage; empty if it may.
 std::string storageError(const Instr &o) {
   bool product = o.op == format::MATVEC || o.op == format::VECMAT || o.op == format::RECV_VECMAT;
-  if (o.storage == format::STORE_SPARSE) {
+  if (isSparse(o.storage)) {
     if (!product)
       return "only MATVEC, VECMAT and RECV_VECMAT read sparse storage";
     // A constant m is refused now; any other is checked against the tile when it runs.

@@ -1,7 +1,7 @@
-// STORE_SPARSE weight tiles: the encoder (format/SparseTile.cpp), and
-// MATVEC, VECMAT and RECV_VECMAT over them, which must compute as the
-// STORE_F32 path on the same tile, cost sparseTileCycles, and fault on a
-// malformed tile.
+// Sparse weight tiles: the encoder (format/SparseTile.cpp), and MATVEC,
+// VECMAT and RECV_VECMAT over them, which must compute as the dense path on
+// the same tile (STORE_SPARSE as STORE_F32, STORE_SPARSE_F16/BF16 as
+// STORE_F16/BF16), cost sparseTileCycles, and fault on a malformed tile.
 #include "TestPrograms.h"
 #include "wsc/format/SparseTile.h"
 
@@ -22,30 +22,64 @@ uint32_t W(float f) {
   return w;
 }
 
-/// A rows x cols tile of fp32 bit patterns, row-major.
+constexpr auto kWords = format::SparseValues::Words, kHalves = format::SparseValues::Halves;
+
+/// A rows x cols tile of fp32 bit patterns, row-major. Its 16-bit form
+/// keeps each pattern's high half: a bf16 value, and as f16 one of about
+/// the same size (the values here lie in [-2, 2]).
 struct Tile {
   uint64_t rows, cols;
   std::vector<uint32_t> words;
-  uint64_t nnz() const { return format::countStored(words.data(), words.size()); }
-  std::vector<uint32_t> encoded() const {
-    return format::encodeSparseTile(words.data(), rows, cols);
+  std::vector<uint16_t> halves() const {
+    std::vector<uint16_t> h;
+    for (uint32_t w : words)
+      h.push_back(uint16_t(w >> 16));
+    return h;
+  }
+  uint64_t nnz(format::SparseValues v = kWords) const {
+    return v == kWords ? format::countStored(words.data(), words.size())
+                       : format::countStored(halves().data(), words.size());
+  }
+  std::vector<uint32_t> encoded(format::SparseValues v = kWords) const {
+    return v == kWords ? format::encodeSparseTile(words.data(), rows, cols)
+                       : format::encodeSparseTile(halves().data(), rows, cols);
+  }
+  /// The elements as the layout holds them: fp32 words, or halves.
+  std::vector<uint32_t> elements(format::SparseValues v) const {
+    if (v == kWords)
+      return words;
+    std::vector<uint32_t> h;
+    for (uint16_t x : halves())
+      h.push_back(x);
+    return h;
   }
 };
 
-/// The layout read back, independently of the emulator.
-std::vector<uint32_t> decode(const std::vector<uint32_t> &t, uint64_t rows, uint64_t cols) {
-  if (t[0] == format::kDenseTile)
-    return std::vector<uint32_t>(t.begin() + 1, t.end());
+/// Value i of the run of values from word `base`.
+uint32_t valueAt(const std::vector<uint32_t> &t, uint64_t base, uint64_t i,
+                 format::SparseValues v) {
+  return v == kWords ? t[base + i] : (t[base + i / 2] >> (16 * (i % 2))) & 0xFFFFu;
+}
+
+/// The layout read back, independently of the emulator: the elements, as
+/// Tile::elements gives them.
+std::vector<uint32_t> decode(const std::vector<uint32_t> &t, uint64_t rows, uint64_t cols,
+                             format::SparseValues v = kWords) {
+  std::vector<uint32_t> out(rows * cols, 0);
+  if (t[0] == format::kDenseTile) {
+    for (uint64_t i = 0; i < rows * cols; ++i)
+      out[i] = valueAt(t, 1, i, v);
+    return out;
+  }
   uint64_t nnz = t[0], per = cols <= 255 ? 4 : 2, bits = 32 / per;
   auto half = [&](uint64_t base, uint64_t i) {
     return (t[base + i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
   };
   uint64_t columns = 1 + (rows + per - 1) / per, values = columns + (nnz + per - 1) / per;
-  std::vector<uint32_t> out(rows * cols, 0);
   uint64_t e = 0;
   for (uint64_t r = 0; r < rows; ++r)
     for (uint32_t k = 0; k < half(1, r); ++k, ++e)
-      out[r * cols + half(columns, e)] = t[values + e];
+      out[r * cols + half(columns, e)] = valueAt(t, values, e, v);
   EXPECT_EQ(e, nnz);
   return out;
 }
@@ -93,10 +127,35 @@ void initWords(format::Region *r, uint32_t px, uint32_t offset, const std::vecto
   s->set_data(std::string(reinterpret_cast<const char *>(w.data()), w.size() * 4));
 }
 
-/// The tile as `storage` holds it: its words for STORE_F32, else encoded.
+/// The tile as `storage` holds it: its words for STORE_F32, its halves
+/// packed for STORE_F16/BF16, else encoded.
 std::vector<uint32_t> stored(const Tile &t, format::Storage storage) {
-  return storage == format::STORE_F32 ? t.words : t.encoded();
+  switch (storage) {
+  case format::STORE_F32:
+    return t.words;
+  case format::STORE_F16:
+  case format::STORE_BF16: {
+    std::vector<uint16_t> h = t.halves();
+    std::vector<uint32_t> packed((h.size() + 1) / 2, 0);
+    for (size_t i = 0; i < h.size(); ++i)
+      packed[i / 2] |= uint32_t(h[i]) << (16 * (i % 2));
+    return packed;
+  }
+  case format::STORE_SPARSE:
+    return t.encoded();
+  default:
+    return t.encoded(kHalves);
+  }
 }
+
+/// Each sparse storage beside the dense one that must compute the same.
+struct StoragePair {
+  format::Storage dense, sparse;
+  format::SparseValues values;
+};
+const StoragePair kStoragePairs[] = {{format::STORE_F32, format::STORE_SPARSE, kWords},
+                                     {format::STORE_F16, format::STORE_SPARSE_F16, kHalves},
+                                     {format::STORE_BF16, format::STORE_SPARSE_BF16, kHalves}};
 
 struct Outcome {
   std::vector<uint32_t> dst;
@@ -142,24 +201,28 @@ Outcome runProduct(format::Op op, const Tile &t, format::Storage storage, bool a
 }
 
 void expectProductMatchesDense(format::Op op) {
-  for (const auto &[name, t] : tiles())
-    for (bool accumulate : {false, true}) {
-      SCOPED_TRACE(testing::Message() << name << (accumulate ? ", accumulating" : ""));
-      Outcome dense = runProduct(op, t, format::STORE_F32, accumulate);
-      Outcome sparse = runProduct(op, t, format::STORE_SPARSE, accumulate);
-      EXPECT_EQ(sparse.dst, dense.dst);
-      EXPECT_EQ(dense.cycles, (t.rows * t.cols + kFmac - 1) / kFmac);
-      EXPECT_EQ(sparse.cycles, format::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
-    }
+  for (const StoragePair &pair : kStoragePairs)
+    for (const auto &[name, t] : tiles())
+      for (bool accumulate : {false, true}) {
+        SCOPED_TRACE(testing::Message() << format::Storage_Name(pair.sparse) << ", " << name
+                                        << (accumulate ? ", accumulating" : ""));
+        Outcome dense = runProduct(op, t, pair.dense, accumulate);
+        Outcome sparse = runProduct(op, t, pair.sparse, accumulate);
+        EXPECT_EQ(sparse.dst, dense.dst);
+        EXPECT_EQ(dense.cycles, (t.rows * t.cols + kFmac - 1) / kFmac);
+        EXPECT_EQ(sparse.cycles, format::sparseTileCycles(t.rows, t.cols, t.nnz(pair.values),
+                                                          pair.values, kFmac));
+      }
 }
 
 TEST(SparseTile, EncodingRoundTrips) {
-  for (const auto &[name, t] : tiles()) {
-    SCOPED_TRACE(name);
-    std::vector<uint32_t> e = t.encoded();
-    EXPECT_EQ(e.size(), format::storedTileWords(t.rows, t.cols, t.nnz()));
-    EXPECT_EQ(decode(e, t.rows, t.cols), t.words);
-  }
+  for (format::SparseValues v : {kWords, kHalves})
+    for (const auto &[name, t] : tiles()) {
+      SCOPED_TRACE(testing::Message() << name << (v == kHalves ? ", 16-bit values" : ""));
+      std::vector<uint32_t> e = t.encoded(v);
+      EXPECT_EQ(e.size(), format::storedTileWords(t.rows, t.cols, t.nnz(v), v));
+      EXPECT_EQ(decode(e, t.rows, t.cols, v), t.elements(v));
+    }
   // Up to 255 columns, counts and columns take 8 bits, four to a word;
   // the last word's unused ones stay zero.
   Tile odd{3, 5, std::vector<uint32_t>(15, 0)};
@@ -178,6 +241,24 @@ TEST(SparseTile, EncodingRoundTrips) {
   EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 16, 2, 299 | 0 << 16, 1, W(1.5f), W(-2.0f),
                                       W(3.0f)}));
   EXPECT_EQ(decode(e, 3, 300), wide.words);
+}
+
+TEST(SparseTile, PacksHalfValuesTwoToAWord) {
+  // Three entries: counts 1, 0, 2 and columns 4, 0, 1 (8 bits each), then
+  // the halves 0x3FC0, 0xC000 in one word and 0x4040 in the low half of the
+  // next. Dense, the same tile takes 1 + ceil(15 / 2) words.
+  Tile odd{3, 5, std::vector<uint32_t>(15, 0)};
+  odd.words[4] = W(1.5f);
+  odd.words[10] = W(-2.0f);
+  odd.words[11] = W(3.0f);
+  std::vector<uint32_t> e = odd.encoded(kHalves);
+  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 8 | 2 << 16, 4 | 0 << 8 | 1 << 16,
+                                      0x3FC0u | 0xC000u << 16, 0x4040u}));
+  Tile full = randomTile(3, 5, 1.0, 4);
+  e = full.encoded(kHalves);
+  ASSERT_EQ(e.size(), 1u + 8u);
+  EXPECT_EQ(e[0], format::kDenseTile);
+  EXPECT_EQ(decode(e, 3, 5, kHalves), full.elements(kHalves));
 }
 
 TEST(SparseTile, KeepsNegativeZeroAsAnEntry) {
@@ -228,11 +309,15 @@ TEST(Sparse, RecvVecmatMatchesDenseBitForBit) {
   for (const auto &[name, t] : tiles())
     for (bool accumulate : {false, true}) {
       SCOPED_TRACE(testing::Message() << name << (accumulate ? ", accumulating" : ""));
-      Outcome dense = outcome(recvVecmat(t, format::STORE_F32, accumulate));
-      Outcome sparse = outcome(recvVecmat(t, format::STORE_SPARSE, accumulate));
-      EXPECT_EQ(sparse.dst, dense.dst);
-      EXPECT_EQ(dense.cycles, 100 + (t.rows * t.cols + kFmac - 1) / kFmac);
-      EXPECT_EQ(sparse.cycles, 100 + format::sparseTileCycles(t.rows, t.cols, t.nnz(), kFmac));
+      for (const StoragePair &pair : kStoragePairs) {
+        SCOPED_TRACE(format::Storage_Name(pair.sparse));
+        Outcome dense = outcome(recvVecmat(t, pair.dense, accumulate));
+        Outcome sparse = outcome(recvVecmat(t, pair.sparse, accumulate));
+        EXPECT_EQ(sparse.dst, dense.dst);
+        EXPECT_EQ(dense.cycles, 100 + (t.rows * t.cols + kFmac - 1) / kFmac);
+        EXPECT_EQ(sparse.cycles, 100 + format::sparseTileCycles(t.rows, t.cols, t.nnz(pair.values),
+                                                                pair.values, kFmac));
+      }
     }
 }
 
@@ -389,7 +474,7 @@ TEST(Sparse, WaitsForAnAsyncReceiveIntoTheTile) {
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{1 * 1 + 8 * 8, 0, 18 * 2 + 19 * 3 + 22 * 6, 28 * 4}));
-  EXPECT_EQ(res.report.cycles, t.size() + 2 + format::sparseTileCycles(4, 8, 6, kFmac));
+  EXPECT_EQ(res.report.cycles, t.size() + 2 + format::sparseTileCycles(4, 8, 6, kWords, kFmac));
 }
 
 TEST(Sparse, ColumnLimit) {

@@ -30,11 +30,12 @@ struct CostModel {
   double matvec(int64_t rows, int64_t cols) const {
     return double((rows * cols + arch.getFmacFp32() - 1) / arch.getFmacFp32());
   }
-  /// Cycles of a rows x cols product over a tile of `entries` nonzeros in
-  /// the sparse layout (runtime/format/wsc/format/SparseTile.h): one
-  /// multiply-add per entry and one per row, or per element when the tile
-  /// is held dense (its smaller form).
-  double sparseMatvec(int64_t rows, int64_t cols, int64_t entries) const;
+  /// Cycles of a product over a tile of `rows` holding `entries` nonzeros
+  /// in the sparse form (runtime/format/wsc/format/SparseTile.h): one
+  /// multiply-add per entry and one per row. The lowering holds a tile
+  /// sparse only when that form is the smaller, so it is the form the
+  /// tile takes.
+  double sparseMatvec(int64_t rows, int64_t entries) const;
   /// The nonzeros to size for in each of the tiles of `elements` of a
   /// matrix with this density: the densest tile of random zeros is about
   /// three standard deviations above the mean.

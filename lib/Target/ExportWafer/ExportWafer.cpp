@@ -321,8 +321,12 @@ static std::pair<int64_t, int64_t> columnWindow(ArrayRef<int64_t> window) {
 }
 
 static pb::Storage storageOf(StringRef storage) {
-  if (wk::sparseEntries(storage))
-    return pb::STORE_SPARSE;
+  if (wk::sparseEntries(storage)) {
+    StringRef values = wk::elementStorage(storage);
+    return values == "f16"    ? pb::STORE_SPARSE_F16
+           : values == "bf16" ? pb::STORE_SPARSE_BF16
+                              : pb::STORE_SPARSE;
+  }
   return storage == "f16" ? pb::STORE_F16 : storage == "bf16" ? pb::STORE_BF16 : pb::STORE_F32;
 }
 
@@ -714,18 +718,27 @@ FailureOr<size_t> Exporter::fillTile(Operation *op, const TensorWords &t, int64_
 
 /// fp32 words held at `storage`: f32 as they are, f16 and bf16 rounded to
 /// nearest even and packed two per word, the even element low.
-static std::vector<uint32_t> packWords(ArrayRef<uint32_t> words, StringRef storage) {
-  if (storage == "f32")
-    return words.vec();
+/// fp32 bit patterns rounded to `storage`'s 16 bits (f16 or bf16), to nearest even.
+static std::vector<uint16_t> toHalves(ArrayRef<uint32_t> words, StringRef storage) {
   const llvm::fltSemantics &to =
       storage == "f16" ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat();
-  std::vector<uint32_t> packed((words.size() + 1) / 2, 0);
+  std::vector<uint16_t> halves(words.size());
   for (size_t i = 0; i < words.size(); ++i) {
     llvm::APFloat f(llvm::APFloat::IEEEsingle(), llvm::APInt(32, words[i]));
     bool lost;
     f.convert(to, llvm::APFloat::rmNearestTiesToEven, &lost);
-    packed[i / 2] |= uint32_t(f.bitcastToAPInt().getZExtValue() & 0xffff) << (16 * (i % 2));
+    halves[i] = uint16_t(f.bitcastToAPInt().getZExtValue());
   }
+  return halves;
+}
+
+static std::vector<uint32_t> packWords(ArrayRef<uint32_t> words, StringRef storage) {
+  if (storage == "f32")
+    return words.vec();
+  std::vector<uint16_t> halves = toHalves(words, storage);
+  std::vector<uint32_t> packed((halves.size() + 1) / 2, 0);
+  for (size_t i = 0; i < halves.size(); ++i)
+    packed[i / 2] |= uint32_t(halves[i]) << (16 * (i % 2));
   return packed;
 }
 
@@ -788,10 +801,15 @@ FailureOr<std::vector<uint32_t>> Exporter::heldWords(Operation *op, StringRef st
   if (uint64_t(cols) > pb::kMaxSparseCols)
     return fail(op) << "a sparse tile has at most " << pb::kMaxSparseCols << " columns, not "
                     << cols;
-  std::vector<uint32_t> held = pb::encodeSparseTile(tile.data(), rows, uint64_t(cols));
+  StringRef values = wk::elementStorage(storage);
+  bool wide = values == "f32";
+  std::vector<uint16_t> halves = wide ? std::vector<uint16_t>() : toHalves(tile, values);
+  std::vector<uint32_t> held = wide ? pb::encodeSparseTile(tile.data(), rows, uint64_t(cols))
+                                    : pb::encodeSparseTile(halves.data(), rows, uint64_t(cols));
   if (held.size() > uint64_t(wk::tileWords(storage, int64_t(rows), cols)))
     return fail(op) << "the tile of PE (" << px << ", " << py << ") holds "
-                      << pb::countStored(tile.data(), tile.size())
+                      << (wide ? pb::countStored(tile.data(), tile.size())
+                                : pb::countStored(halves.data(), halves.size()))
                       << " nonzeros, more than the " << *entries << " its storage is sized for";
   return held;
 }

@@ -1161,8 +1161,31 @@ func.func @sram_matvec_sparse_dense_fallback() {
 
 func.func @matvec_sparse_storage_needs_a_count() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:x' is not one of f32, f16, bf16, sparse:N}}
+    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:x' is not one of f32, f16, bf16, sparse:N[:f16|:bf16]}}
     wskernel.matvec <base = 0> = <base = 16> x <base = 32> rows <base = 2> cols <base = 2> {storage = "sparse:x"}
+  }
+  return
+}
+
+// -----
+
+func.func @matvec_sparse_values_are_f32_f16_or_bf16() {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:3:f8' is not one of f32, f16, bf16, sparse:N[:f16|:bf16]}}
+    wskernel.matvec <base = 0> = <base = 16> x <base = 32> rows <base = 2> cols <base = 2> {storage = "sparse:3:f8"}
+  }
+  return
+}
+
+// -----
+
+func.func @sram_init_tile_sparse_half_values(%w: tensor<16x15xf32>) {
+  // At most 40 entries of 16-bit values in 16 x 15: 1 + 4 words of 8-bit
+  // row counts, 10 of 8-bit columns and 20 of two values, 35 words at byte
+  // 32: up to byte 172.
+  // expected-error @+1 {{'wskernel.kernel' op kernel 'k' touches SRAM up to byte 172 but declares 168 bytes per PE}}
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 168 cycles 1.0 channels {} (%w) : (tensor<16x15xf32>) -> () {
+    wskernel.init_tile 0 at 32 rows 16 cols 15 {storage = "sparse:40:f16"}
   }
   return
 }

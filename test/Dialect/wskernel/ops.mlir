@@ -430,7 +430,7 @@ func.func @general() {
 }
 
 //===----------------------------------------------------------------------===//
-// Sparse weight tiles: storage "sparse:N" (N nonzeros at most per tile)
+// Sparse weight tiles: storage "sparse:N[:f16|:bf16]" (N nonzeros at most per tile)
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @sparse_tiles
@@ -444,6 +444,18 @@ func.func @sparse_tiles(%w: tensor<32x16xf32>) {
       wskernel.load_tile 0 stride 1 at 256 rows 16 cols 8 {storage = "sparse:12"}
     }
     wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse:40", transposed = true}
+  }
+  return
+}
+
+// 16-bit values: "sparse:N:f16", "sparse:N:bf16".
+// CHECK-LABEL: func.func @sparse_tiles_half_values
+// CHECK: wskernel.init_tile 0 at 0 rows 16 cols 8 {storage = "sparse:40:f16"}
+// CHECK: wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse:40:bf16"}
+func.func @sparse_tiles_half_values(%w: tensor<16x8xf32>) {
+  wskernel.kernel "k" kind "linear" grid [1, 1] sram 1024 cycles 1.0 channels {} (%w) : (tensor<16x8xf32>) -> () {
+    wskernel.init_tile 0 at 0 rows 16 cols 8 {storage = "sparse:40:f16"}
+    wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse:40:bf16"}
   }
   return
 }

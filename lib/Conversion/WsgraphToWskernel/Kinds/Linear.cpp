@@ -148,7 +148,7 @@ int64_t wsc::lowering::sparseTileEntries(StringRef storage, int64_t kb, int64_t 
   if (density >= 1.0)
     return -1;
   int64_t entries = CostModel::densestTileEntries(kb * nb, density);
-  return wk::tileWords(wk::sparseStorage(entries), kb, nb) < wk::storageWords(storage, kb * nb)
+  return wk::tileWords(wk::sparseStorage(entries, storage), kb, nb) < wk::storageWords(storage, kb * nb)
              ? entries
              : -1;
 }
@@ -156,7 +156,7 @@ int64_t wsc::lowering::sparseTileEntries(StringRef storage, int64_t kb, int64_t 
 int64_t wsc::lowering::weightTileWords(StringRef storage, int64_t kb, int64_t nb,
                                        double density) {
   int64_t entries = sparseTileEntries(storage, kb, nb, density);
-  return entries >= 0 ? wk::tileWords(wk::sparseStorage(entries), kb, nb)
+  return entries >= 0 ? wk::tileWords(wk::sparseStorage(entries, storage), kb, nb)
                       : wk::storageWords(storage, kb * nb);
 }
 
@@ -370,10 +370,10 @@ std::string wsc::lowering::tileStorage(const KernelPlan &p, unsigned first, int6
       return p.storage;
     n = std::max(n, here);
   }
-  if (wk::tileWords(wk::sparseStorage(n), kb, nb) >= wk::storageWords(p.storage, kb * nb))
+  if (wk::tileWords(wk::sparseStorage(n, p.storage), kb, nb) >= wk::storageWords(p.storage, kb * nb))
     return p.storage;
   entries = n;
-  return wk::sparseStorage(n);
+  return wk::sparseStorage(n, p.storage);
 }
 
 std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
