@@ -282,7 +282,13 @@ LogicalResult foldLayerPlans(func::FuncOp func, std::vector<KernelPlan> &plans,
 /// layers that first loads the layer's weight tiles (init_tile becomes
 /// load_tile), and switches fed-back inputs and the block output between
 /// their feedback ports and their layer-0 / last-layer ports by layer.
-void foldLayerBody(wk::KernelOp kernel, const KernelPlan &p);
+/// In a generating program the layer loop runs inside the token loop (a
+/// token passes every layer before the next one is picked), and the bytes
+/// of `layerState` move past the body's data (`dataBytes`), one copy per
+/// layer. Returns the SRAM bytes that adds, or -1 (with an error) when the
+/// body has no per-token loop.
+int64_t foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, int64_t batch, int64_t tokens,
+                      ArrayRef<std::pair<int64_t, int64_t>> layerState, int64_t dataBytes);
 
 /// Sizers per kind: each picks h x w for the PE budget p.h * p.w inside
 /// p.maxH x p.maxW (and the arch), grown until the tiles fit a PE's SRAM
@@ -666,6 +672,10 @@ public:
   int64_t group = 1;
   /// How the result leaves (see outputOf).
   CostModel::Output output = CostModel::Output::Blocks;
+  /// The SRAM bytes [first, first + second) that carry a layer's state from
+  /// one token to the next (a KV cache, a position): a generating program
+  /// in weight streaming keeps one copy per layer.
+  SmallVector<std::pair<int64_t, int64_t>, 2> layerState;
 
 private:
   Location loc() { return b.getUnknownLoc(); }

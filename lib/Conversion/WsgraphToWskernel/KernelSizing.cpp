@@ -175,7 +175,10 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   if (outBlocks)
     outBlocks->assign(body.outBlocks.begin(), body.outBlocks.end());
   if (p.layers) {
-    foldLayerBody(kernel, p);
+    int64_t added = foldLayerBody(kernel, p, batch, tokens, body.layerState, dataBytes);
+    if (added < 0)
+      return -1;
+    dataBytes += added;
     cycles *= double(p.layers); // every token passes it once per layer
   }
   // The program lives in SRAM too: about 16 bytes per instruction.

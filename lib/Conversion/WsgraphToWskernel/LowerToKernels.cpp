@@ -401,11 +401,6 @@ void LowerToKernelsPass::runOnOperation() {
     };
     PlanContext ctx{batch, tokens, haveTokens, arch, cost, st, plans, produced, absorbed};
     ctx.generate = func->hasAttr("wsgraph.generate");
-    if (ctx.generate && weightStreaming) {
-      func.emitError("a generating program keeps its weights resident: weight streaming "
-                     "cannot feed its next tokens back yet");
-      return signalPassFailure();
-    }
     int residuals = 0;
     ctx.streamOf = ensureProduced;
     for (Operation &opRef : func.getBody().front()) {
@@ -676,10 +671,12 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
                 "mode=weight-streaming)";
     return SmallVector<Value>(kernel.getResults());
   };
-  std::string feedbackFrom;
+  // What comes back: to the block's kernels, the block's output (weight
+  // streaming); to the others, the next token (generation).
+  std::string blockFeeder, tokenFeeder;
   for (KernelPlan &p : plans)
     if (p.feedsBack)
-      feedbackFrom = p.name; // names of block kernels are unique
+      (p.layers ? blockFeeder : tokenFeeder) = p.name; // names of block kernels are unique
   for (KernelPlan &p : plans) {
     Value result = p.anchor->getResult(p.result);
     SmallVector<Type, 2> types = {p.hostResult ? result.getType() : Type(streamType(result))};
@@ -701,7 +698,8 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     if (!p.fedBack.empty()) {
       SmallVector<NamedAttribute> fb;
       for (unsigned j : p.fedBack)
-        fb.push_back(b.getNamedAttr("fb" + std::to_string(j), b.getStringAttr(feedbackFrom)));
+        fb.push_back(b.getNamedAttr("fb" + std::to_string(j),
+                                    b.getStringAttr(p.layers ? blockFeeder : tokenFeeder)));
       out->front().getDefiningOp<wk::KernelOp>().setFeedbackAttr(b.getDictionaryAttr(fb));
     }
     if (p.hostResult) {

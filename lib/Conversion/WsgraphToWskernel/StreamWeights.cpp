@@ -108,11 +108,23 @@ LogicalResult wsc::lowering::foldLayerPlans(func::FuncOp func, std::vector<Kerne
   return success();
 }
 
-/// Appends a guard to `op`: the condition `layer * sign + base >= 0`, where
-/// the layer loop is the outermost of the `depth` loops around `op`.
-static void addLayerGuard(Operation *op, unsigned depth, int64_t sign, int64_t base) {
+namespace {
+
+/// Where the layer loop sits: `depth` loops enclose its body (counting
+/// itself), and an op `d` loops deep finds the layer index at stride
+/// index d - depth.
+struct LayerLoop {
+  wk::LoopOp loop;
+  unsigned depth;
+  /// The layer's stride index in the affines of an op `d` loops deep.
+  unsigned index(unsigned d) const { return d - depth; }
+};
+
+/// Appends a guard to `op`, `d` loops deep: `layer * sign + base >= 0`.
+void addLayerGuard(Operation *op, const LayerLoop &layer, unsigned d, int64_t sign,
+                   int64_t base) {
   MLIRContext *ctx = op->getContext();
-  SmallVector<int64_t> loop(depth, 0);
+  SmallVector<int64_t> loop(layer.index(d) + 1, 0);
   loop.back() = sign;
   SmallVector<Attribute> guards;
   if (auto old = op->getAttrOfType<ArrayAttr>("guard"))
@@ -121,20 +133,163 @@ static void addLayerGuard(Operation *op, unsigned depth, int64_t sign, int64_t b
   op->setAttr("guard", ArrayAttr::get(ctx, guards));
 }
 
-void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
+/// `a` with stride `stride` on the loop at index `at` (0: the innermost),
+/// a loop inserted there when `insert`.
+wk::AffAttr withLoop(wk::AffAttr a, unsigned at, int64_t stride, bool insert) {
+  SmallVector<int64_t> loop(a.getLoop());
+  if (insert && loop.size() > at)
+    loop.insert(loop.begin() + at, 0);
+  if (stride) {
+    if (loop.size() <= at)
+      loop.resize(at + 1, 0);
+    loop[at] = stride;
+  }
+  return wk::AffAttr::get(a.getContext(), a.getBase(), loop, a.getPx(), a.getPy());
+}
+
+/// The operands that are SRAM addresses (the others count elements).
+bool isAddress(StringRef name) {
+  return llvm::is_contained({"dst", "src", "lhs", "rhs", "matrix", "vector", "scalar", "table",
+                             "index", "cond"},
+                            name);
+}
+
+/// The state a layer keeps between tokens: ranges of the body's SRAM, each
+/// moved to `to` + layer x its size.
+struct LayerState {
+  struct Range {
+    int64_t first, size, to;
+  };
+  SmallVector<Range, 2> ranges;
+  /// The range an address starting at `base` lies in, if any.
+  const Range *find(int64_t base) const {
+    for (const Range &r : ranges)
+      if (base >= r.first && base < r.first + r.size)
+        return &r;
+    return nullptr;
+  }
+  /// Whether `op` addresses the state.
+  bool touchedBy(Operation &op) const {
+    return llvm::any_of(op.getAttrs(), [&](NamedAttribute attr) {
+      auto a = dyn_cast<wk::AffAttr>(attr.getValue());
+      return a && isAddress(attr.getName()) && find(a.getBase());
+    });
+  }
+};
+
+/// Rewrites the affines of `op`, `d` loops deep, for a layer loop inserted
+/// at `layer`: each gets the loop's index (0), and an address into the
+/// state moves to its layer's copy.
+void shiftForLayer(Operation &op, unsigned d, const LayerLoop &layer, const LayerState &state) {
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute attr : op.getAttrs()) {
+    Attribute v = attr.getValue();
+    if (auto a = dyn_cast<wk::AffAttr>(v)) {
+      const LayerState::Range *r = isAddress(attr.getName()) ? state.find(a.getBase()) : nullptr;
+      if (r)
+        a = wk::AffAttr::get(a.getContext(), a.getBase() - r->first + r->to, a.getLoop(),
+                             a.getPx(), a.getPy());
+      v = withLoop(a, layer.index(d), r ? r->size : 0, true);
+    } else if (auto list = dyn_cast<ArrayAttr>(v)) {
+      SmallVector<Attribute> items(list.begin(), list.end());
+      for (Attribute &item : items)
+        if (auto a = dyn_cast<wk::AffAttr>(item))
+          item = withLoop(a, layer.index(d), 0, true);
+      v = ArrayAttr::get(op.getContext(), items);
+    }
+    attrs.push_back({attr.getName(), v});
+  }
+  op.setAttrs(attrs);
+}
+
+/// shiftForLayer over every op under `block`, `d` loops deep.
+void shiftBlockForLayer(Block &block, unsigned d, const LayerLoop &layer,
+                        const LayerState &state) {
+  for (Operation &op : block) {
+    if (auto loop = dyn_cast<wk::LoopOp>(op))
+      shiftBlockForLayer(loop.getBody().front(), d + 1, layer, state);
+    else
+      shiftForLayer(op, d, layer, state);
+  }
+}
+
+/// A generating program's per-token block: the body of the loops that
+/// together count batch x tokens, each the only loop of its parent.
+FailureOr<std::pair<Block *, unsigned>> perTokenBlock(wk::KernelOp kernel, int64_t steps) {
+  Block *block = &kernel.getBody().front();
+  unsigned depth = 0;
+  for (int64_t covered = 1; covered < steps; ++depth) {
+    auto loops = block->getOps<wk::LoopOp>();
+    if (std::distance(loops.begin(), loops.end()) != 1)
+      return failure();
+    wk::LoopOp loop = *loops.begin();
+    covered *= int64_t(loop.getCount());
+    block = &loop.getBody().front();
+    if (covered > steps)
+      return failure();
+  }
+  return std::make_pair(block, depth);
+}
+
+} // namespace
+
+int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, int64_t batch,
+                                     int64_t tokens,
+                                     ArrayRef<std::pair<int64_t, int64_t>> layerState,
+                                     int64_t dataBytes) {
   OpBuilder b(kernel.getContext());
   Block &top = kernel.getBody().front();
-  // Everything but the declarations moves into the layer loop.
+  // A pipelined run passes every token through a layer before the next
+  // layer; a generating one passes a token through every layer.
+  Block *outer = &top;
+  unsigned outerDepth = 0;
+  if (p.tokenAtATime) {
+    auto block = perTokenBlock(kernel, batch * tokens);
+    if (failed(block)) {
+      kernel.emitError("kernel '") << kernel.getName()
+                                   << "' has no loop over single tokens to run its layers in";
+      return -1;
+    }
+    std::tie(outer, outerDepth) = *block;
+  }
   SmallVector<Operation *> body, tiles;
-  for (Operation &op : top) {
+  for (Operation &op : top)
     if (isa<wk::InitTileOp>(op))
       tiles.push_back(&op);
-    else if (!isa<wk::HostInputOp, wk::HostOutputOp, wk::FilterOp>(op))
+  for (Operation &op : *outer)
+    if (!isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::FilterOp>(op))
       body.push_back(&op);
-  }
-  b.setInsertionPointToEnd(&top);
+  b.setInsertionPointToEnd(outer);
   auto layerLoop = wk::LoopOp::create(b, kernel.getLoc(), p.layers);
   Block *inLoop = &layerLoop.getBody().emplaceBlock();
+  LayerLoop layer{layerLoop, outerDepth + 1};
+  for (Operation *op : body)
+    op->moveBefore(inLoop, inLoop->end());
+  // The affines inside gain the layer loop's index; the state a layer
+  // keeps between tokens moves past the data, one copy per layer.
+  LayerState state;
+  int64_t added = 0;
+  if (p.tokenAtATime)
+    for (auto [first, size] : layerState) {
+      state.ranges.push_back({first, size, dataBytes + added});
+      added += size * p.layers;
+    }
+  shiftBlockForLayer(*inLoop, layer.depth, layer, state);
+  // Outside the token loop (once a sequence, say), an op on the state runs
+  // for every layer's copy.
+  unsigned d = outerDepth;
+  for (Operation *loop = outer->getParentOp(); loop != kernel; loop = loop->getParentOp()) {
+    --d;
+    for (Operation &op : llvm::make_early_inc_range(*loop->getBlock())) {
+      if (isa<wk::LoopOp>(op) || !state.touchedBy(op))
+        continue;
+      b.setInsertionPoint(&op);
+      auto each = wk::LoopOp::create(b, op.getLoc(), p.layers);
+      Block *inEach = &each.getBody().emplaceBlock();
+      op.moveBefore(inEach, inEach->end());
+      shiftForLayer(op, d + 1, LayerLoop{each, d + 1}, state);
+    }
+  }
   b.setInsertionPointToStart(inLoop);
   int64_t stride = int64_t(llvm::count_if(p.inputs, isStatic));
   for (Operation *op : tiles) {
@@ -144,11 +299,9 @@ void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
                            init.getColOrigin(), init.getStorage());
     init.erase();
   }
-  for (Operation *op : body)
-    op->moveBefore(inLoop, inLoop->end());
   kernel->setAttr(wk::kStreamedLayersAttr, b.getI64IntegerAttr(p.layers));
   if (p.layers == 1)
-    return;
+    return added;
   // Fed-back inputs come from the block's output after layer 0; the block's
   // output goes back until the last layer.
   llvm::StringSet<> fed;
@@ -169,14 +322,14 @@ void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
         work.push_back({&op, depth});
     }
   };
-  collect(*inLoop, 1);
+  collect(*inLoop, layer.depth);
   for (auto [op, depth] : work) {
     if (auto recv = dyn_cast<wk::RecvOp>(op); recv && fed.contains(recv.getPort())) {
       b.setInsertionPointAfter(recv);
       auto again = cast<wk::RecvOp>(b.clone(*recv));
       again.setPort(("fb" + recv.getPort().drop_front(2)).str());
-      addLayerGuard(recv, depth, -1, 0);    // layer 0
-      addLayerGuard(again, depth, 1, -1);   // layers 1 and on
+      addLayerGuard(recv, layer, depth, -1, 0);  // layer 0
+      addLayerGuard(again, layer, depth, 1, -1); // layers 1 and on
     }
     // The block output (sent, or forwarded by a relay) goes on to "out0" in
     // the last layer and back to "fb" in every other.
@@ -186,8 +339,9 @@ void wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p) {
       b.setInsertionPointAfter(op);
       Operation *again = b.clone(*op);
       again->setAttr(outAttr, b.getStringAttr("fb"));
-      addLayerGuard(op, depth, 1, -(p.layers - 1));  // the last layer
-      addLayerGuard(again, depth, -1, p.layers - 2); // every other
+      addLayerGuard(op, layer, depth, 1, -(p.layers - 1));  // the last layer
+      addLayerGuard(again, layer, depth, -1, p.layers - 2); // every other
     }
   }
+  return added;
 }

@@ -381,6 +381,8 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     int64_t bestQ = std::max<int64_t>(1, fixedQueries ? a.queries : a.group);
     int64_t columnHeads = heads / bestQ;
     int64_t budget = std::max<int64_t>(columnHeads, p.h * p.w);
+    // A generating program in weight streaming keeps every layer's cache.
+    int64_t caches = p.tokenAtATime && p.layers ? p.layers : 1;
     int64_t bestH = tokens, bestW = columnHeads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
     // Over the budget, the fewest PEs whose caches fit.
@@ -408,7 +410,7 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
                         (rotary ? 2 * a.rotaryDims + 3 * rc + 1 + 12 * 4 : 0) +
                         (p.futureFill ? q * (tokens - 1) * ds : 0); // every token's q
         if (rows > maxRows(p, arch) ||
-            2 * tb * ds + q * (tb + 3 * ds + 4) + 8 + 80 * 4 + extra > sramWords)
+            2 * tb * ds * caches + q * (tb + 3 * ds + 4) + 8 + 80 * 4 + extra > sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
                                        (q + 2) * ds, blockColumns(p, w, d * heads, arch),
@@ -589,6 +591,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   bool deferred = p.futureFill.has_value();
   int64_t q = sram.words(nq * (deferred ? tokens * ds : ds));
   int64_t keys = sram.words(tb * ds), vals = sram.words(tb * ds);
+  k.layerState.push_back({keys, 8 * tb * ds}); // the cache: keys, then values
   int64_t scores = sram.words(nq * tb), acc = sram.words(nq * (ds + 2));
   int64_t up = sram.words(nq * (ds + 2));
   // The last row's result: its blocks leave on the async engine while the
@@ -614,6 +617,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   int64_t rotTable = rotary ? sram.words(2 * r) : 0, position = rotary ? sram.words(1) : 0;
   int64_t cosines = rotary ? sram.words(rc) : 0, sines = rotary ? sram.words(rc) : 0;
   int64_t turned = rotary ? sram.words(rc) : 0;
+  if (rotary)
+    k.layerState.push_back({position, 4}); // counts the tokens seen
   if (rotary)
     k.initTile(k.operand(unsigned(layout.rotary)), rotTable, 2, r, {0, 0}, {0, 0});
   k.openLoop(batch);
