@@ -26,15 +26,16 @@ namespace json = llvm::json;
 namespace {
 /// One token's way through kernels, by what it spends: the kernels' cycles
 /// per token (compute), what it alone waits for inside them (chains), the
-/// hops between kernels (fabric) and the links between wafers.
+/// hops between kernels (fabric), the links between wafers and, in weight
+/// streaming, the wait for a layer's weights (loads).
 struct DecodePath {
-  double compute = 0, chains = 0, fabric = 0, links = 0;
-  double total() const { return compute + chains + fabric + links; }
+  double compute = 0, chains = 0, fabric = 0, links = 0, loads = 0;
+  double total() const { return compute + chains + fabric + links + loads; }
   /// The largest term's name.
   StringRef bound() const {
     std::pair<double, StringRef> terms[] = {
-        {compute, "compute"}, {chains, "chains"}, {fabric, "fabric latency"},
-        {links, "wafer links"}};
+        {compute, "compute"},   {chains, "chains"}, {fabric, "fabric latency"},
+        {links, "wafer links"}, {loads, "external bandwidth"}};
     return llvm::max_element(terms, [](auto &a, auto &b) { return a.first < b.first; })->second;
   }
 };
@@ -71,8 +72,99 @@ DecodePath wayBetween(wsc::wskernel::KernelOp from, wsc::wskernel::KernelOp to,
 
 DecodePath operator+(DecodePath a, const DecodePath &b) {
   a.compute += b.compute, a.chains += b.chains, a.fabric += b.fabric, a.links += b.links;
+  a.loads += b.loads;
   return a;
 }
+DecodePath operator-(DecodePath a, const DecodePath &b) {
+  a.compute -= b.compute, a.chains -= b.chains, a.fabric -= b.fabric, a.links -= b.links;
+  a.loads -= b.loads;
+  return a;
+}
+DecodePath operator*(DecodePath a, double k) {
+  a.compute *= k, a.chains *= k, a.fabric *= k, a.links *= k, a.loads *= k;
+  return a;
+}
+
+/// The cycles each kernel of a weight-streaming program takes to load one
+/// layer's tiles: its PEs' bytes at their share of the external bandwidth
+/// (the loading PEs split it evenly, as the export sets it).
+llvm::DenseMap<Operation *, double> layerLoadCycles(func::FuncOp func, const wsc::CostModel &cost) {
+  namespace wk = wsc::wskernel;
+  llvm::DenseMap<Operation *, double> bytes, cycles;
+  int64_t loadingPes = 0;
+  func.walk([&](wk::KernelOp k) {
+    k.walk([&](wk::LoadTileOp t) {
+      bytes[k] += 4.0 * double(wk::tileWords(t.getStorage(), int64_t(t.getRows()),
+                                             int64_t(t.getCols())));
+    });
+    if (bytes.count(k))
+      loadingPes += k.getHeight() * k.getWidth();
+  });
+  for (auto [k, b] : bytes)
+    cycles[k] = cost.streamCycles(int64_t(b * double(loadingPes)));
+  return cycles;
+}
+
+/// A weight-streaming block in a generating program: a token passes its
+/// kernels once a layer, from the block's first kernel to the one whose
+/// output comes back to it (the feeder).
+class FoldedBlock {
+public:
+  FoldedBlock(func::FuncOp func, const wsc::CostModel &cost) : cost(cost) {
+    if (auto l = func->getAttrOfType<IntegerAttr>(wsc::wskernel::kStreamedLayersAttr))
+      layers = std::max<int64_t>(1, l.getInt());
+    loads = layerLoadCycles(func, cost);
+  }
+  bool holds(wsc::wskernel::KernelOp k) const {
+    return k->hasAttr(wsc::wskernel::kStreamedLayersAttr);
+  }
+  /// The layers a kernel's cycles per token cover.
+  int64_t layersOf(wsc::wskernel::KernelOp k) const { return holds(k) ? layers : 1; }
+  /// Records a block kernel's start and own time: the first one's start
+  /// begins the block; a kernel fed back the block's output names its feeder.
+  void noteStart(wsc::wskernel::KernelOp k, const DecodePath &start, const DecodePath &own) {
+    if (!holds(k))
+      return;
+    if (!entered)
+      entry = start, entered = true;
+    worstLoad = std::max(worstLoad, loads.lookup(k) + own.total());
+    if (DictionaryAttr fb = k.getFeedbackAttr())
+      for (NamedAttribute e : fb)
+        readers.push_back(k), feederName = cast<StringAttr>(e.getValue()).getValue();
+  }
+  /// What the layers after the first add once the token leaves the block:
+  /// each a pass from the block's start to the feeder's end, the way back,
+  /// and any wait for its weights that the pass does not hide.
+  DecodePath laterLayers(const llvm::DenseMap<Operation *, DecodePath> &finish) const {
+    if (layers <= 1 || !entered)
+      return {};
+    Operation *feeder = nullptr;
+    for (auto [op, end] : finish)
+      if (cast<wsc::wskernel::KernelOp>(op).getName() == feederName)
+        feeder = op;
+    if (!feeder)
+      return {};
+    DecodePath layer = finish.lookup(feeder) - entry, back;
+    for (wsc::wskernel::KernelOp r : readers) {
+      DecodePath way = wayBetween(cast<wsc::wskernel::KernelOp>(feeder), r, cost);
+      if (way.total() > back.total())
+        back = way;
+    }
+    layer = layer + back;
+    layer.loads += std::max(0.0, worstLoad - layer.total());
+    return layer * double(layers - 1);
+  }
+
+private:
+  const wsc::CostModel &cost;
+  int64_t layers = 1;
+  llvm::DenseMap<Operation *, double> loads;
+  DecodePath entry;
+  bool entered = false;
+  double worstLoad = 0;
+  SmallVector<wsc::wskernel::KernelOp> readers;
+  StringRef feederName;
+};
 
 DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
   DecodeFigures f;
@@ -91,16 +183,23 @@ DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {
     // it (the feedback to the embedding).
     llvm::DenseMap<Operation *, DecodePath> finish;
     llvm::StringMap<wsc::wskernel::KernelOp> byName;
+    // Weight streaming: a token passes the block's kernels once a layer.
+    FoldedBlock block(func, cost);
     func.walk([&](wsc::wskernel::KernelOp k) {
       byName[k.getName()] = k;
       DecodePath start;
       for (Value in : k.getInputs())
-        if (auto from = in.getDefiningOp<wsc::wskernel::KernelOp>())
-          longer(start, finish.lookup(from) + wayBetween(from, k, cost));
+        if (auto from = in.getDefiningOp<wsc::wskernel::KernelOp>()) {
+          DecodePath way = finish.lookup(from) + wayBetween(from, k, cost);
+          if (block.holds(from) && !block.holds(k))
+            way = way + block.laterLayers(finish);
+          longer(start, way);
+        }
       DecodePath own;
-      own.compute = k.getCyclesPerToken().convertToDouble();
+      own.compute = k.getCyclesPerToken().convertToDouble() / double(block.layersOf(k));
       if (auto chain = k->getAttrOfType<FloatAttr>(wsc::wskernel::kChainCyclesAttr))
         own.chains = chain.getValueAsDouble();
+      block.noteStart(k, start, own);
       finish[k] = start + own;
       longer(f.path, finish[k]);
     });
@@ -362,7 +461,8 @@ void WriteReportPass::runOnOperation() {
         {"path", json::Object{{"compute_cycles", decode.path.compute},
                               {"chain_cycles", decode.path.chains},
                               {"fabric_cycles", decode.path.fabric},
-                              {"wafer_link_cycles", decode.path.links}}},
+                              {"wafer_link_cycles", decode.path.links},
+                              {"weight_load_cycles", decode.path.loads}}},
         {"bound", decode.path.bound()},
         {"model", "the longest path through the kernels and back to the embedding: each kernel's cycles per token and "
                   "its chains (wskernel.chain_cycles), the hops between kernel centres and the "

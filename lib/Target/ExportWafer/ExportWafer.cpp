@@ -188,6 +188,9 @@ private:
   /// Weight streaming: one external blob per load_tile, and the PEs that
   /// share the external memory's bandwidth.
   std::vector<pb::ExternalBlob> blobs;
+  /// The bytes a run reads from external memory: each blob once per pass of
+  /// the loops around its layer loop (a generating program's tokens).
+  double externalReads = 0;
   int64_t loadingPes = 0;
   wk::KernelOp lastLoadingKernel;
 };
@@ -854,6 +857,11 @@ LogicalResult Exporter::exportLoadTile(wk::LoadTileOp load, unsigned depth, pb::
         appendWords(data, *held);
       }
   }
+  double passes = 1;
+  for (auto outer = layerLoop->getParentOfType<wk::LoopOp>(); outer;
+       outer = outer->getParentOfType<wk::LoopOp>())
+    passes *= double(outer.getCount());
+  externalReads += double(data.size()) * passes;
   in.set_op(pb::EXT_LOAD);
   in.set_blob(blob.id());
   in.add_addr()->set_base(offset);
@@ -1292,10 +1300,7 @@ LogicalResult Exporter::run(pb::Program &prog) {
   prog.set_tokens(uint32_t(std::clamp<int64_t>(perRun, 1, kU32Max)));
   if (failed(exportGeneration(prog)))
     return failure();
-  double externalBytes = 0;
-  for (const pb::ExternalBlob &blob : blobs)
-    externalBytes += double(blob.data().size());
-  prog.set_estimated_cycles(estimatedRunCycles(func, perRun, arch, externalBytes));
+  prog.set_estimated_cycles(estimatedRunCycles(func, perRun, arch, externalReads));
   // Every loading PE shares the external memory's bandwidth.
   for (pb::ExternalBlob &blob : blobs)
     *prog.add_external() = std::move(blob);

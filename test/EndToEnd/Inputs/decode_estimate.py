@@ -13,7 +13,8 @@ print("decode estimate %s 15%% of the emulator's" % ("within" if abs(ratio - 1) 
 gen = json.load(open(sys.argv[1]))["generation"]
 terms = {"compute": gen["path"]["compute_cycles"], "chains": gen["path"]["chain_cycles"],
          "fabric latency": gen["path"]["fabric_cycles"],
-         "wafer links": gen["path"]["wafer_link_cycles"]}
+         "wafer links": gen["path"]["wafer_link_cycles"],
+         "external bandwidth": gen["path"]["weight_load_cycles"]}
 adds = abs(sum(terms.values()) - estimate) <= 1e-6 * estimate
 largest = max(terms, key=terms.get) == gen["bound"]
 print("path terms %s, bound %s" % ("add up" if adds else "DO NOT add up",
