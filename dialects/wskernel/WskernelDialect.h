@@ -89,6 +89,9 @@ int64_t tileWords(llvm::StringRef storage, int64_t rows, int64_t cols);
 /// Weight streaming: on a kernel, the layers its body loops over; on the
 /// function, the layers of the model.
 inline constexpr llvm::StringLiteral kStreamedLayersAttr = "wskernel.streamed_layers";
+/// On the function: its block kernels hold every layer's tiles in SRAM
+/// (mode=folded) instead of loading them each layer.
+inline constexpr llvm::StringLiteral kResidentLayersAttr = "wskernel.resident_layers";
 /// On a kernel: the cycles one token alone waits for beyond its cycles per
 /// token, in chains a pipeline overlaps with other tokens' work (decode).
 inline constexpr llvm::StringLiteral kChainCyclesAttr = "wskernel.chain_cycles";

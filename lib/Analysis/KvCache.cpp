@@ -26,7 +26,11 @@ int64_t wsc::kvCacheBytes(func::FuncOp func) {
     int64_t columnHeads = heads.getInt() / layout[16];
     int64_t parts = std::max<int64_t>(1, k.getWidth() / std::max<int64_t>(1, columnHeads));
     int64_t tb = (positions + k.getHeight() - 1) / k.getHeight();
-    bytes += k.getHeight() * k.getWidth() * 2 * tb * (layout[9] / parts) * 4;
+    // A folded or streamed block's attention keeps every layer's cache.
+    int64_t layers = 1;
+    if (auto l = k->getAttrOfType<IntegerAttr>(wskernel::kStreamedLayersAttr))
+      layers = std::max<int64_t>(1, l.getInt());
+    bytes += layers * k.getHeight() * k.getWidth() * 2 * tb * (layout[9] / parts) * 4;
   });
   return bytes;
 }

@@ -79,6 +79,7 @@ struct LowerPlaceRoutePass : wsc::impl::WscLowerPlaceRouteBase<LowerPlaceRoutePa
     lower.maxBlocks = t.blocks;
     lower.maxRows = t.rows;
     lower.weightStreaming = weightStreaming;
+    lower.residentLayers = residentLayers;
     pm.addPass(wsc::createWscLowerToKernels(lower));
   }
 

@@ -27,8 +27,8 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
     error = "precision '" + o.precision + "' is not one of fp32, fp16, bf16";
     return failure();
   }
-  if (o.mode != "pipelined" && o.mode != "weight-streaming") {
-    error = "mode '" + o.mode + "' is not one of pipelined, weight-streaming";
+  if (o.mode != "pipelined" && o.mode != "weight-streaming" && o.mode != "folded") {
+    error = "mode '" + o.mode + "' is not one of pipelined, weight-streaming, folded";
     return failure();
   }
   int64_t forced;
@@ -76,6 +76,12 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   if (o.mode == "weight-streaming") {
     stages.weightStreaming = true;
     stages.utilization = 0.7; // one block's few kernels need little routing room
+  }
+  if (o.mode == "folded") {
+    // One block's kernels as in weight streaming, as large as the wafer
+    // allows: every layer's tiles stay in their SRAM.
+    stages.weightStreaming = stages.residentLayers = true;
+    stages.utilization = 0.85;
   }
   if (o.utilization > 0)
     stages.utilization = o.utilization;

@@ -260,6 +260,7 @@ std::optional<SparseFigures> sparseFigures(wsc::wskernel::KernelOp k, const wsc:
 /// block. Loads and compute of a layer do not overlap.
 struct StreamingFigures {
   int64_t layers = 0, bytesPerLayer = 0, tokens = 1;
+  bool resident = false; // folded: every layer's tiles stay in SRAM
   double loadCycles = 0, computeCycles = 0, slowestOutside = 0;
   json::Array schedule;
   /// Per run every layer loads, then computes; the kernels outside the
@@ -284,6 +285,7 @@ StreamingFigures streamingFigures(ModuleOp module, const wsc::CostModel &cost) {
       f.tokens = std::max<int64_t>(1, t.getInt());
     if (auto l = func->getAttrOfType<IntegerAttr>(wk::kStreamedLayersAttr))
       f.layers = l.getInt();
+    f.resident = func->hasAttr(wk::kResidentLayersAttr);
   });
   if (!f.layers)
     return f;
@@ -445,7 +447,10 @@ void WriteReportPass::runOnOperation() {
         {"weight_bytes", sparseHeld},
         {"dense_weight_bytes", sparseDense},
         {"bytes_saved", sparseDense - sparseHeld}};
-  if (streaming.layers)
+  if (streaming.layers && streaming.resident)
+    report["folded"] = json::Object{{"layers", streaming.layers},
+                                    {"compute_cycles_per_layer", streaming.computeCycles}};
+  else if (streaming.layers)
     report["weight_streaming"] = json::Object{
         {"layers", streaming.layers},
         {"bytes_per_layer", streaming.bytesPerLayer},

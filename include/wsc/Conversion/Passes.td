@@ -23,7 +23,9 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
     kernels: one wafer holds block 0's kernels, which loop over the layers,
     loading each layer's weight tiles from external memory
     (`wskernel.load_tile`) and feeding the block's output back to its first
-    kernels (docs/weight-streaming.md).
+    kernels (docs/weight-streaming.md). With `resident-layers` too, the
+    block's kernels hold every layer's tiles in SRAM instead (mode=folded,
+    docs/folded.md).
   }];
   let options = [
     Option<"utilization", "utilization", "double", "0.6",
@@ -36,6 +38,8 @@ def WscLowerToKernels : Pass<"wsc-lower-to-kernels", "mlir::ModuleOp"> {
            "fp32 | fp16 | bf16: how weight matrices and embedding tables are held in SRAM (arithmetic stays fp32)">,
     Option<"weightStreaming", "weight-streaming", "bool", "false",
            "Keep one block's kernels on the wafer and stream every layer's weights from external memory">,
+    Option<"residentLayers", "resident-layers", "bool", "false",
+           "With weight-streaming: the block's kernels hold every layer's weights in SRAM (mode=folded)">,
     Option<"maxBlocks", "max-blocks", "int64_t", "0",
            "Most result blocks (streams) per kernel; 0: half the arch's colors">,
     Option<"maxRows", "max-rows", "int64_t", "0",

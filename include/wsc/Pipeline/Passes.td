@@ -55,6 +55,7 @@ def WscLowerPlaceRoute : Pass<"wsc-lower-place-route", "mlir::ModuleOp"> {
     Option<"wafers", "wafers", "std::string", "\"auto\"", "auto | N (wsc-lower-to-kernels)">,
     Option<"precision", "precision", "std::string", "\"fp32\"", "fp32 | fp16 | bf16 (wsc-lower-to-kernels)">,
     Option<"weightStreaming", "weight-streaming", "bool", "false", "wsc-lower-to-kernels' option">,
+    Option<"residentLayers", "resident-layers", "bool", "false", "wsc-lower-to-kernels' option">,
     Option<"utilization", "utilization", "double", "0.6", "wsc-lower-to-kernels' option">,
     ListOption<"tryUtilization", "try-utilization", "double",
                "Larger PE budgets tried first, strictly, on one wafer (see above)">,

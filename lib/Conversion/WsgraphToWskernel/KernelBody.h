@@ -191,6 +191,9 @@ struct KernelPlan {
   // arrives (its next token is picked from this one's logits): no kernel
   // waits for a group of tokens or for the next one.
   bool tokenAtATime = false;
+  // A block kernel that holds every layer's tiles in SRAM (mode=folded)
+  // rather than loading them each layer (weight streaming).
+  bool residentLayers = false;
   // A generating program's LM head also picks each next token (the argmax
   // of its logits): its second host result, fed back to the embedding.
   bool picksNext = false;
@@ -278,6 +281,9 @@ inline constexpr llvm::StringLiteral kWeightColsAttr = "wskernel.weight_cols";
 /// is the number of blocks. Errors name the kernel that breaks the pattern.
 LogicalResult foldLayerPlans(func::FuncOp func, std::vector<KernelPlan> &plans,
                              int64_t &layers);
+/// Folded mode: the block's plans hold every layer's tiles; each is sized
+/// on at least the PEs whose SRAM holds all its layers' weights.
+void holdEveryLayer(std::vector<KernelPlan> &plans, wafer::ArchAttr arch);
 /// Weight streaming: wraps a built kernel's body in a loop over its plan's
 /// layers that first loads the layer's weight tiles (init_tile becomes
 /// load_tile), and switches fed-back inputs and the block output between

@@ -260,8 +260,10 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
     }
   p.feedsBack = !wk::feedbackReaders(kernel).empty();
   p.hostResult = !isa<wk::StreamType>(kernel->getResult(0).getType());
-  if (auto func = kernel->getParentOfType<func::FuncOp>())
+  if (auto func = kernel->getParentOfType<func::FuncOp>()) {
     p.tokenAtATime = func->hasAttr("wsgraph.generate");
+    p.residentLayers = p.layers && func->hasAttr(wk::kResidentLayersAttr);
+  }
   if (auto stage = kernel->getAttrOfType<IntegerAttr>("wafer.stage"))
     p.stage = stage.getInt();
   if (auto base = kernel->getAttrOfType<IntegerAttr>(kWeightRowBaseAttr))

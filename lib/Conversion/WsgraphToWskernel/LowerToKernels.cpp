@@ -475,6 +475,8 @@ void LowerToKernelsPass::runOnOperation() {
       }
       if (failed(foldLayerPlans(func, plans, layers)))
         return signalPassFailure();
+      if (residentLayers)
+        holdEveryLayer(plans, arch);
     }
 
     // With dead PEs about, a rectangle of area A holds A * rate of them on
@@ -588,6 +590,8 @@ void LowerToKernelsPass::runOnOperation() {
       func->setAttr(kMaxBlocksAttr, OpBuilder(func).getI64IntegerAttr(maxBlocks));
     if (layers)
       func->setAttr(wk::kStreamedLayersAttr, OpBuilder(func).getI64IntegerAttr(layers));
+    if (layers && residentLayers)
+      func->setAttr(wk::kResidentLayersAttr, UnitAttr::get(func.getContext()));
     if (failed(buildKernels(func, plans, batch, tokens, cost)))
       return signalPassFailure();
   }

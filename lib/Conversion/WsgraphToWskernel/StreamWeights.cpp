@@ -108,6 +108,30 @@ LogicalResult wsc::lowering::foldLayerPlans(func::FuncOp func, std::vector<Kerne
   return success();
 }
 
+void wsc::lowering::holdEveryLayer(std::vector<KernelPlan> &plans, wafer::ArchAttr arch) {
+  // Room a PE keeps beside its tiles for its program and scratch.
+  constexpr int64_t kReserveBytes = 8192;
+  int64_t room = std::max<int64_t>(1, int64_t(arch.getSramBytes()) - kReserveBytes);
+  for (KernelPlan &p : plans) {
+    if (!p.layers || !p.size)
+      continue;
+    p.residentLayers = true;
+    // Layer 0's weights at their storage (vectors stay fp32), an eighth
+    // more for the tiles' padding.
+    int64_t bytes = 0;
+    for (Value in : p.inputs)
+      if (auto t = dyn_cast<RankedTensorType>(in.getType()); t && isStatic(in))
+        bytes += t.getNumElements() * (t.getRank() >= 2 && p.storage != "f32" ? 2 : 4);
+    int64_t floor = ceilDiv(bytes * p.layers * 9 / 8, room);
+    Sizer inner = std::move(p.size);
+    p.size = [inner, floor](KernelPlan &q) {
+      if (q.h * q.w < floor)
+        q.h = 1, q.w = floor;
+      inner(q);
+    };
+  }
+}
+
 namespace {
 
 /// Where the layer loop sits: `depth` loops enclose its body (counting
@@ -156,36 +180,96 @@ bool isAddress(StringRef name) {
 
 /// The state a layer keeps between tokens: ranges of the body's SRAM, each
 /// moved to `to` + layer x its size.
+/// One point at which an op runs: the indices of its loops (innermost
+/// first) and a PE of the kernel.
+struct RunPoint {
+  SmallVector<int64_t> loops;
+  int64_t x = 0, y = 0;
+  int64_t at(wk::AffAttr a) const {
+    int64_t v = a.getBase() + a.getPx() * x + a.getPy() * y;
+    for (auto [k, s] : llvm::enumerate(a.getLoop()))
+      if (k < loops.size())
+        v += s * loops[k];
+    return v;
+  }
+};
+
+/// A point where `op` runs, its loops counting `counts` (innermost first):
+/// a corner of its PE ranges at the loops' first or last indices where its
+/// guards hold. (An address's buffer is the same at every point it runs;
+/// its base alone may lie outside it.)
+RunPoint runPoint(Operation &op, ArrayRef<int64_t> counts) {
+  SmallVector<std::pair<int64_t, int64_t>> corners;
+  if (auto when = op.getAttrOfType<ArrayAttr>("when"))
+    for (Attribute a : when)
+      if (auto r = dyn_cast<wk::PeRangeAttr>(a))
+        corners.append({{r.getX0(), r.getY0()}, {r.getX1(), r.getY0()}, {r.getX0(), r.getY1()},
+                        {r.getX1(), r.getY1()}});
+  if (corners.empty())
+    corners.push_back({0, 0});
+  auto guards = op.getAttrOfType<ArrayAttr>("guard");
+  RunPoint p;
+  for (bool last : {false, true})
+    for (auto [x, y] : corners) {
+      p.loops.clear();
+      for (int64_t c : counts)
+        p.loops.push_back(last ? c - 1 : 0);
+      p.x = x, p.y = y;
+      if (!guards || llvm::all_of(guards, [&](Attribute g) {
+            auto a = dyn_cast<wk::AffAttr>(g);
+            return !a || p.at(a) >= 0;
+          }))
+        return p;
+    }
+  p.loops.assign(counts.size(), 0), p.x = corners[0].first, p.y = corners[0].second;
+  return p;
+}
+
+/// The counts of the loops around `op` inside its kernel, innermost first.
+SmallVector<int64_t> loopCounts(Operation *op) {
+  SmallVector<int64_t> counts;
+  for (auto loop = op->getParentOfType<wk::LoopOp>(); loop;
+       loop = loop->getParentOfType<wk::LoopOp>())
+    counts.push_back(int64_t(loop.getCount()));
+  return counts;
+}
+
 struct LayerState {
   struct Range {
     int64_t first, size, to;
   };
   SmallVector<Range, 2> ranges;
-  /// The range an address starting at `base` lies in, if any.
-  const Range *find(int64_t base) const {
+  /// The range address `addr` lies in, if any.
+  const Range *find(int64_t addr) const {
     for (const Range &r : ranges)
-      if (base >= r.first && base < r.first + r.size)
+      if (addr >= r.first && addr < r.first + r.size)
         return &r;
     return nullptr;
   }
+  /// The range an address operand of `op` reaches at `p`, if any.
+  const Range *of(NamedAttribute attr, const RunPoint &p) const {
+    auto a = dyn_cast<wk::AffAttr>(attr.getValue());
+    return a && isAddress(attr.getName()) ? find(p.at(a)) : nullptr;
+  }
   /// Whether `op` addresses the state.
   bool touchedBy(Operation &op) const {
-    return llvm::any_of(op.getAttrs(), [&](NamedAttribute attr) {
-      auto a = dyn_cast<wk::AffAttr>(attr.getValue());
-      return a && isAddress(attr.getName()) && find(a.getBase());
-    });
+    RunPoint p = runPoint(op, loopCounts(&op));
+    return llvm::any_of(op.getAttrs(), [&](NamedAttribute attr) { return of(attr, p); });
   }
 };
 
 /// Rewrites the affines of `op`, `d` loops deep, for a layer loop inserted
 /// at `layer`: each gets the loop's index (0), and an address into the
-/// state moves to its layer's copy.
-void shiftForLayer(Operation &op, unsigned d, const LayerLoop &layer, const LayerState &state) {
+/// state moves to its layer's copy. `counts`: its loops before the layer
+/// loop was inserted, innermost first.
+void shiftForLayer(Operation &op, unsigned d, const LayerLoop &layer, const LayerState &state,
+                   ArrayRef<int64_t> counts) {
+  RunPoint p = runPoint(op, counts);
   SmallVector<NamedAttribute> attrs;
   for (NamedAttribute attr : op.getAttrs()) {
     Attribute v = attr.getValue();
     if (auto a = dyn_cast<wk::AffAttr>(v)) {
-      const LayerState::Range *r = isAddress(attr.getName()) ? state.find(a.getBase()) : nullptr;
+      const LayerState::Range *r = state.of(attr, p);
       if (r)
         a = wk::AffAttr::get(a.getContext(), a.getBase() - r->first + r->to, a.getLoop(),
                              a.getPx(), a.getPy());
@@ -202,14 +286,18 @@ void shiftForLayer(Operation &op, unsigned d, const LayerLoop &layer, const Laye
   op.setAttrs(attrs);
 }
 
-/// shiftForLayer over every op under `block`, `d` loops deep.
-void shiftBlockForLayer(Block &block, unsigned d, const LayerLoop &layer,
-                        const LayerState &state) {
+/// shiftForLayer over every op under `block`, `d` loops deep, inside loops
+/// of `counts` (innermost first, the layer loop left out).
+void shiftBlockForLayer(Block &block, unsigned d, const LayerLoop &layer, const LayerState &state,
+                        SmallVector<int64_t> counts) {
   for (Operation &op : block) {
-    if (auto loop = dyn_cast<wk::LoopOp>(op))
-      shiftBlockForLayer(loop.getBody().front(), d + 1, layer, state);
-    else
-      shiftForLayer(op, d, layer, state);
+    if (auto loop = dyn_cast<wk::LoopOp>(op)) {
+      SmallVector<int64_t> inner = {int64_t(loop.getCount())};
+      inner.append(counts);
+      shiftBlockForLayer(loop.getBody().front(), d + 1, layer, state, inner);
+    } else {
+      shiftForLayer(op, d, layer, state, counts);
+    }
   }
 }
 
@@ -269,12 +357,21 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
   // keeps between tokens moves past the data, one copy per layer.
   LayerState state;
   int64_t added = 0;
+  auto keep = [&](int64_t first, int64_t size) {
+    state.ranges.push_back({first, size, dataBytes + added});
+    added += size * p.layers;
+  };
   if (p.tokenAtATime)
-    for (auto [first, size] : layerState) {
-      state.ranges.push_back({first, size, dataBytes + added});
-      added += size * p.layers;
+    for (auto [first, size] : layerState)
+      keep(first, size);
+  // Folded: every layer's tiles stay, each one layer's state.
+  if (p.residentLayers)
+    for (Operation *op : tiles) {
+      auto init = cast<wk::InitTileOp>(op);
+      keep(int64_t(init.getOffset()),
+           4 * wk::tileWords(init.getStorage(), int64_t(init.getRows()), int64_t(init.getCols())));
     }
-  shiftBlockForLayer(*inLoop, layer.depth, layer, state);
+  shiftBlockForLayer(*inLoop, layer.depth, layer, state, loopCounts(layerLoop));
   // Outside the token loop (once a sequence, say), an op on the state runs
   // for every layer's copy.
   unsigned d = outerDepth;
@@ -283,20 +380,33 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
     for (Operation &op : llvm::make_early_inc_range(*loop->getBlock())) {
       if (isa<wk::LoopOp>(op) || !state.touchedBy(op))
         continue;
+      SmallVector<int64_t> counts = loopCounts(&op);
       b.setInsertionPoint(&op);
       auto each = wk::LoopOp::create(b, op.getLoc(), p.layers);
       Block *inEach = &each.getBody().emplaceBlock();
       op.moveBefore(inEach, inEach->end());
-      shiftForLayer(op, d + 1, LayerLoop{each, d + 1}, state);
+      shiftForLayer(op, d + 1, LayerLoop{each, d + 1}, state, counts);
     }
   }
   b.setInsertionPointToStart(inLoop);
   int64_t stride = int64_t(llvm::count_if(p.inputs, isStatic));
   for (Operation *op : tiles) {
     auto init = cast<wk::InitTileOp>(op);
-    wk::LoadTileOp::create(b, init.getLoc(), init.getSource(), stride, init.getOffset(),
-                           init.getRows(), init.getCols(), init.getRowOrigin(),
-                           init.getColOrigin(), init.getStorage());
+    const LayerState::Range *r =
+        p.residentLayers ? state.find(int64_t(init.getOffset())) : nullptr;
+    if (r) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(init);
+      for (int64_t l = 0; l < p.layers; ++l) {
+        auto copy = cast<wk::InitTileOp>(b.clone(*init));
+        copy.setSource(uint64_t(int64_t(init.getSource()) + l * stride));
+        copy.setOffset(uint64_t(r->to + l * r->size));
+      }
+    } else {
+      wk::LoadTileOp::create(b, init.getLoc(), init.getSource(), stride, init.getOffset(),
+                             init.getRows(), init.getCols(), init.getRowOrigin(),
+                             init.getColOrigin(), init.getStorage());
+    }
     init.erase();
   }
   kernel->setAttr(wk::kStreamedLayersAttr, b.getI64IntegerAttr(p.layers));
