@@ -260,6 +260,9 @@ inline double linearChainCycles(const KernelPlan &p, int64_t n, const CostModel 
 
 /// The function attribute that keeps the lowering's max-blocks (absent: 0).
 inline constexpr llvm::StringLiteral kMaxBlocksAttr = "wskernel.max_blocks";
+/// In a folded program, the kernel attribute of a plan that is not
+/// blocked (blockFoldedStreams).
+inline constexpr llvm::StringLiteral kOneStreamAttr = "wskernel.one_stream";
 /// The kernel attribute that keeps a plan's `align` (absent: 0).
 inline constexpr llvm::StringLiteral kBlockAlignAttr = "wskernel.block_align";
 /// The kernel attributes that keep a plan's colInterleave (absent: in
@@ -281,9 +284,12 @@ inline constexpr llvm::StringLiteral kWeightColsAttr = "wskernel.weight_cols";
 /// is the number of blocks. Errors name the kernel that breaks the pattern.
 LogicalResult foldLayerPlans(func::FuncOp func, std::vector<KernelPlan> &plans,
                              int64_t &layers);
-/// Folded mode: the block's plans hold every layer's tiles; each is sized
-/// on at least the PEs whose SRAM holds all its layers' weights.
-void holdEveryLayer(std::vector<KernelPlan> &plans, wafer::ArchAttr arch);
+/// The copies of its tiles a plan's PEs hold: in a folded block
+/// (mode=folded) one per layer past the body's data, and the slot the body
+/// laid out (foldLayerBody); else one. Sizers fit that many in SRAM.
+inline int64_t tileCopies(const KernelPlan &p) {
+  return p.residentLayers ? std::max<int64_t>(1, p.layers) + 1 : 1;
+}
 /// Weight streaming: wraps a built kernel's body in a loop over its plan's
 /// layers that first loads the layer's weight tiles (init_tile becomes
 /// load_tile), and switches fed-back inputs and the block output between
@@ -338,7 +344,8 @@ void orderSharedHeads(std::vector<KernelPlan> &plans);
 /// streaming, not for the host): its result columns may come in any order.
 inline bool isWholeLinear(const KernelPlan &q) {
   return (q.kind == "linear" || q.kind == "linear_gelu") && !q.partialKey &&
-         q.weightRowBase == 0 && q.colHi == 0 && q.layers == 0 && !q.hostResult;
+         q.weightRowBase == 0 && q.colHi == 0 && (q.layers == 0 || q.residentLayers) &&
+         !q.hostResult;
 }
 /// Rotary attention whose q and k come from whole linears of their own
 /// (Llama's q_proj and k_proj): the linears turn them, each pair once per

@@ -90,8 +90,8 @@ Sizer wsc::lowering::tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch
                         std::function<int64_t(int64_t, int64_t)> words) {
   int64_t sramWords = arch.getSramBytes() / 4;
   return [=](KernelPlan &p) {
-    std::tie(p.h, p.w) =
-        fitGrid(p.h * p.w, rows, cols, maxRows(p, arch), maxCols(p, arch), sramWords, words);
+    std::tie(p.h, p.w) = fitGrid(p.h * p.w, rows, cols, maxRows(p, arch), maxCols(p, arch),
+                                 sramWords / tileCopies(p), words);
   };
 }
 
@@ -191,6 +191,9 @@ int64_t wsc::lowering::writeKernel(wk::KernelOp kernel, const KernelPlan &p, int
   kind->annotate(kernel, p);
   if (p.weightRowBase)
     kernel->setAttr(kWeightRowBaseAttr, b.getI64IntegerAttr(p.weightRowBase));
+  if (auto func = kernel->getParentOfType<func::FuncOp>();
+      !p.blocked && func && func->hasAttr(wk::kResidentLayersAttr))
+    kernel->setAttr(kOneStreamAttr, b.getUnitAttr());
   if (p.colHi)
     kernel->setAttr(kWeightColsAttr, b.getDenseI64ArrayAttr({p.colLo, p.colHi}));
   if (p.align)
@@ -226,7 +229,10 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
     p.inputs.push_back(kernel.getInputs()[in.operand]);
   // Weight streaming gathers results into one stream; otherwise they are
   // blocks, and the new shape must keep them (their readers rely on them).
-  p.blocked = !func->hasAttr(wk::kStreamedLayersAttr);
+  // Weight streaming's streams are one each; a folded program's but those
+  // its layers feed back (blockFoldedStreams) leave in blocks.
+  p.blocked = !func->hasAttr(wk::kStreamedLayersAttr) ||
+              (func->hasAttr(wk::kResidentLayersAttr) && !kernel->hasAttr(kOneStreamAttr));
   if (auto cap = func->getAttrOfType<IntegerAttr>(kMaxBlocksAttr))
     p.maxBlocks = cap.getInt();
   // How its tiles are held, and (weight streaming) its layers: the operands
@@ -250,13 +256,17 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
     p.laterWeights.assign(p.inputs.end() - later, p.inputs.end());
     p.inputs.resize(p.inputs.size() - later);
   }
-  // Feedback: weight streaming's block output, a generating program's tokens.
+  // Feedback: weight streaming's block output, a generating program's
+  // tokens; port fb<operand> stands in for the logical input there.
   if (DictionaryAttr fb = kernel.getFeedbackAttr())
     for (NamedAttribute entry : fb) {
       unsigned operand;
       if (entry.getName().getValue().drop_front(2).getAsInteger(10, operand))
         return failure();
-      p.fedBack.push_back(operand);
+      auto in = llvm::find_if(ins, [&](const LogicalInput &i) { return i.operand == operand; });
+      if (in == ins.end())
+        return failure();
+      p.fedBack.push_back(unsigned(in - ins.begin()));
     }
   p.feedsBack = !wk::feedbackReaders(kernel).empty();
   p.hostResult = !isa<wk::StreamType>(kernel->getResult(0).getType());

@@ -46,6 +46,22 @@ struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass>
 LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
                            int64_t tokens, const CostModel &cost);
 
+/// A folded program's block kernels hold every layer's tiles, and their
+/// results leave in blocks as a pipelined program's do (a token waits for
+/// no kernel's whole row to pass one PE), but for the streams the layers
+/// feed back and those that stand in for them in layer 0: one stream each,
+/// as a feedback port takes.
+void blockFoldedStreams(std::vector<KernelPlan> &plans) {
+  llvm::DenseSet<Value> fedFromOutside;
+  for (const KernelPlan &p : plans)
+    for (unsigned j : p.fedBack)
+      fedFromOutside.insert(p.inputs[j]);
+  for (KernelPlan &p : plans) {
+    p.residentLayers = p.layers > 0;
+    p.blocked = !(p.layers && p.feedsBack) && !fedFromOutside.count(p.streamed());
+  }
+}
+
 /// Contiguous stages [begin, end) of plans, one per wafer: `wafers` "auto"
 /// takes the fewest wafers whose PE capacity holds every kernel's minimum,
 /// a number forces that many. Within that count, the busiest stage's work
@@ -476,7 +492,7 @@ void LowerToKernelsPass::runOnOperation() {
       if (failed(foldLayerPlans(func, plans, layers)))
         return signalPassFailure();
       if (residentLayers)
-        holdEveryLayer(plans, arch);
+        blockFoldedStreams(plans);
     }
 
     // With dead PEs about, a rectangle of area A holds A * rate of them on
@@ -700,11 +716,13 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
         return isa<func::ReturnOp>(use.getOwner());
       });
     if (!p.fedBack.empty()) {
+      auto kernel = out->front().getDefiningOp<wk::KernelOp>();
+      SmallVector<LogicalInput> ins = logicalInputs(kernel);
       SmallVector<NamedAttribute> fb;
       for (unsigned j : p.fedBack)
-        fb.push_back(b.getNamedAttr("fb" + std::to_string(j),
+        fb.push_back(b.getNamedAttr("fb" + std::to_string(ins[j].operand),
                                     b.getStringAttr(p.layers ? blockFeeder : tokenFeeder)));
-      out->front().getDefiningOp<wk::KernelOp>().setFeedbackAttr(b.getDictionaryAttr(fb));
+      kernel.setFeedbackAttr(b.getDictionaryAttr(fb));
     }
     if (p.hostResult) {
       // The function returns the last column piece's result.

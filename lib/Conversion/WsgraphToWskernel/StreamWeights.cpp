@@ -108,30 +108,6 @@ LogicalResult wsc::lowering::foldLayerPlans(func::FuncOp func, std::vector<Kerne
   return success();
 }
 
-void wsc::lowering::holdEveryLayer(std::vector<KernelPlan> &plans, wafer::ArchAttr arch) {
-  // Room a PE keeps beside its tiles for its program and scratch.
-  constexpr int64_t kReserveBytes = 8192;
-  int64_t room = std::max<int64_t>(1, int64_t(arch.getSramBytes()) - kReserveBytes);
-  for (KernelPlan &p : plans) {
-    if (!p.layers || !p.size)
-      continue;
-    p.residentLayers = true;
-    // Layer 0's weights at their storage (vectors stay fp32), an eighth
-    // more for the tiles' padding.
-    int64_t bytes = 0;
-    for (Value in : p.inputs)
-      if (auto t = dyn_cast<RankedTensorType>(in.getType()); t && isStatic(in))
-        bytes += t.getNumElements() * (t.getRank() >= 2 && p.storage != "f32" ? 2 : 4);
-    int64_t floor = ceilDiv(bytes * p.layers * 9 / 8, room);
-    Sizer inner = std::move(p.size);
-    p.size = [inner, floor](KernelPlan &q) {
-      if (q.h * q.w < floor)
-        q.h = 1, q.w = floor;
-      inner(q);
-    };
-  }
-}
-
 namespace {
 
 /// Where the layer loop sits: `depth` loops enclose its body (counting
@@ -301,6 +277,22 @@ void shiftBlockForLayer(Block &block, unsigned d, const LayerLoop &layer, const 
   }
 }
 
+/// Whether every layer's operand of a tile is the same value or literal
+/// (rotary tables): a folded block holds it once.
+bool sameEveryLayer(wk::KernelOp kernel, int64_t source, int64_t stride, int64_t layers) {
+  auto literal = [](Value v) -> Attribute {
+    auto c = v.getDefiningOp<wsgraph::ConstantOp>();
+    return c ? c.getValue() : Attribute();
+  };
+  Value first = kernel.getInputs()[source];
+  for (int64_t l = 1; l < layers; ++l) {
+    Value v = kernel.getInputs()[source + l * stride];
+    if (v != first && (!literal(v) || literal(v) != literal(first)))
+      return false;
+  }
+  return true;
+}
+
 /// A generating program's per-token block: the body of the loops that
 /// together count batch x tokens, each the only loop of its parent.
 FailureOr<std::pair<Block *, unsigned>> perTokenBlock(wk::KernelOp kernel, int64_t steps) {
@@ -364,12 +356,15 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
   if (p.tokenAtATime)
     for (auto [first, size] : layerState)
       keep(first, size);
-  // Folded: every layer's tiles stay, each one layer's state.
+  // Folded: every layer's tiles stay, each one layer's state (a tile the
+  // same for every layer stays where it is, once).
+  int64_t stride = int64_t(llvm::count_if(p.inputs, isStatic));
   if (p.residentLayers)
     for (Operation *op : tiles) {
       auto init = cast<wk::InitTileOp>(op);
-      keep(int64_t(init.getOffset()),
-           4 * wk::tileWords(init.getStorage(), int64_t(init.getRows()), int64_t(init.getCols())));
+      if (!sameEveryLayer(kernel, int64_t(init.getSource()), stride, p.layers))
+        keep(int64_t(init.getOffset()), 4 * wk::tileWords(init.getStorage(), int64_t(init.getRows()),
+                                                          int64_t(init.getCols())));
     }
   shiftBlockForLayer(*inLoop, layer.depth, layer, state, loopCounts(layerLoop));
   // Outside the token loop (once a sequence, say), an op on the state runs
@@ -389,11 +384,12 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
     }
   }
   b.setInsertionPointToStart(inLoop);
-  int64_t stride = int64_t(llvm::count_if(p.inputs, isStatic));
   for (Operation *op : tiles) {
     auto init = cast<wk::InitTileOp>(op);
     const LayerState::Range *r =
         p.residentLayers ? state.find(int64_t(init.getOffset())) : nullptr;
+    if (p.residentLayers && !r)
+      continue; // the same for every layer: held once
     if (r) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(init);
@@ -414,9 +410,11 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
     return added;
   // Fed-back inputs come from the block's output after layer 0; the block's
   // output goes back until the last layer.
+  // (Ports are named by operand: a logical input's first one.)
   llvm::StringSet<> fed;
+  SmallVector<LogicalInput> ins = logicalInputs(kernel);
   for (unsigned j : p.fedBack)
-    fed.insert("in" + std::to_string(j));
+    fed.insert("in" + std::to_string(ins[j].operand));
   // The feedback port gets the same windows as the port it stands in for.
   for (auto filter : llvm::make_early_inc_range(top.getOps<wk::FilterOp>()))
     if (fed.contains(filter.getPort())) {

@@ -381,8 +381,9 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
     int64_t bestQ = std::max<int64_t>(1, fixedQueries ? a.queries : a.group);
     int64_t columnHeads = heads / bestQ;
     int64_t budget = std::max<int64_t>(columnHeads, p.h * p.w);
-    // A generating program in weight streaming keeps every layer's cache.
-    int64_t caches = p.tokenAtATime && p.layers ? p.layers : 1;
+    // A generating program in weight streaming keeps every layer's cache
+    // past the body's data, beside the slot the body laid out.
+    int64_t caches = p.tokenAtATime && p.layers ? p.layers + 1 : 1;
     int64_t bestH = tokens, bestW = columnHeads * std::max<int64_t>(1, fixedParts);
     double best = std::numeric_limits<double>::infinity();
     // Over the budget, the fewest PEs whose caches fit.

@@ -177,7 +177,8 @@ static bool gatedHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool silu,
   if (p.hostResult || !CostModel::finishingRow(p.h, out) || p.h < 4)
     return false;
   int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
-  if (4 * tileWords(kb, nb, p.storage, biases, d) + kHandOnRowCodeBytes > arch.getSramBytes())
+  if (4 * tileWords(kb, nb, p.storage, biases, d) * tileCopies(p) + kHandOnRowCodeBytes >
+      arch.getSramBytes())
     return false;
   CostModel cost{arch};
   int64_t group = blockColumns(p, n, arch);

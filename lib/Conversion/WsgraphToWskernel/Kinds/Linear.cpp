@@ -261,7 +261,8 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
           continue;
         // The tiles on all rows but the finishing one fit (the hand-on row's
         // are checked where it is chosen).
-        if (4 * tileWords(std::max<int64_t>(1, h - (h >= 3 ? 1 : 0)), w) + kHandOnRowCodeBytes >
+        if (4 * tileWords(std::max<int64_t>(1, h - (h >= 3 ? 1 : 0)), w) * tileCopies(p) +
+                kHandOnRowCodeBytes >
             4 * sramWords)
           continue;
         p.h = h, p.w = w;
@@ -304,7 +305,7 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
   // The tiles on one row fewer must still fit, with room for the program.
   int64_t nb = ceilDiv(n, p.w), kb = ceilDiv(k, CostModel::tileRows(p.h, out, true));
   int64_t words = kb + weightTileWords(p.storage, kb, nb, density) + (asyncSums ? 6 : 5) * nb;
-  if (4 * words + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
+  if (4 * words * tileCopies(p) + kHandOnRowCodeBytes > int64_t(arch.getSramBytes()))
     return false;
   CostModel cost{arch};
   int64_t group = blockColumns(p, n, arch), last = residual ? nb : 0;

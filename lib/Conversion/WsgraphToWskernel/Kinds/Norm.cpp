@@ -103,7 +103,7 @@ Sizer wsc::lowering::normSizer(int64_t c, int64_t tokens, wafer::ArchAttr arch, 
     // scale (and bias).
     auto words = [&](int64_t w) {
       int64_t cb = ceilDiv(c, w);
-      return 2 * step * cb + step + (center ? 2 : 1) * cb;
+      return 2 * step * cb + step + (center ? 2 : 1) * cb * tileCopies(p);
     };
     // Past the budget when fewer PEs cannot hold a group of tokens (the
     // balancing asks for the fewest PEs first: it must see this width).
