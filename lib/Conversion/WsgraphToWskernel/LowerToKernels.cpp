@@ -529,7 +529,11 @@ void LowerToKernelsPass::runOnOperation() {
     }
     auto stages = partitionStages(plans, minPes, capacity, weightStreaming ? StringRef("1") : StringRef(wafers));
     if (failed(stages)) {
-      if (weightStreaming)
+      if (weightStreaming && residentLayers)
+        func.emitError() << "mode=folded: one transformer block holding every layer's weights, "
+                         << "with the embedding and the head, does not fit a wafer of arch '"
+                         << arch.getName() << "'";
+      else if (weightStreaming)
         func.emitError() << "mode=weight-streaming: one transformer block with the embedding "
                          << "and the head does not fit a wafer of arch '" << arch.getName() << "'";
       else
