@@ -3,11 +3,15 @@
 # (nanoGPT layout) on wse3 generating 16 tokens after a 16-token prompt, checks
 # them against torch's greedy loop, and prints the emulated decode cycles per
 # token beside the compile report's estimate. Part 2 compiles presets as
-# generating programs (weights elided) and prints the modelled decode tokens/s
-# per sequence beside published figures, and what bounds each (the estimate's
-# largest term: compute, chains, fabric latency or wafer links).
+# generating programs (weights elided) in each mode (pipelined: a kernel per
+# layer's op; folded: one block's kernels hold every layer; weight-streaming:
+# the same, loading each layer's tiles from external memory) and prints the
+# modelled decode tokens/s per sequence beside published figures, and what
+# bounds each (the estimate's largest term: compute, chains, fabric latency,
+# wafer links or external bandwidth).
 #   bench/decode.sh                 both parts
 #   PARTS=2 SEQ=1024 bench/decode.sh
+#   PARTS=2 PRESETS=llama3-8b MODES=folded bench/decode.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=build/bin
@@ -44,7 +48,7 @@ fi
 
 if [[ $parts == *2* ]]; then
   echo "== modelled decode tokens/s per sequence, wse3 fp16, context $seq (weights elided)"
-  printf "%-12s %8s %16s %14s %-40s\n" preset wafers "decode cyc/tok" "tokens/s" "published"
+  printf "%-12s %-16s %6s %14s %12s %-40s\n" preset mode wafers "decode cyc/tok" "tokens/s" "published"
   published() {
     case $1 in
       llama3-8b) echo "Cerebras 1,800; WaferLLM 2,700 (WSE-2)" ;;
@@ -54,22 +58,24 @@ if [[ $parts == *2* ]]; then
     esac
   }
   for p in ${PRESETS:-gpt3-1.3b llama3-8b llama3-70b llama3-405b}; do
-    rep="$out/$p.json"
-    rm -f "$rep"
-    if $bin/wsc-translate --gpt-config=$p --seq=$seq | timeout ${TIMEOUT:-1800} $bin/wsc-opt \
-        --wsgraph-generate --wsc-pipeline="arch=wse3 precision=fp16 report=$rep" -o /dev/null \
-        > "$out/$p.log" 2>&1; then
-      /usr/bin/python3 -c "
+    for mode in ${MODES:-pipelined folded weight-streaming}; do
+      rep="$out/$p-$mode.json"
+      rm -f "$rep"
+      if $bin/wsc-translate --gpt-config=$p --seq=$seq | timeout ${TIMEOUT:-1800} $bin/wsc-opt \
+          --wsgraph-generate --wsc-pipeline="arch=wse3 precision=fp16 mode=$mode report=$rep" \
+          -o /dev/null > "$out/$p-$mode.log" 2>&1; then
+        /usr/bin/python3 -c "
 import json, sys
 r = json.load(open('$rep')); g = r['generation']
 p = g['path']
-print('%-12s %8d %16.0f %14.1f %-40s bound: %s (compute %.0f, chains %.0f, fabric %.0f, links %.0f)' % (
-      '$p', len(r['wafers']), g['decode_cycles_per_token'], g['decode_tokens_per_s'], sys.argv[1],
-      g['bound'], p['compute_cycles'], p['chain_cycles'], p['fabric_cycles'],
-      p['wafer_link_cycles']))" "$(published $p)"
-    else
-      printf "%-12s %8s %16s %14s %-40s\n" $p - - refused "$(published $p)"
-      grep -m1 "error" "$out/$p.log" | cut -c1-160
-    fi
+print('%-12s %-16s %6d %14.0f %12.1f %-40s bound: %s (compute %.0f, chains %.0f, fabric %.0f, links %.0f, weight loads %.0f)' % (
+      '$p', '$mode', len(r['wafers']), g['decode_cycles_per_token'], g['decode_tokens_per_s'],
+      sys.argv[1], g['bound'], p['compute_cycles'], p['chain_cycles'], p['fabric_cycles'],
+      p['wafer_link_cycles'], p['weight_load_cycles']))" "$(published $p)"
+      else
+        printf "%-12s %-16s %6s %14s %12s %-40s\n" $p $mode - - refused "$(published $p)"
+        grep -m1 "error" "$out/$p-$mode.log" | cut -c1-160
+      fi
+    done
   done
 fi

@@ -338,8 +338,9 @@ Sizer attentionSizer(int64_t tokens, int64_t heads, int64_t d, wafer::ArchAttr a
 /// Once sized: each grouped-query attention that stores its key/value heads
 /// once keeps its columns per head, and its reader (a whole linear) takes
 /// their order (sharedHeadsOrder); without such a reader, it takes one
-/// column a key/value head.
-void orderSharedHeads(std::vector<KernelPlan> &plans);
+/// column a key/value head, or, when that is taller than `rows`, one query
+/// head a column.
+void orderSharedHeads(std::vector<KernelPlan> &plans, int64_t rows);
 /// A linear that computes its whole result (not a piece, not weight
 /// streaming, not for the host): its result columns may come in any order.
 inline bool isWholeLinear(const KernelPlan &q) {

@@ -557,7 +557,7 @@ void LowerToKernelsPass::runOnOperation() {
         p.size(p);
       }
     }
-    orderSharedHeads(plans);
+    orderSharedHeads(plans, arch.getHeight());
     // Attention's producer cuts blocks of what one attention column takes
     // of a head, now that the columns per head are chosen.
     for (KernelPlan &attention : plans) {

@@ -326,7 +326,7 @@ SmallVector<int64_t> wsc::lowering::sharedHeadsOrder(int64_t queries, int64_t d,
   return order;
 }
 
-void wsc::lowering::orderSharedHeads(std::vector<KernelPlan> &plans) {
+void wsc::lowering::orderSharedHeads(std::vector<KernelPlan> &plans, int64_t rows) {
   for (KernelPlan &attention : plans) {
     AttentionLayout &a = attention.attention;
     if (attention.kind != "attention" || a.group == 1 || a.parts)
@@ -346,8 +346,18 @@ void wsc::lowering::orderSharedHeads(std::vector<KernelPlan> &plans) {
         reader->rowPerm = sharedHeadsOrder(a.queries, a.d, parts);
       a.parts = parts;
     } else {
+      int64_t budget = attention.h * attention.w;
       a.queries = a.group, a.parts = 1;
       attention.size(attention); // within the same PEs
+      // When a column's whole key/value head does not fit the wafer's rows
+      // (every layer's cache in weight streaming), a column scores one query
+      // head instead, the key/value head held once for each: in order too.
+      if (attention.h > std::min(attention.maxH, rows)) {
+        a.queries = 1, a.parts = 0, a.queriesFixed = true;
+        attention.h = 1, attention.w = budget;
+        attention.size(attention);
+        a.parts = attention.w / a.columnHeads(attention.heads);
+      }
     }
   }
 }
