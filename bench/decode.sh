@@ -1,8 +1,8 @@
 #!/bin/bash
 # Benchmark: generation (wsc-compile --generate). Part 1 emulates GPT-2-small
-# (nanoGPT layout) on wse3 generating 16 tokens after a 16-token prompt, checks
-# them against torch's greedy loop, and prints the emulated decode cycles per
-# token beside the compile report's estimate. Part 2 compiles presets as
+# (nanoGPT layout) on wse3 generating 16 tokens after a 16-token prompt,
+# pipelined and folded, checks them against torch's greedy loop, and prints the
+# emulated decode cycles per token beside the compile report's estimate. Part 2 compiles presets as
 # generating programs (weights elided) in each mode (pipelined: a kernel per
 # layer's op; folded: one block's kernels hold every layer; weight-streaming:
 # the same, loading each layer's tiles from external memory) and prints the
@@ -21,21 +21,23 @@ mkdir -p "$out"
 parts=${PARTS:-"1 2"}
 
 if [[ $parts == *1* ]]; then
-  echo "== GPT-2-small on wse3, 16-token prompt, 16 generated (emulated)"
   /usr/bin/python3 frontends/pytorch/export.py --family gpt2 --preset gpt2-small --opset 17 --batch 1 \
     --seq 32 --greedy 16 --out "$out/gpt2" > /dev/null
-  /usr/bin/time -f "compile: %e s, %M KB" $bin/wsc-compile "$out/gpt2/model.onnx" --generate --arch=wse3 \
-    --report "$out/gpt2.json" -o "$out/gpt2.wafer"
-  $bin/wsc-run "$out/gpt2.wafer" --input idx="$out/gpt2/prompt.npy" --generate 16 \
-    --output tokens="$out/gpt2.tokens.npy" --report "$out/gpt2.run.json" > "$out/gpt2.run.log"
-  /usr/bin/python3 - "$out" <<'PY'
+  for mode in ${EMULATED_MODES:-pipelined folded}; do
+    echo "== GPT-2-small on wse3, $mode, 16-token prompt, 16 generated (emulated)"
+    /usr/bin/time -f "compile: %e s, %M KB" $bin/wsc-compile "$out/gpt2/model.onnx" --generate \
+      --arch=wse3 --mode=$mode --report "$out/gpt2-$mode.json" -o "$out/gpt2-$mode.wafer"
+    $bin/wsc-run "$out/gpt2-$mode.wafer" --input idx="$out/gpt2/prompt.npy" --generate 16 \
+      --output tokens="$out/gpt2-$mode.tokens.npy" --report "$out/gpt2-$mode.run.json" \
+      > "$out/gpt2-$mode.run.log"
+    /usr/bin/python3 - "$out" "$mode" <<'PY'
 import json, sys
 import numpy
-out = sys.argv[1]
-tokens = numpy.load(out + "/gpt2.tokens.npy")
+out, mode = sys.argv[1], sys.argv[2]
+tokens = numpy.load(out + "/gpt2-%s.tokens.npy" % mode)
 want = numpy.load(out + "/gpt2/greedy.npy")
-compiled = json.load(open(out + "/gpt2.json"))["generation"]
-run = json.load(open(out + "/gpt2.run.json"))["generation"]
+compiled = json.load(open(out + "/gpt2-%s.json" % mode))["generation"]
+run = json.load(open(out + "/gpt2-%s.run.json" % mode))["generation"]
 emulated = run["decode_cycles_per_token"]
 estimate = compiled["decode_cycles_per_token"]
 print("tokens %s torch's greedy loop" % ("match" if (tokens == want).all() else "DIFFER from"))
@@ -44,6 +46,7 @@ print("decode cycles per token: emulated %.0f, estimate %.0f (estimate / emulate
 print("tokens/s per sequence (emulated): %.0f; KV cache %d bytes" % (
     run["tokens_per_s"], compiled["kv_cache_bytes"]))
 PY
+  done
 fi
 
 if [[ $parts == *2* ]]; then
