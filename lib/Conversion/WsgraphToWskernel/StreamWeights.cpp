@@ -313,52 +313,24 @@ FailureOr<std::pair<Block *, unsigned>> perTokenBlock(wk::KernelOp kernel, int64
 
 } // namespace
 
-int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, int64_t batch,
-                                     int64_t tokens,
-                                     ArrayRef<std::pair<int64_t, int64_t>> layerState,
-                                     int64_t dataBytes) {
-  OpBuilder b(kernel.getContext());
-  Block &top = kernel.getBody().front();
-  // A pipelined run passes every token through a layer before the next
-  // layer; a generating one passes a token through every layer.
-  Block *outer = &top;
-  unsigned outerDepth = 0;
-  if (p.tokenAtATime) {
-    auto block = perTokenBlock(kernel, batch * tokens);
-    if (failed(block)) {
-      kernel.emitError("kernel '") << kernel.getName()
-                                   << "' has no loop over single tokens to run its layers in";
-      return -1;
-    }
-    std::tie(outer, outerDepth) = *block;
-  }
-  SmallVector<Operation *> body, tiles;
-  for (Operation &op : top)
-    if (isa<wk::InitTileOp>(op))
-      tiles.push_back(&op);
-  for (Operation &op : *outer)
-    if (!isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::FilterOp>(op))
-      body.push_back(&op);
-  b.setInsertionPointToEnd(outer);
-  auto layerLoop = wk::LoopOp::create(b, kernel.getLoc(), p.layers);
-  Block *inLoop = &layerLoop.getBody().emplaceBlock();
-  LayerLoop layer{layerLoop, outerDepth + 1};
-  for (Operation *op : body)
-    op->moveBefore(inLoop, inLoop->end());
-  // The affines inside gain the layer loop's index; the state a layer
-  // keeps between tokens moves past the data, one copy per layer.
+namespace {
+
+/// The state a folded or generating kernel keeps once per layer, each range
+/// moved past the body's data (from `dataBytes` on): the kind's state
+/// between tokens when generating, and in a folded block every tile but
+/// those the same in every layer.
+LayerState layerStateOf(wk::KernelOp kernel, const KernelPlan &p, ArrayRef<Operation *> tiles,
+                        ArrayRef<std::pair<int64_t, int64_t>> kindState, int64_t dataBytes,
+                        int64_t stride) {
   LayerState state;
-  int64_t added = 0;
+  int64_t to = dataBytes;
   auto keep = [&](int64_t first, int64_t size) {
-    state.ranges.push_back({first, size, dataBytes + added});
-    added += size * p.layers;
+    state.ranges.push_back({first, size, to});
+    to += size * p.layers;
   };
   if (p.tokenAtATime)
-    for (auto [first, size] : layerState)
+    for (auto [first, size] : kindState)
       keep(first, size);
-  // Folded: every layer's tiles stay, each one layer's state (a tile the
-  // same for every layer stays where it is, once).
-  int64_t stride = int64_t(llvm::count_if(p.inputs, isStatic));
   if (p.residentLayers)
     for (Operation *op : tiles) {
       auto init = cast<wk::InitTileOp>(op);
@@ -366,9 +338,14 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
         keep(int64_t(init.getOffset()), 4 * wk::tileWords(init.getStorage(), int64_t(init.getRows()),
                                                           int64_t(init.getCols())));
     }
-  shiftBlockForLayer(*inLoop, layer.depth, layer, state, loopCounts(layerLoop));
-  // Outside the token loop (once a sequence, say), an op on the state runs
-  // for every layer's copy.
+  return state;
+}
+
+/// Outside the token loop `outer` (once a sequence, say), an op on the
+/// state runs for every layer's copy: it moves into a layer loop of its own.
+void repeatOuterStateOps(wk::KernelOp kernel, Block *outer, unsigned outerDepth, int64_t layers,
+                         const LayerState &state) {
+  OpBuilder b(kernel.getContext());
   unsigned d = outerDepth;
   for (Operation *loop = outer->getParentOp(); loop != kernel; loop = loop->getParentOp()) {
     --d;
@@ -377,21 +354,28 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
         continue;
       SmallVector<int64_t> counts = loopCounts(&op);
       b.setInsertionPoint(&op);
-      auto each = wk::LoopOp::create(b, op.getLoc(), p.layers);
+      auto each = wk::LoopOp::create(b, op.getLoc(), layers);
       Block *inEach = &each.getBody().emplaceBlock();
       op.moveBefore(inEach, inEach->end());
       shiftForLayer(op, d + 1, LayerLoop{each, d + 1}, state, counts);
     }
   }
-  b.setInsertionPointToStart(inLoop);
+}
+
+/// Each init_tile of layer 0's weights becomes every layer's: in a folded
+/// block, a copy per layer where the state keeps it (a tile the same in
+/// every layer stays as it is); in weight streaming, a load at the start of
+/// the layer loop's body `inLoop`.
+void placeLayerTiles(const KernelPlan &p, ArrayRef<Operation *> tiles, Block *inLoop,
+                     const LayerState &state, int64_t stride) {
+  OpBuilder b(inLoop->getParentOp()->getContext());
+  OpBuilder loads = OpBuilder::atBlockBegin(inLoop); // in the tiles' order
   for (Operation *op : tiles) {
     auto init = cast<wk::InitTileOp>(op);
-    const LayerState::Range *r =
-        p.residentLayers ? state.find(int64_t(init.getOffset())) : nullptr;
-    if (p.residentLayers && !r)
-      continue; // the same for every layer: held once
-    if (r) {
-      OpBuilder::InsertionGuard guard(b);
+    if (p.residentLayers) {
+      const LayerState::Range *r = state.find(int64_t(init.getOffset()));
+      if (!r)
+        continue; // the same for every layer: held once
       b.setInsertionPoint(init);
       for (int64_t l = 0; l < p.layers; ++l) {
         auto copy = cast<wk::InitTileOp>(b.clone(*init));
@@ -399,24 +383,26 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
         copy.setOffset(uint64_t(r->to + l * r->size));
       }
     } else {
-      wk::LoadTileOp::create(b, init.getLoc(), init.getSource(), stride, init.getOffset(),
+      wk::LoadTileOp::create(loads, init.getLoc(), init.getSource(), stride, init.getOffset(),
                              init.getRows(), init.getCols(), init.getRowOrigin(),
                              init.getColOrigin(), init.getStorage());
     }
     init.erase();
   }
-  kernel->setAttr(wk::kStreamedLayersAttr, b.getI64IntegerAttr(p.layers));
-  if (p.layers == 1)
-    return added;
-  // Fed-back inputs come from the block's output after layer 0; the block's
-  // output goes back until the last layer.
+}
+
+/// Fed-back inputs come from the block's output after layer 0 (their ports'
+/// "fb" twins, with the same windows); the block's output goes back on
+/// "fb" until the last layer, which sends it on.
+void switchFeedbackPorts(wk::KernelOp kernel, const KernelPlan &p, Block *inLoop,
+                         const LayerLoop &layer) {
+  OpBuilder b(kernel.getContext());
   // (Ports are named by operand: a logical input's first one.)
   llvm::StringSet<> fed;
   SmallVector<LogicalInput> ins = logicalInputs(kernel);
   for (unsigned j : p.fedBack)
     fed.insert("in" + std::to_string(ins[j].operand));
-  // The feedback port gets the same windows as the port it stands in for.
-  for (auto filter : llvm::make_early_inc_range(top.getOps<wk::FilterOp>()))
+  for (auto filter : llvm::make_early_inc_range(kernel.getBody().front().getOps<wk::FilterOp>()))
     if (fed.contains(filter.getPort())) {
       b.setInsertionPointAfter(filter);
       cast<wk::FilterOp>(b.clone(*filter)).setPort(("fb" + filter.getPort().drop_front(2)).str());
@@ -439,8 +425,7 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
       addLayerGuard(recv, layer, depth, -1, 0);  // layer 0
       addLayerGuard(again, layer, depth, 1, -1); // layers 1 and on
     }
-    // The block output (sent, or forwarded by a relay) goes on to "out0" in
-    // the last layer and back to "fb" in every other.
+    // The block output (sent, or forwarded by a relay).
     StringRef outAttr = isa<wk::SendOp>(op) ? "port" : "forward";
     auto out = op->getAttrOfType<StringAttr>(outAttr);
     if (p.feedsBack && out && out.getValue() == "out0") {
@@ -451,5 +436,54 @@ int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, i
       addLayerGuard(again, layer, depth, -1, p.layers - 2); // every other
     }
   }
+}
+
+} // namespace
+
+int64_t wsc::lowering::foldLayerBody(wk::KernelOp kernel, const KernelPlan &p, int64_t batch,
+                                     int64_t tokens,
+                                     ArrayRef<std::pair<int64_t, int64_t>> layerState,
+                                     int64_t dataBytes) {
+  Block &top = kernel.getBody().front();
+  // A pipelined run passes every token through a layer before the next
+  // layer; a generating one passes a token through every layer.
+  Block *outer = &top;
+  unsigned outerDepth = 0;
+  if (p.tokenAtATime) {
+    auto block = perTokenBlock(kernel, batch * tokens);
+    if (failed(block)) {
+      kernel.emitError("kernel '") << kernel.getName()
+                                   << "' has no loop over single tokens to run its layers in";
+      return -1;
+    }
+    std::tie(outer, outerDepth) = *block;
+  }
+  SmallVector<Operation *> body, tiles;
+  for (Operation &op : top)
+    if (isa<wk::InitTileOp>(op))
+      tiles.push_back(&op);
+  for (Operation &op : *outer)
+    if (!isa<wk::InitTileOp, wk::HostInputOp, wk::HostOutputOp, wk::FilterOp>(op))
+      body.push_back(&op);
+  OpBuilder b(kernel.getContext());
+  b.setInsertionPointToEnd(outer);
+  auto layerLoop = wk::LoopOp::create(b, kernel.getLoc(), p.layers);
+  Block *inLoop = &layerLoop.getBody().emplaceBlock();
+  LayerLoop layer{layerLoop, outerDepth + 1};
+  for (Operation *op : body)
+    op->moveBefore(inLoop, inLoop->end());
+  // The affines inside gain the layer loop's index; the state a layer
+  // keeps moves past the data, one copy per layer.
+  int64_t stride = int64_t(llvm::count_if(p.inputs, isStatic));
+  LayerState state = layerStateOf(kernel, p, tiles, layerState, dataBytes, stride);
+  shiftBlockForLayer(*inLoop, layer.depth, layer, state, loopCounts(layerLoop));
+  repeatOuterStateOps(kernel, outer, outerDepth, p.layers, state);
+  placeLayerTiles(p, tiles, inLoop, state, stride);
+  kernel->setAttr(wk::kStreamedLayersAttr, b.getI64IntegerAttr(p.layers));
+  if (p.layers > 1)
+    switchFeedbackPorts(kernel, p, inLoop, layer);
+  int64_t added = 0;
+  for (const LayerState::Range &r : state.ranges)
+    added += r.size * p.layers;
   return added;
 }
