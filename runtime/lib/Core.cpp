@@ -895,8 +895,11 @@ void Core::noteStore(const Instr &in) {
   uint64_t first = uint64_t(eval(in.addr[0])) / 4;
   StoreWatch &w = *s_.watch;
   for (uint64_t word = std::max<uint64_t>(first, w.lo); word < std::min<uint64_t>(first + n, w.hi);
-       ++word)
+       ++word) {
     w.cycle[word - w.lo] = s_.clock;
+    if (int64_t e = w.element[word - w.lo]; w.onStore && e >= 0)
+      (*w.onStore)(uint64_t(e), int32_t(s_.sram[word]), s_.clock);
+  }
 }
 
 Core::Step Core::indexCopy(const Instr &in, uint64_t n, uint64_t m) {

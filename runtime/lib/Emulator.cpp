@@ -379,7 +379,7 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     }
   }
 
-  std::vector<detail::StoreWatch> watches = watchNextToken(pes);
+  std::vector<detail::StoreWatch> watches = watchNextToken(pes, options);
   Status s = detail::schedule(m, pes, options, report_);
   if (!s)
     return s;
@@ -436,7 +436,8 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   return Status::success();
 }
 
-std::vector<detail::StoreWatch> Emulator::watchNextToken(std::vector<PeState> &pes) const {
+std::vector<detail::StoreWatch> Emulator::watchNextToken(std::vector<PeState> &pes,
+                                                        const RunOptions &options) const {
   const detail::TensorRef *t = nextTokenTensor(*model_);
   if (!t)
     return {};
@@ -452,8 +453,17 @@ std::vector<detail::StoreWatch> Emulator::watchNextToken(std::vector<PeState> &p
   watches.reserve(byPe.size()); // never moves: the PEs point into it
   for (auto &[pe, w] : byPe) {
     w.cycle.assign(w.hi - w.lo, detail::StoreWatch::kNever);
+    w.element.assign(w.hi - w.lo, -1);
+    w.onStore = options.onNextToken ? &options.onNextToken : nullptr;
     watches.push_back(std::move(w));
     pes[pe].watch = &watches.back();
+  }
+  for (const detail::PieceRef &p : t->pieces) {
+    detail::StoreWatch &w = *pes[p.pe].watch;
+    for (uint32_t row = 0; row < p.rows; ++row)
+      for (uint32_t k = 0; k < p.count; ++k)
+        w.element[p.offset / 4 + uint64_t(row) * p.count + k - w.lo] =
+            int64_t(p.tensorOffset + uint64_t(row) * p.rowStride + k);
   }
   return watches;
 }

@@ -230,6 +230,9 @@ struct StoreWatch {
   static constexpr uint64_t kNever = UINT64_MAX;
   uint32_t lo = 0, hi = 0;
   std::vector<uint64_t> cycle; ///< per word from lo: the end of its last write, or kNever
+  std::vector<int64_t> element; ///< per word from lo: its output element, or -1
+  /// RunOptions::onNextToken, when given.
+  const std::function<void(uint64_t, int32_t, uint64_t)> *onStore = nullptr;
 };
 
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.

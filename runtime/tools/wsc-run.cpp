@@ -12,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -41,7 +42,8 @@ constexpr const char *kUsage =
     "  --generate G        a generating program (wsc-compile --generate): G tokens after\n"
     "                      each prompt; the token input takes [B, P] prompts (P <= the\n"
     "                      context, a shorter one ending in -1s); outputs 'tokens' [B, P + G]\n"
-    "                      and the logits of the G steps [B, G, V]; times in the report\n"
+    "                      and the logits of the G steps [B, G, V]; prints each token\n"
+    "                      as the emulator picks it; times in the report\n"
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
@@ -206,6 +208,20 @@ void printSummary(const RunReport &r, const GenerationReport *g) {
               kv.c_str());
 }
 
+/// Prints a generated token as the emulator picks it: the pick at position
+/// t of sequence b is its token t - P_b + 2, if one of the G asked for.
+void printPickedToken(const GenerationPlan &plan, uint64_t element, int32_t id, uint64_t cycle,
+                      std::mutex &printing) {
+  int64_t b = int64_t(element) / plan.context, t = int64_t(element) % plan.context;
+  int64_t k = t - plan.promptLengths[size_t(b)] + 2;
+  if (k < 1 || k > plan.steps)
+    return;
+  std::lock_guard<std::mutex> lock(printing);
+  std::printf("token %lld of sequence %lld: %d (picked at cycle %llu)\n", (long long)k,
+              (long long)b, id, (unsigned long long)cycle);
+  std::fflush(stdout);
+}
+
 int runMain(int argc, char **argv) {
   Args args;
   bool help = false;
@@ -246,6 +262,11 @@ int runMain(int argc, char **argv) {
   options.threads = args.threads;
   options.trace = !args.trace.empty();
   options.maxCycles = args.maxCycles;
+  std::mutex printing;
+  if (plan)
+    options.onNextToken = [&](uint64_t element, int32_t id, uint64_t cycle) {
+      printPickedToken(*plan, element, id, cycle, printing);
+    };
   if (Status s = e.run(options); !s)
     return fail(s.message().rfind("cycle limit", 0) == 0
                     ? s.message() + " (--max-cycles N sets the limit)"

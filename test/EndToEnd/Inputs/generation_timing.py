@@ -8,7 +8,11 @@ import sys
 report = json.load(open(sys.argv[1]))
 g = report["generation"]
 clock = report["clock_hz"]
-lines = [l for l in open(sys.argv[2]) if l.startswith("sequence ")]
+out = open(sys.argv[2]).read().splitlines()
+lines = [l for l in out if l.startswith("sequence ")]
+# Each token as the emulator picked it: "token K of sequence B: ID (picked at cycle C)".
+live = [re.match(r"token (\d+) of sequence (\d+): (-?\d+) \(picked at cycle (\d+)\)$", l)
+        for l in out if l.startswith("token ")]
 
 
 def close(a, b):
@@ -38,7 +42,12 @@ for b, s in enumerate(g["sequences"]):
     check("sequence %d: printed as in the report" % b,
           printed is not None and [int(x) for x in printed.group(1).split()] == s["tokens"]
           and [int(x) for x in printed.group(2).split()] == c)
+    mine = [(int(m.group(1)), int(m.group(3)), int(m.group(4))) for m in live
+            if m and int(m.group(2)) == b]
+    check("sequence %d: each token printed as it was picked, in order" % b,
+          mine == [(k + 1, s["tokens"][k], c[k]) for k in range(steps)])
     previous_first = c[0]
+check("every token line well formed", all(live))
 seqs = g["sequences"]
 last = max(s["token_cycles"][-1] for s in seqs)
 mean = sum(s["token_cycles"][-1] - s["token_cycles"][0] for s in seqs) / (len(seqs) * (steps - 1))

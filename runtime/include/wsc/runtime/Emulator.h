@@ -8,6 +8,7 @@
 #include "wafer.pb.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +38,11 @@ struct RunOptions {
   /// kMinEstimatedLimit; kDefaultMaxCycles for a program without an
   /// estimate) and kDefaultMaxInstructions instructions.
   uint64_t maxCycles = 0;
+  /// Called as the run writes each word of a generating program's
+  /// next_token output: its row-major [B, T] element, the token id and the
+  /// cycle the write ended. Calls come from the emulator's threads, possibly
+  /// at once; a sequence's tokens come in order.
+  std::function<void(uint64_t element, int32_t id, uint64_t cycle)> onNextToken;
 };
 
 /// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.
@@ -141,7 +147,8 @@ private:
   Status runUnguarded(const RunOptions &options);
   /// Watches the SRAM words of a generating program's next_token output
   /// (none for other programs); the PEs that hold them point into the result.
-  std::vector<detail::StoreWatch> watchNextToken(std::vector<detail::PeState> &pes) const;
+  std::vector<detail::StoreWatch> watchNextToken(std::vector<detail::PeState> &pes,
+                                                 const RunOptions &options) const;
   /// Fills report_.nextTokenStores from the watches.
   void recordNextTokenStores(const std::vector<detail::PeState> &pes);
   format::Program program_;
