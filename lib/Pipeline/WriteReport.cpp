@@ -128,9 +128,10 @@ public:
     if (!entered)
       entry = start, entered = true;
     worstLoad = std::max(worstLoad, loads.lookup(k) + own.total());
-    if (DictionaryAttr fb = k.getFeedbackAttr())
-      for (NamedAttribute e : fb)
-        readers.push_back(k), feederName = cast<StringAttr>(e.getValue()).getValue();
+    if (DictionaryAttr fb = k.getFeedbackAttr(); fb && !fb.empty()) {
+      readers.push_back(k);
+      feederName = cast<StringAttr>(fb.begin()->getValue()).getValue();
+    }
   }
   /// What the layers after the first add once the token leaves the block:
   /// each a pass from the block's start to the feeder's end, the way back,

@@ -228,10 +228,10 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
   SmallVector<LogicalInput> ins = logicalInputs(kernel);
   for (const LogicalInput &in : ins)
     p.inputs.push_back(kernel.getInputs()[in.operand]);
-  // Weight streaming gathers results into one stream; otherwise they are
-  // blocks, and the new shape must keep them (their readers rely on them).
-  // Weight streaming's streams are one each; a folded program's but those
-  // its layers feed back (blockFoldedStreams) leave in blocks.
+  // Results leave in blocks, and the new shape must keep them (their
+  // readers rely on them); weight streaming gathers each into one stream,
+  // and so does a folded program the streams its layers feed back
+  // (blockFoldedStreams).
   p.blocked = !func->hasAttr(wk::kStreamedLayersAttr) ||
               (func->hasAttr(wk::kResidentLayersAttr) && !kernel->hasAttr(kOneStreamAttr));
   if (auto cap = func->getAttrOfType<IntegerAttr>(kMaxBlocksAttr))
