@@ -691,8 +691,11 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
              << kernel.getName() << "' (" << p.kind << " on " << p.h << "x" << p.w
              << " PEs) needs " << bytes << " bytes of SRAM per PE, but a PE of arch '"
              << cost.arch.getName() << "' has " << cost.arch.getSramBytes()
-             << "; a layer this large needs more wafers or weight streaming (wafers=N or "
-                "mode=weight-streaming)";
+             << (p.layers ? "; one transformer block on one wafer cannot hold what this kernel "
+                            "keeps for every layer (its tiles when folded, its keys and values "
+                            "when generating)"
+                          : "; a layer this large needs more wafers or weight streaming (wafers=N "
+                            "or mode=weight-streaming)");
     return SmallVector<Value>(kernel.getResults());
   };
   // What comes back: to the block's kernels, the block's output (weight
