@@ -120,8 +120,9 @@ public:
   }
   /// The layers a kernel's cycles per token cover.
   int64_t layersOf(wsc::wskernel::KernelOp k) const { return holds(k) ? layers : 1; }
-  /// Records a block kernel's start and own time: the first one's start
-  /// begins the block; a kernel fed back the block's output names its feeder.
+  /// Records a block kernel's start and own time, in program order: the
+  /// first one's start begins the block; a kernel fed back the block's
+  /// output names its feeder, which comes later.
   void noteStart(wsc::wskernel::KernelOp k, const DecodePath &start, const DecodePath &own) {
     if (!holds(k))
       return;
@@ -132,22 +133,18 @@ public:
       readers.push_back(k);
       feederName = cast<StringAttr>(fb.begin()->getValue()).getValue();
     }
+    if (k.getName() == feederName)
+      feeder = k;
   }
   /// What the layers after the first add once the token leaves the block:
   /// each a pass from the block's start to the feeder's end, the way back,
   /// and any wait for its weights that the pass does not hide.
   DecodePath laterLayers(const llvm::DenseMap<Operation *, DecodePath> &finish) const {
-    if (layers <= 1 || !entered)
-      return {};
-    Operation *feeder = nullptr;
-    for (auto [op, end] : finish)
-      if (cast<wsc::wskernel::KernelOp>(op).getName() == feederName)
-        feeder = op;
-    if (!feeder)
+    if (layers <= 1 || !feeder)
       return {};
     DecodePath layer = finish.lookup(feeder) - entry, back;
     for (wsc::wskernel::KernelOp r : readers) {
-      DecodePath way = wayBetween(cast<wsc::wskernel::KernelOp>(feeder), r, cost);
+      DecodePath way = wayBetween(feeder, r, cost);
       if (way.total() > back.total())
         back = way;
     }
@@ -165,6 +162,7 @@ private:
   double worstLoad = 0;
   SmallVector<wsc::wskernel::KernelOp> readers;
   StringRef feederName;
+  wsc::wskernel::KernelOp feeder;
 };
 
 DecodeFigures decodeFigures(ModuleOp module, const wsc::CostModel &cost) {

@@ -383,7 +383,7 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   Status s = detail::schedule(m, pes, options, report_);
   if (!s)
     return s;
-  recordNextTokenStores(pes);
+  recordNextTokenStores(watches);
 
   for (const detail::TensorRef &t : m.outputs) {
     HostArray a;
@@ -445,7 +445,7 @@ std::vector<detail::StoreWatch> Emulator::watchNextToken(std::vector<PeState> &p
   std::map<uint64_t, detail::StoreWatch> byPe;
   for (const detail::PieceRef &p : t->pieces) {
     uint32_t lo = p.offset / 4, hi = lo + p.rows * p.count;
-    auto [it, fresh] = byPe.try_emplace(p.pe, detail::StoreWatch{lo, hi, {}});
+    auto [it, fresh] = byPe.try_emplace(p.pe, detail::StoreWatch{p.pe, lo, hi});
     it->second.lo = std::min(it->second.lo, lo);
     it->second.hi = std::max(it->second.hi, hi);
   }
@@ -468,21 +468,16 @@ std::vector<detail::StoreWatch> Emulator::watchNextToken(std::vector<PeState> &p
   return watches;
 }
 
-void Emulator::recordNextTokenStores(const std::vector<PeState> &pes) {
+void Emulator::recordNextTokenStores(const std::vector<detail::StoreWatch> &watches) {
   const detail::TensorRef *t = nextTokenTensor(*model_);
   if (!t)
     return;
   report_.nextTokenStores.assign(size_t(t->numel), StoreTime{});
-  for (const detail::PieceRef &p : t->pieces) {
-    const detail::StoreWatch &w = *pes[p.pe].watch;
-    for (uint32_t row = 0; row < p.rows; ++row)
-      for (uint32_t k = 0; k < p.count; ++k) {
-        uint64_t cycle = w.cycle[p.offset / 4 + uint64_t(row) * p.count + k - w.lo];
-        StoreTime &st = report_.nextTokenStores[p.tensorOffset + row * p.rowStride + k];
-        if (cycle != detail::StoreWatch::kNever)
-          st = StoreTime{true, cycle, model_->peRegion[p.pe]};
-      }
-  }
+  for (const detail::StoreWatch &w : watches)
+    for (size_t i = 0; i < w.element.size(); ++i)
+      if (w.element[i] >= 0 && w.cycle[i] != detail::StoreWatch::kNever)
+        report_.nextTokenStores[size_t(w.element[i])] =
+            StoreTime{true, w.cycle[i], model_->peRegion[w.pe]};
 }
 
 Expected<HostArray> Emulator::output(const std::string &name) const {

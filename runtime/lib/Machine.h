@@ -228,6 +228,7 @@ struct VisitLimit {
 /// token has the cycle it was picked at.
 struct StoreWatch {
   static constexpr uint64_t kNever = UINT64_MAX;
+  uint64_t pe = 0; ///< the PE whose words it watches
   uint32_t lo = 0, hi = 0;
   std::vector<uint64_t> cycle; ///< per word from lo: the end of its last write, or kNever
   std::vector<int64_t> element; ///< per word from lo: its output element, or -1

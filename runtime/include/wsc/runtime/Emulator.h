@@ -150,7 +150,7 @@ private:
   std::vector<detail::StoreWatch> watchNextToken(std::vector<detail::PeState> &pes,
                                                  const RunOptions &options) const;
   /// Fills report_.nextTokenStores from the watches.
-  void recordNextTokenStores(const std::vector<detail::PeState> &pes);
+  void recordNextTokenStores(const std::vector<detail::StoreWatch> &watches);
   format::Program program_;
   std::unique_ptr<detail::Model> model_;
   std::map<std::string, HostArray> inputs_;
