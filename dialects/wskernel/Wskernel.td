@@ -107,7 +107,10 @@ def Wskernel_KernelOp : Wskernel_Op<"kernel", [IsolatedFromAbove,
     layer's output runs back to its first kernels: a stream SSA values cannot
     express. `feedback = {fb0 = "l0.mlp_proj"}` says that port `fb0` of this
     kernel receives what the kernel named `l0.mlp_proj` sends on its port
-    `fb`; the routers carry it like any stream.
+    `fb`; the routers carry it like any stream. A feeder whose output leaves
+    in blocks (several stream results) sends block `i` on `fbout<i>`, and a
+    reader's port `fb<j>` takes the block that its operand `j` is in layer 0
+    (that operand's result number).
 
     A host result too large for one kernel is written by several, each into
     its columns (`col_window` on `host_output`): `wskernel.writes_into = i`

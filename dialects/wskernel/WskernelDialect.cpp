@@ -336,6 +336,35 @@ SmallVector<KernelOp> wsc::wskernel::feedbackReaders(KernelOp kernel) {
   return readers;
 }
 
+std::string wsc::wskernel::feedbackPort(KernelOp feeder, unsigned result) {
+  auto streams = llvm::count_if(feeder->getResultTypes(), [](Type t) { return isa<StreamType>(t); });
+  return streams > 1 ? "fbout" + std::to_string(result) : std::string("fb");
+}
+
+SmallVector<FeedbackStream, 1> wsc::wskernel::feedbackStreams(KernelOp feeder) {
+  SmallVector<FeedbackStream, 1> streams;
+  for (KernelOp reader : feedbackReaders(feeder))
+    for (NamedAttribute entry : reader.getFeedbackAttr()) {
+      auto from = dyn_cast<StringAttr>(entry.getValue());
+      unsigned operand = 0;
+      if (!from || from.getValue() != feeder.getName() ||
+          entry.getName().getValue().drop_front(2).getAsInteger(10, operand) ||
+          operand >= reader.getInputs().size())
+        continue;
+      Value in = reader.getInputs()[operand];
+      auto result = dyn_cast<OpResult>(in);
+      std::string port = feedbackPort(feeder, result ? result.getResultNumber() : 0);
+      auto it = llvm::find_if(streams, [&](const FeedbackStream &s) { return s.port == port; });
+      if (it == streams.end())
+        it = streams.insert(streams.end(), FeedbackStream{port, 0, {}});
+      // A generating program's next token id stands in for the host's.
+      auto stream = dyn_cast<StreamType>(in.getType());
+      it->size = std::max<int64_t>(it->size, stream ? stream.getSize() : 1);
+      it->reads.push_back({reader, entry.getName().str()});
+    }
+  return streams;
+}
+
 PeBox wsc::wskernel::boundingBox(ArrayRef<PeBox> boxes) {
   PeBox box = boxes.front();
   for (const PeBox &b : boxes.drop_front())
@@ -416,6 +445,8 @@ LogicalResult KernelOp::verifyRegions() {
     int64_t i;
     if (port == "fb")
       return !feedbackReaders(*this).empty();
+    if (StringRef rest = port; rest.consume_front("fbout") && !rest.getAsInteger(10, i))
+      return i >= 0 && i < numOut && !feedbackReaders(*this).empty();
     if (getFeedbackAttr() && getFeedbackAttr().get(port))
       return true;
     if (getChannels().get(port))

@@ -103,6 +103,19 @@ inline constexpr llvm::StringLiteral kWritesIntoAttr = "wskernel.writes_into";
 /// same block (null when there is none).
 llvm::SmallVector<KernelOp> feedbackReaders(KernelOp kernel);
 KernelOp feedbackSource(KernelOp kernel, llvm::StringRef name);
+/// The port on which `feeder` sends its result `result` back: "fb" when it
+/// has one stream result (or none: a token), else "fbout<result>".
+std::string feedbackPort(KernelOp feeder, unsigned result);
+/// One stream a kernel feeds back: its port, its words per token, and the
+/// readers' ports that take it.
+struct FeedbackStream {
+  std::string port;
+  int64_t size = 0;
+  llvm::SmallVector<std::pair<KernelOp, std::string>, 4> reads;
+};
+/// The streams `feeder` feeds back, by its readers' `feedback` entries: a
+/// reader's port fb<j> takes the block its operand j is in layer 0.
+llvm::SmallVector<FeedbackStream, 1> feedbackStreams(KernelOp feeder);
 
 /// An inclusive box of PE coordinates inside a kernel.
 struct PeBox {

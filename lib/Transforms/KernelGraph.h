@@ -31,7 +31,7 @@ struct GraphKernel {
 
 struct GraphStream {
   int producer;     // kernel index
-  std::string port; // the producer's port: "out<result>", or "fb" for feedback
+  std::string port; // the producer's port: "out<result>", or "fb"/"fbout<result>" for feedback
   int64_t size;     // words per token
   /// (kernel index, port): "in<operand>", or "fb<operand>" for feedback;
   /// only readers whose body receives on the port.
@@ -89,28 +89,14 @@ struct KernelGraph {
         }
         g.addStream(std::move(s));
       }
-      // Weight streaming's feedback: port "fb" to the readers' "fb<i>" ports,
-      // the size of the stream they read on "in<i>" in layer 0.
-      llvm::SmallVector<wskernel::KernelOp> readers = wskernel::feedbackReaders(k.op);
-      if (readers.empty())
-        continue;
-      GraphStream s{int(ki), "fb", 0, {}};
-      for (wskernel::KernelOp reader : readers)
-        for (mlir::NamedAttribute entry : reader.getFeedbackAttr()) {
-          auto from = mlir::dyn_cast<mlir::StringAttr>(entry.getValue());
-          if (!from || from.getValue() != k.op.getName())
-            continue;
-          s.consumers.push_back({g.index[reader], entry.getName().str()});
-          unsigned operand = 0;
-          if (entry.getName().getValue().drop_front(2).getAsInteger(10, operand) ||
-              operand >= reader.getInputs().size())
-            continue;
-          if (auto t = mlir::dyn_cast<wskernel::StreamType>(reader.getInputs()[operand].getType()))
-            s.size = std::max(s.size, t.getSize());
-          else // a generating program's next token id, in place of the host's
-            s.size = std::max<int64_t>(s.size, 1);
-        }
-      g.addStream(std::move(s));
+      // Feedback (wskernel::feedbackStreams): "fb" or "fbout<i>" to the
+      // readers' "fb<j>" ports.
+      for (wskernel::FeedbackStream &f : wskernel::feedbackStreams(k.op)) {
+        GraphStream s{int(ki), f.port, f.size, {}};
+        for (auto &[reader, port] : f.reads)
+          s.consumers.push_back({g.index[reader], port});
+        g.addStream(std::move(s));
+      }
     }
     return g;
   }

@@ -463,8 +463,8 @@ LogicalResult Checker::run() {
     llvm::StringSet<> flowPorts;
     // Streams sent by this kernel.
     // Each sending port, with its consumers on any wafer and the ports they
-    // read it on: results by their SSA uses, and weight streaming's
-    // feedback port "fb" by the readers' `feedback` entries.
+    // read it on: results by their SSA uses, and the feedback ports ("fb",
+    // "fbout<i>") by the readers' `feedback` entries.
     using Reads = llvm::SmallVector<std::pair<int, std::string>, 4>;
     llvm::SmallVector<std::pair<std::string, Reads>, 2> sent;
     for (OpResult r : p.op->getResults()) {
@@ -476,14 +476,13 @@ LogicalResult Checker::run() {
           reads.push_back({it->second, "in" + std::to_string(use.getOperandNumber())});
       sent.push_back({"out" + std::to_string(r.getResultNumber()), std::move(reads)});
     }
-    Reads fedBack;
-    for (KernelOp reader : wskernel::feedbackReaders(p.op))
-      for (NamedAttribute entry : reader.getFeedbackAttr())
-        if (auto from = dyn_cast<StringAttr>(entry.getValue());
-            from && from.getValue() == p.op.getName() && index.count(reader))
-          fedBack.push_back({index[reader], entry.getName().str()});
-    if (!fedBack.empty())
-      sent.push_back({"fb", std::move(fedBack)});
+    for (wskernel::FeedbackStream &f : wskernel::feedbackStreams(p.op)) {
+      Reads fedBack;
+      for (auto &[reader, port] : f.reads)
+        if (index.count(reader))
+          fedBack.push_back({index[reader], port});
+      sent.push_back({f.port, std::move(fedBack)});
+    }
     for (auto &[port, allReads] : sent) {
       // The destinations: the PEs of each reader that receive on its port
       // (a reader that never does is none).

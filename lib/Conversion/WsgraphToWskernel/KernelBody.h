@@ -140,6 +140,7 @@ struct KernelPlan {
   int64_t layer = -1;         // its transformer block, -1 outside the blocks
   // The box the shape must stay in (placement asks for smaller ones).
   int64_t maxH = std::numeric_limits<int64_t>::max(), maxW = std::numeric_limits<int64_t>::max();
+  int64_t minW = 0; // the fewest columns the embedding's sizer takes (0: any)
   std::function<void(KernelPlan &)> size; // picks h, w for a PE budget of h * w
   // Estimated cycles per token at the current h x w (null: not estimated;
   // such kernels get PEs in proportion to their work).
@@ -242,6 +243,16 @@ inline int64_t blockColumns(const KernelPlan &p, int64_t w, int64_t n, wafer::Ar
 /// The same at the plan's own width.
 inline int64_t blockColumns(const KernelPlan &p, int64_t n, wafer::ArchAttr arch) {
   return blockColumns(p, p.w, n, arch);
+}
+/// The words of each block of an n-word result that leaves the plan's
+/// columns ceil(n / w) words each, blockColumns of them a block (as
+/// Body::sendGroups cuts it).
+inline SmallVector<int64_t> resultBlocks(const KernelPlan &p, int64_t n, wafer::ArchAttr arch) {
+  int64_t nb = ceilDiv(n, p.w), g = std::min(blockColumns(p, n, arch), p.w);
+  SmallVector<int64_t> sizes;
+  for (int64_t x0 = 0; x0 < ceilDiv(n, nb); x0 += g)
+    sizes.push_back(std::min(n, (x0 + g) * nb) - x0 * nb);
+  return sizes;
 }
 
 /// One token through a linear kind (Kind::chainCycles): x along the
@@ -428,6 +439,12 @@ struct LogicalInput {
   Type type;        // that operand's type
   SmallVector<InBlock, 1> blocks; // empty for a tensor
   int64_t words() const { return blocks.empty() ? 0 : blocks.back().offset + blocks.back().size; }
+  /// Its ports: one per block ("in<operand>"), a tensor's one.
+  SmallVector<std::string, 1> ports() const {
+    if (blocks.empty())
+      return {"in" + std::to_string(operand)};
+    return SmallVector<std::string, 1>(llvm::map_range(blocks, [](const InBlock &b) { return b.port; }));
+  }
 };
 
 /// Groups the operands of `kernel` into logical inputs: consecutive stream

@@ -258,16 +258,19 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
     p.inputs.resize(p.inputs.size() - later);
   }
   // Feedback: weight streaming's block output, a generating program's
-  // tokens; port fb<operand> stands in for the logical input there.
+  // tokens; ports fb<operand> stand in for the logical input's blocks.
   if (DictionaryAttr fb = kernel.getFeedbackAttr())
     for (NamedAttribute entry : fb) {
       unsigned operand;
       if (entry.getName().getValue().drop_front(2).getAsInteger(10, operand))
         return failure();
-      auto in = llvm::find_if(ins, [&](const LogicalInput &i) { return i.operand == operand; });
+      auto in = llvm::find_if(ins, [&](const LogicalInput &i) {
+        return operand >= i.operand && operand < i.operand + std::max<size_t>(1, i.blocks.size());
+      });
       if (in == ins.end())
         return failure();
-      p.fedBack.push_back(unsigned(in - ins.begin()));
+      if (!llvm::is_contained(p.fedBack, unsigned(in - ins.begin())))
+        p.fedBack.push_back(unsigned(in - ins.begin()));
     }
   p.feedsBack = !wk::feedbackReaders(kernel).empty();
   p.hostResult = !isa<wk::StreamType>(kernel->getResult(0).getType());

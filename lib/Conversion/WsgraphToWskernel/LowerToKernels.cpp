@@ -46,20 +46,78 @@ struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass>
 LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
                            int64_t tokens, const CostModel &cost);
 
+/// A folded program's block: its output (the feeder's result) and the
+/// stream that stands in for it in layer 0 (its producer's) reach the same
+/// readers' ports. Null when the block has no feedback or several streams
+/// come in.
+std::pair<KernelPlan *, KernelPlan *> fedBackPair(std::vector<KernelPlan> &plans) {
+  KernelPlan *feeder = nullptr, *standIn = nullptr;
+  llvm::DenseSet<Value> fedFromOutside;
+  for (KernelPlan &p : plans) {
+    if (p.layers && p.feedsBack)
+      feeder = &p;
+    for (unsigned j : p.fedBack)
+      if (p.layers)
+        fedFromOutside.insert(p.inputs[j]);
+  }
+  for (KernelPlan &p : plans)
+    if (fedFromOutside.count(p.streamed()))
+      standIn = standIn || fedFromOutside.size() > 1 ? nullptr : &p;
+  if (!feeder || !standIn)
+    return {nullptr, nullptr};
+  return {feeder, standIn};
+}
+
 /// A folded program's block kernels hold every layer's tiles, and their
 /// results leave in blocks as a pipelined program's do (a token waits for
-/// no kernel's whole row to pass one PE), but for the streams the layers
-/// feed back and those that stand in for them in layer 0: one stream each,
-/// as a feedback port takes.
+/// no kernel's whole row to pass one PE). The block's output and its
+/// stand-in in layer 0 come in on the same readers' ports, so they leave in
+/// the same blocks (matchFedBackBlocks) when both are kinds that cut their
+/// rows by columns (linear, embed); otherwise one stream each, as a
+/// feedback port takes.
 void blockFoldedStreams(std::vector<KernelPlan> &plans) {
+  auto [feeder, standIn] = fedBackPair(plans);
+  auto cutsByColumns = [](const KernelPlan *p) {
+    return p && !p->hostResult && (p->kind == "linear" || p->kind == "embed");
+  };
+  bool inBlocks = cutsByColumns(feeder) && cutsByColumns(standIn);
   llvm::DenseSet<Value> fedFromOutside;
   for (const KernelPlan &p : plans)
     for (unsigned j : p.fedBack)
       fedFromOutside.insert(p.inputs[j]);
   for (KernelPlan &p : plans) {
     p.residentLayers = p.layers > 0;
-    p.blocked = !(p.layers && p.feedsBack) && !fedFromOutside.count(p.streamed());
+    p.blocked = inBlocks || (!(p.layers && p.feedsBack) && !fedFromOutside.count(p.streamed()));
   }
+}
+
+/// Once the shapes are chosen: the stand-in takes the feeder's width, and
+/// so its columns per block, on the fewest rows that hold it, while the
+/// wafer's `capacity` holds every kernel; when their blocks still differ (or
+/// either reorders its columns), both leave as one stream.
+void matchFedBackBlocks(std::vector<KernelPlan> &plans, wafer::ArchAttr arch, double capacity) {
+  auto [feeder, standIn] = fedBackPair(plans);
+  if (!feeder || !feeder->blocked || !standIn->blocked)
+    return;
+  int64_t n = streamWords(feeder->streamed());
+  if (standIn->w != feeder->w && standIn->size) {
+    KernelPlan before = *standIn;
+    standIn->minW = standIn->maxW = feeder->w;
+    standIn->h = 1, standIn->w = int64_t(capacity);
+    standIn->size(*standIn);
+    double pes = 0;
+    for (const KernelPlan &p : plans)
+      pes += double(p.h * p.w);
+    if (pes > capacity || resultBlocks(*standIn, n, arch) != resultBlocks(*feeder, n, arch))
+      *standIn = std::move(before);
+  }
+  standIn->align = feeder->align;
+  auto reorders = [](const KernelPlan *p) {
+    return !p->colInterleave.empty() || !p->colPerm.empty();
+  };
+  if (resultBlocks(*standIn, n, arch) != resultBlocks(*feeder, n, arch) || reorders(feeder) ||
+      reorders(standIn) || streamWords(standIn->streamed()) != n)
+    feeder->blocked = standIn->blocked = false;
 }
 
 /// Contiguous stages [begin, end) of plans, one per wafer: `wafers` "auto"
@@ -558,6 +616,8 @@ void LowerToKernelsPass::runOnOperation() {
       }
     }
     orderSharedHeads(plans, arch.getHeight());
+    if (residentLayers)
+      matchFedBackBlocks(plans, arch, capacity);
     // Attention's producer cuts blocks of what one attention column takes
     // of a head, now that the columns per head are chosen.
     for (KernelPlan &attention : plans) {
@@ -727,8 +787,9 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
       SmallVector<LogicalInput> ins = logicalInputs(kernel);
       SmallVector<NamedAttribute> fb;
       for (unsigned j : p.fedBack)
-        fb.push_back(b.getNamedAttr("fb" + std::to_string(ins[j].operand),
-                                    b.getStringAttr(p.layers ? blockFeeder : tokenFeeder)));
+        for (const std::string &port : ins[j].ports()) // each block comes back
+          fb.push_back(b.getNamedAttr("fb" + port.substr(2),
+                                      b.getStringAttr(p.layers ? blockFeeder : tokenFeeder)));
       kernel.setFeedbackAttr(b.getDictionaryAttr(fb));
     }
     if (p.hostResult) {
@@ -740,6 +801,18 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     }
     else
       streams[p.streamed()] = *out;
+  }
+  // The block's output comes back in the blocks its stand-in sent.
+  if (auto [feeder, standIn] = fedBackPair(plans); feeder && feeder->blocked) {
+    auto sizes = [&](const KernelPlan *p) {
+      return llvm::to_vector(llvm::map_range(streams[p->streamed()], [](Value v) {
+        return cast<wk::StreamType>(v.getType()).getSize();
+      }));
+    };
+    if (sizes(feeder) != sizes(standIn))
+      return func.emitError("kernel '")
+             << feeder->name << "' feeds back other blocks than kernel '" << standIn->name
+             << "' sends in layer 0, on the same ports";
   }
   // Host outputs: a one-PE kernel per returned activation.
   for (OpOperand &operand : ret->getOpOperands()) {

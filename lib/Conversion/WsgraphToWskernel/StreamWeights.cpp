@@ -393,15 +393,16 @@ void placeLayerTiles(const KernelPlan &p, ArrayRef<Operation *> tiles, Block *in
 
 /// Fed-back inputs come from the block's output after layer 0 (their ports'
 /// "fb" twins, with the same windows); the block's output goes back on
-/// "fb" until the last layer, which sends it on.
+/// "fb" (in blocks: "fbout<i>") until the last layer, which sends it on.
 void switchFeedbackPorts(wk::KernelOp kernel, const KernelPlan &p, Block *inLoop,
                          const LayerLoop &layer) {
   OpBuilder b(kernel.getContext());
-  // (Ports are named by operand: a logical input's first one.)
+  // (Ports are named by operand: each block's of a fed logical input.)
   llvm::StringSet<> fed;
   SmallVector<LogicalInput> ins = logicalInputs(kernel);
   for (unsigned j : p.fedBack)
-    fed.insert("in" + std::to_string(ins[j].operand));
+    for (const std::string &port : ins[j].ports())
+      fed.insert(port);
   for (auto filter : llvm::make_early_inc_range(kernel.getBody().front().getOps<wk::FilterOp>()))
     if (fed.contains(filter.getPort())) {
       b.setInsertionPointAfter(filter);
@@ -417,6 +418,18 @@ void switchFeedbackPorts(wk::KernelOp kernel, const KernelPlan &p, Block *inLoop
     }
   };
   collect(*inLoop, layer.depth);
+  // The block output goes back on "fb", or block i on "fbout<i>"
+  // (wskernel::feedbackPort).
+  auto resultOf = [](StringRef port) {
+    unsigned i = 0;
+    return port.consume_front("out") && !port.getAsInteger(10, i) ? int(i) : -1;
+  };
+  int blocks = 0;
+  for (auto [op, depth] : work) {
+    StringRef outAttr = isa<wk::SendOp>(op) ? "port" : "forward";
+    if (auto out = op->getAttrOfType<StringAttr>(outAttr))
+      blocks = std::max(blocks, resultOf(out.getValue()) + 1);
+  }
   for (auto [op, depth] : work) {
     if (auto recv = dyn_cast<wk::RecvOp>(op); recv && fed.contains(recv.getPort())) {
       b.setInsertionPointAfter(recv);
@@ -428,10 +441,11 @@ void switchFeedbackPorts(wk::KernelOp kernel, const KernelPlan &p, Block *inLoop
     // The block output (sent, or forwarded by a relay).
     StringRef outAttr = isa<wk::SendOp>(op) ? "port" : "forward";
     auto out = op->getAttrOfType<StringAttr>(outAttr);
-    if (p.feedsBack && out && out.getValue() == "out0") {
+    if (int result = out ? resultOf(out.getValue()) : -1; p.feedsBack && result >= 0) {
       b.setInsertionPointAfter(op);
       Operation *again = b.clone(*op);
-      again->setAttr(outAttr, b.getStringAttr("fb"));
+      again->setAttr(outAttr, b.getStringAttr(blocks > 1 ? "fbout" + std::to_string(result)
+                                                          : std::string("fb")));
       addLayerGuard(op, layer, depth, 1, -(p.layers - 1));  // the last layer
       addLayerGuard(again, layer, depth, -1, p.layers - 2); // every other
     }

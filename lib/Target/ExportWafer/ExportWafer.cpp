@@ -306,13 +306,14 @@ FailureOr<uint32_t> Exporter::color(Operation *op, StringRef port) {
   return uint32_t(c.getInt());
 }
 
-/// Is `port` one of the kernel's streams (in<i>, out<i>, and weight
-/// streaming's fb and fb<i>), as opposed to a channel?
+/// Is `port` one of the kernel's streams (in<i>, out<i>, and the feedback
+/// ports fb, fb<i> and fbout<i>), as opposed to a channel?
 static bool isStreamPort(StringRef port) {
   unsigned i;
   if (port == "fb")
     return true;
-  return (port.consume_front("in") || port.consume_front("out") || port.consume_front("fb")) &&
+  return (port.consume_front("in") || port.consume_front("out") || port.consume_front("fbout") ||
+          port.consume_front("fb")) &&
          !port.getAsInteger(10, i);
 }
 

@@ -96,7 +96,7 @@ Sizer wsc::lowering::embedSizer(int64_t v, int64_t c, bool positions, bool chain
     int64_t budget = p.h * p.w, most = std::min(v, maxRows(p, arch));
     int64_t bestH = 0, bestW = 0;
     double best = 0;
-    for (int64_t w = 1; w <= std::min(c, maxCols(p, arch)); ++w) {
+    for (int64_t w = std::max<int64_t>(1, p.minW); w <= std::min(c, maxCols(p, arch)); ++w) {
       if (w != ceilDiv(c, ceilDiv(c, w)))
         continue; // the same columns as a narrower grid, one of them padding
       if (words(most, w) > dataWords)
