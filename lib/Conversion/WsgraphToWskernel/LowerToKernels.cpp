@@ -258,6 +258,79 @@ static llvm::hash_code sizingKey(const KernelPlan &p, int64_t minPes, size_t ind
   return key;
 }
 
+/// A plan's latency at budgets from `least` to `most`, 8% apart: its
+/// cycles and chains (once a layer in a block) at the shape it takes.
+using LatencyCurve = SmallVector<std::pair<int64_t, double>>;
+static LatencyCurve latencyCurve(KernelPlan &p, int64_t least, int64_t most, int64_t tokens,
+                                 const CostModel &cost) {
+  const KernelKind *kind = kernelKind(p.kind);
+  int64_t n = p.hostResult ? 0 : streamWords(p.streamed());
+  double passes = double(std::max<int64_t>(1, p.layers));
+  LatencyCurve curve;
+  for (int64_t b = least;; b = std::min(most, std::max(b + 1, b * 27 / 25))) {
+    p.h = 1, p.w = b;
+    p.size(p);
+    double chain = kind ? kind->chainCycles(p, n, tokens, cost) : 0.0;
+    curve.push_back({b, passes * (p.cycles(p) + chain)});
+    if (b >= most)
+      return curve;
+  }
+}
+
+/// A generating program's budgets: a token passes every kernel in turn, so
+/// the PEs go where they shorten its path most. Each kernel's latency at a
+/// budget is its cycles and its chains (once a layer in a block); a price
+/// per PE is bisected until the budgets that minimise latency plus price
+/// fit the wafer (budgets on a grid 8% apart); kernels without estimates
+/// keep theirs.
+static void spendOnLatency(std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes,
+                           size_t first, size_t last, double capacity, int64_t maxPes,
+                           int64_t tokens, wafer::ArchAttr arch,
+                           SmallVectorImpl<int64_t> &budgets) {
+  CostModel cost{arch};
+  double room = capacity;
+  for (size_t i = first; i < last; ++i)
+    if (!plans[i].cycles)
+      room -= double(budgets[i - first]);
+  int64_t most = std::max<int64_t>(1, std::min<int64_t>(maxPes, int64_t(capacity)));
+  // Each kernel's curve, once for plans alike (sizingKey).
+  std::vector<LatencyCurve> curves;
+  SmallVector<int> curveOf(last - first, -1);
+  llvm::DenseMap<llvm::hash_code, int> curveOfKey;
+  for (size_t i = first; i < last; ++i) {
+    KernelPlan &p = plans[i];
+    if (!p.cycles)
+      continue;
+    auto [it, fresh] = curveOfKey.try_emplace(sizingKey(p, minPes[i], i), int(curves.size()));
+    curveOf[i - first] = it->second;
+    if (!fresh)
+      continue;
+    curves.push_back(latencyCurve(p, std::min(minPes[i], most), most, tokens, cost));
+  }
+  auto spend = [&](double price, SmallVectorImpl<int64_t> *out) {
+    double used = 0;
+    for (size_t i = first; i < last; ++i) {
+      if (curveOf[i - first] < 0)
+        continue;
+      auto best = llvm::min_element(curves[curveOf[i - first]], [&](auto &a, auto &b) {
+        return a.second + price * double(a.first) < b.second + price * double(b.first);
+      });
+      used += double(best->first);
+      if (out)
+        (*out)[i - first] = best->first;
+    }
+    return used;
+  };
+  double lo = 1e-6, hi = 1e9; // cycles a PE is worth
+  if (spend(hi, nullptr) > room)
+    return; // the minimax budgets stay
+  for (int step = 0; step < 60; ++step) {
+    double mid = std::sqrt(lo * hi);
+    (spend(mid, nullptr) <= room ? hi : lo) = mid;
+  }
+  spend(hi, &budgets);
+}
+
 static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
                                          ArrayRef<int64_t> minPes, size_t first, size_t last,
                                          double capacity, int64_t maxPes) {
@@ -608,6 +681,9 @@ void LowerToKernelsPass::runOnOperation() {
     for (auto [stage, range] : llvm::enumerate(*stages)) {
       SmallVector<int64_t> budgets =
           balanceStage(plans, minPes, range.first, range.second, capacity, maxPes);
+      if (plans[range.first].tokenAtATime)
+        spendOnLatency(plans, minPes, range.first, range.second, capacity, maxPes, tokens, arch,
+                       budgets);
       for (size_t i = range.first; i < range.second; ++i) {
         KernelPlan &p = plans[i];
         p.stage = stage;

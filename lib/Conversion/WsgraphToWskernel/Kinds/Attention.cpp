@@ -427,8 +427,8 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
                                        (q + 2) * ds, blockColumns(p, w, d * heads, arch),
                                        prefetches(p, tokens), false, q) +
                         rotaryCycles(p, ds, cost, q);
-        // Among a group's layouts, a decode step waits for the merges too.
-        if (p.tokenAtATime && a.group > 1)
+        // A decode step waits for the merges too.
+        if (p.tokenAtATime)
           cycles += AttentionKind::mergeChainCycles(cost, rows, tb, ds, q, true);
         bool within = rows * w <= budget;
         if (within && (cycles < best || (cycles == best && rows * w < bestH * bestW)))
