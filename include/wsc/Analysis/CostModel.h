@@ -47,12 +47,10 @@ struct CostModel {
   double forwarded(int64_t n) const { return words(n) + double(arch.getHopCycles()); }
 
   /// Cycles a PE of a w-PE row spends per token on an all-reduce of n
-  /// words: a sum chain east, the total back west. Each PE on the way
-  /// receives the n words whole before it sends them on, so every hop
-  /// costs them again. It waits for the round trip, so here the chain's
-  /// length is time per token.
+  /// words: a sum chain east, the total back west. It waits for the round
+  /// trip, so here the chain's length is time per token.
   double rowAllReduce(int64_t w, int64_t n = 1) const {
-    return w > 1 ? double(2 * (w - 1)) * forwarded(n) : 0.0;
+    return w > 1 ? 4 * words(n) + double(2 * (w - 1) * arch.getHopCycles()) : 0.0;
   }
 
   /// How a kernel's last row hands its n-word result on: as blocks of

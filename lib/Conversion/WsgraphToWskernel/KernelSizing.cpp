@@ -73,10 +73,9 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool 
       p.kind == "attention" && p.heads > 0 && p.w > p.attention.columnHeads(p.heads);
   if (p.h > 1)
     c.push_back(b.getNamedAttr("col", b.getStringAttr("col_chain")));
-  // Gathers and the all-reduces run along rows (an add gathers only a
-  // result that leaves as one stream).
+  // Gathers (blocks of several columns) and the all-reduces run along rows.
   if (p.w > 1 && (layerNorm || splitHeads || p.kind == "argmax" || p.picksNext ||
-                  (!p.hostResult && (p.kind != "add" || !p.blocked) && group > 1)))
+                  (!p.hostResult && group > 1)))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
   if (p.w > 1 && (layerNorm || splitHeads))
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));

@@ -794,11 +794,18 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
                                          hd * parts + to, 0, h - 1));
       return k.builder().getArrayAttr(r);
     };
-    ArrayAttr notFirst = columns(1, parts - 1), notLast = columns(0, parts - 2);
-    k.recv("row", k.aff(scores), k.aff(nq * tb), "add", notFirst, seen);
-    k.send("row", k.aff(scores), k.aff(nq * tb), notLast, seen);
-    k.recv("back", k.aff(scores), k.aff(nq * tb), "copy", notLast, seen);
-    k.send("back", k.aff(scores), k.aff(nq * tb), notFirst, seen);
+    // The columns between a head's ends add (or take) the scores and pass
+    // them on as they come (Norm's all-reduce).
+    ArrayAttr first = columns(0, 0), last = columns(parts - 1, parts - 1);
+    wk::AffAttr n = k.aff(nq * tb);
+    k.send("row", k.aff(scores), n, first, seen);
+    if (parts > 2)
+      k.relay("row", "row", k.aff(scores), n, "add", columns(1, parts - 2), seen);
+    k.recv("row", k.aff(scores), n, "add", last, seen);
+    k.send("back", k.aff(scores), n, last, seen);
+    if (parts > 2)
+      k.relay("back", "back", k.aff(scores), n, "copy", columns(1, parts - 2), seen);
+    k.recv("back", k.aff(scores), n, "copy", first, seen);
   }
   k.imm("mul", k.aff(scores), k.aff(scores), p.scale, k.aff(nq * tb), nullptr, seen);
   // A row wholly in the future contributes nothing: m = -inf, s = 0, o = 0.
