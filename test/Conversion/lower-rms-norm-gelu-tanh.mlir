@@ -24,10 +24,10 @@
 // RMS-NEXT: wskernel.matvec <base = 64, loop = [4]> = <base = 0, loop = [16]> x <base = 0, loop = [16]> rows <base = 1> cols <base = 4>
 // RMS-NEXT: }
 // One all-reduce: the sums run east, the totals come back west.
-// RMS-NEXT: wskernel.recv "row" to <base = 64> n <base = 4> {combine = "add", when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
 // RMS-NEXT: wskernel.send "row" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
-// RMS-NEXT: wskernel.recv "back" to <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
+// RMS-NEXT: wskernel.recv "row" to <base = 64> n <base = 4> {combine = "add", when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
 // RMS-NEXT: wskernel.send "back" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 1, x1 = 1, y0 = 0, y1 = 0>]}
+// RMS-NEXT: wskernel.recv "back" to <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 0, y0 = 0, y1 = 0>]}
 // RMS-NEXT: wskernel.loop 4 {
 // RMS-NEXT: wskernel.imm "mul" <base = 64, loop = [4]> = <base = 64, loop = [4]>, 1.250000e-01 n <base = 1>
 // RMS-NEXT: wskernel.imm "add" <base = 64, loop = [4]> = <base = 64, loop = [4]>, 9.99999997E-7 n <base = 1>
