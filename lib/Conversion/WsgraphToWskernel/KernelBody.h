@@ -256,14 +256,14 @@ inline SmallVector<int64_t> resultBlocks(const KernelPlan &p, int64_t n, wafer::
 }
 
 /// One token through a linear kind (Kind::chainCycles): x along the
-/// columns and the partial sums down the tile rows, a hop a PE (each row
-/// adds the words from above as they arrive, so the nb words stream down
-/// the column once), then its result: a block's last word leaves after
+/// columns, a hop a PE, and the partial sums down the tile rows, a relay a
+/// row (each row adds the words from above as they arrive, so the nb words
+/// stream down the column once), then its result: a block's last word leaves after
 /// the block's other words (a reader's rows whose x lies late in a block
 /// wait for it).
 inline double linearChainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) {
   int64_t nb = ceilDiv(n, p.w);
-  return double(p.h + p.w - 2) * double(cost.arch.getHopCycles()) +
+  return double(p.w - 1) * double(cost.arch.getHopCycles()) + double(p.h - 1) * cost.relay() +
          (p.hostResult ? cost.words(nb)
                        : cost.output(CostModel::Output::Blocks, n, nb, p.w, p.h,
                                      blockColumns(p, n, cost.arch)));

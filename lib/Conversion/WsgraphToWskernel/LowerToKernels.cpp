@@ -681,7 +681,8 @@ void LowerToKernelsPass::runOnOperation() {
     for (auto [stage, range] : llvm::enumerate(*stages)) {
       SmallVector<int64_t> budgets =
           balanceStage(plans, minPes, range.first, range.second, capacity, maxPes);
-      if (plans[range.first].tokenAtATime)
+      // (Weight streaming's pace is its loads, which more PEs only pad.)
+      if (plans[range.first].tokenAtATime && (!weightStreaming || residentLayers))
         spendOnLatency(plans, minPes, range.first, range.second, capacity, maxPes, tokens, arch,
                        budgets);
       for (size_t i = range.first; i < range.second; ++i) {

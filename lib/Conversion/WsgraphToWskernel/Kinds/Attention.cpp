@@ -45,8 +45,12 @@ public:
                      const CostModel &cost) const override {
     const AttentionLayout &a = p.attention;
     int64_t q = a.queries, columnHeads = std::max<int64_t>(1, a.columnHeads(p.heads));
-    int64_t ds = a.d / std::max<int64_t>(1, p.w / columnHeads);
-    return mergeChainCycles(cost, p.h, ceilDiv(tokens, p.h), ds, q, p.tokenAtATime) +
+    int64_t parts = std::max<int64_t>(1, p.w / columnHeads), ds = a.d / parts;
+    // Generating, the scores' all-reduce waits for each relay's delivery
+    // too (its cycles per token count the hops).
+    double relays = p.tokenAtATime ? 2.0 * double(parts - 1) : 0.0;
+    return relays * (cost.relay() - double(cost.arch.getHopCycles())) +
+           mergeChainCycles(cost, p.h, ceilDiv(tokens, p.h), ds, q, p.tokenAtATime) +
            cost.output(CostModel::Output::Blocks, n, q * ds, p.w, p.h,
                        blockColumns(p, n, cost.arch));
   }
@@ -58,7 +62,7 @@ public:
   static double mergeChainCycles(const CostModel &cost, int64_t rows, int64_t tb, int64_t ds,
                                  int64_t queries, bool sideBySide) {
     double q = double(queries);
-    double merge = double(cost.arch.getHopCycles()) + cost.words(queries * (ds + 2)) +
+    double merge = cost.relay() + cost.words(queries * (ds + 2)) +
                    q * CostModel::mergeCycles(cost, ds, sideBySide);
     if (!sideBySide)
       merge += q * (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;

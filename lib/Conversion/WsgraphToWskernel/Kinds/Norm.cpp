@@ -34,7 +34,11 @@ public:
   /// The result's blocks leave after the token's statistics, not beside them.
   double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
                      const CostModel &cost) const override {
-    return cost.output(CostModel::Output::Blocks, n, ceilDiv(n, p.w), p.w, 1,
+    // One token alone also waits for each relay's delivery on its
+    // all-reduces' round trips (its cycles per token count the hops).
+    double relays = p.tokenAtATime ? (center ? 4.0 : 2.0) * double(p.w - 1) : 0.0;
+    return relays * (cost.relay() - double(cost.arch.getHopCycles())) +
+           cost.output(CostModel::Output::Blocks, n, ceilDiv(n, p.w), p.w, 1,
                        blockColumns(p, n, cost.arch));
   }
 
