@@ -60,10 +60,11 @@ std::pair<KernelPlan *, KernelPlan *> fedBackPair(std::vector<KernelPlan> &plans
       if (p.layers)
         fedFromOutside.insert(p.inputs[j]);
   }
+  int producers = 0;
   for (KernelPlan &p : plans)
     if (fedFromOutside.count(p.streamed()))
-      standIn = standIn || fedFromOutside.size() > 1 ? nullptr : &p;
-  if (!feeder || !standIn)
+      standIn = &p, ++producers;
+  if (!feeder || producers != 1 || fedFromOutside.size() != 1)
     return {nullptr, nullptr};
   return {feeder, standIn};
 }
