@@ -45,10 +45,11 @@ struct CostModel {
   /// pass. Tokens pipeline through the chain, so its length adds latency,
   /// not time per token.
   double forwarded(int64_t n) const { return words(n) + double(arch.getHopCycles()); }
+  /// The cycle a message takes from its last hop into the core.
+  double delivery() const { return 1.0; }
   /// Cycles a word takes from a PE to the next one's core when that core
-  /// passes it on (a chain's stage, as one token alone waits for it): the
-  /// hop and its delivery to the core.
-  double relay() const { return double(arch.getHopCycles()) + 1; }
+  /// passes it on (a chain's stage, as one token alone waits for it).
+  double relay() const { return double(arch.getHopCycles()) + delivery(); }
 
   /// Cycles a PE of a w-PE row spends per token on an all-reduce of n
   /// words: a sum chain east, the total back west. It waits for the round

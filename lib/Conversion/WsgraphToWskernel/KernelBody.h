@@ -258,8 +258,8 @@ inline SmallVector<int64_t> resultBlocks(const KernelPlan &p, int64_t n, wafer::
 /// One token through a linear kind (Kind::chainCycles): x along the
 /// columns, a hop a PE, and the partial sums down the tile rows, a relay a
 /// row (each row adds the words from above as they arrive, so the nb words
-/// stream down the column once), then its result: a block's last word leaves after
-/// the block's other words (a reader's rows whose x lies late in a block
+/// stream down the column once), then its result: a block's last word
+/// leaves after the block's other words (a reader's rows whose x lies late in a block
 /// wait for it).
 inline double linearChainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) {
   int64_t nb = ceilDiv(n, p.w);

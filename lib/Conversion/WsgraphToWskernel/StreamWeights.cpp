@@ -420,16 +420,17 @@ void switchFeedbackPorts(wk::KernelOp kernel, const KernelPlan &p, Block *inLoop
   collect(*inLoop, layer.depth);
   // The block output goes back on "fb", or block i on "fbout<i>"
   // (wskernel::feedbackPort).
-  auto resultOf = [](StringRef port) {
+  // (A send's port or a relay's forward; -1 but for "out<i>".)
+  auto outAttr = [](Operation *op) { return StringRef(isa<wk::SendOp>(op) ? "port" : "forward"); };
+  auto resultOf = [&](Operation *op) {
+    auto out = op->getAttrOfType<StringAttr>(outAttr(op));
+    StringRef port = out ? out.getValue() : "";
     unsigned i = 0;
     return port.consume_front("out") && !port.getAsInteger(10, i) ? int(i) : -1;
   };
   int blocks = 0;
-  for (auto [op, depth] : work) {
-    StringRef outAttr = isa<wk::SendOp>(op) ? "port" : "forward";
-    if (auto out = op->getAttrOfType<StringAttr>(outAttr))
-      blocks = std::max(blocks, resultOf(out.getValue()) + 1);
-  }
+  for (auto [op, depth] : work)
+    blocks = std::max(blocks, resultOf(op) + 1);
   for (auto [op, depth] : work) {
     if (auto recv = dyn_cast<wk::RecvOp>(op); recv && fed.contains(recv.getPort())) {
       b.setInsertionPointAfter(recv);
@@ -439,12 +440,10 @@ void switchFeedbackPorts(wk::KernelOp kernel, const KernelPlan &p, Block *inLoop
       addLayerGuard(again, layer, depth, 1, -1); // layers 1 and on
     }
     // The block output (sent, or forwarded by a relay).
-    StringRef outAttr = isa<wk::SendOp>(op) ? "port" : "forward";
-    auto out = op->getAttrOfType<StringAttr>(outAttr);
-    if (int result = out ? resultOf(out.getValue()) : -1; p.feedsBack && result >= 0) {
+    if (int result = resultOf(op); p.feedsBack && result >= 0) {
       b.setInsertionPointAfter(op);
       Operation *again = b.clone(*op);
-      again->setAttr(outAttr, b.getStringAttr(blocks > 1 ? "fbout" + std::to_string(result)
+      again->setAttr(outAttr(op), b.getStringAttr(blocks > 1 ? "fbout" + std::to_string(result)
                                                           : std::string("fb")));
       addLayerGuard(op, layer, depth, 1, -(p.layers - 1));  // the last layer
       addLayerGuard(again, layer, depth, -1, p.layers - 2); // every other

@@ -49,7 +49,7 @@ public:
     // Generating, the scores' all-reduce waits for each relay's delivery
     // too (its cycles per token count the hops).
     double relays = p.tokenAtATime ? 2.0 * double(parts - 1) : 0.0;
-    return relays * (cost.relay() - double(cost.arch.getHopCycles())) +
+    return relays * cost.delivery() +
            mergeChainCycles(cost, p.h, ceilDiv(tokens, p.h), ds, q, p.tokenAtATime) +
            cost.output(CostModel::Output::Blocks, n, q * ds, p.w, p.h,
                        blockColumns(p, n, cost.arch));

@@ -37,7 +37,7 @@ public:
     // One token alone also waits for each relay's delivery on its
     // all-reduces' round trips (its cycles per token count the hops).
     double relays = p.tokenAtATime ? (center ? 4.0 : 2.0) * double(p.w - 1) : 0.0;
-    return relays * (cost.relay() - double(cost.arch.getHopCycles())) +
+    return relays * cost.delivery() +
            cost.output(CostModel::Output::Blocks, n, ceilDiv(n, p.w), p.w, 1,
                        blockColumns(p, n, cost.arch));
   }
