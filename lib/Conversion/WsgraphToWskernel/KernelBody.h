@@ -418,6 +418,30 @@ void splitWideHostLinears(std::vector<KernelPlan> &plans, double capacity, int64
 LogicalResult splitForDefects(std::vector<KernelPlan> &plans, int64_t maxPes, double defectRate,
                               int64_t batch, int64_t tokens, wafer::ArchAttr arch);
 
+/// Contiguous stages [begin, end) of plans, one per wafer: `wafers` "auto"
+/// takes the fewest wafers whose PE capacity holds every kernel's minimum,
+/// a number forces that many. Within that count, the busiest stage's work
+/// is as small as it can be (within 5%), then the fewest words cross
+/// (BalanceKernels.cpp).
+FailureOr<SmallVector<std::pair<size_t, size_t>>>
+partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, double capacity,
+                StringRef wafers);
+/// PE budgets for plans [first, last) of one wafer: the least cycles per
+/// token T that all estimated kernels reach together within `capacity`
+/// PEs (binary search on T; each kernel takes the smallest budget that
+/// reaches T, or its fastest). Kernels without an estimate get PEs in
+/// proportion to their work, as do all when the estimated ones fit anyway.
+SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes,
+                                  size_t first, size_t last, double capacity, int64_t maxPes);
+/// A generating program's budgets for plans [first, last), replacing
+/// `budgets` (balanceStage's) when they fit: each kernel's latency at a
+/// budget is its cycles and its chains (once a layer in a block), on a grid
+/// of budgets 8% apart, and their sum is the least the wafer allows.
+/// Kernels without estimates keep theirs.
+void spendOnLatency(std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, size_t first,
+                    size_t last, double capacity, int64_t maxPes, int64_t tokens,
+                    wafer::ArchAttr arch, SmallVectorImpl<int64_t> &budgets);
+
 /// Writes the grid, channels, body, stage and figures of `kernel` for plan
 /// `p` (replacing any body it had; a weight-streaming plan's body loops over
 /// its layers); returns its SRAM bytes per PE, which the caller checks

@@ -41,6 +41,13 @@ namespace {
 struct LowerToKernelsPass : wsc::impl::WscLowerToKernelsBase<LowerToKernelsPass> {
   using WscLowerToKernelsBase::WscLowerToKernelsBase;
   void runOnOperation() override;
+
+private:
+  LogicalResult lowerFunction(func::FuncOp func, wafer::ArchAttr arch, StringRef storage);
+  FailureOr<SmallVector<int64_t>> smallestShapes(std::vector<KernelPlan> &plans, double capacity);
+  LogicalResult sizeOnWafers(func::FuncOp func, std::vector<KernelPlan> &plans,
+                             wafer::ArchAttr arch, double capacity, int64_t maxPes,
+                             int64_t tokens);
 };
 
 LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, int64_t batch,
@@ -121,297 +128,367 @@ void matchFedBackBlocks(std::vector<KernelPlan> &plans, wafer::ArchAttr arch, do
     feeder->blocked = standIn->blocked = false;
 }
 
-/// Contiguous stages [begin, end) of plans, one per wafer: `wafers` "auto"
-/// takes the fewest wafers whose PE capacity holds every kernel's minimum,
-/// a number forces that many. Within that count, the busiest stage's work
-/// is as small as it can be (within 5%), then the fewest words cross.
-FailureOr<SmallVector<std::pair<size_t, size_t>>>
-partitionStages(const std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes, double capacity,
-                StringRef wafers) {
-  size_t n = plans.size();
-  // Fewest stages by first fit in program order.
-  int64_t fewest = 1;
-  double used = 0;
-  for (int64_t m : minPes) {
-    if (used + m > capacity)
-      ++fewest, used = 0;
-    used += m;
+/// Plans a function's kernels in program order: one per op a fused kind
+/// takes, and a generic one per result of an op none takes, made when a
+/// kernel or a result needs its value.
+class FunctionPlanner {
+public:
+  FunctionPlanner(PlanContext &ctx, int64_t maxBlocks, bool weightStreaming)
+      : ctx(ctx), maxBlocks(maxBlocks), weightStreaming(weightStreaming) {
+    ctx.streamOf = [this](Value v) { return ensureProduced(v); };
   }
-  int64_t count = fewest;
-  if (wafers != "auto") {
-    if (wafers.getAsInteger(10, count) || count < fewest || count <= 0 || size_t(count) > n)
-      return failure();
+  /// Plans every op of `func`; false after an error (reported).
+  bool planFunction(func::FuncOp func);
+
+private:
+  void fail(Operation *op, const Twine &msg) {
+    op->emitError() << msg;
+    failed = true;
   }
-  // prefix[i]: work of plans [0, i); crossing[i]: words per token of the
-  // streams a cut before plan i crosses.
-  SmallVector<double> prefix(n + 1, 0);
-  for (size_t i = 0; i < n; ++i)
-    prefix[i + 1] = prefix[i] + plans[i].work;
-  llvm::DenseMap<Value, size_t> producer;
-  for (size_t i = 0; i < n; ++i)
-    producer[plans[i].streamed()] = i;
-  // A stream crosses every cut between its producer and its last consumer.
-  SmallVector<size_t> lastUse(n, 0);
-  for (size_t j = 0; j < n; ++j)
-    for (Value in : plans[j].inputs)
-      if (auto it = producer.find(in); it != producer.end())
-        lastUse[it->second] = std::max(lastUse[it->second], j);
-  SmallVector<int64_t> crossing(n + 1, 0);
-  for (size_t k = 0; k < n; ++k)
-    for (size_t cut = k + 1; cut <= lastUse[k]; ++cut)
-      crossing[cut] += streamWords(plans[k].streamed());
-  // Two dynamic programs over cut positions, each stage within a wafer's
-  // PEs: the least possible work of the busiest stage, then, among cuts
-  // whose busiest stage is within 5% of it, the fewest stream words crossing.
-  const double inf = std::numeric_limits<double>::infinity();
-  size_t stagesWanted = size_t(count);
-  auto fits = [&](size_t from, size_t to) { // plans [from, to) on one wafer
-    double pes = 0;
-    for (size_t i = from; i < to; ++i)
-      pes += minPes[i];
-    return pes <= capacity;
-  };
-  // first[i]: the first plan that can share a wafer with plans up to i - 1.
-  SmallVector<size_t> first(n + 1, 0);
-  for (size_t i = 1, from = 0; i <= n; ++i) {
-    while (!fits(from, i))
-      ++from;
-    first[i] = from;
+  bool ensureProduced(Value v);
+  bool planGenericFor(Operation *op);
+  bool planGenericResult(Operation *op, OpResult r);
+  void planFused(Operation *op);
+
+  PlanContext &ctx;
+  int64_t maxBlocks;
+  bool weightStreaming;
+  llvm::DenseSet<Operation *> deferred; // ops planned when a kernel needs them
+  int residuals = 0;
+  bool failed = false;
+};
+
+bool FunctionPlanner::planFunction(func::FuncOp func) {
+  for (Operation &op : func.getBody().front()) {
+    if (ctx.absorbed.count(&op) || isa<wg::WeightOp, wg::ConstantOp, func::ReturnOp>(op))
+      continue;
+    // Head split and merge around attention are claimed when the attention
+    // op is reached; what no attention takes is planned when needed.
+    if (isa<wg::SplitOp, wg::ReshapeOp, wg::TransposeOp, wg::SliceOp, wg::RotaryOp>(op))
+      deferred.insert(&op);
+    else
+      planFused(&op);
   }
-  auto solve = [&](function_ref<double(size_t, size_t, double)> combine, double bound)
-      -> std::pair<double, SmallVector<std::pair<size_t, size_t>>> {
-    // best[k][i]: plans [0, i) on k stages; from[k][i]: where the last begins.
-    std::vector<std::vector<double>> best(stagesWanted + 1, std::vector<double>(n + 1, inf));
-    std::vector<std::vector<size_t>> from(stagesWanted + 1, std::vector<size_t>(n + 1, 0));
-    best[0][0] = 0;
-    for (size_t k = 1; k <= stagesWanted; ++k)
-      for (size_t i = 1; i <= n; ++i)
-        for (size_t j = first[i]; j < i; ++j) {
-          if (best[k - 1][j] == inf || prefix[i] - prefix[j] > bound)
-            continue;
-          double v = combine(j, i, best[k - 1][j]);
-          if (v < best[k][i])
-            best[k][i] = v, from[k][i] = j;
-        }
-    SmallVector<std::pair<size_t, size_t>> cuts;
-    if (best[stagesWanted][n] == inf)
-      return {inf, cuts};
-    for (size_t k = stagesWanted, i = n; k > 0; i = from[k][i], --k)
-      cuts.insert(cuts.begin(), {from[k][i], i});
-    return {best[stagesWanted][n], cuts};
-  };
-  auto [busiest, balanced] = solve(
-      [&](size_t j, size_t i, double before) { return std::max(before, prefix[i] - prefix[j]); },
-      inf);
-  if (busiest == inf)
-    return failure();
-  auto [crossed, stages] = solve(
-      [&](size_t j, size_t, double before) { return before + double(j ? crossing[j] : 0); },
-      busiest * 1.05);
-  if (crossed == inf)
-    stages = balanced;
-  return stages;
+  // What the function returns, from ops no kernel has taken yet.
+  // (The next token an LM head picks is its second result.)
+  for (Value v : func.getBody().front().getTerminator()->getOperands())
+    if (!failed && !isStatic(v) && !isa<BlockArgument>(v) &&
+        !(v.getDefiningOp<wg::ArgMaxOp>() && ctx.absorbed.count(v.getDefiningOp())))
+      ensureProduced(v);
+  // A generating program hands each token on before the next comes back:
+  // a generic kernel, which holds the whole sequence, would wait for ever.
+  if (ctx.generate)
+    for (const KernelPlan &p : ctx.plans)
+      if (p.kind == "generic") {
+        fail(p.anchor, "a generating program needs kernels that take one token at a time; '" +
+                           p.anchor->getName().getStringRef() +
+                           "' runs on a generic kernel, which takes the whole sequence");
+        break;
+      }
+  return !failed;
+}
+
+void FunctionPlanner::planFused(Operation *op) {
+  KernelPlan plan;
+  plan.anchor = op;
+  plan.blocked = !weightStreaming;
+  Planned planned = Planned::NotThisKind;
+  for (const KernelKind *kind : fusedKinds())
+    if ((planned = kind->plan(op, ctx, plan)) != Planned::NotThisKind)
+      break;
+  if (planned == Planned::Failed) {
+    failed = true; // (reported)
+    return;
+  }
+  if (planned == Planned::NotThisKind) {
+    // A generic kernel, made when a kernel or a result needs its value: an
+    // op whose users fused kinds absorb makes none.
+    deferred.insert(op);
+    return;
+  }
+  // A block ends with its second residual add (after the attention's
+  // projection, then after the MLP's), whatever the MLP's form; with a
+  // parallel residual (NeoX), the MLP's projection adds the attention's
+  // and an add kernel the block's input.
+  bool residualAdd = plan.kind == "add" || (plan.kind == "linear" && plan.inputs.size() > 1 &&
+                                            !isStatic(plan.inputs[1]));
+  if (residualAdd && ++residuals % 2 == 0)
+    ++ctx.layer;
+  plan.storage = ctx.storage;
+  plan.maxBlocks = maxBlocks;
+  plan.tokenAtATime = ctx.generate;
+  ctx.produced[plan.anchor->getResult(0)] = ctx.plans.size();
+  ctx.plans.push_back(std::move(plan));
+}
+
+// A value some kernel must stream: a deferred op (one no fused kind took)
+// becomes a generic kernel when first needed.
+bool FunctionPlanner::ensureProduced(Value v) {
+  if (ctx.produced.count(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (def && deferred.contains(def) && !ctx.absorbed.count(def) && !failed) {
+    ctx.absorbed.insert(def);
+    if (auto rotary = dyn_cast<wg::RotaryOp>(def)) {
+      // No attention took it whole: its elementwise and movement ops.
+      Operation *next = def->getNextNode();
+      OpBuilder after(next);
+      Value same = rotary.decompose(after);
+      for (Operation *op = def->getNextNode(); op != next; op = op->getNextNode())
+        deferred.insert(op);
+      // Users see the decomposition's stream (kernels find their inputs'
+      // producers by value).
+      v.replaceAllUsesWith(same);
+      return ensureProduced(same);
+    }
+    return planGenericFor(def);
+  }
+  if (!failed && def)
+    fail(def, "'" + def->getName().getStringRef() + "' produces no stream for its users");
+  return false;
+}
+
+bool FunctionPlanner::planGenericFor(Operation *op) {
+  if (!hasGenericKernel(op)) {
+    fail(op, "'" + op->getName().getStringRef() +
+                 "' is not supported by wsc-lower-to-kernels (no kernel implements it)");
+    return false;
+  }
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape() || t.getNumElements() == 0) {
+      fail(op, "operand of type " + llvm::formatv("{0}", v.getType()).str() +
+                   " is not a static non-empty tensor; the generic kernel needs one");
+      return false;
+    }
+    if (!isStatic(v) && !isa<BlockArgument>(v) && !ensureProduced(v))
+      return false;
+  }
+  for (OpResult r : op->getResults())
+    if (!(r.use_empty() && op->getNumResults() > 1) && !planGenericResult(op, r))
+      return false;
+  return true;
+}
+
+bool FunctionPlanner::planGenericResult(Operation *op, OpResult r) {
+  auto t = cast<RankedTensorType>(r.getType());
+  if (!t.hasStaticShape() || t.getNumElements() == 0) {
+    fail(op, "result is not a static non-empty tensor; the generic kernel needs one");
+    return false;
+  }
+  std::string name = op->getName().stripDialect().str();
+  if (op->getNumResults() > 1)
+    name += "." + std::to_string(r.getResultNumber());
+  // Too large for one PE: chunks of rows, each passing the ones before it
+  // on (a key value stands for a chunk's stream).
+  auto chunks = chunkRows(op, r.getResultNumber(), ctx.arch.getSramBytes() / 4);
+  Value previous;
+  for (auto [c, rows] : llvm::enumerate(chunks)) {
+    bool last = c + 1 == chunks.size();
+    KernelPlan plan = planGeneric(op, r.getResultNumber(),
+                                  chunks.size() > 1 ? name + ".c" + std::to_string(c) : name);
+    plan.rowLo = rows.first, plan.rowHi = chunks.size() > 1 ? rows.second : 0;
+    if (previous) {
+      plan.inputs.push_back(previous);
+      plan.chained = true;
+    }
+    if (!last) {
+      OpBuilder keys(op);
+      plan.partialKey = wg::ConstantOp::create(
+          keys, op->getLoc(),
+          DenseIntElementsAttr::get(RankedTensorType::get({1}, keys.getI32Type()), int32_t(c)));
+      previous = plan.partialKey;
+    }
+    plan.storage = "f32";
+    plan.maxBlocks = maxBlocks;
+    plan.work /= double(chunks.size());
+    if (last)
+      ctx.produced[r] = ctx.plans.size();
+    ctx.plans.push_back(std::move(plan));
+  }
+  return true;
+}
+
+/// Attention's producer cuts blocks of what one attention column takes of
+/// a head, now that the columns per head are chosen.
+void alignAttentionProducers(std::vector<KernelPlan> &plans) {
+  for (KernelPlan &attention : plans) {
+    // One stream split in thirds (GPT-2's qkv) or in per-head thirds
+    // (NeoX's) is interleaved.
+    const AttentionLayout &in = attention.attention;
+    int64_t d = in.d, c = attention.heads * d;
+    bool thirds = in.k.base == c && in.v.base == 2 * c && in.q.stride == d && in.k.stride == d &&
+                  in.v.stride == d;
+    bool perHead = in.k.base == d && in.v.base == 2 * d && in.q.stride == 3 * d &&
+                   in.k.stride == 3 * d && in.v.stride == 3 * d;
+    if (attention.kind != "attention" || attention.heads <= 0 || in.group != 1 ||
+        in.rotary >= 0 || in.q.input || in.k.input || in.v.input || in.q.base ||
+        !(thirds || perHead))
+      continue;
+    // (Plans were split around defects since `produced` was filled.)
+    auto from = llvm::find_if(
+        plans, [&](const KernelPlan &q) { return q.streamed() == attention.inputs[0]; });
+    if (from == plans.end())
+      continue;
+    KernelPlan &q = *from;
+    int64_t ds = d / (attention.w / attention.heads); // one attention column's share
+    if (q.turns && ds % 2)
+      continue; // the shares would split its rotary pairs
+    // Kept only when the aligned shape is no slower. (Blocks of whole
+    // heads are not asked for: their q, k and v blocks cover the same
+    // attention columns, and three 128-word streams on every link there
+    // bound GPT-2-small at 438 cycles per token; see docs/cost-model.md.)
+    KernelPlan before = q;
+    q.align = ds;
+    q.h = 1, q.w = before.h * before.w;
+    q.size(q);
+    if (q.cycles && q.cycles(q) > before.cycles(before))
+      q = std::move(before);
+    // A whole linear (not a piece, not weight streaming) interleaves its
+    // columns by attention column: each column's q, k and v leave side by
+    // side (in order they come from three thirds of the producer and cross
+    // on their way).
+    if (isWholeLinear(q)) {
+      if (thirds)
+        q.colInterleave = {3, ds};
+      else
+        interleaveHeadByColumn(q, d, ds);
+      attention.qkvUnit = ds;
+    }
+  }
 }
 
 } // namespace
 
-/// PE budgets for plans [first, last) of one wafer: the least cycles per
-/// token T that all estimated kernels reach together within `capacity`
-/// PEs (binary search on T; each kernel takes the smallest budget that
-/// reaches T, or its fastest). Kernels without an estimate get PEs in
-/// proportion to their work, as do all when the estimated ones fit anyway.
-/// Budgets up to this many PEs are searched one by one (balanceStage).
-constexpr int64_t kScannedBudget = 64;
-
-/// What sizing a plan depends on, but for its weights' values: plans alike
-/// (a model's layers) take the same shape at the same budget. A plan whose
-/// weights are sparse (their zeros set the densest tile) is like no other.
-static llvm::hash_code sizingKey(const KernelPlan &p, int64_t minPes, size_t index) {
-  auto sparse = [](Value v) {
-    Operation *def = v.getDefiningOp();
-    return def && (def->hasAttr(kPruneAttr) || def->hasAttr(kDensityAttr) ||
-                   def->hasAttr(kMaskFileAttr));
-  };
-  if (llvm::any_of(p.inputs, sparse))
-    return llvm::hash_combine(-1, index);
-  auto bits = [](double x) { return llvm::bit_cast<uint64_t>(x); };
-  llvm::hash_code key = llvm::hash_combine(
-      p.kind, bits(p.work), minPes, p.maxH, p.maxW, p.maxBlocks, p.storage, p.layers, p.heads,
-      p.blocked, p.align, p.hostResult, p.rowLo, p.rowHi, p.chained, bits(p.epsilon), p.geluTanh,
-      p.gateActivation, bits(p.scale), bits(p.futureFill.value_or(0.0f)),
-      p.futureFill.has_value(), p.qkvUnit, p.turns, p.weightRowBase, p.colLo, p.colHi,
-      p.writesIntoPrevious);
-  key = llvm::hash_combine(key, llvm::hash_combine_range(p.colInterleave),
-                           llvm::hash_combine_range(p.colPerm), llvm::hash_combine_range(p.rowPerm),
-                           llvm::hash_combine_range(p.operandInput),
-                           llvm::hash_combine_range(p.attention.flat()));
-  for (auto [step, c] : p.maskSteps)
-    key = llvm::hash_combine(key, step, bits(c));
-  for (Value v : p.inputs)
-    key = llvm::hash_combine(key, v.getType().getAsOpaquePointer());
-  Operation *anchor = p.anchor;
-  key = llvm::hash_combine(key, anchor->getName().getAsOpaquePointer(), p.result,
-                           anchor->getAttrDictionary().getAsOpaquePointer());
-  for (Type t : anchor->getOperandTypes())
-    key = llvm::hash_combine(key, t.getAsOpaquePointer());
-  for (Type t : anchor->getResultTypes())
-    key = llvm::hash_combine(key, t.getAsOpaquePointer());
-  return key;
-}
-
-/// A plan's latency at budgets from `least` to `most`, 8% apart: its
-/// cycles and chains (once a layer in a block) at the shape it takes.
-using LatencyCurve = SmallVector<std::pair<int64_t, double>>;
-static LatencyCurve latencyCurve(KernelPlan &p, int64_t least, int64_t most, int64_t tokens,
-                                 const CostModel &cost) {
-  const KernelKind *kind = kernelKind(p.kind);
-  int64_t n = p.hostResult ? 0 : streamWords(p.streamed());
-  double passes = double(std::max<int64_t>(1, p.layers));
-  LatencyCurve curve;
-  for (int64_t b = least;; b = std::min(most, std::max(b + 1, b * 27 / 25))) {
-    p.h = 1, p.w = b;
+/// Each plan's smallest shape, or an error naming a kernel that needs more
+/// PEs than a wafer's `capacity`.
+FailureOr<SmallVector<int64_t>> LowerToKernelsPass::smallestShapes(std::vector<KernelPlan> &plans,
+                                                                   double capacity) {
+  SmallVector<int64_t> minPes;
+  for (auto &p : plans) {
+    if (maxRows > 0)
+      p.maxH = maxRows;
+    if (p.kind == "attention" && attentionQueries > 0 &&
+        p.attention.group % attentionQueries == 0)
+      p.attention.queries = attentionQueries, p.attention.queriesFixed = true;
+    p.h = 1, p.w = 1;
     p.size(p);
-    double chain = kind ? kind->chainCycles(p, n, tokens, cost) : 0.0;
-    curve.push_back({b, passes * (p.cycles(p) + chain)});
-    if (b >= most)
-      return curve;
-  }
-}
-
-/// A generating program's budgets: a token passes every kernel in turn, so
-/// the PEs go where they shorten its path most. Each kernel's latency at a
-/// budget is its cycles and its chains (once a layer in a block); a price
-/// per PE is bisected until the budgets that minimise latency plus price
-/// fit the wafer (budgets on a grid 8% apart); kernels without estimates
-/// keep theirs.
-static void spendOnLatency(std::vector<KernelPlan> &plans, ArrayRef<int64_t> minPes,
-                           size_t first, size_t last, double capacity, int64_t maxPes,
-                           int64_t tokens, wafer::ArchAttr arch,
-                           SmallVectorImpl<int64_t> &budgets) {
-  CostModel cost{arch};
-  double room = capacity;
-  for (size_t i = first; i < last; ++i)
-    if (!plans[i].cycles)
-      room -= double(budgets[i - first]);
-  int64_t most = std::max<int64_t>(1, std::min<int64_t>(maxPes, int64_t(capacity)));
-  // Each kernel's curve, once for plans alike (sizingKey).
-  std::vector<LatencyCurve> curves;
-  SmallVector<int> curveOf(last - first, -1);
-  llvm::DenseMap<llvm::hash_code, int> curveOfKey;
-  for (size_t i = first; i < last; ++i) {
-    KernelPlan &p = plans[i];
-    if (!p.cycles)
-      continue;
-    auto [it, fresh] = curveOfKey.try_emplace(sizingKey(p, minPes[i], i), int(curves.size()));
-    curveOf[i - first] = it->second;
-    if (!fresh)
-      continue;
-    curves.push_back(latencyCurve(p, std::min(minPes[i], most), most, tokens, cost));
-  }
-  auto spend = [&](double price, SmallVectorImpl<int64_t> *out) {
-    double used = 0;
-    for (size_t i = first; i < last; ++i) {
-      if (curveOf[i - first] < 0)
-        continue;
-      auto best = llvm::min_element(curves[curveOf[i - first]], [&](auto &a, auto &b) {
-        return a.second + price * double(a.first) < b.second + price * double(b.first);
-      });
-      used += double(best->first);
-      if (out)
-        (*out)[i - first] = best->first;
+    minPes.push_back(p.h * p.w);
+    if (double(minPes.back()) > capacity) {
+      p.anchor->emitError() << "kernel '" << p.name << "' needs at least " << minPes.back()
+                            << " PEs to hold its weights, more than one wafer offers ("
+                            << int64_t(capacity) << ")"
+                            << (weightStreaming ? "" : "; use mode=weight-streaming");
+      return failure();
     }
-    return used;
-  };
-  double lo = 1e-6, hi = 1e9; // cycles a PE is worth
-  if (spend(hi, nullptr) > room)
-    return; // the minimax budgets stay
-  for (int step = 0; step < 60; ++step) {
-    double mid = std::sqrt(lo * hi);
-    (spend(mid, nullptr) <= room ? hi : lo) = mid;
   }
-  spend(hi, &budgets);
+  return minPes;
 }
 
-static SmallVector<int64_t> balanceStage(std::vector<KernelPlan> &plans,
-                                         ArrayRef<int64_t> minPes, size_t first, size_t last,
-                                         double capacity, int64_t maxPes) {
-  double stageWork = 0;
-  for (size_t i = first; i < last; ++i)
-    stageWork += plans[i].work;
-  SmallVector<int64_t> budgets;
-  for (size_t i = first; i < last; ++i) {
-    int64_t pes = std::max<int64_t>(1, int64_t(capacity * plans[i].work / stageWork));
-    budgets.push_back(std::max(std::min(pes, maxPes), minPes[i]));
+/// Partitions the plans into wafer stages and sizes each stage's kernels
+/// within its wafer's `capacity` PEs.
+LogicalResult LowerToKernelsPass::sizeOnWafers(func::FuncOp func, std::vector<KernelPlan> &plans,
+                                               wafer::ArchAttr arch, double capacity,
+                                               int64_t maxPes, int64_t tokens) {
+  auto minPes = smallestShapes(plans, capacity);
+  if (failed(minPes))
+    return failure();
+  auto stages = partitionStages(plans, *minPes, capacity,
+                                weightStreaming ? StringRef("1") : StringRef(wafers));
+  if (failed(stages)) {
+    if (weightStreaming && residentLayers)
+      func.emitError() << "mode=folded: one transformer block holding every layer's weights, "
+                       << "with the embedding and the head, does not fit a wafer of arch '"
+                       << arch.getName() << "'";
+    else if (weightStreaming)
+      func.emitError() << "mode=weight-streaming: one transformer block with the embedding "
+                       << "and the head does not fit a wafer of arch '" << arch.getName() << "'";
+    else
+      func.emitError() << "wafers=" << wafers << " is not a number of wafers, or the model "
+                       << "does not fit that many wafers of arch '" << arch.getName() << "'";
+    return failure();
   }
-  double rest = capacity;
-  for (size_t i = first; i < last; ++i)
-    if (!plans[i].cycles)
-      rest -= double(budgets[i - first]);
-  int64_t most = std::max<int64_t>(1, std::min<int64_t>(maxPes, int64_t(capacity)));
-  // Each bisection step searches every kernel's budgets again, mostly the
-  // same ones, and sizing a shape is the lowering's main cost: the cycles
-  // at a budget are kept, once for all plans alike. (Every plan is sized
-  // again at its budget afterwards.)
-  llvm::DenseMap<llvm::hash_code, size_t> classOfKey;
-  SmallVector<size_t> classOf;
-  for (size_t i = first; i < last; ++i)
-    classOf.push_back(
-        classOfKey.try_emplace(sizingKey(plans[i], minPes[i], i), classOfKey.size()).first->second);
-  std::vector<llvm::DenseMap<int64_t, double>> known(classOfKey.size());
-  auto cyclesAt = [&](size_t i, int64_t budget) {
-    auto [it, fresh] = known[classOf[i - first]].try_emplace(budget, 0.0);
-    if (fresh) {
+  if (int64_t(stages->size()) > arch.getMaxWafers())
+    return func.emitError() << "the model needs " << stages->size() << " wafers but arch '"
+                            << arch.getName() << "' joins at most " << arch.getMaxWafers()
+                            << "; use mode=weight-streaming";
+  for (auto [stage, range] : llvm::enumerate(*stages)) {
+    SmallVector<int64_t> budgets =
+        balanceStage(plans, *minPes, range.first, range.second, capacity, maxPes);
+    // (Weight streaming's pace is its loads, which more PEs only pad.)
+    if (plans[range.first].tokenAtATime && (!weightStreaming || residentLayers))
+      spendOnLatency(plans, *minPes, range.first, range.second, capacity, maxPes, tokens, arch,
+                     budgets);
+    for (size_t i = range.first; i < range.second; ++i) {
       KernelPlan &p = plans[i];
-      p.h = 1, p.w = budget;
+      p.stage = stage;
+      p.h = 1, p.w = budgets[i - range.first];
       p.size(p);
-      it->second = p.cycles(p);
     }
-    return it->second;
-  };
-  // The smallest budget in [minPes, most] whose shape reaches T (or `most`).
-  auto budgetFor = [&](size_t i, double T) {
-    int64_t lo = std::min(minPes[i], most), hi = most;
-    if (cyclesAt(i, hi) > T)
-      return hi;
-    // Few PEs take shapes that jump (a row more or less of tiles), so their
-    // cycles need not fall as the budget grows: scanned one by one.
-    for (; lo <= std::min<int64_t>(hi, kScannedBudget); ++lo)
-      if (cyclesAt(i, lo) <= T)
-        return lo;
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (cyclesAt(i, mid) <= T)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    return lo;
-  };
-  auto fits = [&](double T, SmallVectorImpl<int64_t> *out) {
-    double used = 0;
-    for (size_t i = first; i < last; ++i) {
-      if (!plans[i].cycles)
-        continue;
-      int64_t b = budgetFor(i, T);
-      used += double(b);
-      if (out)
-        (*out)[i - first] = b;
-    }
-    return used <= rest;
-  };
-  // Every kernel at its smallest budget reaches the slowest of them.
-  double lo = 0, hi = 0;
-  for (size_t i = first; i < last; ++i)
-    if (plans[i].cycles)
-      hi = std::max(hi, cyclesAt(i, std::min(minPes[i], most)));
-  if (hi == 0 || !fits(hi, nullptr))
-    return budgets; // nothing estimated, or no room beside the others
-  for (int step = 0; step < 30 && hi - lo > 0.5; ++step) {
-    double mid = (lo + hi) / 2;
-    (fits(mid, nullptr) ? hi : lo) = mid;
   }
-  fits(hi, &budgets);
-  return budgets;
+  return success();
+}
+
+LogicalResult LowerToKernelsPass::lowerFunction(func::FuncOp func, wafer::ArchAttr arch,
+                                                StringRef storage) {
+  // Token geometry from the first [B, T] integer input; a graph without one
+  // has no activations for the fused kinds and runs on generic ones.
+  auto [batch, tokens] = tokenGeometry(func);
+  bool haveTokens = batch > 0;
+  if (!haveTokens)
+    batch = tokens = 1;
+  for (Type t : func.getArgumentTypes())
+    if (auto rt = dyn_cast<RankedTensorType>(t); !rt || !rt.hasStaticShape())
+      return func.emitError("input of type ")
+             << t << " has no static shape; bind it with --input-shape NAME=DxD...";
+  CostModel cost{arch};
+  std::vector<KernelPlan> plans;
+  llvm::DenseMap<Value, int> produced;
+  llvm::DenseSet<Operation *> absorbed;
+  PlanContext ctx{batch, tokens, haveTokens, arch, cost, storage.str(), plans, produced, absorbed};
+  ctx.generate = func->hasAttr("wsgraph.generate");
+  FunctionPlanner planner(ctx, maxBlocks, weightStreaming);
+  if (!planner.planFunction(func))
+    return failure();
+  OpBuilder b(func.getContext());
+  // Tokens per run, for throughput figures downstream.
+  func->setAttr("wskernel.tokens", b.getI64IntegerAttr(batch * tokens));
+  if (plans.empty()) // the results are inputs or constants: output kernels only
+    return buildKernels(func, plans, batch, tokens, cost);
+  int64_t layers = 0;
+  if (weightStreaming) {
+    if (wafers != "auto" && wafers != "1")
+      return func.emitError() << "mode=weight-streaming runs on one wafer, but wafers=" << wafers;
+    if (failed(foldLayerPlans(func, plans, layers)))
+      return failure();
+    if (residentLayers)
+      blockFoldedStreams(plans);
+  }
+  // With dead PEs about, a rectangle of area A holds A * rate of them on
+  // average; keep that well under one so placement finds room.
+  int64_t maxPes = defectRate > 0 ? std::max<int64_t>(1, int64_t(0.3 / defectRate))
+                                  : std::numeric_limits<int64_t>::max();
+  double capacity = utilization * double(arch.getWidth()) * double(arch.getHeight());
+  if (!weightStreaming)
+    splitWideHostLinears(plans, capacity, batch, tokens, arch);
+  if (defectRate > 0 && !weightStreaming &&
+      failed(splitForDefects(plans, maxPes, defectRate, batch, tokens, arch)))
+    return failure();
+  // Before sizing: where q and k are turned changes both kernels' cycles.
+  turnInProducers(plans);
+  if (failed(sizeOnWafers(func, plans, arch, capacity, maxPes, tokens)))
+    return failure();
+  orderSharedHeads(plans, arch.getHeight());
+  if (residentLayers)
+    matchFedBackBlocks(plans, arch, capacity);
+  alignAttentionProducers(plans);
+  if (maxBlocks > 0) // resizing must cut the same blocks
+    func->setAttr(kMaxBlocksAttr, b.getI64IntegerAttr(maxBlocks));
+  if (layers)
+    func->setAttr(wk::kStreamedLayersAttr, b.getI64IntegerAttr(layers));
+  if (layers && residentLayers)
+    func->setAttr(wk::kResidentLayersAttr, UnitAttr::get(func.getContext()));
+  return buildKernels(func, plans, batch, tokens, cost);
 }
 
 void LowerToKernelsPass::runOnOperation() {
@@ -419,11 +496,9 @@ void LowerToKernelsPass::runOnOperation() {
   auto archOr = wafer::getArch(module);
   if (failed(archOr))
     return signalPassFailure();
-  wafer::ArchAttr arch = *archOr;
-  CostModel cost{arch};
   // Weight matrices and tables are held at the storage precision.
-  std::string st = precision == "fp16" ? "f16" : precision == "bf16" ? "bf16" : "f32";
-  if (st == "f32" && precision != "fp32") {
+  std::string storage = precision == "fp16" ? "f16" : precision == "bf16" ? "bf16" : "f32";
+  if (storage == "f32" && precision != "fp32") {
     module.emitError() << "precision '" << precision << "' is not one of fp32, fp16, bf16";
     return signalPassFailure();
   }
@@ -434,325 +509,9 @@ void LowerToKernelsPass::runOnOperation() {
                        << " in [0, 1)";
     return signalPassFailure();
   }
-
-  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    if (func.isExternal())
-      continue;
-    // Token geometry from the first [B, T] integer input; a graph without
-    // one has no activations for the fused kinds and runs on generic ones.
-    auto [batch, tokens] = tokenGeometry(func);
-    bool haveTokens = batch > 0;
-    if (!haveTokens)
-      batch = tokens = 1;
-    for (Type t : func.getArgumentTypes())
-      if (auto rt = dyn_cast<RankedTensorType>(t); !rt || !rt.hasStaticShape()) {
-        func.emitError("input of type ") << t << " has no static shape; bind it with "
-                                            "--input-shape NAME=DxD...";
-        return signalPassFailure();
-      }
-    OpBuilder b(func.getContext());
-    // Plans, in program order; `produced` maps a wsgraph activation to the
-    // plan that streams it.
-    std::vector<KernelPlan> plans;
-    llvm::DenseMap<Value, int> produced;
-    llvm::DenseSet<Operation *> absorbed;
-    llvm::DenseSet<Operation *> deferred; // ops planned when a kernel needs them
-    bool failedLowering = false;
-    auto fail = [&](Operation *op, const Twine &msg) {
-      op->emitError() << msg;
-      failedLowering = true;
-    };
-    // Generic kernels: one per result of an op that no fused kind takes.
-    std::function<bool(Value)> ensureProduced;
-    auto planGenericFor = [&](Operation *op) -> bool {
-      if (!hasGenericKernel(op)) {
-        fail(op, "'" + op->getName().getStringRef() +
-                     "' is not supported by wsc-lower-to-kernels (no kernel implements it)");
-        return false;
-      }
-      for (Value v : op->getOperands()) {
-        auto t = dyn_cast<RankedTensorType>(v.getType());
-        if (!t || !t.hasStaticShape() || t.getNumElements() == 0) {
-          fail(op, "operand of type " + llvm::formatv("{0}", v.getType()).str() +
-                       " is not a static non-empty tensor; the generic kernel needs one");
-          return false;
-        }
-        if (!isStatic(v) && !isa<BlockArgument>(v) && !ensureProduced(v))
-          return false;
-      }
-      for (OpResult r : op->getResults()) {
-        if (r.use_empty() && op->getNumResults() > 1)
-          continue;
-        auto t = cast<RankedTensorType>(r.getType());
-        if (!t.hasStaticShape() || t.getNumElements() == 0) {
-          fail(op, "result is not a static non-empty tensor; the generic kernel needs one");
-          return false;
-        }
-        std::string name = op->getName().stripDialect().str();
-        if (op->getNumResults() > 1)
-          name += "." + std::to_string(r.getResultNumber());
-        // Too large for one PE: chunks of rows, each passing the ones
-        // before it on (a key value stands for a chunk's stream).
-        auto chunks = chunkRows(op, r.getResultNumber(), arch.getSramBytes() / 4);
-        Value previous;
-        for (auto [c, rows] : llvm::enumerate(chunks)) {
-          bool last = c + 1 == chunks.size();
-          KernelPlan plan = planGeneric(
-              op, r.getResultNumber(), chunks.size() > 1 ? name + ".c" + std::to_string(c) : name);
-          plan.rowLo = rows.first, plan.rowHi = chunks.size() > 1 ? rows.second : 0;
-          if (previous) {
-            plan.inputs.push_back(previous);
-            plan.chained = true;
-          }
-          if (!last) {
-            OpBuilder keys(op);
-            plan.partialKey = wg::ConstantOp::create(
-                keys, op->getLoc(), DenseIntElementsAttr::get(
-                    RankedTensorType::get({1}, keys.getI32Type()), int32_t(c)));
-            previous = plan.partialKey;
-          }
-          plan.storage = "f32";
-          plan.maxBlocks = maxBlocks;
-          plan.work /= double(chunks.size());
-          if (last)
-            produced[r] = plans.size();
-          plans.push_back(std::move(plan));
-        }
-      }
-      return true;
-    };
-    // A value some kernel must stream: a deferred op (one no fused kind
-    // took) becomes a generic kernel when first needed.
-    ensureProduced = [&](Value v) -> bool {
-      if (produced.count(v))
-        return true;
-      Operation *def = v.getDefiningOp();
-      if (def && deferred.contains(def) && !absorbed.count(def) && !failedLowering) {
-        absorbed.insert(def);
-        if (auto rotary = dyn_cast<wg::RotaryOp>(def)) {
-          // No attention took it whole: its elementwise and movement ops.
-          Operation *next = def->getNextNode();
-          OpBuilder after(next);
-          Value same = rotary.decompose(after);
-          for (Operation *op = def->getNextNode(); op != next; op = op->getNextNode())
-            deferred.insert(op);
-          // Users see the decomposition's stream (kernels find their inputs'
-          // producers by value).
-          v.replaceAllUsesWith(same);
-          return ensureProduced(same);
-        }
-        return planGenericFor(def);
-      }
-      if (!failedLowering && def)
-        fail(def, "'" + def->getName().getStringRef() + "' produces no stream for its users");
-      return false;
-    };
-    PlanContext ctx{batch, tokens, haveTokens, arch, cost, st, plans, produced, absorbed};
-    ctx.generate = func->hasAttr("wsgraph.generate");
-    int residuals = 0;
-    ctx.streamOf = ensureProduced;
-    for (Operation &opRef : func.getBody().front()) {
-      Operation *op = &opRef;
-      if (absorbed.count(op) || isa<wg::WeightOp, wg::ConstantOp, func::ReturnOp>(op))
-        continue;
-      // Head split and merge around attention are claimed when the attention
-      // op is reached; what no attention takes is planned when needed.
-      if (isa<wg::SplitOp, wg::ReshapeOp, wg::TransposeOp, wg::SliceOp, wg::RotaryOp>(op)) {
-        deferred.insert(op);
-        continue;
-      }
-      KernelPlan plan;
-      plan.anchor = op;
-      plan.blocked = !weightStreaming;
-      Planned planned = Planned::NotThisKind;
-      for (const KernelKind *kind : fusedKinds())
-        if ((planned = kind->plan(op, ctx, plan)) != Planned::NotThisKind)
-          break;
-      if (planned == Planned::Failed)
-        continue;
-      if (planned == Planned::NotThisKind) {
-        // A generic kernel, made when a kernel or a result needs its value:
-        // an op whose users fused kinds absorb makes none.
-        deferred.insert(op);
-        continue;
-      }
-      // A block ends with its second residual add (after the attention's
-      // projection, then after the MLP's), whatever the MLP's form; with a
-      // parallel residual (NeoX), the MLP's projection adds the attention's
-      // and an add kernel the block's input.
-      bool residualAdd = plan.kind == "add" || (plan.kind == "linear" && plan.inputs.size() > 1 &&
-                                                !isStatic(plan.inputs[1]));
-      if (residualAdd && ++residuals % 2 == 0)
-        ++ctx.layer;
-      plan.storage = st;
-      plan.maxBlocks = maxBlocks;
-      plan.tokenAtATime = ctx.generate;
-      Value result = plan.anchor->getResult(0);
-      produced[result] = plans.size();
-      plans.push_back(std::move(plan));
-    }
-    // What the function returns, from ops no kernel has taken yet.
-    // (The next token an LM head picks is its second result.)
-    for (Value v : func.getBody().front().getTerminator()->getOperands())
-      if (!failedLowering && !isStatic(v) && !isa<BlockArgument>(v) &&
-          !(v.getDefiningOp<wg::ArgMaxOp>() && absorbed.count(v.getDefiningOp())))
-        ensureProduced(v);
-    // A generating program hands each token on before the next comes back:
-    // a generic kernel, which holds the whole sequence, would wait for ever.
-    if (ctx.generate)
-      for (const KernelPlan &p : plans)
-        if (p.kind == "generic") {
-          fail(p.anchor, "a generating program needs kernels that take one token at a time; '" +
-                             p.anchor->getName().getStringRef() +
-                             "' runs on a generic kernel, which takes the whole sequence");
-          break;
-        }
-    if (failedLowering)
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!func.isExternal() && failed(lowerFunction(func, *archOr, storage)))
       return signalPassFailure();
-    if (plans.empty()) { // the results are inputs or constants: output kernels only
-      func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
-      if (failed(buildKernels(func, plans, batch, tokens, cost)))
-        return signalPassFailure();
-      continue;
-    }
-    int64_t layers = 0;
-    if (weightStreaming) {
-      if (wafers != "auto" && wafers != "1") {
-        func.emitError() << "mode=weight-streaming runs on one wafer, but wafers=" << wafers;
-        return signalPassFailure();
-      }
-      if (failed(foldLayerPlans(func, plans, layers)))
-        return signalPassFailure();
-      if (residentLayers)
-        blockFoldedStreams(plans);
-    }
-
-    // With dead PEs about, a rectangle of area A holds A * rate of them on
-    // average; keep that well under one so placement finds room.
-    int64_t maxPes = defectRate > 0 ? std::max<int64_t>(1, int64_t(0.3 / defectRate))
-                                    : std::numeric_limits<int64_t>::max();
-    // Partition into wafers, then size each stage's kernels within its wafer.
-    double capacity = utilization * double(arch.getWidth()) * double(arch.getHeight());
-    if (!weightStreaming)
-      splitWideHostLinears(plans, capacity, batch, tokens, arch);
-    if (defectRate > 0 && !weightStreaming &&
-        failed(splitForDefects(plans, maxPes, defectRate, batch, tokens, arch)))
-      return signalPassFailure();
-    // Before sizing: where q and k are turned changes both kernels' cycles.
-    turnInProducers(plans);
-
-    SmallVector<int64_t> minPes;
-    for (auto &p : plans) {
-      if (maxRows > 0)
-        p.maxH = maxRows;
-      if (p.kind == "attention" && attentionQueries > 0 &&
-          p.attention.group % attentionQueries == 0)
-        p.attention.queries = attentionQueries, p.attention.queriesFixed = true;
-      p.h = 1, p.w = 1;
-      p.size(p);
-      minPes.push_back(p.h * p.w);
-      if (double(minPes.back()) > capacity) {
-        p.anchor->emitError() << "kernel '" << p.name << "' needs at least " << minPes.back()
-                              << " PEs to hold its weights, more than one wafer offers ("
-                              << int64_t(capacity) << ")"
-                              << (weightStreaming ? "" : "; use mode=weight-streaming");
-        return signalPassFailure();
-      }
-    }
-    auto stages = partitionStages(plans, minPes, capacity, weightStreaming ? StringRef("1") : StringRef(wafers));
-    if (failed(stages)) {
-      if (weightStreaming && residentLayers)
-        func.emitError() << "mode=folded: one transformer block holding every layer's weights, "
-                         << "with the embedding and the head, does not fit a wafer of arch '"
-                         << arch.getName() << "'";
-      else if (weightStreaming)
-        func.emitError() << "mode=weight-streaming: one transformer block with the embedding "
-                         << "and the head does not fit a wafer of arch '" << arch.getName() << "'";
-      else
-        func.emitError() << "wafers=" << wafers << " is not a number of wafers, or the model "
-                         << "does not fit that many wafers of arch '" << arch.getName() << "'";
-      return signalPassFailure();
-    }
-    if (int64_t(stages->size()) > arch.getMaxWafers()) {
-      func.emitError() << "the model needs " << stages->size() << " wafers but arch '"
-                       << arch.getName() << "' joins at most " << arch.getMaxWafers()
-                       << "; use mode=weight-streaming";
-      return signalPassFailure();
-    }
-    for (auto [stage, range] : llvm::enumerate(*stages)) {
-      SmallVector<int64_t> budgets =
-          balanceStage(plans, minPes, range.first, range.second, capacity, maxPes);
-      // (Weight streaming's pace is its loads, which more PEs only pad.)
-      if (plans[range.first].tokenAtATime && (!weightStreaming || residentLayers))
-        spendOnLatency(plans, minPes, range.first, range.second, capacity, maxPes, tokens, arch,
-                       budgets);
-      for (size_t i = range.first; i < range.second; ++i) {
-        KernelPlan &p = plans[i];
-        p.stage = stage;
-        p.h = 1, p.w = budgets[i - range.first];
-        p.size(p);
-      }
-    }
-    orderSharedHeads(plans, arch.getHeight());
-    if (residentLayers)
-      matchFedBackBlocks(plans, arch, capacity);
-    // Attention's producer cuts blocks of what one attention column takes
-    // of a head, now that the columns per head are chosen.
-    for (KernelPlan &attention : plans) {
-      // One stream split in thirds (GPT-2's qkv) or in per-head thirds
-      // (NeoX's) is interleaved.
-      const AttentionLayout &in = attention.attention;
-      int64_t d = in.d, c = attention.heads * d;
-      bool thirds = in.k.base == c && in.v.base == 2 * c && in.q.stride == d &&
-                    in.k.stride == d && in.v.stride == d;
-      bool perHead = in.k.base == d && in.v.base == 2 * d && in.q.stride == 3 * d &&
-                     in.k.stride == 3 * d && in.v.stride == 3 * d;
-      if (attention.kind != "attention" || attention.heads <= 0 || in.group != 1 ||
-          in.rotary >= 0 || in.q.input || in.k.input || in.v.input || in.q.base ||
-          !(thirds || perHead))
-        continue;
-      // (Plans were split around defects since `produced` was filled.)
-      auto from = llvm::find_if(
-          plans, [&](const KernelPlan &q) { return q.streamed() == attention.inputs[0]; });
-      if (from == plans.end())
-        continue;
-      KernelPlan &q = *from;
-      int64_t ds = d / (attention.w / attention.heads); // one attention column's share
-      if (q.turns && ds % 2)
-        continue; // the shares would split its rotary pairs
-      // Kept only when the aligned shape is no slower. (Blocks of whole
-      // heads are not asked for: their q, k and v blocks cover the same
-      // attention columns, and three 128-word streams on every link there
-      // bound GPT-2-small at 438 cycles per token; see docs/cost-model.md.)
-      KernelPlan before = q;
-      q.align = ds;
-      q.h = 1, q.w = before.h * before.w;
-      q.size(q);
-      if (q.cycles && q.cycles(q) > before.cycles(before))
-        q = std::move(before);
-      // A whole linear (not a piece, not weight streaming) interleaves its
-      // columns by attention column: each column's q, k and v leave side by
-      // side (in order they come from three thirds of the producer and
-      // cross on their way).
-      if (isWholeLinear(q)) {
-        if (thirds)
-          q.colInterleave = {3, ds};
-        else
-          interleaveHeadByColumn(q, d, ds);
-        attention.qkvUnit = ds;
-      }
-    }
-    // Tokens per run, for throughput figures downstream.
-    func->setAttr("wskernel.tokens", OpBuilder(func).getI64IntegerAttr(batch * tokens));
-    if (maxBlocks > 0) // resizing must cut the same blocks
-      func->setAttr(kMaxBlocksAttr, OpBuilder(func).getI64IntegerAttr(maxBlocks));
-    if (layers)
-      func->setAttr(wk::kStreamedLayersAttr, OpBuilder(func).getI64IntegerAttr(layers));
-    if (layers && residentLayers)
-      func->setAttr(wk::kResidentLayersAttr, UnitAttr::get(func.getContext()));
-    if (failed(buildKernels(func, plans, batch, tokens, cost)))
-      return signalPassFailure();
-  }
 }
 
 namespace {
