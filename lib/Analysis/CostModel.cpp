@@ -39,8 +39,11 @@ double CostModel::linear(int64_t k, int64_t n, int64_t h, int64_t w, bool gelu, 
     // Weight rows pass their sums on; the finishing row receives and
     // finishes, and hands the result on or sends it to the gather row.
     int64_t kb = ceilDiv(k, tileRows(h, out, handOnRow));
-    double rows = asyncSums ? std::max(product(kb), forwarded(nb)) : product(kb) + forwarded(nb);
+    double rows = asyncSums && !tokenAlone ? std::max(product(kb), forwarded(nb))
+                                           : product(kb) + forwarded(nb);
     double last = words(nb) + words(inLast) + finish + (handOnRow ? words(nb) : handOn);
+    if (tokenAlone) // its rows' sums, then the finishing work on them
+      return rows + finish;
     return std::max({rows, last, handOnRow ? words(nb) + handOn : 0.0});
   }
   int64_t kb = ceilDiv(k, h);
@@ -66,8 +69,10 @@ double CostModel::gatedLinear(int64_t k, int64_t n, int64_t h, int64_t w, bool s
   if (finishingRow(h, Output::Blocks)) {
     int64_t kb = ceilDiv(k, tileRows(h, Output::Blocks, handOnRow));
     double sums = forwarded(2 * nb);
-    double rows = asyncSums ? std::max(product(kb), sums) : product(kb) + sums;
+    double rows = asyncSums && !tokenAlone ? std::max(product(kb), sums) : product(kb) + sums;
     double last = words(2 * nb) + finish + (handOnRow ? words(nb) : handOn);
+    if (tokenAlone)
+      return rows + finish;
     return std::max({rows, last, handOnRow ? words(nb) + handOn : 0.0});
   }
   int64_t kb = ceilDiv(k, h);

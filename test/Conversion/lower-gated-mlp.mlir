@@ -14,10 +14,14 @@
 // + 1 hop). The finishing row receives both sums 4, sigmoid 2*8, g times it
 // 2 and times the up sum 2, sends its block 2: 26. SRAM: x 4 + two tiles 16
 // + the pair of sums for each token parity 8 + the sigmoid's 2 = 30 words =
-// 120 bytes, plus 11 instructions: 296. The down projection is a plain
-// linear (its residual add absorbed); no generic kernel is left.
+// 120 bytes, plus 11 instructions: 296. One token alone (chain_cycles)
+// waits for x along the 8 columns 7, the sums down a relay 2 and a block
+// of 4 words out, then what the pipeline overlaps: its rows' 20 and their
+// sums 5, then the finishing work 20 (sigmoid 16, two products 4), beyond
+// the 26: 13 + 19 = 32. The down projection is a plain linear (its
+// residual add absorbed); no generic kernel is left.
 // CHECK-LABEL: func.func @swiglu
-// CHECK: %[[GLU:.*]]:8 = wskernel.kernel "l0.mlp_glu" kind "linear_glu" grid [3, 8] sram 296 cycles 2.600000e+01 channels {col = "col_chain"}(%{{.*}}, %1, %2) {wafer.stage = 0 : i64, wskernel.chain_cycles = 1.300000e+01 : f64, wskernel.gate_activation = "silu"}
+// CHECK: %[[GLU:.*]]:8 = wskernel.kernel "l0.mlp_glu" kind "linear_glu" grid [3, 8] sram 296 cycles 2.600000e+01 channels {col = "col_chain"}(%{{.*}}, %1, %2) {wafer.stage = 0 : i64, wskernel.chain_cycles = 3.200000e+01 : f64, wskernel.gate_activation = "silu"}
 // CHECK-NEXT: wskernel.filter "in0" first <base = 0, py = 4> count <base = 4>
 // CHECK-NEXT: wskernel.init_tile 1 at 16 rows 4 cols 2 row_origin [4, 0] col_origin [0, 2]
 // CHECK-NEXT: wskernel.init_tile 2 at 48 rows 4 cols 2 row_origin [4, 0] col_origin [0, 2]
@@ -72,7 +76,7 @@ func.func @swiglu(%idx: tensor<1x4xi64>) -> tensor<1x4x8xf32> {
 // sum 4 and sends 4: 56. SRAM: x 4 + tiles 32 + biases 8 + two pairs of sums
 // 16 = 60 words = 240 bytes, plus 12 instructions: 432.
 // CHECK-LABEL: func.func @geglu
-// CHECK: wskernel.kernel "l0.mlp_glu" kind "linear_glu" grid [3, 8] sram 432 cycles 5.600000e+01 channels {col = "col_chain"}(%{{.*}}, %3, %4, %1, %2) {wafer.stage = 0 : i64, wskernel.chain_cycles = 1.500000e+01 : f64, wskernel.gate_activation = "gelu_tanh"}
+// CHECK: wskernel.kernel "l0.mlp_glu" kind "linear_glu" grid [3, 8] sram 432 cycles 5.600000e+01 channels {col = "col_chain"}(%{{.*}}, %3, %4, %1, %2) {wafer.stage = 0 : i64, wskernel.chain_cycles = 4.800000e+01 : f64, wskernel.gate_activation = "gelu_tanh"}
 // CHECK: wskernel.init_tile 1 at 16 rows 4 cols 4 row_origin [4, 0] col_origin [0, 4]
 // CHECK-NEXT: wskernel.init_tile 2 at 144 rows 1 cols 4 col_origin [0, 4]
 // CHECK-NEXT: wskernel.init_tile 3 at 80 rows 4 cols 4 row_origin [4, 0] col_origin [0, 4]

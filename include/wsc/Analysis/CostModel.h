@@ -19,6 +19,9 @@ namespace wsc {
 
 struct CostModel {
   wafer::ArchAttr arch;
+  /// One token with no other's work to overlap (a decode step): the stages
+  /// a pipeline runs side by side for different tokens add up instead.
+  bool tokenAlone = false;
 
   /// Cycles to receive or send n words through one PE's ramp.
   double words(int64_t n) const { return double(n); }

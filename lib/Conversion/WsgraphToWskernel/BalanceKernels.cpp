@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/bit.h"
 
 #include <cmath>
@@ -157,6 +158,12 @@ static LatencyCurve latencyCurve(KernelPlan &p, int64_t least, int64_t most, int
   int64_t n = p.hostResult ? 0 : streamWords(p.streamed());
   double passes = double(std::max<int64_t>(1, p.layers));
   LatencyCurve curve;
+  // The finishing stage a token alone waits for (KernelPlan::alone) is
+  // left out: it shrinks as a linear widens, but the wider rows lengthen
+  // the hand-overs more than the estimate counts, and budgets drawn by it
+  // made the emulated decode slower.
+  auto alone = std::exchange(p.alone, nullptr);
+  auto restore = llvm::make_scope_exit([&] { p.alone = alone; });
   for (int64_t b = least;; b = std::min(most, std::max(b + 1, b * 27 / 25))) {
     p.h = 1, p.w = b;
     p.size(p);

@@ -145,6 +145,9 @@ struct KernelPlan {
   // Estimated cycles per token at the current h x w (null: not estimated;
   // such kernels get PEs in proportion to their work).
   std::function<double(const KernelPlan &)> cycles;
+  // One token's cycles through it alone, when its stages add up rather
+  // than overlap with other tokens' (null: as `cycles`).
+  std::function<double(const KernelPlan &)> alone;
 
   // Weight streaming (StreamWeights.cpp): the kernel runs `layers` layers
   // (0: its weights stay resident), taking the weights of layers 1 and on
@@ -260,10 +263,12 @@ inline SmallVector<int64_t> resultBlocks(const KernelPlan &p, int64_t n, wafer::
 /// row (each row adds the words from above as they arrive, so the nb words
 /// stream down the column once), then its result: a block's last word
 /// leaves after the block's other words (a reader's rows whose x lies late in a block
-/// wait for it).
+/// wait for it), and its stages that a pipeline overlaps (KernelPlan::alone).
 inline double linearChainCycles(const KernelPlan &p, int64_t n, const CostModel &cost) {
   int64_t nb = ceilDiv(n, p.w);
-  return double(p.w - 1) * double(cost.arch.getHopCycles()) + double(p.h - 1) * cost.relay() +
+  double overlapped = p.alone && p.cycles ? std::max(0.0, p.alone(p) - p.cycles(p)) : 0.0;
+  return overlapped + double(p.w - 1) * double(cost.arch.getHopCycles()) +
+         double(p.h - 1) * cost.relay() +
          (p.hostResult ? cost.words(nb)
                        : cost.output(CostModel::Output::Blocks, n, nb, p.w, p.h,
                                      blockColumns(p, n, cost.arch)));
@@ -378,11 +383,12 @@ double addCycles(int64_t c, int64_t w, const CostModel &cost);
 /// argument of static shape), or {0, 0}.
 std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
 
-/// The estimate of a linear K -> N (`tokens` per run), for its plan.
+/// The estimate of a linear K -> N (`tokens` per run), for its plan;
+/// with `alone`, of one token through it alone (CostModel::tokenAlone).
 std::function<double(const KernelPlan &)> linearCycles(int64_t k, int64_t n, bool gelu,
                                                        bool residual, int64_t tokens,
                                                        wafer::ArchAttr arch, bool asyncSums,
-                                                       double density = 1.0);
+                                                       double density = 1.0, bool alone = false);
 /// Does a linear K -> N at the plan's shape finish in two rows: the
 /// finishing row (bias, GELU, the residual) and below it a row that only
 /// hands the result on? When that is faster by the estimate (the gather of

@@ -64,6 +64,8 @@ void appendColumnPieces(const KernelPlan &p, int64_t pieces, int64_t batch, int6
     q.work = p.work * double(cols) / double(n);
     q.cycles = linearCycles(k, cols, p.kind == "linear_gelu", false, batch * tokens, arch,
                             asyncColumnSums(tokens));
+    q.alone = linearCycles(k, cols, p.kind == "linear_gelu", false, batch * tokens, arch,
+                           asyncColumnSums(tokens), 1.0, /*alone=*/true);
     q.size = linearSizer(k, cols, true, false, batch, tokens, p.storage, arch, q.cycles);
     q.writesIntoPrevious = p.writesIntoPrevious || i > 0;
     out.push_back(std::move(q));

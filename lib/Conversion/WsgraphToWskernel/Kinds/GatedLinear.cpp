@@ -191,11 +191,11 @@ static bool gatedHandOnRow(const KernelPlan &p, int64_t k, int64_t n, bool silu,
 }
 
 /// The estimate of a gated linear K -> N at a plan's shape; a tile row
-/// receives its slice of x.
+/// receives its slice of x; with `alone`, of one token alone.
 static std::function<double(const KernelPlan &)>
 gatedCycles(int64_t k, int64_t n, bool silu, int biases, wafer::ArchAttr arch, bool asyncSums,
-            GatedDensity d) {
-  CostModel cost{arch};
+            GatedDensity d, bool alone = false) {
+  CostModel cost{arch, alone};
   return [=](const KernelPlan &p) {
     bool handOnRow = gatedHandOnRow(p, k, n, silu, biases, arch, asyncSums, d);
     int64_t rows = CostModel::tileRows(p.h, CostModel::Output::Blocks, handOnRow);
@@ -216,6 +216,7 @@ static void setSizing(KernelPlan &p, const GatedOperands &ops, int64_t batch, in
   std::string storage = p.storage;
   GatedDensity d(p, ops);
   p.cycles = gatedCycles(k, n, silu, biases, arch, asyncColumnSums(tokens), d);
+  p.alone = gatedCycles(k, n, silu, biases, arch, asyncColumnSums(tokens), d, /*alone=*/true);
   p.size = linearFamilySizer(
       k, n, /*host=*/false, batch, tokens, arch,
       [=](int64_t h, int64_t w) {

@@ -139,6 +139,8 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   double density = weightDensity(linear.getWeight());
   plan.cycles = linearCycles(k, n, gelu, residual, batch * tokens, arch,
                              asyncColumnSums(tokens), density);
+  plan.alone = linearCycles(k, n, gelu, residual, batch * tokens, arch, asyncColumnSums(tokens),
+                            density, /*alone=*/true);
   plan.size = linearSizer(k, n, host, residual, batch, tokens, st, arch, plan.cycles, density);
   return Planned::Yes;
 }
@@ -283,8 +285,8 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
 /// them: the written body counts the blocks it really touches).
 std::function<double(const KernelPlan &)>
 wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int64_t tokens,
-                            wafer::ArchAttr arch, bool asyncSums, double density) {
-  CostModel cost{arch};
+                            wafer::ArchAttr arch, bool asyncSums, double density, bool alone) {
+  CostModel cost{arch, alone};
   return [=](const KernelPlan &p) {
     CostModel::Output out = outputOf(p, tokens, n);
     bool handOnRow = linearHandOnRow(p, k, n, gelu, residual, tokens, arch, asyncSums, density);
@@ -536,10 +538,13 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   p.picksNext = kernel->hasAttr(kPicksNextAttr);
   p.turns = kernel->hasAttr(kTurnsAttr);
   double density = weightDensity(p.inputs[residual ? 2 : 1]);
+  bool gelu = p.kind == "linear_gelu";
+  p.cycles = linearCycles(weight[0], n, gelu, residual, batch * tokens, arch,
+                          asyncColumnSums(tokens), density);
+  p.alone = linearCycles(weight[0], n, gelu, residual, batch * tokens, arch,
+                         asyncColumnSums(tokens), density, /*alone=*/true);
   p.size = linearSizer(weight[0], n, p.hostResult, residual, batch, tokens, p.storage, arch,
-                       linearCycles(weight[0], n, p.kind == "linear_gelu", residual,
-                                    batch * tokens, arch, asyncColumnSums(tokens), density),
-                       density);
+                       p.cycles, density);
   return success();
 }
 
