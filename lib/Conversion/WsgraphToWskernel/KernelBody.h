@@ -473,7 +473,8 @@ struct LogicalInput {
   SmallVector<std::string, 1> ports() const {
     if (blocks.empty())
       return {"in" + std::to_string(operand)};
-    return SmallVector<std::string, 1>(llvm::map_range(blocks, [](const InBlock &b) { return b.port; }));
+    return SmallVector<std::string, 1>(
+        llvm::map_range(blocks, [](const InBlock &b) { return b.port; }));
   }
 };
 

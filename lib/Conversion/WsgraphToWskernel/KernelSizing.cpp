@@ -249,7 +249,8 @@ static LogicalResult resizeLoweredKernel(wk::KernelOp kernel, int64_t pes, int64
   });
   if (auto layers = kernel->getAttrOfType<IntegerAttr>(wk::kStreamedLayersAttr)) {
     p.layers = layers.getInt();
-    int64_t statics = llvm::count_if(p.inputs, [](Value v) { return isa<RankedTensorType>(v.getType()); });
+    int64_t statics =
+        llvm::count_if(p.inputs, [](Value v) { return isa<RankedTensorType>(v.getType()); });
     if (p.layers <= 0 || statics % p.layers)
       return failure();
     size_t later = size_t(statics / p.layers * (p.layers - 1));

@@ -20,8 +20,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/Hashing.h"
-#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
@@ -632,12 +630,12 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     if (p.hostResult) {
       // The function returns the last column piece's result.
       Value returned = p.writesIntoPrevious ? previousHostPiece : result;
-      returned.replaceUsesWithIf(out->front(),
-                                 [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
+      returned.replaceUsesWithIf(
+          out->front(), [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
       previousHostPiece = out->front();
-    }
-    else
+    } else {
       streams[p.streamed()] = *out;
+    }
   }
   // The block's output comes back in the blocks its stand-in sent.
   if (auto [feeder, standIn] = fedBackPair(plans); feeder && feeder->blocked) {

@@ -335,8 +335,9 @@ LayerState layerStateOf(wk::KernelOp kernel, const KernelPlan &p, ArrayRef<Opera
     for (Operation *op : tiles) {
       auto init = cast<wk::InitTileOp>(op);
       if (!sameEveryLayer(kernel, int64_t(init.getSource()), stride, p.layers))
-        keep(int64_t(init.getOffset()), 4 * wk::tileWords(init.getStorage(), int64_t(init.getRows()),
-                                                          int64_t(init.getCols())));
+        keep(
+            int64_t(init.getOffset()),
+            4 * wk::tileWords(init.getStorage(), int64_t(init.getRows()), int64_t(init.getCols())));
     }
   return state;
 }
