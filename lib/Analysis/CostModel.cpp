@@ -110,11 +110,14 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, 
   // weighs its values, merges the partial from above (mergeCycles) and
   // passes it on. Passing it on and the last row's blocks run on the async
   // engine, beside the next token's work, and so does receiving the next
-  // token's q, k and v when prefetching.
+  // token's q, k and v when prefetching. Side by side (generating), the
+  // partials merge toward the middle row, which takes two.
   // A column's query heads share its all-reduces and messages.
   int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts), q = std::max<int64_t>(1, queries);
-  double merge =
-      rows > 1 ? forwarded(q * (ds + 2)) + double(q) * mergeCycles(*this, ds, sideBySide) : 0.0;
+  double merges = sideBySide && rows > 2 ? 2.0 : 1.0;
+  double merge = rows > 1 ? merges * (forwarded(q * (ds + 2)) +
+                                      double(q) * mergeCycles(*this, ds, sideBySide))
+                          : 0.0;
   double perHead = 2 * matvec(tb, ds) + 4 * vector(tb) + transcendental(tb) + transcendental(1) +
                    vector(1) + vector(ds);
   double core = double(q) * perHead + rowAllReduce(parts, q * tb) + merge;

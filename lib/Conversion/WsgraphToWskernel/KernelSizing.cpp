@@ -81,6 +81,9 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool 
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
   if (p.h > 1 && hostRows)
     c.push_back(b.getNamedAttr("up", b.getStringAttr("col_chain_north")));
+  // A generating attention merges its partials up from the bottom half too.
+  if (p.h > 1 && p.kind == "attention" && p.tokenAtATime)
+    c.push_back(b.getNamedAttr("north", b.getStringAttr("col_chain_north")));
   return b.getDictionaryAttr(c);
 }
 

@@ -14,6 +14,8 @@
 
 #include "wsgraph/WsgraphDialect.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace wsc;
 using namespace wsc::lowering;
@@ -40,7 +42,7 @@ public:
   void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
   /// The partial softmaxes merged down the rows, one row after the other
   /// (each takes the larger max and the exponent of the difference before
-  /// it passes on), then the last row's blocks.
+  /// it passes on), then the finishing row's blocks.
   double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
                      const CostModel &cost) const override {
     const AttentionLayout &a = p.attention;
@@ -55,10 +57,11 @@ public:
                        blockColumns(p, n, cost.arch));
   }
   /// Down the rows, each merge of `queries` partials after their words and
-  /// a hop, then the last row's words. Side by side (generating), each
-  /// row's softmax ran before its merge; else a row before the token (about
-  /// half of them over a sequence) takes its softmax and values after the
-  /// partial arrives.
+  /// a hop, then the finishing row's words. Side by side (generating), each
+  /// row's softmax ran before its merge, and the partials merge from both
+  /// ends toward the middle row (mergeRow), the longer half on the path;
+  /// else a row before the token (about half of them over a sequence)
+  /// takes its softmax and values after the partial arrives.
   static double mergeChainCycles(const CostModel &cost, int64_t rows, int64_t tb, int64_t ds,
                                  int64_t queries, bool sideBySide) {
     double q = double(queries);
@@ -66,8 +69,14 @@ public:
                    q * CostModel::mergeCycles(cost, ds, sideBySide);
     if (!sideBySide)
       merge += q * (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
-    return double(rows - 1) * merge + cost.words(queries * (ds + 2));
+    else // the lowest float's fill and max (mergeSideBySide, from below)
+      merge += q * 2 * cost.vector(1);
+    int64_t merges = sideBySide ? rows - 1 - mergeRow(rows) : rows - 1;
+    return double(merges) * merge + cost.words(queries * (ds + 2));
   }
+  /// Generating, the row that merges the partials from above and below and
+  /// finishes: the middle one.
+  static int64_t mergeRow(int64_t rows) { return (rows - 1) / 2; }
 
 
 
@@ -558,12 +567,19 @@ void partialSoftmax(Body &k, const HeadLoop &each, const KernelPlan &p, const Pa
 
 /// Generating, a row merges the partial from above after its own: M =
 /// max(m, m'), (s, o) e^(m-M), then the other's added (a row wholly in the
-/// future has m = -inf: its e^(m-M) is 0).
-void mergeSideBySide(Body &k, wk::AffAttr acc, wk::AffAttr up, int64_t tmp, int64_t ds,
-                     ArrayAttr below) {
+/// future has m = -inf: its e^(m-M) is 0). The partial comes on `port`.
+/// Merging up from the bottom, both may be wholly in the future: M is at
+/// least the lowest float (a third word at tmp), so e^(m-M) is 0, not NaN.
+void mergeSideBySide(Body &k, StringRef port, wk::AffAttr acc, wk::AffAttr up, int64_t tmp,
+                     int64_t ds, ArrayAttr below, bool bothMayBeEmpty) {
   wk::AffAttr scale = k.aff(tmp), most = k.aff(tmp + 4), one = k.aff(1);
-  k.recv("col", up, k.aff(ds + 2), "copy", below);
+  k.recv(port, up, k.aff(ds + 2), "copy", below);
   k.vector("max", most, acc, up, one, below);
+  if (bothMayBeEmpty) {
+    wk::AffAttr lowest = k.aff(tmp + 8);
+    k.imm("fill", lowest, lowest, std::numeric_limits<float>::lowest(), one, below);
+    k.vector("max", most, most, lowest, one, below);
+  }
   k.vector("sub", scale, acc, most, one, below);
   k.unary("exp", scale, scale, one, below);
   k.scalar("mul", k.shifted(acc, 4), k.shifted(acc, 4), scale, k.aff(ds + 1), below);
@@ -611,7 +627,7 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   int64_t up = sram.words(nq * (ds + 2));
   // The last row's result: its blocks leave on the async engine while the
   // next token is scored.
-  int64_t tmp = sram.words(2), result = sram.words(nq * ds);
+  int64_t tmp = sram.words(p.tokenAtATime ? 3 : 2), result = sram.words(nq * ds);
   int64_t sum = acc + 4, o = acc + 8; // acc = nq x [m, s, o[ds]]
   // A query head's strides, in bytes.
   int64_t qStep = 4 * (deferred ? tokens * ds : ds), scoreStep = 4 * tb, accStep = 4 * (ds + 2);
@@ -827,25 +843,39 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   each.run([&] {
     partialSoftmax(k, each, p, partial, tokens, {own, seen, past, future}, below, prefetch);
   });
-  if (rows > 1) {
-    if (sideBySide) {
+  // Generating, the partials merge from both ends toward the middle row,
+  // which finishes: a token waits for half the merges. (On the async
+  // engine: the next token touches acc after its scores.)
+  int64_t finishing = sideBySide && rows > 1 ? AttentionKind::mergeRow(h) : h - 1;
+  auto mergeFrom = [&](StringRef port, int64_t y0, int64_t y1) {
+    if (y0 <= y1)
       each.run([&] {
-        mergeSideBySide(k, each.at(k.aff(acc), accStep), each.at(k.aff(up), accStep), tmp, ds,
-                        below);
+        mergeSideBySide(k, port, each.at(k.aff(acc), accStep), each.at(k.aff(up), accStep), tmp,
+                        ds, k.pes(0, w - 1, y0, y1), port == "north");
       });
-    }
-    // On the async engine: the next token touches acc after its scores.
-    k.send("col", k.aff(acc), k.aff(nq * (ds + 2)), k.pes(0, w - 1, 0, h - 2), nullptr,
-           /*async=*/true);
+  };
+  auto passOn = [&](StringRef port, int64_t y0, int64_t y1) {
+    if (y0 <= y1)
+      k.send(port, k.aff(acc), k.aff(nq * (ds + 2)), k.pes(0, w - 1, y0, y1), nullptr,
+             /*async=*/true);
+  };
+  if (rows > 1 && sideBySide) {
+    mergeFrom("col", 1, finishing);
+    passOn("col", 0, finishing - 1);
+    mergeFrom("north", finishing, h - 2);
+    passOn("north", finishing + 1, h - 1);
+  } else if (rows > 1) {
+    passOn("col", 0, h - 2);
   }
+  ArrayAttr finishRow = k.pes(0, w - 1, finishing, finishing);
   // o / s as o * rsqrt(s)^2: one transcendental instead of ds divisions.
   each.run([&] {
-    k.unary("rsqrt", k.aff(tmp), each.at(k.aff(sum), accStep), k.aff(1), k.lastRow());
-    k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), k.lastRow());
+    k.unary("rsqrt", k.aff(tmp), each.at(k.aff(sum), accStep), k.aff(1), finishRow);
+    k.vector("mul", k.aff(tmp), k.aff(tmp), k.aff(tmp), k.aff(1), finishRow);
     k.scalar("mul", each.at(k.aff(result), 4 * ds), each.at(k.aff(o), accStep), k.aff(tmp),
-             k.aff(ds), k.lastRow());
+             k.aff(ds), finishRow);
   });
-  k.sendGroups(k.aff(result), nq * ds, c, h - 1, /*async=*/true);
+  k.sendGroups(k.aff(result), nq * ds, c, finishing, /*async=*/true);
   // (The mask added to the scores, its words once a sequence, the max kept finite.)
   double maskCycles =
       masked ? double(nq) * (cost.vector(tb) + 2 * cost.vector(1)) + cost.words(tb) / double(tokens)
