@@ -897,8 +897,11 @@ void Core::noteStore(const Instr &in) {
   for (uint64_t word = std::max<uint64_t>(first, w.lo); word < std::min<uint64_t>(first + n, w.hi);
        ++word) {
     w.cycle[word - w.lo] = s_.clock;
-    if (int64_t e = w.element[word - w.lo]; w.onStore && e >= 0)
+    int64_t e = w.element[word - w.lo];
+    if (w.onStore && e >= 0)
       (*w.onStore)(uint64_t(e), int32_t(s_.sram[word]), s_.clock);
+    if (w.stopped && e >= 0 && e == w.stopElement)
+      w.stopped->store(true);
   }
 }
 
@@ -1310,6 +1313,9 @@ void Core::run() {
       return;
     }
     ++s_.pc;
+    // The run stops after a watched token (RunOptions::stopAfterToken).
+    if (s_.watch && s_.watch->stopped && s_.watch->stopped->load(std::memory_order_relaxed))
+      return;
     // A PE that has sent a visit's worth yields (staying Ready), so producers
     // cannot run far ahead of their consumers and fill the host's memory with
     // queued words. Where a PE pauses never changes what it computes.

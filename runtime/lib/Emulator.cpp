@@ -380,10 +380,18 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   }
 
   std::vector<detail::StoreWatch> watches = watchNextToken(pes, options);
-  Status s = detail::schedule(m, pes, options, report_);
+  std::atomic<bool> stopped{false};
+  for (detail::StoreWatch &w : watches)
+    if (options.stopAfterToken >= 0)
+      w.stopped = &stopped, w.stopElement = options.stopAfterToken;
+  Status s = detail::schedule(m, pes, options, report_, &stopped);
   if (!s)
     return s;
   recordNextTokenStores(watches);
+  // Stopped, the run ends at that pick, whatever the other PEs' clocks
+  // reached by the time their threads saw it.
+  if (stopped && size_t(options.stopAfterToken) < report_.nextTokenStores.size())
+    report_.cycles = report_.nextTokenStores[size_t(options.stopAfterToken)].cycle;
 
   for (const detail::TensorRef &t : m.outputs) {
     HostArray a;
@@ -411,7 +419,8 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   }
 
   report_.clockHz = m.clockHz;
-  report_.tokens = program_.tokens();
+  // Stopped after a token, the run went through the positions up to it.
+  report_.tokens = stopped ? uint32_t(options.stopAfterToken + 1) : program_.tokens();
   report_.tokensPerS =
       report_.cycles ? double(report_.tokens) * m.clockHz / double(report_.cycles) : 0;
   report_.wafers = m.wafers;

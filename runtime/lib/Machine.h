@@ -234,6 +234,9 @@ struct StoreWatch {
   std::vector<int64_t> element; ///< per word from lo: its output element, or -1
   /// RunOptions::onNextToken, when given.
   const std::function<void(uint64_t, int32_t, uint64_t)> *onStore = nullptr;
+  /// Set when element RunOptions::stopAfterToken is written (null: never).
+  std::atomic<bool> *stopped = nullptr;
+  int64_t stopElement = -1;
 };
 
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
@@ -426,8 +429,9 @@ unsigned threadCount(const RunOptions &options, uint64_t pes);
 /// Runs every PE to completion from worklists, one per thread; see
 /// docs/runtime.md. A fault with several threads may be another than the
 /// one a single thread meets first: Emulator::run then runs again on one.
+/// Once `stopped` is set (by a StoreWatch), the run ends where it is.
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
-                RunReport &report);
+                RunReport &report, const std::atomic<bool> *stopped = nullptr);
 
 } // namespace wsc::runtime::detail
 

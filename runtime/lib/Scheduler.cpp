@@ -133,6 +133,13 @@ struct Shared {
     stop = true;
     cv.notify_all();
   }
+  /// Ends the run where it is, without a failure (RunOptions::stopAfterToken).
+  void halt() {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
+    cv.notify_all();
+  }
+  const std::atomic<bool> *stopped = nullptr;
 };
 
 void runLane(Shared &sh, unsigned id);
@@ -202,6 +209,8 @@ void runLane(Shared &sh, unsigned id) {
     runPe(sh.m, pe, s, sh.options, sh.limit, outbox);
     if (s.status == PeStatus::Faulted)
       return sh.fail(Status::failure(s.fault));
+    if (s.watch && sh.stopped && sh.stopped->load())
+      return sh.halt();
     if (Status st = sh.fabric.route(walker, pe, outbox, uint8_t(id), woken, remote); !st)
       return sh.fail(st);
     if (s.status == PeStatus::Ready)
@@ -242,11 +251,12 @@ unsigned threadCount(const RunOptions &options, uint64_t pes) {
 }
 
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
-                RunReport &report) {
+                RunReport &report, const std::atomic<bool> *stopped) {
   unsigned threads = threadCount(options, pes.size());
   Fabric fabric(m, pes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   Shared sh(m, pes, options, fabric);
+  sh.stopped = stopped;
   // With several threads, smaller visits let a kernel's consumer on the
   // other thread start sooner (GPT-2-small at 2 threads: 1,024 sends per
   // visit 18-20 s, 512 21 s, 2,048 22 s, 4,096 21-24 s).
@@ -276,8 +286,9 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     report.rounds += lane->visits;
   if (!sh.failure)
     return sh.failure;
+  bool halted = stopped && stopped->load();
   for (const PeState &s : pes)
-    if (s.status != PeStatus::Done)
+    if (s.status != PeStatus::Done && !halted)
       return deadlock(m, pes);
 
   for (const PeState &s : pes) {
@@ -286,7 +297,8 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     report.messages += s.messages;
   }
   fabric.linkStats(report.cycles, report);
-  leftovers(m, pes, report);
+  if (!halted) // messages still on their way are no leftovers then
+    leftovers(m, pes, report);
   return Status::success();
 }
 

@@ -263,10 +263,17 @@ int runMain(int argc, char **argv) {
   options.trace = !args.trace.empty();
   options.maxCycles = args.maxCycles;
   std::mutex printing;
-  if (plan)
+  if (plan) {
     options.onNextToken = [&](uint64_t element, int32_t id, uint64_t cycle) {
       printPickedToken(*plan, element, id, cycle, printing);
     };
+    // Sequences run one after another: the run ends a position after the
+    // last one's G-th token, not at the end of its context. Every PE that
+    // holds a logit feeds that pick after its writes of the step before,
+    // so the G steps' outputs are whole.
+    options.stopAfterToken =
+        (plan->batch - 1) * plan->context + plan->promptLengths.back() + plan->steps - 1;
+  }
   if (Status s = e.run(options); !s)
     return fail(s.message().rfind("cycle limit", 0) == 0
                     ? s.message() + " (--max-cycles N sets the limit)"

@@ -147,7 +147,7 @@ void addPiece(format::HostTensor *t, uint32_t x, uint32_t y, uint32_t offset, ui
 }
 
 RunResult runProgram(const format::Program &p, const std::map<std::string, HostArray> &inputs,
-                     unsigned threads, bool trace) {
+                     unsigned threads, bool trace, int64_t stopAfterToken) {
   RunResult res;
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
   if (!e) {
@@ -162,6 +162,7 @@ RunResult runProgram(const format::Program &p, const std::map<std::string, HostA
   RunOptions o;
   o.threads = threads;
   o.trace = trace;
+  o.stopAfterToken = stopAfterToken;
   res.status = (*e)->run(o);
   if (!res.status)
     return res;

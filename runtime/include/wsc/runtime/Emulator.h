@@ -43,6 +43,14 @@ struct RunOptions {
   /// cycle the write ended. Calls come from the emulator's threads, possibly
   /// at once; a sequence's tokens come in order.
   std::function<void(uint64_t element, int32_t id, uint64_t cycle)> onNextToken;
+  /// With a generating program: the run ends once the next_token output's
+  /// element `stopAfterToken` (row-major [B, T]) is written and the PE
+  /// that wrote it next waits or yields; the others stop where they are, so
+  /// the outputs hold what was written by then, and the
+  /// report's cycles end at that write (its instructions and messages count
+  /// what ran by then, which can vary with the threads); -1 runs the
+  /// program to its end.
+  int64_t stopAfterToken = -1;
 };
 
 /// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.
@@ -91,7 +99,7 @@ struct StoreTime {
 struct RunReport {
   uint64_t cycles = 0; ///< max PE clock
   double clockHz = 0;
-  uint32_t tokens = 0;
+  uint32_t tokens = 0; ///< the positions run: all, or up to RunOptions::stopAfterToken
   double tokensPerS = 0; ///< tokens * clockHz / cycles
   uint32_t wafers = 0;
   uint64_t pesActive = 0; ///< PEs that belong to a kernel
