@@ -44,12 +44,11 @@ struct RunOptions {
   /// at once; a sequence's tokens come in order.
   std::function<void(uint64_t element, int32_t id, uint64_t cycle)> onNextToken;
   /// With a generating program: the run ends once the next_token output's
-  /// element `stopAfterToken` (row-major [B, T]) is written and the PE
-  /// that wrote it next waits or yields; the others stop where they are, so
-  /// the outputs hold what was written by then, and the
-  /// report's cycles end at that write (its instructions and messages count
-  /// what ran by then, which can vary with the threads); -1 runs the
-  /// program to its end.
+  /// element `stopAfterToken` (row-major [B, T]) is written and the PE that
+  /// wrote it next waits or yields; the others stop where they are. The
+  /// outputs hold what was written by then, the report's cycles end at that
+  /// write (its instructions and messages count what ran by then, which can
+  /// vary with the threads). -1 runs the program to its end.
   int64_t stopAfterToken = -1;
 };
 
