@@ -169,8 +169,9 @@ TEST(Generation, TokenNeverWrittenIsAnError) {
 }
 
 /// Two PEs: the first sends ids[i] + 1 east, the second receives each into
-/// next_token[i]; the receive's end is the pick.
-TEST(Generation, StoreTimesDoNotDependOnThreads) {
+/// next_token[i]; the receive's end is the pick. In `lockstep`, the second
+/// acknowledges each west and the first waits for it before the next.
+format::Program relay(bool lockstep) {
   format::Program p = makeProgram(2, 1);
   format::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
   format::Region *b = addRegion(p, "argmax", 1, 0, 1, 1);
@@ -181,18 +182,31 @@ TEST(Generation, StoreTimesDoNotDependOnThreads) {
   plus.set_type(format::ELEM_I32);
   *a->add_code() = plus;
   *a->add_code() = send(1, 64, 1);
+  if (lockstep)
+    *a->add_code() = recv(2, 68, 1);
   *a->add_code() = end();
   *b->add_code() = loop(uint32_t(kBatch * kContext));
   format::Instr take = recv(1, 0, 1);
   *take.mutable_addr(0) = aff(0, {4});
   *b->add_code() = take;
+  if (lockstep)
+    *b->add_code() = send(2, 64, 1);
   *b->add_code() = end();
   routeEast(p, 0, 0, 1, 1);
+  if (lockstep) {
+    addRoute(p, 1, 0, 2, format::RAMP, {format::WEST});
+    addRoute(p, 0, 0, 2, format::EAST, {format::RAMP});
+  }
   addPiece(addTensor(p, false, "ids", format::I64, {kBatch, kContext}), 0, 0, 0, 0, 8);
   addPiece(addTensor(p, true, "next_token", format::I64, {kBatch, kContext}), 1, 0, 0, 0, 8);
   p.mutable_generation()->set_token_input("ids");
   p.mutable_generation()->set_next_token_output("next_token");
   p.mutable_generation()->set_context(uint32_t(kContext));
+  return p;
+}
+
+TEST(Generation, StoreTimesDoNotDependOnThreads) {
+  format::Program p = relay(/*lockstep=*/false);
   GenerationPlan plan = *planGeneration(p, ids({5, 6, 7, -1}), 2);
   RunResult one = runProgram(p, {{"ids", plan.input}}, 1);
   RunResult two = runProgram(p, {{"ids", plan.input}}, 2);
@@ -211,38 +225,11 @@ TEST(Generation, StoreTimesDoNotDependOnThreads) {
             (std::vector<int64_t>{6, 7, 0, 0, 8, 0, 0, 0}));
 }
 
-/// Two PEs in lockstep: the first sends ids[i] + 1 east and waits for an
-/// acknowledgement; the second receives it into next_token[i] and sends the
-/// acknowledgement back west. Stopped after element 4 (sequence 1, position
-/// 0), the stores end there, and so do the run's cycles and tokens, on one
+/// The relay in lockstep, stopped after element 4 (sequence 1, position
+/// 0): the stores end there, and so do the run's cycles and tokens, on one
 /// thread and on two.
 TEST(Generation, StopsAfterTheRequestedToken) {
-  format::Program p = makeProgram(2, 1);
-  format::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
-  format::Region *b = addRegion(p, "argmax", 1, 0, 1, 1);
-  *a->add_code() = loop(uint32_t(kBatch * kContext));
-  format::Instr plus = ins(format::ADD_I, {64, 0}, 1);
-  *plus.mutable_addr(1) = aff(0, {4});
-  plus.set_imm(1);
-  plus.set_type(format::ELEM_I32);
-  *a->add_code() = plus;
-  *a->add_code() = send(1, 64, 1);
-  *a->add_code() = recv(2, 68, 1);
-  *a->add_code() = end();
-  *b->add_code() = loop(uint32_t(kBatch * kContext));
-  format::Instr take = recv(1, 0, 1);
-  *take.mutable_addr(0) = aff(0, {4});
-  *b->add_code() = take;
-  *b->add_code() = send(2, 64, 1);
-  *b->add_code() = end();
-  routeEast(p, 0, 0, 1, 1);
-  addRoute(p, 1, 0, 2, format::RAMP, {format::WEST});
-  addRoute(p, 0, 0, 2, format::EAST, {format::RAMP});
-  addPiece(addTensor(p, false, "ids", format::I64, {kBatch, kContext}), 0, 0, 0, 0, 8);
-  addPiece(addTensor(p, true, "next_token", format::I64, {kBatch, kContext}), 1, 0, 0, 0, 8);
-  p.mutable_generation()->set_token_input("ids");
-  p.mutable_generation()->set_next_token_output("next_token");
-  p.mutable_generation()->set_context(uint32_t(kContext));
+  format::Program p = relay(/*lockstep=*/true);
   GenerationPlan plan = *planGeneration(p, ids({5, 6, 7, -1}), 2);
   RunResult all = runProgram(p, {{"ids", plan.input}});
   ASSERT_TRUE(all.status.ok()) << all.status.message();
