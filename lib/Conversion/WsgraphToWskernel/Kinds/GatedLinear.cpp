@@ -222,7 +222,7 @@ static void setSizing(KernelPlan &p, const GatedOperands &ops, int64_t batch, in
       [=](int64_t h, int64_t w) {
         return tileWords(ceilDiv(k, h), ceilDiv(n, w), storage, biases, d);
       },
-      p.cycles);
+      p.cycles, std::min(d.gate, d.up));
 }
 
 Planned GatedLinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const {

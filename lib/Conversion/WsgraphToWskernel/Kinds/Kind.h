@@ -111,9 +111,12 @@ Sizer tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch,
 /// rows, a finishing row and a hand-on row (the square-ish tiles of the
 /// K x N weight one of them), `tileWords(h, w)` the words a PE of tiles on
 /// h rows x w columns needs. `host`: the result is kept for the host.
+/// `density`: the least fraction of nonzeros any of its weights holds
+/// (sparse tiles multiply only those).
 Sizer linearFamilySizer(int64_t k, int64_t n, bool host, int64_t batch, int64_t tokens,
                         wafer::ArchAttr arch, std::function<int64_t(int64_t, int64_t)> tileWords,
-                        std::function<double(const KernelPlan &)> cycles);
+                        std::function<double(const KernelPlan &)> cycles,
+                        double density = 1.0);
 /// The words per token of logical input i, 0 when it is no stream.
 inline int64_t streamWordsOf(ArrayRef<LogicalInput> ins, size_t i) {
   return i < ins.size() ? ins[i].words() : 0;

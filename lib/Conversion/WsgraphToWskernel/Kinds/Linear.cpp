@@ -177,13 +177,15 @@ Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual,
     return kb + weightTileWords(st, kb, nb, density) + 3 * nb +
            (host ? kept + 2 * nb : 2 * nb) + (residual ? nb : 0);
   };
-  return linearFamilySizer(k, n, host, batch, tokens, arch, tileWords, std::move(cycles));
+  return linearFamilySizer(k, n, host, batch, tokens, arch, tileWords, std::move(cycles),
+                           density);
 }
 
 Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t batch,
                                        int64_t tokens, wafer::ArchAttr arch,
                                        std::function<int64_t(int64_t, int64_t)> tileWords,
-                                       std::function<double(const KernelPlan &)> cycles) {
+                                       std::function<double(const KernelPlan &)> cycles,
+                                       double density) {
   Sizer tiled = tiledSizer(k, n, arch, tileWords);
   Sizer squareish = [=](KernelPlan &p) {
     int64_t budget = p.h * p.w;
@@ -258,8 +260,9 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
           continue;
         w = pairedWidth(p, n, ceilDiv(n, ceilDiv(n, w)));
         // No row holds fewer than k / h rows of the weights: a shape whose
-        // multiply-adds alone take longer than the best cannot beat it.
-        if (cost.matvec(ceilDiv(k, h), ceilDiv(n, w)) > best)
+        // multiply-adds alone (a sparse tile's nonzeros at the least) take
+        // longer than the best cannot beat it.
+        if (density * cost.matvec(ceilDiv(k, h), ceilDiv(n, w)) > best)
           continue;
         // The tiles on all rows but the finishing one fit (the hand-on row's
         // are checked where it is chosen).
