@@ -6,10 +6,25 @@ namespace wsc::format {
 
 namespace {
 
-template <typename Element> uint64_t countNonzero(const Element *elements, uint64_t count) {
+/// Calls `entry(column, filler)` for each entry of row `row`, in order.
+template <typename Element, typename Fn>
+void eachEntry(const Element *row, uint64_t cols, Fn entry) {
+  uint64_t next = 0; // the column a gap of 0 lands on
+  for (uint64_t c = 0; c < cols; ++c) {
+    if (!row[c])
+      continue;
+    for (uint64_t f = fillersBefore(next, c); f; --f, next += kMaxGap + 1)
+      entry(next + kMaxGap, true);
+    entry(c, false);
+    next = c + 1;
+  }
+}
+
+template <typename Element>
+uint64_t countEntriesOf(const Element *elements, uint64_t rows, uint64_t cols) {
   uint64_t n = 0;
-  for (uint64_t i = 0; i < count; ++i)
-    n += elements[i] != 0;
+  for (uint64_t r = 0; r < rows; ++r)
+    eachEntry(elements + r * cols, cols, [&](uint64_t, bool) { ++n; });
   return n;
 }
 
@@ -26,7 +41,7 @@ template <typename Element>
 std::vector<uint32_t> encode(const Element *elements, uint64_t rows, uint64_t cols) {
   assert(cols <= kMaxSparseCols && "sparse tiles index columns in 16 bits");
   SparseValues v = sizeof(Element) == 4 ? SparseValues::Words : SparseValues::Halves;
-  uint64_t nnz = countNonzero(elements, rows * cols);
+  uint64_t nnz = countEntriesOf(elements, rows, cols);
   std::vector<uint32_t> out;
   if (sparseTileWords(rows, cols, nnz, v) >= denseTileWords(rows, cols, v)) {
     out.assign(denseTileWords(rows, cols, v), 0);
@@ -37,32 +52,36 @@ std::vector<uint32_t> encode(const Element *elements, uint64_t rows, uint64_t co
   }
   out.assign(sparseTileWords(rows, cols, nnz, v), 0);
   out[0] = uint32_t(nnz);
-  uint64_t per = indicesPerWord(cols), bits = 32 / per;
-  auto putIndex = [&](uint64_t base, uint64_t i, uint32_t index) {
-    out[base + i / per] |= index << (bits * (i % per));
+  auto putIndex = [&](uint64_t base, uint64_t i, uint32_t index, uint64_t per) {
+    out[base + i / per] |= index << ((32 / per) * (i % per));
   };
-  uint64_t counts = 1, columns = counts + (rows + per - 1) / per;
-  uint64_t values = columns + (nnz + per - 1) / per;
+  uint64_t per = countsPerWord(cols);
+  uint64_t counts = 1, gaps = counts + (rows + per - 1) / per;
+  uint64_t values = gaps + (nnz + kGapsPerWord - 1) / kGapsPerWord;
   uint64_t e = 0;
   for (uint64_t r = 0; r < rows; ++r) {
     uint32_t inRow = 0;
-    for (uint64_t c = 0; c < cols; ++c) {
-      Element w = elements[r * cols + c];
-      if (!w)
-        continue;
-      putIndex(columns, e, uint32_t(c));
-      putValue(out, values, e, w);
+    uint64_t next = 0;
+    const Element *row = elements + r * cols;
+    eachEntry(row, cols, [&](uint64_t c, bool filler) {
+      putIndex(gaps, e, uint32_t(c - next), kGapsPerWord);
+      putValue(out, values, e, filler ? Element(0) : row[c]);
+      next = c + 1;
       ++e, ++inRow;
-    }
-    putIndex(counts, r, inRow);
+    });
+    putIndex(counts, r, inRow, per);
   }
   return out;
 }
 
 } // namespace
 
-uint64_t countStored(const uint32_t *words, uint64_t count) { return countNonzero(words, count); }
-uint64_t countStored(const uint16_t *halves, uint64_t count) { return countNonzero(halves, count); }
+uint64_t countEntries(const uint32_t *words, uint64_t rows, uint64_t cols) {
+  return countEntriesOf(words, rows, cols);
+}
+uint64_t countEntries(const uint16_t *halves, uint64_t rows, uint64_t cols) {
+  return countEntriesOf(halves, rows, cols);
+}
 
 std::vector<uint32_t> encodeSparseTile(const uint32_t *words, uint64_t rows, uint64_t cols) {
   return encode(words, rows, cols);

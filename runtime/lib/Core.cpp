@@ -410,7 +410,8 @@ private:
   /// Checks the STORE_SPARSE tile of rows x cols at addr[1] as it is now (the
   /// program may have written it) and finds its parts.
   bool sparseTile(const Instr &in, uint64_t rows, uint64_t cols, SparseView &t);
-  bool checkEntries(const Instr &in, uint64_t rows, uint64_t cols, const SparseView &t);
+  bool checkCounts(const Instr &in, uint64_t rows, uint64_t cols, uint64_t nnz,
+                   const std::vector<uint16_t> &counts);
   bool badTile(const Instr &in, std::string what) {
     fault(in, "bad sparse tile", std::move(what));
     return false;
@@ -671,52 +672,52 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
   if (!span(in, 1, format::sparseTileWords(n, m, head, v), a))
     return false;
   const uint32_t *w = s_.sram + a + 1;
-  uint64_t per = format::indicesPerWord(m);
+  uint64_t per = format::countsPerWord(m);
   t.nnz = head;
-  const uint32_t *columns = w + (n + per - 1) / per;
-  if (per == 2) {
-    t.counts = reinterpret_cast<const SramU16 *>(w);
-    t.cols = reinterpret_cast<const SramU16 *>(columns);
-  } else {
-    // 8-bit indices are widened once, so the loops read one form.
-    static thread_local std::vector<uint16_t> counts, cols;
-    counts.resize(n), cols.resize(t.nnz);
-    for (uint64_t r = 0; r < n; ++r)
-      counts[r] = uint16_t(format::packedIndex(w, r, m));
-    for (uint64_t e = 0; e < t.nnz; ++e)
-      cols[e] = uint16_t(format::packedIndex(columns, e, m));
-    t.counts = counts.data(), t.cols = cols.data();
+  const uint32_t *gaps = w + (n + per - 1) / per;
+  // Counts and gaps are widened once into counts and columns, so that the
+  // loops read one form; a row's columns are its gaps' running sum.
+  static thread_local std::vector<uint16_t> counts, cols;
+  counts.resize(n), cols.resize(t.nnz);
+  for (uint64_t r = 0; r < n; ++r)
+    counts[r] = uint16_t(format::packedIndex(w, r, per));
+  if (!checkCounts(in, n, m, t.nnz, counts))
+    return false;
+  for (uint64_t r = 0, e = 0; r < n; ++r) {
+    uint64_t next = 0;
+    for (uint64_t end = e + counts[r]; e < end; ++e) {
+      uint64_t c = next + format::packedIndex(gaps, e, format::kGapsPerWord);
+      if (c >= m)
+        return badTile(in, fmt::format("column {} of entry {} is not below m = {}", c, e, m));
+      cols[e] = uint16_t(c);
+      next = c + 1;
+    }
   }
+  t.counts = counts.data(), t.cols = cols.data();
   static thread_local std::vector<float> widened; // 16-bit values, read as fp32
-  uint32_t values = uint32_t(columns + (t.nnz + per - 1) / per - s_.sram);
+  uint32_t values =
+      uint32_t(gaps + (t.nnz + format::kGapsPerWord - 1) / format::kGapsPerWord - s_.sram);
   t.values = elements(in, values, 0, t.nnz, widened);
   t.perEntry = format::sparseTileWords(n, m, t.nnz, v) < format::denseTileWords(n, m, v);
-  return checkEntries(in, n, m, t);
+  return true;
 }
 
-bool Core::checkEntries(const Instr &in, uint64_t n, uint64_t m, const SparseView &t) {
+bool Core::checkCounts(const Instr &in, uint64_t n, uint64_t m, uint64_t nnz,
+                       const std::vector<uint16_t> &counts) {
   // A pass for the maximum (it vectorizes); the culprit is looked for only on a fault.
   uint64_t sum = 0;
   uint16_t most = 0;
   for (uint64_t r = 0; r < n; ++r) {
-    sum += t.counts[r];
-    most = std::max<uint16_t>(most, t.counts[r]);
+    sum += counts[r];
+    most = std::max<uint16_t>(most, counts[r]);
   }
   if (most > m)
     for (uint64_t r = 0;; ++r)
-      if (t.counts[r] > m)
+      if (counts[r] > m)
         return badTile(in, fmt::format("row {} holds {} entries, more than m = {}", r,
-                                       unsigned(t.counts[r]), m));
-  if (sum != t.nnz)
-    return badTile(in, fmt::format("row counts sum to {}, nnz is {}", sum, t.nnz));
-  most = 0;
-  for (uint64_t e = 0; e < t.nnz; ++e)
-    most = std::max<uint16_t>(most, t.cols[e]);
-  if (t.nnz && most >= m)
-    for (uint64_t e = 0;; ++e)
-      if (t.cols[e] >= m)
-        return badTile(in, fmt::format("column {} of entry {} is not below m = {}",
-                                       unsigned(t.cols[e]), e, m));
+                                       unsigned(counts[r]), m));
+  if (sum != nnz)
+    return badTile(in, fmt::format("row counts sum to {}, nnz is {}", sum, nnz));
   return true;
 }
 

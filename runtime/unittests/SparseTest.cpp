@@ -36,9 +36,10 @@ struct Tile {
       h.push_back(uint16_t(w >> 16));
     return h;
   }
-  uint64_t nnz(format::SparseValues v = kWords) const {
-    return v == kWords ? format::countStored(words.data(), words.size())
-                       : format::countStored(halves().data(), words.size());
+  /// The entries of its sparse form: nonzeros and fillers.
+  uint64_t entries(format::SparseValues v = kWords) const {
+    return v == kWords ? format::countEntries(words.data(), rows, cols)
+                       : format::countEntries(halves().data(), rows, cols);
   }
   std::vector<uint32_t> encoded(format::SparseValues v = kWords) const {
     return v == kWords ? format::encodeSparseTile(words.data(), rows, cols)
@@ -71,15 +72,18 @@ std::vector<uint32_t> decode(const std::vector<uint32_t> &t, uint64_t rows, uint
       out[i] = valueAt(t, 1, i, v);
     return out;
   }
-  uint64_t nnz = t[0], per = cols <= 255 ? 4 : 2, bits = 32 / per;
-  auto half = [&](uint64_t base, uint64_t i) {
+  uint64_t nnz = t[0], per = cols <= 255 ? 4 : 2;
+  auto packed = [&](uint64_t base, uint64_t i, uint64_t per) {
+    uint64_t bits = 32 / per;
     return (t[base + i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
   };
-  uint64_t columns = 1 + (rows + per - 1) / per, values = columns + (nnz + per - 1) / per;
+  uint64_t gaps = 1 + (rows + per - 1) / per, values = gaps + (nnz + 3) / 4;
   uint64_t e = 0;
   for (uint64_t r = 0; r < rows; ++r)
-    for (uint32_t k = 0; k < half(1, r); ++k, ++e)
-      out[r * cols + half(columns, e)] = valueAt(t, values, e, v);
+    for (uint64_t k = 0, c = 0; k < packed(1, r, per); ++k, ++e, ++c) {
+      c += packed(gaps, e, 4);
+      out[r * cols + c] = valueAt(t, values, e, v); // a filler's +0.0 stands on a zero
+    }
   EXPECT_EQ(e, nnz);
   return out;
 }
@@ -95,6 +99,17 @@ Tile randomTile(uint64_t rows, uint64_t cols, double density, unsigned seed) {
   return t;
 }
 
+/// Two rows of 500 columns whose nonzeros lie far apart: fillers bridge
+/// the gaps (row 0: column 3, a filler at 259, then 499; row 1: a filler
+/// at 255, then 300).
+Tile longGaps() {
+  Tile t{2, 500, std::vector<uint32_t>(1000, 0)};
+  t.words[3] = W(1.25f);
+  t.words[499] = W(-0.5f);
+  t.words[500 + 300] = W(2.0f);
+  return t;
+}
+
 /// The tiles every product is tried on.
 std::vector<std::pair<const char *, Tile>> tiles() {
   Tile zeroRow = randomTile(6, 10, 0.3, 1);
@@ -105,7 +120,8 @@ std::vector<std::pair<const char *, Tile>> tiles() {
           {"all zero", Tile{5, 7, std::vector<uint32_t>(35, 0)}},
           {"fully dense", randomTile(5, 7, 1.0, 2)},
           {"75% sparse", randomTile(24, 40, 0.25, 3)},
-          {"75% sparse, 16-bit indices", randomTile(3, 300, 0.25, 5)}};
+          {"75% sparse, 16-bit counts", randomTile(3, 300, 0.25, 5)},
+          {"gaps of more than 255 zeros", longGaps()}};
 }
 
 std::vector<float> randomFloats(size_t n, unsigned seed) {
@@ -210,7 +226,7 @@ void expectProductMatchesDense(format::Op op) {
         Outcome sparse = runProduct(op, t, pair.sparse, accumulate);
         EXPECT_EQ(sparse.dst, dense.dst);
         EXPECT_EQ(dense.cycles, (t.rows * t.cols + kFmac - 1) / kFmac);
-        EXPECT_EQ(sparse.cycles, format::sparseTileCycles(t.rows, t.cols, t.nnz(pair.values),
+        EXPECT_EQ(sparse.cycles, format::sparseTileCycles(t.rows, t.cols, t.entries(pair.values),
                                                           pair.values, kFmac));
       }
 }
@@ -220,31 +236,33 @@ TEST(SparseTile, EncodingRoundTrips) {
     for (const auto &[name, t] : tiles()) {
       SCOPED_TRACE(testing::Message() << name << (v == kHalves ? ", 16-bit values" : ""));
       std::vector<uint32_t> e = t.encoded(v);
-      EXPECT_EQ(e.size(), format::storedTileWords(t.rows, t.cols, t.nnz(v), v));
+      EXPECT_EQ(e.size(), format::storedTileWords(t.rows, t.cols, t.entries(v), v));
       EXPECT_EQ(decode(e, t.rows, t.cols, v), t.elements(v));
     }
-  // Up to 255 columns, counts and columns take 8 bits, four to a word;
-  // the last word's unused ones stay zero.
+  // Up to 255 columns, counts take 8 bits, four to a word; gaps always do.
+  // The last word's unused ones stay zero.
   Tile odd{3, 5, std::vector<uint32_t>(15, 0)};
   odd.words[4] = W(1.5f);
   odd.words[10] = W(-2.0f);
   odd.words[11] = W(3.0f);
   std::vector<uint32_t> e = odd.encoded();
-  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 8 | 2 << 16, 4 | 0 << 8 | 1 << 16, W(1.5f),
+  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 8 | 2 << 16, 4 | 0 << 8 | 0 << 16, W(1.5f),
                                       W(-2.0f), W(3.0f)}));
-  // Wider tiles take 16 bits, two to a word.
+  // Wider tiles' counts take 16 bits, two to a word. Column 299 is 299
+  // zeros on: a filler at 255, then a gap of 43.
   Tile wide{3, 300, std::vector<uint32_t>(900, 0)};
   wide.words[299] = W(1.5f);
   wide.words[600] = W(-2.0f);
   wide.words[601] = W(3.0f);
   e = wide.encoded();
-  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 16, 2, 299 | 0 << 16, 1, W(1.5f), W(-2.0f),
+  EXPECT_EQ(e, (std::vector<uint32_t>{4, 2 | 0 << 16, 2, 255 | 43 << 8, 0, W(1.5f), W(-2.0f),
                                       W(3.0f)}));
   EXPECT_EQ(decode(e, 3, 300), wide.words);
+  EXPECT_EQ(format::countEntries(longGaps().words.data(), 2, 500), 3u + 2u);
 }
 
 TEST(SparseTile, PacksHalfValuesTwoToAWord) {
-  // Three entries: counts 1, 0, 2 and columns 4, 0, 1 (8 bits each), then
+  // Three entries: counts 1, 0, 2 and gaps 4, 0, 0 (8 bits each), then
   // the halves 0x3FC0, 0xC000 in one word and 0x4040 in the low half of the
   // next. Dense, the same tile takes 1 + ceil(15 / 2) words.
   Tile odd{3, 5, std::vector<uint32_t>(15, 0)};
@@ -252,7 +270,7 @@ TEST(SparseTile, PacksHalfValuesTwoToAWord) {
   odd.words[10] = W(-2.0f);
   odd.words[11] = W(3.0f);
   std::vector<uint32_t> e = odd.encoded(kHalves);
-  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 8 | 2 << 16, 4 | 0 << 8 | 1 << 16,
+  EXPECT_EQ(e, (std::vector<uint32_t>{3, 1 | 0 << 8 | 2 << 16, 4 | 0 << 8 | 0 << 16,
                                       0x3FC0u | 0xC000u << 16, 0x4040u}));
   Tile full = randomTile(3, 5, 1.0, 4);
   e = full.encoded(kHalves);
@@ -315,7 +333,7 @@ TEST(Sparse, RecvVecmatMatchesDenseBitForBit) {
         Outcome sparse = outcome(recvVecmat(t, pair.sparse, accumulate));
         EXPECT_EQ(sparse.dst, dense.dst);
         EXPECT_EQ(dense.cycles, 100 + (t.rows * t.cols + kFmac - 1) / kFmac);
-        EXPECT_EQ(sparse.cycles, 100 + format::sparseTileCycles(t.rows, t.cols, t.nnz(pair.values),
+        EXPECT_EQ(sparse.cycles, 100 + format::sparseTileCycles(t.rows, t.cols, t.entries(pair.values),
                                                                 pair.values, kFmac));
       }
     }
@@ -385,7 +403,7 @@ std::vector<uint32_t> goodTile() {
   return e;
 }
 
-/// Sets 16-bit half i of the words from `base` on.
+/// Sets 8-bit index i of the words from `base` on.
 void setIndex(std::vector<uint32_t> &t, uint64_t base, uint64_t i, uint32_t v) {
   uint32_t &w = t[base + i / 4];
   int shift = 8 * int(i % 4);
@@ -413,8 +431,8 @@ TEST(Sparse, BadTilesFault) {
     setIndex(t, 1, 1, 4);
     EXPECT_EQ(runOver(t, 0, op), at + "row counts sum to 10, nnz is 6");
     t = goodTile();
-    setIndex(t, 2, 4, 12); // columns are at word 1 + 1
-    EXPECT_EQ(runOver(t, 0, op), at + "column 12 of entry 4 is not below m = 8");
+    setIndex(t, 2, 4, 12); // gaps are at word 1 + 1; row 2's third entry is now 13 on from column 2
+    EXPECT_EQ(runOver(t, 0, op), at + "column 15 of entry 4 is not below m = 8");
   }
 }
 

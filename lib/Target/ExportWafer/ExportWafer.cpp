@@ -812,9 +812,9 @@ FailureOr<std::vector<uint32_t>> Exporter::heldWords(Operation *op, StringRef st
                                     : pb::encodeSparseTile(halves.data(), rows, uint64_t(cols));
   if (held.size() > uint64_t(wk::tileWords(storage, int64_t(rows), cols)))
     return fail(op) << "the tile of PE (" << px << ", " << py << ") holds "
-                      << (wide ? pb::countStored(tile.data(), tile.size())
-                                : pb::countStored(halves.data(), halves.size()))
-                      << " nonzeros, more than the " << *entries << " its storage is sized for";
+                      << (wide ? pb::countEntries(tile.data(), rows, uint64_t(cols))
+                                : pb::countEntries(halves.data(), rows, uint64_t(cols)))
+                      << " entries, more than the " << *entries << " its storage is sized for";
   return held;
 }
 

@@ -182,7 +182,7 @@ module attributes {wafer.arch = #arch} {
     %y = wskernel.kernel "mv" kind "matvec" grid [2, 1] sram 128 cycles 1.0 channels {}
         (%w, %x) {wafer.origin = array<i64: 0, 1, 1>}
         : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<2xf32> {
-      // expected-error @below {{cannot export: the tile of PE (0, 1) holds 2 nonzeros, more than the 1 its storage is sized for (kernel 'mv'}}
+      // expected-error @below {{cannot export: the tile of PE (0, 1) holds 2 entries, more than the 1 its storage is sized for (kernel 'mv'}}
       wskernel.init_tile 0 at 64 rows 2 cols 4 row_origin [2, 0] {storage = "sparse:1"}
       wskernel.init_tile 1 at 0 rows 1 cols 4
       wskernel.host_output 0 at 32 rows 2 cols 1 row_origin [1, 0]

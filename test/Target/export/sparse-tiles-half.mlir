@@ -7,9 +7,10 @@
 // RUN: %python -c "import numpy; print(numpy.load('%t/y.npy').tolist())" | FileCheck %s --check-prefix=OUT
 // RUN: %protoc --decode=wsc.format.Program --proto_path=%wsc_src/runtime %wafer_proto < %t/mv.wafer | FileCheck %s
 
-// PE (0,0): nnz 1, row counts [1, 0], column 2, then 3.0 as a half (0x4200)
-// in the low bits of the last word. PE (0,1): nnz 2, counts [2, 0],
-// columns 0 and 3, then 1.0 (0x3C00) and 2.0 (0x4000) in one word.
+// PE (0,0): nnz 1, row counts [1, 0], column 2 (a gap of 2), then 3.0 as a
+// half (0x4200) in the low bits of the last word. PE (0,1): nnz 2, counts
+// [2, 0], columns 0 and 3 (gaps 0 and 2), then 1.0 (0x3C00) and 2.0
+// (0x4000) in one word.
 // CHECK: storage: STORE_SPARSE_F16
 // CHECK: init {
 // CHECK-NEXT: offset: 64
@@ -17,7 +18,7 @@
 // CHECK: init {
 // CHECK-NEXT: py: 1
 // CHECK-NEXT: offset: 64
-// CHECK-NEXT: data: "\002\000\000\000\002\000\000\000\000\003\000\000\000<\000@"
+// CHECK-NEXT: data: "\002\000\000\000\002\000\000\000\000\002\000\000\000<\000@"
 
 // y = [3 * 20, 0, 1 * 10 + 2 * 40, 0], in ceil((entries + rows) / 4) = 1 cycle.
 // OUT: [60.0, 0.0, 90.0, 0.0]

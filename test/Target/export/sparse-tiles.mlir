@@ -9,7 +9,7 @@
 
 // The rows of PE (0,0): [0 0 3 0] and [0 0 0 0]; of PE (0,1): [1 0 0 2] and
 // [0 0 0 0]: a word of nnz, a word of four 8-bit row counts, a word of
-// 8-bit columns, the values.
+// 8-bit gaps (columns 0 and 3: 0, then 2 past column 0), the values.
 // CHECK: storage: STORE_SPARSE
 // CHECK: init {
 // CHECK-NEXT: offset: 64
@@ -17,7 +17,7 @@
 // CHECK: init {
 // CHECK-NEXT: py: 1
 // CHECK-NEXT: offset: 64
-// CHECK-NEXT: data: "\002\000\000\000\002\000\000\000\000\003\000\000\000\000\200?\000\000\000@"
+// CHECK-NEXT: data: "\002\000\000\000\002\000\000\000\000\002\000\000\000\000\200?\000\000\000@"
 
 // y = [3 * 20, 0, 1 * 10 + 2 * 40, 0]; one MATVEC of ceil((entries + rows) / 4)
 // cycles: 1 on PE (0,0), 1 on PE (0,1).

@@ -10,6 +10,7 @@
 #include "RotaryTables.h"
 
 #include "wsc/Analysis/WeightData.h"
+#include "wsc/format/SparseTile.h"
 #include "wsgraph/WsgraphDialect.h"
 
 using namespace mlir;
@@ -150,6 +151,10 @@ int64_t wsc::lowering::sparseTileEntries(StringRef storage, int64_t kb, int64_t 
   if (density >= 1.0)
     return -1;
   int64_t entries = CostModel::densestTileEntries(kb * nb, density);
+  // Fillers: about one a row for each 256 columns that hold no nonzero.
+  double gap = double(format::kMaxGap + 1);
+  entries += int64_t(std::ceil(double(kb) * std::floor(double(nb - 1) / gap) *
+                               std::pow(1.0 - density, gap)));
   return wk::tileWords(wk::sparseStorage(entries, storage), kb, nb) < wk::storageWords(storage, kb * nb)
              ? entries
              : -1;
@@ -324,9 +329,11 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
                      p.turns);
 }
 
-/// The most nonzeros of any kb x nb tile of a matrix weight (its columns
-/// [lo, hi) when hi > 0, seen through `interleave`, `perm` and `rowPerm` as
-/// init_tile sees them), or nothing when its values are not at hand.
+/// The most entries (nonzeros and the fillers of long gaps, as
+/// format::countEntries counts them) of any kb x nb tile of a matrix weight
+/// (its columns [lo, hi) when hi > 0, seen through `interleave`, `perm` and
+/// `rowPerm` as init_tile sees them), or nothing when its values are not at
+/// hand.
 static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, int64_t lo,
                                           int64_t hi, ArrayRef<int64_t> interleave,
                                           ArrayRef<int64_t> perm, ArrayRef<int64_t> rowPerm) {
@@ -342,14 +349,21 @@ static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, 
     lo = std::min(lo, cols), hi = cols;
   int64_t across = ceilDiv(hi - lo, nb);
   std::vector<int64_t> count(size_t(ceilDiv(rows, kb) * across), 0);
-  for (int64_t r = 0; r < rows; ++r)
+  std::vector<uint64_t> next(static_cast<size_t>(across), 0); // per tile: where a gap of 0 lands
+  for (int64_t r = 0; r < rows; ++r) {
+    std::fill(next.begin(), next.end(), 0);
     for (int64_t c = lo; c < hi; ++c) {
       int64_t from = wk::permutedIndex(wk::interleavedColumn(c, interleave, cols), perm);
       if (from < 0 || from >= cols)
         continue;
       int64_t row = wk::permutedIndex(r, rowPerm);
-      count[size_t(r / kb * across + (c - lo) / nb)] += (*bits)[size_t(row * cols + from)] != 0;
+      if (!(*bits)[size_t(row * cols + from)])
+        continue;
+      uint64_t j = uint64_t((c - lo) % nb), &at = next[size_t((c - lo) / nb)];
+      count[size_t(r / kb * across + (c - lo) / nb)] += 1 + format::fillersBefore(at, j);
+      at = j + 1;
     }
+  }
   return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
 }
 

@@ -2,18 +2,22 @@
 // export, read by the emulator. Part of the format library (wsc_wafer_proto)
 // so that both sides share one definition.
 //
-// A tile of `rows` x `cols` elements, in words, with k indices per word: 4
-// of 8 bits when cols <= 255, else 2 of 16 bits (cols <= 65535). Values are
-// fp32 words (STORE_SPARSE) or 16-bit halves two to a word, the even one in
-// the low bits (STORE_SPARSE_F16, STORE_SPARSE_BF16):
-//   word 0                 nnz, the entries stored; kDenseTile instead: the
-//                          rows x cols values follow, row-major (a tile too
-//                          dense to gain from the sparse form)
-//   ceil(rows / k) words   each row's count of entries, row r in word
-//                          1 + r / k, at bits (r % k) * 32 / k (low first)
-//   ceil(nnz / k) words    the entries' columns, row by row, ascending in a
-//                          row, packed as the counts
-//   nnz values             the entries' values, in the same order
+// A tile of `rows` x `cols` elements, in words. Row counts take 8 bits when
+// cols <= 255, else 16 (cols <= 65535); an entry's column takes 8 bits
+// whatever the width, as the gap from the entry before it in its row (the
+// first: from column 0), so that a wide tile pays no more per entry. A gap
+// of more than 255 zeros is bridged by a filler entry (value +0.0) 255
+// columns on. Values are fp32 words (STORE_SPARSE) or 16-bit halves two to
+// a word, the even one in the low bits (STORE_SPARSE_F16, STORE_SPARSE_BF16):
+//   word 0                 the entries stored (nonzeros and fillers); kDenseTile
+//                          instead: the rows x cols values follow, row-major
+//                          (a tile too dense to gain from the sparse form)
+//   ceil(rows / k) words   each row's count of entries, k to a word (4 of 8
+//                          bits, or 2 of 16), row r in word 1 + r / k, at
+//                          bits (r % k) * 32 / k (low first)
+//   ceil(entries / 4)      the entries' gaps, row by row, 8 bits each, packed
+//                          as the counts
+//   entries values         the entries' values, in the same order
 #ifndef WSC_FORMAT_SPARSETILE_H
 #define WSC_FORMAT_SPARSETILE_H
 
@@ -37,18 +41,27 @@ constexpr uint64_t kMaxSparseCols = 65535;
 /// The most columns of a tile whose counts and columns take 8 bits.
 constexpr uint64_t kMaxNarrowCols = 255;
 
-/// Counts and columns per word in a tile of `cols` columns.
-inline uint64_t indicesPerWord(uint64_t cols) { return cols <= kMaxNarrowCols ? 4 : 2; }
-/// Index i of the packed run at `words` (counts or columns).
-inline uint32_t packedIndex(const uint32_t *words, uint64_t i, uint64_t cols) {
-  uint64_t per = indicesPerWord(cols), bits = 32 / per;
+/// The longest gap (zeros skipped) one entry's 8 bits say.
+constexpr uint64_t kMaxGap = 255;
+
+/// Row counts per word in a tile of `cols` columns.
+inline uint64_t countsPerWord(uint64_t cols) { return cols <= kMaxNarrowCols ? 4 : 2; }
+/// Gaps per word.
+constexpr uint64_t kGapsPerWord = 4;
+/// Index i of a run packed `per` to a word at `words`.
+inline uint32_t packedIndex(const uint32_t *words, uint64_t i, uint64_t per) {
+  uint64_t bits = 32 / per;
   return (words[i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
 }
-/// Words of a rows x cols tile holding `nnz` entries in the sparse form.
-inline uint64_t sparseTileWords(uint64_t rows, uint64_t cols, uint64_t nnz, SparseValues v) {
-  uint64_t per = indicesPerWord(cols);
-  return 1 + (rows + per - 1) / per + (nnz + per - 1) / per + valueWords(nnz, v);
+/// Words of a rows x cols tile holding `entries` entries in the sparse form.
+inline uint64_t sparseTileWords(uint64_t rows, uint64_t cols, uint64_t entries, SparseValues v) {
+  uint64_t per = countsPerWord(cols);
+  return 1 + (rows + per - 1) / per + (entries + kGapsPerWord - 1) / kGapsPerWord +
+         valueWords(entries, v);
 }
+/// Filler entries a row needs between stored columns `from` (one past the
+/// entry before, or 0) and `to`: one for each full 256 columns skipped.
+inline uint64_t fillersBefore(uint64_t from, uint64_t to) { return (to - from) / (kMaxGap + 1); }
 /// Words of a rows x cols tile stored dense inside the sparse layout.
 inline uint64_t denseTileWords(uint64_t rows, uint64_t cols, SparseValues v) {
   return 1 + valueWords(rows * cols, v);
@@ -60,8 +73,8 @@ inline uint64_t storedTileWords(uint64_t rows, uint64_t cols, uint64_t nnz, Spar
 }
 
 /// Cycles of a MATVEC or VECMAT over a tile in this layout at `fmac`
-/// multiply-adds per cycle: one per entry and one per row (fetching its
-/// x) in the sparse form, one per element in the dense one. RECV_VECMAT
+/// multiply-adds per cycle: one per entry (a filler too) and one per row
+/// (fetching its x) in the sparse form, one per element in the dense one. RECV_VECMAT
 /// charges each received run of rows the same way.
 inline uint64_t sparseTileCycles(uint64_t rows, uint64_t cols, uint64_t nnz, SparseValues v,
                                  uint64_t fmac) {
@@ -78,9 +91,10 @@ std::vector<uint32_t> encodeSparseTile(const uint32_t *words, uint64_t rows, uin
 /// when not 0x0000.
 std::vector<uint32_t> encodeSparseTile(const uint16_t *halves, uint64_t rows, uint64_t cols);
 
-/// The nonzeros of a row-major tile of bit patterns (not +0.0).
-uint64_t countStored(const uint32_t *words, uint64_t count);
-uint64_t countStored(const uint16_t *halves, uint64_t count);
+/// The entries the sparse form of a row-major rows x cols tile of bit
+/// patterns holds: its elements that are not +0.0, and the fillers.
+uint64_t countEntries(const uint32_t *words, uint64_t rows, uint64_t cols);
+uint64_t countEntries(const uint16_t *halves, uint64_t rows, uint64_t cols);
 
 } // namespace wsc::format
 
