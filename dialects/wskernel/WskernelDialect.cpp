@@ -530,8 +530,19 @@ LogicalResult LoopOp::verify() {
 }
 
 /// "sparse:N" or "sparse:N:V": N and the values' storage V (f32 when absent).
-static std::optional<std::pair<int64_t, StringRef>> parseSparse(StringRef storage) {
-  if (!storage.consume_front("sparse:"))
+namespace {
+struct SparseStorage {
+  int64_t entries;
+  StringRef values;
+  wsc::format::SparseGaps gaps;
+};
+} // namespace
+
+static std::optional<SparseStorage> parseSparse(StringRef storage) {
+  wsc::format::SparseGaps gaps = wsc::format::SparseGaps::Bytes;
+  if (storage.consume_front("sparse4:"))
+    gaps = wsc::format::SparseGaps::Nibbles;
+  else if (!storage.consume_front("sparse:"))
     return std::nullopt;
   auto [count, values] = storage.split(':');
   int64_t n;
@@ -541,31 +552,37 @@ static std::optional<std::pair<int64_t, StringRef>> parseSparse(StringRef storag
     values = "f32";
   if (values != "f32" && values != "f16" && values != "bf16")
     return std::nullopt;
-  return std::make_pair(n, values);
+  return SparseStorage{n, values, gaps};
 }
 
 std::optional<int64_t> wsc::wskernel::sparseEntries(StringRef storage) {
   if (auto sparse = parseSparse(storage))
-    return sparse->first;
+    return sparse->entries;
   return std::nullopt;
+}
+
+bool wsc::wskernel::nibbleGaps(StringRef storage) {
+  auto sparse = parseSparse(storage);
+  return sparse && sparse->gaps == wsc::format::SparseGaps::Nibbles;
 }
 
 StringRef wsc::wskernel::elementStorage(StringRef storage) {
   if (auto sparse = parseSparse(storage))
-    return sparse->second;
+    return sparse->values;
   return storage;
 }
 
-std::string wsc::wskernel::sparseStorage(int64_t entries, StringRef values) {
-  std::string s = "sparse:" + std::to_string(entries);
+std::string wsc::wskernel::sparseStorage(int64_t entries, StringRef values, bool nibbles) {
+  std::string s = (nibbles ? "sparse4:" : "sparse:") + std::to_string(entries);
   return values == "f32" ? s : s + ":" + values.str();
 }
 
 int64_t wsc::wskernel::tileWords(StringRef storage, int64_t rows, int64_t cols) {
   if (auto sparse = parseSparse(storage))
     return int64_t(format::storedTileWords(
-        uint64_t(rows), uint64_t(cols), uint64_t(sparse->first),
-        sparse->second == "f32" ? format::SparseValues::Words : format::SparseValues::Halves));
+        uint64_t(rows), uint64_t(cols), uint64_t(sparse->entries),
+        sparse->values == "f32" ? format::SparseValues::Words : format::SparseValues::Halves,
+        sparse->gaps));
   return storageWords(storage, rows * cols);
 }
 
@@ -575,7 +592,7 @@ static LogicalResult checkStorage(Operation *op, StringRef storage, bool sparse 
       (sparse && sparseEntries(storage)))
     return success();
   return op->emitOpError("storage '") << storage << "' is not one of f32, f16, bf16"
-                                      << (sparse ? ", sparse:N[:f16|:bf16]" : "");
+                                      << (sparse ? ", sparse[4]:N[:f16|:bf16]" : "");
 }
 LogicalResult MatvecOp::verify() { return checkStorage(*this, getStorage(), true); }
 LogicalResult GatherOp::verify() { return checkStorage(*this, getStorage()); }

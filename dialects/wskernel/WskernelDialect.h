@@ -74,15 +74,18 @@ inline int64_t permutedIndex(int64_t i, llvm::ArrayRef<int64_t> perm) {
 }
 /// "sparse:N", "sparse:N:f16", "sparse:N:bf16": a weight tile in the
 /// .wafer's sparse layout (runtime/format/wsc/format/SparseTile.h) holding at
-/// most N entries, its values fp32 or 16-bit. Its N, or nothing for another
+/// most N entries, its values fp32 or 16-bit, each entry's gap in 8 bits;
+/// "sparse4:N..." the same with 4-bit gaps. Its N, or nothing for another
 /// storage.
 std::optional<int64_t> sparseEntries(llvm::StringRef storage);
+/// Whether a sparse storage's gaps take 4 bits ("sparse4:N...").
+bool nibbleGaps(llvm::StringRef storage);
 /// The storage of a tile's values: f32, f16 or bf16 (a sparse tile's, or
 /// `storage` itself).
 llvm::StringRef elementStorage(llvm::StringRef storage);
-/// The storage of a tile of at most `entries` nonzeros whose values take
-/// `values` (f32, f16 or bf16).
-std::string sparseStorage(int64_t entries, llvm::StringRef values);
+/// The storage of a tile of at most `entries` entries whose values take
+/// `values` (f32, f16 or bf16), its gaps 4 bits with `nibbles`.
+std::string sparseStorage(int64_t entries, llvm::StringRef values, bool nibbles = false);
 /// Words a rows x cols tile takes at `storage` (the sparse layout: what its
 /// N entries or its dense fallback take, the smaller).
 int64_t tileWords(llvm::StringRef storage, int64_t rows, int64_t cols);

@@ -392,6 +392,7 @@ void WriteReportPass::runOnOperation() {
                         {"sram_bytes_per_pe", int64_t(k.getSramBytesPerPe())},
                         {"cycles_per_token", cycles}};
     if (std::optional<SparseFigures> sparse = sparseFigures(k, cost, denseStorage)) {
+      kernel["sparsity"] = sparse->zeros; // the contract's field (CLI.md)
       kernel["sparse"] = json::Object{{"zeros", sparse->zeros},
                                       {"weight_bytes", sparse->heldBytes},
                                       {"dense_weight_bytes", sparse->denseBytes},

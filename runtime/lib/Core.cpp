@@ -95,6 +95,7 @@ struct SparseView {
   const float *values = nullptr; ///< widened from halves when the tile holds 16-bit values
   /// Whether RECV_VECMAT charges its runs per entry: the form sparseTileCycles costs so.
   bool perEntry = false;
+  format::SparseGaps gaps = format::SparseGaps::Bytes;
 };
 
 /// MATVEC's sums over a sparse-form tile: each row's entries in ascending
@@ -650,7 +651,7 @@ Core::Step Core::multiplySparse(const Instr &in, bool mv, uint64_t n, uint64_t m
     charge(in, ceilDiv(n * m, m_.fmac));
   } else {
     multiplyEntries(in, mv, n, m, d, t, words(b));
-    charge(in, format::sparseTileCycles(n, m, t.nnz, sparseValues(in), m_.fmac));
+    charge(in, format::sparseTileCycles(n, m, t.nnz, sparseValues(in), m_.fmac, t.gaps));
   }
   return Step::Next;
 }
@@ -669,11 +670,12 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
     return badTile(in, fmt::format("m = {} is more than the {} columns a sparse tile indexes", m,
                                    format::kMaxSparseCols));
   format::SparseValues v = sparseValues(in);
-  if (!span(in, 1, format::sparseTileWords(n, m, head, v), a))
+  t.gaps = head & format::kNibbleGaps ? format::SparseGaps::Nibbles : format::SparseGaps::Bytes;
+  t.nnz = head & ~format::kNibbleGaps;
+  if (!span(in, 1, format::sparseTileWords(n, m, t.nnz, v, t.gaps), a))
     return false;
   const uint32_t *w = s_.sram + a + 1;
-  uint64_t per = format::countsPerWord(m);
-  t.nnz = head;
+  uint64_t per = format::countsPerWord(m), gapsPer = format::gapsPerWord(t.gaps);
   const uint32_t *gaps = w + (n + per - 1) / per;
   // Counts and gaps are widened once into counts and columns, so that the
   // loops read one form; a row's columns are its gaps' running sum.
@@ -686,7 +688,7 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
   for (uint64_t r = 0, e = 0; r < n; ++r) {
     uint64_t next = 0;
     for (uint64_t end = e + counts[r]; e < end; ++e) {
-      uint64_t c = next + format::packedIndex(gaps, e, format::kGapsPerWord);
+      uint64_t c = next + format::packedIndex(gaps, e, gapsPer);
       if (c >= m)
         return badTile(in, fmt::format("column {} of entry {} is not below m = {}", c, e, m));
       cols[e] = uint16_t(c);
@@ -695,10 +697,9 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
   }
   t.counts = counts.data(), t.cols = cols.data();
   static thread_local std::vector<float> widened; // 16-bit values, read as fp32
-  uint32_t values =
-      uint32_t(gaps + (t.nnz + format::kGapsPerWord - 1) / format::kGapsPerWord - s_.sram);
+  uint32_t values = uint32_t(gaps + (t.nnz + gapsPer - 1) / gapsPer - s_.sram);
   t.values = elements(in, values, 0, t.nnz, widened);
-  t.perEntry = format::sparseTileWords(n, m, t.nnz, v) < format::denseTileWords(n, m, v);
+  t.perEntry = format::sparseTileWords(n, m, t.nnz, v, t.gaps) < format::denseTileWords(n, m, v);
   return true;
 }
 
@@ -1055,7 +1056,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
       multiplyEntries(in, false, n, cols, dst, tile, vec.data());
     else
       multiply(in, false, n, cols, dst, w, vec.data());
-    uint64_t cost = entries ? format::sparseTileCycles(n, cols, tile.nnz, sparseValues(in), m_.fmac)
+    uint64_t cost = entries ? format::sparseTileCycles(n, cols, tile.nnz, sparseValues(in), m_.fmac,
+                                                     tile.gaps)
                             : ceilDiv(n * cols, m_.fmac);
     charge(in, cost, std::max(done, s_.clock + cost) - s_.clock - cost);
     return Step::Next;

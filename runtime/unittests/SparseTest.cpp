@@ -30,6 +30,7 @@ constexpr auto kWords = format::SparseValues::Words, kHalves = format::SparseVal
 struct Tile {
   uint64_t rows, cols;
   std::vector<uint32_t> words;
+  format::SparseGaps gaps = format::SparseGaps::Bytes;
   std::vector<uint16_t> halves() const {
     std::vector<uint16_t> h;
     for (uint32_t w : words)
@@ -38,12 +39,12 @@ struct Tile {
   }
   /// The entries of its sparse form: nonzeros and fillers.
   uint64_t entries(format::SparseValues v = kWords) const {
-    return v == kWords ? format::countEntries(words.data(), rows, cols)
-                       : format::countEntries(halves().data(), rows, cols);
+    return v == kWords ? format::countEntries(words.data(), rows, cols, gaps)
+                       : format::countEntries(halves().data(), rows, cols, gaps);
   }
   std::vector<uint32_t> encoded(format::SparseValues v = kWords) const {
-    return v == kWords ? format::encodeSparseTile(words.data(), rows, cols)
-                       : format::encodeSparseTile(halves().data(), rows, cols);
+    return v == kWords ? format::encodeSparseTile(words.data(), rows, cols, gaps)
+                       : format::encodeSparseTile(halves().data(), rows, cols, gaps);
   }
   /// The elements as the layout holds them: fp32 words, or halves.
   std::vector<uint32_t> elements(format::SparseValues v) const {
@@ -72,16 +73,17 @@ std::vector<uint32_t> decode(const std::vector<uint32_t> &t, uint64_t rows, uint
       out[i] = valueAt(t, 1, i, v);
     return out;
   }
-  uint64_t nnz = t[0], per = cols <= 255 ? 4 : 2;
+  bool nibbles = t[0] & 0x80000000u;
+  uint64_t nnz = t[0] & 0x7FFFFFFFu, per = cols <= 255 ? 4 : 2, gapsPer = nibbles ? 8 : 4;
   auto packed = [&](uint64_t base, uint64_t i, uint64_t per) {
     uint64_t bits = 32 / per;
     return (t[base + i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
   };
-  uint64_t gaps = 1 + (rows + per - 1) / per, values = gaps + (nnz + 3) / 4;
+  uint64_t gaps = 1 + (rows + per - 1) / per, values = gaps + (nnz + gapsPer - 1) / gapsPer;
   uint64_t e = 0;
   for (uint64_t r = 0; r < rows; ++r)
     for (uint64_t k = 0, c = 0; k < packed(1, r, per); ++k, ++e, ++c) {
-      c += packed(gaps, e, 4);
+      c += packed(gaps, e, gapsPer);
       out[r * cols + c] = valueAt(t, values, e, v); // a filler's +0.0 stands on a zero
     }
   EXPECT_EQ(e, nnz);
@@ -110,18 +112,26 @@ Tile longGaps() {
   return t;
 }
 
-/// The tiles every product is tried on.
-std::vector<std::pair<const char *, Tile>> tiles() {
+/// The tiles every product is tried on, with 8-bit gaps and with 4-bit ones.
+std::vector<std::pair<std::string, Tile>> tiles() {
   Tile zeroRow = randomTile(6, 10, 0.3, 1);
   for (uint64_t c = 0; c < 10; ++c)
     zeroRow.words[2 * 10 + c] = 0;
   zeroRow.words[0] = W(-0.0f); // an entry, multiplied as the dense path does
-  return {{"a zero row", zeroRow},
-          {"all zero", Tile{5, 7, std::vector<uint32_t>(35, 0)}},
-          {"fully dense", randomTile(5, 7, 1.0, 2)},
-          {"75% sparse", randomTile(24, 40, 0.25, 3)},
-          {"75% sparse, 16-bit counts", randomTile(3, 300, 0.25, 5)},
-          {"gaps of more than 255 zeros", longGaps()}};
+  std::vector<std::pair<std::string, Tile>> all = {
+      {"a zero row", zeroRow},
+      {"all zero", Tile{5, 7, std::vector<uint32_t>(35, 0)}},
+      {"fully dense", randomTile(5, 7, 1.0, 2)},
+      {"75% sparse", randomTile(24, 40, 0.25, 3)},
+      {"75% sparse, 16-bit counts", randomTile(3, 300, 0.25, 5)},
+      {"gaps of more than 255 zeros", longGaps()},
+      {"90% sparse", randomTile(10, 60, 0.1, 6)}};
+  for (size_t i = 0, n = all.size(); i < n; ++i) {
+    auto [name, t] = all[i];
+    t.gaps = format::SparseGaps::Nibbles;
+    all.push_back({name + ", 4-bit gaps", t});
+  }
+  return all;
 }
 
 std::vector<float> randomFloats(size_t n, unsigned seed) {
@@ -227,7 +237,7 @@ void expectProductMatchesDense(format::Op op) {
         EXPECT_EQ(sparse.dst, dense.dst);
         EXPECT_EQ(dense.cycles, (t.rows * t.cols + kFmac - 1) / kFmac);
         EXPECT_EQ(sparse.cycles, format::sparseTileCycles(t.rows, t.cols, t.entries(pair.values),
-                                                          pair.values, kFmac));
+                                                          pair.values, kFmac, t.gaps));
       }
 }
 
@@ -236,7 +246,7 @@ TEST(SparseTile, EncodingRoundTrips) {
     for (const auto &[name, t] : tiles()) {
       SCOPED_TRACE(testing::Message() << name << (v == kHalves ? ", 16-bit values" : ""));
       std::vector<uint32_t> e = t.encoded(v);
-      EXPECT_EQ(e.size(), format::storedTileWords(t.rows, t.cols, t.entries(v), v));
+      EXPECT_EQ(e.size(), format::storedTileWords(t.rows, t.cols, t.entries(v), v, t.gaps));
       EXPECT_EQ(decode(e, t.rows, t.cols, v), t.elements(v));
     }
   // Up to 255 columns, counts take 8 bits, four to a word; gaps always do.
@@ -259,6 +269,17 @@ TEST(SparseTile, EncodingRoundTrips) {
                                       W(3.0f)}));
   EXPECT_EQ(decode(e, 3, 300), wide.words);
   EXPECT_EQ(format::countEntries(longGaps().words.data(), 2, 500), 3u + 2u);
+  // With 4-bit gaps, a filler every 16 zeros: row 0 (3, then 495 zeros to
+  // 499) 1 + 30 + 1, row 1 (300 zeros to 300) 18 + 1.
+  EXPECT_EQ(format::countEntries(longGaps().words.data(), 2, 500, format::SparseGaps::Nibbles),
+            32u + 19u);
+  // Word 0 flags 4-bit gaps; eight to a word. Row 0 of `odd`: a gap of 4;
+  // row 2: 0 and 0.
+  Tile odd4 = odd;
+  odd4.gaps = format::SparseGaps::Nibbles;
+  EXPECT_EQ(odd4.encoded(), (std::vector<uint32_t>{3 | format::kNibbleGaps, 1 | 0 << 8 | 2 << 16,
+                                                   4 | 0 << 4 | 0 << 8, W(1.5f), W(-2.0f),
+                                                   W(3.0f)}));
 }
 
 TEST(SparseTile, PacksHalfValuesTwoToAWord) {
@@ -333,8 +354,9 @@ TEST(Sparse, RecvVecmatMatchesDenseBitForBit) {
         Outcome sparse = outcome(recvVecmat(t, pair.sparse, accumulate));
         EXPECT_EQ(sparse.dst, dense.dst);
         EXPECT_EQ(dense.cycles, 100 + (t.rows * t.cols + kFmac - 1) / kFmac);
-        EXPECT_EQ(sparse.cycles, 100 + format::sparseTileCycles(t.rows, t.cols, t.entries(pair.values),
-                                                                pair.values, kFmac));
+        EXPECT_EQ(sparse.cycles, 100 + format::sparseTileCycles(t.rows, t.cols,
+                                                                t.entries(pair.values),
+                                                                pair.values, kFmac, t.gaps));
       }
     }
 }

@@ -808,12 +808,14 @@ FailureOr<std::vector<uint32_t>> Exporter::heldWords(Operation *op, StringRef st
   StringRef values = wk::elementStorage(storage);
   bool wide = values == "f32";
   std::vector<uint16_t> halves = wide ? std::vector<uint16_t>() : toHalves(tile, values);
-  std::vector<uint32_t> held = wide ? pb::encodeSparseTile(tile.data(), rows, uint64_t(cols))
-                                    : pb::encodeSparseTile(halves.data(), rows, uint64_t(cols));
+  pb::SparseGaps gaps = wk::nibbleGaps(storage) ? pb::SparseGaps::Nibbles : pb::SparseGaps::Bytes;
+  std::vector<uint32_t> held = wide
+                                   ? pb::encodeSparseTile(tile.data(), rows, uint64_t(cols), gaps)
+                                   : pb::encodeSparseTile(halves.data(), rows, uint64_t(cols), gaps);
   if (held.size() > uint64_t(wk::tileWords(storage, int64_t(rows), cols)))
     return fail(op) << "the tile of PE (" << px << ", " << py << ") holds "
-                      << (wide ? pb::countEntries(tile.data(), rows, uint64_t(cols))
-                                : pb::countEntries(halves.data(), rows, uint64_t(cols)))
+                      << (wide ? pb::countEntries(tile.data(), rows, uint64_t(cols), gaps)
+                                : pb::countEntries(halves.data(), rows, uint64_t(cols), gaps))
                       << " entries, more than the " << *entries << " its storage is sized for";
   return held;
 }

@@ -1137,10 +1137,22 @@ func.func @filter_in_loop(%x: !wskernel.stream<8, f32>) {
 
 func.func @sram_init_tile_sparse(%w: tensor<16x15xf32>) {
   // At most 40 entries in 16 x 15: 1 + 4 words of 8-bit row counts, 10 of
-  // 8-bit columns and 40 values, 55 words at byte 32: up to byte 252.
+  // 8-bit gaps and 40 values, 55 words at byte 32: up to byte 252.
   // expected-error @+1 {{'wskernel.kernel' op kernel 'k' touches SRAM up to byte 252 but declares 248 bytes per PE}}
   wskernel.kernel "k" kind "x" grid [1, 1] sram 248 cycles 1.0 channels {} (%w) : (tensor<16x15xf32>) -> () {
     wskernel.init_tile 0 at 32 rows 16 cols 15 {storage = "sparse:40"}
+  }
+  return
+}
+
+// -----
+
+func.func @sram_init_tile_sparse_nibbles(%w: tensor<16x15xf32>) {
+  // With 4-bit gaps, eight to a word: 1 + 4 + 5 + 40 = 50 words at byte
+  // 32: up to byte 232.
+  // expected-error @+1 {{'wskernel.kernel' op kernel 'k' touches SRAM up to byte 232 but declares 228 bytes per PE}}
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 228 cycles 1.0 channels {} (%w) : (tensor<16x15xf32>) -> () {
+    wskernel.init_tile 0 at 32 rows 16 cols 15 {storage = "sparse4:40"}
   }
   return
 }
@@ -1161,7 +1173,7 @@ func.func @sram_matvec_sparse_dense_fallback() {
 
 func.func @matvec_sparse_storage_needs_a_count() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:x' is not one of f32, f16, bf16, sparse:N[:f16|:bf16]}}
+    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:x' is not one of f32, f16, bf16, sparse[4]:N[:f16|:bf16]}}
     wskernel.matvec <base = 0> = <base = 16> x <base = 32> rows <base = 2> cols <base = 2> {storage = "sparse:x"}
   }
   return
@@ -1171,7 +1183,7 @@ func.func @matvec_sparse_storage_needs_a_count() {
 
 func.func @matvec_sparse_values_are_f32_f16_or_bf16() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:3:f8' is not one of f32, f16, bf16, sparse:N[:f16|:bf16]}}
+    // expected-error @+1 {{'wskernel.matvec' op storage 'sparse:3:f8' is not one of f32, f16, bf16, sparse[4]:N[:f16|:bf16]}}
     wskernel.matvec <base = 0> = <base = 16> x <base = 32> rows <base = 2> cols <base = 2> {storage = "sparse:3:f8"}
   }
   return

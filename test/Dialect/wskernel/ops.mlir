@@ -430,7 +430,8 @@ func.func @general() {
 }
 
 //===----------------------------------------------------------------------===//
-// Sparse weight tiles: storage "sparse:N[:f16|:bf16]" (N nonzeros at most per tile)
+// Sparse weight tiles: storage "sparse:N[:f16|:bf16]" (N entries at most per
+// tile, 8-bit gaps), "sparse4:N[:f16|:bf16]" (4-bit gaps)
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @sparse_tiles
@@ -452,10 +453,12 @@ func.func @sparse_tiles(%w: tensor<32x16xf32>) {
 // CHECK-LABEL: func.func @sparse_tiles_half_values
 // CHECK: wskernel.init_tile 0 at 0 rows 16 cols 8 {storage = "sparse:40:f16"}
 // CHECK: wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse:40:bf16"}
+// CHECK: wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse4:40:f16"}
 func.func @sparse_tiles_half_values(%w: tensor<16x8xf32>) {
   wskernel.kernel "k" kind "linear" grid [1, 1] sram 1024 cycles 1.0 channels {} (%w) : (tensor<16x8xf32>) -> () {
     wskernel.init_tile 0 at 0 rows 16 cols 8 {storage = "sparse:40:f16"}
     wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse:40:bf16"}
+    wskernel.matvec <base = 512> = <base = 0> x <base = 544> rows <base = 16> cols <base = 8> {storage = "sparse4:40:f16"}
   }
   return
 }

@@ -146,25 +146,60 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   return Planned::Yes;
 }
 
+namespace {
+/// A sparse tile's storage and the entries it is sized for.
+struct SparseForm {
+  std::string storage;
+  int64_t entries;
+};
+} // namespace
+
+/// The densest kb x nb tile's entries expected at `density` with gaps of
+/// `g`: nonzeros three standard deviations over the mean, and the fillers of
+/// longer gaps (q / (1 - q) a nonzero, q the chance of so long a run of
+/// zeros; no more than a row has room for).
+static int64_t expectedEntries(int64_t kb, int64_t nb, double density, format::SparseGaps g) {
+  int64_t nonzeros = CostModel::densestTileEntries(kb * nb, density);
+  double span = double(format::maxGap(g) + 1), q = std::pow(1.0 - density, span);
+  double fillers = std::min(double(nonzeros) * q / (1.0 - q),
+                            double(kb) * std::floor(double(nb - 1) / span));
+  return nonzeros + int64_t(std::ceil(fillers));
+}
+
+/// The sparse form of a kb x nb tile whose densest holds `bytes` entries
+/// with 8-bit gaps and `nibbles` with 4-bit ones: 4-bit gaps when they take
+/// fewer words for at most 2% more entries (a filler costs a multiply-add,
+/// and a tile's cycles matter more than its bytes). Nothing when the dense
+/// form takes no more words.
+static std::optional<SparseForm> chooseForm(StringRef storage, int64_t kb, int64_t nb,
+                                            int64_t bytes, int64_t nibbles) {
+  SparseForm byteForm{wk::sparseStorage(bytes, storage), bytes};
+  SparseForm nibbleForm{wk::sparseStorage(nibbles, storage, /*nibbles=*/true), nibbles};
+  bool fewer = wk::tileWords(nibbleForm.storage, kb, nb) < wk::tileWords(byteForm.storage, kb, nb);
+  SparseForm form = fewer && 50 * nibbles <= 51 * bytes ? nibbleForm : byteForm;
+  if (wk::tileWords(form.storage, kb, nb) >= wk::storageWords(storage, kb * nb))
+    return std::nullopt;
+  return form;
+}
+
+static std::optional<SparseForm> expectedForm(StringRef storage, int64_t kb, int64_t nb,
+                                              double density) {
+  if (density >= 1.0)
+    return std::nullopt;
+  return chooseForm(storage, kb, nb, expectedEntries(kb, nb, density, format::SparseGaps::Bytes),
+                    expectedEntries(kb, nb, density, format::SparseGaps::Nibbles));
+}
+
 int64_t wsc::lowering::sparseTileEntries(StringRef storage, int64_t kb, int64_t nb,
                                          double density) {
-  if (density >= 1.0)
-    return -1;
-  int64_t entries = CostModel::densestTileEntries(kb * nb, density);
-  // Fillers: about one a row for each 256 columns that hold no nonzero.
-  double gap = double(format::kMaxGap + 1);
-  entries += int64_t(std::ceil(double(kb) * std::floor(double(nb - 1) / gap) *
-                               std::pow(1.0 - density, gap)));
-  return wk::tileWords(wk::sparseStorage(entries, storage), kb, nb) < wk::storageWords(storage, kb * nb)
-             ? entries
-             : -1;
+  std::optional<SparseForm> form = expectedForm(storage, kb, nb, density);
+  return form ? form->entries : -1;
 }
 
 int64_t wsc::lowering::weightTileWords(StringRef storage, int64_t kb, int64_t nb,
                                        double density) {
-  int64_t entries = sparseTileEntries(storage, kb, nb, density);
-  return entries >= 0 ? wk::tileWords(wk::sparseStorage(entries, storage), kb, nb)
-                      : wk::storageWords(storage, kb * nb);
+  std::optional<SparseForm> form = expectedForm(storage, kb, nb, density);
+  return form ? wk::tileWords(form->storage, kb, nb) : wk::storageWords(storage, kb * nb);
 }
 
 Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
@@ -329,14 +364,14 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
                      p.turns);
 }
 
-/// The most entries (nonzeros and the fillers of long gaps, as
+/// The most entries (nonzeros and the fillers of longer gaps, as
 /// format::countEntries counts them) of any kb x nb tile of a matrix weight
-/// (its columns [lo, hi) when hi > 0, seen through `interleave`, `perm` and
-/// `rowPerm` as init_tile sees them), or nothing when its values are not at
-/// hand.
-static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, int64_t lo,
-                                          int64_t hi, ArrayRef<int64_t> interleave,
-                                          ArrayRef<int64_t> perm, ArrayRef<int64_t> rowPerm) {
+/// with 8-bit gaps and with 4-bit ones (its columns [lo, hi) when hi > 0,
+/// seen through `interleave`, `perm` and `rowPerm` as init_tile sees them),
+/// or nothing when its values are not at hand.
+static std::optional<std::pair<int64_t, int64_t>>
+densestTile(Value weight, int64_t kb, int64_t nb, int64_t lo, int64_t hi,
+            ArrayRef<int64_t> interleave, ArrayRef<int64_t> perm, ArrayRef<int64_t> rowPerm) {
   auto w = weight.getDefiningOp<wg::WeightOp>();
   if ((!w && !weight.getDefiningOp<wg::ConstantOp>()) || (w && w.isElided()))
     return std::nullopt;
@@ -348,7 +383,8 @@ static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, 
   if (!hi || hi > cols)
     lo = std::min(lo, cols), hi = cols;
   int64_t across = ceilDiv(hi - lo, nb);
-  std::vector<int64_t> count(size_t(ceilDiv(rows, kb) * across), 0);
+  size_t tiles = size_t(ceilDiv(rows, kb) * across);
+  std::vector<int64_t> bytes(tiles, 0), nibbles(tiles, 0);
   std::vector<uint64_t> next(static_cast<size_t>(across), 0); // per tile: where a gap of 0 lands
   for (int64_t r = 0; r < rows; ++r) {
     std::fill(next.begin(), next.end(), 0);
@@ -360,11 +396,16 @@ static std::optional<int64_t> densestTile(Value weight, int64_t kb, int64_t nb, 
       if (!(*bits)[size_t(row * cols + from)])
         continue;
       uint64_t j = uint64_t((c - lo) % nb), &at = next[size_t((c - lo) / nb)];
-      count[size_t(r / kb * across + (c - lo) / nb)] += 1 + format::fillersBefore(at, j);
+      size_t tile = size_t(r / kb * across + (c - lo) / nb);
+      bytes[tile] += 1 + format::fillersBefore(at, j, format::SparseGaps::Bytes);
+      nibbles[tile] += 1 + format::fillersBefore(at, j, format::SparseGaps::Nibbles);
       at = j + 1;
     }
   }
-  return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
+  if (!tiles)
+    return std::pair<int64_t, int64_t>{0, 0};
+  return std::pair{*std::max_element(bytes.begin(), bytes.end()),
+                   *std::max_element(nibbles.begin(), nibbles.end())};
 }
 
 std::string wsc::lowering::tileStorage(const KernelPlan &p, unsigned first, int64_t kb,
@@ -379,21 +420,25 @@ std::string wsc::lowering::tileStorage(const KernelPlan &p, unsigned first, int6
   size_t role = first - (p.inputs.size() - statics);
   for (size_t at = role; statics && at < p.laterWeights.size(); at += statics)
     layers.push_back(p.laterWeights[at]);
-  int64_t n = 0;
+  // The densest tile over every layer, with each width of gaps.
+  int64_t bytes = 0, nibbles = 0;
   for (Value v : layers) {
-    if (weightDensity(v) >= 1.0)
+    double density = weightDensity(v);
+    if (density >= 1.0)
       return p.storage;
-    std::optional<int64_t> densest =
+    auto densest =
         densestTile(v, kb, nb, p.colLo, p.colHi, p.colInterleave, p.colPerm, p.rowPerm);
-    int64_t here = densest ? *densest : sparseTileEntries(p.storage, kb, nb, weightDensity(v));
-    if (here < 0)
-      return p.storage;
-    n = std::max(n, here);
+    bytes = std::max(bytes, densest ? densest->first
+                                    : expectedEntries(kb, nb, density, format::SparseGaps::Bytes));
+    nibbles = std::max(nibbles, densest ? densest->second
+                                        : expectedEntries(kb, nb, density,
+                                                          format::SparseGaps::Nibbles));
   }
-  if (wk::tileWords(wk::sparseStorage(n, p.storage), kb, nb) >= wk::storageWords(p.storage, kb * nb))
+  std::optional<SparseForm> form = chooseForm(p.storage, kb, nb, bytes, nibbles);
+  if (!form)
     return p.storage;
-  entries = n;
-  return wk::sparseStorage(n, p.storage);
+  entries = form->entries;
+  return form->storage;
 }
 
 std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
