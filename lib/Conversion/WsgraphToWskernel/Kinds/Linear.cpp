@@ -147,10 +147,14 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
 }
 
 namespace {
-/// A sparse tile's storage and the entries it is sized for.
+/// A sparse tile's form: its gaps' width, the entries it is sized for and
+/// the words it takes.
 struct SparseForm {
-  std::string storage;
-  int64_t entries;
+  bool nibbles;
+  int64_t entries, words;
+  std::string storage(StringRef values) const {
+    return wk::sparseStorage(entries, values, nibbles);
+  }
 };
 } // namespace
 
@@ -166,27 +170,32 @@ static int64_t expectedEntries(int64_t kb, int64_t nb, double density, format::S
   return nonzeros + int64_t(std::ceil(fillers));
 }
 
-/// The sparse form of a kb x nb tile whose densest holds `bytes` entries
-/// with 8-bit gaps and `nibbles` with 4-bit ones: 4-bit gaps when they take
-/// fewer words for at most 2% more entries (a filler costs a multiply-add,
-/// and a tile's cycles matter more than its bytes). Nothing when the dense
-/// form takes no more words.
-static std::optional<SparseForm> chooseForm(StringRef storage, int64_t kb, int64_t nb,
+/// The sparse form of a kb x nb tile of `values` (f32, f16 or bf16) whose
+/// densest holds `bytes` entries with 8-bit gaps and `nibbles` with 4-bit
+/// ones: 4-bit gaps when they take fewer words for at most 2% more entries
+/// (a filler costs a multiply-add, and a tile's cycles matter more than its
+/// bytes). Nothing when the dense form takes no more words. (Counted, not
+/// parsed from a storage string: the shape search asks for it often.)
+static std::optional<SparseForm> chooseForm(StringRef values, int64_t kb, int64_t nb,
                                             int64_t bytes, int64_t nibbles) {
-  SparseForm byteForm{wk::sparseStorage(bytes, storage), bytes};
-  SparseForm nibbleForm{wk::sparseStorage(nibbles, storage, /*nibbles=*/true), nibbles};
-  bool fewer = wk::tileWords(nibbleForm.storage, kb, nb) < wk::tileWords(byteForm.storage, kb, nb);
-  SparseForm form = fewer && 50 * nibbles <= 51 * bytes ? nibbleForm : byteForm;
-  if (wk::tileWords(form.storage, kb, nb) >= wk::storageWords(storage, kb * nb))
+  auto v = values == "f32" ? format::SparseValues::Words : format::SparseValues::Halves;
+  auto words = [&](int64_t entries, format::SparseGaps g) {
+    return int64_t(format::sparseTileWords(uint64_t(kb), uint64_t(nb), uint64_t(entries), v, g));
+  };
+  SparseForm byteForm{false, bytes, words(bytes, format::SparseGaps::Bytes)};
+  SparseForm nibbleForm{true, nibbles, words(nibbles, format::SparseGaps::Nibbles)};
+  bool narrower = nibbleForm.words < byteForm.words && 50 * nibbles <= 51 * bytes;
+  SparseForm form = narrower ? nibbleForm : byteForm;
+  if (form.words >= int64_t(format::denseTileWords(uint64_t(kb), uint64_t(nb), v)))
     return std::nullopt;
   return form;
 }
 
-static std::optional<SparseForm> expectedForm(StringRef storage, int64_t kb, int64_t nb,
+static std::optional<SparseForm> expectedForm(StringRef values, int64_t kb, int64_t nb,
                                               double density) {
   if (density >= 1.0)
     return std::nullopt;
-  return chooseForm(storage, kb, nb, expectedEntries(kb, nb, density, format::SparseGaps::Bytes),
+  return chooseForm(values, kb, nb, expectedEntries(kb, nb, density, format::SparseGaps::Bytes),
                     expectedEntries(kb, nb, density, format::SparseGaps::Nibbles));
 }
 
@@ -199,7 +208,7 @@ int64_t wsc::lowering::sparseTileEntries(StringRef storage, int64_t kb, int64_t 
 int64_t wsc::lowering::weightTileWords(StringRef storage, int64_t kb, int64_t nb,
                                        double density) {
   std::optional<SparseForm> form = expectedForm(storage, kb, nb, density);
-  return form ? wk::tileWords(form->storage, kb, nb) : wk::storageWords(storage, kb * nb);
+  return form ? form->words : wk::storageWords(storage, kb * nb);
 }
 
 Sizer wsc::lowering::linearSizer(int64_t k, int64_t n, bool host, bool residual, int64_t batch,
@@ -438,7 +447,7 @@ std::string wsc::lowering::tileStorage(const KernelPlan &p, unsigned first, int6
   if (!form)
     return p.storage;
   entries = form->entries;
-  return form->storage;
+  return form->storage(p.storage);
 }
 
 std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
