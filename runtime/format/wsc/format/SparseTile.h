@@ -42,9 +42,9 @@ enum class SparseGaps { Bytes = 8, Nibbles = 4 };
 constexpr uint32_t kDenseTile = 0xFFFFFFFFu;
 /// Word 0's flag of a sparse-form tile whose gaps take 4 bits.
 constexpr uint32_t kNibbleGaps = 0x80000000u;
-/// The most columns a sparse tile may have (16-bit column indices).
+/// The most columns a sparse tile may have (16-bit row counts).
 constexpr uint64_t kMaxSparseCols = 65535;
-/// The most columns of a tile whose counts and columns take 8 bits.
+/// The most columns of a tile whose row counts take 8 bits.
 constexpr uint64_t kMaxNarrowCols = 255;
 
 /// Row counts per word in a tile of `cols` columns.
@@ -83,8 +83,8 @@ inline uint64_t storedTileWords(uint64_t rows, uint64_t cols, uint64_t entries, 
 
 /// Cycles of a MATVEC or VECMAT over a tile in this layout at `fmac`
 /// multiply-adds per cycle: one per entry (a filler too) and one per row
-/// (fetching its x) in the sparse form, one per element in the dense one. RECV_VECMAT
-/// charges each received run of rows the same way.
+/// (fetching its x) in the sparse form, one per element in the dense one.
+/// RECV_VECMAT charges each received run of rows the same way.
 inline uint64_t sparseTileCycles(uint64_t rows, uint64_t cols, uint64_t nnz, SparseValues v,
                                  uint64_t fmac, SparseGaps g = SparseGaps::Bytes) {
   bool sparse = sparseTileWords(rows, cols, nnz, v, g) < denseTileWords(rows, cols, v);
