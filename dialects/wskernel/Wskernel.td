@@ -184,11 +184,13 @@ def Wskernel_InitTileOp : Wskernel_Op<"init_tile", [HasParent<"KernelOp">]> {
     held as 16-bit floats, two per word (element i in word i / 2, the even
     one in the low half), and takes ceil(rows * cols / 2) words. With
     `storage = "sparse:N"` each PE's tile holds its nonzeros and their
-    columns in the .wafer's STORE_SPARSE layout, or its elements when that
-    is smaller; N bounds the nonzeros of every PE's tile, and the tile takes
-    the words of the smaller form for N. `"sparse:N:f16"` and
-    `"sparse:N:bf16"` hold the values as 16-bit floats, two per word
-    (STORE_SPARSE_F16, STORE_SPARSE_BF16).
+    positions in the .wafer's STORE_SPARSE layout (each entry's gap from the
+    one before in 8 bits, a filler entry bridging a longer run of zeros), or
+    its elements when that is smaller; N bounds the entries of every PE's
+    tile, and the tile takes the words of the smaller form for N.
+    `"sparse4:N"` takes 4-bit gaps. `"sparse:N:f16"` and `"sparse:N:bf16"`
+    (and the same after `sparse4`) hold the values as 16-bit floats, two per
+    word (STORE_SPARSE_F16, STORE_SPARSE_BF16).
 
     With `col_interleave = [a, u]` the operand's columns are a groups of
     units of u columns, seen unit by unit across the groups: column

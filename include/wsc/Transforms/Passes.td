@@ -77,8 +77,8 @@ def WsgraphSparsify : Pass<"wsgraph-sparsify", "mlir::ModuleOp"> {
     fraction of its elements, smallest magnitudes first, read as zero
     wherever its values are read); then counts its nonzeros and, when their
     fraction is below `max-density`, marks it `wsgraph.density`. The linear
-    kinds hold such a weight's tiles as their nonzeros and columns
-    (`storage = "sparse:N"`), and spend cycles per nonzero. Weights that
+    kinds hold such a weight's tiles as their nonzeros and positions
+    (`storage = "sparse:N"` or `"sparse4:N"`), and spend cycles per entry. Weights that
     other ops read too (an embedding tied to the LM head) stay dense and
     unpruned, and the LM head's (a linear whose result the function
     returns) is not pruned, as SPDF and Sparse-IFT keep the embedding and
