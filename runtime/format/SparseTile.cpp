@@ -6,7 +6,7 @@ namespace wsc::format {
 
 namespace {
 
-/// Calls `entry(column, filler)` for each entry of row `row`, in order.
+/// Calls `entry(column, gap, filler)` for each entry of a row, in order.
 template <typename Element, typename Fn>
 void eachEntry(const Element *row, uint64_t cols, SparseGaps g, Fn entry) {
   uint64_t next = 0; // the column a gap of 0 lands on
@@ -14,8 +14,8 @@ void eachEntry(const Element *row, uint64_t cols, SparseGaps g, Fn entry) {
     if (!row[c])
       continue;
     for (uint64_t f = fillersBefore(next, c, g); f; --f, next += maxGap(g) + 1)
-      entry(next + maxGap(g), true);
-    entry(c, false);
+      entry(next + maxGap(g), maxGap(g), true);
+    entry(c, c - next, false);
     next = c + 1;
   }
 }
@@ -24,7 +24,7 @@ template <typename Element>
 uint64_t countEntriesOf(const Element *elements, uint64_t rows, uint64_t cols, SparseGaps g) {
   uint64_t n = 0;
   for (uint64_t r = 0; r < rows; ++r)
-    eachEntry(elements + r * cols, cols, g, [&](uint64_t, bool) { ++n; });
+    eachEntry(elements + r * cols, cols, g, [&](uint64_t, uint64_t, bool) { ++n; });
   return n;
 }
 
@@ -61,12 +61,10 @@ std::vector<uint32_t> encode(const Element *elements, uint64_t rows, uint64_t co
   uint64_t e = 0;
   for (uint64_t r = 0; r < rows; ++r) {
     uint32_t inRow = 0;
-    uint64_t next = 0;
     const Element *row = elements + r * cols;
-    eachEntry(row, cols, g, [&](uint64_t c, bool filler) {
-      putIndex(gaps, e, uint32_t(c - next), gapsPerWord(g));
+    eachEntry(row, cols, g, [&](uint64_t c, uint64_t gap, bool filler) {
+      putIndex(gaps, e, uint32_t(gap), gapsPerWord(g));
       putValue(out, values, e, filler ? Element(0) : row[c]);
-      next = c + 1;
       ++e, ++inRow;
     });
     putIndex(counts, r, inRow, per);
