@@ -387,6 +387,19 @@ LogicalResult ArgMaxOp::verify() {
   return success();
 }
 
+LogicalResult SampleOp::verify() {
+  ArrayRef<int64_t> in = getLogits().getType().getShape();
+  if (in.size() != 3)
+    return emitOpError("logits must be [B, T, V], not ") << getLogits().getType();
+  if (getParams().getType().getShape() != ArrayRef<int64_t>{2})
+    return emitOpError("params must be [temperature, seed], a tensor<2xf32>, not ")
+           << getParams().getType();
+  if (getResult().getType().getShape() != in.drop_back())
+    return emitOpError("result must be ") << shapeStr(in.drop_back()) << ", not "
+                                          << shapeStr(getResult().getType().getShape());
+  return success();
+}
+
 LogicalResult RotaryOp::verify() {
   ArrayRef<int64_t> x = getInput().getType().getShape();
   if (x.size() < 2)

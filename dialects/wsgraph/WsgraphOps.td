@@ -526,6 +526,29 @@ def Wsgraph_ArgMaxOp : Wsgraph_Op<"argmax", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Wsgraph_SampleOp : Wsgraph_Op<"sample", [Pure]> {
+  let summary = "A seeded sample of each position's next token";
+  let description = [{
+    For each position g = b·T + t of `logits` [B, T, V], the index i with
+    the largest `logits[b, t, i] - temperature · log(-log(u(i)))`, the first
+    among equals: the Gumbel-max trick, a sample from softmax(logits /
+    temperature); temperature 0 is the argmax. `params` is [temperature,
+    seed]. The uniform numbers are the ISA's RANDOM (runtime/wafer.proto):
+    position g's key is RANDOM of the word float(g) under the key seed, and
+    u(i) is RANDOM of the word float(i) under position g's key, so a seed
+    draws the same tokens on every run. A generating program compiled with
+    `wsc-compile --generate --sampling` picks its tokens this way.
+
+    ```mlir
+    %t = wsgraph.sample %logits, %params : (tensor<1x8x64xf32>, tensor<2xf32>) -> tensor<1x8xi64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$logits, RankedTensorOf<[F32]>:$params);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$logits `,` $params attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement and shapes.
 //===----------------------------------------------------------------------===//

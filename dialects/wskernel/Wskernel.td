@@ -450,8 +450,19 @@ def Wskernel_ScalarOp : Wskernel_InstrOp<"scalar",
     (ins StrAttr:$kind, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$lhs, Wskernel_AffAttr:$scalar,
          Wskernel_AffAttr:$n),
     "$kind $dst `=` $lhs `,` `scalar` $scalar `n` $n", Wskernel_ElemTypeArg> {
-  let summary = "Add, sub, mul or div of an SRAM vector by one SRAM word";
-  let description = "```mlir\nwskernel.scalar \"sub\" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>\n```";
+  let summary = "Add, sub, mul or div of an SRAM vector by one SRAM word, or random numbers";
+  let description = [{
+    `add`, `sub`, `mul` and `div` combine each word of `lhs` with the word
+    at `scalar`. `random` writes a uniform float in (0, 1) for each word of
+    `lhs`, a hash of its bits and of the key word at `scalar` (the ISA's
+    RANDOM): the same word and key always draw the same number. It is f32
+    only.
+
+    ```mlir
+    wskernel.scalar "sub" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>
+    wskernel.scalar "random" <base = 0> = <base = 256>, scalar <base = 128> n <base = 32>
+    ```
+  }];
   let hasVerifier = 1;
 }
 

@@ -756,10 +756,10 @@ LogicalResult VectorOp::verify() {
   return checkElem(*this, getKind(), getElem(), ArrayRef<StringRef>(kinds).drop_back(3));
 }
 LogicalResult ScalarOp::verify() {
-  static constexpr StringRef kinds[] = {"add", "sub", "mul", "div"};
+  static constexpr StringRef kinds[] = {"add", "sub", "mul", "div", "random"};
   if (failed(checkKind(*this, getKind(), kinds)))
     return failure();
-  return checkElem(*this, getKind(), getElem(), kinds);
+  return checkElem(*this, getKind(), getElem(), ArrayRef<StringRef>(kinds).drop_back());
 }
 LogicalResult ImmOp::verify() {
   static constexpr StringRef kinds[] = {"add", "mul", "fill"};

@@ -74,12 +74,54 @@ def parse_lengths(s):
     return lengths
 
 
-def write_greedy(model, ids, lengths, hf, out):
+def mix_bits(x):
+    """The ISA's RANDOM finalizer (runtime/wafer.proto) on uint32 words."""
+    x = np.asarray(x, dtype=np.uint32).copy()
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(0x7feb352d)
+    x ^= x >> np.uint32(15)
+    x *= np.uint32(0x846ca68b)
+    x ^= x >> np.uint32(16)
+    return x
+
+
+def uniform(words, key):
+    """RANDOM: a float32 in (0, 1) per uint32 word, under the key word."""
+    h = mix_bits(np.asarray(words, dtype=np.uint32) ^ mix_bits(key))
+    return ((h >> np.uint32(9)).astype(np.float32) + np.float32(0.5)) * np.float32(2.0 ** -23)
+
+
+def float_bits(v):
+    return np.asarray(v, dtype=np.float32).view(np.uint32)
+
+
+def sample_pick(temperature, seed):
+    """wsgraph.sample's pick at position g (b * T + t) from logits [V]: the
+    argmax of logits - temperature * log(-log(u)), u drawn by RANDOM from
+    each index under the position's key, itself drawn from g under the seed."""
+    def pick(logits, g):
+        key = uniform(float_bits([float(g)]), float_bits(float(seed)))
+        u = uniform(float_bits(np.arange(logits.shape[-1], dtype=np.float32)), float_bits(key)[0])
+        noise = np.log(-np.log(u)) * np.float32(temperature)
+        return int(np.argmax(logits.numpy().astype(np.float32) - noise))
+    return pick
+
+
+def parse_sample(s):
+    try:
+        temperature, seed = s.split(",")
+        return float(temperature), int(seed)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected T,SEED, got {s!r}")
+
+
+def write_greedy(model, ids, lengths, hf, out, pick=None, name="greedy"):
     """torch's greedy loop on each sequence's prompt (its first P tokens), one
-    sequence at a time and without padding, up to ids' T positions.
+    sequence at a time and without padding, up to ids' T positions; with
+    `pick`, its choice of the token after position g = b * T + t instead.
 
     prompt.npy: the prompts, -1 after each (a generating program's input);
-    greedy.npy: prompt then generated tokens [B, T]; greedy_logits.npy: the
+    <name>.npy: prompt then generated tokens [B, T]; <name>_logits.npy: the
     logits of the final sequences [B, T, V] (position t's are the step that
     picked token t + 1: causal, so the same as when it was picked).
     """
@@ -95,15 +137,16 @@ def write_greedy(model, ids, lengths, hf, out):
         seq = ids[i:i + 1, :n].clone()
         while seq.shape[1] < t:
             args = (seq, torch.ones_like(seq)) if hf else (seq,)
-            step = model(*args)[0, -1]
-            seq = torch.cat([seq, step.argmax().view(1, 1)], dim=1)
+            step = model(*args)[0, -1].to(torch.float32)
+            token = pick(step, i * t + seq.shape[1] - 1) if pick else int(step.argmax())
+            seq = torch.cat([seq, torch.tensor([[token]])], dim=1)
         args = (seq, torch.ones_like(seq)) if hf else (seq,)
         logits.append(model(*args).to(torch.float32))
         seqs.append(seq)
     np.save(os.path.join(out, "prompt.npy"), prompt.numpy())
-    np.save(os.path.join(out, "greedy.npy"), torch.cat(seqs).numpy())
-    np.save(os.path.join(out, "greedy_logits.npy"), torch.cat(logits).numpy())
-    return ["prompt.npy", "greedy.npy", "greedy_logits.npy"]
+    np.save(os.path.join(out, f"{name}.npy"), torch.cat(seqs).numpy())
+    np.save(os.path.join(out, f"{name}_logits.npy"), torch.cat(logits).numpy())
+    return ["prompt.npy", f"{name}.npy", f"{name}_logits.npy"]
 
 
 class WithPast(torch.nn.Module):
@@ -202,6 +245,10 @@ def parse_args(argv=None):
                    help="also write torch's greedy generation from the example input's first P "
                         "tokens of each sequence up to --seq positions: prompt.npy, greedy.npy, "
                         "greedy_logits.npy")
+    p.add_argument("--sample", type=parse_sample, metavar="T,SEED",
+                   help="with --greedy, also write the loop that samples at temperature T with "
+                        "seed SEED as wsc-compile --sampling does (wsgraph.sample): sample.npy, "
+                        "sample_logits.npy")
     p.add_argument("--past", action="store_true",
                    help="hf-gpt2: export with past keys and values, as HF optimum's "
                         "decoder-with-past (inputs past_key_values.<i>.key/.value [B, H, P, d], "
@@ -211,6 +258,8 @@ def parse_args(argv=None):
     p.add_argument("--out", required=True, help="output directory")
     a = p.parse_args(argv)
 
+    if a.sample and not a.greedy:
+        p.error("--sample needs --greedy's prompt lengths")
     if a.past and a.family != "hf-gpt2":
         p.error("--past is written for --family hf-gpt2")
     a.dynamic |= a.past  # its batch, sequence and past axes are dynamic
@@ -438,6 +487,9 @@ def main(argv=None):
                 example = args
                 if a.greedy:
                     written += write_greedy(model, args[0], a.greedy, hf, out)
+                if a.greedy and a.sample:
+                    written += write_greedy(model, args[0], a.greedy, hf, out,
+                                            sample_pick(*a.sample), "sample")[1:]
             del logits
         for prec in a.ref_storage:
             rounded = copy.deepcopy(model)

@@ -75,9 +75,25 @@ struct WsgraphGeneratePass : wsc::impl::WsgraphGenerateBase<WsgraphGeneratePass>
              << batch << ", " << tokens << ", vocab] float result, the logits";
     OpBuilder b(ret);
     maskAsOnes(func, ids, b);
-    auto next = wg::ArgMaxOp::create(
-        b, ret.getLoc(), RankedTensorType::get({batch, tokens}, b.getI64Type()), logits,
-        b.getI64IntegerAttr(-1), b.getBoolAttr(false), b.getBoolAttr(false));
+    auto nextType = RankedTensorType::get({batch, tokens}, b.getI64Type());
+    Value next;
+    if (sampling) {
+      if (!cast<RankedTensorType>(logits.getType()).getElementType().isF32())
+        return func.emitError("sampling needs f32 logits, not ") << logits.getType();
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (nameOf(func, i) == "sampling")
+          return func.emitError("input 'sampling' would take the sampling parameters' name");
+      unsigned at = func.getNumArguments();
+      if (failed(func.insertArgument(
+              at, RankedTensorType::get({2}, b.getF32Type()),
+              b.getDictionaryAttr(b.getNamedAttr("wsgraph.name", b.getStringAttr("sampling"))),
+              func.getLoc())))
+        return failure();
+      next = wg::SampleOp::create(b, ret.getLoc(), nextType, logits, func.getArgument(at));
+    } else {
+      next = wg::ArgMaxOp::create(b, ret.getLoc(), nextType, logits, b.getI64IntegerAttr(-1),
+                                  b.getBoolAttr(false), b.getBoolAttr(false));
+    }
     ret->insertOperands(ret.getNumOperands(), ValueRange{next});
     SmallVector<Type> results(func.getResultTypes());
     results.push_back(next.getType());

@@ -770,6 +770,27 @@ bool fastF32(Op op, SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t s
   }
 }
 
+/// A 32-bit finalizer: every input bit moves about half the output bits.
+uint32_t mixBits(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+/// RANDOM: out[i] uniform in (0, 1) from the bits of x[i] and of the key,
+/// 23 bits and a half, so neither 0 nor 1 (a Gumbel noise's logs stay
+/// finite). Reads the key first: out may overlap it.
+void randomUniform(uint32_t *out, const uint32_t *x, uint32_t key, uint64_t n) {
+  uint32_t k = mixBits(key);
+  for (uint64_t i = 0; i < n; ++i) {
+    float u = (float(mixBits(x[i] ^ k) >> 9) + 0.5f) * 0x1p-23f;
+    std::memcpy(out + i, &u, 4);
+  }
+}
+
 /// out[i] = fn(x[i]) over n fp32 words.
 template <class Fn> void eachF32(SramF32 *out, const SramF32 *x, uint64_t n, Fn fn) {
   for (uint64_t i = 0; i < n; ++i)
@@ -1151,6 +1172,11 @@ Core::Step Core::exec(const Instr &in) {
       return Step::Fault;
     break;
   }
+  case format::RANDOM:
+    if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, 1, b))
+      return Step::Fault;
+    randomUniform(s_.sram + d, s_.sram + a, s_.sram[b], n);
+    break;
   case format::ADD_I:
   case format::MUL_I: {
     uint32_t imm = immWord(in);

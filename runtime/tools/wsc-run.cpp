@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/stubs/common.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -35,7 +36,7 @@ namespace {
 constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]\n"
-    "               [--max-cycles N]\n"
+    "               [--max-cycles N] [--temperature T] [--seed S]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
     "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
     "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
@@ -44,6 +45,10 @@ constexpr const char *kUsage =
     "                      context, a shorter one ending in -1s); outputs 'tokens' [B, P + G]\n"
     "                      and the logits of the G steps [B, G, V]; prints each token\n"
     "                      as the emulator picks it; times in the report\n"
+    "  --temperature T     a sampling program (wsc-compile --generate --sampling): sample\n"
+    "                      each token from softmax(logits / T) (default 0: the argmax)\n"
+    "  --seed S            its seed, 0 to 2^24 - 1 (default 0): a seed draws the same\n"
+    "                      tokens on every run\n"
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
@@ -68,7 +73,19 @@ struct Args {
   unsigned threads = 0;
   uint64_t maxCycles = 0;
   int64_t generate = 0; ///< tokens after each prompt; 0: not a --generate run
+  std::optional<float> temperature, seed; ///< a sampling program's parameters
 };
+
+/// A number from `lo` to `hi` for `flag`, or an error message.
+std::string parseNumber(const std::string &flag, const std::string &value, double lo, double hi,
+                        std::optional<float> &out) {
+  char *end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end || !(v >= lo && v <= hi))
+    return fmt::format("{} wants a number from {} to {}, got '{}'", flag, lo, hi, value);
+  out = float(v);
+  return "";
+}
 
 /// Parses the command line; returns an error message or "".
 std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
@@ -87,7 +104,8 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     size_t eq = arg.find('=');
     std::string flag = arg.substr(0, eq);
     if (flag != "--input" && flag != "--output" && flag != "--trace" && flag != "--report" &&
-        flag != "--threads" && flag != "--max-cycles" && flag != "--generate")
+        flag != "--threads" && flag != "--max-cycles" && flag != "--generate" &&
+        flag != "--temperature" && flag != "--seed")
       return fmt::format("unknown option '{}'", arg);
     if (eq != std::string::npos)
       value = arg.substr(eq + 1);
@@ -111,6 +129,14 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
       if (value.empty() || *end || value[0] == '-' || n == 0)
         return fmt::format("--max-cycles wants a positive number, got '{}'", value);
       a.maxCycles = n;
+    } else if (flag == "--temperature" || flag == "--seed") {
+      bool seed = flag == "--seed";
+      if (std::string err = parseNumber(flag, value, 0, seed ? 16777215 : 1e6,
+                                        seed ? a.seed : a.temperature);
+          !err.empty())
+        return err;
+      if (seed && *a.seed != std::floor(*a.seed))
+        return fmt::format("--seed wants a whole number, got '{}'", value);
     } else if (flag == "--generate") {
       char *end = nullptr;
       long long n = std::strtoll(value.c_str(), &end, 10);
@@ -128,6 +154,28 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
   if (a.model.empty())
     return "no program given";
   return "";
+}
+
+/// A sampling program's [temperature, seed] from --temperature and --seed
+/// (the argmax by default), unless given as an input. Returns an error
+/// message or "".
+std::string setSampling(Emulator &e, const Args &args, std::set<std::string> &given) {
+  const std::string &name = e.program().generation().sampling_input();
+  bool flags = args.temperature || args.seed;
+  if (name.empty())
+    return flags ? fmt::format("{}: --temperature and --seed need a program that samples "
+                               "(compile it with wsc-compile --generate --sampling)",
+                               args.model)
+                 : "";
+  if (given.count(name))
+    return flags ? fmt::format("input '{}' is given both as a file and by --temperature or --seed",
+                               name)
+                 : "";
+  given.insert(name);
+  HostArray params = HostArray::floats({2}, {args.temperature.value_or(0.0f),
+                                             args.seed.value_or(0.0f)});
+  Status s = e.setInput(name, params);
+  return s ? "" : s.message();
 }
 
 /// Reads every input into the emulator; with --generate, the token input's
@@ -151,6 +199,8 @@ std::string setInputs(Emulator &e, const Args &args, std::optional<GenerationPla
     if (Status s = e.setInput(name, *value); !s)
       return s.message();
   }
+  if (std::string err = setSampling(e, args, given); !err.empty())
+    return err;
   for (const format::HostTensor &t : program.inputs())
     if (!given.count(t.name()))
       return fmt::format("input '{}' was not given (use --input {}=FILE)", t.name(), t.name());

@@ -219,6 +219,63 @@ TEST(Ops, ModF32TakesTheDivisorsSign) {
   EXPECT_EQ(cycles, 3u) << "MOD costs ceil(n / simd)";
 }
 
+/// RANDOM over the counters 0..n-1 under `key`, the results as floats.
+std::vector<float> uniforms(uint32_t n, uint32_t key, uint64_t *cycles = nullptr) {
+  OnePe pe;
+  std::vector<uint32_t> counters(n);
+  for (uint32_t i = 0; i < n; ++i)
+    counters[i] = W(float(i));
+  pe.init[0] = counters;
+  pe.init[4 * n] = {key};
+  pe.code = {ins(format::RANDOM, {4 * n + 4, 0, 4 * n}, n)};
+  pe.out = 4 * n + 4;
+  pe.count = n;
+  return pe.runFloats(cycles);
+}
+
+TEST(Ops, RandomIsUniformInTheOpenInterval) {
+  uint64_t cycles = 0;
+  std::vector<float> u = uniforms(496, W(7.0f), &cycles); // as many as the PE holds
+  ASSERT_EQ(u.size(), 496u);
+  EXPECT_EQ(cycles, 496u / 4) << "RANDOM costs ceil(n / simd)";
+  std::vector<int> bins(16);
+  double sum = 0;
+  for (float x : u) {
+    ASSERT_TRUE(x > 0.0f && x < 1.0f) << x;
+    sum += x;
+    ++bins[int(x * 16)];
+  }
+  EXPECT_NEAR(sum / 496, 0.5, 0.05); // 4 standard deviations
+  // 31 expected per bin; chi-square with 15 degrees of freedom, p < 1e-4 above 42.
+  double chi = 0;
+  for (int b : bins)
+    chi += (b - 31.0) * (b - 31.0) / 31.0;
+  EXPECT_LT(chi, 42.0);
+}
+
+TEST(Ops, RandomDependsOnTheKeyAndTheWordOnly) {
+  std::vector<float> a = uniforms(64, W(7.0f)), again = uniforms(64, W(7.0f)),
+                     other = uniforms(64, W(8.0f));
+  expectBits(again, a, "same key");
+  int same = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    same += a[i] == other[i];
+  EXPECT_LE(same, 1) << "another key draws other numbers";
+  // A shorter run draws the same numbers for the same words.
+  expectBits(uniforms(8, W(7.0f)), std::vector<float>(a.begin(), a.begin() + 8), "prefix");
+}
+
+TEST(Ops, RandomReadsItsKeyBeforeWriting) {
+  OnePe pe;
+  pe.init[0] = fw({0, 1, 2, 3});
+  pe.init[16] = {W(7.0f)};
+  // The destination starts at the key word.
+  pe.code = {ins(format::RANDOM, {16, 0, 16}, 4)};
+  pe.out = 16;
+  pe.count = 4;
+  expectBits(pe.runFloats(), uniforms(4, W(7.0f)));
+}
+
 TEST(Ops, ComparisonsWriteInt32OfTheirType) {
   OnePe pe;
   // As fp32: 1 < 2, NaN compares false, -0 == 0. As int32: the same words.

@@ -66,6 +66,10 @@ int main(int argc, char **argv) {
                          cl::desc("Build a program that generates: each next token is the "
                                   "argmax of the logits, fed back on the wafer"),
                          cl::cat(category));
+  cl::opt<bool> sampling("sampling",
+                         cl::desc("A generating program that samples each next token from the "
+                                  "softmax at the temperature and seed wsc-run gives it"),
+                         cl::cat(category));
   cl::opt<int64_t> maxContext(
       "max-context", cl::desc("Positions a generating program holds (the token input's T)"),
       cl::init(0), cl::cat(category));
@@ -91,7 +95,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "wsc compiler: ONNX model to .wafer program\n\n"
       "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...] [--bind NAME=FILE ...]\n"
-      "      [--generate [--max-context=N]]\n"
+      "      [--generate [--max-context=N] [--sampling]]\n"
       "      [--arch= --wafers= --precision= --mode= --defects= --defect-rate= --report=\n"
       "       --utilization= --seed= --sparsity= --sparsity-mask=]\n");
 
@@ -152,9 +156,13 @@ int main(int argc, char **argv) {
     errs() << "error: --max-context=" << maxContext << " needs --generate and a positive count\n";
     return 1;
   }
+  if (sampling && !generate) {
+    errs() << "error: --sampling needs --generate\n";
+    return 1;
+  }
   if (generate) {
     mlir::PassManager generating(&context);
-    generating.addPass(wsc::createWsgraphGenerate({maxContext}));
+    generating.addPass(wsc::createWsgraphGenerate({maxContext, sampling}));
     if (mlir::failed(generating.run(*module)))
       return 1;
   }

@@ -58,13 +58,21 @@ def WsgraphGenerate : Pass<"wsgraph-generate", "mlir::ModuleOp"> {
     input (a [B, T] integer input of that name) becomes ones: a generating
     program's sequences are not padded. `max-context`, when given, must be T.
 
+    With `sampling`, `next_token` is a `wsgraph.sample` of the logits
+    instead, whose [temperature, seed] are a new f32 input `sampling` (the
+    host writes them: wsc-run --temperature and --seed); temperature 0
+    picks the argmax.
+
     ```
     wsc-opt m.mlir --wsgraph-generate="max-context=64"
+    wsc-opt m.mlir --wsgraph-generate="sampling=true"
     ```
   }];
   let options = [
     Option<"maxContext", "max-context", "int64_t", "0",
-           "The positions the program holds, which must be the token input's T (0: T)">
+           "The positions the program holds, which must be the token input's T (0: T)">,
+    Option<"sampling", "sampling", "bool", "false",
+           "Sample each next token (wsgraph.sample) from an input [temperature, seed]">
   ];
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }

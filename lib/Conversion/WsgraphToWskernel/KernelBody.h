@@ -201,6 +201,9 @@ struct KernelPlan {
   // A generating program's LM head also picks each next token (the argmax
   // of its logits): its second host result, fed back to the embedding.
   bool picksNext = false;
+  // It picks by sampling (wsgraph.sample): its last input is [temperature,
+  // seed], after the indices.
+  bool samples = false;
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(result); }
 };

@@ -171,7 +171,8 @@ bool FunctionPlanner::planFunction(func::FuncOp func) {
   // (The next token an LM head picks is its second result.)
   for (Value v : func.getBody().front().getTerminator()->getOperands())
     if (!failed && !isStatic(v) && !isa<BlockArgument>(v) &&
-        !(v.getDefiningOp<wg::ArgMaxOp>() && ctx.absorbed.count(v.getDefiningOp())))
+        !(isa_and_nonnull<wg::ArgMaxOp, wg::SampleOp>(v.getDefiningOp()) &&
+          ctx.absorbed.count(v.getDefiningOp())))
       ensureProduced(v);
   // A generating program hands each token on before the next comes back:
   // a generic kernel, which holds the whole sequence, would wait for ever.
@@ -603,18 +604,18 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
     Value result = p.anchor->getResult(p.result);
     SmallVector<Type, 2> types = {p.hostResult ? result.getType() : Type(streamType(result))};
     // An LM head that picks the next token returns it too.
-    wg::ArgMaxOp next;
+    Operation *next = nullptr;
     if (p.picksNext)
       for (Operation *user : result.getUsers())
-        if ((next = dyn_cast<wg::ArgMaxOp>(user)))
+        if (isa<wg::ArgMaxOp, wg::SampleOp>(user) && (next = user))
           break;
     if (next)
-      types.push_back(next.getType());
+      types.push_back(next->getResult(0).getType());
     auto out = emit(p, types);
     if (failed(out))
       return failure();
     if (next)
-      next.getResult().replaceUsesWithIf((*out)[1], [](OpOperand &use) {
+      next->getResult(0).replaceUsesWithIf((*out)[1], [](OpOperand &use) {
         return isa<func::ReturnOp>(use.getOwner());
       });
     if (!p.fedBack.empty()) {

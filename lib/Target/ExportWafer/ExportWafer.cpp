@@ -434,6 +434,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
                   .Case("add", pb::ADD_S)
                   .Case("sub", pb::SUB_S)
                   .Case("mul", pb::MUL_S)
+                  .Case("random", pb::RANDOM)
                   .Default(pb::DIV_S));
     addrs = {{"dst", s.getDst()}, {"lhs", s.getLhs()}, {"scalar", s.getScalar()}};
     n = s.getN();
@@ -1133,7 +1134,8 @@ void Exporter::boundTokenIds(wk::KernelOp k) {
 }
 
 /// A generating program names its token input (the first [B, T] integer
-/// input) and its next_token output for the runtime.
+/// input), its next_token output and its sampling input, if any, for the
+/// runtime.
 LogicalResult Exporter::exportGeneration(pb::Program &prog) {
   if (!func->hasAttr("wsgraph.generate"))
     return success();
@@ -1148,6 +1150,9 @@ LogicalResult Exporter::exportGeneration(pb::Program &prog) {
   for (const pb::HostTensor &out : prog.outputs())
     if (out.name() == "next_token")
       g->set_next_token_output(out.name());
+  for (const pb::HostTensor &in : prog.inputs())
+    if (in.name() == "sampling")
+      g->set_sampling_input(in.name());
   g->set_kv_cache_bytes(uint64_t(wsc::kvCacheBytes(func)));
   if (g->token_input().empty() || g->next_token_output().empty())
     return func.emitError("a generating program needs a [batch, tokens] integer input and a "

@@ -1168,6 +1168,30 @@ func.func @argmax_axis(%x: tensor<1x8x64xf32>) {
 
 // -----
 
+func.func @sample_rank(%x: tensor<8x64xf32>, %p: tensor<2xf32>) {
+  // expected-error @+1 {{'wsgraph.sample' op logits must be [B, T, V], not 'tensor<8x64xf32>'}}
+  %0 = wsgraph.sample %x, %p : (tensor<8x64xf32>, tensor<2xf32>) -> tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @sample_params(%x: tensor<1x8x64xf32>, %p: tensor<3xf32>) {
+  // expected-error @+1 {{'wsgraph.sample' op params must be [temperature, seed], a tensor<2xf32>, not 'tensor<3xf32>'}}
+  %0 = wsgraph.sample %x, %p : (tensor<1x8x64xf32>, tensor<3xf32>) -> tensor<1x8xi64>
+  return
+}
+
+// -----
+
+func.func @sample_shape(%x: tensor<1x8x64xf32>, %p: tensor<2xf32>) {
+  // expected-error @+1 {{'wsgraph.sample' op result must be [1, 8], not [1, 8, 1]}}
+  %0 = wsgraph.sample %x, %p : (tensor<1x8x64xf32>, tensor<2xf32>) -> tensor<1x8x1xi64>
+  return
+}
+
+// -----
+
 func.func @argmax_shape(%x: tensor<1x8x64xf32>) {
   // expected-error @+1 {{'wsgraph.argmax' op result must be [1, 8], not [1, 8, 1]}}
   %0 = wsgraph.argmax %x : (tensor<1x8x64xf32>) -> tensor<1x8x1xi64>

@@ -259,6 +259,13 @@ func.func @rms_norm(%x: tensor<1x8x32xf32>, %g: tensor<32xf32>, %g2: tensor<8x32
   return
 }
 
+// CHECK-LABEL: func.func @sample
+// CHECK-NEXT: wsgraph.sample %{{.*}}, %{{.*}} : (tensor<2x8x64xf32>, tensor<2xf32>) -> tensor<2x8xi64>
+func.func @sample(%x: tensor<2x8x64xf32>, %p: tensor<2xf32>) {
+  %0 = wsgraph.sample %x, %p : (tensor<2x8x64xf32>, tensor<2xf32>) -> tensor<2x8xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @argmax
 // CHECK-NEXT: wsgraph.argmax %{{.*}} : (tensor<1x8x64xf32>) -> tensor<1x8xi64>
 // CHECK-NEXT: wsgraph.argmax %{{.*}} {axis = 1 : i64, keepdims = true, select_last_index = true} : (tensor<1x8x64xf32>) -> tensor<1x1x64xi64>

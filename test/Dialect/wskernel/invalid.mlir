@@ -867,6 +867,16 @@ func.func @elem_type() {
 
 // -----
 
+func.func @random_no_int_form() {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    // expected-error @+1 {{'wskernel.scalar' op kind 'random' has no i32 form}}
+    wskernel.scalar "random" <base = 0> = <base = 0>, scalar <base = 16> n <base = 4> {elem = "i32"}
+  }
+  return
+}
+
+// -----
+
 func.func @elem_no_int_form() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
     // expected-error @+1 {{'wskernel.unary' op kind 'exp' has no i32 form}}

@@ -136,6 +136,7 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
 // CHECK-NEXT: wskernel.scalar "sub" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>
 // CHECK-NEXT: wskernel.scalar "mul" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>
 // CHECK-NEXT: wskernel.scalar "div" <base = 0> = <base = 0>, scalar <base = 132> n <base = 32>
+// CHECK-NEXT: wskernel.scalar "random" <base = 0> = <base = 0>, scalar <base = 132> n <base = 32>
 // CHECK-NEXT: wskernel.imm "add" <base = 128> = <base = 128>, 9.99999974E-6 n <base = 1>
 // CHECK-NEXT: wskernel.imm "mul" <base = 0> = <base = 0>, 2.500000e-01 n <base = 32>
 // CHECK-NEXT: wskernel.imm "fill" <base = 256> = <base = 0>, -1.000000e+00 n <base = 8>
@@ -167,6 +168,7 @@ func.func @instructions(%x: !wskernel.stream<32, f32>) -> !wskernel.stream<32, f
       wskernel.scalar "sub" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>
       wskernel.scalar "mul" <base = 0> = <base = 0>, scalar <base = 128> n <base = 32>
       wskernel.scalar "div" <base = 0> = <base = 0>, scalar <base = 132> n <base = 32>
+      wskernel.scalar "random" <base = 0> = <base = 0>, scalar <base = 132> n <base = 32>
       wskernel.imm "add" <base = 128> = <base = 128>, 1.0e-5 n <base = 1>
       wskernel.imm "mul" <base = 0> = <base = 0>, 0.25 n <base = 32>
       // fill does not read src.

@@ -1,10 +1,11 @@
 //===- Argmax.cpp - the argmax kernel kind ---------------------------------===//
 //
-// Greedy decoding's next token: the argmax of each token's logits [V], on a
-// row of PEs that each take a slice of the vocabulary, find its largest
-// logit and the first index holding it, and pass the better (max, index)
-// pair east. The last PE keeps the token ids for the host and, in a
-// generating program, sends each one back to the embedding.
+// A generating program's next token: the argmax of each token's logits [V]
+// (or a sample's noisy scores), on a row of PEs that each take a slice of
+// the vocabulary, find its largest score and the first index holding it,
+// and pass the better (max, index) pair east. The last PE keeps the token
+// ids for the host and, in a generating program, sends each one back to the
+// embedding.
 //
 //===----------------------------------------------------------------------===//
 #include "Kind.h"
@@ -43,34 +44,36 @@ Sizer argmaxSizer(int64_t v, wafer::ArchAttr arch) {
   };
 }
 
-double argmaxCycles(int64_t v, int64_t w, const CostModel &cost) {
+double argmaxCycles(int64_t v, int64_t w, bool samples, const CostModel &cost) {
   int64_t vb = ceilDiv(v, w);
-  return cost.words(vb) + NextToken::cycles(vb, w, cost);
+  return cost.words(vb) + NextToken::cycles(vb, w, cost, samples);
 }
-
-
-int64_t vocabOf(wg::ArgMaxOp op) { return op.getInput().getType().getShape().back(); }
 
 } // namespace
 
 Planned ArgmaxKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const {
-  auto argmax = dyn_cast<wg::ArgMaxOp>(op);
-  if (!argmax || !ctx.isActivation(argmax.getInput()) || argmax.getKeepdims() ||
-      argmax.getSelectLastIndex() || *wg::normalizeAxis(argmax.getAxis(), 3) != 2 ||
-      vocabOf(argmax) >= (int64_t(1) << 24))
+  if (!NextToken::picks(op))
     return Planned::NotThisKind;
-  if (!ctx.streamOf(argmax.getInput()))
+  Value logits = op->getOperand(0);
+  int64_t vocab = cast<ShapedType>(logits.getType()).getShape().back();
+  if (!ctx.isActivation(logits) || vocab >= (int64_t(1) << 24))
+    return Planned::NotThisKind;
+  if (!ctx.streamOf(logits))
     return Planned::Failed;
-  int64_t vocab = vocabOf(argmax);
   plan.kind = "argmax";
   plan.name = "argmax";
-  plan.inputs = {argmax.getInput(), NextToken::indices(op, vocab)};
+  plan.inputs = {logits, NextToken::indices(op, vocab)};
+  if (Value params = NextToken::paramsOf(op)) {
+    plan.inputs.push_back(params);
+    plan.samples = true;
+  }
   plan.hostResult = true;
   plan.feedsBack = ctx.generate;
   plan.work = double(vocab);
   plan.size = argmaxSizer(vocab, ctx.arch);
   CostModel cost = ctx.cost;
-  plan.cycles = [=](const KernelPlan &p) { return argmaxCycles(vocab, p.w, cost); };
+  bool samples = plan.samples;
+  plan.cycles = [=](const KernelPlan &p) { return argmaxCycles(vocab, p.w, samples, cost); };
   return Planned::Yes;
 }
 
@@ -79,12 +82,13 @@ std::pair<int64_t, double> ArgmaxKind::writeBody(Body &k, const KernelPlan &p, i
   Sram sram;
   int64_t w = p.w, v = k.words(0), vb = ceilDiv(v, w);
   int64_t part = sram.words(vb);
-  NextToken next = NextToken::allocate(k, sram, 1, vb, batch * tokens);
+  NextToken next = p.samples ? NextToken::allocate(k, sram, 1, vb, batch * tokens, 2)
+                              : NextToken::allocate(k, sram, 1, vb, batch * tokens);
   next.keepForHost(k, 0, batch, tokens);
   k.tokenLoops();
   int64_t in = k.recvRange(0, 0, vb, w, v, k.aff(part), /*byRow=*/false);
   next.pick(k, part, vb, v, tokens, /*parity=*/false, p.feedsBack);
-  return {sram.next, argmaxCycles(v, w, cost) + cost.words(in - vb)};
+  return {sram.next, argmaxCycles(v, w, p.samples, cost) + cost.words(in - vb)};
 }
 
 LogicalResult ArgmaxKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
@@ -93,6 +97,7 @@ LogicalResult ArgmaxKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   if (v <= 0)
     return failure();
   p.size = argmaxSizer(v, arch);
+  p.samples = ins.size() > 2;
   return success();
 }
 

@@ -21,7 +21,8 @@ namespace wg = wsc::wsgraph;
 // A linear_gelu's GELU form when it is the tanh one (absent: exact), which a
 // resize needs again.
 static constexpr StringLiteral kGeluAttr = "wskernel.gelu";
-// A generating program's LM head that picks the next token.
+// A generating program's LM head that picks the next token: "argmax" or
+// "sample".
 static constexpr StringLiteral kPicksNextAttr = "wskernel.picks_next";
 // A linear that turns its result by rotary pairs (KernelPlan::turns).
 static constexpr StringLiteral kTurnsAttr = "wskernel.turns";
@@ -55,18 +56,16 @@ public:
 
 } // namespace
 
-/// The greedy argmax of returned logits (a generating program's), when the
-/// logits have no other user.
-static wg::ArgMaxOp nextTokenOf(Value logits) {
-  wg::ArgMaxOp next;
+/// The pick of the next token from returned logits (a generating
+/// program's), when the logits have no other user.
+static Operation *nextTokenOf(Value logits) {
+  Operation *next = nullptr;
   for (Operation *user : logits.getUsers()) {
     if (isa<func::ReturnOp>(user))
       continue;
-    auto argmax = dyn_cast<wg::ArgMaxOp>(user);
-    if (!argmax || next || argmax.getKeepdims() || argmax.getSelectLastIndex() ||
-        *wg::normalizeAxis(argmax.getAxis(), 3) != 2)
-      return {};
-    next = argmax;
+    if (next || !NextToken::picks(user))
+      return nullptr;
+    next = user;
   }
   return next;
 }
@@ -127,11 +126,15 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   plan.layer = head ? -1 : ctx.layer;
   plan.hostResult = head && out.hasOneUse();
   if (head && !gelu && ctx.generate)
-    if (auto next = nextTokenOf(out)) {
+    if (Operation *next = nextTokenOf(out)) {
       // The LM head picks the next token itself: one word leaves it, not V.
       absorbed.insert(next);
       plan.hostResult = plan.picksNext = plan.feedsBack = true;
       plan.inputs.push_back(NextToken::indices(op, cast<ShapedType>(out.getType()).getShape().back()));
+      if (Value params = NextToken::paramsOf(next)) {
+        plan.inputs.push_back(params);
+        plan.samples = true;
+      }
     }
   bool host = plan.hostResult;
   plan.kind = gelu ? "linear_gelu" : "linear";
@@ -465,7 +468,8 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
     window = {p.colLo, p.colHi};
   int64_t kdim = dim(first, 0), n = p.colHi ? p.colHi - p.colLo : dim(first, 1);
   bool bias =
-      static_cast<int>(p.inputs.size()) > first + 1 + (p.picksNext ? 1 : 0) + (p.turns ? 1 : 0);
+      static_cast<int>(p.inputs.size()) >
+      first + 1 + (p.picksNext ? 1 : 0) + (p.samples ? 1 : 0) + (p.turns ? 1 : 0);
   // With a finishing row, the tiles are on rows 0..h-2 (the last row's
   // tile rows lie past K: zeros it never reads); with a hand-on row below
   // it, on rows 0..h-3.
@@ -568,7 +572,10 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
     ArrayAttr upper = k.pes(0, w - 1, 0, h - 2);
     std::optional<NextToken> next;
     if (p.picksNext)
-      next = NextToken::allocate(k, sram, unsigned(p.inputs.size() - 1), nb, batch * tokens);
+      next = p.samples ? NextToken::allocate(k, sram, unsigned(p.inputs.size() - 2), nb,
+                                             batch * tokens, unsigned(p.inputs.size() - 1))
+                       : NextToken::allocate(k, sram, unsigned(p.inputs.size() - 1), nb,
+                                             batch * tokens);
     k.reduceGatherSend(k.aff(part), nb, n, [&] {
       epilogue();
       if (next)
@@ -591,7 +598,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
     if (next)
       next->keepForHost(k, 1, batch, tokens);
   }
-  double pickCycles = p.picksNext ? NextToken::cycles(nb, w, cost) : 0.0;
+  double pickCycles = p.picksNext ? NextToken::cycles(nb, w, cost, p.samples) : 0.0;
   return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
                                  handOnRow, streamed, asyncSums, entries, p.turns) +
                          pickCycles};
@@ -607,6 +614,7 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   if (auto form = kernel->getAttrOfType<StringAttr>(kGeluAttr))
     p.geluTanh = form.getValue() == "tanh";
   p.picksNext = kernel->hasAttr(kPicksNextAttr);
+  p.samples = p.picksNext && kernel->getAttrOfType<StringAttr>(kPicksNextAttr).getValue() == "sample";
   p.turns = kernel->hasAttr(kTurnsAttr);
   double density = weightDensity(p.inputs[residual ? 2 : 1]);
   bool gelu = p.kind == "linear_gelu";
@@ -621,7 +629,8 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
 
 void LinearKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
   if (p.picksNext)
-    kernel->setAttr(kPicksNextAttr, UnitAttr::get(kernel.getContext()));
+    kernel->setAttr(kPicksNextAttr,
+                    StringAttr::get(kernel.getContext(), p.samples ? "sample" : "argmax"));
   if (p.turns)
     kernel->setAttr(kTurnsAttr, UnitAttr::get(kernel.getContext()));
   if (p.kind == "linear_gelu" && p.geluTanh)

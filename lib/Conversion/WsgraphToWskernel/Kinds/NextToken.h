@@ -13,12 +13,31 @@
 
 namespace wsc::lowering {
 
-/// Greedy decoding's pick in a kernel's last row (an LM head's, or the
+/// The pick of the next token in a kernel's last row (an LM head's, or the
 /// argmax kind's only row): each column the first index of its block's
-/// largest logit, the better (max, index) pair passed east (the west one
+/// largest score, the better (max, index) pair passed east (the west one
 /// wins ties: its indices are smaller); the last column keeps the token id
-/// for the host and, generating, feeds it back to the embedding.
+/// for the host and, generating, feeds it back to the embedding. The score
+/// is the logit (greedy), or with sampling (wsgraph.sample) the logit plus
+/// temperature times Gumbel noise drawn by RANDOM.
 struct NextToken {
+  /// A generating program's pick of a token from logits [B, T, V]: a
+  /// sample, or an argmax over the last axis that keeps the first index.
+  static bool picks(Operation *op) {
+    if (isa<wsgraph::SampleOp>(op))
+      return true;
+    auto argmax = dyn_cast<wsgraph::ArgMaxOp>(op);
+    return argmax && !argmax.getKeepdims() && !argmax.getSelectLastIndex() &&
+           argmax.getInput().getType().getRank() == 3 &&
+           *wsgraph::normalizeAxis(argmax.getAxis(), 3) == 2;
+  }
+
+  /// A sample's [temperature, seed], or null (an argmax).
+  static Value paramsOf(Operation *pick) {
+    auto sample = dyn_cast<wsgraph::SampleOp>(pick);
+    return sample ? sample.getParams() : Value();
+  }
+
   /// The constant [V] of every logit's index as a float (exact below 2^24):
   /// the tile the pick takes indices from, an input of the kernel.
   static Value indices(Operation *at, int64_t v) {
@@ -31,27 +50,57 @@ struct NextToken {
   }
 
   int64_t index, zeros, never, picked, pair, west, better, kept;
+  /// Sampling's words: [temperature, seed] from the host, the position's
+  /// counter and key, its scores (0: greedy).
+  int64_t params = 0, counter = 0, key = 0, scores = 0;
 
-  static NextToken allocate(Body &k, Sram &sram, unsigned indices, int64_t nb, int64_t all) {
+  /// `params`: the kernel operand of a sample's [temperature, seed], if any.
+  static NextToken allocate(Body &k, Sram &sram, unsigned indices, int64_t nb, int64_t all,
+                            std::optional<unsigned> params = std::nullopt) {
     NextToken t{sram.words(nb), sram.words(nb), sram.words(nb), sram.words(nb),
                 sram.words(2),  sram.words(2),  sram.words(2),  sram.words(all)};
     OpBuilder::InsertionGuard guard(k.builder()); // before the kernel's loops
     k.builder().setInsertionPointToStart(k.top());
     k.initTile(k.operand(indices), t.index, 1, nb, {0, 0}, {0, nb});
     k.imm("fill", k.aff(t.never), k.aff(0), std::numeric_limits<float>::infinity(), k.aff(nb));
+    if (params) {
+      t.params = sram.words(2), t.counter = sram.words(1), t.key = sram.words(1);
+      t.scores = sram.words(nb);
+      wk::HostInputOp::create(k.builder(), k.builder().getUnknownLoc(), k.operand(*params), t.params,
+                              k.lastRow(), nullptr);
+      k.imm("fill", k.aff(t.counter), k.aff(0), 0.0f, k.aff(1), k.lastRow());
+    }
     return t;
+  }
+
+  /// Sampling: scores = logits - temperature * log(-log(u)), u uniform from
+  /// the index under the position's key, itself drawn from the position
+  /// (a counter, g = b*T + t) under the seed. Returns where the scores are.
+  int64_t addNoise(Body &k, int64_t part, int64_t nb, ArrayAttr row) const {
+    if (!scores)
+      return part;
+    k.scalar("random", k.aff(key), k.aff(counter), k.aff(params + 4), k.aff(1), row);
+    k.imm("add", k.aff(counter), k.aff(counter), 1.0f, k.aff(1), row);
+    k.scalar("random", k.aff(scores), k.aff(index), k.aff(key), k.aff(nb), row);
+    k.unary("log", k.aff(scores), k.aff(scores), k.aff(nb), row);
+    k.unary("neg", k.aff(scores), k.aff(scores), k.aff(nb), row);
+    k.unary("log", k.aff(scores), k.aff(scores), k.aff(nb), row);
+    k.scalar("mul", k.aff(scores), k.aff(scores), k.aff(params), k.aff(nb), row);
+    k.vector("sub", k.aff(scores), k.aff(part), k.aff(scores), k.aff(nb), row);
+    return scores;
   }
 
   /// Picks from the block at `part` (nb words of the n logits per column);
   /// `parity`: the token loop is split in a parity loop (t = 2 i1 + i0).
   /// With `feedBack`, sends the token on port "fb" while the sequence has a
   /// next position.
-  void pick(Body &k, int64_t part, int64_t nb, int64_t n, int64_t tokens, bool parity,
+  void pick(Body &k, int64_t logits, int64_t nb, int64_t n, int64_t tokens, bool parity,
             bool feedBack = true) const {
     int64_t w = k.kernel().getWidth(), h = k.kernel().getHeight();
     OpBuilder &b = k.builder();
     Location loc = b.getUnknownLoc();
     ArrayAttr row = k.lastRow(), last = k.pes(w - 1, w - 1, h - 1, h - 1);
+    int64_t part = addNoise(k, logits, nb, row);
     // The last column's words past the vocabulary are never the largest.
     if (int64_t valid = n - (w - 1) * nb; valid < nb)
       k.imm("fill", k.aff(part + 4 * valid), k.aff(0), -std::numeric_limits<float>::infinity(),
@@ -102,9 +151,12 @@ struct NextToken {
   }
 
   /// The max, the comparison, the selection and the two reductions over a
-  /// block, then the pair from the west, compared and chosen.
-  static double cycles(int64_t nb, int64_t w, const CostModel &cost) {
-    return 5 * cost.vector(nb) + (w > 1 ? cost.forwarded(2) + 3 * cost.vector(2) : 0.0) +
+  /// block, then the pair from the west, compared and chosen; sampling's
+  /// key, counter and noise before them.
+  static double cycles(int64_t nb, int64_t w, const CostModel &cost, bool samples = false) {
+    double noise = samples ? 2 * cost.vector(1) + 4 * cost.vector(nb) + 2 * cost.transcendental(nb)
+                           : 0.0;
+    return noise + 5 * cost.vector(nb) + (w > 1 ? cost.forwarded(2) + 3 * cost.vector(2) : 0.0) +
            cost.vector(1);
   }
 };
