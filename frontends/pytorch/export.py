@@ -51,6 +51,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import families  # noqa: E402
 import gpt  # noqa: E402
+import sampling  # noqa: E402
 
 MODEL_FILE = "model.onnx"
 ONE_DATA_FILE = "model.onnx.data"
@@ -74,37 +75,9 @@ def parse_lengths(s):
     return lengths
 
 
-def mix_bits(x):
-    """The ISA's RANDOM finalizer (runtime/wafer.proto) on uint32 words."""
-    x = np.asarray(x, dtype=np.uint32).copy()
-    x ^= x >> np.uint32(16)
-    x *= np.uint32(0x7feb352d)
-    x ^= x >> np.uint32(15)
-    x *= np.uint32(0x846ca68b)
-    x ^= x >> np.uint32(16)
-    return x
-
-
-def uniform(words, key):
-    """RANDOM: a float32 in (0, 1) per uint32 word, under the key word."""
-    h = mix_bits(np.asarray(words, dtype=np.uint32) ^ mix_bits(key))
-    return ((h >> np.uint32(9)).astype(np.float32) + np.float32(0.5)) * np.float32(2.0 ** -23)
-
-
-def float_bits(v):
-    return np.asarray(v, dtype=np.float32).view(np.uint32)
-
-
 def sample_pick(temperature, seed):
-    """wsgraph.sample's pick at position g (b * T + t) from logits [V]: the
-    argmax of logits - temperature * log(-log(u)), u drawn by RANDOM from
-    each index under the position's key, itself drawn from g under the seed."""
-    def pick(logits, g):
-        key = uniform(float_bits([float(g)]), float_bits(float(seed)))
-        u = uniform(float_bits(np.arange(logits.shape[-1], dtype=np.float32)), float_bits(key)[0])
-        noise = np.log(-np.log(u)) * np.float32(temperature)
-        return int(np.argmax(logits.numpy().astype(np.float32) - noise))
-    return pick
+    """wsgraph.sample's pick from a position's logits, as torch tensors."""
+    return lambda logits, g: sampling.pick(logits.numpy(), g, temperature, seed)
 
 
 def parse_sample(s):

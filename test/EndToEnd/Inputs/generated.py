@@ -1,6 +1,8 @@
-# generated.py TOKENS.npy STEPS.npy DIR G: a `wsc-run --generate G` run's
-# tokens [B, P_max + G] and step logits [B, G, V] against torch's greedy loop
-# (export.py --greedy writes DIR/prompt.npy, greedy.npy, greedy_logits.npy).
+# generated.py TOKENS.npy STEPS.npy DIR G [LOOP]: a `wsc-run --generate G`
+# run's tokens [B, P_max + G] and step logits [B, G, V] against torch's
+# greedy loop (export.py --greedy writes DIR/prompt.npy, greedy.npy,
+# greedy_logits.npy), or its sampling loop with LOOP=sample (export.py
+# --sample: sample.npy, sample_logits.npy).
 # Row b must be its prompt, torch's next G tokens, then -1s; the step logits
 # those of positions P_b - 1 .. P_b + G - 2 (each picked the token after it).
 import sys
@@ -9,8 +11,9 @@ import numpy
 
 tokens, steps = numpy.load(sys.argv[1]), numpy.load(sys.argv[2])
 prompt = numpy.load(sys.argv[3] + "/prompt.npy")
-want = numpy.load(sys.argv[3] + "/greedy.npy")
-want_logits = numpy.load(sys.argv[3] + "/greedy_logits.npy")
+loop = sys.argv[5] if len(sys.argv) > 5 else "greedy"
+want = numpy.load(sys.argv[3] + "/" + loop + ".npy")
+want_logits = numpy.load(sys.argv[3] + "/" + loop + "_logits.npy")
 g = int(sys.argv[4])
 lengths = [int((row >= 0).sum()) for row in prompt]
 print("tokens %s %s, step logits %s %s" % (tokens.shape, tokens.dtype, steps.shape, steps.dtype))

@@ -1,14 +1,18 @@
-# make_argmax_model.py DIR [--scaled]: a wsgraph module whose result is the
-# argmax of a dense layer's logits over embedded tokens (idx [1, 6], vocab
-# 24, width 8), with its inputs and numpy's answer. --scaled multiplies the
-# logits by 2 first (a generic kernel) and returns them: a generating
-# program cannot take that.
+# make_argmax_model.py DIR [--scaled | --sample]: a wsgraph module whose
+# result is the argmax of a dense layer's logits over embedded tokens (idx
+# [1, 6], vocab 24, width 8), with its inputs and numpy's answer. --scaled
+# multiplies the logits by 2 first (a generic kernel) and returns them: a
+# generating program cannot take that. --sample takes a wsgraph.sample of
+# the logits instead, at the [temperature, seed] of input params.npy (2, 5).
 import os
 import sys
 
 import numpy
 
-out, scaled = sys.argv[1], "--scaled" in sys.argv
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../../frontends/pytorch"))
+import sampling  # noqa: E402
+
+out, scaled, sample = sys.argv[1], "--scaled" in sys.argv, "--sample" in sys.argv
 os.makedirs(out, exist_ok=True)
 rng = numpy.random.default_rng(3)
 V, C, T = 24, 8, 6
@@ -21,8 +25,9 @@ def dense(a):
     return "dense<[" + ", ".join("[" + ", ".join("%.9e" % x for x in row) + "]" for row in a) + "]>"
 
 
+params = ', %p: tensor<2xf32> {wsgraph.name = "params"}' if sample else ""
 head = f'''module {{
-  func.func @main(%idx: tensor<1x{T}xi64> {{wsgraph.name = "idx"}}) -> (RESULT) {{
+  func.func @main(%idx: tensor<1x{T}xi64> {{wsgraph.name = "idx"}}{params}) -> (RESULT) {{
     %e = wsgraph.constant {dense(E)} : tensor<{V}x{C}xf32>
     %w = wsgraph.constant {dense(W)} : tensor<{C}x{V}xf32>
     %x = wsgraph.gather %e, %idx : (tensor<{V}x{C}xf32>, tensor<1x{T}xi64>) -> tensor<1x{T}x{C}xf32>
@@ -34,6 +39,11 @@ if scaled:
     return %s : tensor<1x{T}x{V}xf32>
 '''
     result = f'tensor<1x{T}x{V}xf32> {{wsgraph.name = "logits"}}'
+elif sample:
+    body = f'''    %a = wsgraph.sample %l, %p : (tensor<1x{T}x{V}xf32>, tensor<2xf32>) -> tensor<1x{T}xi64>
+    return %a : tensor<1x{T}xi64>
+'''
+    result = f'tensor<1x{T}xi64> {{wsgraph.name = "next"}}'
 else:
     body = f'''    %a = wsgraph.argmax %l : (tensor<1x{T}x{V}xf32>) -> tensor<1x{T}xi64>
     return %a : tensor<1x{T}xi64>
@@ -41,4 +51,11 @@ else:
     result = f'tensor<1x{T}xi64> {{wsgraph.name = "next"}}'
 open(os.path.join(out, "model.mlir"), "w").write(head.replace("RESULT", result) + body + "  }\n}\n")
 numpy.save(os.path.join(out, "idx.npy"), idx)
-numpy.save(os.path.join(out, "want.npy"), (E[idx] @ W).argmax(-1))
+logits = E[idx] @ W
+if sample:
+    numpy.save(os.path.join(out, "params.npy"), numpy.array([2.0, 5.0], numpy.float32))
+    want = numpy.array([[sampling.pick(logits[0, t], t, 2.0, 5) for t in range(T)]])
+    numpy.save(os.path.join(out, "greedy.npy"), logits.argmax(-1))
+else:
+    want = logits.argmax(-1)
+numpy.save(os.path.join(out, "want.npy"), want)
