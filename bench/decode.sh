@@ -2,7 +2,9 @@
 # Benchmark: generation (wsc-compile --generate). Part 1 emulates GPT-2-small
 # (nanoGPT layout) on wse3 generating 16 tokens after a 16-token prompt,
 # pipelined and folded, checks them against torch's greedy loop, and prints the
-# emulated decode cycles per token beside the compile report's estimate. Part 2 compiles presets as
+# emulated decode cycles per token beside the compile report's estimate; then
+# pipelined again, sampling at temperature 0.8 (wsc-compile --sampling),
+# against torch's loop that samples with the same seed. Part 2 compiles presets as
 # generating programs (weights elided) in each mode (pipelined: a kernel per
 # layer's op; folded: one block's kernels hold every layer; weight-streaming:
 # the same, loading each layer's tiles from external memory) and prints the
@@ -22,25 +24,30 @@ parts=${PARTS:-"1 2"}
 
 if [[ $parts == *1* ]]; then
   /usr/bin/python3 frontends/pytorch/export.py --family gpt2 --preset gpt2-small --opset 17 --batch 1 \
-    --seq 32 --greedy 16 --out "$out/gpt2" > /dev/null
-  for mode in ${EMULATED_MODES:-pipelined folded}; do
-    echo "== GPT-2-small on wse3, $mode, 16-token prompt, 16 generated (emulated)"
+    --seq 32 --greedy 16 --sample 0.8,1 --out "$out/gpt2" > /dev/null
+  for run in ${EMULATED_RUNS:-pipelined folded pipelined-sampling}; do
+    mode=${run%-sampling} sampling=() loop=greedy
+    if [[ $run == *-sampling ]]; then
+      sampling=(--sampling) loop=sample
+    fi
+    echo "== GPT-2-small on wse3, $run, 16-token prompt, 16 generated (emulated)"
     /usr/bin/time -f "compile: %e s, %M KB" $bin/wsc-compile "$out/gpt2/model.onnx" --generate \
-      --arch=wse3 --mode=$mode --report "$out/gpt2-$mode.json" -o "$out/gpt2-$mode.wafer"
-    $bin/wsc-run "$out/gpt2-$mode.wafer" --input idx="$out/gpt2/prompt.npy" --generate 16 \
-      --output tokens="$out/gpt2-$mode.tokens.npy" --report "$out/gpt2-$mode.run.json" \
-      > "$out/gpt2-$mode.run.log"
-    /usr/bin/python3 - "$out" "$mode" <<'PY'
+      "${sampling[@]}" --arch=wse3 --mode=$mode --report "$out/gpt2-$run.json" -o "$out/gpt2-$run.wafer"
+    $bin/wsc-run "$out/gpt2-$run.wafer" --input idx="$out/gpt2/prompt.npy" --generate 16 \
+      ${sampling:+--temperature 0.8 --seed 1} \
+      --output tokens="$out/gpt2-$run.tokens.npy" --report "$out/gpt2-$run.run.json" \
+      > "$out/gpt2-$run.run.log"
+    /usr/bin/python3 - "$out" "$run" "$loop" <<'PY'
 import json, sys
 import numpy
-out, mode = sys.argv[1], sys.argv[2]
+out, mode, loop = sys.argv[1], sys.argv[2], sys.argv[3]
 tokens = numpy.load(out + "/gpt2-%s.tokens.npy" % mode)
-want = numpy.load(out + "/gpt2/greedy.npy")
+want = numpy.load(out + "/gpt2/%s.npy" % loop)
 compiled = json.load(open(out + "/gpt2-%s.json" % mode))["generation"]
 run = json.load(open(out + "/gpt2-%s.run.json" % mode))["generation"]
 emulated = run["decode_cycles_per_token"]
 estimate = compiled["decode_cycles_per_token"]
-print("tokens %s torch's greedy loop" % ("match" if (tokens == want).all() else "DIFFER from"))
+print("tokens %s torch's %s loop" % ("match" if (tokens == want).all() else "DIFFER from", loop))
 print("decode cycles per token: emulated %.0f, estimate %.0f (estimate / emulated %.2f)" % (
     emulated, estimate, estimate / emulated))
 print("tokens/s per sequence (emulated): %.0f; KV cache %d bytes" % (
