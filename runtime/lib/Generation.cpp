@@ -121,6 +121,7 @@ Expected<GenerationReport> generationReport(const format::Program &program,
   r.context = plan.context;
   r.clockHz = run.clockHz;
   r.kvCacheBytes = program.generation().kv_cache_bytes();
+  r.sampling = plan.sampling;
   int64_t t = plan.context;
   auto pick = [&](int64_t b, int64_t position) -> Expected<StoreTime> {
     size_t e = size_t(b * t + position);

@@ -41,6 +41,9 @@ nlohmann::ordered_json generationJson(const GenerationReport &g) {
   j["batch_tokens_per_s"] = g.batchTokensPerS;
   j["kv_cache_bytes"] =
       g.kvCacheBytes ? nlohmann::ordered_json(g.kvCacheBytes) : nlohmann::ordered_json(nullptr);
+  j["sampling"] = g.sampling.size() == 2 ? nlohmann::ordered_json{{"temperature", g.sampling[0]},
+                                                                  {"seed", g.sampling[1]}}
+                                         : nlohmann::ordered_json(nullptr);
   return j;
 }
 

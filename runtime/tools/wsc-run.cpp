@@ -159,7 +159,8 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
 /// A sampling program's [temperature, seed] from --temperature and --seed
 /// (the argmax by default), unless given as an input. Returns an error
 /// message or "".
-std::string setSampling(Emulator &e, const Args &args, std::set<std::string> &given) {
+std::string setSampling(Emulator &e, const Args &args, std::set<std::string> &given,
+                        std::vector<float> &params) {
   const std::string &name = e.program().generation().sampling_input();
   bool flags = args.temperature || args.seed;
   if (name.empty())
@@ -172,17 +173,18 @@ std::string setSampling(Emulator &e, const Args &args, std::set<std::string> &gi
                                name)
                  : "";
   given.insert(name);
-  HostArray params = HostArray::floats({2}, {args.temperature.value_or(0.0f),
-                                             args.seed.value_or(0.0f)});
-  Status s = e.setInput(name, params);
+  params = {args.temperature.value_or(0.0f), args.seed.value_or(0.0f)};
+  Status s = e.setInput(name, HostArray::floats({2}, params));
   return s ? "" : s.message();
 }
 
 /// Reads every input into the emulator; with --generate, the token input's
-/// prompts are checked and padded into `plan`. Returns an error message or "".
+/// prompts are checked and padded into `plan`, and a sampling program's
+/// parameters kept there. Returns an error message or "".
 std::string setInputs(Emulator &e, const Args &args, std::optional<GenerationPlan> &plan) {
   const format::Program &program = e.program();
   std::set<std::string> given;
+  std::vector<float> sampling;
   for (const auto &[name, file] : args.inputs) {
     if (!given.insert(name).second)
       return fmt::format("input '{}' given twice", name);
@@ -196,11 +198,15 @@ std::string setInputs(Emulator &e, const Args &args, std::optional<GenerationPla
       plan = p.take();
       *value = plan->input;
     }
+    if (name == program.generation().sampling_input())
+      sampling = value->f32;
     if (Status s = e.setInput(name, *value); !s)
       return s.message();
   }
-  if (std::string err = setSampling(e, args, given); !err.empty())
+  if (std::string err = setSampling(e, args, given, sampling); !err.empty())
     return err;
+  if (plan)
+    plan->sampling = sampling;
   for (const format::HostTensor &t : program.inputs())
     if (!given.count(t.name()))
       return fmt::format("input '{}' was not given (use --input {}=FILE)", t.name(), t.name());

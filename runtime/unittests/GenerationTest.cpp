@@ -133,6 +133,7 @@ TEST(Generation, RecordsWhenEachTokenWasPicked) {
   nlohmann::json j = nlohmann::json::parse(reportJson(run.report, &*g));
   EXPECT_EQ(j["generation"]["sequences"][1]["token_cycles"], nlohmann::json({15, 18}));
   EXPECT_TRUE(j["generation"]["kv_cache_bytes"].is_null());
+  EXPECT_TRUE(j["generation"]["sampling"].is_null()) << "a greedy plan";
   nlohmann::json trace = nlohmann::json::parse(traceJson(run.report, &*g));
   int instants = 0;
   for (const nlohmann::json &e : trace["traceEvents"])
@@ -152,6 +153,11 @@ TEST(Generation, OneTokenHasNoDecodeRate) {
   EXPECT_TRUE(j["decode_cycles_per_token"].is_null());
   EXPECT_TRUE(j["sequences"][0]["tokens_per_s"].is_null());
   EXPECT_EQ(j["kv_cache_bytes"], 4096);
+  // A sampling plan's parameters go to the report as given.
+  plan.sampling = {0.5f, 9.0f};
+  g = *generationReport(p, plan, run.outputs.at("next_token"), run.report);
+  j = nlohmann::json::parse(reportJson(run.report, &g))["generation"];
+  EXPECT_EQ(j["sampling"], nlohmann::json({{"temperature", 0.5}, {"seed", 9.0}}));
 }
 
 TEST(Generation, TokenNeverWrittenIsAnError) {
