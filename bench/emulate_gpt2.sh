@@ -4,7 +4,8 @@
 # Two compiles: the default one, and a compact one on a small share of the
 # wafer (--utilization=0.03: bigger tiles on fewer PEs, slower on the
 # hardware) that shows what the emulator costs per PE. For each: compile
-# time, .wafer size, the emulator's wall time (whole process) and peak RSS at
+# time, .wafer size, the memory `wsc-run --plan` gives before the message logs,
+# the emulator's wall time (whole process) and peak RSS (and the logs' peak) at
 # 1 thread and at all threads, REPS runs each (default 3: this host's runs
 # vary 10-40 %); then the ratio of the emulated run (the report's wall_s,
 # without loading the program; the best and the median run) to torch's best
@@ -49,6 +50,9 @@ for config in $configs; do
   read -r cwall crss < "$pre.compile.time"
   pes=$(/usr/bin/python3 -c "import json, sys; r = json.load(open(sys.argv[1])); print(sum(k['h'] * k['w'] for w in r['wafers'] for k in w['kernels']))" "$pre.compile.json")
   echo "  $cwall s, peak RSS $((crss / 1024)) MiB, model.wafer $(( $(stat -c %s "$pre.wafer") / 1048576 )) MiB, $pes PEs"
+  $bin/wsc-run "$pre.wafer" --plan --report "$pre.plan.json" > /dev/null
+  plan=$(/usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['memory_plan']['total'] >> 20)" "$pre.plan.json")
+  echo "  wsc-run --plan: $plan MiB before the message logs"
   for threads in 1 $(nproc); do
     for rep in $(seq "$reps"); do
       run="$pre.run$threads.$rep"
@@ -62,7 +66,8 @@ for config in $configs; do
       set -e
       read -r rwall rrss < <(grep -v "^Command" "$run.time")
       if [[ $rc -eq 0 ]]; then
-        echo "  emulator, $threads thread(s), run $rep: $rwall s wall, peak RSS $((rrss / 1024)) MiB"
+        logs=$(/usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['message_log_peak_bytes'] >> 20)" "$run.json")
+        echo "  emulator, $threads thread(s), run $rep: $rwall s wall, peak RSS $((rrss / 1024)) MiB (message logs' peak $logs MiB)"
       else
         echo "  emulator, $threads thread(s), run $rep: did not finish (exit $rc after $rwall s, peak RSS $((rrss / 1024)) MiB):" \
           "$(grep -m1 error: "$run.log" || echo "timeout ${limit_s} s")"

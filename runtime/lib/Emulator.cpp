@@ -109,6 +109,8 @@ Expected<std::unique_ptr<Emulator>> Emulator::create(format::Program program) {
 
 const format::Program &Emulator::program() const { return program_; }
 
+MemoryPlan Emulator::memoryPlan() const { return detail::planMemory(*model_); }
+
 namespace {
 
 /// Every PE's SRAM in one zeroed mapping: fresh pages read as zero (no
@@ -320,18 +322,15 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   // Only PEs that run a kernel get SRAM; router-only PEs need none. Each
   // PE's starts on a cache line.
   std::vector<PeState> pes(m.numPes);
-  auto sramWords = [](const detail::Region &r) {
-    return (uint64_t(r.sramBytes) / 4 + 15) & ~uint64_t(15);
-  };
   uint64_t words = 0;
   for (const detail::Region &r : m.regions)
-    words += sramWords(r) * r.w * r.h;
+    words += detail::sramWordsPerPe(r) * r.w * r.h;
   SramArena arena(words);
   uint32_t *next = arena.data();
   std::vector<std::pair<uint32_t *, const std::string *>> inits;
   uint64_t initBytes = 0;
   for (const detail::Region &r : m.regions) {
-    for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i, next += sramWords(r))
+    for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i, next += detail::sramWordsPerPe(r))
       pes[r.firstPe + i].sram = next;
     for (const format::SramInit &init : r.proto->init()) {
       PeState &s = pes[r.firstPe + uint64_t(init.py()) * r.w + init.px()];

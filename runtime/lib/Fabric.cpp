@@ -106,6 +106,25 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   origins_ = std::vector<Origin>(slots_.size());
 }
 
+uint64_t Fabric::plannedBytes(const Model &m) {
+  // As the constructor groups them: a slot per (position, color), a queue
+  // per slot that delivers to a core.
+  uint64_t slots = 0, queues = 0, lastSlotKey = ~uint64_t(0), lastQueueKey = ~uint64_t(0);
+  for (const auto &[key, mask] : m.routes) {
+    uint64_t slotKey = key >> 3, pk = key >> 13;
+    slots += slotKey != lastSlotKey;
+    lastSlotKey = slotKey;
+    if (!(mask & (1u << format::RAMP)) || slotKey == lastQueueKey)
+      continue;
+    lastQueueKey = slotKey;
+    queues += m.regionOf(uint32_t(pk >> 32), uint32_t(pk & 0xffff),
+                         uint32_t((pk >> 16) & 0xffff)) >= 0;
+  }
+  uint64_t positions = uint64_t(m.wafers) * m.width * m.height;
+  return slots * (sizeof(Slot) + sizeof(Origin)) + queues * sizeof(RecvQueue) +
+         (positions + 1) * sizeof(uint32_t);
+}
+
 Fabric::~Fabric() {
   for (RecvQueue &q : queues_) {
     if (q.drained)
@@ -132,6 +151,11 @@ void MessageLog::grow(uint64_t atLeast) {
   Segment *s = new (::operator new(sizeof(Segment) + size_t(capacity) * 4)) Segment;
   s->readers.store(readers_, std::memory_order_relaxed);
   s->capacity = capacity;
+  s->bytes = &bytes_;
+  uint64_t live = bytes_.live.fetch_add(s->size(), std::memory_order_relaxed) + s->size();
+  for (uint64_t peak = bytes_.peak.load(std::memory_order_relaxed);
+       live > peak && !bytes_.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed);)
+    ;
   if (tail_)
     tail_->next.store(s, std::memory_order_release);
   else
@@ -288,7 +312,7 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
     return Status::success();
   if (!known) {
     from->targets = arrivals;
-    from->log = std::make_unique<MessageLog>(uint32_t(arrivals.size()));
+    from->log = std::make_unique<MessageLog>(uint32_t(arrivals.size()), logBytes_);
   }
   uint64_t block = 0;
   for (size_t k = 0; k < count; ++k)
@@ -343,6 +367,11 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
     i = j;
   }
   outbox.clear();
+  if (uint64_t live = logBytes_.live.load(std::memory_order_relaxed); live > logBudget_)
+    return Status::failure(fmt::format(
+        "out of host memory: the message logs hold {} bytes of words sent and not yet read, "
+        "more than the {} the run may take for them",
+        live, logBudget_));
   return Status::success();
 }
 
@@ -405,6 +434,7 @@ std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
 }
 
 void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
+  report.messageLogPeakBytes = logBytes_.peak.load(std::memory_order_relaxed);
   report.linksUsed = 0;
   report.wavelets = 0;
   double maxU = 0, sumU = 0;

@@ -25,6 +25,11 @@ namespace wsc::runtime::detail {
 /// was published before the mail that woke it, and may see more.
 class MessageLog {
 public:
+  /// The bytes a run's segments hold, now and at most: a fabric's logs
+  /// share one.
+  struct Bytes {
+    std::atomic<uint64_t> live{0}, peak{0};
+  };
   /// A message in a segment: kHeader words (its size, then the sender's
   /// clock when the SEND started, low and high word), then its words.
   static constexpr uint32_t kHeader = 3;
@@ -33,9 +38,11 @@ public:
     std::atomic<uint32_t> used{0}; ///< words published
     std::atomic<Segment *> next{nullptr};
     uint32_t capacity = 0;
+    Bytes *bytes = nullptr;
+    uint64_t size() const { return sizeof(Segment) + uint64_t(capacity) * 4; }
     uint32_t *words() { return reinterpret_cast<uint32_t *>(this + 1); }
   };
-  explicit MessageLog(uint32_t readers) : readers_(readers) {}
+  MessageLog(uint32_t readers, Bytes &bytes) : readers_(readers), bytes_(bytes) {}
   MessageLog(const MessageLog &) = delete;
   MessageLog &operator=(const MessageLog &) = delete;
   /// The first segment, where readers start; it lives until they all left it.
@@ -52,6 +59,7 @@ public:
   /// Drops a reader's hold on `s`; frees it when it was the last.
   static void leave(Segment *s) {
     if (s->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      s->bytes->live.fetch_sub(s->size(), std::memory_order_relaxed);
       s->~Segment();
       ::operator delete(s);
     }
@@ -65,6 +73,7 @@ private:
   /// Starts a segment of at least `atLeast` words.
   void grow(uint64_t atLeast);
   uint32_t readers_;
+  Bytes &bytes_;
   std::atomic<bool> closed_{false};
   Segment *start_ = nullptr, *tail_ = nullptr;
   static constexpr uint32_t kMaxSegment = 1 << 16;
@@ -305,6 +314,9 @@ class Fabric {
 public:
   /// Also creates the receive queues of `pes`.
   Fabric(const Model &m, std::vector<PeState> &pes);
+  /// The bytes a fabric of `m` takes before any message: its slots, their
+  /// origins, the receive queues and the index by position.
+  static uint64_t plannedBytes(const Model &m);
   /// Frees the logs' segments: every queue leaves the ones it has not left.
   ~Fabric();
   /// New messages for the queue of a PE that another thread runs: that
@@ -332,6 +344,9 @@ public:
     std::vector<const OutMsg *> order; ///< a visit's messages by color, in send order
     std::vector<uint32_t> colors;      ///< the colors of a visit's messages
   };
+  /// Bounds the bytes the message logs may hold at once: past it, route()
+  /// fails. 0: no bound.
+  void setLogBudget(uint64_t bytes) { logBudget_ = bytes ? bytes : UINT64_MAX; }
   /// Sets which thread runs each PE (all 0 until then).
   void assignLanes(const std::vector<uint8_t> &laneOfPe);
   /// PE `pe` ended: the logs of what it sent get no more messages.
@@ -420,7 +435,12 @@ private:
   };
   std::vector<Origin> origins_;
   std::vector<RecvQueue> queues_; ///< sized once: a queue never moves
+  MessageLog::Bytes logBytes_;
+  uint64_t logBudget_ = UINT64_MAX;
 };
+
+/// What a run of `m` takes of the host's memory (Emulator::memoryPlan).
+MemoryPlan planMemory(const Model &m);
 
 /// The threads a run uses: `options.threads` (0: the host's cores), at
 /// most 256 and one per PE.

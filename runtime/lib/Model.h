@@ -74,6 +74,10 @@ struct Region {
   uint64_t minInstructions = 0;
 };
 
+/// The words of a region's PE in the run's SRAM arena: its SRAM, to a
+/// whole cache line.
+inline uint64_t sramWordsPerPe(const Region &r) { return (uint64_t(r.sramBytes) / 4 + 15) & ~uint64_t(15); }
+
 struct LinkEnd {
   uint32_t wafer, x, y, color;
 };

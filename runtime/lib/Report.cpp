@@ -63,6 +63,7 @@ std::string reportJson(const RunReport &r, const GenerationReport *generation) {
   j["instructions"] = r.instructions;
   j["messages"] = r.messages;
   j["wavelets"] = r.wavelets;
+  j["message_log_peak_bytes"] = r.messageLogPeakBytes;
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const KernelReport &k : r.kernels)
     kernels.push_back({{"name", k.name},
@@ -80,6 +81,14 @@ std::string reportJson(const RunReport &r, const GenerationReport *generation) {
     j["generation"] = generationJson(*generation);
   // Names come from the program; replace invalid UTF-8 instead of throwing.
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string memoryPlanJson(const MemoryPlan &p) {
+  nlohmann::ordered_json j;
+  j["memory_plan"] = {{"program", p.program}, {"pes", p.pes},         {"sram", p.sram},
+                      {"fabric", p.fabric},   {"tensors", p.tensors}, {"total", p.total()},
+                      {"pes_in_use", p.pesInUse}};
+  return j.dump(2) + "\n";
 }
 
 std::string traceJson(const RunReport &r, const GenerationReport *generation) {

@@ -254,6 +254,7 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
                 RunReport &report, const std::atomic<bool> *stopped) {
   unsigned threads = threadCount(options, pes.size());
   Fabric fabric(m, pes);
+  fabric.setLogBudget(options.messageLogBytes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   Shared sh(m, pes, options, fabric);
   sh.stopped = stopped;

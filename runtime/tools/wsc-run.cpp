@@ -18,6 +18,7 @@
 #include <set>
 
 #include <csignal>
+#include <unistd.h>
 
 using namespace wsc::runtime;
 namespace format = wsc::format;
@@ -36,7 +37,7 @@ namespace {
 constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]\n"
-    "               [--max-cycles N] [--temperature T] [--seed S]\n"
+    "               [--max-cycles N] [--temperature T] [--seed S] [--plan] [--max-memory SIZE]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
     "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
     "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
@@ -52,6 +53,10 @@ constexpr const char *kUsage =
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
+    "  --plan              print the host memory a run takes, by part (with --report, as\n"
+    "                      JSON), and do not run\n"
+    "  --max-memory SIZE   refuse a run that takes more (bytes, or 512M, 8G; default: the\n"
+    "                      host's available memory)\n"
     "  --max-cycles N      fault when a PE passes N cycles or N instructions (default:\n"
     "                      2^40 cycles, 2^32 instructions)\n"
     "File dtypes:\n"
@@ -74,7 +79,22 @@ struct Args {
   uint64_t maxCycles = 0;
   int64_t generate = 0; ///< tokens after each prompt; 0: not a --generate run
   std::optional<float> temperature, seed; ///< a sampling program's parameters
+  bool plan = false;                      ///< --plan: print the memory plan, do not run
+  uint64_t maxMemory = 0;                 ///< bytes a run may take; 0: what the host has
 };
+
+/// Bytes with an optional K, M or G (powers of 1024), or an error message.
+std::string parseBytes(const std::string &value, uint64_t &out) {
+  char *end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  std::string unit = end ? end : "";
+  double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0
+               : unit == "G" ? 1073741824.0 : 0;
+  if (value.empty() || !scale || !(v > 0) || v * scale >= 1.8e19)
+    return fmt::format("--max-memory wants bytes, e.g. 512M or 8G, got '{}'", value);
+  out = uint64_t(v * scale);
+  return "";
+}
 
 /// A number from `lo` to `hi` for `flag`, or an error message.
 std::string parseNumber(const std::string &flag, const std::string &value, double lo, double hi,
@@ -95,6 +115,10 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
       help = true;
       return "";
     }
+    if (arg == "--plan") {
+      a.plan = true;
+      continue;
+    }
     if (arg.rfind("--", 0) != 0) {
       if (!a.model.empty())
         return fmt::format("more than one program given ('{}' and '{}')", a.model, arg);
@@ -105,7 +129,7 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     std::string flag = arg.substr(0, eq);
     if (flag != "--input" && flag != "--output" && flag != "--trace" && flag != "--report" &&
         flag != "--threads" && flag != "--max-cycles" && flag != "--generate" &&
-        flag != "--temperature" && flag != "--seed")
+        flag != "--temperature" && flag != "--seed" && flag != "--max-memory")
       return fmt::format("unknown option '{}'", arg);
     if (eq != std::string::npos)
       value = arg.substr(eq + 1);
@@ -129,6 +153,9 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
       if (value.empty() || *end || value[0] == '-' || n == 0)
         return fmt::format("--max-cycles wants a positive number, got '{}'", value);
       a.maxCycles = n;
+    } else if (flag == "--max-memory") {
+      if (std::string err = parseBytes(value, a.maxMemory); !err.empty())
+        return err;
     } else if (flag == "--temperature" || flag == "--seed") {
       bool seed = flag == "--seed";
       if (std::string err = parseNumber(flag, value, 0, seed ? 16777215 : 1e6,
@@ -154,6 +181,68 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
   if (a.model.empty())
     return "no program given";
   return "";
+}
+
+/// A number read from a /proc or /sys file, or 0.
+uint64_t readNumber(const char *path, const char *key = nullptr) {
+  std::FILE *f = std::fopen(path, "r");
+  if (!f)
+    return 0;
+  char line[256];
+  uint64_t value = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    const char *at = line;
+    if (key) {
+      if (std::strncmp(line, key, std::strlen(key)) != 0)
+        continue;
+      at += std::strlen(key);
+    }
+    value = std::strtoull(at, nullptr, 10);
+    break;
+  }
+  std::fclose(f);
+  return value;
+}
+
+/// The bytes a run may take on this host: what the kernel says is
+/// available (within the cgroup's limit) and what this process already
+/// holds, the loaded program, which the plan counts. 0: unknown.
+uint64_t hostMemory() {
+  uint64_t available = readNumber("/proc/meminfo", "MemAvailable:") * 1024;
+  if (uint64_t limit = readNumber("/sys/fs/cgroup/memory.max")) {
+    uint64_t used = readNumber("/sys/fs/cgroup/memory.current");
+    available = std::min(available, limit > used ? limit - used : 0);
+  }
+  uint64_t resident = 0;
+  if (std::FILE *f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long size = 0, pages = 0;
+    if (std::fscanf(f, "%llu %llu", &size, &pages) == 2)
+      resident = pages * uint64_t(sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  return available ? available + resident : 0;
+}
+
+std::string bytesText(uint64_t b) {
+  return b >= (uint64_t(1) << 30) ? fmt::format("{:.2f} GiB", double(b) / (1 << 30))
+                                  : fmt::format("{:.1f} MiB", double(b) / (1 << 20));
+}
+
+/// wsc-run --plan: what a run takes, by part.
+void printPlan(const std::string &model, const MemoryPlan &p) {
+  std::printf("wsc-run: %s: a run takes %s of host memory for %llu PEs that run a kernel\n",
+              model.c_str(), bytesText(p.total()).c_str(), (unsigned long long)p.pesInUse);
+  auto part = [](const char *name, uint64_t b, const char *what) {
+    std::printf("  %-13s %11s  %s\n", name, bytesText(b).c_str(), what);
+  };
+  part("program", p.program, "the parsed program (code, routes, SRAM images) and its model");
+  part("PE states", p.pes, "each PE's registers, queues' index, loops");
+  part("SRAM", p.sram, "each PE's SRAM");
+  part("fabric", p.fabric, "router slots, their origins, receive queues");
+  part("tensors", p.tensors, "inputs and outputs on the host");
+  std::printf("  and the message logs, words sent and not yet read, which follow the traffic: a run "
+              "may take for them what --max-memory leaves (its report's message_log_peak_bytes "
+              "says what they took)\n");
 }
 
 /// A sampling program's [temperature, seed] from --temperature and --seed
@@ -297,6 +386,16 @@ int runMain(int argc, char **argv) {
   if (!emu)
     return fail(fmt::format("{}: invalid program: {}", args.model, emu.error()));
   Emulator &e = **emu;
+  if (args.plan) {
+    OutputFiles files;
+    if (!args.report.empty())
+      if (Status s = files.stage(args.report, memoryPlanJson(e.memoryPlan())); !s)
+        return fail(s.message());
+    if (Status s = files.commit(); !s)
+      return fail(s.message());
+    printPlan(args.model, e.memoryPlan());
+    return 0;
+  }
   if (args.generate && !e.program().has_generation())
     return fail(fmt::format("{}: --generate needs a generating program, and this one has no "
                             "generation section (compile it with wsc-compile --generate)",
@@ -305,6 +404,13 @@ int runMain(int argc, char **argv) {
   std::optional<GenerationPlan> plan;
   if (std::string err = setInputs(e, args, plan); !err.empty())
     return fail(err);
+  uint64_t needed = e.memoryPlan().total();
+  uint64_t limit = args.maxMemory ? args.maxMemory : hostMemory();
+  if (limit && needed >= limit)
+    return fail(fmt::format("{}: a run takes {} of host memory (wsc-run --plan), more than the "
+                            "{} {}",
+                            args.model, bytesText(needed), bytesText(limit),
+                            args.maxMemory ? "--max-memory allows" : "this host has available"));
   std::set<std::string> outputNames;
   for (const format::HostTensor &t : e.program().outputs())
     outputNames.insert(t.name());
@@ -318,6 +424,7 @@ int runMain(int argc, char **argv) {
   options.threads = args.threads;
   options.trace = !args.trace.empty();
   options.maxCycles = args.maxCycles;
+  options.messageLogBytes = limit ? limit - needed : 0;
   std::mutex printing;
   if (plan) {
     options.onNextToken = [&](uint64_t element, int32_t id, uint64_t cycle) {
@@ -333,6 +440,10 @@ int runMain(int argc, char **argv) {
   if (Status s = e.run(options); !s)
     return fail(s.message().rfind("cycle limit", 0) == 0
                     ? s.message() + " (--max-cycles N sets the limit)"
+                : s.message().rfind("out of host memory: the message logs", 0) == 0
+                    ? fmt::format("{}: {} ({} {} less the {} the plan takes)", args.model,
+                                  s.message(), args.maxMemory ? "--max-memory's" : "the host's",
+                                  bytesText(limit), bytesText(needed))
                     : s.message());
   const RunReport &r = e.report();
   for (const std::string &w : r.warnings)

@@ -50,6 +50,10 @@ struct RunOptions {
   /// write (its instructions and messages count what ran by then, which can
   /// vary with the threads). -1 runs the program to its end.
   int64_t stopAfterToken = -1;
+  /// The bytes the message logs (the words sent and not yet read) may hold
+  /// at once; a run that needs more fails with "out of host memory". 0: no
+  /// bound. They follow the traffic, so a MemoryPlan does not count them.
+  uint64_t messageLogBytes = 0;
 };
 
 /// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.
@@ -110,12 +114,30 @@ struct RunReport {
   uint64_t linksUsed = 0;    ///< directed PE-to-PE or inter-wafer links that carried data
   double linkMaxUtilization = 0;  ///< busiest link: words / total cycles (of its capacity)
   double linkMeanUtilization = 0; ///< mean over the links used
+  /// The most bytes the message logs held at once: the words sent that
+  /// some reader had not taken yet (depends on the threads).
+  uint64_t messageLogPeakBytes = 0;
   std::vector<KernelReport> kernels;
   std::vector<std::string> warnings;
   std::vector<TraceEvent> trace;
   /// A generating program's next_token output, per element (row-major
   /// [B, T]): when its token was picked. Empty for other programs.
   std::vector<StoreTime> nextTokenStores;
+};
+
+/// The host memory a run of a program takes, in bytes, planned from the
+/// program before the run (wsc-run --plan): what it holds for the PEs that
+/// run a kernel and for the routers' entries, not for the wafer's size.
+struct MemoryPlan {
+  uint64_t program = 0;  ///< the parsed program (SRAM images, blobs) and its checked model
+  uint64_t pes = 0;      ///< the run state of every PE that runs a kernel
+  uint64_t sram = 0;     ///< their SRAM
+  uint64_t fabric = 0;   ///< router slots and their origins, receive queues
+  uint64_t tensors = 0;  ///< the inputs and outputs on the host
+  uint64_t pesInUse = 0;
+  /// Not the message logs: they follow the traffic, bounded while the run
+  /// goes by RunOptions::messageLogBytes.
+  uint64_t total() const { return program + pes + sram + fabric + tensors; }
 };
 
 namespace detail {
@@ -148,6 +170,8 @@ public:
   /// outside its output's type makes the run an error naming the output.
   Expected<HostArray> output(const std::string &name) const;
   const RunReport &report() const { return report_; }
+  /// What a run takes of the host's memory.
+  MemoryPlan memoryPlan() const;
 
 private:
   Emulator();
@@ -169,6 +193,8 @@ struct GenerationReport; // Generation.h
 
 /// The --report JSON of a run, with a `generation` object when given one.
 std::string reportJson(const RunReport &report, const GenerationReport *generation = nullptr);
+/// wsc-run --plan --report: {"memory_plan": {part: bytes, ..., "total", "pes_in_use"}}.
+std::string memoryPlanJson(const MemoryPlan &plan);
 /// Chrome trace-event JSON ({"traceEvents": [...]}) of a traced run, with an
 /// instant event per generated token when given a generation.
 std::string traceJson(const RunReport &report, const GenerationReport *generation = nullptr);
