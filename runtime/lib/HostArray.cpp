@@ -542,12 +542,15 @@ std::string encodeNpy(const HostArray &a) {
   std::string h = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
                               npyDescr(a.dtype), shape);
   // Pad so that the data start at a multiple of 64 bytes; the header ends in '\n'.
-  size_t total = 10 + h.size() + 1;
+  // Version 1.0 has a 16-bit header length; a longer header (a shape of
+  // thousands of dimensions) takes version 2.0's 32-bit one, as numpy does.
+  bool wide = 10 + h.size() + 1 > 65535;
+  size_t prefix = wide ? 12 : 10, total = prefix + h.size() + 1;
   h.append((64 - total % 64) % 64, ' ');
   h += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += char(h.size() & 0xff);
-  out += char(h.size() >> 8);
+  std::string out(wide ? "\x93NUMPY\x02\x00" : "\x93NUMPY\x01\x00", 8);
+  for (size_t i = 0; i < prefix - 8; ++i)
+    out += char((h.size() >> (8 * i)) & 0xff);
   out += h;
   // Little-endian host: an element is the low `width` bytes of its value.
   auto put = [&](uint64_t v, size_t width) {

@@ -663,3 +663,16 @@ TEST(EmulatorHostTypes, InputsAreCheckedAgainstTheirType) {
 }
 
 } // namespace
+
+TEST(Npy, AHeaderPast64KiBTakesVersion2) {
+  // 30,000 dimensions of 1: a shape an ONNX tensor file may hold, whose
+  // header does not fit version 1.0's 16-bit length.
+  HostArray a = HostArray::floats(std::vector<int64_t>(30000, 1), {2.5f});
+  std::string bytes = encodeNpy(a);
+  EXPECT_EQ(bytes[6], '\x02') << "version 2.0";
+  Expected<HostArray> back = parseNpy(bytes, "wide.npy");
+  ASSERT_TRUE(bool(back)) << back.error();
+  EXPECT_EQ(back->shape, a.shape);
+  EXPECT_EQ(back->f32, a.f32);
+  EXPECT_EQ(encodeNpy(HostArray::floats({2}, {1, 2}))[6], '\x01') << "a short header stays 1.0";
+}
