@@ -1,8 +1,8 @@
 //===- MemoryPlan.cpp - the host memory a run takes, before it starts ------===//
 //
 // Counts what Emulator::run allocates from the program: the PE states, the
-// SRAM arena, the fabric's slots and queues, the tensors. The message logs
-// follow the traffic; they are estimated.
+// SRAM arena, the fabric's slots and queues, the tensors. Not the message
+// logs: they follow the traffic, and the run bounds them instead.
 //
 //===----------------------------------------------------------------------===//
 #include "Machine.h"

@@ -387,13 +387,14 @@ int runMain(int argc, char **argv) {
     return fail(fmt::format("{}: invalid program: {}", args.model, emu.error()));
   Emulator &e = **emu;
   if (args.plan) {
+    MemoryPlan memory = e.memoryPlan();
     OutputFiles files;
     if (!args.report.empty())
-      if (Status s = files.stage(args.report, memoryPlanJson(e.memoryPlan())); !s)
+      if (Status s = files.stage(args.report, memoryPlanJson(memory)); !s)
         return fail(s.message());
     if (Status s = files.commit(); !s)
       return fail(s.message());
-    printPlan(args.model, e.memoryPlan());
+    printPlan(args.model, memory);
     return 0;
   }
   if (args.generate && !e.program().has_generation())

@@ -82,8 +82,8 @@ std::pair<int64_t, double> ArgmaxKind::writeBody(Body &k, const KernelPlan &p, i
   Sram sram;
   int64_t w = p.w, v = k.words(0), vb = ceilDiv(v, w);
   int64_t part = sram.words(vb);
-  NextToken next = p.samples ? NextToken::allocate(k, sram, 1, vb, batch * tokens, 2)
-                              : NextToken::allocate(k, sram, 1, vb, batch * tokens);
+  NextToken next = NextToken::allocate(k, sram, 1, vb, batch * tokens,
+                                       p.samples ? std::optional<unsigned>(2) : std::nullopt);
   next.keepForHost(k, 0, batch, tokens);
   k.tokenLoops();
   int64_t in = k.recvRange(0, 0, vb, w, v, k.aff(part), /*byRow=*/false);

@@ -571,11 +571,12 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
     ArrayAttr above = k.guards({k.aff(-1, {-1, -tokens}, 0, tb)});       // g < py*tb
     ArrayAttr upper = k.pes(0, w - 1, 0, h - 2);
     std::optional<NextToken> next;
-    if (p.picksNext)
-      next = p.samples ? NextToken::allocate(k, sram, unsigned(p.inputs.size() - 2), nb,
-                                             batch * tokens, unsigned(p.inputs.size() - 1))
-                       : NextToken::allocate(k, sram, unsigned(p.inputs.size() - 1), nb,
-                                             batch * tokens);
+    if (p.picksNext) {
+      // The indices, then a sample's [temperature, seed], are the last inputs.
+      unsigned last = unsigned(p.inputs.size() - 1);
+      next = NextToken::allocate(k, sram, last - p.samples, nb, batch * tokens,
+                                 p.samples ? std::optional<unsigned>(last) : std::nullopt);
+    }
     k.reduceGatherSend(k.aff(part), nb, n, [&] {
       epilogue();
       if (next)
