@@ -391,8 +391,10 @@ LogicalResult SampleOp::verify() {
   ArrayRef<int64_t> in = getLogits().getType().getShape();
   if (in.size() != 3)
     return emitOpError("logits must be [B, T, V], not ") << getLogits().getType();
-  if (getParams().getType().getShape() != ArrayRef<int64_t>{2})
-    return emitOpError("params must be [temperature, seed], a tensor<2xf32>, not ")
+  ArrayRef<int64_t> params = getParams().getType().getShape();
+  if (params != ArrayRef<int64_t>{2} && params != ArrayRef<int64_t>{3})
+    return emitOpError("params must be [temperature, seed] or [temperature, seed, top_k], a "
+                       "tensor<2xf32> or tensor<3xf32>, not ")
            << getParams().getType();
   if (getResult().getType().getShape() != in.drop_back())
     return emitOpError("result must be ") << shapeStr(in.drop_back()) << ", not "

@@ -533,7 +533,9 @@ def Wsgraph_SampleOp : Wsgraph_Op<"sample", [Pure]> {
     the largest `logits[b, t, i] - temperature · log(-log(u(i)))`, the first
     among equals: the Gumbel-max trick, a sample from softmax(logits /
     temperature); temperature 0 is the argmax. `params` is [temperature,
-    seed]. The uniform numbers are the ISA's RANDOM (runtime/wafer.proto):
+    seed], or [temperature, seed, top_k]: then only the logits at least
+    the top_k-th largest of the position's (ties kept) can be picked, and
+    top_k 0 (or less) keeps them all. The uniform numbers are the ISA's RANDOM (runtime/wafer.proto):
     position g's key is RANDOM of the word float(g) under the key seed, and
     u(i) is RANDOM of the word float(i) under position g's key, so a seed
     draws the same tokens on every run. A generating program compiled with

@@ -77,6 +77,8 @@ struct WsgraphGeneratePass : wsc::impl::WsgraphGenerateBase<WsgraphGeneratePass>
     maskAsOnes(func, ids, b);
     auto nextType = RankedTensorType::get({batch, tokens}, b.getI64Type());
     Value next;
+    if (topK && !sampling)
+      return func.emitError("top-k needs sampling");
     if (sampling) {
       if (!cast<RankedTensorType>(logits.getType()).getElementType().isF32())
         return func.emitError("sampling needs f32 logits, not ") << logits.getType();
@@ -85,7 +87,7 @@ struct WsgraphGeneratePass : wsc::impl::WsgraphGenerateBase<WsgraphGeneratePass>
           return func.emitError("input 'sampling' would take the sampling parameters' name");
       unsigned at = func.getNumArguments();
       if (failed(func.insertArgument(
-              at, RankedTensorType::get({2}, b.getF32Type()),
+              at, RankedTensorType::get({topK ? 3 : 2}, b.getF32Type()),
               b.getDictionaryAttr(b.getNamedAttr("wsgraph.name", b.getStringAttr("sampling"))),
               func.getLoc())))
         return failure();

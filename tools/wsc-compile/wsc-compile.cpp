@@ -70,6 +70,10 @@ int main(int argc, char **argv) {
                          cl::desc("A generating program that samples each next token from the "
                                   "softmax at the temperature and seed wsc-run gives it"),
                          cl::cat(category));
+  cl::opt<bool> topK("top-k",
+                     cl::desc("A sampling program that also takes top_k at run time "
+                              "(wsc-run --top-k): each pick is among the top_k largest logits"),
+                     cl::cat(category));
   cl::opt<int64_t> maxContext(
       "max-context", cl::desc("Positions a generating program holds (the token input's T)"),
       cl::init(0), cl::cat(category));
@@ -95,7 +99,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "wsc compiler: ONNX model to .wafer program\n\n"
       "  wsc-compile model.onnx -o model.wafer [--input-shape NAME=1x16 ...] [--bind NAME=FILE ...]\n"
-      "      [--generate [--max-context=N] [--sampling]]\n"
+      "      [--generate [--max-context=N] [--sampling [--top-k]]]\n"
       "      [--arch= --wafers= --precision= --mode= --defects= --defect-rate= --report=\n"
       "       --utilization= --seed= --sparsity= --sparsity-mask=]\n");
 
@@ -160,9 +164,13 @@ int main(int argc, char **argv) {
     errs() << "error: --sampling needs --generate\n";
     return 1;
   }
+  if (topK && !sampling) {
+    errs() << "error: --top-k needs --sampling\n";
+    return 1;
+  }
   if (generate) {
     mlir::PassManager generating(&context);
-    generating.addPass(wsc::createWsgraphGenerate({maxContext, sampling}));
+    generating.addPass(wsc::createWsgraphGenerate({maxContext, sampling, topK}));
     if (mlir::failed(generating.run(*module)))
       return 1;
   }

@@ -61,18 +61,23 @@ def WsgraphGenerate : Pass<"wsgraph-generate", "mlir::ModuleOp"> {
     With `sampling`, `next_token` is a `wsgraph.sample` of the logits
     instead, whose [temperature, seed] are a new f32 input `sampling` (the
     host writes them: wsc-run --temperature and --seed); temperature 0
-    picks the argmax.
+    picks the argmax. With `top-k` too, the input is [temperature, seed,
+    top_k] (wsc-run --top-k): each pick is among the top_k largest logits
+    only (0: all of them).
 
     ```
     wsc-opt m.mlir --wsgraph-generate="max-context=64"
     wsc-opt m.mlir --wsgraph-generate="sampling=true"
+    wsc-opt m.mlir --wsgraph-generate="sampling=true top-k=true"
     ```
   }];
   let options = [
     Option<"maxContext", "max-context", "int64_t", "0",
            "The positions the program holds, which must be the token input's T (0: T)">,
     Option<"sampling", "sampling", "bool", "false",
-           "Sample each next token (wsgraph.sample) from an input [temperature, seed]">
+           "Sample each next token (wsgraph.sample) from an input [temperature, seed]">,
+    Option<"topK", "top-k", "bool", "false",
+           "With sampling, the input also takes top_k: each pick is among the top_k largest logits">
   ];
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }

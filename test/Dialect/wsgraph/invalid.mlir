@@ -1176,9 +1176,9 @@ func.func @sample_rank(%x: tensor<8x64xf32>, %p: tensor<2xf32>) {
 
 // -----
 
-func.func @sample_params(%x: tensor<1x8x64xf32>, %p: tensor<3xf32>) {
-  // expected-error @+1 {{'wsgraph.sample' op params must be [temperature, seed], a tensor<2xf32>, not 'tensor<3xf32>'}}
-  %0 = wsgraph.sample %x, %p : (tensor<1x8x64xf32>, tensor<3xf32>) -> tensor<1x8xi64>
+func.func @sample_params(%x: tensor<1x8x64xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'wsgraph.sample' op params must be [temperature, seed] or [temperature, seed, top_k], a tensor<2xf32> or tensor<3xf32>, not 'tensor<4xf32>'}}
+  %0 = wsgraph.sample %x, %p : (tensor<1x8x64xf32>, tensor<4xf32>) -> tensor<1x8xi64>
   return
 }
 

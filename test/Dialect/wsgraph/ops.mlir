@@ -266,6 +266,14 @@ func.func @sample(%x: tensor<2x8x64xf32>, %p: tensor<2xf32>) {
   return
 }
 
+// [temperature, seed, top_k]: a sample among the top_k largest logits.
+// CHECK-LABEL: func.func @sample_top_k
+// CHECK-NEXT: wsgraph.sample %{{.*}}, %{{.*}} : (tensor<2x8x64xf32>, tensor<3xf32>) -> tensor<2x8xi64>
+func.func @sample_top_k(%x: tensor<2x8x64xf32>, %p: tensor<3xf32>) {
+  %0 = wsgraph.sample %x, %p : (tensor<2x8x64xf32>, tensor<3xf32>) -> tensor<2x8xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @argmax
 // CHECK-NEXT: wsgraph.argmax %{{.*}} : (tensor<1x8x64xf32>) -> tensor<1x8xi64>
 // CHECK-NEXT: wsgraph.argmax %{{.*}} {axis = 1 : i64, keepdims = true, select_last_index = true} : (tensor<1x8x64xf32>) -> tensor<1x1x64xi64>
