@@ -204,6 +204,9 @@ struct KernelPlan {
   // It picks by sampling (wsgraph.sample): its last input is [temperature,
   // seed], after the indices.
   bool samples = false;
+  // Its [temperature, seed, top_k] also keep each pick among the top_k
+  // largest logits (NextToken::keepTopK).
+  bool topK = false;
   /// The value the kernel's output stream stands for in later plans' inputs.
   Value streamed() const { return partialKey ? partialKey : anchor->getResult(result); }
 };
@@ -605,25 +608,25 @@ public:
   }
 
   void vector(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr rhs, wk::AffAttr n,
-              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when, guard);
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr, StringRef elem = "f32") {
+    wk::VectorOp::create(b, loc(), kind, dst, lhs, rhs, n, when, guard, elem);
   }
   void scalar(StringRef kind, wk::AffAttr dst, wk::AffAttr lhs, wk::AffAttr s, wk::AffAttr n,
-              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when, guard);
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr, StringRef elem = "f32") {
+    wk::ScalarOp::create(b, loc(), kind, dst, lhs, s, n, when, guard, elem);
   }
   void imm(StringRef kind, wk::AffAttr dst, wk::AffAttr src, float value, wk::AffAttr n,
-           ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
+           ArrayAttr when = nullptr, ArrayAttr guard = nullptr, StringRef elem = "f32") {
     wk::ImmOp::create(b, loc(), b.getStringAttr(kind), dst, src, b.getF32FloatAttr(value), n,
-                      when, guard);
+                      when, guard, b.getStringAttr(elem));
   }
   void unary(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
-             ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when, guard);
+             ArrayAttr when = nullptr, ArrayAttr guard = nullptr, StringRef elem = "f32") {
+    wk::UnaryOp::create(b, loc(), kind, dst, src, n, when, guard, elem);
   }
   void reduce(StringRef kind, wk::AffAttr dst, wk::AffAttr src, wk::AffAttr n,
-              ArrayAttr when = nullptr, ArrayAttr guard = nullptr) {
-    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when, guard);
+              ArrayAttr when = nullptr, ArrayAttr guard = nullptr, StringRef elem = "f32") {
+    wk::ReduceOp::create(b, loc(), kind, dst, src, n, when, guard, elem);
   }
   void matvec(wk::AffAttr dst, wk::AffAttr m, wk::AffAttr v, wk::AffAttr rows, wk::AffAttr cols,
               bool transposed, ArrayAttr when = nullptr, ArrayAttr guard = nullptr,

@@ -77,7 +77,7 @@ DictionaryAttr channelsFor(Builder &b, const KernelPlan &p, int64_t group, bool 
   if (p.w > 1 && (layerNorm || splitHeads || p.kind == "argmax" || p.picksNext ||
                   (!p.hostResult && group > 1)))
     c.push_back(b.getNamedAttr("row", b.getStringAttr("row_chain")));
-  if (p.w > 1 && (layerNorm || splitHeads))
+  if (p.w > 1 && (layerNorm || splitHeads || p.topK)) // top-k all-reduces its counts
     c.push_back(b.getNamedAttr("back", b.getStringAttr("row_chain_west")));
   if (p.h > 1 && hostRows)
     c.push_back(b.getNamedAttr("up", b.getStringAttr("col_chain_north")));

@@ -30,7 +30,9 @@ public:
   /// The pair's chain east.
   double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
                      const CostModel &cost) const override {
-    return NextToken::chainCycles(p.w, cost);
+    int64_t v = cast<ShapedType>(p.inputs[1].getType()).getShape().back(); // the indices
+    return NextToken::chainCycles(
+        p.w, cost, p.topK ? NextToken::topKBitsFor(ceilDiv(v, p.w), p.w, cost) : 0);
   }
 };
 
@@ -44,9 +46,14 @@ Sizer argmaxSizer(int64_t v, wafer::ArchAttr arch) {
   };
 }
 
-double argmaxCycles(int64_t v, int64_t w, bool samples, const CostModel &cost) {
+/// The bits a top-k step settles on the plan's w PEs (0: no top-k).
+int64_t topKBitsOf(bool topK, int64_t v, int64_t w, const CostModel &cost) {
+  return topK ? NextToken::topKBitsFor(ceilDiv(v, w), w, cost) : 0;
+}
+
+double argmaxCycles(int64_t v, int64_t w, bool samples, bool topK, const CostModel &cost) {
   int64_t vb = ceilDiv(v, w);
-  return cost.words(vb) + NextToken::cycles(vb, w, cost, samples);
+  return cost.words(vb) + NextToken::cycles(vb, w, cost, samples, topKBitsOf(topK, v, w, cost));
 }
 
 } // namespace
@@ -66,14 +73,17 @@ Planned ArgmaxKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   if (Value params = NextToken::paramsOf(op)) {
     plan.inputs.push_back(params);
     plan.samples = true;
+    plan.topK = NextToken::takesTopK(params);
   }
   plan.hostResult = true;
   plan.feedsBack = ctx.generate;
   plan.work = double(vocab);
   plan.size = argmaxSizer(vocab, ctx.arch);
   CostModel cost = ctx.cost;
-  bool samples = plan.samples;
-  plan.cycles = [=](const KernelPlan &p) { return argmaxCycles(vocab, p.w, samples, cost); };
+  bool samples = plan.samples, topK = plan.topK;
+  plan.cycles = [=](const KernelPlan &p) {
+    return argmaxCycles(vocab, p.w, samples, topK, cost);
+  };
   return Planned::Yes;
 }
 
@@ -83,12 +93,13 @@ std::pair<int64_t, double> ArgmaxKind::writeBody(Body &k, const KernelPlan &p, i
   int64_t w = p.w, v = k.words(0), vb = ceilDiv(v, w);
   int64_t part = sram.words(vb);
   NextToken next = NextToken::allocate(k, sram, 1, vb, batch * tokens,
-                                       p.samples ? std::optional<unsigned>(2) : std::nullopt);
+                                       p.samples ? std::optional<unsigned>(2) : std::nullopt,
+                                       topKBitsOf(p.topK, v, w, cost));
   next.keepForHost(k, 0, batch, tokens);
   k.tokenLoops();
   int64_t in = k.recvRange(0, 0, vb, w, v, k.aff(part), /*byRow=*/false);
   next.pick(k, part, vb, v, tokens, /*parity=*/false, p.feedsBack);
-  return {sram.next, argmaxCycles(v, w, p.samples, cost) + cost.words(in - vb)};
+  return {sram.next, argmaxCycles(v, w, p.samples, p.topK, cost) + cost.words(in - vb)};
 }
 
 LogicalResult ArgmaxKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
@@ -98,6 +109,7 @@ LogicalResult ArgmaxKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
     return failure();
   p.size = argmaxSizer(v, arch);
   p.samples = ins.size() > 2;
+  p.topK = p.samples && NextToken::takesTopK(p.inputs[2]);
   return success();
 }
 

@@ -50,7 +50,14 @@ public:
   /// x in, the partial sums down, and an LM head's pick east.
   double chainCycles(const KernelPlan &p, int64_t n, int64_t tokens,
                      const CostModel &cost) const override {
-    return linearChainCycles(p, n, cost) + (p.picksNext ? NextToken::chainCycles(p.w, cost) : 0);
+    return linearChainCycles(p, n, cost) +
+           (p.picksNext ? NextToken::chainCycles(p.w, cost, topKBitsOf(p, n, cost)) : 0);
+  }
+
+private:
+  /// The bits a step of an LM head's top-k settles (0: none).
+  static int64_t topKBitsOf(const KernelPlan &p, int64_t n, const CostModel &cost) {
+    return p.topK ? NextToken::topKBitsFor(ceilDiv(n, p.w), p.w, cost) : 0;
   }
 };
 
@@ -134,6 +141,7 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
       if (Value params = NextToken::paramsOf(next)) {
         plan.inputs.push_back(params);
         plan.samples = true;
+        plan.topK = NextToken::takesTopK(params);
       }
     }
   bool host = plan.hostResult;
@@ -575,7 +583,8 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
       // The indices, then a sample's [temperature, seed], are the last inputs.
       unsigned last = unsigned(p.inputs.size() - 1);
       next = NextToken::allocate(k, sram, last - p.samples, nb, batch * tokens,
-                                 p.samples ? std::optional<unsigned>(last) : std::nullopt);
+                                 p.samples ? std::optional<unsigned>(last) : std::nullopt,
+                                 topKBitsOf(p, n, cost));
     }
     k.reduceGatherSend(k.aff(part), nb, n, [&] {
       epilogue();
@@ -599,7 +608,8 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
     if (next)
       next->keepForHost(k, 1, batch, tokens);
   }
-  double pickCycles = p.picksNext ? NextToken::cycles(nb, w, cost, p.samples) : 0.0;
+  double pickCycles =
+      p.picksNext ? NextToken::cycles(nb, w, cost, p.samples, topKBitsOf(p, n, cost)) : 0.0;
   return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
                                  handOnRow, streamed, asyncSums, entries, p.turns) +
                          pickCycles};
@@ -615,7 +625,9 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   if (auto form = kernel->getAttrOfType<StringAttr>(kGeluAttr))
     p.geluTanh = form.getValue() == "tanh";
   p.picksNext = kernel->hasAttr(kPicksNextAttr);
-  p.samples = p.picksNext && kernel->getAttrOfType<StringAttr>(kPicksNextAttr).getValue() == "sample";
+  StringRef picks = p.picksNext ? kernel->getAttrOfType<StringAttr>(kPicksNextAttr).getValue() : "";
+  p.samples = picks == "sample" || picks == "sample_top_k";
+  p.topK = picks == "sample_top_k";
   p.turns = kernel->hasAttr(kTurnsAttr);
   double density = weightDensity(p.inputs[residual ? 2 : 1]);
   bool gelu = p.kind == "linear_gelu";
@@ -631,7 +643,9 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
 void LinearKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
   if (p.picksNext)
     kernel->setAttr(kPicksNextAttr,
-                    StringAttr::get(kernel.getContext(), p.samples ? "sample" : "argmax"));
+                    StringAttr::get(kernel.getContext(), p.topK      ? "sample_top_k"
+                                                         : p.samples ? "sample"
+                                                                     : "argmax"));
   if (p.turns)
     kernel->setAttr(kTurnsAttr, UnitAttr::get(kernel.getContext()));
   if (p.kind == "linear_gelu" && p.geluTanh)
