@@ -75,17 +75,22 @@ def parse_lengths(s):
     return lengths
 
 
-def sample_pick(temperature, seed):
+def sample_pick(temperature, seed, top_k=0):
     """wsgraph.sample's pick from a position's logits, as torch tensors."""
-    return lambda logits, g: sampling.pick(logits.numpy(), g, temperature, seed)
+    return lambda logits, g: sampling.pick(logits.numpy(), g, temperature, seed, top_k)
 
 
 def parse_sample(s):
     try:
-        temperature, seed = s.split(",")
-        return float(temperature), int(seed)
+        fields = s.split(",")
+        if len(fields) not in (2, 3):
+            raise ValueError
+        top_k = int(fields[2]) if len(fields) == 3 else 0
+        if top_k < 0:
+            raise ValueError
+        return float(fields[0]), int(fields[1]), top_k
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected T,SEED, got {s!r}")
+        raise argparse.ArgumentTypeError(f"expected T,SEED[,TOP_K], got {s!r}")
 
 
 def write_greedy(model, ids, lengths, hf, out, pick=None, name="greedy"):
@@ -218,9 +223,10 @@ def parse_args(argv=None):
                    help="also write torch's greedy generation from the example input's first P "
                         "tokens of each sequence up to --seq positions: prompt.npy, greedy.npy, "
                         "greedy_logits.npy")
-    p.add_argument("--sample", type=parse_sample, metavar="T,SEED",
+    p.add_argument("--sample", type=parse_sample, metavar="T,SEED[,TOP_K]",
                    help="with --greedy, also write the loop that samples at temperature T with "
-                        "seed SEED as wsc-compile --sampling does (wsgraph.sample): sample.npy, "
+                        "seed SEED (among the TOP_K largest logits; default 0: all) as "
+                        "wsc-compile --sampling does (wsgraph.sample): sample.npy, "
                         "sample_logits.npy")
     p.add_argument("--past", action="store_true",
                    help="hf-gpt2: export with past keys and values, as HF optimum's "

@@ -41,9 +41,12 @@ nlohmann::ordered_json generationJson(const GenerationReport &g) {
   j["batch_tokens_per_s"] = g.batchTokensPerS;
   j["kv_cache_bytes"] =
       g.kvCacheBytes ? nlohmann::ordered_json(g.kvCacheBytes) : nlohmann::ordered_json(nullptr);
-  j["sampling"] = g.sampling.size() == 2 ? nlohmann::ordered_json{{"temperature", g.sampling[0]},
-                                                                  {"seed", g.sampling[1]}}
-                                         : nlohmann::ordered_json(nullptr);
+  // top_k 0: every logit (a program without top-k takes them all).
+  j["sampling"] = g.sampling.size() >= 2
+                      ? nlohmann::ordered_json{{"temperature", g.sampling[0]},
+                                               {"seed", g.sampling[1]},
+                                               {"top_k", g.sampling.size() > 2 ? g.sampling[2] : 0.0f}}
+                      : nlohmann::ordered_json(nullptr);
   return j;
 }
 

@@ -37,7 +37,8 @@ namespace {
 constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]\n"
-    "               [--max-cycles N] [--temperature T] [--seed S] [--plan] [--max-memory SIZE]\n"
+    "               [--max-cycles N] [--temperature T] [--seed S] [--top-k K] [--plan]\n"
+    "               [--max-memory SIZE]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
     "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
     "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
@@ -50,6 +51,8 @@ constexpr const char *kUsage =
     "                      each token from softmax(logits / T) (default 0: the argmax)\n"
     "  --seed S            its seed, 0 to 2^24 - 1 (default 0): a seed draws the same\n"
     "                      tokens on every run\n"
+    "  --top-k K           a program compiled with --top-k too: pick each token among the\n"
+    "                      K largest logits only (default 0: all of them)\n"
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
@@ -78,7 +81,7 @@ struct Args {
   unsigned threads = 0;
   uint64_t maxCycles = 0;
   int64_t generate = 0; ///< tokens after each prompt; 0: not a --generate run
-  std::optional<float> temperature, seed; ///< a sampling program's parameters
+  std::optional<float> temperature, seed, topK; ///< a sampling program's parameters
   bool plan = false;                      ///< --plan: print the memory plan, do not run
   uint64_t maxMemory = 0;                 ///< bytes a run may take; 0: what the host has
 };
@@ -129,7 +132,8 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     std::string flag = arg.substr(0, eq);
     if (flag != "--input" && flag != "--output" && flag != "--trace" && flag != "--report" &&
         flag != "--threads" && flag != "--max-cycles" && flag != "--generate" &&
-        flag != "--temperature" && flag != "--seed" && flag != "--max-memory")
+        flag != "--temperature" && flag != "--seed" && flag != "--top-k" &&
+        flag != "--max-memory")
       return fmt::format("unknown option '{}'", arg);
     if (eq != std::string::npos)
       value = arg.substr(eq + 1);
@@ -156,14 +160,14 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     } else if (flag == "--max-memory") {
       if (std::string err = parseBytes(value, a.maxMemory); !err.empty())
         return err;
-    } else if (flag == "--temperature" || flag == "--seed") {
-      bool seed = flag == "--seed";
-      if (std::string err = parseNumber(flag, value, 0, seed ? 16777215 : 1e6,
-                                        seed ? a.seed : a.temperature);
+    } else if (flag == "--temperature" || flag == "--seed" || flag == "--top-k") {
+      bool whole = flag != "--temperature";
+      std::optional<float> &to = flag == "--seed" ? a.seed : whole ? a.topK : a.temperature;
+      if (std::string err = parseNumber(flag, value, 0, whole ? 16777215 : 1e6, to);
           !err.empty())
         return err;
-      if (seed && *a.seed != std::floor(*a.seed))
-        return fmt::format("--seed wants a whole number, got '{}'", value);
+      if (whole && *to != std::floor(*to))
+        return fmt::format("{} wants a whole number, got '{}'", flag, value);
     } else if (flag == "--generate") {
       char *end = nullptr;
       long long n = std::strtoll(value.c_str(), &end, 10);
@@ -245,25 +249,36 @@ void printPlan(const std::string &model, const MemoryPlan &p) {
               "says what they took)\n");
 }
 
-/// A sampling program's [temperature, seed] from --temperature and --seed
-/// (the argmax by default), unless given as an input. Returns an error
-/// message or "".
+/// A sampling program's [temperature, seed] (or [temperature, seed, top_k])
+/// from --temperature, --seed and --top-k (the argmax of all logits by
+/// default), unless given as an input. Returns an error message or "".
 std::string setSampling(Emulator &e, const Args &args, std::set<std::string> &given,
                         std::vector<float> &params) {
   const std::string &name = e.program().generation().sampling_input();
-  bool flags = args.temperature || args.seed;
+  bool flags = args.temperature || args.seed || args.topK;
   if (name.empty())
-    return flags ? fmt::format("{}: --temperature and --seed need a program that samples "
-                               "(compile it with wsc-compile --generate --sampling)",
+    return flags ? fmt::format("{}: --temperature, --seed and --top-k need a program that "
+                               "samples (compile it with wsc-compile --generate --sampling)",
                                args.model)
                  : "";
+  int64_t words = 0;
+  for (const format::HostTensor &t : e.program().inputs())
+    if (t.name() == name && t.shape_size() == 1)
+      words = t.shape(0);
+  if (args.topK && words != 3)
+    return fmt::format("{}: --top-k needs a program that takes top_k (compile it with "
+                       "wsc-compile --generate --sampling --top-k)",
+                       args.model);
   if (given.count(name))
-    return flags ? fmt::format("input '{}' is given both as a file and by --temperature or --seed",
+    return flags ? fmt::format("input '{}' is given both as a file and by --temperature, --seed "
+                               "or --top-k",
                                name)
                  : "";
   given.insert(name);
   params = {args.temperature.value_or(0.0f), args.seed.value_or(0.0f)};
-  Status s = e.setInput(name, HostArray::floats({2}, params));
+  if (words == 3)
+    params.push_back(args.topK.value_or(0.0f));
+  Status s = e.setInput(name, HostArray::floats({int64_t(params.size())}, params));
   return s ? "" : s.message();
 }
 

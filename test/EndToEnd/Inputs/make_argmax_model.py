@@ -1,9 +1,12 @@
-# make_argmax_model.py DIR [--scaled | --sample]: a wsgraph module whose
-# result is the argmax of a dense layer's logits over embedded tokens (idx
-# [1, 6], vocab 24, width 8), with its inputs and numpy's answer. --scaled
-# multiplies the logits by 2 first (a generic kernel) and returns them: a
-# generating program cannot take that. --sample takes a wsgraph.sample of
-# the logits instead, at the [temperature, seed] of input params.npy (2, 5).
+# make_argmax_model.py DIR [--scaled | --sample | --top-k K]: a wsgraph
+# module whose result is the argmax of a dense layer's logits over embedded
+# tokens (idx [1, 6], vocab 24, width 8), with its inputs and numpy's
+# answer. --scaled multiplies the logits by 2 first (a generic kernel) and
+# returns them: a generating program cannot take that. --sample takes a
+# wsgraph.sample of the logits instead, at the [temperature, seed] of input
+# params.npy (2, 5); --top-k K samples too, among the K largest logits
+# ([2, 5, K]), and gives tokens 3 and 17 the same logits (ties at the
+# bound are kept).
 import os
 import sys
 
@@ -13,11 +16,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../../frontends/p
 import sampling  # noqa: E402
 
 out, scaled, sample = sys.argv[1], "--scaled" in sys.argv, "--sample" in sys.argv
+top_k = int(sys.argv[sys.argv.index("--top-k") + 1]) if "--top-k" in sys.argv else 0
+sample = sample or top_k > 0
+P = 3 if top_k else 2
 os.makedirs(out, exist_ok=True)
 rng = numpy.random.default_rng(3)
 V, C, T = 24, 8, 6
 E = rng.standard_normal((V, C)).astype(numpy.float32)
 W = rng.standard_normal((C, V)).astype(numpy.float32)
+if top_k:
+    W[:, 17] = W[:, 3]
 idx = rng.integers(0, V, (1, T))
 
 
@@ -25,7 +33,7 @@ def dense(a):
     return "dense<[" + ", ".join("[" + ", ".join("%.9e" % x for x in row) + "]" for row in a) + "]>"
 
 
-params = ', %p: tensor<2xf32> {wsgraph.name = "params"}' if sample else ""
+params = f', %p: tensor<{P}xf32> {{wsgraph.name = "params"}}' if sample else ""
 head = f'''module {{
   func.func @main(%idx: tensor<1x{T}xi64> {{wsgraph.name = "idx"}}{params}) -> (RESULT) {{
     %e = wsgraph.constant {dense(E)} : tensor<{V}x{C}xf32>
@@ -40,7 +48,7 @@ if scaled:
 '''
     result = f'tensor<1x{T}x{V}xf32> {{wsgraph.name = "logits"}}'
 elif sample:
-    body = f'''    %a = wsgraph.sample %l, %p : (tensor<1x{T}x{V}xf32>, tensor<2xf32>) -> tensor<1x{T}xi64>
+    body = f'''    %a = wsgraph.sample %l, %p : (tensor<1x{T}x{V}xf32>, tensor<{P}xf32>) -> tensor<1x{T}xi64>
     return %a : tensor<1x{T}xi64>
 '''
     result = f'tensor<1x{T}xi64> {{wsgraph.name = "next"}}'
@@ -53,8 +61,10 @@ open(os.path.join(out, "model.mlir"), "w").write(head.replace("RESULT", result) 
 numpy.save(os.path.join(out, "idx.npy"), idx)
 logits = E[idx] @ W
 if sample:
-    numpy.save(os.path.join(out, "params.npy"), numpy.array([2.0, 5.0], numpy.float32))
-    want = numpy.array([[sampling.pick(logits[0, t], t, 2.0, 5) for t in range(T)]])
+    params = [2.0, 5.0, float(top_k)] if top_k else [2.0, 5.0]
+    numpy.save(os.path.join(out, "params.npy"), numpy.array(params, numpy.float32))
+    want = numpy.array([[sampling.pick(logits[0, t], t, 2.0, 5, top_k) for t in range(T)]])
+    numpy.save(os.path.join(out, "logits.npy"), logits)
     numpy.save(os.path.join(out, "greedy.npy"), logits.argmax(-1))
 else:
     want = logits.argmax(-1)

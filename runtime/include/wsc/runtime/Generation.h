@@ -22,7 +22,7 @@ struct GenerationPlan {
   std::vector<int64_t> promptLengths;
   /// The prompts padded to [B, T] with -1: what the token input gets.
   HostArray input;
-  /// A sampling program's [temperature, seed]; empty: the argmax.
+  /// A sampling program's [temperature, seed] (with top-k: and top_k); empty: the argmax.
   std::vector<float> sampling;
 };
 
@@ -61,7 +61,7 @@ struct GenerationReport {
   int64_t steps = 0, context = 0;
   double clockHz = 0;
   uint64_t kvCacheBytes = 0; ///< 0: the program does not give it
-  std::vector<float> sampling; ///< [temperature, seed]; empty: the argmax
+  std::vector<float> sampling; ///< [temperature, seed(, top_k)]; empty: the argmax
   std::vector<SequenceTiming> sequences;
   /// Over every sequence's picks after its first; 0 when G = 1.
   double decodeCyclesPerToken = 0;
