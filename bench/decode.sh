@@ -4,7 +4,8 @@
 # pipelined and folded, checks them against torch's greedy loop, and prints the
 # emulated decode cycles per token beside the compile report's estimate; then
 # pipelined again, sampling at temperature 0.8 (wsc-compile --sampling),
-# against torch's loop that samples with the same seed. Part 2 compiles presets as
+# against torch's loop that samples with the same seed, and among the 40 largest
+# logits (wsc-compile --top-k). Part 2 compiles presets as
 # generating programs (weights elided) in each mode (pipelined: a kernel per
 # layer's op; folded: one block's kernels hold every layer; weight-streaming:
 # the same, loading each layer's tiles from external memory) and prints the
@@ -25,24 +26,31 @@ parts=${PARTS:-"1 2"}
 if [[ $parts == *1* ]]; then
   /usr/bin/python3 frontends/pytorch/export.py --family gpt2 --preset gpt2-small --opset 17 --batch 1 \
     --seq 32 --greedy 16 --sample 0.8,1 --out "$out/gpt2" > /dev/null
-  for run in ${EMULATED_RUNS:-pipelined folded pipelined-sampling}; do
-    mode=${run%-sampling} sampling=() loop=greedy
+  for run in ${EMULATED_RUNS:-pipelined folded pipelined-sampling pipelined-top-k}; do
+    mode=${run%%-*} sampling=() flags=() loop=greedy ref=gpt2
     if [[ $run == *-sampling ]]; then
-      sampling=(--sampling) loop=sample
+      sampling=(--sampling) flags=(--temperature 0.8 --seed 1) loop=sample
+    elif [[ $run == *-top-k ]]; then
+      # torch's loop that samples among the 40 largest logits
+      ref=gpt2-top-k
+      [[ -f $out/$ref/sample.npy ]] || /usr/bin/python3 frontends/pytorch/export.py --family gpt2 \
+        --preset gpt2-small --opset 17 --batch 1 --seq 32 --greedy 16 --sample 0.8,1,40 \
+        --out "$out/$ref" > /dev/null
+      sampling=(--sampling --top-k) flags=(--temperature 0.8 --seed 1 --top-k 40) loop=sample
     fi
     echo "== GPT-2-small on wse3, $run, 16-token prompt, 16 generated (emulated)"
-    /usr/bin/time -f "compile: %e s, %M KB" $bin/wsc-compile "$out/gpt2/model.onnx" --generate \
+    /usr/bin/time -f "compile: %e s, %M KB" $bin/wsc-compile "$out/$ref/model.onnx" --generate \
       "${sampling[@]}" --arch=wse3 --mode=$mode --report "$out/gpt2-$run.json" -o "$out/gpt2-$run.wafer"
-    $bin/wsc-run "$out/gpt2-$run.wafer" --input idx="$out/gpt2/prompt.npy" --generate 16 \
-      ${sampling:+--temperature 0.8 --seed 1} \
+    $bin/wsc-run "$out/gpt2-$run.wafer" --input idx="$out/$ref/prompt.npy" --generate 16 \
+      "${flags[@]}" \
       --output tokens="$out/gpt2-$run.tokens.npy" --report "$out/gpt2-$run.run.json" \
       > "$out/gpt2-$run.run.log"
-    /usr/bin/python3 - "$out" "$run" "$loop" <<'PY'
+    /usr/bin/python3 - "$out" "$run" "$loop" "$ref" <<'PY'
 import json, sys
 import numpy
-out, mode, loop = sys.argv[1], sys.argv[2], sys.argv[3]
+out, mode, loop, ref = sys.argv[1:5]
 tokens = numpy.load(out + "/gpt2-%s.tokens.npy" % mode)
-want = numpy.load(out + "/gpt2/%s.npy" % loop)
+want = numpy.load(out + "/%s/%s.npy" % (ref, loop))
 compiled = json.load(open(out + "/gpt2-%s.json" % mode))["generation"]
 run = json.load(open(out + "/gpt2-%s.run.json" % mode))["generation"]
 emulated = run["decode_cycles_per_token"]
