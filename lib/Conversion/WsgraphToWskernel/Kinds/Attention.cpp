@@ -57,22 +57,29 @@ public:
                        blockColumns(p, n, cost.arch));
   }
   /// Down the rows, each merge of `queries` partials after their words and
-  /// a hop, then the finishing row's words. Side by side (generating), each
-  /// row's softmax ran before its merge, and the partials merge from both
-  /// ends toward the middle row (mergeRow), the longer half on the path;
-  /// else a row before the token (about half of them over a sequence)
-  /// takes its softmax and values after the partial arrives.
+  /// a hop, then the finishing row's words; a row before the token (about
+  /// half of them over a sequence) takes its softmax and values after the
+  /// partial arrives. Side by side (generating), each row's softmax ran
+  /// before, and each half's partials merge toward the middle row
+  /// (mergeRow) in a tree (mergeTree): a level's partials travel 2^l rows,
+  /// relayed, while the merges are the middle row's (in its cycles per
+  /// token); the longer half's travel is on the path.
   static double mergeChainCycles(const CostModel &cost, int64_t rows, int64_t tb, int64_t ds,
                                  int64_t queries, bool sideBySide) {
-    double q = double(queries);
-    double merge = cost.relay() + cost.words(queries * (ds + 2)) +
-                   q * CostModel::mergeCycles(cost, ds, sideBySide);
-    if (!sideBySide)
-      merge += q * (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
-    else // the lowest float's fill and max (mergeSideBySide, from below)
-      merge += q * 2 * cost.vector(1);
-    int64_t merges = sideBySide ? rows - 1 - mergeRow(rows) : rows - 1;
-    return double(merges) * merge + cost.words(queries * (ds + 2));
+    double q = double(queries), words = cost.words(queries * (ds + 2));
+    if (sideBySide) {
+      auto travel = [&](int64_t far) {
+        double cycles = 0;
+        for (int64_t span = 1; span <= far; span *= 2)
+          cycles += double(span) * cost.relay() + words;
+        return cycles;
+      };
+      int64_t root = mergeRow(rows);
+      return std::max(travel(root), travel(rows - 1 - root)) + words;
+    }
+    double merge = cost.relay() + words + q * CostModel::mergeCycles(cost, ds, sideBySide) +
+                   q * (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
+    return double(rows - 1) * merge + words;
   }
   /// Generating, the row that merges the partials from above and below and
   /// finishes: the middle one.
@@ -590,6 +597,58 @@ void mergeSideBySide(Body &k, StringRef port, wk::AffAttr acc, wk::AffAttr up, i
            "f32", /*accumulate=*/true);
 }
 
+/// Generating, the partials of the rows on one side of the root row merge
+/// toward it in a tree: at level l the row at distance i = m 2^(l+1) + 2^l
+/// sends its partial (its subtree's) to the one at m 2^(l+1), which merges
+/// it, and the rows between relay it on (passing the words through). Every
+/// message runs on one channel toward the root, each row taking its levels
+/// in order, so the words reach each core in the order it takes them.
+struct MergeTree {
+  Body &k;
+  const HeadLoop &each;
+  int64_t w, acc, up, tmp, accStep, words, ds;
+
+  /// The rows at distance `far` and less from `root` on the side that
+  /// sends on `port` ("col": above it, sending south; "north": below).
+  void build(StringRef port, int64_t root, int64_t far) {
+    int64_t dir = port == "col" ? -1 : 1; // a row at distance i is root + dir * i
+    for (int64_t span = 1; span <= far; span *= 2) {
+      SmallVector<int64_t> receivers, senders, relays;
+      for (int64_t i = 0; i <= far; ++i) {
+        int64_t at = i % (2 * span), sender = i - at + span;
+        if (at == 0 && i + span <= far)
+          receivers.push_back(root + dir * i);
+        else if (at == span)
+          senders.push_back(root + dir * i);
+        else if (at > 0 && at < span && sender <= far)
+          relays.push_back(root + dir * i);
+      }
+      each.run([&] {
+        mergeSideBySide(k, port, each.at(k.aff(acc), accStep), each.at(k.aff(up), accStep), tmp,
+                        ds, rowsOf(receivers), /*bothMayBeEmpty=*/true);
+      });
+      k.send(port, k.aff(acc), k.aff(words), rowsOf(senders), nullptr, /*async=*/true);
+      if (!relays.empty())
+        k.relay(port, port, k.aff(0), k.aff(words), "discard", rowsOf(relays), nullptr,
+                /*async=*/true);
+    }
+  }
+
+  /// The PEs of the given rows, whole rows, consecutive rows as one range.
+  ArrayAttr rowsOf(SmallVector<int64_t> rows) const {
+    llvm::sort(rows);
+    SmallVector<Attribute> ranges;
+    for (size_t i = 0; i < rows.size();) {
+      size_t j = i;
+      while (j + 1 < rows.size() && rows[j + 1] == rows[j] + 1)
+        ++j;
+      ranges.push_back(wk::PeRangeAttr::get(k.builder().getContext(), 0, w - 1, rows[i], rows[j]));
+      i = j + 1;
+    }
+    return k.builder().getArrayAttr(ranges);
+  }
+};
+
 } // namespace
 
 std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p, int64_t batch,
@@ -843,29 +902,18 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   each.run([&] {
     partialSoftmax(k, each, p, partial, tokens, {own, seen, past, future}, below, prefetch);
   });
-  // Generating, the partials merge from both ends toward the middle row,
-  // which finishes: a token waits for half the merges. (On the async
-  // engine: the next token touches acc after its scores.)
+  // Generating, each half's partials merge in a tree toward the middle
+  // row, which finishes: a token waits for log2(h) merges, not h / 2.
+  // (Sends on the async engine: the next token touches acc after its
+  // scores.)
   int64_t finishing = sideBySide && rows > 1 ? AttentionKind::mergeRow(h) : h - 1;
-  auto mergeFrom = [&](StringRef port, int64_t y0, int64_t y1) {
-    if (y0 <= y1)
-      each.run([&] {
-        mergeSideBySide(k, port, each.at(k.aff(acc), accStep), each.at(k.aff(up), accStep), tmp,
-                        ds, k.pes(0, w - 1, y0, y1), port == "north");
-      });
-  };
-  auto passOn = [&](StringRef port, int64_t y0, int64_t y1) {
-    if (y0 <= y1)
-      k.send(port, k.aff(acc), k.aff(nq * (ds + 2)), k.pes(0, w - 1, y0, y1), nullptr,
-             /*async=*/true);
-  };
   if (rows > 1 && sideBySide) {
-    mergeFrom("col", 1, finishing);
-    passOn("col", 0, finishing - 1);
-    mergeFrom("north", finishing, h - 2);
-    passOn("north", finishing + 1, h - 1);
+    MergeTree tree{k, each, w, acc, up, tmp, accStep, nq * (ds + 2), ds};
+    tree.build("col", finishing, finishing);
+    tree.build("north", finishing, h - 1 - finishing);
   } else if (rows > 1) {
-    passOn("col", 0, h - 2);
+    k.send("col", k.aff(acc), k.aff(nq * (ds + 2)), k.pes(0, w - 1, 0, h - 2), nullptr,
+           /*async=*/true);
   }
   ArrayAttr finishRow = k.pes(0, w - 1, finishing, finishing);
   // o / s as o * rsqrt(s)^2: one transcendental instead of ds divisions.
