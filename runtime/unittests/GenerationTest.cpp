@@ -153,11 +153,16 @@ TEST(Generation, OneTokenHasNoDecodeRate) {
   EXPECT_TRUE(j["decode_cycles_per_token"].is_null());
   EXPECT_TRUE(j["sequences"][0]["tokens_per_s"].is_null());
   EXPECT_EQ(j["kv_cache_bytes"], 4096);
-  // A sampling plan's parameters go to the report as given.
+  // A sampling plan's parameters go to the report as given; without
+  // top-k, every logit (top_k 0).
   plan.sampling = {0.5f, 9.0f};
   g = *generationReport(p, plan, run.outputs.at("next_token"), run.report);
   j = nlohmann::json::parse(reportJson(run.report, &g))["generation"];
-  EXPECT_EQ(j["sampling"], nlohmann::json({{"temperature", 0.5}, {"seed", 9.0}}));
+  EXPECT_EQ(j["sampling"], nlohmann::json({{"temperature", 0.5}, {"seed", 9.0}, {"top_k", 0.0}}));
+  plan.sampling = {0.5f, 9.0f, 40.0f};
+  g = *generationReport(p, plan, run.outputs.at("next_token"), run.report);
+  j = nlohmann::json::parse(reportJson(run.report, &g))["generation"];
+  EXPECT_EQ(j["sampling"], nlohmann::json({{"temperature", 0.5}, {"seed", 9.0}, {"top_k", 40.0}}));
 }
 
 TEST(Generation, TokenNeverWrittenIsAnError) {
