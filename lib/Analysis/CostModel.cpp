@@ -115,14 +115,8 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, 
   // a level of each (the lowest float's fill and max too: both may be
   // empty). A column's query heads share its all-reduces and messages.
   int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts), q = std::max<int64_t>(1, queries);
-  auto levels = [](int64_t far) {
-    int64_t n = 0;
-    for (int64_t span = 1; span <= far; span *= 2)
-      ++n;
-    return n;
-  };
   int64_t middle = (rows - 1) / 2;
-  double merges = sideBySide ? double(levels(middle) + levels(rows - 1 - middle)) : 1.0;
+  double merges = sideBySide ? double(treeLevels(middle) + treeLevels(rows - 1 - middle)) : 1.0;
   double mergeOne = mergeCycles(*this, ds, sideBySide) + (sideBySide ? 2 * vector(1) : 0.0);
   double merge = rows > 1 ? merges * (forwarded(q * (ds + 2)) + double(q) * mergeOne) : 0.0;
   double perHead = 2 * matvec(tb, ds) + 4 * vector(tb) + transcendental(tb) + transcendental(1) +

@@ -131,6 +131,14 @@ struct CostModel {
   /// RMS norm of C on 1 x w PEs (one row all-reduce: the sum of squares).
   double rmsNorm(int64_t c, int64_t w, Output out, int64_t in, int64_t group = 1,
                  int64_t step = 1) const;
+  /// The levels of a tree that merges the rows at distance 1..far into
+  /// the one at distance 0 (a level per power of two up to far).
+  static int64_t treeLevels(int64_t far) {
+    int64_t n = 0;
+    for (int64_t span = 1; span <= far; span *= 2)
+      ++n;
+    return n;
+  }
   /// Merging the partial softmax (m', s', o[ds]') from the rows above: its
   /// max with the row's (pipelined, taken before the row's exponents) or,
   /// `sideBySide`, the larger max, both differences and the row's own

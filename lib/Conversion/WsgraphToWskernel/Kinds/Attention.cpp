@@ -68,11 +68,9 @@ public:
                                  int64_t queries, bool sideBySide) {
     double q = double(queries), words = cost.words(queries * (ds + 2));
     if (sideBySide) {
-      auto travel = [&](int64_t far) {
-        double cycles = 0;
-        for (int64_t span = 1; span <= far; span *= 2)
-          cycles += double(span) * cost.relay() + words;
-        return cycles;
+      auto travel = [&](int64_t far) { // 2^l rows a level, relayed
+        int64_t levels = CostModel::treeLevels(far);
+        return double((int64_t(1) << levels) - 1) * cost.relay() + double(levels) * words;
       };
       int64_t root = mergeRow(rows);
       return std::max(travel(root), travel(rows - 1 - root)) + words;
@@ -84,6 +82,10 @@ public:
   /// Generating, the row that merges the partials from above and below and
   /// finishes: the middle one.
   static int64_t mergeRow(int64_t rows) { return (rows - 1) / 2; }
+  /// Generating, the merge trees' levels on both sides of it.
+  static int64_t mergeLevels(int64_t rows) {
+    return CostModel::treeLevels(mergeRow(rows)) + CostModel::treeLevels(rows - 1 - mergeRow(rows));
+  }
 
 
 
@@ -440,8 +442,12 @@ Sizer wsc::lowering::attentionSizer(int64_t tokens, int64_t heads, int64_t d,
         int64_t extra = (a.mask >= 0 ? tb + a.maskHeld + (selectsMask(p) ? 3 * tb : 0) : 0) +
                         (rotary ? 2 * a.rotaryDims + 3 * rc + 1 + 12 * 4 : 0) +
                         (p.futureFill ? q * (tokens - 1) * ds : 0); // every token's q
+        // A merge tree's level: a merge (a loop of q), a send and a relay,
+        // about 16 instructions of 4 words.
+        int64_t treeCode = p.tokenAtATime ? 16 * 4 * AttentionKind::mergeLevels(rows) : 0;
         if (rows > maxRows(p, arch) ||
-            2 * tb * ds * caches + q * (tb + 3 * ds + 4) + 8 + 80 * 4 + extra > sramWords)
+            2 * tb * ds * caches + q * (tb + 3 * ds + 4) + 8 + 80 * 4 + treeCode + extra >
+                sramWords)
           continue;
         double cycles = cost.attention(tokens, d, heads, parts, rows, CostModel::Output::Blocks,
                                        (q + 2) * ds, blockColumns(p, w, d * heads, arch),

@@ -307,11 +307,19 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
     // a finishing row and a hand-on row, as wide as the budget allows. The
     // square-ish shape is a candidate within the budget; past it (grown
     // until the tiles fit SRAM, or rounded up), only when no other fits.
+    // Generating, a token also waits for x along a row and the sums down
+    // the columns (linearChainCycles' hops): a shape is taken by both.
+    auto score = [&](const KernelPlan &q) {
+      double hops = q.tokenAtATime ? double(q.w - 1) * double(arch.getHopCycles()) +
+                                         double(q.h - 1) * cost.relay()
+                                   : 0.0;
+      return cycles(q) + hops;
+    };
     int64_t maxH = maxRows(p, arch), maxW = maxCols(p, arch);
     int64_t squareH = p.h, squareW = p.w, bestH = 0, bestW = 0;
     double best = std::numeric_limits<double>::infinity();
     if (p.h * p.w <= budget)
-      best = cycles(p), bestH = p.h, bestW = p.w;
+      best = score(p), bestH = p.h, bestW = p.w;
     for (int64_t kb = k; kb >= 1;) {
       int64_t rows = ceilDiv(k, kb);
       for (int64_t h = rows; h <= rows + 2 && h <= maxH; ++h) {
@@ -331,7 +339,7 @@ Sizer wsc::lowering::linearFamilySizer(int64_t k, int64_t n, bool host, int64_t 
             4 * sramWords)
           continue;
         p.h = h, p.w = w;
-        double c = cycles(p);
+        double c = score(p);
         if (c < best || (c == best && h * w < bestH * bestW))
           best = c, bestH = h, bestW = w;
       }
