@@ -110,13 +110,16 @@ double CostModel::attention(int64_t t, int64_t d, int64_t heads, int64_t parts, 
   // weighs its values, merges the partial from above (mergeCycles) and
   // passes it on. Passing it on and the last row's blocks run on the async
   // engine, beside the next token's work, and so does receiving the next
-  // token's q, k and v when prefetching. Side by side (generating), each
-  // half's partials merge in a tree toward the middle row, which takes one
-  // a level of each (the lowest float's fill and max too: both may be
-  // empty). A column's query heads share its all-reduces and messages.
+  // token's q, k and v when prefetching. Side by side (generating), the
+  // rows above the middle one merge in a tree toward it, which takes one a
+  // level and the lower rows' total; those below toward the row under it,
+  // one a level (the lowest float's fill and max too: both may be empty).
+  // A column's query heads share its all-reduces and messages.
   int64_t tb = ceilDiv(t, rows), ds = ceilDiv(d, parts), q = std::max<int64_t>(1, queries);
   int64_t middle = (rows - 1) / 2;
-  double merges = sideBySide ? double(treeLevels(middle) + treeLevels(rows - 1 - middle)) : 1.0;
+  double merges = sideBySide ? double(std::max(treeLevels(middle) + 1,
+                                               treeLevels(rows - 2 - middle)))
+                             : 1.0;
   double mergeOne = mergeCycles(*this, ds, sideBySide) + (sideBySide ? 2 * vector(1) : 0.0);
   double merge = rows > 1 ? merges * (forwarded(q * (ds + 2)) + double(q) * mergeOne) : 0.0;
   double perHead = 2 * matvec(tb, ds) + 4 * vector(tb) + transcendental(tb) + transcendental(1) +

@@ -60,20 +60,23 @@ public:
   /// a hop, then the finishing row's words; a row before the token (about
   /// half of them over a sequence) takes its softmax and values after the
   /// partial arrives. Side by side (generating), each row's softmax ran
-  /// before, and each half's partials merge toward the middle row
-  /// (mergeRow) in a tree (mergeTree): a level's partials travel 2^l rows,
-  /// relayed, while the merges are the middle row's (in its cycles per
-  /// token); the longer half's travel is on the path.
+  /// before, and the rows above the middle one (mergeRow) merge toward it
+  /// in a tree (MergeTree), those below toward the row under it, which
+  /// joins them in: a level's partials travel 2^l rows, relayed, while the
+  /// merges are the roots' (in the cycles per token); the longer travel is
+  /// on the path.
   static double mergeChainCycles(const CostModel &cost, int64_t rows, int64_t tb, int64_t ds,
                                  int64_t queries, bool sideBySide) {
     double q = double(queries), words = cost.words(queries * (ds + 2));
+    if (sideBySide && rows <= 1)
+      return words;
     if (sideBySide) {
       auto travel = [&](int64_t far) { // 2^l rows a level, relayed
         int64_t levels = CostModel::treeLevels(far);
         return double((int64_t(1) << levels) - 1) * cost.relay() + double(levels) * words;
       };
       int64_t root = mergeRow(rows);
-      return std::max(travel(root), travel(rows - 1 - root)) + words;
+      return std::max(travel(root), travel(rows - 2 - root) + cost.relay() + words) + words;
     }
     double merge = cost.relay() + words + q * CostModel::mergeCycles(cost, ds, sideBySide) +
                    q * (2 * cost.vector(tb) + cost.transcendental(tb) + cost.matvec(tb, ds)) / 2;
@@ -82,9 +85,11 @@ public:
   /// Generating, the row that merges the partials from above and below and
   /// finishes: the middle one.
   static int64_t mergeRow(int64_t rows) { return (rows - 1) / 2; }
-  /// Generating, the merge trees' levels on both sides of it.
+  /// Generating, the merges of the trees above it and below it, and the
+  /// join of the lower into it.
   static int64_t mergeLevels(int64_t rows) {
-    return CostModel::treeLevels(mergeRow(rows)) + CostModel::treeLevels(rows - 1 - mergeRow(rows));
+    return CostModel::treeLevels(mergeRow(rows)) +
+           CostModel::treeLevels(rows - 2 - mergeRow(rows)) + 1;
   }
 
 
@@ -603,12 +608,15 @@ void mergeSideBySide(Body &k, StringRef port, wk::AffAttr acc, wk::AffAttr up, i
            "f32", /*accumulate=*/true);
 }
 
-/// Generating, the partials of the rows on one side of the root row merge
+/// Generating, the partials of the rows on one side of a root row merge
 /// toward it in a tree: at level l the row at distance i = m 2^(l+1) + 2^l
 /// sends its partial (its subtree's) to the one at m 2^(l+1), which merges
 /// it, and the rows between relay it on (passing the words through). Every
 /// message runs on one channel toward the root, each row taking its levels
-/// in order, so the words reach each core in the order it takes them.
+/// in order, so the words reach each core in the order it takes them. The
+/// rows above the finishing row are its tree; those below are the tree of
+/// the row under it, which then hands its total on (join): the two trees
+/// merge side by side.
 struct MergeTree {
   Body &k;
   const HeadLoop &each;
@@ -638,6 +646,15 @@ struct MergeTree {
         k.relay(port, port, k.aff(0), k.aff(words), "discard", rowsOf(relays), nullptr,
                 /*async=*/true);
     }
+  }
+
+  /// Row `from`'s partial merged into the neighbouring row `into`'s.
+  void join(StringRef port, int64_t from, int64_t into) {
+    each.run([&] {
+      mergeSideBySide(k, port, each.at(k.aff(acc), accStep), each.at(k.aff(up), accStep), tmp, ds,
+                      rowsOf({into}), /*bothMayBeEmpty=*/true);
+    });
+    k.send(port, k.aff(acc), k.aff(words), rowsOf({from}), nullptr, /*async=*/true);
   }
 
   /// The PEs of the given rows, whole rows, consecutive rows as one range.
@@ -916,7 +933,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
   if (rows > 1 && sideBySide) {
     MergeTree tree{k, each, w, acc, up, tmp, accStep, nq * (ds + 2), ds};
     tree.build("col", finishing, finishing);
-    tree.build("north", finishing, h - 1 - finishing);
+    tree.build("north", finishing + 1, h - 2 - finishing);
+    tree.join("north", finishing + 1, finishing);
   } else if (rows > 1) {
     k.send("col", k.aff(acc), k.aff(nq * (ds + 2)), k.pes(0, w - 1, 0, h - 2), nullptr,
            /*async=*/true);
