@@ -431,6 +431,18 @@ void WriteReportPass::runOnOperation() {
                         {"ideal_cycles_per_token", ideal},
                         // Against the bound, kernels or links: what the pipeline delivers.
                         {"balance", cycles > 0 ? ideal / cycles : 0.0}};
+  DecodeFigures decode = decodeFigures(module, cost);
+  if (decode.generates) {
+    // The CLI's decode figures. Every position waits for the pick before
+    // it, prompt positions too, so a one-token prompt's first token takes
+    // one step (a P-token prompt, about P).
+    double step = decode.path.total();
+    estimate["decode"] = json::Object{
+        {"cycles_per_token", step},
+        {"tokens_per_s", cost.tokensPerSecond(step)},
+        {"time_to_first_token_s", step / double(arch->getClockHz())},
+        {"kv_cache_bytes", decode.kvCacheBytes}};
+  }
   json::Object report{{"arch", arch->getName()},
                       {"mode", mode},
                       {"precision", precision},
@@ -458,7 +470,7 @@ void WriteReportPass::runOnOperation() {
         {"compute_cycles_per_layer", streaming.computeCycles},
         {"bound", streaming.loadCycles > streaming.computeCycles ? "bandwidth" : "compute"},
         {"schedule", std::move(streaming.schedule)}};
-  if (DecodeFigures decode = decodeFigures(module, cost); decode.generates)
+  if (decode.generates)
     report["generation"] = json::Object{
         {"decode_cycles_per_token", decode.path.total()},
         {"decode_tokens_per_s", cost.tokensPerSecond(decode.path.total())},

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 namespace wsc::runtime {
 namespace {
 
@@ -50,6 +52,23 @@ nlohmann::ordered_json generationJson(const GenerationReport &g) {
   return j;
 }
 
+/// The CLI's decode figures of a generating run: the batch's decode
+/// cycles and tokens/s per sequence (null for one token a sequence) and
+/// the sequences' mean time to first token, as the summary line gives it.
+nlohmann::ordered_json decodeJson(const GenerationReport &g) {
+  bool decodes = g.steps > 1;
+  double ttft = 0;
+  for (const SequenceTiming &s : g.sequences)
+    ttft += double(s.ttftCycles);
+  if (!g.sequences.empty())
+    ttft /= double(g.sequences.size());
+  nlohmann::ordered_json j;
+  j["cycles_per_token"] = definedOrNull(g.decodeCyclesPerToken, decodes);
+  j["tokens_per_s"] = definedOrNull(g.tokensPerS, decodes);
+  j["time_to_first_token_cycles"] = uint64_t(std::llround(ttft));
+  return j;
+}
+
 } // namespace
 
 std::string reportJson(const RunReport &r, const GenerationReport *generation) {
@@ -80,8 +99,10 @@ std::string reportJson(const RunReport &r, const GenerationReport *generation) {
                 {"max_utilization", r.linkMaxUtilization},
                 {"mean_utilization", r.linkMeanUtilization}};
   j["warnings"] = r.warnings;
-  if (generation)
+  if (generation) {
+    j["decode"] = decodeJson(*generation);
     j["generation"] = generationJson(*generation);
+  }
   // Names come from the program; replace invalid UTF-8 instead of throwing.
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
