@@ -595,6 +595,21 @@ public:
             ArrayAttr guard = nullptr, bool async = false) {
     wk::SendOp::create(b, loc(), port, src, n, when, guard, async);
   }
+  /// The n words at `at` summed over row y's PEs: east on "row", the last
+  /// PE's total back west on "back", each PE between adding (or taking)
+  /// them as they pass: a hop each way, not the words again.
+  void rowAllReduce(int64_t at, int64_t n, int64_t y) {
+    if (w == 1)
+      return;
+    send("row", aff(at), aff(n), pes(0, 0, y, y));
+    if (w > 2)
+      relay("row", "row", aff(at), aff(n), "add", pes(1, w - 2, y, y));
+    recv("row", aff(at), aff(n), "add", pes(w - 1, w - 1, y, y));
+    send("back", aff(at), aff(n), pes(w - 1, w - 1, y, y));
+    if (w > 2)
+      relay("back", "back", aff(at), aff(n), "copy", pes(1, w - 2, y, y));
+    recv("back", aff(at), aff(n), "copy", pes(0, 0, y, y));
+  }
   ArrayAttr guards(ArrayRef<wk::AffAttr> conditions) {
     return b.getArrayAttr(SmallVector<Attribute>(conditions.begin(), conditions.end()));
   }

@@ -160,7 +160,7 @@ struct NextToken {
         k.reduce("sum", a(counts, {4}), a(spread), a(nb), row, nullptr, "i32");
       });
       k.unary("to_float", a(counts), a(counts), a(m), row);
-      rowAllReduce(k, counts, m, y);
+      k.rowAllReduce(counts, m, y);
       k.vector("ge", a(spread), a(counts), a(bound), a(m), row);
       k.reduce("sum", a(scratch), a(spread), a(m), row, nullptr, "i32");
       k.vector("mul", a(scratch), a(scratch), a(unit), a(1), row, nullptr, "i32");
@@ -172,23 +172,6 @@ struct NextToken {
     k.imm("fill", a(picked), a(0), -std::numeric_limits<float>::infinity(), a(nb), row);
     wk::SelectOp::create(k.builder(), k.builder().getUnknownLoc(), a(part), a(spread), a(part),
                          a(picked), a(nb), row, nullptr);
-  }
-
-  /// The n words at `at` summed over row y's w PEs: east on "row", the
-  /// last PE's total back west on "back", each PE between adding (or
-  /// taking) them as they pass.
-  static void rowAllReduce(Body &k, int64_t at, int64_t n, int64_t y) {
-    int64_t w = k.kernel().getWidth();
-    if (w == 1)
-      return;
-    k.send("row", k.aff(at), k.aff(n), k.pes(0, 0, y, y));
-    if (w > 2)
-      k.relay("row", "row", k.aff(at), k.aff(n), "add", k.pes(1, w - 2, y, y));
-    k.recv("row", k.aff(at), k.aff(n), "add", k.pes(w - 1, w - 1, y, y));
-    k.send("back", k.aff(at), k.aff(n), k.pes(w - 1, w - 1, y, y));
-    if (w > 2)
-      k.relay("back", "back", k.aff(at), k.aff(n), "copy", k.pes(1, w - 2, y, y));
-    k.recv("back", k.aff(at), k.aff(n), "copy", k.pes(0, 0, y, y));
   }
 
   /// Picks from the block at `part` (nb words of the n logits per column);

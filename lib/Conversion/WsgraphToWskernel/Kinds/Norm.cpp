@@ -147,20 +147,7 @@ std::pair<int64_t, double> NormKind::writeBody(Body &k, const KernelPlan &p, int
   if (bias)
     k.initTile(k.operand(2), beta, 1, cb, {0, 0}, {0, cb});
   k.tokenLoops(step);
-  auto allReduce = [&] {
-    if (w == 1)
-      return;
-    // The PEs between the ends add (or take) the words and pass them on as
-    // they come: a hop each way, not the words again.
-    k.send("row", k.aff(stat), k.aff(step), k.pes(0, 0, 0, 0));
-    if (w > 2)
-      k.relay("row", "row", k.aff(stat), k.aff(step), "add", k.pes(1, w - 2, 0, 0));
-    k.recv("row", k.aff(stat), k.aff(step), "add", k.pes(w - 1, w - 1, 0, 0));
-    k.send("back", k.aff(stat), k.aff(step), k.pes(w - 1, w - 1, 0, 0));
-    if (w > 2)
-      k.relay("back", "back", k.aff(stat), k.aff(step), "copy", k.pes(1, w - 2, 0, 0));
-    k.recv("back", k.aff(stat), k.aff(step), "copy", k.pes(0, 0, 0, 0));
-  };
+  auto allReduce = [&] { k.rowAllReduce(stat, step, 0); };
   // Token j of the group: its x at x + j*cb, its statistic at stat + j.
   wk::AffAttr xj = k.aff(x, {4 * cb}), sj = k.aff(stat, {4});
   int64_t in = 0;
