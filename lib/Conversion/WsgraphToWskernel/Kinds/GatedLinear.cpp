@@ -254,7 +254,8 @@ Planned GatedLinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan)
   auto ops = gatedOperands(plan);
   assert(ops && "the plan's operands are x, then each weight and its bias");
   ArrayRef<int64_t> shape = matrixShape(plan, ops->gate);
-  plan.work = 2.0 * double(shape[0]) * double(shape[1]);
+  GatedDensity density(plan, *ops);
+  plan.work = (density.gate + density.up) * double(shape[0]) * double(shape[1]);
   setSizing(plan, *ops, ctx.batch, ctx.tokens, ctx.arch);
   return Planned::Yes;
 }

@@ -146,9 +146,9 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
     }
   bool host = plan.hostResult;
   plan.kind = gelu ? "linear_gelu" : "linear";
-  plan.work = double(k) * n;
   bool residual = plan.inputs.size() > 1 && !isStatic(plan.inputs[1]);
   double density = weightDensity(linear.getWeight());
+  plan.work = density * double(k) * double(n); // a sparse weight's work is its nonzeros
   plan.cycles = linearCycles(k, n, gelu, residual, batch * tokens, arch,
                              asyncColumnSums(tokens), density);
   plan.alone = linearCycles(k, n, gelu, residual, batch * tokens, arch, asyncColumnSums(tokens),
