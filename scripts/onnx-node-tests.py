@@ -34,14 +34,22 @@ SCOPE = {
     "Softmax", "LogSoftmax", "LayerNormalization", "MatMul", "Gemm", "Transpose", "Reshape",
     "Flatten", "Squeeze", "Unsqueeze", "Slice", "Concat", "Split", "Gather", "GatherElements",
     "Expand", "Tile", "Trilu", "Range", "Identity", "Size", "Shape", "Constant", "If",
+    "ConstantOfShape", "Einsum",
+    # Imported as a few of the ops above (lib/Target/OnnxComposite.cpp).
+    "Elu", "Celu", "Selu", "LeakyRelu", "PRelu", "ThresholdedRelu", "HardSigmoid", "HardSwish",
+    "Softplus", "Softsign", "Sign", "Shrink", "Sinh", "Cosh", "Tan", "Asinh", "Acosh", "Atanh",
+    "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+    "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
 }
 
-# Operand positions that fix a result's shape: bound at compile time when they
-# are graph inputs (the wafer runs static shapes).
+# Operand positions bound at compile time when they are graph inputs: those that
+# fix a result's shape (the wafer runs static shapes), and Dropout's ratio and mode.
 SHAPE_OPERANDS = {
     "Reshape": {1}, "Expand": {1}, "Tile": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1},
     "Unsqueeze": {1}, "Split": {1}, "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1},
-    "ReduceMin": {1}, "Trilu": {1}, "Range": {0, 1, 2}, "If": {0},
+    "ReduceMin": {1}, "Trilu": {1}, "Range": {0, 1, 2}, "If": {0}, "ConstantOfShape": {0},
+    "Dropout": {1, 2}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceSumSquare": {1},
+    "ReduceLogSum": {1}, "ReduceLogSumExp": {1},
 }
 
 

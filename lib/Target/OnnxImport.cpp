@@ -94,7 +94,21 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ConstantOfShape", {9, "value"}}, {"Shape", {1, "start end"}}, {"Size", {1, ""}},
       {"Identity", {1, ""}},
       // Control flow: only an If whose condition folds (its branch is inlined).
-      {"If", {1, "then_branch else_branch"}}};
+      {"If", {1, "then_branch else_branch"}},
+      // Built from the ops above (OnnxComposite.cpp).
+      {"Elu", {6, "alpha"}}, {"Celu", {12, "alpha"}}, {"Selu", {6, "alpha gamma"}},
+      {"LeakyRelu", {6, "alpha"}}, {"PRelu", {7, ""}}, {"ThresholdedRelu", {10, "alpha"}},
+      {"HardSigmoid", {6, "alpha beta"}}, {"HardSwish", {14, ""}}, {"Softplus", {1, ""}},
+      {"Softsign", {1, ""}}, {"Sign", {9, ""}}, {"Shrink", {9, "bias lambd"}},
+      {"Sinh", {9, ""}}, {"Cosh", {9, ""}}, {"Tan", {7, ""}}, {"Asinh", {9, ""}},
+      {"Acosh", {9, ""}}, {"Atanh", {9, ""}}, {"IsNaN", {9, ""}},
+      {"IsInf", {10, "detect_negative detect_positive"}}, {"Round", {11, ""}},
+      {"Dropout", {7, "ratio seed"}}, {"CastLike", {15, ""}},
+      {"ReduceL1", {1, kReduce}}, {"ReduceL2", {1, kReduce}},
+      {"ReduceSumSquare", {1, kReduce}}, {"ReduceLogSum", {1, kReduce}},
+      {"ReduceLogSumExp", {1, kReduce}}, {"GlobalAveragePool", {1, ""}},
+      {"GlobalMaxPool", {1, ""}}, {"ArgMax", {1, "axis keepdims select_last_index"}},
+      {"ArgMin", {1, "axis keepdims select_last_index"}}};
   return ops;
 }
 
@@ -112,6 +126,8 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
              A::INT)
       .Cases({"upper", "fmod", "stash_type", "to", "start", "end", "num_outputs", "value_int"},
              A::INT)
+      .Cases({"detect_negative", "detect_positive", "select_last_index", "seed"}, A::INT)
+      .Cases({"gamma", "lambd", "bias", "ratio"}, A::FLOAT)
       .Cases({"perm", "axes", "value_ints"}, A::INTS)
       .Cases({"alpha", "beta", "epsilon", "value_float", "min", "max"}, A::FLOAT)
       .Case("value_floats", A::FLOATS)
@@ -131,7 +147,8 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                 ? onnx::AttributeProto::AttributeType_Name(a.type())
                 : std::to_string(int(a.type())));
   bool flag = llvm::is_contained({"keepdims", "noop_with_empty_axes", "transA", "transB",
-                                  "allowzero", "upper", "fmod"},
+                                  "allowzero", "upper", "fmod", "detect_negative",
+                                  "detect_positive", "select_last_index"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

@@ -25,6 +25,9 @@ namespace wsc::onnx_import {
 using namespace mlir;
 namespace wg = wsc::wsgraph;
 
+/// Whether ONNX op `op` imports as other wsgraph ops (OnnxComposite.cpp).
+bool isCompositeOp(StringRef op);
+
 class Importer {
 public:
   Importer(OnnxModelFile &file, MLIRContext *ctx, const OnnxImportOptions &options)
@@ -109,6 +112,14 @@ private:
   /// sums.
   LogicalResult convertEinsum(const onnx::NodeProto &, ArrayRef<Value>,
                               SmallVectorImpl<Value> &);
+  /// Ops built from other wsgraph ops (OnnxComposite.cpp; isCompositeOp).
+  LogicalResult convertComposite(const onnx::NodeProto &, ArrayRef<Value>,
+                                 SmallVectorImpl<Value> &);
+  LogicalResult convertDropout(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertArgExtreme(const onnx::NodeProto &, ArrayRef<Value>,
+                                  SmallVectorImpl<Value> &);
+  LogicalResult convertCompositeReduce(const onnx::NodeProto &, ArrayRef<Value>,
+                                       SmallVectorImpl<Value> &);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
   /// A rank-0 constant of the given element type.

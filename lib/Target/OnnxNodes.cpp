@@ -1029,6 +1029,8 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     Value n = scalarConstant(typeOf(*v).getElementType(), double(in.size()));
     return push(build(wg::DivOp::getOperationName(), {*v, n}, {}));
   }
+  if (isCompositeOp(op))
+    return need(1) ? convertComposite(node, in, results) : failure();
   if (op == "Mod")
     return need(2) ? push(build(wg::ModOp::getOperationName(), {in[0], in[1]},
                                 {attr("fmod", builder.getBoolAttr(intAttr(node, "fmod", 0)))}))

@@ -44,10 +44,10 @@ save("opset19", [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [x],
 save("old-forms", [helper.make_node("Slice", ["x"], ["s"], name="slice", starts=[0], ends=[1]),
                    helper.make_node("Clip", ["s"], ["y"], name="clip")], [x], [y], opset=5)
 # Several unsupported ops and an unknown attribute: all must be named in one report.
-save("unsupported", [helper.make_node("LeakyRelu", ["x"], ["r"], name="act"),
+save("unsupported", [helper.make_node("NonZero", ["x"], ["r"], name="act"),
                      helper.make_node("LSTM", ["r", "w", "w"], ["l"], name="rnn"),
                      helper.make_node("Softmax", ["l"], ["s"], name="sm", axis=1, temperature=2.0),
-                     helper.make_node("LeakyRelu", ["s"], ["y"], name="act2")], [x], [y], [w])
+                     helper.make_node("NonZero", ["s"], ["y"], name="act2")], [x], [y], [w])
 # An If whose condition is a graph input: only a folded condition imports.
 cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [])
 one = helper.make_graph([helper.make_node("Identity", ["x"], ["t"], name="then_id")], "then", [],
@@ -60,7 +60,7 @@ save("if-dynamic", [helper.make_node("If", ["cond"], ["y"], name="branch", then_
 # graph, and its errors name the If and the branch. The other branch's
 # unsupported op does not matter.
 yes = numpy_helper.from_array(np.array(True), "yes")
-bad_then = helper.make_graph([helper.make_node("LeakyRelu", ["x"], ["t"], name="leaky")], "then",
+bad_then = helper.make_graph([helper.make_node("NonZero", ["x"], ["t"], name="leaky")], "then",
                              [], [helper.make_tensor_value_info("t", F, [2, 4])])
 mismatch = helper.make_graph([helper.make_node("MatMul", ["x", "w3"], ["t"], name="mm")], "then",
                              [], [helper.make_tensor_value_info("t", F, [2, 4])])

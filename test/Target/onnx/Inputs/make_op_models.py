@@ -170,3 +170,19 @@ save("layernorm", [helper.make_node("LayerNormalization", ["x3", "g", "beta"],
                                     ["y", "mean", "invstd"], name="ln", axis=1, epsilon=1e-3)],
      [x3], [val("y", F, [2, 3, 4]), val("mean", F, [2, 1, 1]), val("invstd", F, [2, 1, 1])],
      [const("g", np.ones([3, 4], np.float32)), const("beta", np.zeros([3, 4], np.float32))])
+
+# Ops built from other wsgraph ops: an activation, Round, ArgMax that keeps
+# the last of equals, ReduceLogSumExp, Dropout with its mask; and Dropout
+# in training mode with a ratio, which draws a random mask.
+save("composite", [helper.make_node("Elu", ["x"], ["elu"], name="elu", alpha=0.5),
+                   helper.make_node("Round", ["x"], ["round"], name="round"),
+                   helper.make_node("ArgMax", ["x"], ["argmax"], name="argmax", axis=1,
+                                    keepdims=0, select_last_index=1),
+                   helper.make_node("ReduceLogSumExp", ["x"], ["lse"], name="lse", axes=[1],
+                                    keepdims=0),
+                   helper.make_node("Dropout", ["x"], ["drop", "mask"], name="drop")],
+     [x], [val("elu", F, [2, 3]), val("round", F, [2, 3]), val("argmax", I64, [2]),
+           val("lse", F, [2]), val("drop", F, [2, 3]), val("mask", B, [2, 3])], opset=13)
+save("training_dropout", [helper.make_node("Dropout", ["x", "ratio", "train"], ["y"], name="drop")],
+     [x], [val("y", F, [2, 3])],
+     [const("ratio", np.array(0.5, np.float32)), const("train", np.array(True))])

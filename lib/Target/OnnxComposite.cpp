@@ -1,0 +1,311 @@
+//===- OnnxComposite.cpp - ONNX ops built from other wsgraph ops ----------===//
+//
+// Operators with no wsgraph op of their own import as a few ops that have
+// one, as ONNX's function bodies define them: activations, hyperbolic and
+// inverse hyperbolic functions, Round, IsNaN and IsInf, the reductions that
+// are a sum or a max with an elementwise step around it, global pools,
+// ArgMax and ArgMin, Dropout at inference, and CastLike. Each then lowers
+// like the ops it is made of (a fused kind or a generic kernel).
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxImporter.h"
+
+#include <cmath>
+#include <functional>
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::onnx_import;
+
+namespace {
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// Builds ops in turn; after the first failure every later op is null.
+struct Composer {
+  std::function<FailureOr<Value>(StringRef, ValueRange, ArrayRef<NamedAttribute>, Type)> build;
+  bool ok = true;
+
+  Value op(StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {},
+           Type result = {}) {
+    if (!ok || llvm::any_of(operands, [](Value v) { return !v; }))
+      return ok = false, Value();
+    FailureOr<Value> v = build(name, operands, attrs, result);
+    if (::failed(v))
+      return ok = false, Value();
+    return *v;
+  }
+  Value add(Value a, Value b) { return op(wg::AddOp::getOperationName(), {a, b}); }
+  Value sub(Value a, Value b) { return op(wg::SubOp::getOperationName(), {a, b}); }
+  Value mul(Value a, Value b) { return op(wg::MulOp::getOperationName(), {a, b}); }
+  Value div(Value a, Value b) { return op(wg::DivOp::getOperationName(), {a, b}); }
+  Value max(Value a, Value b) { return op(wg::MaxOp::getOperationName(), {a, b}); }
+  Value min(Value a, Value b) { return op(wg::MinOp::getOperationName(), {a, b}); }
+  Value less(Value a, Value b) { return op(wg::LessOp::getOperationName(), {a, b}); }
+  Value greater(Value a, Value b) { return op(wg::GreaterOp::getOperationName(), {a, b}); }
+  Value equal(Value a, Value b) { return op(wg::EqualOp::getOperationName(), {a, b}); }
+  Value where(Value c, Value a, Value b) { return op(wg::WhereOp::getOperationName(), {c, a, b}); }
+  Value unary(StringRef name, Value a) { return op(name, {a}, {}, a ? a.getType() : Type()); }
+  Value exp(Value a) { return unary(wg::ExpOp::getOperationName(), a); }
+  Value log(Value a) { return unary(wg::LogOp::getOperationName(), a); }
+  Value abs(Value a) { return unary(wg::AbsOp::getOperationName(), a); }
+  Value neg(Value a) { return unary(wg::NegOp::getOperationName(), a); }
+  Value sqrt(Value a) { return unary(wg::SqrtOp::getOperationName(), a); }
+};
+} // namespace
+
+bool wsc::onnx_import::isCompositeOp(StringRef op) {
+  return llvm::is_contained(
+      {"Elu", "Celu", "Selu", "LeakyRelu", "ThresholdedRelu", "HardSigmoid", "HardSwish",
+       "Softplus", "Softsign", "Sign", "Shrink", "Sinh", "Cosh", "Tan", "Asinh", "Acosh",
+       "Atanh", "PRelu", "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1",
+       "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool",
+       "GlobalMaxPool", "ArgMax", "ArgMin"},
+      op);
+}
+
+LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                         SmallVectorImpl<Value> &results) {
+  StringRef op = node.op_type();
+  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
+                 Type type) { return build(name, operands, attrs, type); }};
+  Value x = in[0];
+  Type element = typeOf(x).getElementType();
+  auto k = [&](double v) { return scalarConstant(element, v); };
+  auto f = [&](StringRef name, float dflt) { return double(floatAttr(node, name, dflt)); };
+  auto done = [&](Value v) -> LogicalResult {
+    if (!c.ok || !v)
+      return failure();
+    results.push_back(v);
+    return success();
+  };
+  if (op == "Elu") {
+    double alpha = f("alpha", 1.0f);
+    return done(c.where(c.less(x, k(0)), c.mul(k(alpha), c.sub(c.exp(x), k(1))), x));
+  }
+  if (op == "Celu") {
+    double alpha = f("alpha", 1.0f);
+    Value negative = c.mul(k(alpha), c.sub(c.exp(c.div(x, k(alpha))), k(1)));
+    return done(c.add(c.max(x, k(0)), c.min(negative, k(0))));
+  }
+  if (op == "Selu") {
+    double alpha = f("alpha", 1.67326319217681884765625f);
+    double gamma = f("gamma", 1.05070102214813232421875f);
+    Value negative = c.sub(c.mul(k(alpha), c.exp(x)), k(alpha));
+    return done(c.mul(k(gamma), c.where(c.greater(x, k(0)), x, negative)));
+  }
+  if (op == "LeakyRelu")
+    return done(c.where(c.less(x, k(0)), c.mul(k(f("alpha", 0.01f)), x), x));
+  if (op == "PRelu")
+    return in.size() > 1 && in[1] ? done(c.where(c.less(x, k(0)), c.mul(in[1], x), x))
+                                  : failure();
+  if (op == "ThresholdedRelu") {
+    double alpha = f("alpha", 1.0f);
+    return done(c.where(c.greater(x, k(alpha)), x, k(0)));
+  }
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    bool swish = op == "HardSwish";
+    double alpha = swish ? 1.0 / 6.0 : f("alpha", 0.2f), beta = swish ? 0.5 : f("beta", 0.5f);
+    Value y = c.max(k(0), c.min(k(1), c.add(c.mul(k(alpha), x), k(beta))));
+    return done(swish ? c.mul(x, y) : y);
+  }
+  if (op == "Softplus") // log(1 + e^x) without overflow: max(x, 0) + log(1 + e^-|x|)
+    return done(c.add(c.max(x, k(0)), c.log(c.add(k(1), c.exp(c.neg(c.abs(x)))))));
+  if (op == "Softsign")
+    return done(c.div(x, c.add(k(1), c.abs(x))));
+  if (op == "Sign")
+    return done(c.where(c.greater(x, k(0)), k(1), c.where(c.less(x, k(0)), k(-1), k(0))));
+  if (op == "Shrink") {
+    double bias = f("bias", 0.0f), lambd = f("lambd", 0.5f);
+    return done(c.where(c.less(x, k(-lambd)), c.add(x, k(bias)),
+                        c.where(c.greater(x, k(lambd)), c.sub(x, k(bias)), k(0))));
+  }
+  if (op == "Sinh" || op == "Cosh") {
+    Value a = c.exp(x), b = c.exp(c.neg(x));
+    return done(c.mul(k(0.5), op == "Sinh" ? c.sub(a, b) : c.add(a, b)));
+  }
+  if (op == "Tan")
+    return done(c.div(c.unary(wg::SinOp::getOperationName(), x),
+                      c.unary(wg::CosOp::getOperationName(), x)));
+  if (op == "Asinh") { // odd, so from |x|: log(|x| + sqrt(x^2 + 1)) loses -x's digits
+    Value a = c.abs(x);
+    Value y = c.log(c.add(a, c.sqrt(c.add(c.mul(x, x), k(1)))));
+    return done(c.where(c.less(x, k(0)), c.neg(y), y));
+  }
+  if (op == "Acosh")
+    return done(c.log(c.add(x, c.sqrt(c.sub(c.mul(x, x), k(1))))));
+  if (op == "Atanh")
+    return done(c.mul(k(0.5), c.log(c.div(c.add(k(1), x), c.sub(k(1), x)))));
+  if (op == "IsNaN")
+    return done(c.unary(wg::NotOp::getOperationName(), c.equal(x, x)));
+  if (op == "IsInf") {
+    if (!isa<FloatType>(element)) {
+      nodeError("IsInf takes a float tensor");
+      return failure();
+    }
+    Value pos = c.equal(x, k(INFINITY)), neg = c.equal(x, k(-INFINITY));
+    bool p = intAttr(node, "detect_positive", 1), n = intAttr(node, "detect_negative", 1);
+    if (p && n)
+      return done(c.op(wg::OrOp::getOperationName(), {pos, neg}));
+    if (p || n)
+      return done(p ? pos : neg);
+    return done(c.equal(x, k(NAN))); // false everywhere (NaN equals nothing)
+  }
+  if (op == "Round") {
+    // Halves to even: floor(x), and one up when the rest is over a half, or
+    // is a half and floor(x) is odd (|fmod(floor(x), 2)| is 1).
+    Value fl = c.unary(wg::FloorOp::getOperationName(), x);
+    Value rest = c.sub(x, fl);
+    Value odd = c.abs(c.op(wg::ModOp::getOperationName(), {fl, k(2)},
+                           {attr("fmod", builder.getBoolAttr(true))}));
+    Value up = c.where(c.greater(rest, k(0.5)), k(1), c.where(c.equal(rest, k(0.5)), odd, k(0)));
+    return done(c.add(fl, up));
+  }
+  if (op == "CastLike") {
+    if (in.size() < 2 || !in[1])
+      return failure();
+    return done(c.op(wg::CastOp::getOperationName(), {x}, {},
+                     RankedTensorType::get(typeOf(x).getShape(), typeOf(in[1]).getElementType())));
+  }
+  if (op == "Dropout")
+    return convertDropout(node, in, results);
+  if (op == "ArgMax" || op == "ArgMin")
+    return convertArgExtreme(node, in, results);
+  return convertCompositeReduce(node, in, results);
+}
+
+/// Dropout at inference is the identity; its mask, when asked for, is all
+/// true. Training mode draws a random mask: it imports only with ratio 0.
+LogicalResult Importer::convertDropout(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                       SmallVectorImpl<Value> &results) {
+  if (in.size() > 2 && in[2]) {
+    auto training = wg::getConstantElements(in[2]);
+    if (!training || training.getNumElements() != 1) {
+      nodeError("training_mode is not a compile-time constant (bind it with --bind)");
+      return failure();
+    }
+    bool on = isa<FloatType>(training.getElementType())
+                  ? !(*training.getValues<APFloat>().begin()).isZero()
+                  : !(*training.getValues<APInt>().begin()).isZero();
+    auto ratio = in.size() > 1 && in[1] ? wg::getConstantElements(in[1]) : DenseElementsAttr();
+    bool zero = ratio && ratio.getNumElements() == 1 &&
+                (*ratio.getValues<APFloat>().begin()).isZero();
+    if (on && !zero) {
+      nodeError("training-mode Dropout draws a random mask, which wsc does not");
+      return failure();
+    }
+  }
+  results.push_back(in[0]);
+  if (node.output_size() > 1) {
+    auto mask = RankedTensorType::get(typeOf(in[0]).getShape(), builder.getI1Type());
+    results.push_back(constant(DenseElementsAttr::get(mask, true)));
+  }
+  return success();
+}
+
+/// ArgMax and ArgMin: the first (or with select_last_index the last) index
+/// along `axis` whose element equals the extreme. The indices are floats
+/// (exact below 2^24) reduced by min (or max), then i64.
+LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                          SmallVectorImpl<Value> &results) {
+  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
+                 Type type) { return build(name, operands, attrs, type); }};
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank(), axis = intAttr(node, "axis", 0);
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1) || !type.hasStaticShape()) {
+    nodeError("axis " + std::to_string(axis) + " is not an axis of a static input");
+    return failure();
+  }
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t n = type.getDimSize(axis);
+  bool last = intAttr(node, "select_last_index", 0);
+  bool keep = intAttr(node, "keepdims", 1);
+  auto reduce = [&](StringRef name, Value v, bool keepdims) {
+    return c.op(name, {v},
+                {attr("axes", builder.getDenseI64ArrayAttr({axis})),
+                 attr("keepdims", builder.getBoolAttr(keepdims))});
+  };
+  StringRef extreme = node.op_type() == "ArgMax" ? wg::ReduceMaxOp::getOperationName()
+                                                 : wg::ReduceMinOp::getOperationName();
+  Value hit = c.equal(x, reduce(extreme, x, true));
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = n;
+  SmallVector<float> indices;
+  for (int64_t i = 0; i < n; ++i)
+    indices.push_back(float(i));
+  Value index = constant(DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()),
+                                                ArrayRef<float>(indices)));
+  Value none = scalarConstant(builder.getF32Type(), last ? -1.0 : double(n));
+  Value picked = reduce(last ? wg::ReduceMaxOp::getOperationName()
+                             : wg::ReduceMinOp::getOperationName(),
+                        c.where(hit, index, none), keep);
+  if (!c.ok)
+    return failure();
+  auto result = RankedTensorType::get(typeOf(picked).getShape(), builder.getIntegerType(64));
+  Value v = c.op(wg::CastOp::getOperationName(), {picked}, {}, result);
+  if (!c.ok)
+    return failure();
+  results.push_back(v);
+  return success();
+}
+
+/// The reductions that are a sum (or max) with an elementwise step before
+/// and after it, and the global pools (a mean or max over the axes after
+/// the channels).
+LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                               SmallVectorImpl<Value> &results) {
+  StringRef op = node.op_type();
+  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
+                 Type type) { return build(name, operands, attrs, type); }};
+  Value x = in[0];
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+    SmallVector<int64_t> axes;
+    for (int64_t i = 2; i < typeOf(x).getRank(); ++i)
+      axes.push_back(i);
+    StringRef name = op == "GlobalAveragePool" ? wg::ReduceMeanOp::getOperationName()
+                                               : wg::ReduceMaxOp::getOperationName();
+    Value v = c.op(name, {x},
+                   {attr("axes", builder.getDenseI64ArrayAttr(axes)),
+                    attr("keepdims", builder.getBoolAttr(true))});
+    if (!c.ok)
+      return failure();
+    results.push_back(v);
+    return success();
+  }
+  auto given = intsFromInputOrAttr(node, in, 1, "axes");
+  if (::failed(given))
+    return failure();
+  SmallVector<int64_t> axes = given->value_or(SmallVector<int64_t>());
+  bool none = axes.empty() && intAttr(node, "noop_with_empty_axes", 0);
+  bool keep = intAttr(node, "keepdims", 1) != 0;
+  auto reduce = [&](StringRef name, Value v, bool keepdims) {
+    if (none)
+      return v;
+    return c.op(name, {v},
+                {attr("axes", builder.getDenseI64ArrayAttr(axes)),
+                 attr("keepdims", builder.getBoolAttr(keepdims))});
+  };
+  StringRef sum = wg::ReduceSumOp::getOperationName();
+  Value v;
+  if (op == "ReduceL1")
+    v = reduce(sum, c.abs(x), keep);
+  else if (op == "ReduceL2")
+    v = c.sqrt(reduce(sum, c.mul(x, x), keep));
+  else if (op == "ReduceSumSquare")
+    v = reduce(sum, c.mul(x, x), keep);
+  else if (op == "ReduceLogSum")
+    v = c.log(reduce(sum, x, keep));
+  else if (op == "ReduceLogSumExp") {
+    // log(sum(e^(x - m))) + m, with m the max: e^x alone overflows past 88.
+    StringRef max = wg::ReduceMaxOp::getOperationName();
+    Value shifted = c.exp(c.sub(x, reduce(max, x, true)));
+    v = c.add(c.log(reduce(sum, shifted, keep)), reduce(max, x, keep));
+  } else {
+    nodeError("is not supported");
+    return failure();
+  }
+  if (!c.ok)
+    return failure();
+  results.push_back(v);
+  return success();
+}
