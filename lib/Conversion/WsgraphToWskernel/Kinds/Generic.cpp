@@ -374,8 +374,8 @@ LogicalResult GenericWriter::compute() {
     r = linear();
   else if (isa<wg::AttentionOp>(op))
     r = attention();
-  else if (keepsOrder(op))
-    r = in(0);
+  else if (keepsOrder(op)) // its words, from the chunk's first (the window starts on a row)
+    r = in(0) + 4 * heldAt(0, rowLo * resultN());
   else
     r = movement();
   if (failed(r))
