@@ -4,7 +4,7 @@
 // one, as ONNX's function bodies define them: activations, hyperbolic and
 // inverse hyperbolic functions, Round, IsNaN and IsInf, the reductions that
 // are a sum or a max with an elementwise step around it, global pools,
-// ArgMax and ArgMin, Dropout at inference, and CastLike. Each then lowers
+// ArgMax and ArgMin, Dropout at inference, CastLike, and the two losses. Each then lowers
 // like the ops it is made of (a fused kind or a generic kernel).
 //
 //===----------------------------------------------------------------------===//
@@ -59,7 +59,8 @@ bool wsc::onnx_import::isCompositeOp(StringRef op) {
        "Softplus", "Softsign", "Sign", "Shrink", "Sinh", "Cosh", "Tan", "Asinh", "Acosh",
        "Atanh", "PRelu", "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1",
        "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool",
-       "GlobalMaxPool", "ArgMax", "ArgMin"},
+       "GlobalMaxPool", "ArgMax", "ArgMin", "NegativeLogLikelihoodLoss",
+       "SoftmaxCrossEntropyLoss"},
       op);
 }
 
@@ -170,6 +171,8 @@ LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<V
     return convertDropout(node, in, results);
   if (op == "ArgMax" || op == "ArgMin")
     return convertArgExtreme(node, in, results);
+  if (op == "NegativeLogLikelihoodLoss" || op == "SoftmaxCrossEntropyLoss")
+    return convertLoss(node, in, results);
   return convertCompositeReduce(node, in, results);
 }
 
@@ -307,5 +310,98 @@ LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, Arra
   if (!c.ok)
     return failure();
   results.push_back(v);
+  return success();
+}
+
+/// NegativeLogLikelihoodLoss of log-probabilities [N, C, d...] at targets
+/// [N, d...], and SoftmaxCrossEntropyLoss (the same of the scores'
+/// LogSoftmax over C, which is its second result). The classes are moved
+/// last, so that every step splits into rows when it does not fit a PE:
+/// each target's entry is picked by comparing the target with every class
+/// (not a gather by data) and summed by a product with ones; its weight
+/// likewise by a product with the weights. Then the entries are negated,
+/// weighted (0 at ignore_index) and reduced: none, sum, or mean over the
+/// weights.
+LogicalResult Importer::convertLoss(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                    SmallVectorImpl<Value> &results) {
+  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
+                 Type type) { return build(name, operands, attrs, type); }};
+  if (in.size() < 2 || !in[1])
+    return nodeError("expects the scores and the targets"), failure();
+  Value scores = in[0], target = in[1];
+  Value weight = in.size() > 2 ? in[2] : Value();
+  auto type = typeOf(scores);
+  int64_t rank = type.getRank();
+  if (rank < 2 || !type.hasStaticShape() || !typeOf(target).hasStaticShape())
+    return nodeError("the scores must be static and [N, C, ...]"), failure();
+  const onnx::AttributeProto *r = findAttr(node, "reduction");
+  std::string reduction = r ? r->s() : "mean";
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    return nodeError("reduction '" + reduction + "' is not none, sum or mean"), failure();
+  // [N, C, d...] <-> [N, d..., C]
+  SmallVector<int64_t> last = {0}, back = {0, rank - 1};
+  for (int64_t i = 2; i < rank; ++i)
+    last.push_back(i), back.push_back(i - 1);
+  last.push_back(1);
+  auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
+    return rank == 2 ? v
+                     : c.op(wg::TransposeOp::getOperationName(), {v},
+                            {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+  };
+  bool softmax = node.op_type() == "SoftmaxCrossEntropyLoss";
+  Value logProb = transpose(scores, last);
+  if (softmax)
+    logProb = c.op(wg::LogSoftmaxOp::getOperationName(), {logProb},
+                   {attr("axis", builder.getI64IntegerAttr(-1))}, logProb.getType());
+  Type element = type.getElementType(), index = typeOf(target).getElementType();
+  int64_t classes = type.getDimSize(1);
+  SmallVector<int64_t> iota;
+  for (int64_t i = 0; i < classes; ++i)
+    iota.push_back(i);
+  Value classIds = c.op(wg::CastOp::getOperationName(),
+                        {constant(DenseElementsAttr::get(
+                            RankedTensorType::get({classes}, builder.getIntegerType(64)),
+                            ArrayRef<int64_t>(iota)))},
+                        {}, RankedTensorType::get({classes}, index));
+  Value hit = c.equal(c.op(wg::UnsqueezeOp::getOperationName(), {target},
+                           {attr("axes", builder.getDenseI64ArrayAttr({-1}))}),
+                      classIds);
+  Value zero = scalarConstant(element, 0.0);
+  // [N, d..., C] @ [C, 1] -> [N, d...]
+  auto overClasses = [&](Value v, Value column) {
+    Value product = c.op(wg::MatmulOp::getOperationName(), {v, column});
+    return c.op(wg::ReshapeOp::getOperationName(), {product}, {},
+                RankedTensorType::get(typeOf(target).getShape(), element));
+  };
+  Value ones = constant(DenseElementsAttr::get(RankedTensorType::get({classes, 1}, element),
+                                               builder.getFloatAttr(element, 1.0)));
+  Value picked = overClasses(c.where(hit, logProb, zero), ones);
+  Value w; // each element's weight; null: all 1
+  if (weight)
+    w = overClasses(c.op(wg::CastOp::getOperationName(), {hit}, {},
+                         RankedTensorType::get(typeOf(hit).getShape(), element)),
+                    c.op(wg::ReshapeOp::getOperationName(), {weight}, {},
+                         RankedTensorType::get({classes, 1}, element)));
+  if (findAttr(node, "ignore_index")) {
+    Value ignored = c.equal(target, scalarConstant(index, double(intAttr(node, "ignore_index", 0))));
+    w = c.where(ignored, zero, w ? w : scalarConstant(element, 1.0));
+  }
+  Value loss = c.neg(w ? c.mul(picked, w) : picked);
+  auto total = [&](Value v) {
+    return c.op(wg::ReduceSumOp::getOperationName(), {v},
+                {attr("axes", builder.getDenseI64ArrayAttr({})),
+                 attr("keepdims", builder.getBoolAttr(false))});
+  };
+  if (reduction != "none")
+    loss = total(loss);
+  if (reduction == "mean")
+    loss = c.div(loss, w ? total(w)
+                         : scalarConstant(element, double(typeOf(target).getNumElements())));
+  Value logProbOut = softmax && node.output_size() > 1 ? transpose(logProb, back) : Value();
+  if (!c.ok)
+    return failure();
+  results.push_back(loss);
+  if (logProbOut)
+    results.push_back(logProbOut);
   return success();
 }

@@ -108,7 +108,9 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ReduceSumSquare", {1, kReduce}}, {"ReduceLogSum", {1, kReduce}},
       {"ReduceLogSumExp", {1, kReduce}}, {"GlobalAveragePool", {1, ""}},
       {"GlobalMaxPool", {1, ""}}, {"ArgMax", {1, "axis keepdims select_last_index"}},
-      {"ArgMin", {1, "axis keepdims select_last_index"}}};
+      {"ArgMin", {1, "axis keepdims select_last_index"}},
+      {"NegativeLogLikelihoodLoss", {12, "reduction ignore_index"}},
+      {"SoftmaxCrossEntropyLoss", {12, "reduction ignore_index"}}};
   return ops;
 }
 
@@ -126,12 +128,13 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
              A::INT)
       .Cases({"upper", "fmod", "stash_type", "to", "start", "end", "num_outputs", "value_int"},
              A::INT)
-      .Cases({"detect_negative", "detect_positive", "select_last_index", "seed"}, A::INT)
+      .Cases({"detect_negative", "detect_positive", "select_last_index", "seed", "ignore_index"},
+             A::INT)
       .Cases({"gamma", "lambd", "bias", "ratio"}, A::FLOAT)
       .Cases({"perm", "axes", "value_ints"}, A::INTS)
       .Cases({"alpha", "beta", "epsilon", "value_float", "min", "max"}, A::FLOAT)
       .Case("value_floats", A::FLOATS)
-      .Case("equation", A::STRING)
+      .Cases({"equation", "reduction"}, A::STRING)
       .Case("value", A::TENSOR)
       .Cases({"then_branch", "else_branch"}, A::GRAPH)
       .Default(A::UNDEFINED);

@@ -118,6 +118,7 @@ private:
   LogicalResult convertDropout(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertArgExtreme(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);
+  LogicalResult convertLoss(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertCompositeReduce(const onnx::NodeProto &, ArrayRef<Value>,
                                        SmallVectorImpl<Value> &);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.

@@ -186,3 +186,11 @@ save("composite", [helper.make_node("Elu", ["x"], ["elu"], name="elu", alpha=0.5
 save("training_dropout", [helper.make_node("Dropout", ["x", "ratio", "train"], ["y"], name="drop")],
      [x], [val("y", F, [2, 3])],
      [const("ratio", np.array(0.5, np.float32)), const("train", np.array(True))])
+
+# SoftmaxCrossEntropyLoss over [N, C, d] with class weights and an ignored
+# index, and its log-probabilities.
+scores, labels = val("scores", F, [2, 4, 3]), val("labels", I64, [2, 3])
+save("loss", [helper.make_node("SoftmaxCrossEntropyLoss", ["scores", "labels", "weights"],
+                               ["loss", "logp"], name="sce", ignore_index=-1)],
+     [scores, labels], [val("loss", F, []), val("logp", F, [2, 4, 3])],
+     [const("weights", np.array([1, 2, 3, 4], np.float32))], opset=13)
