@@ -41,6 +41,9 @@ SCOPE = {
     "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
     "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+    # The [N, C, spatial...] ops (lib/Target/OnnxImages.cpp).
+    "DepthToSpace", "SpaceToDepth", "BatchNormalization", "InstanceNormalization",
+    "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that

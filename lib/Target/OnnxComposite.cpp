@@ -11,7 +11,6 @@
 #include "OnnxImporter.h"
 
 #include <cmath>
-#include <functional>
 
 using namespace mlir;
 using namespace wsc;
@@ -19,38 +18,6 @@ using namespace wsc::onnx_import;
 
 namespace {
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-/// Builds ops in turn; after the first failure every later op is null.
-struct Composer {
-  std::function<FailureOr<Value>(StringRef, ValueRange, ArrayRef<NamedAttribute>, Type)> build;
-  bool ok = true;
-
-  Value op(StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {},
-           Type result = {}) {
-    if (!ok || llvm::any_of(operands, [](Value v) { return !v; }))
-      return ok = false, Value();
-    FailureOr<Value> v = build(name, operands, attrs, result);
-    if (::failed(v))
-      return ok = false, Value();
-    return *v;
-  }
-  Value add(Value a, Value b) { return op(wg::AddOp::getOperationName(), {a, b}); }
-  Value sub(Value a, Value b) { return op(wg::SubOp::getOperationName(), {a, b}); }
-  Value mul(Value a, Value b) { return op(wg::MulOp::getOperationName(), {a, b}); }
-  Value div(Value a, Value b) { return op(wg::DivOp::getOperationName(), {a, b}); }
-  Value max(Value a, Value b) { return op(wg::MaxOp::getOperationName(), {a, b}); }
-  Value min(Value a, Value b) { return op(wg::MinOp::getOperationName(), {a, b}); }
-  Value less(Value a, Value b) { return op(wg::LessOp::getOperationName(), {a, b}); }
-  Value greater(Value a, Value b) { return op(wg::GreaterOp::getOperationName(), {a, b}); }
-  Value equal(Value a, Value b) { return op(wg::EqualOp::getOperationName(), {a, b}); }
-  Value where(Value c, Value a, Value b) { return op(wg::WhereOp::getOperationName(), {c, a, b}); }
-  Value unary(StringRef name, Value a) { return op(name, {a}, {}, a ? a.getType() : Type()); }
-  Value exp(Value a) { return unary(wg::ExpOp::getOperationName(), a); }
-  Value log(Value a) { return unary(wg::LogOp::getOperationName(), a); }
-  Value abs(Value a) { return unary(wg::AbsOp::getOperationName(), a); }
-  Value neg(Value a) { return unary(wg::NegOp::getOperationName(), a); }
-  Value sqrt(Value a) { return unary(wg::SqrtOp::getOperationName(), a); }
-};
 } // namespace
 
 bool wsc::onnx_import::isCompositeOp(StringRef op) {
@@ -67,8 +34,7 @@ bool wsc::onnx_import::isCompositeOp(StringRef op) {
 LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<Value> in,
                                          SmallVectorImpl<Value> &results) {
   StringRef op = node.op_type();
-  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
-                 Type type) { return build(name, operands, attrs, type); }};
+  Composer c = composer();
   Value x = in[0];
   Type element = typeOf(x).getElementType();
   auto k = [&](double v) { return scalarConstant(element, v); };
@@ -210,8 +176,7 @@ LogicalResult Importer::convertDropout(const onnx::NodeProto &node, ArrayRef<Val
 /// (exact below 2^24) reduced by min (or max), then i64.
 LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<Value> in,
                                           SmallVectorImpl<Value> &results) {
-  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
-                 Type type) { return build(name, operands, attrs, type); }};
+  Composer c = composer();
   Value x = in[0];
   auto type = typeOf(x);
   int64_t rank = type.getRank(), axis = intAttr(node, "axis", 0);
@@ -258,8 +223,7 @@ LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<
 LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, ArrayRef<Value> in,
                                                SmallVectorImpl<Value> &results) {
   StringRef op = node.op_type();
-  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
-                 Type type) { return build(name, operands, attrs, type); }};
+  Composer c = composer();
   Value x = in[0];
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
     SmallVector<int64_t> axes;
@@ -324,8 +288,7 @@ LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, Arra
 /// weights.
 LogicalResult Importer::convertLoss(const onnx::NodeProto &node, ArrayRef<Value> in,
                                     SmallVectorImpl<Value> &results) {
-  Composer c{[&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
-                 Type type) { return build(name, operands, attrs, type); }};
+  Composer c = composer();
   if (in.size() < 2 || !in[1])
     return nodeError("expects the scores and the targets"), failure();
   Value scores = in[0], target = in[1];

@@ -110,7 +110,14 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"GlobalMaxPool", {1, ""}}, {"ArgMax", {1, "axis keepdims select_last_index"}},
       {"ArgMin", {1, "axis keepdims select_last_index"}},
       {"NegativeLogLikelihoodLoss", {12, "reduction ignore_index"}},
-      {"SoftmaxCrossEntropyLoss", {12, "reduction ignore_index"}}};
+      {"SoftmaxCrossEntropyLoss", {12, "reduction ignore_index"}},
+      // [N, C, spatial...] ops (OnnxImages.cpp).
+      {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
+      {"BatchNormalization", {9, "epsilon momentum training_mode"}},
+      {"InstanceNormalization", {6, "epsilon"}}, {"MeanVarianceNormalization", {9, "axes"}},
+      {"MaxPool", {1, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides"}},
+      {"AveragePool", {1, "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides"}},
+      {"Conv", {1, "auto_pad dilations group kernel_shape pads strides"}}};
   return ops;
 }
 
@@ -130,11 +137,16 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
              A::INT)
       .Cases({"detect_negative", "detect_positive", "select_last_index", "seed", "ignore_index"},
              A::INT)
+      .Cases({"blocksize", "training_mode", "ceil_mode", "count_include_pad", "storage_order",
+              "group"},
+             A::INT)
+      .Cases({"kernel_shape", "pads", "strides", "dilations"}, A::INTS)
+      .Case("momentum", A::FLOAT)
       .Cases({"gamma", "lambd", "bias", "ratio"}, A::FLOAT)
       .Cases({"perm", "axes", "value_ints"}, A::INTS)
       .Cases({"alpha", "beta", "epsilon", "value_float", "min", "max"}, A::FLOAT)
       .Case("value_floats", A::FLOATS)
-      .Cases({"equation", "reduction"}, A::STRING)
+      .Cases({"equation", "reduction", "mode", "auto_pad"}, A::STRING)
       .Case("value", A::TENSOR)
       .Cases({"then_branch", "else_branch"}, A::GRAPH)
       .Default(A::UNDEFINED);
@@ -151,7 +163,8 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                 : std::to_string(int(a.type())));
   bool flag = llvm::is_contained({"keepdims", "noop_with_empty_axes", "transA", "transB",
                                   "allowzero", "upper", "fmod", "detect_negative",
-                                  "detect_positive", "select_last_index"},
+                                  "detect_positive", "select_last_index", "training_mode",
+                                  "ceil_mode", "count_include_pad"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -25,8 +26,54 @@ namespace wsc::onnx_import {
 using namespace mlir;
 namespace wg = wsc::wsgraph;
 
+/// Builds ops in turn; after the first failure every later op is null.
+struct Composer {
+  std::function<FailureOr<Value>(StringRef, ValueRange, ArrayRef<NamedAttribute>, Type)> build;
+  bool ok = true;
+
+  Value op(StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {},
+           Type result = {}) {
+    if (!ok || llvm::any_of(operands, [](Value v) { return !v; }))
+      return ok = false, Value();
+    FailureOr<Value> v = build(name, operands, attrs, result);
+    if (mlir::failed(v))
+      return ok = false, Value();
+    return *v;
+  }
+  Value add(Value a, Value b) { return op(wg::AddOp::getOperationName(), {a, b}); }
+  Value sub(Value a, Value b) { return op(wg::SubOp::getOperationName(), {a, b}); }
+  Value mul(Value a, Value b) { return op(wg::MulOp::getOperationName(), {a, b}); }
+  Value div(Value a, Value b) { return op(wg::DivOp::getOperationName(), {a, b}); }
+  Value max(Value a, Value b) { return op(wg::MaxOp::getOperationName(), {a, b}); }
+  Value min(Value a, Value b) { return op(wg::MinOp::getOperationName(), {a, b}); }
+  Value less(Value a, Value b) { return op(wg::LessOp::getOperationName(), {a, b}); }
+  Value greater(Value a, Value b) { return op(wg::GreaterOp::getOperationName(), {a, b}); }
+  Value equal(Value a, Value b) { return op(wg::EqualOp::getOperationName(), {a, b}); }
+  Value where(Value c, Value a, Value b) { return op(wg::WhereOp::getOperationName(), {c, a, b}); }
+  Value unary(StringRef name, Value a) { return op(name, {a}, {}, a ? a.getType() : Type()); }
+  Value exp(Value a) { return unary(wg::ExpOp::getOperationName(), a); }
+  Value log(Value a) { return unary(wg::LogOp::getOperationName(), a); }
+  Value abs(Value a) { return unary(wg::AbsOp::getOperationName(), a); }
+  Value neg(Value a) { return unary(wg::NegOp::getOperationName(), a); }
+  Value sqrt(Value a) { return unary(wg::SqrtOp::getOperationName(), a); }
+};
+
 /// Whether ONNX op `op` imports as other wsgraph ops (OnnxComposite.cpp).
 bool isCompositeOp(StringRef op);
+/// Whether ONNX op `op` is one of OnnxImages.cpp's [N, C, spatial...] ops.
+bool isImageOp(StringRef op);
+
+/// Where each output of a window op reads, along every spatial axis.
+struct WindowGeometry {
+  SmallVector<int64_t> kernel, strides, dilations, begin, end, out;
+  /// The padded input's length along spatial axis i, with room for the last
+  /// window (ceil_mode may reach past the end padding).
+  int64_t padded(size_t i, int64_t length) const {
+    return std::max(length + begin[i] + end[i], (out[i] - 1) * strides[i] + span(i));
+  }
+  int64_t span(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+};
+
 
 class Importer {
 public:
@@ -112,6 +159,11 @@ private:
   /// sums.
   LogicalResult convertEinsum(const onnx::NodeProto &, ArrayRef<Value>,
                               SmallVectorImpl<Value> &);
+  /// A Composer building through build().
+  Composer composer() {
+    return Composer{[this](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,
+                           Type type) { return build(name, operands, attrs, type); }};
+  }
   /// Ops built from other wsgraph ops (OnnxComposite.cpp; isCompositeOp).
   LogicalResult convertComposite(const onnx::NodeProto &, ArrayRef<Value>,
                                  SmallVectorImpl<Value> &);
@@ -121,6 +173,19 @@ private:
   LogicalResult convertLoss(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertCompositeReduce(const onnx::NodeProto &, ArrayRef<Value>,
                                        SmallVectorImpl<Value> &);
+  /// The [N, C, spatial...] ops (OnnxImages.cpp; isImageOp).
+  LogicalResult convertImageOp(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertDepthSpace(const onnx::NodeProto &, ArrayRef<Value>,
+                                  SmallVectorImpl<Value> &);
+  LogicalResult convertImageNorm(const onnx::NodeProto &, ArrayRef<Value>,
+                                 SmallVectorImpl<Value> &);
+  FailureOr<WindowGeometry> windowGeometry(const onnx::NodeProto &, RankedTensorType,
+                                           ArrayRef<int64_t> weightKernel);
+  LogicalResult convertWindowOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                SmallVectorImpl<Value> &);
+  Value pool(const onnx::NodeProto &, Value x, ArrayRef<Value> taps, const WindowGeometry &);
+  Value convolve(const onnx::NodeProto &, ArrayRef<Value> in, ArrayRef<Value> taps,
+                 const WindowGeometry &);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
   /// A rank-0 constant of the given element type.

@@ -194,3 +194,13 @@ save("loss", [helper.make_node("SoftmaxCrossEntropyLoss", ["scores", "labels", "
                                ["loss", "logp"], name="sce", ignore_index=-1)],
      [scores, labels], [val("loss", F, []), val("logp", F, [2, 4, 3])],
      [const("weights", np.array([1, 2, 3, 4], np.float32))], opset=13)
+
+# Window ops: a 2x2 MaxPool of stride 2 with one row of padding on top, and
+# a 3x1 convolution in two groups with a bias.
+img = val("img", F, [1, 2, 3, 4])
+save("windows", [helper.make_node("MaxPool", ["img"], ["pool"], name="pool", kernel_shape=[2, 2],
+                                  strides=[2, 2], pads=[1, 0, 0, 0]),
+                 helper.make_node("Conv", ["img", "cw", "cb"], ["conv"], name="conv",
+                                  kernel_shape=[3, 1], group=2)],
+     [img], [val("pool", F, [1, 2, 2, 2]), val("conv", F, [1, 4, 1, 4])],
+     [const("cw", np.ones([4, 1, 3, 1], np.float32)), const("cb", np.arange(4, dtype=np.float32))])

@@ -1,0 +1,421 @@
+//===- OnnxImages.cpp - ONNX's [N, C, spatial...] ops from wsgraph ops ----===//
+//
+// The ops over images and feature maps, built from data movement and the
+// arithmetic the generic kernels run: DepthToSpace and SpaceToDepth
+// (reshape, transpose, reshape), the normalizations at inference, and the
+// windowed ops. A window op takes one strided slice of the padded input per
+// kernel tap; a pool reduces the taps, a convolution multiplies them (as
+// columns, im2col) by the weights.
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxImporter.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::onnx_import;
+
+namespace {
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+} // namespace
+
+bool wsc::onnx_import::isImageOp(StringRef op) {
+  return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
+                             "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
+                             "AveragePool", "Conv"},
+                            op);
+}
+
+LogicalResult Importer::convertImageOp(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                       SmallVectorImpl<Value> &results) {
+  StringRef op = node.op_type();
+  auto type = typeOf(in[0]);
+  if (!type.hasStaticShape() || type.getRank() < 3)
+    return nodeError("the input must be static and [N, C, spatial...]"), failure();
+  if (op == "DepthToSpace" || op == "SpaceToDepth")
+    return convertDepthSpace(node, in, results);
+  if (op == "MaxPool" || op == "AveragePool" || op == "Conv")
+    return convertWindowOp(node, in, results);
+  return convertImageNorm(node, in, results);
+}
+
+/// DepthToSpace moves blocks of channels into b x b squares of the image
+/// (DCR: the block index outermost; CRD: the channel outermost);
+/// SpaceToDepth moves them back, DCR-ordered.
+LogicalResult Importer::convertDepthSpace(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                          SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  auto type = typeOf(in[0]);
+  int64_t b = intAttr(node, "blocksize", 0);
+  if (type.getRank() != 4 || b <= 0)
+    return nodeError("needs a 4-D input and a positive blocksize"), failure();
+  int64_t n = type.getDimSize(0), ch = type.getDimSize(1), h = type.getDimSize(2),
+          w = type.getDimSize(3);
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
+    return c.op(wg::ReshapeOp::getOperationName(), {v}, {},
+                RankedTensorType::get(shape, type.getElementType()));
+  };
+  auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
+    return c.op(wg::TransposeOp::getOperationName(), {v},
+                {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+  };
+  Value y;
+  if (node.op_type() == "DepthToSpace") {
+    if (ch % (b * b))
+      return nodeError("the channels are not a multiple of blocksize^2"), failure();
+    const onnx::AttributeProto *m = findAttr(node, "mode");
+    bool crd = m && m->s() == "CRD";
+    Value split = crd ? reshape(in[0], {n, ch / (b * b), b, b, h, w})
+                      : reshape(in[0], {n, b, b, ch / (b * b), h, w});
+    Value moved = crd ? transpose(split, {0, 1, 4, 2, 5, 3}) : transpose(split, {0, 3, 4, 1, 5, 2});
+    y = reshape(moved, {n, ch / (b * b), h * b, w * b});
+  } else {
+    if (h % b || w % b)
+      return nodeError("the height and width are not multiples of blocksize"), failure();
+    Value split = reshape(in[0], {n, ch, h / b, b, w / b, b});
+    y = reshape(transpose(split, {0, 3, 5, 1, 2, 4}), {n, ch * b * b, h / b, w / b});
+  }
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
+}
+
+/// BatchNormalization (at inference with the running mean and variance; in
+/// training mode with the batch's, and the running ones updated), and
+/// InstanceNormalization and MeanVarianceNormalization (their own).
+LogicalResult Importer::convertImageNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                         SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  StringRef op = node.op_type();
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  auto k = [&](double v) { return scalarConstant(element, v); };
+  // A [C] operand against [N, C, spatial...].
+  SmallVector<int64_t> perChannel(rank - 1, 1);
+  perChannel[0] = type.getDimSize(1);
+  auto channels = [&](Value v) {
+    return c.op(wg::ReshapeOp::getOperationName(), {v}, {},
+                RankedTensorType::get(perChannel, element));
+  };
+  auto mean = [&](Value v, ArrayRef<int64_t> axes) {
+    return c.op(wg::ReduceMeanOp::getOperationName(), {v},
+                {attr("axes", builder.getDenseI64ArrayAttr(axes)),
+                 attr("keepdims", builder.getBoolAttr(true))});
+  };
+  double epsilon = floatAttr(node, "epsilon", 1e-5f);
+  Value y;
+  if (op == "BatchNormalization") {
+    if (in.size() < 5 || llvm::any_of(in.take_front(5), [](Value v) { return !v; }))
+      return nodeError("expects X, scale, B, mean and var"), failure();
+    Value mu = channels(in[3]), var = channels(in[4]);
+    bool training = intAttr(node, "training_mode", 0);
+    if (training) { // the batch's statistics, over all axes but the channels
+      SmallVector<int64_t> axes = {0};
+      for (int64_t i = 2; i < rank; ++i)
+        axes.push_back(i);
+      Value batchMean = c.op(wg::ReshapeOp::getOperationName(), {mean(x, axes)}, {},
+                             RankedTensorType::get(perChannel, element));
+      Value centred = c.sub(x, batchMean);
+      Value batchVar = c.op(wg::ReshapeOp::getOperationName(),
+                            {mean(c.mul(centred, centred), axes)}, {},
+                            RankedTensorType::get(perChannel, element));
+      // The running statistics' update: momentum of the old, the rest of the batch's.
+      double momentum = floatAttr(node, "momentum", 0.9f);
+      auto running = [&](Value old, Value now) {
+        return c.op(wg::ReshapeOp::getOperationName(),
+                    {c.add(c.mul(old, k(momentum)), c.mul(now, k(1.0 - momentum)))}, {},
+                    typeOf(in[3]));
+      };
+      Value runningMean = running(mu, batchMean), runningVar = running(var, batchVar);
+      mu = batchMean, var = batchVar;
+      Value scale = c.div(channels(in[1]), c.sqrt(c.add(var, k(epsilon))));
+      y = c.add(c.mul(c.sub(x, mu), scale), channels(in[2]));
+      if (!c.ok)
+        return failure();
+      results.append({y, runningMean, runningVar});
+      return success();
+    }
+    Value scale = c.div(channels(in[1]), c.sqrt(c.add(var, k(epsilon))));
+    y = c.add(c.mul(c.sub(x, mu), scale), channels(in[2]));
+  } else {
+    SmallVector<int64_t> axes;
+    if (op == "InstanceNormalization") {
+      for (int64_t i = 2; i < rank; ++i)
+        axes.push_back(i);
+    } else if (auto given = intsAttr(node, "axes")) {
+      axes = *given;
+    } else {
+      axes = {0, 2, 3};
+    }
+    Value centred = c.sub(x, mean(x, axes));
+    Value deviation = c.sqrt(mean(c.mul(centred, centred), axes));
+    if (op == "InstanceNormalization") {
+      if (in.size() < 3 || !in[1] || !in[2])
+        return nodeError("expects input, scale and B"), failure();
+      Value scale = c.div(channels(in[1]), c.sqrt(c.add(c.mul(deviation, deviation), k(epsilon))));
+      y = c.add(c.mul(centred, scale), channels(in[2]));
+    } else {
+      y = c.div(centred, c.add(deviation, k(1e-9))); // as ONNX's reference
+    }
+  }
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
+}
+
+/// The geometry of a window op over `type` [N, C, spatial...]: the kernel
+/// (attribute, or the weights' trailing dimensions), strides, dilations,
+/// and the padding (pads, or auto_pad's), and the output's length on each
+/// spatial axis (floor, or ceil with ceil_mode, as ONNX defines them).
+FailureOr<WindowGeometry> Importer::windowGeometry(const onnx::NodeProto &node,
+                                                   RankedTensorType type,
+                                                   ArrayRef<int64_t> weightKernel) {
+  size_t dims = size_t(type.getRank() - 2);
+  WindowGeometry g;
+  auto ints = [&](StringRef name, int64_t dflt, size_t n) {
+    SmallVector<int64_t> v = intsAttr(node, name).value_or(SmallVector<int64_t>(n, dflt));
+    return v;
+  };
+  g.kernel = intsAttr(node, "kernel_shape").value_or(SmallVector<int64_t>(weightKernel));
+  g.strides = ints("strides", 1, dims);
+  g.dilations = ints("dilations", 1, dims);
+  SmallVector<int64_t> pads = ints("pads", 0, 2 * dims);
+  if (g.kernel.size() != dims || g.strides.size() != dims || g.dilations.size() != dims ||
+      pads.size() != 2 * dims)
+    return nodeError("kernel_shape, strides, dilations or pads do not match the " +
+                     std::to_string(dims) + " spatial axes"),
+           failure();
+  if (llvm::any_of(g.kernel, [](int64_t v) { return v <= 0; }) ||
+      llvm::any_of(g.strides, [](int64_t v) { return v <= 0; }) ||
+      llvm::any_of(g.dilations, [](int64_t v) { return v <= 0; }) ||
+      llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return nodeError("a kernel, stride or dilation is not positive, or a pad is negative"),
+           failure();
+  const onnx::AttributeProto *autoPad = findAttr(node, "auto_pad");
+  std::string mode = autoPad ? autoPad->s() : "NOTSET";
+  bool ceil = intAttr(node, "ceil_mode", 0);
+  for (size_t i = 0; i < dims; ++i) {
+    int64_t length = type.getDimSize(int64_t(i) + 2), span = g.span(i), s = g.strides[i];
+    int64_t b = pads[i], e = pads[i + dims];
+    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      int64_t out = (length + s - 1) / s;
+      int64_t total = std::max<int64_t>(0, (out - 1) * s + span - length);
+      b = mode == "SAME_UPPER" ? total / 2 : total - total / 2, e = total - b;
+    } else if (mode == "VALID") {
+      b = e = 0;
+    } else if (mode != "NOTSET") {
+      return nodeError("auto_pad '" + mode + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID"),
+             failure();
+    }
+    int64_t room = length + b + e - span;
+    if (room < 0)
+      return nodeError("the kernel is larger than the padded input"), failure();
+    int64_t out = (ceil ? (room + s - 1) / s : room / s) + 1;
+    if (ceil && (out - 1) * s >= length + b) // the last window would start in the end padding
+      --out;
+    g.begin.push_back(b), g.end.push_back(e), g.out.push_back(out);
+  }
+  return g;
+}
+
+/// MaxPool, AveragePool and Conv: each kernel tap is a strided slice of the
+/// padded input, [N, C, out...].
+LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                        SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  StringRef op = node.op_type();
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  bool conv = op == "Conv";
+  if (conv && (in.size() < 2 || !in[1] || !typeOf(in[1]).hasStaticShape() ||
+               typeOf(in[1]).getRank() != rank))
+    return nodeError("expects static weights [M, C / group, kernel...]"), failure();
+  if (node.output_size() > 1)
+    return nodeError("the Indices output is not supported"), failure();
+  if (!isa<FloatType>(element) && op != "MaxPool")
+    return nodeError("takes a float input"), failure();
+  auto geometry =
+      windowGeometry(node, type, conv ? typeOf(in[1]).getShape().drop_front(2) : ArrayRef<int64_t>{});
+  if (::failed(geometry))
+    return failure();
+  const WindowGeometry &g = *geometry;
+  size_t dims = g.kernel.size();
+  // Pad each spatial axis with blocks of the pad value: the lowest under a max.
+  Attribute fill = builder.getZeroAttr(element);
+  if (op == "MaxPool")
+    fill = isa<FloatType>(element)
+               ? Attribute(builder.getFloatAttr(element, -INFINITY))
+               : Attribute(builder.getIntegerAttr(
+                     element, element.isUnsignedInteger()
+                                  ? APInt::getMinValue(element.getIntOrFloatBitWidth())
+                                  : APInt::getSignedMinValue(element.getIntOrFloatBitWidth())));
+  Value padded = x;
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t i = 0; i < dims; ++i) {
+    int64_t axis = int64_t(i) + 2, length = shape[axis];
+    int64_t end = g.padded(i, length) - length - g.begin[i];
+    SmallVector<Value> parts;
+    for (int64_t n : {g.begin[i], int64_t(-1), end}) {
+      if (n < 0) {
+        parts.push_back(padded);
+        continue;
+      }
+      if (n == 0)
+        continue;
+      SmallVector<int64_t> block(shape);
+      block[axis] = n;
+      parts.push_back(constant(DenseElementsAttr::get(RankedTensorType::get(block, element), fill)));
+    }
+    if (parts.size() > 1)
+      padded = c.op(wg::ConcatOp::getOperationName(), parts,
+                    {attr("axis", builder.getI64IntegerAttr(axis))});
+    shape[axis] = g.padded(i, length);
+  }
+  // One slice per tap, in row-major order of the kernel.
+  SmallVector<Value> taps;
+  SmallVector<int64_t> tap(dims, 0);
+  int64_t count = 1;
+  for (int64_t k : g.kernel)
+    count *= k;
+  for (int64_t t = 0; t < count; ++t) {
+    for (int64_t rest = t, i = int64_t(dims) - 1; i >= 0; --i)
+      tap[i] = rest % g.kernel[i], rest /= g.kernel[i];
+    SmallVector<int64_t> offsets(rank, 0), sizes(shape), strides(rank, 1);
+    for (size_t i = 0; i < dims; ++i)
+      offsets[i + 2] = tap[i] * g.dilations[i], sizes[i + 2] = g.out[i],
+                  strides[i + 2] = g.strides[i];
+    taps.push_back(c.op(wg::SliceOp::getOperationName(), {padded},
+                        {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
+                         attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
+                         attr("strides", builder.getDenseI64ArrayAttr(strides))}));
+  }
+  if (!c.ok)
+    return failure();
+  Value y = conv ? convolve(node, in, taps, g) : pool(node, x, taps, g);
+  if (!y)
+    return failure();
+  results.push_back(y);
+  return success();
+}
+
+/// A pool: the taps combined pairwise, in a balanced tree (elementwise ops
+/// split into rows however large; a reduction over stacked taps would not),
+/// by max, or summed and divided by how many taps each output counts (with
+/// count_include_pad, the padding; else only the input's).
+Value Importer::pool(const onnx::NodeProto &node, Value x, ArrayRef<Value> taps,
+                     const WindowGeometry &g) {
+  Composer c = composer();
+  auto type = typeOf(x);
+  size_t dims = g.kernel.size();
+  bool max = node.op_type() == "MaxPool";
+  if (max && intAttr(node, "storage_order", 0))
+    return nodeError("storage_order 1 is not supported"), Value();
+  SmallVector<Value> level(taps.begin(), taps.end());
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(max ? c.max(level[i], level[i + 1]) : c.add(level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  Value reduced = level.front();
+  if (max || !c.ok)
+    return c.ok ? reduced : Value();
+  // The taps of each output inside the counted region, over the spatial axes.
+  bool withPads = intAttr(node, "count_include_pad", 0);
+  SmallVector<int64_t> outShape(g.out);
+  SmallVector<float> counts;
+  int64_t outputs = 1;
+  for (int64_t o : g.out)
+    outputs *= o;
+  SmallVector<int64_t> at(dims, 0);
+  for (int64_t f = 0; f < outputs; ++f) {
+    for (int64_t rest = f, i = int64_t(dims) - 1; i >= 0; --i)
+      at[i] = rest % g.out[i], rest /= g.out[i];
+    int64_t taken = 1;
+    for (size_t i = 0; i < dims; ++i) {
+      int64_t length = type.getDimSize(int64_t(i) + 2), n = 0;
+      int64_t lo = withPads ? -g.begin[i] : 0, hi = withPads ? length + g.end[i] : length;
+      for (int64_t k = 0; k < g.kernel[i]; ++k) {
+        int64_t p = at[i] * g.strides[i] + k * g.dilations[i] - g.begin[i];
+        n += p >= lo && p < hi;
+      }
+      taken *= n;
+    }
+    counts.push_back(float(taken));
+  }
+  Value divisor = constant(DenseElementsAttr::get(
+      RankedTensorType::get(outShape, type.getElementType()), ArrayRef<float>(counts)));
+  Value y = c.div(reduced, divisor);
+  return c.ok ? y : Value();
+}
+
+/// A convolution as columns: the taps stacked after the channels, [N, C,
+/// taps, P] as [N, P, C * taps], times each group's weights [M/g, C/g *
+/// taps] transposed; the groups side by side, then the bias.
+Value Importer::convolve(const onnx::NodeProto &node, ArrayRef<Value> in, ArrayRef<Value> taps,
+                         const WindowGeometry &g) {
+  Composer c = composer();
+  auto type = typeOf(in[0]), wType = typeOf(in[1]);
+  Type element = type.getElementType();
+  int64_t n = type.getDimSize(0), channels = type.getDimSize(1), m = wType.getDimSize(0);
+  int64_t groups = intAttr(node, "group", 1), count = int64_t(taps.size()), positions = 1;
+  for (int64_t o : g.out)
+    positions *= o;
+  if (groups <= 0 || channels % groups || m % groups || wType.getDimSize(1) != channels / groups)
+    return nodeError("the channels, weights and group do not agree"), Value();
+  int64_t perGroup = channels / groups, outGroup = m / groups;
+  auto tensor = [&](ArrayRef<int64_t> shape) { return RankedTensorType::get(shape, element); };
+  auto slice = [&](Value v, int64_t axis, int64_t lo, int64_t size) {
+    auto shape = typeOf(v).getShape();
+    SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape), strides(shape.size(), 1);
+    offsets[axis] = lo, sizes[axis] = size;
+    return c.op(wg::SliceOp::getOperationName(), {v},
+                {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
+                 attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
+                 attr("strides", builder.getDenseI64ArrayAttr(strides))});
+  };
+  SmallVector<Value> stacked;
+  for (Value t : taps)
+    stacked.push_back(c.op(wg::UnsqueezeOp::getOperationName(), {t},
+                           {attr("axes", builder.getDenseI64ArrayAttr({2}))}));
+  Value all = stacked.size() == 1 ? stacked.front()
+                                  : c.op(wg::ConcatOp::getOperationName(), stacked,
+                                         {attr("axis", builder.getI64IntegerAttr(2))});
+  Value columns = c.op(wg::ReshapeOp::getOperationName(), {all}, {},
+                       tensor({n, channels, count, positions}));
+  Value weights = c.op(wg::ReshapeOp::getOperationName(), {in[1]}, {},
+                       tensor({m, perGroup * count}));
+  SmallVector<Value> outs;
+  for (int64_t gi = 0; gi < groups; ++gi) {
+    Value cols = groups == 1 ? columns : slice(columns, 1, gi * perGroup, perGroup);
+    Value rows = c.op(wg::TransposeOp::getOperationName(),
+                      {c.op(wg::ReshapeOp::getOperationName(), {cols}, {},
+                            tensor({n, perGroup * count, positions}))},
+                      {attr("perm", builder.getDenseI64ArrayAttr({0, 2, 1}))});
+    Value w = groups == 1 ? weights : slice(weights, 0, gi * outGroup, outGroup);
+    Value wT = c.op(wg::TransposeOp::getOperationName(), {w},
+                    {attr("perm", builder.getDenseI64ArrayAttr({1, 0}))});
+    Value product = c.op(wg::MatmulOp::getOperationName(), {rows, wT}); // [N, P, M/g]
+    outs.push_back(c.op(wg::TransposeOp::getOperationName(), {product},
+                        {attr("perm", builder.getDenseI64ArrayAttr({0, 2, 1}))}));
+  }
+  Value y = outs.size() == 1 ? outs.front()
+                             : c.op(wg::ConcatOp::getOperationName(), outs,
+                                    {attr("axis", builder.getI64IntegerAttr(1))});
+  if (in.size() > 2 && in[2])
+    y = c.add(y, c.op(wg::ReshapeOp::getOperationName(), {in[2]}, {}, tensor({m, 1})));
+  SmallVector<int64_t> shape = {n, m};
+  shape.append(g.out.begin(), g.out.end());
+  y = c.op(wg::ReshapeOp::getOperationName(), {y}, {}, tensor(shape));
+  return c.ok ? y : Value();
+}
