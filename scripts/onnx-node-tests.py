@@ -40,7 +40,8 @@ SCOPE = {
     "Softplus", "Softsign", "Sign", "Shrink", "Sinh", "Cosh", "Tan", "Asinh", "Acosh", "Atanh",
     "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
-    "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+    "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot",
+    "CumSum",
     # The [N, C, spatial...] ops (lib/Target/OnnxImages.cpp).
     "DepthToSpace", "SpaceToDepth", "BatchNormalization", "InstanceNormalization",
     "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv",
@@ -53,7 +54,7 @@ SHAPE_OPERANDS = {
     "Unsqueeze": {1}, "Split": {1}, "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1},
     "ReduceMin": {1}, "Trilu": {1}, "Range": {0, 1, 2}, "If": {0}, "ConstantOfShape": {0},
     "Dropout": {1, 2}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceSumSquare": {1},
-    "ReduceLogSum": {1}, "ReduceLogSumExp": {1},
+    "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "OneHot": {1}, "CumSum": {1},
 }
 
 

@@ -4,7 +4,8 @@
 // one, as ONNX's function bodies define them: activations, hyperbolic and
 // inverse hyperbolic functions, Round, IsNaN and IsInf, the reductions that
 // are a sum or a max with an elementwise step around it, global pools,
-// ArgMax and ArgMin, Dropout at inference, CastLike, and the two losses. Each then lowers
+// ArgMax, ArgMin and Hardmax, EyeLike, OneHot, CumSum, Dropout at
+// inference, CastLike, and the two losses. Each then lowers
 // like the ops it is made of (a fused kind or a generic kernel).
 //
 //===----------------------------------------------------------------------===//
@@ -27,7 +28,7 @@ bool wsc::onnx_import::isCompositeOp(StringRef op) {
        "Atanh", "PRelu", "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1",
        "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool",
        "GlobalMaxPool", "ArgMax", "ArgMin", "NegativeLogLikelihoodLoss",
-       "SoftmaxCrossEntropyLoss"},
+       "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot", "CumSum"},
       op);
 }
 
@@ -135,8 +136,14 @@ LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<V
   }
   if (op == "Dropout")
     return convertDropout(node, in, results);
-  if (op == "ArgMax" || op == "ArgMin")
+  if (op == "ArgMax" || op == "ArgMin" || op == "Hardmax")
     return convertArgExtreme(node, in, results);
+  if (op == "EyeLike")
+    return convertEyeLike(node, in, results);
+  if (op == "OneHot")
+    return convertOneHot(node, in, results);
+  if (op == "CumSum")
+    return convertCumSum(node, in, results);
   if (op == "NegativeLogLikelihoodLoss" || op == "SoftmaxCrossEntropyLoss")
     return convertLoss(node, in, results);
   return convertCompositeReduce(node, in, results);
@@ -171,30 +178,36 @@ LogicalResult Importer::convertDropout(const onnx::NodeProto &node, ArrayRef<Val
   return success();
 }
 
-/// ArgMax and ArgMin: the first (or with select_last_index the last) index
-/// along `axis` whose element equals the extreme. The indices are floats
-/// (exact below 2^24) reduced by min (or max), then i64.
+/// ArgMax, ArgMin and Hardmax: the first (or with select_last_index the
+/// last) index along `axis` whose element equals the extreme. The indices
+/// are floats (exact below 2^24) reduced by min (or max), then i64; Hardmax
+/// is 1 at the first largest, 0 elsewhere.
 LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<Value> in,
                                           SmallVectorImpl<Value> &results) {
   Composer c = composer();
   Value x = in[0];
   auto type = typeOf(x);
-  int64_t rank = type.getRank(), axis = intAttr(node, "axis", 0);
+  bool hardmax = node.op_type() == "Hardmax";
+  int64_t rank = type.getRank(), axis = intAttr(node, "axis", hardmax && opset >= 13 ? -1 : 0);
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1) || !type.hasStaticShape()) {
     nodeError("axis " + std::to_string(axis) + " is not an axis of a static input");
     return failure();
   }
   axis = axis < 0 ? axis + rank : axis;
+  if (hardmax && opset < 13) // the old form: rows of the input flattened at `axis`
+    return nodeError("Hardmax's opset-" + std::to_string(opset) +
+                     " form (rows flattened at axis) is not supported"),
+           failure();
   int64_t n = type.getDimSize(axis);
   bool last = intAttr(node, "select_last_index", 0);
-  bool keep = intAttr(node, "keepdims", 1);
+  bool keep = hardmax || intAttr(node, "keepdims", 1);
   auto reduce = [&](StringRef name, Value v, bool keepdims) {
     return c.op(name, {v},
                 {attr("axes", builder.getDenseI64ArrayAttr({axis})),
                  attr("keepdims", builder.getBoolAttr(keepdims))});
   };
-  StringRef extreme = node.op_type() == "ArgMax" ? wg::ReduceMaxOp::getOperationName()
-                                                 : wg::ReduceMinOp::getOperationName();
+  StringRef extreme = node.op_type() == "ArgMin" ? wg::ReduceMinOp::getOperationName()
+                                                 : wg::ReduceMaxOp::getOperationName();
   Value hit = c.equal(x, reduce(extreme, x, true));
   SmallVector<int64_t> shape(rank, 1);
   shape[axis] = n;
@@ -207,13 +220,149 @@ LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<
   Value picked = reduce(last ? wg::ReduceMaxOp::getOperationName()
                              : wg::ReduceMinOp::getOperationName(),
                         c.where(hit, index, none), keep);
-  if (!c.ok)
-    return failure();
-  auto result = RankedTensorType::get(typeOf(picked).getShape(), builder.getIntegerType(64));
-  Value v = c.op(wg::CastOp::getOperationName(), {picked}, {}, result);
+  Value v = hardmax ? c.op(wg::CastOp::getOperationName(), {c.equal(index, picked)}, {}, type)
+                    : c.op(wg::CastOp::getOperationName(), {picked}, {},
+                           picked ? RankedTensorType::get(typeOf(picked).getShape(),
+                                                          builder.getIntegerType(64))
+                                  : Type());
   if (!c.ok)
     return failure();
   results.push_back(v);
+  return success();
+}
+
+/// EyeLike: ones on the k-th diagonal of a 2-D shape, in `dtype` (default:
+/// the input's type).
+LogicalResult Importer::convertEyeLike(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                       SmallVectorImpl<Value> &results) {
+  auto type = typeOf(in[0]);
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return nodeError("takes a static 2-D input"), failure();
+  Type element = type.getElementType();
+  if (findAttr(node, "dtype")) {
+    auto e = elementType(int32_t(intAttr(node, "dtype", 1)), currentNode + ": EyeLike dtype");
+    if (::failed(e))
+      return failure();
+    element = *e;
+  }
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1), k = intAttr(node, "k", 0);
+  auto result = RankedTensorType::get({rows, cols}, element);
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      values.push_back(j - i == k ? builder.getOneAttr(element) : builder.getZeroAttr(element));
+  results.push_back(constant(DenseElementsAttr::get(result, values)));
+  return success();
+}
+
+/// OneHot: `on` where an index (negative ones counted from depth) equals
+/// the position along the new axis, `off` elsewhere; values = [off, on].
+LogicalResult Importer::convertOneHot(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                      SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  if (in.size() < 3 || !in[1] || !in[2])
+    return nodeError("expects indices, depth and values"), failure();
+  auto depthValue = wg::getConstantElements(in[1]);
+  if (!depthValue || depthValue.getNumElements() != 1)
+    return nodeError("depth is not a compile-time constant (bind it with --bind)"), failure();
+  int64_t depth = isa<FloatType>(depthValue.getElementType())
+                      ? int64_t((*depthValue.getValues<APFloat>().begin()).convertToDouble())
+                      : (*depthValue.getValues<APInt>().begin()).getSExtValue();
+  auto indices = typeOf(in[0]), values = typeOf(in[2]);
+  int64_t rank = indices.getRank() + 1, axis = intAttr(node, "axis", -1);
+  if (depth <= 0 || axis < -rank || axis >= rank || values.getNumElements() != 2 ||
+      !indices.hasStaticShape())
+    return nodeError("needs static indices, a positive depth, an axis of the result and two "
+                     "values"),
+           failure();
+  axis = axis < 0 ? axis + rank : axis;
+  // The indices as floats (exact below 2^24), the negative ones from the end.
+  auto f32 = builder.getF32Type();
+  Value index = c.op(wg::CastOp::getOperationName(), {in[0]}, {},
+                     RankedTensorType::get(indices.getShape(), f32));
+  index = c.where(c.less(index, scalarConstant(f32, 0)), c.add(index, scalarConstant(f32, depth)),
+                  index);
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = depth;
+  SmallVector<float> positions;
+  for (int64_t i = 0; i < depth; ++i)
+    positions.push_back(float(i));
+  Value along = constant(
+      DenseElementsAttr::get(RankedTensorType::get(shape, f32), ArrayRef<float>(positions)));
+  Value hit = c.equal(c.op(wg::UnsqueezeOp::getOperationName(), {index},
+                           {attr("axes", builder.getDenseI64ArrayAttr({axis}))}),
+                      along);
+  auto pick = [&](int64_t i) {
+    Value flat = c.op(wg::ReshapeOp::getOperationName(), {in[2]}, {},
+                      RankedTensorType::get({2}, values.getElementType()));
+    return c.op(wg::GatherOp::getOperationName(),
+                {flat, constant(DenseElementsAttr::get(
+                           RankedTensorType::get({}, builder.getIntegerType(64)), i))},
+                {attr("axis", builder.getI64IntegerAttr(0))});
+  };
+  Value y = c.where(hit, pick(1), pick(0));
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
+}
+
+/// CumSum along `axis`: a product with a triangle of ones over that axis,
+/// moved last (inclusive or exclusive, forward or reverse).
+LogicalResult Importer::convertCumSum(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                      SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  auto type = typeOf(in[0]);
+  if (in.size() < 2 || !in[1])
+    return nodeError("expects x and axis"), failure();
+  auto axisValue = wg::getConstantElements(in[1]);
+  if (!axisValue || axisValue.getNumElements() != 1)
+    return nodeError("axis is not a compile-time constant (bind it with --bind)"), failure();
+  if (!isa<FloatType>(type.getElementType()) || !type.hasStaticShape() || type.getRank() == 0)
+    return nodeError("takes a static float tensor"), failure();
+  int64_t rank = type.getRank(), axis = (*axisValue.getValues<APInt>().begin()).getSExtValue();
+  if (axis < -rank || axis >= rank)
+    return nodeError("axis " + std::to_string(axis) + " is out of range"), failure();
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t n = type.getDimSize(axis);
+  bool exclusive = intAttr(node, "exclusive", 0), reverse = intAttr(node, "reverse", 0);
+  // y[j] = sum of x[i] over i before j (or after, reversed), j too unless exclusive.
+  SmallVector<float> triangle;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      triangle.push_back(float(reverse ? (exclusive ? i > j : i >= j)
+                                       : (exclusive ? i < j : i <= j)));
+  Type element = type.getElementType();
+  Value ones = c.op(wg::CastOp::getOperationName(),
+                    {constant(DenseElementsAttr::get(
+                        RankedTensorType::get({n, n}, builder.getF32Type()),
+                        ArrayRef<float>(triangle)))},
+                    {}, RankedTensorType::get({n, n}, element));
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      perm.push_back(i);
+  perm.push_back(axis);
+  SmallVector<int64_t> back(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    back[perm[i]] = i;
+  bool moves = axis != rank - 1;
+  auto transpose = [&](Value v, ArrayRef<int64_t> p) {
+    return moves ? c.op(wg::TransposeOp::getOperationName(), {v},
+                        {attr("perm", builder.getDenseI64ArrayAttr(p))})
+                 : v;
+  };
+  Value x = transpose(in[0], perm);
+  if (rank == 1) // a matmul needs a row
+    x = c.op(wg::UnsqueezeOp::getOperationName(), {x},
+             {attr("axes", builder.getDenseI64ArrayAttr({0}))});
+  Value y = c.op(wg::MatmulOp::getOperationName(), {x, ones});
+  if (rank == 1)
+    y = c.op(wg::ReshapeOp::getOperationName(), {y}, {}, type);
+  y = transpose(y, back);
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
   return success();
 }
 

@@ -111,6 +111,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ArgMin", {1, "axis keepdims select_last_index"}},
       {"NegativeLogLikelihoodLoss", {12, "reduction ignore_index"}},
       {"SoftmaxCrossEntropyLoss", {12, "reduction ignore_index"}},
+      {"Hardmax", {1, "axis"}}, {"EyeLike", {9, "dtype k"}}, {"OneHot", {9, "axis"}},
+      {"CumSum", {11, "exclusive reverse"}},
       // [N, C, spatial...] ops (OnnxImages.cpp).
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
@@ -138,7 +140,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"detect_negative", "detect_positive", "select_last_index", "seed", "ignore_index"},
              A::INT)
       .Cases({"blocksize", "training_mode", "ceil_mode", "count_include_pad", "storage_order",
-              "group"},
+              "group", "dtype", "k", "exclusive", "reverse"},
              A::INT)
       .Cases({"kernel_shape", "pads", "strides", "dilations"}, A::INTS)
       .Case("momentum", A::FLOAT)
@@ -164,7 +166,7 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
   bool flag = llvm::is_contained({"keepdims", "noop_with_empty_axes", "transA", "transB",
                                   "allowzero", "upper", "fmod", "detect_negative",
                                   "detect_positive", "select_last_index", "training_mode",
-                                  "ceil_mode", "count_include_pad"},
+                                  "ceil_mode", "count_include_pad", "exclusive", "reverse"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

@@ -170,6 +170,9 @@ private:
   LogicalResult convertDropout(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertArgExtreme(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);
+  LogicalResult convertEyeLike(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertOneHot(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertCumSum(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertLoss(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertCompositeReduce(const onnx::NodeProto &, ArrayRef<Value>,
                                        SmallVectorImpl<Value> &);

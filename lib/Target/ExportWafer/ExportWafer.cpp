@@ -573,7 +573,7 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
     return fail(user)
            << "the operand is not a statically shaped wsgraph.weight or wsgraph.constant";
   Type elem = t.type.getElementType();
-  if (elem.isF32())
+  if (elem.isF32() || (elem.isF64() && isa<wg::ConstantOp>(def))) // (a literal f64: as f32 words)
     t.kind = TensorWords::Kind::F32;
   else if (elem.isF16())
     t.kind = TensorWords::Kind::F16, t.elemBytes = 2;

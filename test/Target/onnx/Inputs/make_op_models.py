@@ -204,3 +204,8 @@ save("windows", [helper.make_node("MaxPool", ["img"], ["pool"], name="pool", ker
                                   kernel_shape=[3, 1], group=2)],
      [img], [val("pool", F, [1, 2, 2, 2]), val("conv", F, [1, 4, 1, 4])],
      [const("cw", np.ones([4, 1, 3, 1], np.float32)), const("cb", np.arange(4, dtype=np.float32))])
+
+# CumSum along axis 0, reversed and exclusive: a product with a triangle.
+save("cumsum", [helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum", exclusive=1,
+                                 reverse=1)],
+     [x], [val("y", F, [2, 3])], [const("axis", np.array(0, np.int32))], opset=14)
