@@ -41,7 +41,8 @@ SCOPE = {
     "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
     "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot",
-    "CumSum",
+    "CumSum", "ReduceProd", "Atan", "Asin", "Acos", "QuantizeLinear", "DequantizeLinear",
+    "TopK", "Compress", "Pad",
     # The [N, C, spatial...] ops (lib/Target/OnnxImages.cpp).
     "DepthToSpace", "SpaceToDepth", "BatchNormalization", "InstanceNormalization",
     "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv",
@@ -54,7 +55,8 @@ SHAPE_OPERANDS = {
     "Unsqueeze": {1}, "Split": {1}, "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1},
     "ReduceMin": {1}, "Trilu": {1}, "Range": {0, 1, 2}, "If": {0}, "ConstantOfShape": {0},
     "Dropout": {1, 2}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceSumSquare": {1},
-    "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "OneHot": {1}, "CumSum": {1},
+    "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "OneHot": {1}, "CumSum": {1}, "ReduceProd": {1},
+    "TopK": {1}, "Compress": {1}, "Pad": {1, 3},
 }
 
 

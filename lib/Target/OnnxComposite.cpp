@@ -28,8 +28,102 @@ bool wsc::onnx_import::isCompositeOp(StringRef op) {
        "Atanh", "PRelu", "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1",
        "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool",
        "GlobalMaxPool", "ArgMax", "ArgMin", "NegativeLogLikelihoodLoss",
-       "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot", "CumSum"},
+       "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot", "CumSum", "ReduceProd", "Atan",
+       "Asin", "Acos", "QuantizeLinear", "DequantizeLinear"},
       op);
+}
+
+/// x rounded to the nearest integer, halves to even: floor(x), and one up
+/// when the rest is over a half, or is a half and floor(x) is odd
+/// (|fmod(floor(x), 2)| is 1).
+static Value roundHalfEven(Composer &c, Value x, function_ref<Value(double)> k,
+                           NamedAttribute fmod) {
+  Value fl = c.unary(wg::FloorOp::getOperationName(), x);
+  Value rest = c.sub(x, fl);
+  Value odd = c.abs(c.op(wg::ModOp::getOperationName(), {fl, k(2)}, {fmod}));
+  Value up = c.where(c.greater(rest, k(0.5)), k(1), c.where(c.equal(rest, k(0.5)), odd, k(0)));
+  return c.add(fl, up);
+}
+
+Value Importer::roundHalfEven(Composer &c, Value x) {
+  Type element = typeOf(x).getElementType();
+  return ::roundHalfEven(c, x, [&](double v) { return scalarConstant(element, v); },
+                         attr("fmod", builder.getBoolAttr(true)));
+}
+
+/// atan(x), to about 1e-7: odd, so from |x|; past 1 as pi/2 - atan(1/|x|);
+/// past tan(pi/8) as pi/4 + atan((t - 1) / (t + 1)); then its Taylor series
+/// on |u| <= tan(pi/8) (the first term left out is u^17 / 17 < 2e-8).
+Value Importer::arcTangent(Composer &c, Value x) {
+  Type element = typeOf(x).getElementType();
+  auto k = [&](double v) { return scalarConstant(element, v); };
+  Value a = c.abs(x);
+  Value big = c.greater(a, k(1));
+  Value t = c.where(big, c.div(k(1), a), a);
+  Value mid = c.greater(t, k(0.41421356237309503));
+  Value u = c.where(mid, c.div(c.sub(t, k(1)), c.add(t, k(1))), t);
+  Value u2 = c.mul(u, u);
+  Value series = k(-1.0 / 15);
+  for (int n = 13; n >= 1; n -= 2)
+    series = c.add(k((n % 4 == 1 ? 1.0 : -1.0) / n), c.mul(u2, series));
+  Value r = c.add(c.where(mid, k(M_PI / 4), k(0)), c.mul(u, series));
+  r = c.where(big, c.sub(k(M_PI / 2), r), r);
+  return c.where(c.less(x, k(0)), c.neg(r), r);
+}
+
+/// QuantizeLinear: round(x / scale) + zero point, saturated to the zero
+/// point's type (uint8 by default); DequantizeLinear: (x - zero point) *
+/// scale. A 1-D scale and zero point run along `axis`.
+LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                        SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  if (in.size() < 2 || !in[1])
+    return nodeError("expects x and a scale"), failure();
+  bool quantize = node.op_type() == "QuantizeLinear";
+  Value x = in[0], scale = in[1], zero = in.size() > 2 ? in[2] : Value();
+  auto type = typeOf(x);
+  int64_t rank = type.getRank(), axis = intAttr(node, "axis", 1);
+  Type f32 = builder.getF32Type();
+  Type quantized = zero ? typeOf(zero).getElementType()
+                        : quantize ? Type(builder.getIntegerType(8, false)) : type.getElementType();
+  // A 1-D scale (and zero point) along `axis`.
+  auto along = [&](Value v, Type element) {
+    auto t = typeOf(v);
+    if (t.getRank() == 0 || t.getNumElements() == 1)
+      return c.op(wg::CastOp::getOperationName(),
+                  {c.op(wg::ReshapeOp::getOperationName(), {v}, {},
+                        RankedTensorType::get({}, t.getElementType()))},
+                  {}, RankedTensorType::get({}, element));
+    int64_t a = axis < 0 ? axis + rank : axis;
+    SmallVector<int64_t> shape(std::max<int64_t>(rank - a, 1), 1);
+    shape[0] = t.getNumElements();
+    return c.op(wg::CastOp::getOperationName(),
+                {c.op(wg::ReshapeOp::getOperationName(), {v}, {},
+                      RankedTensorType::get(shape, t.getElementType()))},
+                {}, RankedTensorType::get(shape, element));
+  };
+  Value s = along(scale, f32);
+  Value z = zero ? along(zero, f32) : scalarConstant(f32, 0);
+  Value y;
+  if (quantize) {
+    auto integer = dyn_cast<IntegerType>(quantized);
+    if (!integer || integer.getWidth() > 16)
+      return nodeError("quantizes to 8- or 16-bit integers only"), failure();
+    unsigned bits = integer.getWidth();
+    double lo = integer.isUnsigned() ? 0 : -std::ldexp(1.0, bits - 1);
+    double hi = integer.isUnsigned() ? std::ldexp(1.0, bits) - 1 : std::ldexp(1.0, bits - 1) - 1;
+    Value xf = c.op(wg::CastOp::getOperationName(), {x}, {}, RankedTensorType::get(type.getShape(), f32));
+    Value q = c.add(roundHalfEven(c, c.div(xf, s)), z);
+    q = c.min(c.max(q, scalarConstant(f32, lo)), scalarConstant(f32, hi));
+    y = c.op(wg::CastOp::getOperationName(), {q}, {}, RankedTensorType::get(type.getShape(), quantized));
+  } else {
+    Value xf = c.op(wg::CastOp::getOperationName(), {x}, {}, RankedTensorType::get(type.getShape(), f32));
+    y = c.mul(c.sub(xf, z), s);
+  }
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
 }
 
 LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<Value> in,
@@ -118,16 +212,15 @@ LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<V
       return done(p ? pos : neg);
     return done(c.equal(x, k(NAN))); // false everywhere (NaN equals nothing)
   }
-  if (op == "Round") {
-    // Halves to even: floor(x), and one up when the rest is over a half, or
-    // is a half and floor(x) is odd (|fmod(floor(x), 2)| is 1).
-    Value fl = c.unary(wg::FloorOp::getOperationName(), x);
-    Value rest = c.sub(x, fl);
-    Value odd = c.abs(c.op(wg::ModOp::getOperationName(), {fl, k(2)},
-                           {attr("fmod", builder.getBoolAttr(true))}));
-    Value up = c.where(c.greater(rest, k(0.5)), k(1), c.where(c.equal(rest, k(0.5)), odd, k(0)));
-    return done(c.add(fl, up));
+  if (op == "Round")
+    return done(roundHalfEven(c, x));
+  if (op == "Atan" || op == "Asin" || op == "Acos") {
+    Value t = op == "Atan" ? x : c.div(x, c.sqrt(c.sub(k(1), c.mul(x, x))));
+    Value y = arcTangent(c, t);
+    return done(op == "Acos" ? c.sub(k(M_PI / 2), y) : y);
   }
+  if (op == "QuantizeLinear" || op == "DequantizeLinear")
+    return convertQuantize(node, in, results);
   if (op == "CastLike") {
     if (in.size() < 2 || !in[1])
       return failure();
@@ -409,7 +502,20 @@ LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, Arra
     v = c.sqrt(reduce(sum, c.mul(x, x), keep));
   else if (op == "ReduceSumSquare")
     v = reduce(sum, c.mul(x, x), keep);
-  else if (op == "ReduceLogSum")
+  else if (op == "ReduceProd") {
+    // |x|'s product as exp(sum(log |x|)) (a zero gives 0), its sign from
+    // the count of negatives.
+    if (!isa<FloatType>(typeOf(x).getElementType()))
+      return nodeError("ReduceProd takes a float tensor"), failure();
+    Type element = typeOf(x).getElementType();
+    auto k = [&](double v) { return scalarConstant(element, v); };
+    Value magnitude = c.exp(reduce(sum, c.log(c.abs(x)), keep));
+    Value negatives = reduce(sum, c.op(wg::CastOp::getOperationName(), {c.less(x, k(0))}, {},
+                                       typeOf(x)), keep);
+    Value odd = c.abs(c.op(wg::ModOp::getOperationName(), {negatives, k(2)},
+                           {attr("fmod", builder.getBoolAttr(true))}));
+    v = c.mul(magnitude, c.sub(k(1), c.mul(k(2), odd)));
+  } else if (op == "ReduceLogSum")
     v = c.log(reduce(sum, x, keep));
   else if (op == "ReduceLogSumExp") {
     // log(sum(e^(x - m))) + m, with m the max: e^x alone overflows past 88.

@@ -112,7 +112,12 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"NegativeLogLikelihoodLoss", {12, "reduction ignore_index"}},
       {"SoftmaxCrossEntropyLoss", {12, "reduction ignore_index"}},
       {"Hardmax", {1, "axis"}}, {"EyeLike", {9, "dtype k"}}, {"OneHot", {9, "axis"}},
-      {"CumSum", {11, "exclusive reverse"}},
+      {"CumSum", {11, "exclusive reverse"}}, {"ReduceProd", {1, kReduce}},
+      {"Atan", {7, ""}}, {"Asin", {7, ""}}, {"Acos", {7, ""}},
+      {"QuantizeLinear", {10, "axis"}}, {"DequantizeLinear", {10, "axis"}},
+      // Selecting ops (OnnxSelect.cpp).
+      {"TopK", {1, "axis k largest sorted"}}, {"Compress", {9, "axis"}},
+      {"Pad", {2, "mode pads value"}},
       // [N, C, spatial...] ops (OnnxImages.cpp).
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
@@ -140,7 +145,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"detect_negative", "detect_positive", "select_last_index", "seed", "ignore_index"},
              A::INT)
       .Cases({"blocksize", "training_mode", "ceil_mode", "count_include_pad", "storage_order",
-              "group", "dtype", "k", "exclusive", "reverse"},
+              "group", "dtype", "k", "exclusive", "reverse", "largest", "sorted"},
              A::INT)
       .Cases({"kernel_shape", "pads", "strides", "dilations"}, A::INTS)
       .Case("momentum", A::FLOAT)
@@ -149,7 +154,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"alpha", "beta", "epsilon", "value_float", "min", "max"}, A::FLOAT)
       .Case("value_floats", A::FLOATS)
       .Cases({"equation", "reduction", "mode", "auto_pad"}, A::STRING)
-      .Case("value", A::TENSOR)
+      .Case("value", op == "Pad" ? A::FLOAT : A::TENSOR) // Pad's before opset 11
       .Cases({"then_branch", "else_branch"}, A::GRAPH)
       .Default(A::UNDEFINED);
 }
@@ -166,7 +171,8 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
   bool flag = llvm::is_contained({"keepdims", "noop_with_empty_axes", "transA", "transB",
                                   "allowzero", "upper", "fmod", "detect_negative",
                                   "detect_positive", "select_last_index", "training_mode",
-                                  "ceil_mode", "count_include_pad", "exclusive", "reverse"},
+                                  "ceil_mode", "count_include_pad", "exclusive", "reverse",
+                                  "largest", "sorted"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

@@ -62,6 +62,8 @@ struct Composer {
 bool isCompositeOp(StringRef op);
 /// Whether ONNX op `op` is one of OnnxImages.cpp's [N, C, spatial...] ops.
 bool isImageOp(StringRef op);
+/// Whether ONNX op `op` is one of OnnxSelect.cpp's: TopK, Compress, Pad.
+bool isSelectOp(StringRef op);
 
 /// Where each output of a window op reads, along every spatial axis.
 struct WindowGeometry {
@@ -170,6 +172,10 @@ private:
   LogicalResult convertDropout(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertArgExtreme(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);
+  Value roundHalfEven(Composer &c, Value x);
+  Value arcTangent(Composer &c, Value x);
+  LogicalResult convertQuantize(const onnx::NodeProto &, ArrayRef<Value>,
+                                SmallVectorImpl<Value> &);
   LogicalResult convertEyeLike(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertOneHot(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertCumSum(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
@@ -189,6 +195,13 @@ private:
   Value pool(const onnx::NodeProto &, Value x, ArrayRef<Value> taps, const WindowGeometry &);
   Value convolve(const onnx::NodeProto &, ArrayRef<Value> in, ArrayRef<Value> taps,
                  const WindowGeometry &);
+  /// TopK, Compress and Pad (OnnxSelect.cpp; isSelectOp).
+  LogicalResult convertSelectOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                SmallVectorImpl<Value> &);
+  LogicalResult convertTopK(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertCompress(const onnx::NodeProto &, ArrayRef<Value>,
+                                SmallVectorImpl<Value> &);
+  LogicalResult convertPad(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
   /// A rank-0 constant of the given element type.

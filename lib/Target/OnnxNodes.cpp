@@ -1033,6 +1033,8 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     return need(1) ? convertComposite(node, in, results) : failure();
   if (isImageOp(op))
     return need(1) ? convertImageOp(node, in, results) : failure();
+  if (isSelectOp(op))
+    return need(1) ? convertSelectOp(node, in, results) : failure();
   if (op == "Mod")
     return need(2) ? push(build(wg::ModOp::getOperationName(), {in[0], in[1]},
                                 {attr("fmod", builder.getBoolAttr(intAttr(node, "fmod", 0)))}))

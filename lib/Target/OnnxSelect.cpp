@@ -1,0 +1,247 @@
+//===- OnnxSelect.cpp - ONNX's selecting ops from wsgraph ops -------------===//
+//
+// Ops that pick parts of a tensor, known at compile time once their
+// shape-giving operands are: TopK (k rounds of the extreme and its first
+// index, each masked out for the next), Compress (a gather of the kept
+// indices) and Pad (slices and blocks concatenated on each axis).
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxImporter.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::onnx_import;
+
+namespace {
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+} // namespace
+
+bool wsc::onnx_import::isSelectOp(StringRef op) {
+  return llvm::is_contained({"TopK", "Compress", "Pad"}, op);
+}
+
+LogicalResult Importer::convertSelectOp(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                        SmallVectorImpl<Value> &results) {
+  if (!typeOf(in[0]).hasStaticShape())
+    return nodeError("the input's shape is not static"), failure();
+  StringRef op = node.op_type();
+  if (op == "TopK")
+    return convertTopK(node, in, results);
+  if (op == "Compress")
+    return convertCompress(node, in, results);
+  return convertPad(node, in, results);
+}
+
+/// Slice [lo, lo + size) of `v` along `axis`.
+static Value sliceAlong(Composer &c, OpBuilder &b, Value v, int64_t axis, int64_t lo,
+                        int64_t size) {
+  auto shape = typeOf(v).getShape();
+  SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape), strides(shape.size(), 1);
+  offsets[axis] = lo, sizes[axis] = size;
+  return c.op(wg::SliceOp::getOperationName(), {v},
+              {b.getNamedAttr("offsets", b.getDenseI64ArrayAttr(offsets)),
+               b.getNamedAttr("sizes", b.getDenseI64ArrayAttr(sizes)),
+               b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides))});
+}
+
+/// TopK: k rounds, each taking the extreme along `axis` and the first index
+/// that holds it, then masking that index out (to -inf, or +inf for the
+/// smallest). So the values come sorted, equal ones by index, as ONNX's
+/// reference gives them.
+LogicalResult Importer::convertTopK(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                    SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank(), axis = intAttr(node, "axis", -1);
+  if (!isa<FloatType>(type.getElementType()) || axis < -rank || axis >= rank)
+    return nodeError("takes a float input and an axis of it"), failure();
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t k = intAttr(node, "k", 0);
+  if (opset >= 10) {
+    FailureOr<SmallVector<int64_t>> given = failure();
+    if (in.size() > 1 && in[1])
+      given = constInts(in[1], "k");
+    if (::failed(given) || given->size() != 1)
+      return nodeError("k is not a compile-time constant (bind it with --bind)"), failure();
+    k = given->front();
+  }
+  int64_t n = type.getDimSize(axis);
+  if (k <= 0 || k > n)
+    return nodeError("k = " + std::to_string(k) + " is not in [1, " + std::to_string(n) + "]"),
+           failure();
+  bool largest = intAttr(node, "largest", 1);
+  Type element = type.getElementType();
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = n;
+  SmallVector<float> positions;
+  for (int64_t i = 0; i < n; ++i)
+    positions.push_back(float(i));
+  Value index = constant(DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()),
+                                                ArrayRef<float>(positions)));
+  auto reduce = [&](StringRef name, Value v) {
+    return c.op(name, {v},
+                {attr("axes", builder.getDenseI64ArrayAttr({axis})),
+                 attr("keepdims", builder.getBoolAttr(true))});
+  };
+  StringRef extreme = largest ? wg::ReduceMaxOp::getOperationName()
+                              : wg::ReduceMinOp::getOperationName();
+  Value masked = scalarConstant(element, largest ? -INFINITY : INFINITY);
+  Value none = scalarConstant(builder.getF32Type(), double(n));
+  SmallVector<Value> values, indices;
+  Value rest = x;
+  for (int64_t i = 0; i < k; ++i) {
+    Value best = reduce(extreme, rest);
+    Value at = reduce(wg::ReduceMinOp::getOperationName(),
+                      c.where(c.equal(rest, best), index, none));
+    values.push_back(best), indices.push_back(at);
+    if (i + 1 < k)
+      rest = c.where(c.equal(index, at), masked, rest);
+  }
+  auto joined = [&](ArrayRef<Value> parts) {
+    return parts.size() == 1 ? parts.front()
+                             : c.op(wg::ConcatOp::getOperationName(), parts,
+                                    {attr("axis", builder.getI64IntegerAttr(axis))});
+  };
+  Value v = joined(values), at = joined(indices);
+  Value i64 = at ? c.op(wg::CastOp::getOperationName(), {at}, {},
+                        RankedTensorType::get(typeOf(at).getShape(), builder.getIntegerType(64)))
+                 : Value();
+  if (!c.ok)
+    return failure();
+  results.append({v, i64});
+  return success();
+}
+
+/// Compress: the indices along `axis` (of the flattened input without one)
+/// whose condition is true, gathered. The condition must be bound.
+LogicalResult Importer::convertCompress(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                        SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  if (in.size() < 2 || !in[1])
+    return nodeError("expects input and condition"), failure();
+  auto condition = wg::getConstantElements(in[1]);
+  if (!condition)
+    return nodeError("the condition is not a compile-time constant (bind it with --bind)"),
+           failure();
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank(), axis = 0;
+  if (findAttr(node, "axis")) {
+    axis = intAttr(node, "axis", 0);
+    if (axis < -rank || axis >= rank)
+      return nodeError("axis " + std::to_string(axis) + " is out of range"), failure();
+    axis = axis < 0 ? axis + rank : axis;
+  } else {
+    x = c.op(wg::ReshapeOp::getOperationName(), {x}, {},
+             RankedTensorType::get({type.getNumElements()}, type.getElementType()));
+  }
+  int64_t n = typeOf(x).getDimSize(axis);
+  SmallVector<int64_t> kept;
+  int64_t i = 0;
+  for (const APInt &v : condition.getValues<APInt>()) {
+    if (i >= n)
+      break;
+    if (!v.isZero())
+      kept.push_back(i);
+    ++i;
+  }
+  if (kept.empty())
+    return nodeError("the condition keeps nothing: a zero-size result"), failure();
+  Value indices = constant(DenseElementsAttr::get(
+      RankedTensorType::get({int64_t(kept.size())}, builder.getIntegerType(64)),
+      ArrayRef<int64_t>(kept)));
+  Value y = c.op(wg::GatherOp::getOperationName(), {x, indices},
+                 {attr("axis", builder.getI64IntegerAttr(axis))});
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
+}
+
+/// Pad, axis by axis: a negative pad crops; a positive one adds blocks of
+/// the constant (broadcast), of the edge (the first or last slice,
+/// broadcast), or the reflection (single slices, mirrored about the edge).
+LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                   SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  FailureOr<SmallVector<int64_t>> given = failure();
+  if (opset < 11)
+    given = intsAttr(node, "pads").value_or(SmallVector<int64_t>());
+  else if (in.size() > 1 && in[1])
+    given = constInts(in[1], "pads");
+  if (::failed(given))
+    return nodeError("pads is not a compile-time constant (bind it with --bind)"), failure();
+  SmallVector<int64_t> axes;
+  if (in.size() > 3 && in[3]) {
+    auto a = constInts(in[3], "axes");
+    if (::failed(a))
+      return nodeError("axes is not a compile-time constant (bind it with --bind)"), failure();
+    for (int64_t v : *a)
+      axes.push_back(v < 0 ? v + rank : v);
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  SmallVector<int64_t> pads = *given;
+  if (pads.size() != 2 * axes.size() ||
+      llvm::any_of(axes, [&](int64_t a) { return a < 0 || a >= rank; }))
+    return nodeError("pads must hold a begin and an end for each padded axis"), failure();
+  const onnx::AttributeProto *m = findAttr(node, "mode");
+  std::string mode = m ? m->s() : "constant";
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return nodeError("mode '" + mode + "' is not constant, edge or reflect"), failure();
+  Type element = type.getElementType();
+  Value fill;
+  if (opset >= 11 && in.size() > 2 && in[2])
+    fill = c.op(wg::ReshapeOp::getOperationName(), {in[2]}, {}, RankedTensorType::get({}, element));
+  else
+    fill = scalarConstant(element, opset < 11 ? floatAttr(node, "value", 0.0f) : 0.0);
+  Value y = x;
+  for (auto [j, axis] : llvm::enumerate(axes)) {
+    int64_t begin = pads[j], end = pads[j + axes.size()];
+    int64_t length = typeOf(y).getDimSize(axis);
+    if (begin < 0 || end < 0) { // crop first
+      int64_t lo = std::max<int64_t>(0, -begin), size = length - lo - std::max<int64_t>(0, -end);
+      if (size <= 0)
+        return nodeError("the pads crop axis " + std::to_string(axis) + " to nothing"), failure();
+      y = sliceAlong(c, builder, y, axis, lo, size);
+      begin = std::max<int64_t>(0, begin), end = std::max<int64_t>(0, end), length = size;
+    }
+    if (mode == "reflect" && (begin >= length || end >= length))
+      return nodeError("reflect pads must be shorter than the axis"), failure();
+    auto block = [&](int64_t count, bool atEnd) -> SmallVector<Value> {
+      SmallVector<int64_t> shape(typeOf(y).getShape());
+      shape[axis] = count;
+      auto blockType = RankedTensorType::get(shape, element);
+      if (mode == "constant")
+        return {c.op(wg::ExpandOp::getOperationName(), {fill}, {}, blockType)};
+      if (mode == "edge")
+        return {c.op(wg::ExpandOp::getOperationName(),
+                     {sliceAlong(c, builder, y, axis, atEnd ? length - 1 : 0, 1)}, {}, blockType)};
+      SmallVector<Value> mirrored; // reflect: x[count], ..., x[1] before; x[n-2], ... after
+      for (int64_t i = 0; i < count; ++i)
+        mirrored.push_back(sliceAlong(c, builder, y, axis,
+                                      atEnd ? length - 2 - i : count - i, 1));
+      return mirrored;
+    };
+    SmallVector<Value> parts;
+    if (begin > 0)
+      parts.append(block(begin, false));
+    parts.push_back(y);
+    if (end > 0)
+      parts.append(block(end, true));
+    if (parts.size() > 1)
+      y = c.op(wg::ConcatOp::getOperationName(), parts,
+               {attr("axis", builder.getI64IntegerAttr(axis))});
+  }
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
+}
