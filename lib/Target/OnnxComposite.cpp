@@ -22,15 +22,51 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 } // namespace
 
 bool wsc::onnx_import::isCompositeOp(StringRef op) {
-  return llvm::is_contained(
-      {"Elu", "Celu", "Selu", "LeakyRelu", "ThresholdedRelu", "HardSigmoid", "HardSwish",
-       "Softplus", "Softsign", "Sign", "Shrink", "Sinh", "Cosh", "Tan", "Asinh", "Acosh",
-       "Atanh", "PRelu", "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1",
-       "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool",
-       "GlobalMaxPool", "ArgMax", "ArgMin", "NegativeLogLikelihoodLoss",
-       "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot", "CumSum", "ReduceProd", "Atan",
-       "Asin", "Acos", "QuantizeLinear", "DequantizeLinear"},
-      op);
+  return llvm::is_contained({"Elu",
+                             "Celu",
+                             "Selu",
+                             "LeakyRelu",
+                             "ThresholdedRelu",
+                             "HardSigmoid",
+                             "HardSwish",
+                             "Softplus",
+                             "Softsign",
+                             "Sign",
+                             "Shrink",
+                             "Sinh",
+                             "Cosh",
+                             "Tan",
+                             "Asinh",
+                             "Acosh",
+                             "Atanh",
+                             "PRelu",
+                             "IsNaN",
+                             "IsInf",
+                             "Round",
+                             "Dropout",
+                             "CastLike",
+                             "ReduceL1",
+                             "ReduceL2",
+                             "ReduceSumSquare",
+                             "ReduceLogSum",
+                             "ReduceLogSumExp",
+                             "GlobalAveragePool",
+                             "GlobalMaxPool",
+                             "ArgMax",
+                             "ArgMin",
+                             "NegativeLogLikelihoodLoss",
+                             "SoftmaxCrossEntropyLoss",
+                             "Hardmax",
+                             "EyeLike",
+                             "OneHot",
+                             "CumSum",
+                             "ReduceProd",
+                             "Atan",
+                             "Asin",
+                             "Acos",
+                             "QuantizeLinear",
+                             "DequantizeLinear"},
+                            op);
 }
 
 /// x rounded to the nearest integer, halves to even: floor(x), and one up
@@ -47,8 +83,9 @@ static Value roundHalfEven(Composer &c, Value x, function_ref<Value(double)> k,
 
 Value Importer::roundHalfEven(Composer &c, Value x) {
   Type element = typeOf(x).getElementType();
-  return ::roundHalfEven(c, x, [&](double v) { return scalarConstant(element, v); },
-                         attr("fmod", builder.getBoolAttr(true)));
+  return ::roundHalfEven(
+      c, x, [&](double v) { return scalarConstant(element, v); },
+      attr("fmod", builder.getBoolAttr(true)));
 }
 
 /// atan(x), to about 1e-7: odd, so from |x|; past 1 as pi/2 - atan(1/|x|);
@@ -84,8 +121,9 @@ LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Va
   auto type = typeOf(x);
   int64_t rank = type.getRank(), axis = intAttr(node, "axis", 1);
   Type f32 = builder.getF32Type();
-  Type quantized = zero ? typeOf(zero).getElementType()
-                        : quantize ? Type(builder.getIntegerType(8, false)) : type.getElementType();
+  Type quantized = zero       ? typeOf(zero).getElementType()
+                   : quantize ? Type(builder.getIntegerType(8, false))
+                              : type.getElementType();
   // A 1-D scale (and zero point) along `axis`.
   auto along = [&](Value v, Type element) {
     auto t = typeOf(v);
@@ -112,12 +150,15 @@ LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Va
     unsigned bits = integer.getWidth();
     double lo = integer.isUnsigned() ? 0 : -std::ldexp(1.0, bits - 1);
     double hi = integer.isUnsigned() ? std::ldexp(1.0, bits) - 1 : std::ldexp(1.0, bits - 1) - 1;
-    Value xf = c.op(wg::CastOp::getOperationName(), {x}, {}, RankedTensorType::get(type.getShape(), f32));
+    Value xf =
+        c.op(wg::CastOp::getOperationName(), {x}, {}, RankedTensorType::get(type.getShape(), f32));
     Value q = c.add(roundHalfEven(c, c.div(xf, s)), z);
     q = c.min(c.max(q, scalarConstant(f32, lo)), scalarConstant(f32, hi));
-    y = c.op(wg::CastOp::getOperationName(), {q}, {}, RankedTensorType::get(type.getShape(), quantized));
+    y = c.op(wg::CastOp::getOperationName(), {q}, {},
+             RankedTensorType::get(type.getShape(), quantized));
   } else {
-    Value xf = c.op(wg::CastOp::getOperationName(), {x}, {}, RankedTensorType::get(type.getShape(), f32));
+    Value xf =
+        c.op(wg::CastOp::getOperationName(), {x}, {}, RankedTensorType::get(type.getShape(), f32));
     y = c.mul(c.sub(xf, z), s);
   }
   if (!c.ok)
@@ -158,8 +199,7 @@ LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<V
   if (op == "LeakyRelu")
     return done(c.where(c.less(x, k(0)), c.mul(k(f("alpha", 0.01f)), x), x));
   if (op == "PRelu")
-    return in.size() > 1 && in[1] ? done(c.where(c.less(x, k(0)), c.mul(in[1], x), x))
-                                  : failure();
+    return in.size() > 1 && in[1] ? done(c.where(c.less(x, k(0)), c.mul(in[1], x), x)) : failure();
   if (op == "ThresholdedRelu") {
     double alpha = f("alpha", 1.0f);
     return done(c.where(c.greater(x, k(alpha)), x, k(0)));
@@ -256,8 +296,8 @@ LogicalResult Importer::convertDropout(const onnx::NodeProto &node, ArrayRef<Val
                   ? !(*training.getValues<APFloat>().begin()).isZero()
                   : !(*training.getValues<APInt>().begin()).isZero();
     auto ratio = in.size() > 1 && in[1] ? wg::getConstantElements(in[1]) : DenseElementsAttr();
-    bool zero = ratio && ratio.getNumElements() == 1 &&
-                (*ratio.getValues<APFloat>().begin()).isZero();
+    bool zero =
+        ratio && ratio.getNumElements() == 1 && (*ratio.getValues<APFloat>().begin()).isZero();
     if (on && !zero) {
       nodeError("training-mode Dropout draws a random mask, which wsc does not");
       return failure();
@@ -310,9 +350,9 @@ LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<
   Value index = constant(DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()),
                                                 ArrayRef<float>(indices)));
   Value none = scalarConstant(builder.getF32Type(), last ? -1.0 : double(n));
-  Value picked = reduce(last ? wg::ReduceMaxOp::getOperationName()
-                             : wg::ReduceMinOp::getOperationName(),
-                        c.where(hit, index, none), keep);
+  Value picked =
+      reduce(last ? wg::ReduceMaxOp::getOperationName() : wg::ReduceMinOp::getOperationName(),
+             c.where(hit, index, none), keep);
   Value v = hardmax ? c.op(wg::CastOp::getOperationName(), {c.equal(index, picked)}, {}, type)
                     : c.op(wg::CastOp::getOperationName(), {picked}, {},
                            picked ? RankedTensorType::get(typeOf(picked).getShape(),
@@ -423,14 +463,14 @@ LogicalResult Importer::convertCumSum(const onnx::NodeProto &node, ArrayRef<Valu
   SmallVector<float> triangle;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j)
-      triangle.push_back(float(reverse ? (exclusive ? i > j : i >= j)
-                                       : (exclusive ? i < j : i <= j)));
+      triangle.push_back(
+          float(reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j)));
   Type element = type.getElementType();
-  Value ones = c.op(wg::CastOp::getOperationName(),
-                    {constant(DenseElementsAttr::get(
-                        RankedTensorType::get({n, n}, builder.getF32Type()),
-                        ArrayRef<float>(triangle)))},
-                    {}, RankedTensorType::get({n, n}, element));
+  Value ones =
+      c.op(wg::CastOp::getOperationName(),
+           {constant(DenseElementsAttr::get(RankedTensorType::get({n, n}, builder.getF32Type()),
+                                            ArrayRef<float>(triangle)))},
+           {}, RankedTensorType::get({n, n}, element));
   SmallVector<int64_t> perm;
   for (int64_t i = 0; i < rank; ++i)
     if (i != axis)
@@ -510,8 +550,8 @@ LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, Arra
     Type element = typeOf(x).getElementType();
     auto k = [&](double v) { return scalarConstant(element, v); };
     Value magnitude = c.exp(reduce(sum, c.log(c.abs(x)), keep));
-    Value negatives = reduce(sum, c.op(wg::CastOp::getOperationName(), {c.less(x, k(0))}, {},
-                                       typeOf(x)), keep);
+    Value negatives =
+        reduce(sum, c.op(wg::CastOp::getOperationName(), {c.less(x, k(0))}, {}, typeOf(x)), keep);
     Value odd = c.abs(c.op(wg::ModOp::getOperationName(), {negatives, k(2)},
                            {attr("fmod", builder.getBoolAttr(true))}));
     v = c.mul(magnitude, c.sub(k(1), c.mul(k(2), odd)));
@@ -576,11 +616,11 @@ LogicalResult Importer::convertLoss(const onnx::NodeProto &node, ArrayRef<Value>
   SmallVector<int64_t> iota;
   for (int64_t i = 0; i < classes; ++i)
     iota.push_back(i);
-  Value classIds = c.op(wg::CastOp::getOperationName(),
-                        {constant(DenseElementsAttr::get(
-                            RankedTensorType::get({classes}, builder.getIntegerType(64)),
-                            ArrayRef<int64_t>(iota)))},
-                        {}, RankedTensorType::get({classes}, index));
+  Value classIds = c.op(
+      wg::CastOp::getOperationName(),
+      {constant(DenseElementsAttr::get(RankedTensorType::get({classes}, builder.getIntegerType(64)),
+                                       ArrayRef<int64_t>(iota)))},
+      {}, RankedTensorType::get({classes}, index));
   Value hit = c.equal(c.op(wg::UnsqueezeOp::getOperationName(), {target},
                            {attr("axes", builder.getDenseI64ArrayAttr({-1}))}),
                       classIds);
@@ -601,7 +641,8 @@ LogicalResult Importer::convertLoss(const onnx::NodeProto &node, ArrayRef<Value>
                     c.op(wg::ReshapeOp::getOperationName(), {weight}, {},
                          RankedTensorType::get({classes, 1}, element)));
   if (findAttr(node, "ignore_index")) {
-    Value ignored = c.equal(target, scalarConstant(index, double(intAttr(node, "ignore_index", 0))));
+    Value ignored =
+        c.equal(target, scalarConstant(index, double(intAttr(node, "ignore_index", 0))));
     w = c.where(ignored, zero, w ? w : scalarConstant(element, 1.0));
   }
   Value loss = c.neg(w ? c.mul(picked, w) : picked);
@@ -613,8 +654,8 @@ LogicalResult Importer::convertLoss(const onnx::NodeProto &node, ArrayRef<Value>
   if (reduction != "none")
     loss = total(loss);
   if (reduction == "mean")
-    loss = c.div(loss, w ? total(w)
-                         : scalarConstant(element, double(typeOf(target).getNumElements())));
+    loss = c.div(loss,
+                 w ? total(w) : scalarConstant(element, double(typeOf(target).getNumElements())));
   Value logProbOut = softmax && node.output_size() > 1 ? transpose(logProb, back) : Value();
   if (!c.ok)
     return failure();

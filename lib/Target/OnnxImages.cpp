@@ -5,11 +5,12 @@
 // (reshape, transpose, reshape), the normalizations at inference, and the
 // windowed ops. A window op takes one strided slice of the padded input per
 // kernel tap; a pool reduces the taps, a convolution multiplies them (as
-// columns, im2col) by the weights.
+// columns, im2col) by the weights. Resize gathers each axis's taps.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
 
+#include <array>
 #include <cmath>
 
 using namespace mlir;
@@ -24,7 +25,7 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 bool wsc::onnx_import::isImageOp(StringRef op) {
   return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
                              "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
-                             "AveragePool", "Conv"},
+                             "AveragePool", "Conv", "Resize"},
                             op);
 }
 
@@ -32,6 +33,8 @@ LogicalResult Importer::convertImageOp(const onnx::NodeProto &node, ArrayRef<Val
                                        SmallVectorImpl<Value> &results) {
   StringRef op = node.op_type();
   auto type = typeOf(in[0]);
+  if (op == "Resize" && type.hasStaticShape())
+    return convertResize(node, in, results);
   if (!type.hasStaticShape() || type.getRank() < 3)
     return nodeError("the input must be static and [N, C, spatial...]"), failure();
   if (op == "DepthToSpace" || op == "SpaceToDepth")
@@ -121,9 +124,9 @@ LogicalResult Importer::convertImageNorm(const onnx::NodeProto &node, ArrayRef<V
       Value batchMean = c.op(wg::ReshapeOp::getOperationName(), {mean(x, axes)}, {},
                              RankedTensorType::get(perChannel, element));
       Value centred = c.sub(x, batchMean);
-      Value batchVar = c.op(wg::ReshapeOp::getOperationName(),
-                            {mean(c.mul(centred, centred), axes)}, {},
-                            RankedTensorType::get(perChannel, element));
+      Value batchVar =
+          c.op(wg::ReshapeOp::getOperationName(), {mean(c.mul(centred, centred), axes)}, {},
+               RankedTensorType::get(perChannel, element));
       // The running statistics' update: momentum of the old, the rest of the batch's.
       double momentum = floatAttr(node, "momentum", 0.9f);
       auto running = [&](Value old, Value now) {
@@ -242,8 +245,8 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
     return nodeError("the Indices output is not supported"), failure();
   if (!isa<FloatType>(element) && op != "MaxPool")
     return nodeError("takes a float input"), failure();
-  auto geometry =
-      windowGeometry(node, type, conv ? typeOf(in[1]).getShape().drop_front(2) : ArrayRef<int64_t>{});
+  auto geometry = windowGeometry(
+      node, type, conv ? typeOf(in[1]).getShape().drop_front(2) : ArrayRef<int64_t>{});
   if (::failed(geometry))
     return failure();
   const WindowGeometry &g = *geometry;
@@ -272,7 +275,8 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
         continue;
       SmallVector<int64_t> block(shape);
       block[axis] = n;
-      parts.push_back(constant(DenseElementsAttr::get(RankedTensorType::get(block, element), fill)));
+      parts.push_back(
+          constant(DenseElementsAttr::get(RankedTensorType::get(block, element), fill)));
     }
     if (parts.size() > 1)
       padded = c.op(wg::ConcatOp::getOperationName(), parts,
@@ -391,10 +395,10 @@ Value Importer::convolve(const onnx::NodeProto &node, ArrayRef<Value> in, ArrayR
   Value all = stacked.size() == 1 ? stacked.front()
                                   : c.op(wg::ConcatOp::getOperationName(), stacked,
                                          {attr("axis", builder.getI64IntegerAttr(2))});
-  Value columns = c.op(wg::ReshapeOp::getOperationName(), {all}, {},
-                       tensor({n, channels, count, positions}));
-  Value weights = c.op(wg::ReshapeOp::getOperationName(), {in[1]}, {},
-                       tensor({m, perGroup * count}));
+  Value columns =
+      c.op(wg::ReshapeOp::getOperationName(), {all}, {}, tensor({n, channels, count, positions}));
+  Value weights =
+      c.op(wg::ReshapeOp::getOperationName(), {in[1]}, {}, tensor({m, perGroup * count}));
   SmallVector<Value> outs;
   for (int64_t gi = 0; gi < groups; ++gi) {
     Value cols = groups == 1 ? columns : slice(columns, 1, gi * perGroup, perGroup);
@@ -418,4 +422,201 @@ Value Importer::convolve(const onnx::NodeProto &node, ArrayRef<Value> in, ArrayR
   shape.append(g.out.begin(), g.out.end());
   y = c.op(wg::ReshapeOp::getOperationName(), {y}, {}, tensor(shape));
   return c.ok ? y : Value();
+}
+
+namespace {
+/// One axis of a Resize: for each output position, the input indices it
+/// reads (clamped to the axis: the edge repeats) and their weights, and
+/// whether it lies outside the input (tf_crop_and_resize's extrapolation).
+struct ResizeAxis {
+  int64_t taps = 1;
+  SmallVector<int64_t> index; // [tap][out]
+  SmallVector<float> weight;  // [tap][out]
+  SmallVector<bool> outside;  // [out]
+};
+
+/// The cubic convolution's weights of the taps at floor(x) - 1 .. + 2 for
+/// t = x - floor(x), with coefficient a.
+std::array<double, 4> cubicWeights(double t, double a) {
+  auto near = [&](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };      // |d| <= 1
+  auto far = [&](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; }; // 1 < |d| < 2
+  return {far(t + 1), near(t), near(1 - t), far(2 - t)};
+}
+/// The taps of one axis of `length` resized to `out` (see ResizeAxis).
+FailureOr<ResizeAxis> resizeAxis(int64_t length, int64_t out, double scale, StringRef coords,
+                                 double start, double end, StringRef mode, StringRef nearest,
+                                 double a, bool exclude) {
+  ResizeAxis r;
+  r.taps = mode == "nearest" ? 1 : mode == "linear" ? 2 : 4;
+  r.index.assign(r.taps * out, 0), r.weight.assign(r.taps * out, 0.0f),
+      r.outside.assign(out, false);
+  // The resized length in the coordinate maps is length * scale, not
+  // floored (ONNX's reference; with sizes given it is the size).
+  double resized = scale * double(length);
+  for (int64_t o = 0; o < out; ++o) {
+    double xo;
+    if (coords == "half_pixel")
+      xo = (o + 0.5) / scale - 0.5;
+    else if (coords == "pytorch_half_pixel")
+      xo = resized > 1 ? (o + 0.5) / scale - 0.5 : 0;
+    else if (coords == "align_corners")
+      xo = resized != 1 ? o * double(length - 1) / (resized - 1) : 0;
+    else if (coords == "asymmetric")
+      xo = o / scale;
+    else if (coords == "tf_half_pixel_for_nn")
+      xo = (o + 0.5) / scale;
+    else if (coords == "tf_crop_and_resize")
+      xo = resized > 1 ? start * (length - 1) + o * (end - start) * (length - 1) / (resized - 1)
+                       : 0.5 * (start + end) * (length - 1);
+    else
+      return failure();
+    r.outside[o] = coords == "tf_crop_and_resize" && (xo < 0 || xo > double(length - 1));
+    auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i, 0, length - 1); };
+    if (mode == "nearest") {
+      double picked;
+      if (nearest == "round_prefer_floor")
+        picked = std::ceil(xo - 0.5);
+      else if (nearest == "round_prefer_ceil")
+        picked = std::floor(xo + 0.5);
+      else if (nearest == "floor")
+        picked = std::floor(xo);
+      else if (nearest == "ceil")
+        picked = std::ceil(xo);
+      else
+        return failure();
+      r.index[o] = clamp(int64_t(picked)), r.weight[o] = 1.0f;
+      continue;
+    }
+    int64_t base = int64_t(std::floor(xo));
+    double t = xo - double(base);
+    SmallVector<double, 4> w;
+    if (mode == "linear") {
+      w = {1 - t, t};
+    } else {
+      auto cubic = cubicWeights(t, a);
+      w.assign(cubic.begin(), cubic.end());
+      base -= 1;
+    }
+    double total = 0;
+    for (int64_t k = 0; k < r.taps; ++k) {
+      if (exclude && (base + k < 0 || base + k >= length))
+        w[k] = 0;
+      total += w[k];
+    }
+    for (int64_t k = 0; k < r.taps; ++k) {
+      r.index[k * out + o] = clamp(base + k);
+      r.weight[k * out + o] = float(exclude && total != 0 ? w[k] / total : w[k]);
+    }
+  }
+  return r;
+}
+} // namespace
+
+/// Resize, axis by axis: each output position maps back to a coordinate of
+/// the input (coordinate_transformation_mode), and takes the nearest input
+/// (nearest_mode), or the linear or cubic blend of its neighbours, as a
+/// gather of constant indices per tap times constant weights.
+LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                      SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  auto text = [&](StringRef name, StringRef dflt) {
+    const onnx::AttributeProto *a = findAttr(node, name);
+    return a ? a->s() : dflt.str();
+  };
+  std::string mode = text("mode", "nearest"),
+              coords = text("coordinate_transformation_mode", "half_pixel"),
+              nearest = text("nearest_mode", "round_prefer_floor");
+  double a = floatAttr(node, "cubic_coeff_a", -0.75f),
+         extrapolation = floatAttr(node, "extrapolation_value", 0.0f);
+  bool exclude = intAttr(node, "exclude_outside", 0);
+  if (!isa<FloatType>(element) || (mode != "nearest" && mode != "linear" && mode != "cubic"))
+    return nodeError("resizes floats by nearest, linear or cubic"), failure();
+  // The scales and output sizes: from sizes when given, else from scales.
+  auto operand = [&](size_t i) -> std::optional<DenseElementsAttr> {
+    if (in.size() <= i || !in[i] || typeOf(in[i]).getNumElements() == 0)
+      return std::nullopt;
+    if (auto v = wg::getConstantElements(in[i]))
+      return v;
+    return DenseElementsAttr();
+  };
+  auto roi = operand(1), scales = operand(2), sizes = operand(3);
+  if ((roi && !*roi) || (scales && !*scales) || (sizes && !*sizes))
+    return nodeError(
+               "roi, scales and sizes must be compile-time constants (bind them with --bind)"),
+           failure();
+  auto doubles = [](DenseElementsAttr v) {
+    SmallVector<double> out;
+    if (isa<FloatType>(v.getElementType()))
+      for (const APFloat &f : v.getValues<APFloat>())
+        out.push_back(f.convertToDouble());
+    else
+      for (const APInt &i : v.getValues<APInt>())
+        out.push_back(double(i.getSExtValue()));
+    return out;
+  };
+  SmallVector<double> scale(rank, 1.0), box;
+  SmallVector<int64_t> outShape(type.getShape());
+  if (sizes) {
+    SmallVector<double> s = doubles(*sizes);
+    if (int64_t(s.size()) != rank)
+      return nodeError("sizes must have one entry per axis"), failure();
+    for (int64_t i = 0; i < rank; ++i)
+      outShape[i] = int64_t(s[i]), scale[i] = s[i] / double(type.getDimSize(i));
+  } else if (scales) {
+    scale = doubles(*scales);
+    if (int64_t(scale.size()) != rank)
+      return nodeError("scales must have one entry per axis"), failure();
+    for (int64_t i = 0; i < rank; ++i)
+      outShape[i] = int64_t(std::floor(double(type.getDimSize(i)) * scale[i]));
+  } else {
+    return nodeError("needs scales or sizes"), failure();
+  }
+  if (coords == "tf_crop_and_resize") {
+    if (!roi || int64_t(doubles(*roi).size()) != 2 * rank)
+      return nodeError("tf_crop_and_resize needs a roi of a start and an end per axis"), failure();
+    box = doubles(*roi);
+  }
+  Value y = x;
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    int64_t length = type.getDimSize(axis), out = outShape[axis];
+    if (out <= 0)
+      return nodeError("a zero-size output"), failure();
+    if (out == length && scale[axis] == 1.0 && box.empty())
+      continue;
+    auto plan = resizeAxis(length, out, scale[axis], coords, box.empty() ? 0 : box[axis],
+                           box.empty() ? 1 : box[axis + rank], mode, nearest, a, exclude);
+    if (::failed(plan))
+      return nodeError("coordinate_transformation_mode '" + coords + "' or nearest_mode '" +
+                       nearest + "' is not supported"),
+             failure();
+    SmallVector<int64_t> along(rank - axis, 1);
+    along[0] = out;
+    Value sum;
+    for (int64_t t = 0; t < plan->taps; ++t) {
+      ArrayRef<int64_t> idx = ArrayRef<int64_t>(plan->index).slice(t * out, out);
+      Value picked = c.op(wg::GatherOp::getOperationName(),
+                          {y, constant(DenseElementsAttr::get(
+                                  RankedTensorType::get({out}, builder.getIntegerType(64)), idx))},
+                          {attr("axis", builder.getI64IntegerAttr(axis))});
+      if (plan->taps > 1)
+        picked = c.mul(picked, constant(DenseElementsAttr::get(
+                                   RankedTensorType::get(along, element),
+                                   ArrayRef<float>(plan->weight).slice(t * out, out))));
+      sum = sum ? c.add(sum, picked) : picked;
+    }
+    if (llvm::is_contained(plan->outside, true))
+      sum =
+          c.where(constant(DenseElementsAttr::get(RankedTensorType::get(along, builder.getI1Type()),
+                                                  ArrayRef<bool>(plan->outside))),
+                  scalarConstant(element, extrapolation), sum);
+    y = sum;
+  }
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
 }

@@ -124,7 +124,9 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"InstanceNormalization", {6, "epsilon"}}, {"MeanVarianceNormalization", {9, "axes"}},
       {"MaxPool", {1, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides"}},
       {"AveragePool", {1, "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides"}},
-      {"Conv", {1, "auto_pad dilations group kernel_shape pads strides"}}};
+      {"Conv", {1, "auto_pad dilations group kernel_shape pads strides"}},
+      {"Resize", {11, "mode coordinate_transformation_mode nearest_mode cubic_coeff_a "
+                      "exclude_outside extrapolation_value"}}};
   return ops;
 }
 
@@ -145,7 +147,8 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"detect_negative", "detect_positive", "select_last_index", "seed", "ignore_index"},
              A::INT)
       .Cases({"blocksize", "training_mode", "ceil_mode", "count_include_pad", "storage_order",
-              "group", "dtype", "k", "exclusive", "reverse", "largest", "sorted"},
+              "group", "dtype", "k", "exclusive", "reverse", "largest", "sorted",
+              "exclude_outside"},
              A::INT)
       .Cases({"kernel_shape", "pads", "strides", "dilations"}, A::INTS)
       .Case("momentum", A::FLOAT)
@@ -153,7 +156,10 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"perm", "axes", "value_ints"}, A::INTS)
       .Cases({"alpha", "beta", "epsilon", "value_float", "min", "max"}, A::FLOAT)
       .Case("value_floats", A::FLOATS)
-      .Cases({"equation", "reduction", "mode", "auto_pad"}, A::STRING)
+      .Cases({"equation", "reduction", "mode", "auto_pad", "coordinate_transformation_mode",
+              "nearest_mode"},
+             A::STRING)
+      .Cases({"cubic_coeff_a", "extrapolation_value"}, A::FLOAT)
       .Case("value", op == "Pad" ? A::FLOAT : A::TENSOR) // Pad's before opset 11
       .Cases({"then_branch", "else_branch"}, A::GRAPH)
       .Default(A::UNDEFINED);
@@ -172,7 +178,7 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                                   "allowzero", "upper", "fmod", "detect_negative",
                                   "detect_positive", "select_last_index", "training_mode",
                                   "ceil_mode", "count_include_pad", "exclusive", "reverse",
-                                  "largest", "sorted"},
+                                  "largest", "sorted", "exclude_outside"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

@@ -192,6 +192,7 @@ private:
                                            ArrayRef<int64_t> weightKernel);
   LogicalResult convertWindowOp(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
+  LogicalResult convertResize(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   Value pool(const onnx::NodeProto &, Value x, ArrayRef<Value> taps, const WindowGeometry &);
   Value convolve(const onnx::NodeProto &, ArrayRef<Value> in, ArrayRef<Value> taps,
                  const WindowGeometry &);

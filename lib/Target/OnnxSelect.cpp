@@ -86,16 +86,16 @@ LogicalResult Importer::convertTopK(const onnx::NodeProto &node, ArrayRef<Value>
                 {attr("axes", builder.getDenseI64ArrayAttr({axis})),
                  attr("keepdims", builder.getBoolAttr(true))});
   };
-  StringRef extreme = largest ? wg::ReduceMaxOp::getOperationName()
-                              : wg::ReduceMinOp::getOperationName();
+  StringRef extreme =
+      largest ? wg::ReduceMaxOp::getOperationName() : wg::ReduceMinOp::getOperationName();
   Value masked = scalarConstant(element, largest ? -INFINITY : INFINITY);
   Value none = scalarConstant(builder.getF32Type(), double(n));
   SmallVector<Value> values, indices;
   Value rest = x;
   for (int64_t i = 0; i < k; ++i) {
     Value best = reduce(extreme, rest);
-    Value at = reduce(wg::ReduceMinOp::getOperationName(),
-                      c.where(c.equal(rest, best), index, none));
+    Value at =
+        reduce(wg::ReduceMinOp::getOperationName(), c.where(c.equal(rest, best), index, none));
     values.push_back(best), indices.push_back(at);
     if (i + 1 < k)
       rest = c.where(c.equal(index, at), masked, rest);
@@ -226,8 +226,7 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
                      {sliceAlong(c, builder, y, axis, atEnd ? length - 1 : 0, 1)}, {}, blockType)};
       SmallVector<Value> mirrored; // reflect: x[count], ..., x[1] before; x[n-2], ... after
       for (int64_t i = 0; i < count; ++i)
-        mirrored.push_back(sliceAlong(c, builder, y, axis,
-                                      atEnd ? length - 2 - i : count - i, 1));
+        mirrored.push_back(sliceAlong(c, builder, y, axis, atEnd ? length - 2 - i : count - i, 1));
       return mirrored;
     };
     SmallVector<Value> parts;
