@@ -45,7 +45,7 @@ SCOPE = {
     "TopK", "Compress", "Pad",
     # The [N, C, spatial...] ops (lib/Target/OnnxImages.cpp).
     "DepthToSpace", "SpaceToDepth", "BatchNormalization", "InstanceNormalization",
-    "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv", "Resize",
+    "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv", "Resize", "ConvTranspose",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that

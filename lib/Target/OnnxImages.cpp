@@ -25,7 +25,7 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 bool wsc::onnx_import::isImageOp(StringRef op) {
   return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
                              "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
-                             "AveragePool", "Conv", "Resize"},
+                             "AveragePool", "Conv", "Resize", "ConvTranspose"},
                             op);
 }
 
@@ -41,6 +41,9 @@ LogicalResult Importer::convertImageOp(const onnx::NodeProto &node, ArrayRef<Val
     return convertDepthSpace(node, in, results);
   if (op == "MaxPool" || op == "AveragePool" || op == "Conv")
     return convertWindowOp(node, in, results);
+  if (op == "ConvTranspose")
+    return isa<FloatType>(type.getElementType()) ? convertConvTranspose(node, in, results)
+                                                 : (nodeError("takes a float input"), failure());
   return convertImageNorm(node, in, results);
 }
 
@@ -283,12 +286,26 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
                     {attr("axis", builder.getI64IntegerAttr(axis))});
     shape[axis] = g.padded(i, length);
   }
-  // One slice per tap, in row-major order of the kernel.
-  SmallVector<Value> taps;
-  SmallVector<int64_t> tap(dims, 0);
-  int64_t count = 1;
+  SmallVector<Value> taps = tapSlices(c, padded, g);
+  if (!c.ok)
+    return failure();
+  Value y = conv ? convolve(node, in, taps, g) : pool(node, x, taps, g);
+  if (!y)
+    return failure();
+  results.push_back(y);
+  return success();
+}
+
+/// One strided slice of `padded` per kernel tap, in row-major order of the
+/// kernel: each output position's input under that tap.
+SmallVector<Value> Importer::tapSlices(Composer &c, Value padded, const WindowGeometry &g) {
+  size_t dims = g.kernel.size();
+  auto shape = typeOf(padded).getShape();
+  int64_t rank = int64_t(shape.size()), count = 1;
   for (int64_t k : g.kernel)
     count *= k;
+  SmallVector<Value> taps;
+  SmallVector<int64_t> tap(dims, 0);
   for (int64_t t = 0; t < count; ++t) {
     for (int64_t rest = t, i = int64_t(dims) - 1; i >= 0; --i)
       tap[i] = rest % g.kernel[i], rest /= g.kernel[i];
@@ -301,13 +318,173 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
                          attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
                          attr("strides", builder.getDenseI64ArrayAttr(strides))}));
   }
+  return taps;
+}
+
+/// ConvTranspose as the convolution it is the gradient of: the input with
+/// stride - 1 zeros between its elements, padded by (kernel - 1) * dilation
+/// less the pads on each side (output_padding more at the end; cropped where
+/// negative), convolved at stride 1 with each group's weights swapped in
+/// and out and flipped.
+LogicalResult Importer::convertConvTranspose(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                             SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  Value x = in[0];
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  size_t dims = size_t(rank - 2);
+  Type element = type.getElementType();
+  if (in.size() < 2 || !in[1] || !typeOf(in[1]).hasStaticShape() || typeOf(in[1]).getRank() != rank)
+    return nodeError("expects static weights [C, M / group, kernel...]"), failure();
+  auto wType = typeOf(in[1]);
+  int64_t groups = intAttr(node, "group", 1), channels = type.getDimSize(1);
+  if (groups <= 0 || channels % groups || wType.getDimSize(0) != channels)
+    return nodeError("the channels, weights and group do not agree"), failure();
+  auto ints = [&](StringRef name, int64_t dflt, size_t n) {
+    return intsAttr(node, name).value_or(SmallVector<int64_t>(n, dflt));
+  };
+  WindowGeometry g;
+  g.kernel =
+      intsAttr(node, "kernel_shape").value_or(SmallVector<int64_t>(wType.getShape().drop_front(2)));
+  SmallVector<int64_t> strides = ints("strides", 1, dims), pads = ints("pads", 0, 2 * dims),
+                       extra = ints("output_padding", 0, dims);
+  g.dilations = ints("dilations", 1, dims);
+  std::optional<SmallVector<int64_t>> outputShape = intsAttr(node, "output_shape");
+  const onnx::AttributeProto *autoPad = findAttr(node, "auto_pad");
+  std::string mode = autoPad ? autoPad->s() : "NOTSET";
+  if (g.kernel.size() != dims || strides.size() != dims || g.dilations.size() != dims ||
+      pads.size() != 2 * dims || extra.size() != dims ||
+      (outputShape && outputShape->size() != dims))
+    return nodeError("kernel_shape, strides, dilations, pads or output_padding do not match "
+                     "the spatial axes"),
+           failure();
+  for (size_t i = 0; i < dims; ++i) {
+    int64_t length = type.getDimSize(int64_t(i) + 2), span = (g.kernel[i] - 1) * g.dilations[i] + 1;
+    int64_t full = strides[i] * (length - 1) + extra[i] + span;
+    if (outputShape || mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      int64_t want = outputShape ? (*outputShape)[i] : length * strides[i];
+      int64_t total = full - want; // negative: the output reaches past the last tap
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); // floor(total / 2)
+      pads[i] = mode == "SAME_UPPER" ? half : total - half;
+      pads[i + dims] = total - pads[i];
+    } else if (mode == "VALID") {
+      pads[i] = pads[i + dims] = 0;
+    }
+    g.begin.push_back(0), g.end.push_back(0), g.strides.push_back(1);
+    g.out.push_back(full - pads[i] - pads[i + dims]);
+    if (g.out.back() <= 0)
+      return nodeError("the output is empty"), failure();
+  }
+  auto zeros = [&](SmallVector<int64_t> shape, int64_t axis, int64_t n) {
+    shape[axis] = n;
+    return constant(DenseElementsAttr::get(RankedTensorType::get(shape, element),
+                                           builder.getZeroAttr(element)));
+  };
+  Value y = x;
+  for (size_t i = 0; i < dims; ++i) {
+    int64_t axis = int64_t(i) + 2, s = strides[i];
+    SmallVector<int64_t> shape(typeOf(y).getShape());
+    int64_t length = shape[axis];
+    if (s > 1) { // [.., L, ..] -> [.., L, s, ..] with zeros after each -> [.., (L - 1) s + 1, ..]
+      Value one = c.op(wg::UnsqueezeOp::getOperationName(), {y},
+                       {attr("axes", builder.getDenseI64ArrayAttr({axis + 1}))});
+      SmallVector<int64_t> spread(typeOf(one).getShape());
+      Value both = c.op(wg::ConcatOp::getOperationName(), {one, zeros(spread, axis + 1, s - 1)},
+                        {attr("axis", builder.getI64IntegerAttr(axis + 1))});
+      shape[axis] = length * s;
+      Value flat = c.op(wg::ReshapeOp::getOperationName(), {both}, {},
+                        RankedTensorType::get(shape, element));
+      SmallVector<int64_t> offsets(rank, 0), sizes(shape), unit(rank, 1);
+      sizes[axis] = (length - 1) * s + 1;
+      y = c.op(wg::SliceOp::getOperationName(), {flat},
+               {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
+                attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
+                attr("strides", builder.getDenseI64ArrayAttr(unit))});
+      shape[axis] = length = (length - 1) * s + 1;
+    }
+    int64_t reach = (g.kernel[i] - 1) * g.dilations[i];
+    int64_t front = reach - pads[i], back = reach - pads[i + dims] + extra[i];
+    if (front < 0 || back < 0) { // crop
+      SmallVector<int64_t> offsets(rank, 0), sizes(shape), unit(rank, 1);
+      offsets[axis] = std::max<int64_t>(0, -front);
+      sizes[axis] = length - offsets[axis] - std::max<int64_t>(0, -back);
+      y = c.op(wg::SliceOp::getOperationName(), {y},
+               {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
+                attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
+                attr("strides", builder.getDenseI64ArrayAttr(unit))});
+      shape[axis] = sizes[axis];
+    }
+    SmallVector<Value> parts;
+    if (front > 0)
+      parts.push_back(zeros(shape, axis, front));
+    parts.push_back(y);
+    if (back > 0)
+      parts.push_back(zeros(shape, axis, back));
+    if (parts.size() > 1)
+      y = c.op(wg::ConcatOp::getOperationName(), parts,
+               {attr("axis", builder.getI64IntegerAttr(axis))});
+  }
+  // Weights [C, M/g, K...] -> [M, C/g, K...] flipped, group by group.
+  int64_t perGroup = channels / groups;
+  SmallVector<int64_t> swap = {1, 0};
+  for (int64_t i = 2; i < rank; ++i)
+    swap.push_back(i);
+  SmallVector<Value> blocks;
+  for (int64_t gi = 0; gi < groups; ++gi) {
+    SmallVector<int64_t> offsets(rank, 0), sizes(wType.getShape()), unit(rank, 1);
+    offsets[0] = gi * perGroup, sizes[0] = perGroup;
+    Value w = groups == 1 ? in[1]
+                          : c.op(wg::SliceOp::getOperationName(), {in[1]},
+                                 {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
+                                  attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
+                                  attr("strides", builder.getDenseI64ArrayAttr(unit))});
+    w = c.op(wg::TransposeOp::getOperationName(), {w},
+             {attr("perm", builder.getDenseI64ArrayAttr(swap))});
+    for (int64_t axis = 2; axis < rank; ++axis) {
+      SmallVector<int64_t> reversed;
+      for (int64_t k = wType.getDimSize(axis) - 1; k >= 0; --k)
+        reversed.push_back(k);
+      w = c.op(
+          wg::GatherOp::getOperationName(),
+          {w, constant(DenseElementsAttr::get(
+                  RankedTensorType::get({int64_t(reversed.size())}, builder.getIntegerType(64)),
+                  ArrayRef<int64_t>(reversed)))},
+          {attr("axis", builder.getI64IntegerAttr(axis))});
+    }
+    blocks.push_back(w);
+  }
+  Value weights = blocks.size() == 1 ? blocks.front()
+                                     : c.op(wg::ConcatOp::getOperationName(), blocks,
+                                            {attr("axis", builder.getI64IntegerAttr(0))});
   if (!c.ok)
     return failure();
-  Value y = conv ? convolve(node, in, taps, g) : pool(node, x, taps, g);
-  if (!y)
+  SmallVector<Value> operands = {y, weights};
+  if (in.size() > 2 && in[2])
+    operands.push_back(in[2]);
+  SmallVector<Value> taps = tapSlices(c, y, g);
+  Value out = c.ok ? convolve(node, operands, taps, g) : Value();
+  if (!out)
     return failure();
-  results.push_back(y);
+  results.push_back(out);
   return success();
+}
+
+/// `parts` concatenated along `axis`, at most 8 at a time (a concat's
+/// kernel receives a stream per part, and a PE has few colors).
+Value Importer::concatTree(Composer &c, ArrayRef<Value> parts, int64_t axis) {
+  SmallVector<Value> level(parts.begin(), parts.end());
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < level.size(); i += 8) {
+      ArrayRef<Value> group =
+          ArrayRef<Value>(level).slice(i, std::min<size_t>(8, level.size() - i));
+      next.push_back(group.size() == 1 ? group.front()
+                                       : c.op(wg::ConcatOp::getOperationName(), group,
+                                              {attr("axis", builder.getI64IntegerAttr(axis))}));
+    }
+    level = std::move(next);
+  }
+  return level.front();
 }
 
 /// A pool: the taps combined pairwise, in a balanced tree (elementwise ops
@@ -392,9 +569,7 @@ Value Importer::convolve(const onnx::NodeProto &node, ArrayRef<Value> in, ArrayR
   for (Value t : taps)
     stacked.push_back(c.op(wg::UnsqueezeOp::getOperationName(), {t},
                            {attr("axes", builder.getDenseI64ArrayAttr({2}))}));
-  Value all = stacked.size() == 1 ? stacked.front()
-                                  : c.op(wg::ConcatOp::getOperationName(), stacked,
-                                         {attr("axis", builder.getI64IntegerAttr(2))});
+  Value all = concatTree(c, stacked, 2);
   Value columns =
       c.op(wg::ReshapeOp::getOperationName(), {all}, {}, tensor({n, channels, count, positions}));
   Value weights =

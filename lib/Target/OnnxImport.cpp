@@ -125,6 +125,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"MaxPool", {1, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides"}},
       {"AveragePool", {1, "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides"}},
       {"Conv", {1, "auto_pad dilations group kernel_shape pads strides"}},
+      {"ConvTranspose",
+       {1, "auto_pad dilations group kernel_shape output_padding output_shape pads strides"}},
       {"Resize", {11, "mode coordinate_transformation_mode nearest_mode cubic_coeff_a "
                       "exclude_outside extrapolation_value"}}};
   return ops;
@@ -150,7 +152,8 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
               "group", "dtype", "k", "exclusive", "reverse", "largest", "sorted",
               "exclude_outside"},
              A::INT)
-      .Cases({"kernel_shape", "pads", "strides", "dilations"}, A::INTS)
+      .Cases({"kernel_shape", "pads", "strides", "dilations", "output_padding", "output_shape"},
+             A::INTS)
       .Case("momentum", A::FLOAT)
       .Cases({"gamma", "lambd", "bias", "ratio"}, A::FLOAT)
       .Cases({"perm", "axes", "value_ints"}, A::INTS)

@@ -192,6 +192,10 @@ private:
                                            ArrayRef<int64_t> weightKernel);
   LogicalResult convertWindowOp(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
+  SmallVector<Value> tapSlices(Composer &c, Value padded, const WindowGeometry &g);
+  Value concatTree(Composer &c, ArrayRef<Value> parts, int64_t axis);
+  LogicalResult convertConvTranspose(const onnx::NodeProto &, ArrayRef<Value>,
+                                     SmallVectorImpl<Value> &);
   LogicalResult convertResize(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   Value pool(const onnx::NodeProto &, Value x, ArrayRef<Value> taps, const WindowGeometry &);
   Value convolve(const onnx::NodeProto &, ArrayRef<Value> in, ArrayRef<Value> taps,
