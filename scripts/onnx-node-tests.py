@@ -42,10 +42,10 @@ SCOPE = {
     "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
     "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot",
     "CumSum", "ReduceProd", "Atan", "Asin", "Acos", "QuantizeLinear", "DequantizeLinear",
-    "TopK", "Compress", "Pad",
+    "TopK", "Compress", "Pad", "HannWindow", "HammingWindow", "BlackmanWindow",
     # The [N, C, spatial...] ops (lib/Target/OnnxImages.cpp).
     "DepthToSpace", "SpaceToDepth", "BatchNormalization", "InstanceNormalization",
-    "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv", "Resize", "ConvTranspose",
+    "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that
@@ -57,6 +57,7 @@ SHAPE_OPERANDS = {
     "Dropout": {1, 2}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceSumSquare": {1},
     "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "OneHot": {1}, "CumSum": {1}, "ReduceProd": {1},
     "TopK": {1}, "Compress": {1}, "Pad": {1, 3}, "Resize": {1, 2, 3},
+    "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
 }
 
 

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -22,51 +24,17 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 } // namespace
 
 bool wsc::onnx_import::isCompositeOp(StringRef op) {
-  return llvm::is_contained({"Elu",
-                             "Celu",
-                             "Selu",
-                             "LeakyRelu",
-                             "ThresholdedRelu",
-                             "HardSigmoid",
-                             "HardSwish",
-                             "Softplus",
-                             "Softsign",
-                             "Sign",
-                             "Shrink",
-                             "Sinh",
-                             "Cosh",
-                             "Tan",
-                             "Asinh",
-                             "Acosh",
-                             "Atanh",
-                             "PRelu",
-                             "IsNaN",
-                             "IsInf",
-                             "Round",
-                             "Dropout",
-                             "CastLike",
-                             "ReduceL1",
-                             "ReduceL2",
-                             "ReduceSumSquare",
-                             "ReduceLogSum",
-                             "ReduceLogSumExp",
-                             "GlobalAveragePool",
-                             "GlobalMaxPool",
-                             "ArgMax",
-                             "ArgMin",
-                             "NegativeLogLikelihoodLoss",
-                             "SoftmaxCrossEntropyLoss",
-                             "Hardmax",
-                             "EyeLike",
-                             "OneHot",
-                             "CumSum",
-                             "ReduceProd",
-                             "Atan",
-                             "Asin",
-                             "Acos",
-                             "QuantizeLinear",
-                             "DequantizeLinear"},
-                            op);
+  // clang-format off
+  static const llvm::StringSet<> ops = {
+      "Elu", "Celu", "Selu", "LeakyRelu", "ThresholdedRelu", "HardSigmoid", "HardSwish", "Softplus",
+      "Softsign", "Sign", "Shrink", "Sinh", "Cosh", "Tan", "Asinh", "Acosh", "Atanh", "PRelu",
+      "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+      "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
+      "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot",
+      "CumSum", "ReduceProd", "Atan", "Asin", "Acos", "QuantizeLinear", "DequantizeLinear",
+      "HannWindow", "HammingWindow", "BlackmanWindow"};
+  // clang-format on
+  return ops.contains(op);
 }
 
 /// x rounded to the nearest integer, halves to even: floor(x), and one up
@@ -273,6 +241,8 @@ LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<V
     return convertArgExtreme(node, in, results);
   if (op == "EyeLike")
     return convertEyeLike(node, in, results);
+  if (op.ends_with("Window"))
+    return convertWindowFunction(node, in, results);
   if (op == "OneHot")
     return convertOneHot(node, in, results);
   if (op == "CumSum")
@@ -385,6 +355,39 @@ LogicalResult Importer::convertEyeLike(const onnx::NodeProto &node, ArrayRef<Val
     for (int64_t j = 0; j < cols; ++j)
       values.push_back(j - i == k ? builder.getOneAttr(element) : builder.getZeroAttr(element));
   results.push_back(constant(DenseElementsAttr::get(result, values)));
+  return success();
+}
+
+/// HannWindow, HammingWindow and BlackmanWindow of a bound size: the sum of
+/// cosines a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N the size
+/// (periodic) or the size - 1 (symmetric), as a constant.
+LogicalResult Importer::convertWindowFunction(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                              SmallVectorImpl<Value> &results) {
+  auto size = wg::getConstantElements(in[0]);
+  if (!size || size.getNumElements() != 1)
+    return nodeError("the size is not a compile-time constant (bind it with --bind)"), failure();
+  int64_t n = (*size.getValues<APInt>().begin()).getSExtValue();
+  if (n <= 0)
+    return nodeError("the size must be positive"), failure();
+  auto element =
+      elementType(int32_t(intAttr(node, "output_datatype", 1)), currentNode + ": output_datatype");
+  if (::failed(element))
+    return failure();
+  StringRef op = node.op_type();
+  double a0 = 0.5, a1 = 0.5, a2 = 0.0;
+  if (op == "HammingWindow")
+    a0 = 25.0 / 46, a1 = 21.0 / 46;
+  else if (op == "BlackmanWindow")
+    a0 = 0.42, a1 = 0.5, a2 = 0.08;
+  double period = intAttr(node, "periodic", 1) ? double(n) : double(std::max<int64_t>(1, n - 1));
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < n; ++i) {
+    double w = a0 - a1 * std::cos(2 * M_PI * i / period) + a2 * std::cos(4 * M_PI * i / period);
+    values.push_back(isa<FloatType>(*element)
+                         ? Attribute(builder.getFloatAttr(*element, w))
+                         : Attribute(builder.getIntegerAttr(*element, int64_t(w))));
+  }
+  results.push_back(constant(DenseElementsAttr::get(RankedTensorType::get({n}, *element), values)));
   return success();
 }
 

@@ -25,7 +25,7 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 bool wsc::onnx_import::isImageOp(StringRef op) {
   return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
                              "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
-                             "AveragePool", "Conv", "Resize", "ConvTranspose"},
+                             "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN"},
                             op);
 }
 
@@ -41,6 +41,8 @@ LogicalResult Importer::convertImageOp(const onnx::NodeProto &node, ArrayRef<Val
     return convertDepthSpace(node, in, results);
   if (op == "MaxPool" || op == "AveragePool" || op == "Conv")
     return convertWindowOp(node, in, results);
+  if (op == "LRN")
+    return convertLrn(node, in, results);
   if (op == "ConvTranspose")
     return isa<FloatType>(type.getElementType()) ? convertConvTranspose(node, in, results)
                                                  : (nodeError("takes a float input"), failure());
@@ -83,6 +85,64 @@ LogicalResult Importer::convertDepthSpace(const onnx::NodeProto &node, ArrayRef<
     Value split = reshape(in[0], {n, ch, h / b, b, w / b, b});
     y = reshape(transpose(split, {0, 3, 5, 1, 2, 4}), {n, ch * b * b, h / b, w / b});
   }
+  if (!c.ok)
+    return failure();
+  results.push_back(y);
+  return success();
+}
+
+/// LRN: x over (bias + alpha / size * the sum of squares of the `size`
+/// channels around each)^beta; the sum as slices of the zero-padded
+/// squares, added pairwise.
+LogicalResult Importer::convertLrn(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                   SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  Value x = in[0];
+  auto type = typeOf(x);
+  Type element = type.getElementType();
+  int64_t size = intAttr(node, "size", 0), channels = type.getDimSize(1);
+  if (size <= 0 || !isa<FloatType>(element))
+    return nodeError("needs a float input and a positive size"), failure();
+  double alpha = floatAttr(node, "alpha", 1e-4f), beta = floatAttr(node, "beta", 0.75f),
+         bias = floatAttr(node, "bias", 1.0f);
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  SmallVector<Value> parts;
+  auto zeros = [&](int64_t n) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[1] = n;
+    return constant(DenseElementsAttr::get(RankedTensorType::get(shape, element),
+                                           builder.getZeroAttr(element)));
+  };
+  if (before)
+    parts.push_back(zeros(before));
+  parts.push_back(c.mul(x, x));
+  if (after)
+    parts.push_back(zeros(after));
+  Value squares = parts.size() == 1 ? parts.front()
+                                    : c.op(wg::ConcatOp::getOperationName(), parts,
+                                           {attr("axis", builder.getI64IntegerAttr(1))});
+  SmallVector<Value> level;
+  for (int64_t k = 0; k < size; ++k) {
+    SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+        unit(type.getRank(), 1);
+    offsets[1] = k, sizes[1] = channels;
+    level.push_back(c.op(wg::SliceOp::getOperationName(), {squares},
+                         {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
+                          attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
+                          attr("strides", builder.getDenseI64ArrayAttr(unit))}));
+  }
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(c.add(level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  auto k = [&](double v) { return scalarConstant(element, v); };
+  Value scale = c.op(wg::PowOp::getOperationName(),
+                     {c.add(k(bias), c.mul(k(alpha / double(size)), level.front())), k(beta)});
+  Value y = c.div(x, scale);
   if (!c.ok)
     return failure();
   results.push_back(y);

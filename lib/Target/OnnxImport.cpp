@@ -125,6 +125,10 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"MaxPool", {1, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides"}},
       {"AveragePool", {1, "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides"}},
       {"Conv", {1, "auto_pad dilations group kernel_shape pads strides"}},
+      {"LRN", {1, "alpha beta bias size"}},
+      {"HannWindow", {17, "output_datatype periodic"}},
+      {"HammingWindow", {17, "output_datatype periodic"}},
+      {"BlackmanWindow", {17, "output_datatype periodic"}},
       {"ConvTranspose",
        {1, "auto_pad dilations group kernel_shape output_padding output_shape pads strides"}},
       {"Resize", {11, "mode coordinate_transformation_mode nearest_mode cubic_coeff_a "
@@ -150,7 +154,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
              A::INT)
       .Cases({"blocksize", "training_mode", "ceil_mode", "count_include_pad", "storage_order",
               "group", "dtype", "k", "exclusive", "reverse", "largest", "sorted",
-              "exclude_outside"},
+              "exclude_outside", "size", "output_datatype", "periodic"},
              A::INT)
       .Cases({"kernel_shape", "pads", "strides", "dilations", "output_padding", "output_shape"},
              A::INTS)
@@ -181,7 +185,7 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                                   "allowzero", "upper", "fmod", "detect_negative",
                                   "detect_positive", "select_last_index", "training_mode",
                                   "ceil_mode", "count_include_pad", "exclusive", "reverse",
-                                  "largest", "sorted", "exclude_outside"},
+                                  "largest", "sorted", "exclude_outside", "periodic"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

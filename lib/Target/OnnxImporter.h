@@ -176,6 +176,8 @@ private:
   Value arcTangent(Composer &c, Value x);
   LogicalResult convertQuantize(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
+  LogicalResult convertWindowFunction(const onnx::NodeProto &, ArrayRef<Value>,
+                                      SmallVectorImpl<Value> &);
   LogicalResult convertEyeLike(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertOneHot(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertCumSum(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
@@ -196,6 +198,7 @@ private:
   Value concatTree(Composer &c, ArrayRef<Value> parts, int64_t axis);
   LogicalResult convertConvTranspose(const onnx::NodeProto &, ArrayRef<Value>,
                                      SmallVectorImpl<Value> &);
+  LogicalResult convertLrn(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertResize(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   Value pool(const onnx::NodeProto &, Value x, ArrayRef<Value> taps, const WindowGeometry &);
   Value convolve(const onnx::NodeProto &, ArrayRef<Value> in, ArrayRef<Value> taps,
