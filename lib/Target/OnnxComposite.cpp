@@ -19,10 +19,6 @@ using namespace mlir;
 using namespace wsc;
 using namespace wsc::onnx_import;
 
-namespace {
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-} // namespace
-
 bool wsc::onnx_import::isCompositeOp(StringRef op) {
   // clang-format off
   static const llvm::StringSet<> ops = {
@@ -129,10 +125,7 @@ LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Va
         c.op(wg::CastOp::getOperationName(), {x}, {}, RankedTensorType::get(type.getShape(), f32));
     y = c.mul(c.sub(xf, z), s);
   }
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
 
 LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<Value> in,
@@ -328,10 +321,7 @@ LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<
                            picked ? RankedTensorType::get(typeOf(picked).getShape(),
                                                           builder.getIntegerType(64))
                                   : Type());
-  if (!c.ok)
-    return failure();
-  results.push_back(v);
-  return success();
+  return c.finish(results, {v});
 }
 
 /// EyeLike: ones on the k-th diagonal of a 2-D shape, in `dtype` (default:
@@ -425,9 +415,7 @@ LogicalResult Importer::convertOneHot(const onnx::NodeProto &node, ArrayRef<Valu
     positions.push_back(float(i));
   Value along = constant(
       DenseElementsAttr::get(RankedTensorType::get(shape, f32), ArrayRef<float>(positions)));
-  Value hit = c.equal(c.op(wg::UnsqueezeOp::getOperationName(), {index},
-                           {attr("axes", builder.getDenseI64ArrayAttr({axis}))}),
-                      along);
+  Value hit = c.equal(c.unsqueeze(index, {axis}), along);
   auto pick = [&](int64_t i) {
     Value flat = c.op(wg::ReshapeOp::getOperationName(), {in[2]}, {},
                       RankedTensorType::get({2}, values.getElementType()));
@@ -437,10 +425,7 @@ LogicalResult Importer::convertOneHot(const onnx::NodeProto &node, ArrayRef<Valu
                 {attr("axis", builder.getI64IntegerAttr(0))});
   };
   Value y = c.where(hit, pick(1), pick(0));
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
 
 /// CumSum along `axis`: a product with a triangle of ones over that axis,
@@ -483,23 +468,15 @@ LogicalResult Importer::convertCumSum(const onnx::NodeProto &node, ArrayRef<Valu
   for (int64_t i = 0; i < rank; ++i)
     back[perm[i]] = i;
   bool moves = axis != rank - 1;
-  auto transpose = [&](Value v, ArrayRef<int64_t> p) {
-    return moves ? c.op(wg::TransposeOp::getOperationName(), {v},
-                        {attr("perm", builder.getDenseI64ArrayAttr(p))})
-                 : v;
-  };
+  auto transpose = [&](Value v, ArrayRef<int64_t> p) { return moves ? c.transpose(v, p) : v; };
   Value x = transpose(in[0], perm);
   if (rank == 1) // a matmul needs a row
-    x = c.op(wg::UnsqueezeOp::getOperationName(), {x},
-             {attr("axes", builder.getDenseI64ArrayAttr({0}))});
+    x = c.unsqueeze(x, {0});
   Value y = c.op(wg::MatmulOp::getOperationName(), {x, ones});
   if (rank == 1)
     y = c.op(wg::ReshapeOp::getOperationName(), {y}, {}, type);
   y = transpose(y, back);
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
 
 /// The reductions that are a sum (or max) with an elementwise step before
@@ -569,10 +546,7 @@ LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, Arra
     nodeError("is not supported");
     return failure();
   }
-  if (!c.ok)
-    return failure();
-  results.push_back(v);
-  return success();
+  return c.finish(results, {v});
 }
 
 /// NegativeLogLikelihoodLoss of log-probabilities [N, C, d...] at targets
@@ -605,9 +579,7 @@ LogicalResult Importer::convertLoss(const onnx::NodeProto &node, ArrayRef<Value>
     last.push_back(i), back.push_back(i - 1);
   last.push_back(1);
   auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
-    return rank == 2 ? v
-                     : c.op(wg::TransposeOp::getOperationName(), {v},
-                            {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+    return rank == 2 ? v : c.transpose(v, perm);
   };
   bool softmax = node.op_type() == "SoftmaxCrossEntropyLoss";
   Value logProb = transpose(scores, last);
@@ -624,9 +596,7 @@ LogicalResult Importer::convertLoss(const onnx::NodeProto &node, ArrayRef<Value>
       {constant(DenseElementsAttr::get(RankedTensorType::get({classes}, builder.getIntegerType(64)),
                                        ArrayRef<int64_t>(iota)))},
       {}, RankedTensorType::get({classes}, index));
-  Value hit = c.equal(c.op(wg::UnsqueezeOp::getOperationName(), {target},
-                           {attr("axes", builder.getDenseI64ArrayAttr({-1}))}),
-                      classIds);
+  Value hit = c.equal(c.unsqueeze(target, {-1}), classIds);
   Value zero = scalarConstant(element, 0.0);
   // [N, d..., C] @ [C, 1] -> [N, d...]
   auto overClasses = [&](Value v, Value column) {

@@ -17,11 +17,6 @@ using namespace mlir;
 using namespace wsc;
 using namespace wsc::onnx_import;
 
-namespace {
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-} // namespace
-
 bool wsc::onnx_import::isImageOp(StringRef op) {
   return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
                              "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
@@ -65,10 +60,7 @@ LogicalResult Importer::convertDepthSpace(const onnx::NodeProto &node, ArrayRef<
     return c.op(wg::ReshapeOp::getOperationName(), {v}, {},
                 RankedTensorType::get(shape, type.getElementType()));
   };
-  auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
-    return c.op(wg::TransposeOp::getOperationName(), {v},
-                {attr("perm", builder.getDenseI64ArrayAttr(perm))});
-  };
+  auto transpose = [&](Value v, ArrayRef<int64_t> perm) { return c.transpose(v, perm); };
   Value y;
   if (node.op_type() == "DepthToSpace") {
     if (ch % (b * b))
@@ -85,10 +77,7 @@ LogicalResult Importer::convertDepthSpace(const onnx::NodeProto &node, ArrayRef<
     Value split = reshape(in[0], {n, ch, h / b, b, w / b, b});
     y = reshape(transpose(split, {0, 3, 5, 1, 2, 4}), {n, ch * b * b, h / b, w / b});
   }
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
 
 /// LRN: x over (bias + alpha / size * the sum of squares of the `size`
@@ -118,19 +107,10 @@ LogicalResult Importer::convertLrn(const onnx::NodeProto &node, ArrayRef<Value> 
   parts.push_back(c.mul(x, x));
   if (after)
     parts.push_back(zeros(after));
-  Value squares = parts.size() == 1 ? parts.front()
-                                    : c.op(wg::ConcatOp::getOperationName(), parts,
-                                           {attr("axis", builder.getI64IntegerAttr(1))});
+  Value squares = c.concat(parts, 1);
   SmallVector<Value> level;
-  for (int64_t k = 0; k < size; ++k) {
-    SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
-        unit(type.getRank(), 1);
-    offsets[1] = k, sizes[1] = channels;
-    level.push_back(c.op(wg::SliceOp::getOperationName(), {squares},
-                         {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
-                          attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
-                          attr("strides", builder.getDenseI64ArrayAttr(unit))}));
-  }
+  for (int64_t k = 0; k < size; ++k)
+    level.push_back(c.sliceAlong(squares, 1, k, channels));
   while (level.size() > 1) {
     SmallVector<Value> next;
     for (size_t i = 0; i + 1 < level.size(); i += 2)
@@ -143,10 +123,7 @@ LogicalResult Importer::convertLrn(const onnx::NodeProto &node, ArrayRef<Value> 
   Value scale = c.op(wg::PowOp::getOperationName(),
                      {c.add(k(bias), c.mul(k(alpha / double(size)), level.front())), k(beta)});
   Value y = c.div(x, scale);
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
 
 /// BatchNormalization (at inference with the running mean and variance; in
@@ -229,10 +206,7 @@ LogicalResult Importer::convertImageNorm(const onnx::NodeProto &node, ArrayRef<V
       y = c.div(centred, c.add(deviation, k(1e-9))); // as ONNX's reference
     }
   }
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
 
 /// The geometry of a window op over `type` [N, C, spatial...]: the kernel
@@ -446,33 +420,19 @@ LogicalResult Importer::convertConvTranspose(const onnx::NodeProto &node, ArrayR
     SmallVector<int64_t> shape(typeOf(y).getShape());
     int64_t length = shape[axis];
     if (s > 1) { // [.., L, ..] -> [.., L, s, ..] with zeros after each -> [.., (L - 1) s + 1, ..]
-      Value one = c.op(wg::UnsqueezeOp::getOperationName(), {y},
-                       {attr("axes", builder.getDenseI64ArrayAttr({axis + 1}))});
+      Value one = c.unsqueeze(y, {axis + 1});
       SmallVector<int64_t> spread(typeOf(one).getShape());
-      Value both = c.op(wg::ConcatOp::getOperationName(), {one, zeros(spread, axis + 1, s - 1)},
-                        {attr("axis", builder.getI64IntegerAttr(axis + 1))});
+      Value both = c.concat({one, zeros(spread, axis + 1, s - 1)}, axis + 1);
       shape[axis] = length * s;
-      Value flat = c.op(wg::ReshapeOp::getOperationName(), {both}, {},
-                        RankedTensorType::get(shape, element));
-      SmallVector<int64_t> offsets(rank, 0), sizes(shape), unit(rank, 1);
-      sizes[axis] = (length - 1) * s + 1;
-      y = c.op(wg::SliceOp::getOperationName(), {flat},
-               {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
-                attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
-                attr("strides", builder.getDenseI64ArrayAttr(unit))});
+      y = c.sliceAlong(c.reshape(both, shape), axis, 0, (length - 1) * s + 1);
       shape[axis] = length = (length - 1) * s + 1;
     }
     int64_t reach = (g.kernel[i] - 1) * g.dilations[i];
     int64_t front = reach - pads[i], back = reach - pads[i + dims] + extra[i];
     if (front < 0 || back < 0) { // crop
-      SmallVector<int64_t> offsets(rank, 0), sizes(shape), unit(rank, 1);
-      offsets[axis] = std::max<int64_t>(0, -front);
-      sizes[axis] = length - offsets[axis] - std::max<int64_t>(0, -back);
-      y = c.op(wg::SliceOp::getOperationName(), {y},
-               {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
-                attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
-                attr("strides", builder.getDenseI64ArrayAttr(unit))});
-      shape[axis] = sizes[axis];
+      int64_t lo = std::max<int64_t>(0, -front);
+      shape[axis] = length - lo - std::max<int64_t>(0, -back);
+      y = c.sliceAlong(y, axis, lo, shape[axis]);
     }
     SmallVector<Value> parts;
     if (front > 0)
@@ -480,9 +440,7 @@ LogicalResult Importer::convertConvTranspose(const onnx::NodeProto &node, ArrayR
     parts.push_back(y);
     if (back > 0)
       parts.push_back(zeros(shape, axis, back));
-    if (parts.size() > 1)
-      y = c.op(wg::ConcatOp::getOperationName(), parts,
-               {attr("axis", builder.getI64IntegerAttr(axis))});
+    y = c.concat(parts, axis);
   }
   // Weights [C, M/g, K...] -> [M, C/g, K...] flipped, group by group.
   int64_t perGroup = channels / groups;
@@ -491,15 +449,8 @@ LogicalResult Importer::convertConvTranspose(const onnx::NodeProto &node, ArrayR
     swap.push_back(i);
   SmallVector<Value> blocks;
   for (int64_t gi = 0; gi < groups; ++gi) {
-    SmallVector<int64_t> offsets(rank, 0), sizes(wType.getShape()), unit(rank, 1);
-    offsets[0] = gi * perGroup, sizes[0] = perGroup;
-    Value w = groups == 1 ? in[1]
-                          : c.op(wg::SliceOp::getOperationName(), {in[1]},
-                                 {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
-                                  attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
-                                  attr("strides", builder.getDenseI64ArrayAttr(unit))});
-    w = c.op(wg::TransposeOp::getOperationName(), {w},
-             {attr("perm", builder.getDenseI64ArrayAttr(swap))});
+    Value w = groups == 1 ? in[1] : c.sliceAlong(in[1], 0, gi * perGroup, perGroup);
+    w = c.transpose(w, swap);
     for (int64_t axis = 2; axis < rank; ++axis) {
       SmallVector<int64_t> reversed;
       for (int64_t k = wType.getDimSize(axis) - 1; k >= 0; --k)
@@ -616,19 +567,9 @@ Value Importer::convolve(const onnx::NodeProto &node, ArrayRef<Value> in, ArrayR
     return nodeError("the channels, weights and group do not agree"), Value();
   int64_t perGroup = channels / groups, outGroup = m / groups;
   auto tensor = [&](ArrayRef<int64_t> shape) { return RankedTensorType::get(shape, element); };
-  auto slice = [&](Value v, int64_t axis, int64_t lo, int64_t size) {
-    auto shape = typeOf(v).getShape();
-    SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape), strides(shape.size(), 1);
-    offsets[axis] = lo, sizes[axis] = size;
-    return c.op(wg::SliceOp::getOperationName(), {v},
-                {attr("offsets", builder.getDenseI64ArrayAttr(offsets)),
-                 attr("sizes", builder.getDenseI64ArrayAttr(sizes)),
-                 attr("strides", builder.getDenseI64ArrayAttr(strides))});
-  };
   SmallVector<Value> stacked;
   for (Value t : taps)
-    stacked.push_back(c.op(wg::UnsqueezeOp::getOperationName(), {t},
-                           {attr("axes", builder.getDenseI64ArrayAttr({2}))}));
+    stacked.push_back(c.unsqueeze(t, {2}));
   Value all = concatTree(c, stacked, 2);
   Value columns =
       c.op(wg::ReshapeOp::getOperationName(), {all}, {}, tensor({n, channels, count, positions}));
@@ -636,17 +577,15 @@ Value Importer::convolve(const onnx::NodeProto &node, ArrayRef<Value> in, ArrayR
       c.op(wg::ReshapeOp::getOperationName(), {in[1]}, {}, tensor({m, perGroup * count}));
   SmallVector<Value> outs;
   for (int64_t gi = 0; gi < groups; ++gi) {
-    Value cols = groups == 1 ? columns : slice(columns, 1, gi * perGroup, perGroup);
+    Value cols = groups == 1 ? columns : c.sliceAlong(columns, 1, gi * perGroup, perGroup);
     Value rows = c.op(wg::TransposeOp::getOperationName(),
                       {c.op(wg::ReshapeOp::getOperationName(), {cols}, {},
                             tensor({n, perGroup * count, positions}))},
                       {attr("perm", builder.getDenseI64ArrayAttr({0, 2, 1}))});
-    Value w = groups == 1 ? weights : slice(weights, 0, gi * outGroup, outGroup);
-    Value wT = c.op(wg::TransposeOp::getOperationName(), {w},
-                    {attr("perm", builder.getDenseI64ArrayAttr({1, 0}))});
+    Value w = groups == 1 ? weights : c.sliceAlong(weights, 0, gi * outGroup, outGroup);
+    Value wT = c.transpose(w, {1, 0});
     Value product = c.op(wg::MatmulOp::getOperationName(), {rows, wT}); // [N, P, M/g]
-    outs.push_back(c.op(wg::TransposeOp::getOperationName(), {product},
-                        {attr("perm", builder.getDenseI64ArrayAttr({0, 2, 1}))}));
+    outs.push_back(c.transpose(product, {0, 2, 1}));
   }
   Value y = outs.size() == 1 ? outs.front()
                              : c.op(wg::ConcatOp::getOperationName(), outs,
@@ -850,8 +789,5 @@ LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Valu
                   scalarConstant(element, extrapolation), sum);
     y = sum;
   }
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }

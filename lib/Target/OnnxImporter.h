@@ -26,6 +26,9 @@ namespace wsc::onnx_import {
 using namespace mlir;
 namespace wg = wsc::wsgraph;
 
+/// The ranked tensor type of an imported value.
+inline RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
 /// Builds ops in turn; after the first failure every later op is null.
 struct Composer {
   std::function<FailureOr<Value>(StringRef, ValueRange, ArrayRef<NamedAttribute>, Type)> build;
@@ -56,6 +59,66 @@ struct Composer {
   Value abs(Value a) { return unary(wg::AbsOp::getOperationName(), a); }
   Value neg(Value a) { return unary(wg::NegOp::getOperationName(), a); }
   Value sqrt(Value a) { return unary(wg::SqrtOp::getOperationName(), a); }
+  Value reshape(Value v, ArrayRef<int64_t> shape) {
+    return v ? op(wg::ReshapeOp::getOperationName(), {v}, {},
+                  RankedTensorType::get(shape, cast<ShapedType>(v.getType()).getElementType()))
+             : (ok = false, Value());
+  }
+  Value transpose(Value v, ArrayRef<int64_t> perm) {
+    if (!v)
+      return ok = false, Value();
+    return op(wg::TransposeOp::getOperationName(), {v},
+              {named(v, "perm", [&](Builder &b) { return b.getDenseI64ArrayAttr(perm); })});
+  }
+  Value unsqueeze(Value v, ArrayRef<int64_t> axes) {
+    if (!v)
+      return ok = false, Value();
+    return op(wg::UnsqueezeOp::getOperationName(), {v},
+              {named(v, "axes", [&](Builder &b) { return b.getDenseI64ArrayAttr(axes); })});
+  }
+  /// The parts side by side along `axis` (one part: itself).
+  Value concat(ArrayRef<Value> parts, int64_t axis) {
+    if (parts.empty() || !parts.front())
+      return ok = false, Value();
+    if (parts.size() == 1)
+      return parts.front();
+    return op(wg::ConcatOp::getOperationName(), parts,
+              {named(parts.front(), "axis", [&](Builder &b) { return b.getI64IntegerAttr(axis); })});
+  }
+  Value slice(Value v, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+              ArrayRef<int64_t> strides) {
+    if (!v)
+      return ok = false, Value();
+    auto ints = [](ArrayRef<int64_t> a) {
+      return [a](Builder &b) -> Attribute { return b.getDenseI64ArrayAttr(a); };
+    };
+    return op(wg::SliceOp::getOperationName(), {v},
+              {named(v, "offsets", ints(offsets)), named(v, "sizes", ints(sizes)),
+               named(v, "strides", ints(strides))});
+  }
+  /// [lo, lo + size) of `v` along `axis`.
+  Value sliceAlong(Value v, int64_t axis, int64_t lo, int64_t size) {
+    if (!v)
+      return ok = false, Value();
+    auto shape = cast<ShapedType>(v.getType()).getShape();
+    SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape), strides(shape.size(), 1);
+    offsets[axis] = lo, sizes[axis] = size;
+    return slice(v, offsets, sizes, strides);
+  }
+  /// Appends `values` to `results` when every op was built.
+  LogicalResult finish(SmallVectorImpl<Value> &results, ArrayRef<Value> values) {
+    if (!ok || llvm::any_of(values, [](Value v) { return !v; }))
+      return failure();
+    results.append(values.begin(), values.end());
+    return success();
+  }
+
+private:
+  /// An attribute named `name`, made in (non-null) `v`'s context.
+  static NamedAttribute named(Value v, StringRef name, function_ref<Attribute(Builder &)> make) {
+    Builder b(v.getContext());
+    return b.getNamedAttr(name, make(b));
+  }
 };
 
 /// Whether ONNX op `op` imports as other wsgraph ops (OnnxComposite.cpp).

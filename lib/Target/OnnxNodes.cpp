@@ -20,7 +20,6 @@ using namespace wsc::onnx_import;
 // Node converters
 //===----------------------------------------------------------------------===//
 
-static RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 LogicalResult Importer::convertConstant(const onnx::NodeProto &node,
                                         SmallVectorImpl<Value> &results) {

@@ -14,10 +14,6 @@ using namespace mlir;
 using namespace wsc;
 using namespace wsc::onnx_import;
 
-namespace {
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-} // namespace
-
 bool wsc::onnx_import::isSelectOp(StringRef op) {
   return llvm::is_contained({"TopK", "Compress", "Pad"}, op);
 }
@@ -32,18 +28,6 @@ LogicalResult Importer::convertSelectOp(const onnx::NodeProto &node, ArrayRef<Va
   if (op == "Compress")
     return convertCompress(node, in, results);
   return convertPad(node, in, results);
-}
-
-/// Slice [lo, lo + size) of `v` along `axis`.
-static Value sliceAlong(Composer &c, OpBuilder &b, Value v, int64_t axis, int64_t lo,
-                        int64_t size) {
-  auto shape = typeOf(v).getShape();
-  SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape), strides(shape.size(), 1);
-  offsets[axis] = lo, sizes[axis] = size;
-  return c.op(wg::SliceOp::getOperationName(), {v},
-              {b.getNamedAttr("offsets", b.getDenseI64ArrayAttr(offsets)),
-               b.getNamedAttr("sizes", b.getDenseI64ArrayAttr(sizes)),
-               b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides))});
 }
 
 /// TopK: k rounds, each taking the extreme along `axis` and the first index
@@ -109,10 +93,7 @@ LogicalResult Importer::convertTopK(const onnx::NodeProto &node, ArrayRef<Value>
   Value i64 = at ? c.op(wg::CastOp::getOperationName(), {at}, {},
                         RankedTensorType::get(typeOf(at).getShape(), builder.getIntegerType(64)))
                  : Value();
-  if (!c.ok)
-    return failure();
-  results.append({v, i64});
-  return success();
+  return c.finish(results, {v, i64});
 }
 
 /// Compress: the indices along `axis` (of the flattened input without one)
@@ -155,10 +136,7 @@ LogicalResult Importer::convertCompress(const onnx::NodeProto &node, ArrayRef<Va
       ArrayRef<int64_t>(kept)));
   Value y = c.op(wg::GatherOp::getOperationName(), {x, indices},
                  {attr("axis", builder.getI64IntegerAttr(axis))});
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
 
 /// Pad, axis by axis: a negative pad crops; a positive one adds blocks of
@@ -210,7 +188,7 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
       int64_t lo = std::max<int64_t>(0, -begin), size = length - lo - std::max<int64_t>(0, -end);
       if (size <= 0)
         return nodeError("the pads crop axis " + std::to_string(axis) + " to nothing"), failure();
-      y = sliceAlong(c, builder, y, axis, lo, size);
+      y = c.sliceAlong(y, axis, lo, size);
       begin = std::max<int64_t>(0, begin), end = std::max<int64_t>(0, end), length = size;
     }
     if (mode == "reflect" && (begin >= length || end >= length))
@@ -223,10 +201,10 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
         return {c.op(wg::ExpandOp::getOperationName(), {fill}, {}, blockType)};
       if (mode == "edge")
         return {c.op(wg::ExpandOp::getOperationName(),
-                     {sliceAlong(c, builder, y, axis, atEnd ? length - 1 : 0, 1)}, {}, blockType)};
+                     {c.sliceAlong(y, axis, atEnd ? length - 1 : 0, 1)}, {}, blockType)};
       SmallVector<Value> mirrored; // reflect: x[count], ..., x[1] before; x[n-2], ... after
       for (int64_t i = 0; i < count; ++i)
-        mirrored.push_back(sliceAlong(c, builder, y, axis, atEnd ? length - 2 - i : count - i, 1));
+        mirrored.push_back(c.sliceAlong(y, axis, atEnd ? length - 2 - i : count - i, 1));
       return mirrored;
     };
     SmallVector<Value> parts;
@@ -239,8 +217,5 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
       y = c.op(wg::ConcatOp::getOperationName(), parts,
                {attr("axis", builder.getI64IntegerAttr(axis))});
   }
-  if (!c.ok)
-    return failure();
-  results.push_back(y);
-  return success();
+  return c.finish(results, {y});
 }
