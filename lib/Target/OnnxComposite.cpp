@@ -305,13 +305,7 @@ LogicalResult Importer::convertArgExtreme(const onnx::NodeProto &node, ArrayRef<
   StringRef extreme = node.op_type() == "ArgMin" ? wg::ReduceMinOp::getOperationName()
                                                  : wg::ReduceMaxOp::getOperationName();
   Value hit = c.equal(x, reduce(extreme, x, true));
-  SmallVector<int64_t> shape(rank, 1);
-  shape[axis] = n;
-  SmallVector<float> indices;
-  for (int64_t i = 0; i < n; ++i)
-    indices.push_back(float(i));
-  Value index = constant(DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()),
-                                                ArrayRef<float>(indices)));
+  Value index = positionsAlong(rank, axis, n);
   Value none = scalarConstant(builder.getF32Type(), last ? -1.0 : double(n));
   Value picked =
       reduce(last ? wg::ReduceMaxOp::getOperationName() : wg::ReduceMinOp::getOperationName(),
@@ -408,14 +402,7 @@ LogicalResult Importer::convertOneHot(const onnx::NodeProto &node, ArrayRef<Valu
                      RankedTensorType::get(indices.getShape(), f32));
   index = c.where(c.less(index, scalarConstant(f32, 0)), c.add(index, scalarConstant(f32, depth)),
                   index);
-  SmallVector<int64_t> shape(rank, 1);
-  shape[axis] = depth;
-  SmallVector<float> positions;
-  for (int64_t i = 0; i < depth; ++i)
-    positions.push_back(float(i));
-  Value along = constant(
-      DenseElementsAttr::get(RankedTensorType::get(shape, f32), ArrayRef<float>(positions)));
-  Value hit = c.equal(c.unsqueeze(index, {axis}), along);
+  Value hit = c.equal(c.unsqueeze(index, {axis}), positionsAlong(rank, axis, depth));
   auto pick = [&](int64_t i) {
     Value flat = c.op(wg::ReshapeOp::getOperationName(), {in[2]}, {},
                       RankedTensorType::get({2}, values.getElementType()));
@@ -540,8 +527,9 @@ LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, Arra
   else if (op == "ReduceLogSumExp") {
     // log(sum(e^(x - m))) + m, with m the max: e^x alone overflows past 88.
     StringRef max = wg::ReduceMaxOp::getOperationName();
-    Value shifted = c.exp(c.sub(x, reduce(max, x, true)));
-    v = c.add(c.log(reduce(sum, shifted, keep)), reduce(max, x, keep));
+    Value m = reduce(max, x, true);
+    Value total = reduce(sum, c.exp(c.sub(x, m)), keep);
+    v = c.add(c.log(total), keep || !total ? m : c.reshape(m, typeOf(total)));
   } else {
     nodeError("is not supported");
     return failure();

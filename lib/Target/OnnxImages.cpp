@@ -56,10 +56,7 @@ LogicalResult Importer::convertDepthSpace(const onnx::NodeProto &node, ArrayRef<
     return nodeError("needs a 4-D input and a positive blocksize"), failure();
   int64_t n = type.getDimSize(0), ch = type.getDimSize(1), h = type.getDimSize(2),
           w = type.getDimSize(3);
-  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
-    return c.op(wg::ReshapeOp::getOperationName(), {v}, {},
-                RankedTensorType::get(shape, type.getElementType()));
-  };
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) { return c.reshape(v, shape); };
   auto transpose = [&](Value v, ArrayRef<int64_t> perm) { return c.transpose(v, perm); };
   Value y;
   if (node.op_type() == "DepthToSpace") {
@@ -111,17 +108,10 @@ LogicalResult Importer::convertLrn(const onnx::NodeProto &node, ArrayRef<Value> 
   SmallVector<Value> level;
   for (int64_t k = 0; k < size; ++k)
     level.push_back(c.sliceAlong(squares, 1, k, channels));
-  while (level.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(c.add(level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
+  Value sum = c.pairwise(level, [&](Value l, Value r) { return c.add(l, r); });
   auto k = [&](double v) { return scalarConstant(element, v); };
   Value scale = c.op(wg::PowOp::getOperationName(),
-                     {c.add(k(bias), c.mul(k(alpha / double(size)), level.front())), k(beta)});
+                     {c.add(k(bias), c.mul(k(alpha / double(size)), sum)), k(beta)});
   Value y = c.div(x, scale);
   return c.finish(results, {y});
 }
@@ -315,9 +305,7 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
       parts.push_back(
           constant(DenseElementsAttr::get(RankedTensorType::get(block, element), fill)));
     }
-    if (parts.size() > 1)
-      padded = c.op(wg::ConcatOp::getOperationName(), parts,
-                    {attr("axis", builder.getI64IntegerAttr(axis))});
+    padded = c.concat(parts, axis);
     shape[axis] = g.padded(i, length);
   }
   SmallVector<Value> taps = tapSlices(c, padded, g);
@@ -510,16 +498,8 @@ Value Importer::pool(const onnx::NodeProto &node, Value x, ArrayRef<Value> taps,
   bool max = node.op_type() == "MaxPool";
   if (max && intAttr(node, "storage_order", 0))
     return nodeError("storage_order 1 is not supported"), Value();
-  SmallVector<Value> level(taps.begin(), taps.end());
-  while (level.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(max ? c.max(level[i], level[i + 1]) : c.add(level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  Value reduced = level.front();
+  Value reduced =
+      c.pairwise(taps, [&](Value l, Value r) { return max ? c.max(l, r) : c.add(l, r); });
   if (max || !c.ok)
     return c.ok ? reduced : Value();
   // The taps of each output inside the counted region, over the spatial axes.

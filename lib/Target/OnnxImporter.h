@@ -59,6 +59,9 @@ struct Composer {
   Value abs(Value a) { return unary(wg::AbsOp::getOperationName(), a); }
   Value neg(Value a) { return unary(wg::NegOp::getOperationName(), a); }
   Value sqrt(Value a) { return unary(wg::SqrtOp::getOperationName(), a); }
+  Value reshape(Value v, RankedTensorType type) {
+    return op(wg::ReshapeOp::getOperationName(), {v}, {}, type);
+  }
   Value reshape(Value v, ArrayRef<int64_t> shape) {
     return v ? op(wg::ReshapeOp::getOperationName(), {v}, {},
                   RankedTensorType::get(shape, cast<ShapedType>(v.getType()).getElementType()))
@@ -104,6 +107,20 @@ struct Composer {
     SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape), strides(shape.size(), 1);
     offsets[axis] = lo, sizes[axis] = size;
     return slice(v, offsets, sizes, strides);
+  }
+  /// `parts` combined pairwise in a balanced tree (elementwise ops split into
+  /// rows however large; a reduction over the parts stacked would not).
+  Value pairwise(ArrayRef<Value> parts, function_ref<Value(Value, Value)> combine) {
+    SmallVector<Value> level(parts.begin(), parts.end());
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(combine(level[i], level[i + 1]));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
+    }
+    return level.empty() ? (ok = false, Value()) : level.front();
   }
   /// Appends `values` to `results` when every op was built.
   LogicalResult finish(SmallVectorImpl<Value> &results, ArrayRef<Value> values) {
@@ -275,6 +292,9 @@ private:
   LogicalResult convertPad(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
+  /// The f32 positions 0..n-1 along `axis` of a rank-`rank` shape (1 on the
+  /// other axes): an index to compare or reduce with, exact below 2^24.
+  Value positionsAlong(int64_t rank, int64_t axis, int64_t n);
   /// A rank-0 constant of the given element type.
   Value scalarConstant(Type element, double value);
 

@@ -257,6 +257,16 @@ LogicalResult Importer::convertReduce(const onnx::NodeProto &node, ArrayRef<Valu
   return success();
 }
 
+Value Importer::positionsAlong(int64_t rank, int64_t axis, int64_t n) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = n;
+  SmallVector<float> positions;
+  for (int64_t i = 0; i < n; ++i)
+    positions.push_back(float(i));
+  return constant(DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()),
+                                         ArrayRef<float>(positions)));
+}
+
 Value Importer::scalarConstant(Type element, double value) {
   auto type = RankedTensorType::get({}, element);
   if (auto f = dyn_cast<FloatType>(element)) {

@@ -58,13 +58,7 @@ LogicalResult Importer::convertTopK(const onnx::NodeProto &node, ArrayRef<Value>
            failure();
   bool largest = intAttr(node, "largest", 1);
   Type element = type.getElementType();
-  SmallVector<int64_t> shape(rank, 1);
-  shape[axis] = n;
-  SmallVector<float> positions;
-  for (int64_t i = 0; i < n; ++i)
-    positions.push_back(float(i));
-  Value index = constant(DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()),
-                                                ArrayRef<float>(positions)));
+  Value index = positionsAlong(rank, axis, n);
   auto reduce = [&](StringRef name, Value v) {
     return c.op(name, {v},
                 {attr("axes", builder.getDenseI64ArrayAttr({axis})),
@@ -84,12 +78,7 @@ LogicalResult Importer::convertTopK(const onnx::NodeProto &node, ArrayRef<Value>
     if (i + 1 < k)
       rest = c.where(c.equal(index, at), masked, rest);
   }
-  auto joined = [&](ArrayRef<Value> parts) {
-    return parts.size() == 1 ? parts.front()
-                             : c.op(wg::ConcatOp::getOperationName(), parts,
-                                    {attr("axis", builder.getI64IntegerAttr(axis))});
-  };
-  Value v = joined(values), at = joined(indices);
+  Value v = c.concat(values, axis), at = c.concat(indices, axis);
   Value i64 = at ? c.op(wg::CastOp::getOperationName(), {at}, {},
                         RankedTensorType::get(typeOf(at).getShape(), builder.getIntegerType(64)))
                  : Value();
@@ -214,8 +203,7 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
     if (end > 0)
       parts.append(block(end, true));
     if (parts.size() > 1)
-      y = c.op(wg::ConcatOp::getOperationName(), parts,
-               {attr("axis", builder.getI64IntegerAttr(axis))});
+      y = c.concat(parts, axis);
   }
   return c.finish(results, {y});
 }
