@@ -62,6 +62,11 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
     for (const auto &[key, row] : plan.exitRow)
       wafers.insert({key.second, plan.next(key.second)});
     double budget = linkBudget < 0 ? 0 : linkBudget > 0 ? double(linkBudget) : std::ceil(slowest);
+    // No link carries more than every stream's words: past that, a budget
+    // cannot be what fails.
+    double allWords = 0;
+    for (const GraphStream &s : graph->streams)
+      allWords += double(s.size);
 
     Stats stats;
     std::vector<llvm::SmallVector<NamedAttribute>> colors(graph->kernels.size());
@@ -131,7 +136,7 @@ struct RoutePass : wsc::impl::WscRouteBase<RoutePass> {
         for (double b = budget;; b *= 1.25) {
           WaferRouter router(order[first + i], *arch, defects, *graph, plan, maxIterations, b,
                              extraRounds);
-          router.quietOverBudget = growBudget && b > 0 && b < 16 * budget;
+          router.quietOverBudget = growBudget && b > 0 && b < std::max(16 * budget, allWords);
           router.parallel = count == 1; // else the wafers share the threads
           results[i].stats = Stats();
           ok = router.run(results[i].stats);
