@@ -46,6 +46,9 @@ SCOPE = {
     # The [N, C, spatial...] ops (lib/Target/OnnxImages.cpp).
     "DepthToSpace", "SpaceToDepth", "BatchNormalization", "InstanceNormalization",
     "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN",
+    # Integer and quantized ops (lib/Target/OnnxQuantized.cpp).
+    "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear",
+    "BitShift", "Upsample",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that
@@ -56,7 +59,7 @@ SHAPE_OPERANDS = {
     "ReduceMin": {1}, "Trilu": {1}, "Range": {0, 1, 2}, "If": {0}, "ConstantOfShape": {0},
     "Dropout": {1, 2}, "ReduceL1": {1}, "ReduceL2": {1}, "ReduceSumSquare": {1},
     "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "OneHot": {1}, "CumSum": {1}, "ReduceProd": {1},
-    "TopK": {1}, "Compress": {1}, "Pad": {1, 3}, "Resize": {1, 2, 3},
+    "TopK": {1}, "Compress": {1}, "Pad": {1, 3}, "Resize": {1, 2, 3}, "Upsample": {1},
     "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
 }
 

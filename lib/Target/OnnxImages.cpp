@@ -20,7 +20,7 @@ using namespace wsc::onnx_import;
 bool wsc::onnx_import::isImageOp(StringRef op) {
   return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
                              "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
-                             "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN"},
+                             "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN", "Upsample"},
                             op);
 }
 
@@ -30,6 +30,8 @@ LogicalResult Importer::convertImageOp(const onnx::NodeProto &node, ArrayRef<Val
   auto type = typeOf(in[0]);
   if (op == "Resize" && type.hasStaticShape())
     return convertResize(node, in, results);
+  if (op == "Upsample" && type.hasStaticShape())
+    return convertUpsample(node, in, results);
   if (!type.hasStaticShape() || type.getRank() < 3)
     return nodeError("the input must be static and [N, C, spatial...]"), failure();
   if (op == "DepthToSpace" || op == "SpaceToDepth")
@@ -264,7 +266,7 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
   auto type = typeOf(x);
   int64_t rank = type.getRank();
   Type element = type.getElementType();
-  bool conv = op == "Conv";
+  bool conv = op == "Conv" || op == "ConvInteger" || op == "QLinearConv";
   if (conv && (in.size() < 2 || !in[1] || !typeOf(in[1]).hasStaticShape() ||
                typeOf(in[1]).getRank() != rank))
     return nodeError("expects static weights [M, C / group, kernel...]"), failure();
@@ -576,6 +578,36 @@ Value Importer::convolve(const onnx::NodeProto &node, ArrayRef<Value> in, ArrayR
   shape.append(g.out.begin(), g.out.end());
   y = c.op(wg::ReshapeOp::getOperationName(), {y}, {}, tensor(shape));
   return c.ok ? y : Value();
+}
+
+/// Upsample (deprecated by Resize) is Resize with asymmetric coordinates,
+/// whose nearest neighbour is the floor; opset 7 gives the scales as an
+/// attribute, later ones as an input.
+LogicalResult Importer::convertUpsample(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                        SmallVectorImpl<Value> &results) {
+  onnx::NodeProto resize = node;
+  resize.set_op_type("Resize");
+  resize.clear_attribute();
+  auto text = [&](const char *name, const std::string &value) {
+    onnx::AttributeProto *a = resize.add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::STRING), a->set_s(value);
+  };
+  const onnx::AttributeProto *mode = findAttr(node, "mode");
+  text("mode", !mode || mode->s() == "nearest" ? "nearest" : "linear");
+  if (mode && mode->s() != "nearest" && mode->s() != "linear" && mode->s() != "bilinear")
+    return nodeError("mode must be nearest or linear"), failure();
+  text("coordinate_transformation_mode", "asymmetric");
+  text("nearest_mode", "floor");
+  Value scales = in.size() > 1 ? in[1] : Value();
+  if (const onnx::AttributeProto *a = findAttr(node, "scales")) {
+    SmallVector<float> values(a->floats().begin(), a->floats().end());
+    scales = constant(DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(values.size())}, builder.getF32Type()),
+        ArrayRef<float>(values)));
+  }
+  if (!scales)
+    return nodeError("has no scales"), failure();
+  return convertResize(resize, {in[0], Value(), scales}, results);
 }
 
 namespace {

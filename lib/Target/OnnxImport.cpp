@@ -118,6 +118,11 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       // Selecting ops (OnnxSelect.cpp).
       {"TopK", {1, "axis k largest sorted"}}, {"Compress", {9, "axis"}},
       {"Pad", {2, "mode pads value"}},
+      // Integer and quantized ops (OnnxQuantized.cpp).
+      {"MatMulInteger", {10, ""}}, {"QLinearMatMul", {10, ""}},
+      {"ConvInteger", {10, "auto_pad dilations group kernel_shape pads strides"}},
+      {"QLinearConv", {10, "auto_pad dilations group kernel_shape pads strides"}},
+      {"DynamicQuantizeLinear", {11, ""}}, {"BitShift", {11, "direction"}},
       // [N, C, spatial...] ops (OnnxImages.cpp).
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
@@ -131,6 +136,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"BlackmanWindow", {17, "output_datatype periodic"}},
       {"ConvTranspose",
        {1, "auto_pad dilations group kernel_shape output_padding output_shape pads strides"}},
+      {"Upsample", {7, "mode scales"}},
       {"Resize", {11, "mode coordinate_transformation_mode nearest_mode cubic_coeff_a "
                       "exclude_outside extrapolation_value"}}};
   return ops;
@@ -167,6 +173,8 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
               "nearest_mode"},
              A::STRING)
       .Cases({"cubic_coeff_a", "extrapolation_value"}, A::FLOAT)
+      .Case("direction", A::STRING)
+      .Case("scales", A::FLOATS)
       .Case("value", op == "Pad" ? A::FLOAT : A::TENSOR) // Pad's before opset 11
       .Cases({"then_branch", "else_branch"}, A::GRAPH)
       .Default(A::UNDEFINED);

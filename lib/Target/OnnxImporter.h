@@ -144,6 +144,8 @@ bool isCompositeOp(StringRef op);
 bool isImageOp(StringRef op);
 /// Whether ONNX op `op` is one of OnnxSelect.cpp's: TopK, Compress, Pad.
 bool isSelectOp(StringRef op);
+/// Whether ONNX op `op` is an integer or quantized op (OnnxQuantized.cpp).
+bool isQuantizedOp(StringRef op);
 
 /// Where each output of a window op reads, along every spatial axis.
 struct WindowGeometry {
@@ -280,6 +282,8 @@ private:
                                      SmallVectorImpl<Value> &);
   LogicalResult convertLrn(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertResize(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertUpsample(const onnx::NodeProto &, ArrayRef<Value>,
+                                SmallVectorImpl<Value> &);
   Value pool(const onnx::NodeProto &, Value x, ArrayRef<Value> taps, const WindowGeometry &);
   Value convolve(const onnx::NodeProto &, ArrayRef<Value> in, ArrayRef<Value> taps,
                  const WindowGeometry &);
@@ -290,6 +294,22 @@ private:
   LogicalResult convertCompress(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
   LogicalResult convertPad(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  /// The integer and quantized ops (OnnxQuantized.cpp; isQuantizedOp).
+  LogicalResult convertQuantizedOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                   SmallVectorImpl<Value> &);
+  LogicalResult convertDynamicQuantize(const onnx::NodeProto &, ArrayRef<Value>,
+                                       SmallVectorImpl<Value> &);
+  LogicalResult convertBitShift(const onnx::NodeProto &, ArrayRef<Value>,
+                                SmallVectorImpl<Value> &);
+  Value castTo(Composer &c, Value v, Type element);
+  Value alongAxis(Composer &c, Value v, int64_t rank, int64_t axis);
+  Value exactIntegerProduct(Composer &c, Value a, Value b, int64_t terms,
+                            function_ref<Value(Value, Value)> product);
+  Value shifted(Composer &c, Value q, Value zero, int64_t axis);
+  Value requantize(Composer &c, Value acc, Value scale, Value zero);
+  Value integerMatmul(Composer &c, Value a, Value aZero, Value b, Value bZero);
+  Value integerConv(Composer &c, const onnx::NodeProto &node, Value x, Value xZero, Value w,
+                    Value wZero);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
   /// The f32 positions 0..n-1 along `axis` of a rank-`rank` shape (1 on the
