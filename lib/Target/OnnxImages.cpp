@@ -270,8 +270,9 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
   if (conv && (in.size() < 2 || !in[1] || !typeOf(in[1]).hasStaticShape() ||
                typeOf(in[1]).getRank() != rank))
     return nodeError("expects static weights [M, C / group, kernel...]"), failure();
-  if (node.output_size() > 1)
-    return nodeError("the Indices output is not supported"), failure();
+  bool indices = node.output_size() > 1 && !node.output(1).empty();
+  if (indices && op != "MaxPool")
+    return nodeError("has one output"), failure();
   if (!isa<FloatType>(element) && op != "MaxPool")
     return nodeError("takes a float input"), failure();
   auto geometry = windowGeometry(
@@ -313,11 +314,70 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
   SmallVector<Value> taps = tapSlices(c, padded, g);
   if (!c.ok)
     return failure();
+  if (indices)
+    return maxPoolIndices(c, type, taps, g, intAttr(node, "storage_order", 0), results);
   Value y = conv ? convolve(node, in, taps, g) : pool(node, x, taps, g);
   if (!y)
     return failure();
   results.push_back(y);
   return success();
+}
+
+/// MaxPool's values and Indices: each tap's maximum with the flat input
+/// index it came from (storage_order 1: the spatial axes column-major),
+/// combined pairwise in tap order, so the first of equal maxima wins.
+LogicalResult Importer::maxPoolIndices(Composer &c, RankedTensorType type, ArrayRef<Value> taps,
+                                       const WindowGeometry &g, bool columnMajor,
+                                       SmallVectorImpl<Value> &results) {
+  size_t dims = g.kernel.size();
+  Type i64 = builder.getI64Type();
+  ArrayRef<int64_t> in = type.getShape().drop_front(2);
+  int64_t image = type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1)), outputs = 1;
+  for (int64_t o : g.out)
+    outputs *= o;
+  // Each image's first flat index, [N, C, 1...].
+  SmallVector<int64_t> baseShape = {type.getDimSize(0), type.getDimSize(1)}, base;
+  baseShape.append(dims, 1);
+  for (int64_t i = 0; i < baseShape[0] * baseShape[1]; ++i)
+    base.push_back(i * image);
+  auto ints = [&](ArrayRef<int64_t> shape, ArrayRef<int64_t> v) {
+    return constant(DenseElementsAttr::get(RankedTensorType::get(shape, i64), v));
+  };
+  SmallVector<int64_t> outShape = {1, 1};
+  outShape.append(g.out.begin(), g.out.end());
+  SmallVector<std::pair<Value, Value>> level;
+  SmallVector<int64_t> tap(dims), at(dims);
+  for (size_t t = 0; t < taps.size(); ++t) {
+    for (int64_t rest = int64_t(t), i = int64_t(dims) - 1; i >= 0; --i)
+      tap[i] = rest % g.kernel[i], rest /= g.kernel[i];
+    SmallVector<int64_t> index;
+    for (int64_t f = 0; f < outputs; ++f) {
+      for (int64_t rest = f, i = int64_t(dims) - 1; i >= 0; --i)
+        at[i] = rest % g.out[i], rest /= g.out[i];
+      int64_t flat = 0;
+      for (size_t k = 0; k < dims; ++k) {
+        size_t i = columnMajor ? dims - 1 - k : k;
+        int64_t p = at[i] * g.strides[i] + tap[i] * g.dilations[i] - g.begin[i];
+        flat = flat * in[i] + std::clamp<int64_t>(p, 0, in[i] - 1); // padding never wins
+      }
+      index.push_back(flat);
+    }
+    level.push_back({taps[t], ints(outShape, index)});
+  }
+  while (level.size() > 1) {
+    SmallVector<std::pair<Value, Value>> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2) {
+      auto [lv, li] = level[i];
+      auto [rv, ri] = level[i + 1];
+      Value right = c.greater(rv, lv);
+      next.push_back({c.where(right, rv, lv), c.where(right, ri, li)});
+    }
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  Value where = c.add(level.front().second, ints(baseShape, base));
+  return c.finish(results, {level.front().first, where});
 }
 
 /// One strided slice of `padded` per kernel tap, in row-major order of the
@@ -498,8 +558,6 @@ Value Importer::pool(const onnx::NodeProto &node, Value x, ArrayRef<Value> taps,
   auto type = typeOf(x);
   size_t dims = g.kernel.size();
   bool max = node.op_type() == "MaxPool";
-  if (max && intAttr(node, "storage_order", 0))
-    return nodeError("storage_order 1 is not supported"), Value();
   Value reduced =
       c.pairwise(taps, [&](Value l, Value r) { return max ? c.max(l, r) : c.add(l, r); });
   if (max || !c.ok)

@@ -285,6 +285,9 @@ private:
   LogicalResult convertUpsample(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
   Value pool(const onnx::NodeProto &, Value x, ArrayRef<Value> taps, const WindowGeometry &);
+  LogicalResult maxPoolIndices(Composer &c, RankedTensorType type, ArrayRef<Value> taps,
+                               const WindowGeometry &g, bool columnMajor,
+                               SmallVectorImpl<Value> &results);
   Value convolve(const onnx::NodeProto &, ArrayRef<Value> in, ArrayRef<Value> taps,
                  const WindowGeometry &);
   /// TopK, Compress and Pad (OnnxSelect.cpp; isSelectOp).

@@ -205,6 +205,12 @@ save("windows", [helper.make_node("MaxPool", ["img"], ["pool"], name="pool", ker
      [img], [val("pool", F, [1, 2, 2, 2]), val("conv", F, [1, 4, 1, 4])],
      [const("cw", np.ones([4, 1, 3, 1], np.float32)), const("cb", np.arange(4, dtype=np.float32))])
 
+# MaxPool's Indices: a 2x2 pool of stride 2 on [1, 2, 2, 4], column-major.
+save("pool_indices", [helper.make_node("MaxPool", ["pimg"], ["pool", "idx"], name="pool",
+                                       kernel_shape=[2, 2], strides=[2, 2], storage_order=1)],
+     [val("pimg", F, [1, 2, 2, 4])],
+     [val("pool", F, [1, 2, 1, 2]), val("idx", TensorProto.INT64, [1, 2, 1, 2])])
+
 # CumSum along axis 0, reversed and exclusive: a product with a triangle.
 save("cumsum", [helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum", exclusive=1,
                                  reverse=1)],
