@@ -48,7 +48,7 @@ SCOPE = {
     "MeanVarianceNormalization", "MaxPool", "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN",
     # Integer and quantized ops (lib/Target/OnnxQuantized.cpp).
     "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear",
-    "BitShift", "Upsample",
+    "BitShift", "Upsample", "TfIdfVectorizer",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that

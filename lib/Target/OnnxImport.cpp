@@ -137,6 +137,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ConvTranspose",
        {1, "auto_pad dilations group kernel_shape output_padding output_shape pads strides"}},
       {"Upsample", {7, "mode scales"}},
+      {"TfIdfVectorizer", {9, "max_gram_length max_skip_count min_gram_length mode ngram_counts "
+                              "ngram_indexes pool_int64s weights"}},
       {"Resize", {11, "mode coordinate_transformation_mode nearest_mode cubic_coeff_a "
                       "exclude_outside extrapolation_value"}}};
   return ops;
@@ -175,6 +177,9 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"cubic_coeff_a", "extrapolation_value"}, A::FLOAT)
       .Case("direction", A::STRING)
       .Case("scales", A::FLOATS)
+      .Cases({"max_gram_length", "max_skip_count", "min_gram_length"}, A::INT)
+      .Cases({"ngram_counts", "ngram_indexes", "pool_int64s"}, A::INTS)
+      .Case("weights", A::FLOATS)
       .Case("value", op == "Pad" ? A::FLOAT : A::TENSOR) // Pad's before opset 11
       .Cases({"then_branch", "else_branch"}, A::GRAPH)
       .Default(A::UNDEFINED);

@@ -146,6 +146,9 @@ bool isImageOp(StringRef op);
 bool isSelectOp(StringRef op);
 /// Whether ONNX op `op` is an integer or quantized op (OnnxQuantized.cpp).
 bool isQuantizedOp(StringRef op);
+/// Whether ONNX op `op` is TfIdfVectorizer (OnnxNgrams.cpp).
+bool isNgramOp(StringRef op);
+struct NgramGroup;
 
 /// Where each output of a window op reads, along every spatial axis.
 struct WindowGeometry {
@@ -297,6 +300,9 @@ private:
   LogicalResult convertCompress(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
   LogicalResult convertPad(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  /// TfIdfVectorizer (OnnxNgrams.cpp; isNgramOp).
+  LogicalResult convertNgramOp(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  Value countNgrams(Composer &c, Value x, const NgramGroup &g, int64_t maxSkip);
   /// The integer and quantized ops (OnnxQuantized.cpp; isQuantizedOp).
   LogicalResult convertQuantizedOp(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);

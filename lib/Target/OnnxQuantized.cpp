@@ -62,7 +62,8 @@ Value Importer::exactIntegerProduct(Composer &c, Value a, Value b, int64_t terms
                                     function_ref<Value(Value, Value)> product) {
   Type f32 = builder.getF32Type(), i32 = builder.getI32Type();
   if (terms > 65536) {
-    nodeError("sums " + std::to_string(terms) + " products per result; wsc sums at most 65536 "
+    nodeError("sums " + std::to_string(terms) +
+              " products per result; wsc sums at most 65536 "
               "exactly");
     return c.ok = false, Value();
   }
@@ -125,10 +126,10 @@ Value Importer::integerMatmul(Composer &c, Value a, Value aZero, Value b, Value 
       shape.erase(shape.end() - (rankB == 1 ? 1 : 2));
     return c.reshape(y, shape);
   }
-  return exactIntegerProduct(
-      c, shifted(c, a, aZero, rankA - 2), shifted(c, b, bZero, rankB - 1),
-      typeOf(a).getShape().back(),
-      [&](Value x, Value y) { return c.op(wg::MatmulOp::getOperationName(), {x, y}); });
+  return exactIntegerProduct(c, shifted(c, a, aZero, rankA - 2), shifted(c, b, bZero, rankB - 1),
+                             typeOf(a).getShape().back(), [&](Value x, Value y) {
+                               return c.op(wg::MatmulOp::getOperationName(), {x, y});
+                             });
 }
 
 /// ConvInteger's int32 result: the float convolution of the shifted
@@ -225,9 +226,9 @@ LogicalResult Importer::convertBitShift(const onnx::NodeProto &node, ArrayRef<Va
   Value y = castTo(c, in[1], f32);
   Value beyond = c.op(wg::GreaterEqualOp::getOperationName(), {y, scalarConstant(f32, width)});
   Value amount = c.min(y, scalarConstant(f32, 30));
-  Value power = castTo(c, roundHalfEven(c, c.op(wg::PowOp::getOperationName(),
-                                                {scalarConstant(f32, 2), amount})),
-                       element);
+  Value power = castTo(
+      c, roundHalfEven(c, c.op(wg::PowOp::getOperationName(), {scalarConstant(f32, 2), amount})),
+      element);
   Value shifted;
   if (!left) {
     shifted = c.div(in[0], power);
