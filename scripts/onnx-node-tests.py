@@ -49,6 +49,8 @@ SCOPE = {
     # Integer and quantized ops (lib/Target/OnnxQuantized.cpp).
     "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear",
     "BitShift", "Upsample", "TfIdfVectorizer",
+    # The optimizers of ai.onnx.preview.training (lib/Target/OnnxTraining.cpp).
+    "Adagrad", "Momentum", "Adam",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that

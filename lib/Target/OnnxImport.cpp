@@ -35,6 +35,8 @@ namespace {
 /// op: each supported op says from which opset on its form is the one wsc
 /// reads (supportedOps).
 constexpr int64_t kMaxOpset = 18;
+/// The domain of the training optimizers (OnnxTraining.cpp).
+constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
 /// Float initializers up to this many elements become literals; larger ones
 /// stay in their file as wsgraph.weight.
 constexpr int64_t kInlineFloatElements = 64;
@@ -137,6 +139,10 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ConvTranspose",
        {1, "auto_pad dilations group kernel_shape output_padding output_shape pads strides"}},
       {"Upsample", {7, "mode scales"}},
+      // The optimizers of ai.onnx.preview.training (OnnxTraining.cpp).
+      {"Adagrad", {1, "decay_factor epsilon norm_coefficient"}},
+      {"Momentum", {1, "alpha beta mode norm_coefficient"}},
+      {"Adam", {1, "alpha beta epsilon norm_coefficient norm_coefficient_post"}},
       {"TfIdfVectorizer", {9, "max_gram_length max_skip_count min_gram_length mode ngram_counts "
                               "ngram_indexes pool_int64s weights"}},
       {"Resize", {11, "mode coordinate_transformation_mode nearest_mode cubic_coeff_a "
@@ -177,6 +183,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"cubic_coeff_a", "extrapolation_value"}, A::FLOAT)
       .Case("direction", A::STRING)
       .Case("scales", A::FLOATS)
+      .Cases({"decay_factor", "norm_coefficient", "norm_coefficient_post"}, A::FLOAT)
       .Cases({"max_gram_length", "max_skip_count", "min_gram_length"}, A::INT)
       .Cases({"ngram_counts", "ngram_indexes", "pool_int64s"}, A::INTS)
       .Case("weights", A::FLOATS)
@@ -521,10 +528,13 @@ FailureOr<Value> Importer::initializer(int index) {
 //===----------------------------------------------------------------------===//
 
 bool Importer::checkOpsetAndOps() {
-  for (const auto &imp : file.model.opset_import())
+  bool training = false;
+  for (const auto &imp : file.model.opset_import()) {
     if (imp.domain().empty() || imp.domain() == "ai.onnx")
       opset = imp.version();
-  if (opset <= 0) {
+    training |= imp.domain() == kTrainingDomain;
+  }
+  if (opset <= 0 && !training) {
     error("the model imports no version of the default ONNX opset");
     return false;
   }
@@ -543,14 +553,16 @@ bool Importer::checkNodes(const onnx::GraphProto &graph, const std::string &pref
     const auto &node = graph.node(i);
     std::string label = prefix + nodeLabel(node, i);
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    bool trainingOp = node.domain() == kTrainingDomain && isTrainingOp(node.op_type());
     auto it = supportedOps().find(node.op_type());
-    if (!defaultDomain || it == supportedOps().end()) {
+    bool inDomain = defaultDomain ? !isTrainingOp(node.op_type()) : trainingOp;
+    if (!inDomain || it == supportedOps().end()) {
       unsupported.push_back(label +
                             (node.domain().empty() ? "" : " in domain '" + node.domain() + "'"));
       continue;
     }
     const OpSupport &support = it->second;
-    if (opset < support.sinceOpset) {
+    if (!trainingOp && opset < support.sinceOpset) {
       unsupported.push_back(label + ": its opset-" + std::to_string(opset) +
                             " form is not supported; wsc imports " + node.op_type() +
                             " from opset " + std::to_string(support.sinceOpset));

@@ -146,6 +146,8 @@ bool isImageOp(StringRef op);
 bool isSelectOp(StringRef op);
 /// Whether ONNX op `op` is an integer or quantized op (OnnxQuantized.cpp).
 bool isQuantizedOp(StringRef op);
+/// Whether `op` is an optimizer of ai.onnx.preview.training (OnnxTraining.cpp).
+bool isTrainingOp(StringRef op);
 /// Whether ONNX op `op` is TfIdfVectorizer (OnnxNgrams.cpp).
 bool isNgramOp(StringRef op);
 struct NgramGroup;
@@ -300,6 +302,9 @@ private:
   LogicalResult convertCompress(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
   LogicalResult convertPad(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  /// Adagrad, Momentum and Adam (OnnxTraining.cpp; isTrainingOp).
+  LogicalResult convertTrainingOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                  SmallVectorImpl<Value> &);
   /// TfIdfVectorizer (OnnxNgrams.cpp; isNgramOp).
   LogicalResult convertNgramOp(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   Value countNgrams(Composer &c, Value x, const NgramGroup &g, int64_t maxSkip);
