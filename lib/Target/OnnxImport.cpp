@@ -1013,7 +1013,22 @@ FailureOr<SmallVector<Value>> Importer::buildMulti(StringRef name, ValueRange op
     op->erase();
     return failure();
   }
-  SmallVector<Value> results;
+  // A result without elements has nothing to compute: an empty constant.
+  SmallVector<Value> results(op->getResults());
+  auto empty = [](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() && t.getNumElements() == 0;
+  };
+  if (llvm::any_of(results, empty)) {
+    for (Value &r : results)
+      if (empty(r))
+        r = constant(DenseElementsAttr::get(cast<ShapedType>(r.getType()), ArrayRef<Attribute>{}));
+    if (llvm::all_of(op->getResults(), [](Value r) { return r.use_empty(); }) &&
+        llvm::all_of(op->getResults(), empty))
+      op->erase();
+    return results;
+  }
+  results.clear();
   if (::succeeded(builder.tryFold(op, results)) && !results.empty()) {
     op->erase();
     return results;

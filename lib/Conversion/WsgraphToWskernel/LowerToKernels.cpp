@@ -653,7 +653,8 @@ LogicalResult buildKernels(func::FuncOp func, std::vector<KernelPlan> &plans, in
   // Host outputs: a one-PE kernel per returned activation.
   for (OpOperand &operand : ret->getOpOperands()) {
     Value v = operand.get();
-    if (v.getDefiningOp<wk::KernelOp>())
+    // An empty result has no words for a PE to hold: the host writes it.
+    if (v.getDefiningOp<wk::KernelOp>() || cast<ShapedType>(v.getType()).getNumElements() == 0)
       continue;
     // A result that is an input or a constant is held by its output kernel.
     bool held = isStatic(v) || isa<BlockArgument>(v);

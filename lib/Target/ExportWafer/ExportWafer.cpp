@@ -1267,7 +1267,8 @@ LogicalResult Exporter::run(pb::Program &prog) {
              << "(--wsc-pipeline)";
   }
   for (unsigned i = 0; i < outputs.size(); ++i)
-    if (outputs[i].pieces_size() == 0)
+    if (outputs[i].pieces_size() == 0 &&
+        cast<ShapedType>(func.getResultTypes()[i]).getNumElements() > 0)
       return func.emitError("cannot export: result ")
              << i << " ('" << outputs[i].name() << "') is not written by any wskernel.host_output";
 
