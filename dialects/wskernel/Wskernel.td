@@ -291,7 +291,9 @@ def Wskernel_HostInputOp : Wskernel_Op<"host_input", [HasParent<"KernelOp">]> {
     Before the run, operand `source` (a host tensor such as the token ids)
     is written to byte `offset` of every PE in `when` (all PEs without it),
     one 32-bit word per element. With `window = [first, count]` only its
-    elements [first, first + count) are (a generic kernel's chunk).
+    elements [first, first + count) are (a generic kernel's chunk); with
+    `window = [first, count, period]`, those of every period of `period`
+    elements, one after another (a strided chunk).
 
     ```mlir
     wskernel.host_input 0 at 0

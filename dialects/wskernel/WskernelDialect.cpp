@@ -701,9 +701,13 @@ LogicalResult HostInputOp::verify() {
   auto type = source < int64_t(kernel.getInputs().size())
                   ? dyn_cast<ShapedType>(kernel.getInputs()[source].getType())
                   : ShapedType();
-  if (window->size() != 2 || (*window)[0] < 0 || (*window)[1] <= 0 ||
-      (type && type.hasStaticShape() && (*window)[0] + (*window)[1] > type.getNumElements()))
-    return emitOpError("window must be [first, count] inside the input");
+  int64_t total = type && type.hasStaticShape() ? type.getNumElements() : -1;
+  int64_t period = window->size() == 3 ? (*window)[2] : total;
+  if (window->size() < 2 || window->size() > 3 || (*window)[0] < 0 || (*window)[1] <= 0 ||
+      (window->size() == 3 && (period <= 0 || (total >= 0 && total % period))) ||
+      (period >= 0 && (*window)[0] + (*window)[1] > period))
+    return emitOpError("window must be [first, count] inside the input, or [first, count, "
+                       "period] inside a period that divides it");
   return success();
 }
 

@@ -903,6 +903,10 @@ LogicalResult Exporter::exportHostInput(wk::HostInputOp in) {
       std::optional<ArrayRef<int64_t>> window = in.getWindow();
       p->set_tensor_offset(window ? uint64_t((*window)[0]) : 0);
       p->set_count(uint32_t(window ? (*window)[1] : type.getNumElements()));
+      if (window && window->size() == 3) { // count elements of every period
+        p->set_rows(uint32_t(type.getNumElements() / (*window)[2]));
+        p->set_row_stride(uint64_t((*window)[2]));
+      }
     }
   return success();
 }

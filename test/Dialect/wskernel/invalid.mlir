@@ -1115,8 +1115,19 @@ func.func @filter_past_the_period(%x: !wskernel.stream<8, f32>) {
 
 func.func @host_input_window(%x: tensor<4x8xf32>) {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (tensor<4x8xf32>) -> () {
-    // expected-error @+1 {{'wskernel.host_input' op window must be [first, count] inside the input}}
+    // expected-error @+1 {{'wskernel.host_input' op window must be [first, count] inside the input, or [first, count, period] inside a period that divides it}}
     wskernel.host_input 0 at 0 {window = array<i64: 24, 16>}
+  }
+  return
+}
+
+// -----
+
+func.func @host_input_period(%x: tensor<4x8xf32>) {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} (%x) : (tensor<4x8xf32>) -> () {
+    // A strided window's period must divide the input (32 elements).
+    // expected-error @+1 {{'wskernel.host_input' op window must be [first, count] inside the input, or [first, count, period] inside a period that divides it}}
+    wskernel.host_input 0 at 0 {window = array<i64: 1, 2, 5>}
   }
   return
 }

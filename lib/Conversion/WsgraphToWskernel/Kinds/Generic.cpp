@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GenericOps.h"
+#include "wsc/Analysis/WeightData.h"
 #include "Kind.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -27,6 +28,15 @@ namespace wg = wsc::wsgraph;
 
 namespace {
 
+/// Whether the host can write a strided window of static `v` as its words
+/// alone: a constant, or an f32 weight with its values.
+bool hostWindowed(Value v) {
+  if (v.getDefiningOp<wg::ConstantOp>())
+    return true;
+  auto w = v.getDefiningOp<wg::WeightOp>();
+  return w && !w.isElided() && tensorType(v).getElementType().isF32();
+}
+
 /// Writes one generic kernel's body.
 class GenericWriter {
 public:
@@ -35,15 +45,17 @@ public:
     Value r = op->getResult(p.result);
     rowLo = p.rowLo, rowHi = p.rowHi ? p.rowHi : wordsOf(r) / streamWords(r);
     // Each input's window: a strided one where a one-block stream brings
-    // it (the routers' filters cut it), else the rows of its last dimension
-    // that hold what the chunk reads.
+    // it (the routers' filters cut it) or the host writes it (an input or a
+    // constant), else the rows of its last dimension that hold what the
+    // chunk reads.
     SmallVector<std::optional<Window>> windows(p.inputs.size());
     for (auto [i, w] : llvm::enumerate(operandWindows(op, p.result, rowLo, rowHi))) {
       unsigned j = p.operandInput[i];
       Value v = op->getOperand(unsigned(i));
       int64_t n = streamWords(v), total = wordsOf(v);
       bool strided = w.period != total;
-      if (strided && !(k.isStream(j) && k.input(j).blocks.size() == 1))
+      bool byHost = !k.isStream(j) && (isa<BlockArgument>(v) || hostWindowed(v));
+      if (strided && !byHost && !(k.isStream(j) && k.input(j).blocks.size() == 1))
         w = {w.first, (total / w.period - 1) * w.period + w.count, total}; // its span
       if (w.period == total) {
         int64_t first = w.first / n * n;
@@ -135,7 +147,8 @@ private:
   /// Receives a strided window of a one-block stream input of `total` words.
   void receiveStrided(unsigned i, Window w, int64_t total);
   /// Adds words [lo, hi) of a constant or weight as a kernel operand.
-  unsigned sliceOperand(Value v, int64_t lo, int64_t hi);
+  /// A constant or weight operand's words in window `w`, as a new operand.
+  FailureOr<unsigned> sliceOperand(Value v, Window w);
   void sendResult(int64_t addr);
   LogicalResult compute();
   FailureOr<int64_t> elementwise();
@@ -267,13 +280,22 @@ LogicalResult GenericWriter::receiveInputs() {
       else
         receiveStrided(unsigned(i), w, total);
     } else if (isa<BlockArgument>(v)) {
-      wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr,
-                              whole ? nullptr : b.getDenseI64ArrayAttr({w.first, w.count}));
+      DenseI64ArrayAttr window;
+      if (w.period != total)
+        window = b.getDenseI64ArrayAttr({w.first, w.count, w.period});
+      else if (!whole)
+        window = b.getDenseI64ArrayAttr({w.first, w.count});
+      wk::HostInputOp::create(b, loc(), k.operand(unsigned(i)), inputs[i], nullptr, window);
     } else if (isStatic(v)) {
-      // A tile sees its operand as [elements / last dimension, last dimension].
-      unsigned source =
-          whole ? k.operand(unsigned(i)) : sliceOperand(v, w.first, w.first + w.count);
-      k.initTile(source, inputs[i], w.count / n, n, {0, 0}, {0, 0});
+      // A tile sees its operand as [elements / last dimension, last
+      // dimension], a strided window's as one row per period.
+      bool strided = w.period != total;
+      FailureOr<unsigned> source = whole ? FailureOr<unsigned>(k.operand(unsigned(i)))
+                                         : sliceOperand(v, strided ? w : Window{w.first, w.count, total});
+      if (failed(source))
+        return failure();
+      k.initTile(*source, inputs[i], strided ? total / w.period : w.count / n,
+                 strided ? w.count : n, {0, 0}, {0, 0});
     } else {
       return op->emitError("operand ") << i << " is neither a stream, a constant nor an input";
     }
@@ -308,19 +330,30 @@ void GenericWriter::receiveStrided(unsigned i, Window w, int64_t total) {
   cycles += cost.words(w.words(total));
 }
 
-unsigned GenericWriter::sliceOperand(Value v, int64_t lo, int64_t hi) {
+FailureOr<unsigned> GenericWriter::sliceOperand(Value v, Window w) {
   wk::KernelOp kernel = k.kernel();
   OpBuilder outside(kernel);
-  // Rows of the operand's last dimension, as the tile sees them.
-  int64_t n = streamWords(v);
-  auto type = RankedTensorType::get({(hi - lo) / n, n}, tensorType(v).getElementType());
+  // Rows of the operand's last dimension (or the window's periods), as the
+  // tile sees them.
+  int64_t total = wordsOf(v), lo = w.first;
+  int64_t n = w.period != total ? w.count : streamWords(v);
+  auto type = RankedTensorType::get({w.words(total) / n, n}, tensorType(v).getElementType());
   Value slice;
   if (auto c = v.getDefiningOp<wg::ConstantOp>()) {
     auto dense = cast<DenseElementsAttr>(c.getValue());
-    SmallVector<Attribute> values(dense.getValues<Attribute>());
-    slice = wg::ConstantOp::create(
-        outside, kernel.getLoc(),
-        DenseElementsAttr::get(type, ArrayRef<Attribute>(values).slice(lo, hi - lo)));
+    SmallVector<Attribute> values(dense.getValues<Attribute>()), held;
+    for (int64_t start = 0; start < total; start += w.period)
+      llvm::append_range(held, ArrayRef<Attribute>(values).slice(start + w.first, w.count));
+    slice = wg::ConstantOp::create(outside, kernel.getLoc(), DenseElementsAttr::get(type, held));
+  } else if (w.period != total) { // an f32 weight's values (hostWindowed)
+    FailureOr<std::vector<uint32_t>> bits = readF32Weight(v, kernel);
+    if (failed(bits))
+      return failure();
+    SmallVector<APFloat> held;
+    for (int64_t start = 0; start < total; start += w.period)
+      for (int64_t j = 0; j < w.count; ++j)
+        held.push_back(APFloat(APFloat::IEEEsingle(), APInt(32, (*bits)[start + w.first + j])));
+    slice = wg::ConstantOp::create(outside, kernel.getLoc(), DenseElementsAttr::get(type, held));
   } else {
     auto w = v.getDefiningOp<wg::WeightOp>();
     int64_t bytes = type.getElementTypeBitWidth() / 8;
@@ -688,8 +721,7 @@ FailureOr<int64_t> GenericWriter::linear() {
   FailureOr<int64_t> y = matmul(0, 1, false, false);
   if (failed(y) || !l.getBias())
     return y;
-  ArrayRef<int64_t> shape = l.getType().getShape();
-  vector("add", *y, *y, broadcast(2, shape), l.getType().getNumElements(), "f32");
+  vector("add", *y, *y, broadcastToResult(2), (rowHi - rowLo) * resultN(), "f32");
   return *y;
 }
 

@@ -204,6 +204,8 @@ int64_t wsc::lowering::chunkGranularity(Operation *op, unsigned result) {
   bool shared = false;
   if (auto mm = dyn_cast<wg::MatmulOp>(op); mm && rowsOfLeft(mm, shared))
     return shared ? 1 : mm.getType().getShape().drop_back().back();
+  if (isa<wg::LinearOp>(op)) // rows of x times the one weight
+    return 1;
   return 0;
 }
 
@@ -266,6 +268,11 @@ SmallVector<Window> wsc::lowering::operandWindows(Operation *op, unsigned result
     range(0, r0 * kk, r1 * kk);
     if (!shared)
       range(1, r0 / perBatch * kk * n, ceilDiv(r1, perBatch) * kk * n);
+    return w;
+  }
+  if (auto linear = dyn_cast<wg::LinearOp>(op)) {
+    int64_t kk = linear.getInput().getType().getShape().back();
+    range(0, r0 * kk, r1 * kk);
     return w;
   }
   if (auto src = movementSource(op, result))
@@ -343,7 +350,27 @@ SmallVector<std::pair<int64_t, int64_t>> wsc::lowering::chunkRows(Operation *op,
     while (per > 1 && per <= g && !fits(per))
       per = ceilDiv(per, 2);
   }
-  return chunksOf(per);
+  SmallVector<std::pair<int64_t, int64_t>> chunks = chunksOf(per);
+  if (g != 1 || chunks.size() == 1)
+    return chunks;
+  // A chunk across two indices of a leading dimension can read a whole
+  // period of a strided operand (a transpose moving an axis last): chunks
+  // that start again at each index of the innermost leading dimension whose
+  // rows hold them read a narrow window of every period. The fewer chunks win.
+  ArrayRef<int64_t> shape = tensorType(r).getShape();
+  for (int64_t each = rows; each >= 1; each = each > 1 ? ceilDiv(each, 2) : 0) {
+    int64_t group = rows;
+    for (int64_t d = int64_t(shape.size()) - 2, p = 1; d >= 0 && p < each; --d)
+      group = p *= shape[d];
+    group = std::max(group, each);
+    SmallVector<std::pair<int64_t, int64_t>> aligned;
+    for (int64_t start = 0; start < rows; start += group)
+      for (int64_t r0 = start; r0 < std::min(rows, start + group); r0 += each)
+        aligned.push_back({r0, std::min({rows, start + group, r0 + each})});
+    if (llvm::all_of(aligned, [&](auto c) { return words(c.first, c.second) <= budget; }))
+      return aligned.size() < chunks.size() ? aligned : chunks;
+  }
+  return chunks;
 }
 
 KernelPlan wsc::lowering::planGeneric(Operation *op, unsigned result, StringRef name) {
