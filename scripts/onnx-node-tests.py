@@ -51,6 +51,8 @@ SCOPE = {
     "BitShift", "Upsample", "TfIdfVectorizer",
     # The optimizers of ai.onnx.preview.training (lib/Target/OnnxTraining.cpp).
     "Adagrad", "Momentum", "Adam",
+    # Recurrent ops, unrolled (lib/Target/OnnxRecurrent.cpp).
+    "RNN", "GRU", "LSTM",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that
@@ -63,6 +65,7 @@ SHAPE_OPERANDS = {
     "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "OneHot": {1}, "CumSum": {1}, "ReduceProd": {1},
     "TopK": {1}, "Compress": {1}, "Pad": {1, 3}, "Resize": {1, 2, 3}, "Upsample": {1},
     "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
+    "RNN": {4}, "GRU": {4}, "LSTM": {4},
 }
 
 

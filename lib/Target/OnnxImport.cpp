@@ -125,6 +125,13 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ConvInteger", {10, "auto_pad dilations group kernel_shape pads strides"}},
       {"QLinearConv", {10, "auto_pad dilations group kernel_shape pads strides"}},
       {"DynamicQuantizeLinear", {11, ""}}, {"BitShift", {11, "direction"}},
+      // Recurrent ops, unrolled (OnnxRecurrent.cpp).
+      {"RNN", {7, "activation_alpha activation_beta activations clip direction hidden_size "
+                  "layout"}},
+      {"GRU", {7, "activation_alpha activation_beta activations clip direction hidden_size layout "
+                  "linear_before_reset"}},
+      {"LSTM", {7, "activation_alpha activation_beta activations clip direction hidden_size "
+                   "input_forget layout"}},
       // [N, C, spatial...] ops (OnnxImages.cpp).
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
@@ -187,6 +194,10 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"max_gram_length", "max_skip_count", "min_gram_length"}, A::INT)
       .Cases({"ngram_counts", "ngram_indexes", "pool_int64s"}, A::INTS)
       .Case("weights", A::FLOATS)
+      .Cases({"hidden_size", "layout", "linear_before_reset", "input_forget"}, A::INT)
+      .Cases({"activation_alpha", "activation_beta"}, A::FLOATS)
+      .Case("activations", A::STRINGS)
+      .Case("clip", A::FLOAT)
       .Case("value", op == "Pad" ? A::FLOAT : A::TENSOR) // Pad's before opset 11
       .Cases({"then_branch", "else_branch"}, A::GRAPH)
       .Default(A::UNDEFINED);

@@ -151,6 +151,10 @@ bool isTrainingOp(StringRef op);
 /// Whether ONNX op `op` is TfIdfVectorizer (OnnxNgrams.cpp).
 bool isNgramOp(StringRef op);
 struct NgramGroup;
+/// Whether ONNX op `op` is RNN, GRU or LSTM (OnnxRecurrent.cpp).
+bool isRecurrentOp(StringRef op);
+struct RecurrentActivation;
+struct RecurrentDirection;
 
 /// Where each output of a window op reads, along every spatial axis.
 struct WindowGeometry {
@@ -324,6 +328,20 @@ private:
   Value integerMatmul(Composer &c, Value a, Value aZero, Value b, Value bZero);
   Value integerConv(Composer &c, const onnx::NodeProto &node, Value x, Value xZero, Value w,
                     Value wZero);
+  /// RNN, GRU and LSTM unrolled over the sequence (OnnxRecurrent.cpp; isRecurrentOp).
+  LogicalResult convertRecurrentOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                   SmallVectorImpl<Value> &);
+  LogicalResult checkRecurrentShapes(const onnx::NodeProto &, ArrayRef<Value>, int64_t dirs,
+                                     int64_t hidden, bool batchFirst,
+                                     SmallVectorImpl<int64_t> &lengths);
+  LogicalResult recurrentActivations(const onnx::NodeProto &, int64_t dirs,
+                                     SmallVectorImpl<RecurrentActivation> &out);
+  Value recurrentActivation(Composer &c, const RecurrentActivation &a, Value x);
+  void prepareDirection(Composer &c, ArrayRef<Value> in, int64_t dir, bool batchFirst,
+                        RecurrentDirection &d);
+  Value recurrentStep(Composer &c, const RecurrentDirection &d, Value x, Value &cell);
+  Value unrollDirection(Composer &c, RecurrentDirection &d, Value x, ArrayRef<int64_t> lengths,
+                        bool reverse, bool wantY);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
   /// The f32 positions 0..n-1 along `axis` of a rank-`rank` shape (1 on the

@@ -45,7 +45,7 @@ save("old-forms", [helper.make_node("Slice", ["x"], ["s"], name="slice", starts=
                    helper.make_node("Clip", ["s"], ["y"], name="clip")], [x], [y], opset=5)
 # Several unsupported ops and an unknown attribute: all must be named in one report.
 save("unsupported", [helper.make_node("NonZero", ["x"], ["r"], name="act"),
-                     helper.make_node("LSTM", ["r", "w", "w"], ["l"], name="rnn"),
+                     helper.make_node("StringNormalizer", ["r"], ["l"], name="strings"),
                      helper.make_node("Softmax", ["l"], ["s"], name="sm", axis=1, temperature=2.0),
                      helper.make_node("NonZero", ["s"], ["y"], name="act2")], [x], [y], [w])
 # An If whose condition is a graph input: only a folded condition imports.
@@ -64,13 +64,13 @@ bad_then = helper.make_graph([helper.make_node("NonZero", ["x"], ["t"], name="le
                              [], [helper.make_tensor_value_info("t", F, [2, 4])])
 mismatch = helper.make_graph([helper.make_node("MatMul", ["x", "w3"], ["t"], name="mm")], "then",
                              [], [helper.make_tensor_value_info("t", F, [2, 4])])
-lstm = helper.make_graph([helper.make_node("LSTM", ["x", "w", "w"], ["e"], name="rnn")], "else",
-                         [], [helper.make_tensor_value_info("e", F, [2, 4])])
+unique = helper.make_graph([helper.make_node("Unique", ["x"], ["e"], name="unique")], "else",
+                           [], [helper.make_tensor_value_info("e", F, [2, 4])])
 save("if-branch-unsupported", [helper.make_node("If", ["yes"], ["y"], name="branch",
-                                                then_branch=bad_then, else_branch=lstm)],
+                                                then_branch=bad_then, else_branch=unique)],
      [x], [y], [yes, w])
 save("if-branch-error", [helper.make_node("If", ["yes"], ["y"], name="branch",
-                                          then_branch=mismatch, else_branch=lstm)],
+                                          then_branch=mismatch, else_branch=unique)],
      [x], [y], [yes, w, w3])
 # Element types wsc does not import.
 strings = helper.make_tensor_value_info("u", TensorProto.STRING, [4])
