@@ -53,6 +53,8 @@ SCOPE = {
     "Adagrad", "Momentum", "Adam",
     # Recurrent ops, unrolled (lib/Target/OnnxRecurrent.cpp).
     "RNN", "GRU", "LSTM",
+    # Ops that index by data (lib/Target/OnnxScatter.cpp).
+    "ScatterElements", "Scatter", "ScatterND", "GatherND", "ReverseSequence", "MaxUnpool",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that
@@ -65,7 +67,7 @@ SHAPE_OPERANDS = {
     "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "OneHot": {1}, "CumSum": {1}, "ReduceProd": {1},
     "TopK": {1}, "Compress": {1}, "Pad": {1, 3}, "Resize": {1, 2, 3}, "Upsample": {1},
     "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
-    "RNN": {4}, "GRU": {4}, "LSTM": {4},
+    "RNN": {4}, "GRU": {4}, "LSTM": {4}, "MaxUnpool": {2},
 }
 
 

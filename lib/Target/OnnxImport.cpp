@@ -132,6 +132,11 @@ const llvm::StringMap<OpSupport> &supportedOps() {
                   "linear_before_reset"}},
       {"LSTM", {7, "activation_alpha activation_beta activations clip direction hidden_size "
                    "input_forget layout"}},
+      // Ops that index by data (OnnxScatter.cpp).
+      {"ScatterElements", {11, "axis reduction"}}, {"Scatter", {9, "axis"}},
+      {"ScatterND", {11, "reduction"}}, {"GatherND", {11, "batch_dims"}},
+      {"ReverseSequence", {10, "batch_axis time_axis"}},
+      {"MaxUnpool", {9, "kernel_shape pads strides"}},
       // [N, C, spatial...] ops (OnnxImages.cpp).
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
@@ -195,6 +200,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"ngram_counts", "ngram_indexes", "pool_int64s"}, A::INTS)
       .Case("weights", A::FLOATS)
       .Cases({"hidden_size", "layout", "linear_before_reset", "input_forget"}, A::INT)
+      .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Cases({"activation_alpha", "activation_beta"}, A::FLOATS)
       .Case("activations", A::STRINGS)
       .Case("clip", A::FLOAT)

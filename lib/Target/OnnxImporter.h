@@ -153,6 +153,9 @@ bool isNgramOp(StringRef op);
 struct NgramGroup;
 /// Whether ONNX op `op` is RNN, GRU or LSTM (OnnxRecurrent.cpp).
 bool isRecurrentOp(StringRef op);
+/// Whether ONNX op `op` indexes by data: the scatters, GatherND,
+/// ReverseSequence, MaxUnpool (OnnxScatter.cpp).
+bool isScatterOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
 
@@ -342,6 +345,27 @@ private:
   Value recurrentStep(Composer &c, const RecurrentDirection &d, Value x, Value &cell);
   Value unrollDirection(Composer &c, RecurrentDirection &d, Value x, ArrayRef<int64_t> lengths,
                         bool reverse, bool wantY);
+  /// The ops that index by data (OnnxScatter.cpp; isScatterOp).
+  LogicalResult convertScatterOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                 SmallVectorImpl<Value> &);
+  LogicalResult convertScatterElements(const onnx::NodeProto &, ArrayRef<Value>,
+                                       StringRef reduction, SmallVectorImpl<Value> &);
+  LogicalResult convertScatterND(const onnx::NodeProto &, ArrayRef<Value>, StringRef reduction,
+                                 SmallVectorImpl<Value> &);
+  LogicalResult convertGatherND(const onnx::NodeProto &, ArrayRef<Value>,
+                                SmallVectorImpl<Value> &);
+  LogicalResult convertReverseSequence(const onnx::NodeProto &, ArrayRef<Value>,
+                                       SmallVectorImpl<Value> &);
+  LogicalResult convertMaxUnpool(const onnx::NodeProto &, ArrayRef<Value>,
+                                 SmallVectorImpl<Value> &);
+  /// `data` [rows, R] (or a scalar) with `updates` [M, R] put on the rows
+  /// `target` [M] (int64) names, combined by `reduction`.
+  Value scatterRows(Composer &c, Value data, Value target, Value updates, int64_t rows,
+                    StringRef reduction);
+  /// The flat row of each index tuple (the last axis of `indices`) in `dims`.
+  Value flatTuples(Composer &c, Value indices, ArrayRef<int64_t> dims);
+  /// int64 0, scale, 2 * scale, ... along `axis` of `shape` (1 on the others).
+  Value indexPositions(ArrayRef<int64_t> shape, int64_t axis, int64_t scale);
   /// Max, Min, Sum and Mean: a left-to-right chain of binary ops.
   FailureOr<Value> buildChain(ArrayRef<Value> in, StringRef binaryOp);
   /// The f32 positions 0..n-1 along `axis` of a rank-`rank` shape (1 on the
