@@ -55,6 +55,8 @@ SCOPE = {
     "RNN", "GRU", "LSTM",
     # Ops that index by data (lib/Target/OnnxScatter.cpp).
     "ScatterElements", "Scatter", "ScatterND", "GatherND", "ReverseSequence", "MaxUnpool",
+    # Sampled at a runtime grid by gathers (lib/Target/OnnxGridSample.cpp).
+    "GridSample",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that

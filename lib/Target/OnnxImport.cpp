@@ -137,6 +137,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ScatterND", {11, "reduction"}}, {"GatherND", {11, "batch_dims"}},
       {"ReverseSequence", {10, "batch_axis time_axis"}},
       {"MaxUnpool", {9, "kernel_shape pads strides"}},
+      {"GridSample", {16, "align_corners mode padding_mode"}}, // OnnxGridSample.cpp
       // [N, C, spatial...] ops (OnnxImages.cpp).
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
@@ -201,6 +202,8 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Case("weights", A::FLOATS)
       .Cases({"hidden_size", "layout", "linear_before_reset", "input_forget"}, A::INT)
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
+      .Case("align_corners", A::INT)
+      .Case("padding_mode", A::STRING)
       .Cases({"activation_alpha", "activation_beta"}, A::FLOATS)
       .Case("activations", A::STRINGS)
       .Case("clip", A::FLOAT)
@@ -222,7 +225,8 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                                   "allowzero", "upper", "fmod", "detect_negative",
                                   "detect_positive", "select_last_index", "training_mode",
                                   "ceil_mode", "count_include_pad", "exclusive", "reverse",
-                                  "largest", "sorted", "exclude_outside", "periodic"},
+                                  "largest", "sorted", "exclude_outside", "periodic",
+                                  "align_corners"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

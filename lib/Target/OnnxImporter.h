@@ -156,6 +156,8 @@ bool isRecurrentOp(StringRef op);
 /// Whether ONNX op `op` indexes by data: the scatters, GatherND,
 /// ReverseSequence, MaxUnpool (OnnxScatter.cpp).
 bool isScatterOp(StringRef op);
+/// Whether ONNX op `op` is GridSample (OnnxGridSample.cpp).
+bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
 
@@ -358,6 +360,9 @@ private:
                                        SmallVectorImpl<Value> &);
   LogicalResult convertMaxUnpool(const onnx::NodeProto &, ArrayRef<Value>,
                                  SmallVectorImpl<Value> &);
+  /// GridSample: taps computed from the grid, read by gather (OnnxGridSample.cpp).
+  LogicalResult convertGridSample(const onnx::NodeProto &, ArrayRef<Value>,
+                                  SmallVectorImpl<Value> &);
   /// `data` [rows, R] (or a scalar) with `updates` [M, R] put on the rows
   /// `target` [M] (int64) names, combined by `reduction`.
   Value scatterRows(Composer &c, Value data, Value target, Value updates, int64_t rows,

@@ -1054,6 +1054,8 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     return need(1) ? convertRecurrentOp(node, in, results) : failure();
   if (isScatterOp(op))
     return need(2) ? convertScatterOp(node, in, results) : failure();
+  if (isGridSampleOp(op))
+    return need(2) ? convertGridSample(node, in, results) : failure();
   if (op == "Mod")
     return need(2) ? push(build(wg::ModOp::getOperationName(), {in[0], in[1]},
                                 {attr("fmod", builder.getBoolAttr(intAttr(node, "fmod", 0)))}))

@@ -1,0 +1,200 @@
+//===- OnnxGridSample.cpp - ONNX GridSample, from wsgraph ops -------------===//
+//
+// GridSample reads X where a runtime grid points, so every output point's
+// source coordinate, its taps (nearest: one, bilinear: 2 per axis, bicubic:
+// 4) and their weights are computed elementwise from the grid. The taps are
+// then read with a gather_elements of X flattened to [N, C, H*W] by the taps'
+// flat indices (the same for every channel), and the weighted reads summed
+// pairwise. As ONNX's reference: a coordinate outside the image is first
+// clamped (border) or reflected (reflection); then a tap outside reads zero
+// (zeros: its index clamped and its weight zeroed), the border pixel
+// (border) or the pixel reflected into the image (reflection).
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxImporter.h"
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::onnx_import;
+
+bool wsc::onnx_import::isGridSampleOp(StringRef op) {
+  return op == "GridSample";
+}
+
+namespace {
+/// How one spatial axis maps the grid: its length and the extent [lo, hi]
+/// its normalized [-1, 1] covers (pixel centres with align_corners, else
+/// pixel edges).
+struct GridAxis {
+  int64_t length;
+  double lo, hi;
+};
+
+/// One tap of an output point along an axis: the index it reads (in the
+/// image, f32-integral) and its weight.
+struct GridTap {
+  Value index, weight;
+};
+} // namespace
+
+/// `x` reflected off lo and hi until it lies in [lo, hi] (x inside: itself).
+static Value reflect(Composer &c, function_ref<Value(double)> k, Value x,
+                     const GridAxis &a) {
+  double range = a.hi - a.lo;
+  Value below = c.less(x, k(a.lo)), above = c.greater(x, k(a.hi));
+  if (range <= 0) // one pixel with aligned corners: every point is on it
+    return c.where(below, k(a.lo), c.where(above, k(a.lo), x));
+  // dx past the near border is n whole ranges and a rest r; after an even
+  // number of reflections x sits r inside the near border, else the far one.
+  Value dx = c.where(below, c.sub(k(a.lo), x), c.sub(x, k(a.hi)));
+  Value n = c.unary(wg::FloorOp::getOperationName(), c.div(dx, k(range)));
+  Value r = c.sub(dx, c.mul(n, k(range)));
+  Value half = c.unary(wg::FloorOp::getOperationName(), c.mul(n, k(0.5)));
+  Value odd = c.greater(c.sub(n, c.mul(half, k(2))), k(0.5));
+  Value nearSide = c.where(below, c.add(k(a.lo), r), c.sub(k(a.hi), r));
+  Value farSide = c.where(below, c.sub(k(a.hi), r), c.add(k(a.lo), r));
+  Value inside = c.where(odd, farSide, nearSide);
+  return c.where(below, inside, c.where(above, inside, x));
+}
+
+/// The weights of the cubic convolution's taps at floor(x) - 1 .. + 2, for
+/// t = x - floor(x) (Keys, a = -0.75, as ONNX's reference).
+static SmallVector<Value> cubicWeights(Composer &c,
+                                       function_ref<Value(double)> k, Value t) {
+  const double a = -0.75;
+  auto nearTap = [&](Value d) { // |d| <= 1
+    return c.add(c.mul(c.mul(c.sub(c.mul(k(a + 2), d), k(a + 3)), d), d), k(1));
+  };
+  auto farTap = [&](Value d) { // 1 < |d| < 2
+    Value p = c.add(c.mul(c.sub(c.mul(k(a), d), k(5 * a)), d), k(8 * a));
+    return c.sub(c.mul(p, d), k(4 * a));
+  };
+  Value u = c.sub(k(1), t);
+  return {farTap(c.add(t, k(1))), nearTap(t), nearTap(u),
+          farTap(c.add(u, k(1)))};
+}
+
+/// The taps along one axis of the points whose normalized coordinate is `g`.
+static SmallVector<GridTap> gridTaps(Composer &c, function_ref<Value(double)> k,
+                                     Value g, const GridAxis &a, bool align,
+                                     StringRef mode, StringRef padding,
+                                     function_ref<Value(Value)> roundHalfEven) {
+  double d = double(a.length);
+  Value x = align ? c.mul(c.add(g, k(1)), k((d - 1) / 2))
+                  : c.div(c.sub(c.mul(c.add(g, k(1)), k(d)), k(1)), k(2));
+  if (mode == "nearest") // as the reference (and PyTorch's nearbyint)
+    x = roundHalfEven(x);
+  // The coordinate itself first: clamped or reflected when it is outside.
+  if (padding == "border")
+    x = c.where(c.less(x, k(a.lo)), k(0),
+                c.where(c.greater(x, k(a.hi)), k(d - 1), x));
+  else if (padding == "reflection")
+    x = reflect(c, k, x, a);
+  SmallVector<GridTap> taps;
+  if (mode == "nearest") {
+    taps.push_back({x, k(1)});
+  } else {
+    Value base = c.unary(wg::FloorOp::getOperationName(), x);
+    Value t = c.sub(x, base);
+    SmallVector<Value> w = mode == "bilinear"
+                               ? SmallVector<Value>{c.sub(k(1), t), t}
+                               : cubicWeights(c, k, t);
+    int64_t first = mode == "bilinear" ? 0 : -1;
+    for (auto [i, wi] : llvm::enumerate(w))
+      taps.push_back({c.add(base, k(double(first + int64_t(i)))), wi});
+  }
+  // Then each tap: zero outside, the border pixel, or the reflected one.
+  for (GridTap &tap : taps) {
+    if (padding == "zeros")
+      tap.weight =
+          c.where(c.less(tap.index, k(0)), k(0),
+                  c.where(c.greater(tap.index, k(d - 1)), k(0), tap.weight));
+    else if (padding == "reflection")
+      tap.index = reflect(c, k, tap.index, a);
+    tap.index = c.min(c.max(tap.index, k(0)), k(d - 1));
+  }
+  return taps;
+}
+
+LogicalResult Importer::convertGridSample(const onnx::NodeProto &node,
+                                          ArrayRef<Value> in,
+                                          SmallVectorImpl<Value> &results) {
+  if (in.size() < 2 || !in[1])
+    return nodeError("expects X and grid"), failure();
+  auto type = typeOf(in[0]), gridType = typeOf(in[1]);
+  if (!type.hasStaticShape() || !gridType.hasStaticShape())
+    return nodeError("an input's shape is not static"), failure();
+  int64_t rank = type.getRank(), spatial = rank - 2;
+  ArrayRef<int64_t> gs = gridType.getShape();
+  if (rank != 4 || gridType.getRank() != rank || gs[0] != type.getDimSize(0) ||
+      gs.back() != spatial)
+    return nodeError("expects X [N, C, H, W] and grid [N, H_out, W_out, 2]"),
+           failure();
+  Type element = type.getElementType();
+  if (!isa<FloatType>(element) || !isa<FloatType>(gridType.getElementType()))
+    return nodeError("samples float X at a float grid"), failure();
+  auto *m = findAttr(node, "mode");
+  auto *p = findAttr(node, "padding_mode");
+  std::string mode = m ? m->s() : "bilinear", padding = p ? p->s() : "zeros";
+  bool align = intAttr(node, "align_corners", 0);
+  if (!llvm::is_contained({"bilinear", "nearest", "bicubic"}, mode))
+    return nodeError("mode '" + mode + "' is not bilinear, nearest or bicubic"),
+           failure();
+  if (!llvm::is_contained({"zeros", "border", "reflection"}, padding))
+    return nodeError("padding_mode '" + padding +
+                     "' is not zeros, border or reflection"),
+           failure();
+
+  Composer c = composer();
+  auto k = [&](double v) { return scalarConstant(element, v); };
+  int64_t n = type.getDimSize(0), channels = type.getDimSize(1);
+  int64_t points = 1, pixels = 1;
+  for (int64_t i = 0; i < spatial; ++i)
+    points *= gs[1 + i], pixels *= type.getDimSize(2 + i);
+  Value grid = c.reshape(castTo(c, in[1], element),
+                         ArrayRef<int64_t>{n, points, spatial});
+  // Per spatial axis (the grid lists them innermost first) its taps, with
+  // indices scaled to the axis's stride in the flattened image.
+  SmallVector<SmallVector<GridTap>> axes;
+  int64_t stride = pixels;
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t length = type.getDimSize(2 + i);
+    stride /= length;
+    GridAxis a{length, align ? 0.0 : -0.5,
+               align ? double(length - 1) : length - 0.5};
+    Value g = c.reshape(c.sliceAlong(grid, 2, spatial - 1 - i, 1),
+                        ArrayRef<int64_t>{n, 1, points});
+    axes.push_back(gridTaps(c, k, g, a, align, mode, padding, [&](Value x) {
+      return x ? roundHalfEven(c, x) : (c.ok = false, Value());
+    }));
+    for (GridTap &tap : axes.back())
+      tap.index = c.mul(tap.index, k(double(stride)));
+  }
+  // Every combination of one tap per axis reads one pixel per point.
+  Type i64 = builder.getIntegerType(64);
+  Value flat = c.reshape(in[0], ArrayRef<int64_t>{n, channels, pixels});
+  auto readType = RankedTensorType::get({n, channels, points}, i64);
+  SmallVector<Value> terms;
+  SmallVector<size_t> pick(spatial, 0);
+  while (c.ok) {
+    Value index = axes[0][pick[0]].index, weight = axes[0][pick[0]].weight;
+    for (int64_t i = 1; i < spatial; ++i) {
+      index = c.add(index, axes[i][pick[i]].index);
+      weight = c.mul(weight, axes[i][pick[i]].weight);
+    }
+    Value idx = c.op(wg::ExpandOp::getOperationName(), {castTo(c, index, i64)},
+                     {}, readType);
+    Value read = c.op(wg::GatherElementsOp::getOperationName(), {flat, idx},
+                      {attr("axis", builder.getI64IntegerAttr(2))});
+    terms.push_back(c.mul(read, weight));
+    int64_t i = spatial - 1;
+    for (; i >= 0 && ++pick[i] == axes[i].size(); --i)
+      pick[i] = 0;
+    if (i < 0)
+      break;
+  }
+  Value y = c.pairwise(terms, [&](Value a, Value b) { return c.add(a, b); });
+  SmallVector<int64_t> shape{n, channels};
+  shape.append(gs.begin() + 1, gs.end() - 1);
+  return c.finish(results, {c.reshape(y, shape)});
+}
