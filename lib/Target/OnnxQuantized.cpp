@@ -73,12 +73,17 @@ Value Importer::exactIntegerProduct(Composer &c, Value a, Value b, int64_t terms
   Value sixteen = scalarConstant(f32, 16);
   auto [bHigh, bLow] = nibbles(c, b, sixteen);
   auto scaled = [&](Value v, int64_t k) { return c.mul(v, scalarConstant(i32, double(k))); };
-  if (terms <= 4096)
-    return c.add(scaled(exact(a, bHigh), 16), exact(a, bLow));
+  // Each product in its own statement: the ops come in one order whatever
+  // order a host compiler evaluates arguments in.
+  if (terms <= 4096) {
+    Value high = exact(a, bHigh), low = exact(a, bLow);
+    return c.add(scaled(high, 16), low);
+  }
   auto [aHigh, aLow] = nibbles(c, a, sixteen);
-  return c.add(c.add(scaled(exact(aHigh, bHigh), 256),
-                     scaled(c.add(exact(aHigh, bLow), exact(aLow, bHigh)), 16)),
-               exact(aLow, bLow));
+  Value hh = exact(aHigh, bHigh), hl = exact(aHigh, bLow), lh = exact(aLow, bHigh),
+        ll = exact(aLow, bLow);
+  Value middle = scaled(c.add(hl, lh), 16);
+  return c.add(c.add(scaled(hh, 256), middle), ll);
 }
 
 /// A quantized operand less its zero point, as f32: the zero point is a
@@ -101,8 +106,10 @@ Value Importer::requantize(Composer &c, Value acc, Value scale, Value zero) {
   double lo = integer.isUnsigned() ? 0 : -std::ldexp(1.0, bits - 1);
   double hi = integer.isUnsigned() ? std::ldexp(1.0, bits) - 1 : std::ldexp(1.0, bits - 1) - 1;
   Value z = zero ? castTo(c, c.reshape(zero, ArrayRef<int64_t>{}), f32) : scalarConstant(f32, 0);
-  Value q = c.add(roundHalfEven(c, c.mul(castTo(c, acc, f32), scale)), z);
-  q = c.min(c.max(q, scalarConstant(f32, lo)), scalarConstant(f32, hi));
+  Value rounded = roundHalfEven(c, c.mul(castTo(c, acc, f32), scale));
+  Value q = c.add(rounded, z);
+  Value low = scalarConstant(f32, lo), high = scalarConstant(f32, hi);
+  q = c.min(c.max(q, low), high);
   return castTo(c, q, integer);
 }
 
@@ -126,7 +133,8 @@ Value Importer::integerMatmul(Composer &c, Value a, Value aZero, Value b, Value 
       shape.erase(shape.end() - (rankB == 1 ? 1 : 2));
     return c.reshape(y, shape);
   }
-  return exactIntegerProduct(c, shifted(c, a, aZero, rankA - 2), shifted(c, b, bZero, rankB - 1),
+  Value as = shifted(c, a, aZero, rankA - 2), bs = shifted(c, b, bZero, rankB - 1);
+  return exactIntegerProduct(c, as, bs,
                              typeOf(a).getShape().back(), [&](Value x, Value y) {
                                return c.op(wg::MatmulOp::getOperationName(), {x, y});
                              });
@@ -140,7 +148,8 @@ Value Importer::integerConv(Composer &c, const onnx::NodeProto &node, Value x, V
   int64_t terms = 1;
   for (int64_t d : wType.getShape().drop_front(1))
     terms *= d;
-  return exactIntegerProduct(c, shifted(c, x, xZero, 1), shifted(c, w, wZero, 0), terms,
+  Value xs = shifted(c, x, xZero, 1), ws = shifted(c, w, wZero, 0);
+  return exactIntegerProduct(c, xs, ws, terms,
                              [&](Value xf, Value wf) {
                                SmallVector<Value> out;
                                if (!xf || !wf || ::failed(convertWindowOp(node, {xf, wf}, out)))
