@@ -89,23 +89,9 @@ LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Va
                    : quantize ? Type(builder.getIntegerType(8, false))
                               : type.getElementType();
   // A 1-D scale (and zero point) along `axis`.
-  auto along = [&](Value v, Type element) {
-    auto t = typeOf(v);
-    if (t.getRank() == 0 || t.getNumElements() == 1)
-      return c.op(wg::CastOp::getOperationName(),
-                  {c.op(wg::ReshapeOp::getOperationName(), {v}, {},
-                        RankedTensorType::get({}, t.getElementType()))},
-                  {}, RankedTensorType::get({}, element));
-    int64_t a = axis < 0 ? axis + rank : axis;
-    SmallVector<int64_t> shape(std::max<int64_t>(rank - a, 1), 1);
-    shape[0] = t.getNumElements();
-    return c.op(wg::CastOp::getOperationName(),
-                {c.op(wg::ReshapeOp::getOperationName(), {v}, {},
-                      RankedTensorType::get(shape, t.getElementType()))},
-                {}, RankedTensorType::get(shape, element));
-  };
-  Value s = along(scale, f32);
-  Value z = zero ? along(zero, f32) : scalarConstant(f32, 0);
+  int64_t a = axis < 0 ? axis + rank : axis;
+  Value s = alongAxis(c, scale, rank, a);
+  Value z = alongAxis(c, zero, rank, a);
   Value y;
   if (quantize) {
     auto integer = dyn_cast<IntegerType>(quantized);

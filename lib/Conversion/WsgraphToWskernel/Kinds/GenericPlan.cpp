@@ -329,9 +329,10 @@ SmallVector<std::pair<int64_t, int64_t>> wsc::lowering::chunkRows(Operation *op,
     return held + (2 + int64_t(op->getNumOperands())) * (r1 - r0) * n + 512;
   };
   // Chunks of `per` rows: whole groups of g rows, else pieces of one group.
-  auto chunksOf = [&](int64_t per) {
+  auto chunksOf = [&](int64_t per, int64_t group = 0) {
     SmallVector<std::pair<int64_t, int64_t>> chunks;
-    int64_t group = per < g ? g : rows;
+    if (group == 0)
+      group = per < g ? g : rows;
     for (int64_t start = 0; start < rows; start += group)
       for (int64_t r0 = start; r0 < std::min(rows, start + group); r0 += per)
         chunks.push_back({r0, std::min({rows, start + group, r0 + per})});
@@ -362,11 +363,7 @@ SmallVector<std::pair<int64_t, int64_t>> wsc::lowering::chunkRows(Operation *op,
     int64_t group = rows;
     for (int64_t d = int64_t(shape.size()) - 2, p = 1; d >= 0 && p < each; --d)
       group = p *= shape[d];
-    group = std::max(group, each);
-    SmallVector<std::pair<int64_t, int64_t>> aligned;
-    for (int64_t start = 0; start < rows; start += group)
-      for (int64_t r0 = start; r0 < std::min(rows, start + group); r0 += each)
-        aligned.push_back({r0, std::min({rows, start + group, r0 + each})});
+    SmallVector<std::pair<int64_t, int64_t>> aligned = chunksOf(each, std::max(group, each));
     if (llvm::all_of(aligned, [&](auto c) { return words(c.first, c.second) <= budget; }))
       return aligned.size() < chunks.size() ? aligned : chunks;
   }
