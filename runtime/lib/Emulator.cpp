@@ -1,6 +1,7 @@
 // The public Emulator: loading, inputs into SRAM, a run, outputs out of SRAM.
 #include "wsc/runtime/Emulator.h"
 
+#include "Distributed.h"
 #include "FileIO.h"
 #include "Machine.h"
 #include "wsc/format/Digest.h"
@@ -12,6 +13,7 @@
 #include <climits>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <thread>
 
 #include <fcntl.h>
@@ -260,12 +262,14 @@ Status Emulator::run(const RunOptions &options) {
     Status s = runUnguarded(options);
     // Threads meet faults in no fixed order: the one reported is the one a
     // single thread meets first, whatever the thread count.
-    if (!s && detail::threadCount(options, model_->numPes) > 1) {
+    bool split = options.channel && options.channel->size() > 1;
+    if (!s && !split && detail::threadCount(options, model_->numPes) > 1) {
       RunOptions one = options;
       one.threads = 1;
       s = runUnguarded(one);
     }
-    if (!s)
+    // Of a split run, process 0 alone has the outputs.
+    if (!s || (split && options.channel->rank() != 0))
       return s;
     // In the program's order, so that the error is the first output's.
     for (const detail::TensorRef &t : model_->outputs)
@@ -321,6 +325,15 @@ Status Emulator::runUnguarded(const RunOptions &options) {
 
   // Only PEs that run a kernel get SRAM; router-only PEs need none. Each
   // PE's starts on a cache line.
+  std::optional<detail::Distributed> dist;
+  if (options.channel && options.channel->size() > 1) {
+    if (options.trace || options.onNextToken || options.stopAfterToken >= 0)
+      return Status::failure("a run split over processes takes no trace and does not stop at a "
+                             "token (run --trace and --generate in one process)");
+    dist.emplace(*options.channel, detail::partitionRows(m, options.channel->size()));
+  }
+  // A process gives SRAM words and inputs to its own PEs only.
+  auto owned = [&](uint64_t pe) { return !dist || dist->owns(m, pe); };
   std::vector<PeState> pes(m.numPes);
   uint64_t words = 0;
   for (const detail::Region &r : m.regions)
@@ -333,8 +346,10 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i, next += detail::sramWordsPerPe(r))
       pes[r.firstPe + i].sram = next;
     for (const format::SramInit &init : r.proto->init()) {
-      PeState &s = pes[r.firstPe + uint64_t(init.py()) * r.w + init.px()];
-      inits.emplace_back(s.sram + init.offset() / 4, &init.data());
+      uint64_t pe = r.firstPe + uint64_t(init.py()) * r.w + init.px();
+      if (!owned(pe))
+        continue;
+      inits.emplace_back(pes[pe].sram + init.offset() / 4, &init.data());
       initBytes += init.data().size();
     }
     if (options.trace)
@@ -365,6 +380,8 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     const HostArray &a = inputs_.at(t.name);
     for (const detail::PieceRef &p : t.pieces) {
       uint32_t *sram = pes[p.pe].sram;
+      if (!owned(p.pe))
+        continue;
       for (uint32_t row = 0; row < p.rows; ++row)
         for (uint32_t k = 0; k < p.count; ++k) {
           uint64_t e = p.tensorOffset + row * p.rowStride + k;
@@ -383,7 +400,12 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   for (detail::StoreWatch &w : watches)
     if (options.stopAfterToken >= 0)
       w.stopped = &stopped, w.stopElement = options.stopAfterToken;
-  Status s = detail::schedule(m, pes, options, report_, &stopped);
+  Status s = detail::schedule(m, pes, options, report_, &stopped, dist ? &*dist : nullptr);
+  if (dist) {
+    s = detail::gatherResults(m, pes, *dist, s, report_);
+    if (s && dist->rank() != 0)
+      return s;
+  }
   if (!s)
     return s;
   recordNextTokenStores(watches);

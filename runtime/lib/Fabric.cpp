@@ -1,12 +1,15 @@
 // The fabric: a message follows the router tables hop by hop, multicasting
 // where an entry names several ports. Every way a compiler can get routing
 // wrong ends here as a fault message.
+#include "Distributed.h"
 #include "Machine.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <unordered_map>
 
 namespace wsc::runtime::detail {
 namespace {
@@ -195,31 +198,28 @@ int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   return kNoEntry;
 }
 
-Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutMsg *const *msgs,
-                    size_t count, uint8_t lane, std::vector<uint64_t> &woken,
-                    std::vector<Remote> &remote) {
+Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
+                    const OutMsg *const *msgs, size_t count, uint8_t lane,
+                    std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
   const OutMsg &msg = *msgs[0];
   uint64_t n = msg.size;
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
     Place at = place(h.pos);
     return Status::failure(fmt::format("{}: {}, color {}: {} (sent by {} on color {})", kind,
                                        m_.where(at.wafer, at.x, at.y), h.color, what,
-                                       m_.wherePe(origin), msg.color));
+                                       m_.wherePe(src.pe), msg.color));
   };
   std::vector<Hop> &stack = w.stack;
   std::vector<Arrival> &arrivals = w.arrivals;
   stack.clear();
   arrivals.clear();
-  uint32_t srcPos = uint32_t(pePosition(origin));
-  int32_t srcSlot = slotOf(srcPos, msg.color);
-  // The origin (the sending PE and color) is named by its slot at the sender.
-  uint32_t ownerId = uint32_t(srcSlot) + 1;
+  w.crossings.clear();
+  uint32_t ownerId = src.ownerId;
   // Every message of an origin follows the same tables, so its first one
   // finds any routing loop: it is the one that meets a link it owns.
   bool first = false;
-  Origin *from = nullptr;
-  if (srcSlot >= 0) {
-    from = &origins_[size_t(srcSlot)];
+  Origin *from = src.from;
+  if (from) {
     first = from->messages == 0;
     from->messages += count;
     for (size_t k = 0; k < count; ++k)
@@ -227,7 +227,14 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
   }
   // Later walks read the same tables to the same cores: their arrivals are known.
   bool known = from && from->log;
-  stack.push_back(Hop{srcSlot, srcPos, msg.color, format::RAMP, 0, 0});
+  // A hop another process owns is that process's to walk.
+  auto next = [&](const Hop &to) {
+    if (local(to.pos))
+      stack.push_back(to);
+    else
+      w.crossings.emplace_back(rankOfRow_[to.pos / m_.width], to);
+  };
+  stack.push_back(src.start);
   while (!stack.empty()) {
     Hop h = stack.back();
     stack.pop_back();
@@ -277,12 +284,11 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
             m_.linkLatency + (crossing < 0x1p33 ? uint64_t(crossing) : uint64_t(1) << 33);
         const LinkEnd &e = l->second;
         uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
-        stack.push_back(
-            Hop{slotOf(pos, e.color), pos, e.color, format::LINK, h.hops, h.extra + delay});
+        next(Hop{slotOf(pos, e.color), pos, e.color, format::LINK, h.hops, h.extra + delay});
         continue;
       }
-      int32_t next = sl.next[port - format::NORTH];
-      if (next == kOffGrid)
+      int32_t slot = sl.next[port - format::NORTH];
+      if (slot == kOffGrid)
         return fail("off the grid", h,
                     fmt::format("routed {} off the edge of the wafer", portName(port)));
       int64_t step = port == format::NORTH   ? -int64_t(m_.width)
@@ -290,25 +296,23 @@ Status Fabric::walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutM
                      : port == format::EAST  ? 1
                                             : -1;
       uint32_t pos = uint32_t(int64_t(h.pos) + step);
-      if (next == kDead) {
+      if (slot == kDead) {
         Place at = place(pos);
         return fail("dead PE", h,
                     fmt::format("routed {} into dead PE ({},{})", portName(port), at.x, at.y));
       }
-      // A sibling branch waits on the stack meanwhile. (next is -1 where the
+      // A sibling branch waits on the stack meanwhile. (slot is -1 where the
       // neighbour has no entry for the color: "no route" on the next hop.)
-      if (next >= 0)
-        __builtin_prefetch(&slots_[size_t(next)]);
-      Hop &to = stack.emplace_back();
-      to.slot = next;
-      to.pos = pos;
-      to.color = h.color;
-      to.in = opposite(port);
-      to.hops = h.hops + 1;
-      to.extra = h.extra;
+      if (slot >= 0)
+        __builtin_prefetch(&slots_[size_t(slot)]);
+      next(Hop{slot, pos, h.color, opposite(port), h.hops + 1, h.extra});
     }
   }
-  if (n == 0 || !from) // an empty SEND is routed (and checked) but delivers nothing
+  if (!w.crossings.empty())
+    passOn(w, src, outbox, msgs, count);
+  // An empty SEND is routed (and checked) but delivers nothing; a walk
+  // that reaches only other processes' cores delivers nothing here.
+  if (n == 0 || !from || (!known && arrivals.empty()))
     return Status::success();
   if (!known) {
     from->targets = arrivals;
@@ -357,12 +361,18 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
     for (const OutMsg &msg : outbox.msgs)
       if (msg.color == color)
         order.push_back(&msg);
+  uint32_t srcPos = uint32_t(pePosition(sender));
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j]->color == order[i]->color &&
            (order[j]->size == 0) == (order[i]->size == 0))
       ++j;
-    if (Status st = walk(w, sender, outbox, order.data() + i, j - i, lane, woken, remote); !st)
+    // The origin (the sending PE and color) is named by its slot at the sender.
+    int32_t srcSlot = slotOf(srcPos, order[i]->color);
+    Source source{sender, uint32_t(srcSlot) + 1,
+                  srcSlot >= 0 ? &origins_[size_t(srcSlot)] : nullptr,
+                  Hop{srcSlot, srcPos, order[i]->color, format::RAMP, 0, 0}};
+    if (Status st = walk(w, source, outbox, order.data() + i, j - i, lane, woken, remote); !st)
       return st;
     i = j;
   }
@@ -372,6 +382,71 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
         "out of host memory: the message logs hold {} bytes of words sent and not yet read, "
         "more than the {} the run may take for them",
         live, logBudget_));
+  return Status::success();
+}
+
+void Fabric::setPartition(const Partition &partition, unsigned rank) {
+  rankOfRow_ = partition.rankOfRow;
+  ranks_ = partition.ranks;
+  rank_ = rank;
+}
+
+// A walk passed on: the sending PE, its owner id and color, the hop, then
+// the messages (size, send time, words).
+void Fabric::passOn(Walker &w, const Source &src, const Outbox &outbox,
+                    const OutMsg *const *msgs, size_t count) {
+  if (w.outgoing.size() < ranks_)
+    w.outgoing.resize(ranks_);
+  for (const auto &[rank, hop] : w.crossings) {
+    ByteWriter out{w.outgoing[rank]};
+    out.put(src.pe);
+    out.put(src.ownerId);
+    out.put(msgs[0]->color);
+    out.put(hop.slot), out.put(hop.pos), out.put(hop.color), out.put(hop.in);
+    out.put(hop.hops), out.put(hop.extra);
+    out.put(uint64_t(count));
+    for (size_t k = 0; k < count; ++k) {
+      out.put(msgs[k]->size), out.put(msgs[k]->time);
+      out.words(outbox.words.data() + msgs[k]->offset, msgs[k]->size);
+    }
+  }
+}
+
+Status Fabric::receive(Walker &w, const uint8_t *bytes, size_t size,
+                       std::vector<uint64_t> &woken) {
+  ByteReader in{bytes};
+  std::vector<Remote> remote; // one thread: stays empty
+  while (in.at < size) {
+    Source src{};
+    src.pe = in.get<uint64_t>();
+    src.ownerId = in.get<uint32_t>();
+    uint32_t color = in.get<uint32_t>();
+    Hop &h = src.start;
+    h.slot = in.get<int32_t>(), h.pos = in.get<uint32_t>(), h.color = in.get<uint32_t>();
+    h.in = in.get<uint32_t>(), h.hops = in.get<uint64_t>(), h.extra = in.get<uint64_t>();
+    std::unique_ptr<Origin> &entry = entries_[{src.ownerId, h.slot, h.in}];
+    if (!entry)
+      entry = std::make_unique<Origin>();
+    src.from = entry.get();
+    Outbox &box = w.received;
+    box.clear();
+    for (uint64_t k = 0, count = in.get<uint64_t>(); k < count; ++k) {
+      uint32_t words = in.get<uint32_t>();
+      uint64_t time = in.get<uint64_t>();
+      // Copied, not read in place: the words need not be aligned there.
+      size_t at = box.words.size();
+      box.msgs.push_back(OutMsg{color, words, time, at});
+      box.words.resize(at + words);
+      std::memcpy(box.words.data() + at, bytes + in.at, size_t(words) * 4);
+      in.at += size_t(words) * 4;
+    }
+    std::vector<const OutMsg *> &order = w.order;
+    order.clear();
+    for (const OutMsg &msg : box.msgs)
+      order.push_back(&msg);
+    if (Status st = walk(w, src, box, order.data(), order.size(), 0, woken, remote); !st)
+      return st;
+  }
   return Status::success();
 }
 
@@ -433,11 +508,14 @@ std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
   return oneWay;
 }
 
-void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
-  report.messageLogPeakBytes = logBytes_.peak.load(std::memory_order_relaxed);
-  report.linksUsed = 0;
-  report.wavelets = 0;
-  double maxU = 0, sumU = 0;
+LinkLoad Fabric::linkLoad() const {
+  LinkLoad load;
+  load.logPeakBytes = logBytes_.peak.load(std::memory_order_relaxed);
+  // An origin of another process carried, on the links here, what its
+  // entries here received (each receives all of its messages).
+  std::unordered_map<uint32_t, uint64_t> enteredWords;
+  for (const auto &[key, entry] : entries_)
+    enteredWords[std::get<0>(key)] = entry->words;
   for (size_t pos = 0; pos + 1 < slotStart_.size(); ++pos)
     for (uint32_t port = 0; port < kNumPorts; ++port) {
       // Ramps into a core are not links; every link a message crossed has an owner.
@@ -446,22 +524,36 @@ void Fabric::linkStats(uint64_t cycles, RunReport &report) const {
       for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != format::RAMP; ++i) {
         uint32_t owner = slots_[i].owner[port];
         if (owner)
-          words += origins_[owner - 1].words;
+          words += origins_[owner - 1].messages ? origins_[owner - 1].words : enteredWords[owner];
         used |= owner != 0;
       }
       if (!used)
         continue;
-      ++report.linksUsed;
-      report.wavelets += words;
+      ++load.used;
+      load.wavelets += words;
       double busy = double(words);
       if (port == format::LINK)
         busy = double(words) * 4 / m_.linkBytesPerCycle;
-      double u = cycles ? busy / double(cycles) : 0;
-      maxU = std::max(maxU, u);
-      sumU += u;
+      load.maxBusy = std::max(load.maxBusy, busy);
+      load.sumBusy += busy;
     }
-  report.linkMaxUtilization = maxU;
-  report.linkMeanUtilization = report.linksUsed ? sumU / double(report.linksUsed) : 0;
+  return load;
+}
+
+void LinkLoad::add(const LinkLoad &other) {
+  used += other.used;
+  wavelets += other.wavelets;
+  maxBusy = std::max(maxBusy, other.maxBusy);
+  sumBusy += other.sumBusy;
+  logPeakBytes += other.logPeakBytes;
+}
+
+void LinkLoad::report(uint64_t cycles, RunReport &report) const {
+  report.messageLogPeakBytes = logPeakBytes;
+  report.linksUsed = used;
+  report.wavelets = wavelets;
+  report.linkMaxUtilization = cycles ? maxBusy / double(cycles) : 0;
+  report.linkMeanUtilization = cycles && used ? sumBusy / double(cycles) / double(used) : 0;
 }
 
 } // namespace wsc::runtime::detail

@@ -5,13 +5,16 @@
 #define WSC_RUNTIME_LIB_MACHINE_H
 
 #include "Model.h"
+#include "wsc/runtime/Distributed.h"
 #include "wsc/runtime/Emulator.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <new>
 #include <memory>
+#include <tuple>
 #include <unordered_set>
 
 namespace wsc::runtime::detail {
@@ -307,6 +310,19 @@ void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
 /// instructions share one. Returns the views' storage.
 std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);
 
+/// What a run's links carried: the links used, the words times links
+/// crossed, the busiest link's and all links' cycles of traffic, and the
+/// message logs' peak.
+struct LinkLoad {
+  uint64_t used = 0, wavelets = 0;
+  double maxBusy = 0, sumBusy = 0;
+  uint64_t logPeakBytes = 0;
+  /// Another process's share (its logs' peak adds: an upper bound).
+  void add(const LinkLoad &other);
+  /// Fills the link fields of `report` for a run of `cycles` cycles.
+  void report(uint64_t cycles, RunReport &report) const;
+};
+
 /// Moves messages hop by hop through the router tables and keeps link statistics.
 /// Router tables and link ownership are flat arrays indexed by grid position
 /// (no hashing on the hot path).
@@ -343,7 +359,20 @@ public:
     std::vector<Arrival> arrivals;
     std::vector<const OutMsg *> order; ///< a visit's messages by color, in send order
     std::vector<uint32_t> colors;      ///< the colors of a visit's messages
+    /// Of a distributed run: the hops the walk left to another process.
+    std::vector<std::pair<unsigned, Hop>> crossings;
+    /// Per process: the walks it is to go on with (Fabric::receive's input).
+    std::vector<std::vector<uint8_t>> outgoing;
+    Outbox received; ///< the messages of a walk another process passed on
   };
+  /// In a distributed run: the process this fabric is, and which process
+  /// owns each row. A message walks on up to the first hop that another
+  /// process owns; its words go there with that hop (Walker::outgoing).
+  void setPartition(const Partition &partition, unsigned rank);
+  /// Goes on with the walks another process passed on (its `outgoing`):
+  /// appends their messages to the logs of this process's cores and adds
+  /// the PEs they wake to `woken`. A single-threaded run only.
+  Status receive(Walker &w, const uint8_t *bytes, size_t size, std::vector<uint64_t> &woken);
   /// Bounds the bytes the message logs may hold at once: past it, route()
   /// fails. 0: no bound.
   void setLogBudget(uint64_t bytes) { logBudget_ = bytes ? bytes : UINT64_MAX; }
@@ -361,8 +390,8 @@ public:
                std::vector<uint64_t> &woken, std::vector<Remote> &remote);
   /// Wakes the PE of a remote queue if it waits; on the thread that runs it.
   void deliver(const Remote &r, std::vector<uint64_t> &woken);
-  /// Fills the link fields of `report` for a run of `cycles` cycles.
-  void linkStats(uint64_t cycles, RunReport &report) const;
+  /// What the links carried that this fabric's walks claimed.
+  LinkLoad linkLoad() const;
   /// Per region: whether the streams its PEs send one another (followed
   /// inside its rectangle) cross between its `n` column strips only one
   /// way, so that no strip waits for a later one and the strips can run on
@@ -388,11 +417,26 @@ private:
     uint32_t pos = 0;
   };
   static_assert(sizeof(Slot) <= 64);
+  struct Origin;
+  /// Where a walk starts: at the sending PE's ramp, or at the hop where
+  /// another process left it.
+  struct Source {
+    uint64_t pe;      ///< the sending PE
+    uint32_t ownerId; ///< the origin's slot at the sender + 1
+    Origin *from;     ///< its messages and log here (null: the sender has no entry)
+    Hop start;
+  };
   /// Walks `count` messages of one color and size as one block: the
   /// tables of every hop are consulted once for them all.
-  Status walk(Walker &w, uint64_t origin, const Outbox &outbox, const OutMsg *const *msgs,
+  Status walk(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
               size_t count, uint8_t lane, std::vector<uint64_t> &woken,
               std::vector<Remote> &remote);
+  /// Adds the walk's crossings, with its messages, to Walker::outgoing.
+  void passOn(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
+              size_t count);
+  bool local(size_t pos) const {
+    return rankOfRow_.empty() || rankOfRow_[pos / m_.width] == rank_;
+  }
   static void wake(RecvQueue &q, std::vector<uint64_t> &woken) {
     if (q.need) {
       q.need = 0;
@@ -434,6 +478,11 @@ private:
     std::unique_ptr<MessageLog> log;
   };
   std::vector<Origin> origins_;
+  /// Of a distributed run: an origin of another process as it enters this
+  /// one at a hop, by (owner id, slot, input port) of that hop.
+  std::map<std::tuple<uint32_t, int32_t, uint32_t>, std::unique_ptr<Origin>> entries_;
+  std::vector<uint16_t> rankOfRow_;
+  unsigned rank_ = 0, ranks_ = 1;
   std::vector<RecvQueue> queues_; ///< sized once: a queue never moves
   MessageLog::Bytes logBytes_;
   uint64_t logBudget_ = UINT64_MAX;
@@ -449,9 +498,12 @@ unsigned threadCount(const RunOptions &options, uint64_t pes);
 /// Runs every PE to completion from worklists, one per thread; see
 /// docs/runtime.md. A fault with several threads may be another than the
 /// one a single thread meets first: Emulator::run then runs again on one.
-/// Once `stopped` is set (by a StoreWatch), the run ends where it is.
+/// Once `stopped` is set (by a StoreWatch), the run ends where it is. With
+/// `dist`, this process runs its own PEs only, on one thread.
+class Distributed;
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
-                RunReport &report, const std::atomic<bool> *stopped = nullptr);
+                RunReport &report, const std::atomic<bool> *stopped = nullptr,
+                Distributed *dist = nullptr);
 
 } // namespace wsc::runtime::detail
 

@@ -4,6 +4,7 @@
 // receives and their timestamps, never on when the host ran it, so any
 // order gives bit-identical numbers and cycles; the order is fixed, so
 // faults are too.
+#include "Distributed.h"
 #include "Machine.h"
 
 #include <fmt/format.h>
@@ -127,6 +128,8 @@ struct Shared {
   Status failure = Status::success();
 
   void fail(Status s) {
+    if (dist)
+      dist->fail(s.message());
     std::lock_guard<std::mutex> lock(mu);
     if (failure)
       failure = std::move(s);
@@ -140,7 +143,32 @@ struct Shared {
     cv.notify_all();
   }
   const std::atomic<bool> *stopped = nullptr;
+  /// A run split over processes (one thread each), or null.
+  Distributed *dist = nullptr;
 };
+
+/// Sends the walks that left this process's PEs to the processes that own
+/// their next hops.
+void passOn(Shared &sh, Fabric::Walker &walker) {
+  for (unsigned r = 0; r < walker.outgoing.size(); ++r)
+    if (!walker.outgoing[r].empty()) {
+      sh.dist->send(r, std::move(walker.outgoing[r]));
+      walker.outgoing[r].clear();
+    }
+}
+
+/// Of a distributed run: goes on with the walks other processes passed on
+/// (their PEs go to `woken`) and learns whether the run is over, as it is
+/// once every process is idle and no walk is on its way. False once over.
+bool exchange(Shared &sh, bool idle, Fabric::Walker &walker, std::vector<uint64_t> &woken) {
+  Distributed::State state = sh.dist->poll(idle, [&](const uint8_t *bytes, size_t size) {
+    return sh.fabric.receive(walker, bytes, size, woken);
+  });
+  passOn(sh, walker);
+  if (state == Distributed::State::Failed)
+    sh.fail(Status::failure(sh.dist->failure()));
+  return state == Distributed::State::Running;
+}
 
 void runLane(Shared &sh, unsigned id);
 
@@ -172,6 +200,14 @@ void runLane(Shared &sh, unsigned id) {
     woken.clear();
   };
   while (!sh.stop.load(std::memory_order_relaxed)) {
+    if (sh.dist) {
+      bool idle = lane.turn.empty() && lane.readyCount == 0;
+      if (!exchange(sh, idle, walker, woken))
+        return;
+      wake(!lane.turn.empty());
+      if (lane.turn.empty() && lane.readyCount == 0)
+        continue;
+    }
     if (lane.hasMail.load()) {
       {
         std::lock_guard<std::mutex> lock(lane.mailMu);
@@ -218,6 +254,8 @@ void runLane(Shared &sh, unsigned id) {
     else if (s.status == PeStatus::Done)
       sh.fabric.close(pe);
     wake(true);
+    if (sh.dist)
+      passOn(sh, walker);
     if (remote.empty())
       continue;
     // Post to the threads that run the receivers, in send order.
@@ -251,13 +289,21 @@ unsigned threadCount(const RunOptions &options, uint64_t pes) {
 }
 
 Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
-                RunReport &report, const std::atomic<bool> *stopped) {
-  unsigned threads = threadCount(options, pes.size());
+                RunReport &report, const std::atomic<bool> *stopped, Distributed *dist) {
+  unsigned threads = dist ? 1 : threadCount(options, pes.size());
   Fabric fabric(m, pes);
   fabric.setLogBudget(options.messageLogBytes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
   Shared sh(m, pes, options, fabric);
   sh.stopped = stopped;
+  sh.dist = dist;
+  if (dist) {
+    // Another process's PEs are none of this one's business.
+    fabric.setPartition(dist->partition(), dist->rank());
+    for (uint64_t pe = 0; pe < pes.size(); ++pe)
+      if (!dist->owns(m, pe))
+        pes[pe].status = PeStatus::Done;
+  }
   // With several threads, smaller visits let a kernel's consumer on the
   // other thread start sooner (GPT-2-small at 2 threads: 1,024 sends per
   // visit 18-20 s, 512 21 s, 2,048 22 s, 4,096 21-24 s).
@@ -275,7 +321,8 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
       laneOf[reg.firstPe + i] = uint8_t(oneWay[r] ? i % reg.w * threads / reg.w : r % threads);
   }
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
-    sh.lanes[laneOf[pe]]->add(m.peRegion[pe], pe);
+    if (pes[pe].status == PeStatus::Ready)
+      sh.lanes[laneOf[pe]]->add(m.peRegion[pe], pe);
   fabric.assignLanes(laneOf);
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < threads; ++t)
@@ -297,7 +344,10 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     report.instructions += s.instructions;
     report.messages += s.messages;
   }
-  fabric.linkStats(report.cycles, report);
+  LinkLoad load = fabric.linkLoad();
+  load.report(report.cycles, report);
+  if (dist)
+    dist->linkLoad = load; // the utilizations need the whole run's cycles
   if (!halted) // messages still on their way are no leftovers then
     leftovers(m, pes, report);
   return Status::success();

@@ -1,6 +1,7 @@
 // wsc-run: runs a compiled .wafer program on the emulator.
 //   wsc-run model.wafer --input NAME=FILE ... --output NAME=FILE ...
 //           [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]
+#include "wsc/runtime/Distributed.h"
 #include "wsc/runtime/Emulator.h"
 #include "wsc/runtime/Generation.h"
 #include "wsc/runtime/OutputFiles.h"
@@ -19,6 +20,10 @@
 
 #include <csignal>
 #include <unistd.h>
+
+#if WSC_MPI
+#include "MpiChannel.h"
+#endif
 
 using namespace wsc::runtime;
 namespace format = wsc::format;
@@ -70,8 +75,13 @@ constexpr const char *kUsage =
     "  A float input takes any float file, an integer input any integer file (values\n"
     "  must fit int32 and the input's type), a BOOL input only a bool file.\n";
 
+/// Under mpirun, process 0 alone speaks and writes files; the others only
+/// exit with the run's status.
+bool quiet = false;
+
 int fail(const std::string &msg) {
-  std::fprintf(stderr, "error: %s\n", msg.c_str());
+  if (!quiet)
+    std::fprintf(stderr, "error: %s\n", msg.c_str());
   return 1;
 }
 
@@ -382,7 +392,9 @@ void printPickedToken(const GenerationPlan &plan, uint64_t element, int32_t id, 
   std::fflush(stdout);
 }
 
-int runMain(int argc, char **argv) {
+int runMain(int argc, char **argv, Channel *channel) {
+  bool split = channel && channel->size() > 1;
+  quiet = split && channel->rank() != 0;
   Args args;
   bool help = false;
   if (std::string err = parseArgs(argc, argv, args, help); !err.empty()) {
@@ -402,6 +414,8 @@ int runMain(int argc, char **argv) {
     return fail(fmt::format("{}: invalid program: {}", args.model, emu.error()));
   Emulator &e = **emu;
   if (args.plan) {
+    if (quiet)
+      return 0;
     MemoryPlan memory = e.memoryPlan();
     OutputFiles files;
     if (!args.report.empty())
@@ -417,6 +431,10 @@ int runMain(int argc, char **argv) {
                             "generation section (compile it with wsc-compile --generate)",
                             args.model));
 
+  if (split && (args.generate || !args.trace.empty()))
+    return fail(fmt::format("{}: --generate and --trace run in one process, not under mpirun "
+                            "with {} processes",
+                            args.model, channel->size()));
   std::optional<GenerationPlan> plan;
   if (std::string err = setInputs(e, args, plan); !err.empty())
     return fail(err);
@@ -441,6 +459,7 @@ int runMain(int argc, char **argv) {
   options.trace = !args.trace.empty();
   options.maxCycles = args.maxCycles;
   options.messageLogBytes = limit ? limit - needed : 0;
+  options.channel = channel;
   std::mutex printing;
   if (plan) {
     options.onNextToken = [&](uint64_t element, int32_t id, uint64_t cycle) {
@@ -461,6 +480,8 @@ int runMain(int argc, char **argv) {
                                   s.message(), args.maxMemory ? "--max-memory's" : "the host's",
                                   bytesText(limit), bytesText(needed))
                     : s.message());
+  if (quiet)
+    return 0;
   const RunReport &r = e.report();
   for (const std::string &w : r.warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -521,7 +542,13 @@ int main(int argc, char **argv) {
   std::signal(SIGPIPE, SIG_IGN);
   // Host-side failures (e.g. out of memory) are errors too, never an abort.
   try {
-    return runMain(argc, argv);
+#if WSC_MPI
+    // Started by mpirun: this process emulates its share of the PEs.
+    std::unique_ptr<MpiChannel> channel = MpiChannel::launchedByMpirun(argc, argv);
+    return runMain(argc, argv, channel.get());
+#else
+    return runMain(argc, argv, nullptr);
+#endif
   } catch (const std::exception &e) {
     return fail(e.what());
   }

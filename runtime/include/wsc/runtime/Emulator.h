@@ -25,6 +25,8 @@ Expected<format::Program> loadProgramFile(const std::string &path);
 /// The same for bytes already in memory; `name` stands for FILE.
 Expected<format::Program> parseProgram(const std::string &bytes, const std::string &name);
 
+class Channel; // Distributed.h
+
 struct RunOptions {
   /// Worker threads; 0 = all cores. Results do not depend on it.
   unsigned threads = 0;
@@ -54,6 +56,12 @@ struct RunOptions {
   /// at once; a run that needs more fails with "out of host memory". 0: no
   /// bound. They follow the traffic, so a MemoryPlan does not count them.
   uint64_t messageLogBytes = 0;
+  /// The processes of a run split over several (Distributed.h): each
+  /// emulates the PEs of its rows on one thread; process 0 gets the
+  /// outputs and the report, the others the run's status alone. Null or a
+  /// channel of one process: the whole run here. Not with `trace`,
+  /// `onNextToken` or `stopAfterToken`.
+  Channel *channel = nullptr;
 };
 
 /// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.

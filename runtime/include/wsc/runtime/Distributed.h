@@ -1,0 +1,41 @@
+// A run split over processes (MPI ranks): each process emulates the PEs of
+// its part of the program, and a message that leaves its part travels to
+// the process that owns the next hop. docs/runtime.md, "Distributed runs".
+#ifndef WSC_RUNTIME_DISTRIBUTED_H
+#define WSC_RUNTIME_DISTRIBUTED_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wsc::runtime {
+
+/// Byte messages between the processes of a run. Messages from one process
+/// to another arrive in the order they were sent. wsc-run implements it
+/// over MPI; the unit tests over queues between threads.
+class Channel {
+public:
+  virtual ~Channel() = default;
+  virtual unsigned rank() const = 0;
+  virtual unsigned size() const = 0;
+  /// Sends without waiting for the receiver.
+  virtual void send(unsigned to, std::vector<uint8_t> bytes) = 0;
+  /// A message that has arrived, without waiting: false when none has.
+  virtual bool receive(unsigned &from, std::vector<uint8_t> &bytes) = 0;
+  /// Waits a little for a message (an idle process should not spin).
+  virtual void pause() = 0;
+};
+
+/// Which process emulates which PEs: the rows of every wafer in order
+/// (wafer 0's rows, then wafer 1's, ...) cut into `ranks` runs of about
+/// equal PEs in use. When there are at least as many wafers as ranks the
+/// cuts fall between wafers, else a wafer is cut into bands of rows.
+struct Partition {
+  unsigned ranks = 1;
+  /// Per row of the grid (wafer * height + y): the rank that owns it.
+  std::vector<uint16_t> rankOfRow;
+};
+
+} // namespace wsc::runtime
+
+#endif
