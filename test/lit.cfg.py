@@ -21,3 +21,18 @@ config.substitutions.append(("%wsc_src", config.wsc_src_root))
 config.substitutions.append(("%wsc_obj", config.wsc_obj_root))
 config.substitutions.append(("%inputs", os.path.join(config.wsc_src_root, "test", "Inputs")))
 config.substitutions.append(("%wafer_proto", os.path.join(config.wsc_src_root, "runtime", "wafer.proto")))
+
+# `mpi`: wsc-run was built with MPI (its --help says so) and mpirun is here.
+# %mpirun may run as root and put more processes than cores on this host.
+import shutil
+import subprocess
+try:
+    wsc_run_help = subprocess.run([os.path.join(config.wsc_tools_dir, "wsc-run"), "--help"],
+                                  capture_output=True, text=True).stdout
+except OSError:
+    wsc_run_help = ""
+if shutil.which("mpirun") and "mpirun -np" in wsc_run_help:
+    config.available_features.add("mpi")
+config.substitutions.append(
+    ("%mpirun", "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                "mpirun --oversubscribe"))

@@ -403,6 +403,10 @@ int runMain(int argc, char **argv, Channel *channel) {
   }
   if (help) {
     std::printf("%s", kUsage);
+#if WSC_MPI
+    std::printf("Under mpirun -np K, K processes share the run: each emulates the PEs of its\n"
+                "wafers (or bands of rows), and process 0 writes the outputs and the report.\n");
+#endif
     return 0;
   }
 

@@ -1,0 +1,211 @@
+// A run split over processes (Distributed.h), with the processes as threads
+// joined by queues: the same outputs and cycles as one process, by wafers
+// and by bands of rows, and faults and deadlocks that stop every process.
+#include "Distributed.h"
+#include "TestPrograms.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <mutex>
+#include <thread>
+
+using namespace wsc::runtime;
+using namespace wsc::runtime::test;
+namespace format = wsc::format;
+
+namespace {
+
+/// The mailboxes of K processes that are threads of this one.
+struct Hub {
+  std::mutex mu;
+  std::vector<std::deque<std::pair<unsigned, std::vector<uint8_t>>>> inbox;
+};
+
+class QueueChannel : public Channel {
+public:
+  QueueChannel(Hub &hub, unsigned rank) : hub_(hub), rank_(rank) {}
+  unsigned rank() const override { return rank_; }
+  unsigned size() const override { return unsigned(hub_.inbox.size()); }
+  void send(unsigned to, std::vector<uint8_t> bytes) override {
+    std::lock_guard<std::mutex> lock(hub_.mu);
+    hub_.inbox[to].emplace_back(rank_, std::move(bytes));
+  }
+  bool receive(unsigned &from, std::vector<uint8_t> &bytes) override {
+    std::lock_guard<std::mutex> lock(hub_.mu);
+    auto &box = hub_.inbox[rank_];
+    if (box.empty())
+      return false;
+    from = box.front().first;
+    bytes = std::move(box.front().second);
+    box.pop_front();
+    return true;
+  }
+  void pause() override { std::this_thread::yield(); }
+
+private:
+  Hub &hub_;
+  unsigned rank_;
+};
+
+/// Runs `p` split over `ranks` processes: process 0's result, and every
+/// process's status in `statuses`.
+RunResult runSplit(const format::Program &p, const std::map<std::string, HostArray> &inputs,
+                   unsigned ranks, std::vector<Status> *statuses = nullptr) {
+  Hub hub;
+  hub.inbox.resize(ranks);
+  std::vector<std::unique_ptr<QueueChannel>> channels;
+  std::vector<std::unique_ptr<Emulator>> emulators;
+  for (unsigned r = 0; r < ranks; ++r) {
+    channels.push_back(std::make_unique<QueueChannel>(hub, r));
+    Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
+    if (!e)
+      return RunResult{e.status(), {}, {}};
+    emulators.push_back(e.take());
+    for (const auto &[name, value] : inputs)
+      if (Status s = emulators.back()->setInput(name, value); !s)
+        return RunResult{s, {}, {}};
+  }
+  std::vector<Status> status(ranks, Status::success());
+  std::vector<std::thread> threads;
+  for (unsigned r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      RunOptions options;
+      options.threads = 1;
+      options.channel = channels[r].get();
+      status[r] = emulators[r]->run(options);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  if (statuses)
+    *statuses = status;
+  RunResult res{status[0], {}, emulators[0]->report()};
+  if (status[0])
+    for (const format::HostTensor &t : p.outputs())
+      res.outputs[t.name()] = *emulators[0]->output(t.name());
+  return res;
+}
+
+HostArray vec(std::vector<float> v) {
+  int64_t n = int64_t(v.size());
+  return HostArray::floats({n}, std::move(v));
+}
+
+/// A column of `h` PEs that passes a running sum south: PE y adds its
+/// input word to the sum from the north and sends it on; the last PE holds
+/// it. Every row is a band of its own once split.
+format::Program southChain(uint32_t h) {
+  format::Program p = makeProgram(2, h);
+  format::Region *r = addRegion(p, "chain", 0, 0, 1, h);
+  *r->add_code() = only(recv(1, 4, 1), 0, 0, 1, h - 1);
+  *r->add_code() = only(ins(format::ADD, {0, 0, 4}, 1), 0, 0, 1, h - 1);
+  *r->add_code() = only(send(1, 0, 1), 0, 0, 0, h - 2);
+  for (uint32_t y = 0; y < h; ++y) {
+    if (y + 1 < h)
+      addRoute(p, 0, y, 1, format::RAMP, {format::SOUTH});
+    if (y > 0)
+      addRoute(p, 0, y, 1, format::NORTH, {format::RAMP});
+  }
+  format::HostTensor *x = addTensor(p, false, "x", format::F32, {int64_t(h)});
+  for (uint32_t y = 0; y < h; ++y)
+    addPiece(x, 0, y, 0, y, 1);
+  addPiece(addTensor(p, true, "sum", format::F32, {1}), 0, h - 1, 0, 0, 1);
+  return p;
+}
+
+TEST(Distributed, TwoWafersOnTwoProcesses) {
+  format::Program p = twoWafersOverALink();
+  addPiece(addTensor(p, false, "x", format::F32, {4}), 0, 0, 0, 0, 4, 1, 0, 0);
+  addPiece(addTensor(p, true, "y", format::F32, {4}), 1, 0, 0, 0, 4, 1, 0, 1);
+  RunResult one = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
+  RunResult two = runSplit(p, {{"x", vec({1, 2, 3, 4})}}, 2);
+  ASSERT_TRUE(two.status.ok()) << two.status.message();
+  EXPECT_EQ(two.out("y"), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(two.report.cycles, one.report.cycles);
+  EXPECT_EQ(two.report.instructions, one.report.instructions);
+  EXPECT_EQ(two.report.wavelets, one.report.wavelets);
+  EXPECT_EQ(two.report.linksUsed, one.report.linksUsed);
+  EXPECT_DOUBLE_EQ(two.report.linkMaxUtilization, one.report.linkMaxUtilization);
+  ASSERT_EQ(two.report.kernels.size(), 2u);
+  EXPECT_EQ(two.report.kernels[1].busyCycles, one.report.kernels[1].busyCycles);
+}
+
+TEST(Distributed, BandsOfRowsGiveTheSameSumAndCycles) {
+  format::Program p = southChain(6);
+  HostArray x = vec({1, 2, 3, 4, 5, 6});
+  RunResult one = runProgram(p, {{"x", x}});
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
+  EXPECT_EQ(one.out("sum"), (std::vector<float>{21}));
+  for (unsigned ranks : {2u, 3u, 6u}) {
+    RunResult split = runSplit(p, {{"x", x}}, ranks);
+    ASSERT_TRUE(split.status.ok()) << ranks << ": " << split.status.message();
+    EXPECT_EQ(split.out("sum"), (std::vector<float>{21})) << ranks;
+    EXPECT_EQ(split.report.cycles, one.report.cycles) << ranks;
+    EXPECT_EQ(split.report.instructions, one.report.instructions) << ranks;
+    EXPECT_EQ(split.report.wavelets, one.report.wavelets) << ranks;
+    EXPECT_EQ(split.report.kernels[0].busyCycles, one.report.kernels[0].busyCycles) << ranks;
+  }
+}
+
+TEST(Distributed, PartitionCutsBetweenWafersElseIntoBands) {
+  format::Program three = makeProgram(2, 4, 8, 3);
+  for (uint32_t w = 0; w < 3; ++w)
+    *addRegion(three, "k" + std::to_string(w), 0, 0, 2, 4, w)->add_code() = ins(format::NOP, {});
+  Expected<std::unique_ptr<Emulator>> e = Emulator::create(three);
+  ASSERT_TRUE(e.ok()) << e.error();
+  Partition byWafer = detail::partitionRows(*detail::buildModel(three), 2);
+  // Wafers 0 and 1's rows, then wafer 2's: whole wafers.
+  EXPECT_EQ(byWafer.rankOfRow, (std::vector<uint16_t>{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}));
+  format::Program one = makeProgram(2, 6);
+  *addRegion(one, "top", 0, 0, 2, 2)->add_code() = ins(format::NOP, {});
+  *addRegion(one, "bottom", 0, 2, 1, 4)->add_code() = ins(format::NOP, {});
+  Partition bands = detail::partitionRows(*detail::buildModel(one), 2);
+  // Rows of 2, 2, 1, 1, 1, 1 PEs: the cut falls at the middle PE.
+  EXPECT_EQ(bands.rankOfRow, (std::vector<uint16_t>{0, 0, 1, 1, 1, 1}));
+}
+
+TEST(Distributed, AFaultOnOneProcessStopsThemAll) {
+  format::Program p = southChain(4);
+  // The last PE reads past its SRAM once the sum arrives.
+  *p.mutable_wafers(0)->mutable_regions(0)->add_code() =
+      only(ins(format::COPY, {0, 8192}, 1), 0, 0, 3, 3);
+  RunResult one = runProgram(p, {{"x", vec({1, 2, 3, 4})}});
+  ASSERT_FALSE(one.status.ok());
+  std::vector<Status> statuses;
+  RunResult split = runSplit(p, {{"x", vec({1, 2, 3, 4})}}, 2, &statuses);
+  ASSERT_FALSE(split.status.ok());
+  EXPECT_EQ(split.status.message(), one.status.message());
+  EXPECT_NE(split.status.message().find("SRAM overflow"), std::string::npos);
+  for (const Status &s : statuses)
+    EXPECT_EQ(s.message(), one.status.message());
+}
+
+TEST(Distributed, ADeadlockAcrossProcessesIsFound) {
+  format::Program p = southChain(4);
+  // PE 0 sends nothing: every PE below it waits for ever.
+  p.mutable_wafers(0)->mutable_regions(0)->mutable_code()->RemoveLast();
+  std::vector<Status> statuses;
+  RunResult split = runSplit(p, {{"x", vec({1, 2, 3, 4})}}, 2, &statuses);
+  ASSERT_FALSE(split.status.ok());
+  EXPECT_EQ(split.status.message().rfind("deadlock", 0), 0u) << split.status.message();
+  for (const Status &s : statuses)
+    EXPECT_FALSE(s.ok());
+}
+
+TEST(Distributed, RefusesATrace) {
+  format::Program p = southChain(2);
+  Hub hub;
+  hub.inbox.resize(2);
+  QueueChannel channel(hub, 0);
+  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
+  ASSERT_TRUE(e.ok());
+  ASSERT_TRUE((*e)->setInput("x", vec({1, 2})).ok());
+  RunOptions options;
+  options.channel = &channel;
+  options.trace = true;
+  Status s = (*e)->run(options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("takes no trace"), std::string::npos) << s.message();
+}
+
+} // namespace
