@@ -111,7 +111,9 @@ Expected<std::unique_ptr<Emulator>> Emulator::create(format::Program program) {
 
 const format::Program &Emulator::program() const { return program_; }
 
-MemoryPlan Emulator::memoryPlan() const { return detail::planMemory(*model_); }
+MemoryPlan Emulator::memoryPlan(unsigned ranks, unsigned rank) const {
+  return detail::planMemory(*model_, ranks, rank);
+}
 
 namespace {
 

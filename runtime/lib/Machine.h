@@ -488,8 +488,9 @@ private:
   uint64_t logBudget_ = UINT64_MAX;
 };
 
-/// What a run of `m` takes of the host's memory (Emulator::memoryPlan).
-MemoryPlan planMemory(const Model &m);
+/// What process `rank` of a run of `m` split over `ranks` takes of its
+/// host's memory (Emulator::memoryPlan).
+MemoryPlan planMemory(const Model &m, unsigned ranks = 1, unsigned rank = 0);
 
 /// The threads a run uses: `options.threads` (0: the host's cores), at
 /// most 256 and one per PE.

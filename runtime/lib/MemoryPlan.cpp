@@ -5,6 +5,7 @@
 // logs: they follow the traffic, and the run bounds them instead.
 //
 //===----------------------------------------------------------------------===//
+#include "Distributed.h"
 #include "Machine.h"
 #include "Model.h"
 #include "wsc/runtime/Emulator.h"
@@ -35,20 +36,24 @@ uint64_t tensorBytes(const detail::TensorRef &t) {
 
 } // namespace
 
-MemoryPlan detail::planMemory(const Model &m) {
+MemoryPlan detail::planMemory(const Model &m, unsigned ranks, unsigned rank) {
   MemoryPlan p;
+  // A process of a split run parses the whole program and keeps a state
+  // per PE, but touches the SRAM of its own PEs only.
   p.program = uint64_t(m.program->SpaceUsedLong()) + modelBytes(m);
-  for (const Region &r : m.regions) {
-    uint64_t pes = uint64_t(r.w) * r.h;
-    p.pesInUse += pes;
-    p.sram += pes * sramWordsPerPe(r) * 4;
-  }
-  p.pes = p.pesInUse * sizeof(PeState);
+  p.pes = m.numPes * sizeof(PeState);
+  Partition part = partitionRows(m, ranks);
+  for (const Region &r : m.regions)
+    for (uint32_t y = r.y; y < r.y + r.h; ++y)
+      if (part.rankOfRow[size_t(r.wafer) * m.height + y] == rank) {
+        p.pesInUse += r.w;
+        p.sram += r.w * sramWordsPerPe(r) * 4;
+      }
   p.fabric = Fabric::plannedBytes(m);
   for (const TensorRef &t : m.inputs)
     p.tensors += tensorBytes(t);
   for (const TensorRef &t : m.outputs)
-    p.tensors += 2 * tensorBytes(t); // the run's, then the file's
+    p.tensors += (rank == 0 ? 2 : 0) * tensorBytes(t); // the run's, then the file's
   return p;
 }
 

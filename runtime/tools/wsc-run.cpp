@@ -43,7 +43,7 @@ constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]\n"
     "               [--max-cycles N] [--temperature T] [--seed S] [--top-k K] [--plan]\n"
-    "               [--max-memory SIZE]\n"
+    "               [--ranks K] [--max-memory SIZE]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
     "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
     "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
@@ -63,6 +63,8 @@ constexpr const char *kUsage =
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
     "  --plan              print the host memory a run takes, by part (with --report, as\n"
     "                      JSON), and do not run\n"
+    "  --ranks K           with --plan: what the largest of K processes takes of its host's\n"
+    "                      memory (a run under mpirun -np K)\n"
     "  --max-memory SIZE   refuse a run that takes more (bytes, or 512M, 8G; default: the\n"
     "                      host's available memory)\n"
     "  --max-cycles N      fault when a PE passes N cycles or N instructions (default:\n"
@@ -78,10 +80,47 @@ constexpr const char *kUsage =
 /// Under mpirun, process 0 alone speaks and writes files; the others only
 /// exit with the run's status.
 bool quiet = false;
+/// The processes of a run under mpirun, until they have agreed to start it.
+Channel *unagreed = nullptr;
+
+/// Every process's verdict on what came before the run ("" when fine): the
+/// first failure by rank is everyone's, so that no process starts a run
+/// that another has given up (it would wait for it for ever).
+std::string agree(Channel &channel, const std::string &error) {
+  auto wait = [&](unsigned &from, std::vector<uint8_t> &bytes) {
+    while (!channel.receive(from, bytes))
+      channel.pause();
+  };
+  unsigned from;
+  std::vector<uint8_t> bytes;
+  if (channel.rank() != 0) {
+    channel.send(0, std::vector<uint8_t>(error.begin(), error.end()));
+    wait(from, bytes);
+    return std::string(bytes.begin(), bytes.end());
+  }
+  std::vector<std::string> errors(channel.size());
+  errors[0] = error;
+  for (unsigned n = 1; n < channel.size(); ++n) {
+    wait(from, bytes);
+    errors[from].assign(bytes.begin(), bytes.end());
+  }
+  std::string first;
+  for (unsigned r = 0; r < errors.size() && first.empty(); ++r)
+    if (!errors[r].empty())
+      first = r ? fmt::format("process {} of {}: {}", r, errors.size(), errors[r]) : errors[r];
+  for (unsigned r = 1; r < channel.size(); ++r)
+    channel.send(r, std::vector<uint8_t>(first.begin(), first.end()));
+  return first;
+}
 
 int fail(const std::string &msg) {
+  std::string shown = msg;
+  if (Channel *c = unagreed) {
+    unagreed = nullptr;
+    shown = agree(*c, msg);
+  }
   if (!quiet)
-    std::fprintf(stderr, "error: %s\n", msg.c_str());
+    std::fprintf(stderr, "error: %s\n", shown.c_str());
   return 1;
 }
 
@@ -94,6 +133,7 @@ struct Args {
   std::optional<float> temperature, seed, topK; ///< a sampling program's parameters
   bool plan = false;                      ///< --plan: print the memory plan, do not run
   uint64_t maxMemory = 0;                 ///< bytes a run may take; 0: what the host has
+  unsigned ranks = 0;                     ///< --plan for a run of this many processes
 };
 
 /// Bytes with an optional K, M or G (powers of 1024), or an error message.
@@ -143,7 +183,7 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     if (flag != "--input" && flag != "--output" && flag != "--trace" && flag != "--report" &&
         flag != "--threads" && flag != "--max-cycles" && flag != "--generate" &&
         flag != "--temperature" && flag != "--seed" && flag != "--top-k" &&
-        flag != "--max-memory")
+        flag != "--max-memory" && flag != "--ranks")
       return fmt::format("unknown option '{}'", arg);
     if (eq != std::string::npos)
       value = arg.substr(eq + 1);
@@ -178,6 +218,12 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
         return err;
       if (whole && *to != std::floor(*to))
         return fmt::format("{} wants a whole number, got '{}'", flag, value);
+    } else if (flag == "--ranks") {
+      char *end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end || n < 1 || n > 65535)
+        return fmt::format("--ranks wants a number of processes from 1 to 65535, got '{}'", value);
+      a.ranks = unsigned(n);
     } else if (flag == "--generate") {
       char *end = nullptr;
       long long n = std::strtoll(value.c_str(), &end, 10);
@@ -194,6 +240,8 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
   }
   if (a.model.empty())
     return "no program given";
+  if (a.ranks && !a.plan)
+    return "--ranks goes with --plan (under mpirun, its -np gives the processes)";
   return "";
 }
 
@@ -243,9 +291,15 @@ std::string bytesText(uint64_t b) {
 }
 
 /// wsc-run --plan: what a run takes, by part.
-void printPlan(const std::string &model, const MemoryPlan &p) {
-  std::printf("wsc-run: %s: a run takes %s of host memory for %llu PEs that run a kernel\n",
-              model.c_str(), bytesText(p.total()).c_str(), (unsigned long long)p.pesInUse);
+void printPlan(const std::string &model, const MemoryPlan &p, unsigned ranks) {
+  if (ranks > 1)
+    std::printf("wsc-run: %s: the largest of %u processes (mpirun -np %u) takes %s of its host's "
+                "memory for %llu PEs that run a kernel\n",
+                model.c_str(), ranks, ranks, bytesText(p.total()).c_str(),
+                (unsigned long long)p.pesInUse);
+  else
+    std::printf("wsc-run: %s: a run takes %s of host memory for %llu PEs that run a kernel\n",
+                model.c_str(), bytesText(p.total()).c_str(), (unsigned long long)p.pesInUse);
   auto part = [](const char *name, uint64_t b, const char *what) {
     std::printf("  %-13s %11s  %s\n", name, bytesText(b).c_str(), what);
   };
@@ -395,6 +449,7 @@ void printPickedToken(const GenerationPlan &plan, uint64_t element, int32_t id, 
 int runMain(int argc, char **argv, Channel *channel) {
   bool split = channel && channel->size() > 1;
   quiet = split && channel->rank() != 0;
+  unagreed = split ? channel : nullptr;
   Args args;
   bool help = false;
   if (std::string err = parseArgs(argc, argv, args, help); !err.empty()) {
@@ -420,14 +475,18 @@ int runMain(int argc, char **argv, Channel *channel) {
   if (args.plan) {
     if (quiet)
       return 0;
-    MemoryPlan memory = e.memoryPlan();
+    unsigned ranks = args.ranks ? args.ranks : split ? channel->size() : 1;
+    MemoryPlan memory = e.memoryPlan(ranks, 0);
+    for (unsigned r = 1; r < ranks; ++r)
+      if (MemoryPlan other = e.memoryPlan(ranks, r); other.total() > memory.total())
+        memory = other;
     OutputFiles files;
     if (!args.report.empty())
       if (Status s = files.stage(args.report, memoryPlanJson(memory)); !s)
         return fail(s.message());
     if (Status s = files.commit(); !s)
       return fail(s.message());
-    printPlan(args.model, memory);
+    printPlan(args.model, memory, ranks);
     return 0;
   }
   if (args.generate && !e.program().has_generation())
@@ -442,7 +501,8 @@ int runMain(int argc, char **argv, Channel *channel) {
   std::optional<GenerationPlan> plan;
   if (std::string err = setInputs(e, args, plan); !err.empty())
     return fail(err);
-  uint64_t needed = e.memoryPlan().total();
+  uint64_t needed = split ? e.memoryPlan(channel->size(), channel->rank()).total()
+                          : e.memoryPlan().total();
   uint64_t limit = args.maxMemory ? args.maxMemory : hostMemory();
   if (limit && needed >= limit)
     return fail(fmt::format("{}: a run takes {} of host memory (wsc-run --plan), more than the "
@@ -475,6 +535,11 @@ int runMain(int argc, char **argv, Channel *channel) {
     // so the G steps' outputs are whole.
     options.stopAfterToken =
         (plan->batch - 1) * plan->context + plan->promptLengths.back() + plan->steps - 1;
+  }
+  if (unagreed) {
+    unagreed = nullptr;
+    if (std::string error = agree(*channel, ""); !error.empty())
+      return fail(error);
   }
   if (Status s = e.run(options); !s)
     return fail(s.message().rfind("cycle limit", 0) == 0

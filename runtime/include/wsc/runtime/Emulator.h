@@ -178,8 +178,9 @@ public:
   /// outside its output's type makes the run an error naming the output.
   Expected<HostArray> output(const std::string &name) const;
   const RunReport &report() const { return report_; }
-  /// What a run takes of the host's memory.
-  MemoryPlan memoryPlan() const;
+  /// What a run takes of the host's memory; of a run split over `ranks`
+  /// processes (RunOptions::channel), what process `rank` takes of its host's.
+  MemoryPlan memoryPlan(unsigned ranks = 1, unsigned rank = 0) const;
 
 private:
   Emulator();
