@@ -14,6 +14,8 @@
 #   bench/emulate_gpt2.sh            (exports the model first via bench/import_gpt2_small.sh)
 #   CONFIGS="default" bench/emulate_gpt2.sh    (only the default compile)
 #   REUSE=1 bench/emulate_gpt2.sh    (the .wafer files of the last run: for emulator changes)
+#   RANKS="2 3" bench/emulate_gpt2.sh  (also under mpirun -np 2 and 3; default "2" when
+#                                       wsc-run has MPI, "" for none)
 # Each emulator run is capped (WSC_EMU_TIMEOUT seconds, default 1200, and
 # WSC_EMU_MEM_KB of address space, default 11.5 GiB, so that it fails with
 # "out of host memory" instead of pushing a shared machine into the OOM killer);
@@ -32,6 +34,11 @@ mkdir -p "$out"
 limit_s=${WSC_EMU_TIMEOUT:-1200}
 limit_kb=${WSC_EMU_MEM_KB:-12058624}
 reps=${REPS:-3}
+if [[ -z ${RANKS+x} ]]; then
+  RANKS=""
+  command -v mpirun > /dev/null && $bin/wsc-run --help | grep -q "mpirun -np" && RANKS=2
+fi
+[[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for config in $configs; do
   case $config in
     default) flags=() ;;
@@ -74,8 +81,30 @@ for config in $configs; do
       fi
     done
   done
+  # Split over processes (one thread each): the wall time of the whole
+  # mpirun, and the largest process's peak RSS beside its plan.
+  for ranks in $RANKS; do
+    run="$pre.mpi$ranks"
+    rm -f "$run".*
+    set +e
+    ( ulimit -v "$limit_kb"
+      /usr/bin/time -f "%e" -o "$run.time" timeout "$limit_s" mpirun --oversubscribe -np "$ranks" \
+        sh -c 'exec /usr/bin/time -f "%M" -o "$0.rss.$OMPI_COMM_WORLD_RANK" "$@"' "$run" \
+        $bin/wsc-run "$pre.wafer" --input idx="$src/idx.npy" --output logits="$run.npy" \
+        --report "$run.json" > "$run.log" 2>&1 )
+    rc=$?
+    set -e
+    rwall=$(grep -v "^Command" "$run.time" | tail -1)
+    rss=$(cat "$run".rss.* 2>/dev/null | grep -v "^Command" | sort -n | tail -1)
+    planned=$($bin/wsc-run "$pre.wafer" --plan --ranks "$ranks" | head -1 | sed 's/.* takes \(.*\) of its.*/\1/')
+    if [[ $rc -eq 0 ]]; then
+      echo "  mpirun -np $ranks: $rwall s wall, largest process's peak RSS $((${rss:-0} / 1024)) MiB (plan $planned before the message logs)"
+    else
+      echo "  mpirun -np $ranks: did not finish (exit $rc after $rwall s): $(grep -m1 error: "$run.log" || echo "timeout ${limit_s} s")"
+    fi
+  done
 done
-/usr/bin/python3 - "$src" "$out" "$(nproc)" "$reps" $configs <<'PY'
+RANKS="$RANKS" /usr/bin/python3 - "$src" "$out" "$(nproc)" "$reps" $configs <<'PY'
 import json, os, sys, time
 import numpy as np
 import torch
@@ -116,6 +145,15 @@ for config in configs:
               f"ratio {best / torch_s[threads]:.1f}x (median {median / torch_s[threads]:.1f}x); "
               f"{reports[0]['cycles']} cycles; max abs error vs torch {np.abs(logits[0] - want).max():.3g}; "
               f"runs {'identical' if same else 'DIFFER'}")
+    one = f"{out}/{config}.run1.1"
+    for ranks in os.environ.get("RANKS", "").split():
+        run = f"{out}/{config}.mpi{ranks}"
+        if not (os.path.exists(f"{run}.json") and os.path.exists(f"{one}.json")):
+            continue
+        r, base = json.load(open(f"{run}.json")), json.load(open(f"{one}.json"))
+        same = np.array_equal(np.load(f"{run}.npy"), np.load(f"{one}.npy")) and r["cycles"] == base["cycles"]
+        print(f"{config}, mpirun -np {ranks}: emulator {r['wall_s']:.2f} s, ratio {r['wall_s'] / torch_s[1]:.1f}x "
+              f"torch at one thread; logits and cycles {'identical to' if same else 'DIFFER from'} one process")
 PY
 ${CXX:-c++} -O2 -std=c++17 -o "$out/host_probe" bench/host_probe.cpp
 "$out/host_probe"

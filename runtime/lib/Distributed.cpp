@@ -105,6 +105,10 @@ void Distributed::take(unsigned from, const std::vector<uint8_t> &bytes, const W
     finished_[from].assign(bytes.begin() + 1, bytes.end());
     hasFinished_[from] = true;
     return;
+  case Halt:
+    if (state_ == State::Running)
+      state_ = State::Done, halted_ = true;
+    return;
   }
 }
 
@@ -173,6 +177,16 @@ void Distributed::fail(const std::string &message) {
   for (unsigned r = 0; r < size(); ++r)
     if (r != rank())
       post(r, Fault, payload);
+}
+
+void Distributed::halt() {
+  if (state_ != State::Running)
+    return;
+  state_ = State::Done;
+  halted_ = true;
+  for (unsigned r = 0; r < size(); ++r)
+    if (r != rank())
+      post(r, Halt, {});
 }
 
 std::vector<std::vector<uint8_t>> Distributed::finish(std::vector<uint8_t> mine) {
@@ -247,6 +261,22 @@ std::vector<uint8_t> packResult(const Model &m, const std::vector<PeState> &pes,
   w.put(uint64_t(r.warnings.size()));
   for (const std::string &warning : r.warnings)
     w.text(warning);
+  // The traces of the kernels whose first PE is here; the next-token
+  // words written here.
+  for (const Region &reg : m.regions) {
+    const std::vector<TraceEvent> &trace = pes[reg.firstPe].trace;
+    w.put(uint64_t(d.owns(m, reg.firstPe) ? trace.size() : 0));
+    if (d.owns(m, reg.firstPe))
+      for (const TraceEvent &e : trace)
+        w.put(e);
+  }
+  uint64_t stores = 0;
+  for (const StoreTime &t : r.nextTokenStores)
+    stores += t.stored;
+  w.put(stores);
+  for (size_t i = 0; i < r.nextTokenStores.size(); ++i)
+    if (r.nextTokenStores[i].stored)
+      w.put(uint64_t(i)), w.put(r.nextTokenStores[i]);
   ownedPieces(m, d.partition(), d.rank(), [&](const PieceRef &p) {
     w.words(pes[p.pe].sram + p.offset / 4, size_t(p.rows) * p.count);
   });
@@ -281,6 +311,13 @@ Status mergeResults(const Model &m, std::vector<PeState> &pes, const Distributed
       pes[reg.firstPe].busy += in.get<uint64_t>();
     for (uint64_t i = 0, n = in.get<uint64_t>(); i < n; ++i)
       r.warnings.push_back(in.text());
+    for (const Region &reg : m.regions)
+      for (uint64_t i = 0, n = in.get<uint64_t>(); i < n; ++i)
+        pes[reg.firstPe].trace.push_back(in.get<TraceEvent>());
+    for (uint64_t i = 0, n = in.get<uint64_t>(); i < n; ++i) {
+      uint64_t element = in.get<uint64_t>();
+      r.nextTokenStores.at(element) = in.get<StoreTime>();
+    }
     ownedPieces(m, d.partition(), rank, [&](const PieceRef &p) {
       in.words(pes[p.pe].sram + p.offset / 4, size_t(p.rows) * p.count);
     });

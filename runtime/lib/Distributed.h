@@ -81,6 +81,10 @@ public:
   State poll(bool idle, const Walks &take);
   /// This process failed: every other stops.
   void fail(const std::string &message);
+  /// The run ends here, without a failure (RunOptions::stopAfterToken):
+  /// every process stops where it is.
+  void halt();
+  bool halted() const { return halted_; }
   /// Once poll() said Failed: the failure, and whether it was this process's.
   const std::string &failure() const { return failure_; }
   bool ownFailure() const { return ownFailure_; }
@@ -95,7 +99,7 @@ public:
   void conclude(const std::vector<uint8_t> &outcome);
 
 private:
-  enum Kind : uint8_t { Walk, Probe, Answer, End, Fault, Finished };
+  enum Kind : uint8_t { Walk, Probe, Answer, End, Fault, Finished, Halt };
   void post(unsigned to, Kind kind, const std::vector<uint8_t> &payload);
   void take(unsigned from, const std::vector<uint8_t> &bytes, const Walks &walks);
   void probe();
@@ -104,7 +108,7 @@ private:
   Partition partition_;
   State state_ = State::Running;
   std::string failure_;
-  bool ownFailure_ = false;
+  bool ownFailure_ = false, halted_ = false;
   uint64_t sent_ = 0, received_ = 0; ///< walk messages
   uint64_t askedWave_ = 0;           ///< a probe to answer once idle (0: none)
   // Process 0's probe waves: the run has ended when two waves in a row

@@ -329,9 +329,6 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   // PE's starts on a cache line.
   std::optional<detail::Distributed> dist;
   if (options.channel && options.channel->size() > 1) {
-    if (options.trace || options.onNextToken || options.stopAfterToken >= 0)
-      return Status::failure("a run split over processes takes no trace and does not stop at a "
-                             "token (run --trace and --generate in one process)");
     dist.emplace(*options.channel, detail::partitionRows(m, options.channel->size()));
   }
   // A process gives SRAM words and inputs to its own PEs only.
@@ -403,14 +400,16 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     if (options.stopAfterToken >= 0)
       w.stopped = &stopped, w.stopElement = options.stopAfterToken;
   Status s = detail::schedule(m, pes, options, report_, &stopped, dist ? &*dist : nullptr);
+  recordNextTokenStores(watches);
   if (dist) {
     s = detail::gatherResults(m, pes, *dist, s, report_);
     if (s && dist->rank() != 0)
       return s;
+    if (dist->halted())
+      stopped = true; // by the process that holds the last token's word
   }
   if (!s)
     return s;
-  recordNextTokenStores(watches);
   // Stopped, the run ends at that pick, whatever the other PEs' clocks
   // reached by the time their threads saw it.
   if (stopped && size_t(options.stopAfterToken) < report_.nextTokenStores.size())

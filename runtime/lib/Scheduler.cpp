@@ -245,8 +245,11 @@ void runLane(Shared &sh, unsigned id) {
     runPe(sh.m, pe, s, sh.options, sh.limit, outbox);
     if (s.status == PeStatus::Faulted)
       return sh.fail(Status::failure(s.fault));
-    if (s.watch && sh.stopped && sh.stopped->load())
+    if (s.watch && sh.stopped && sh.stopped->load()) {
+      if (sh.dist)
+        sh.dist->halt();
       return sh.halt();
+    }
     if (Status st = sh.fabric.route(walker, pe, outbox, uint8_t(id), woken, remote); !st)
       return sh.fail(st);
     if (s.status == PeStatus::Ready)
@@ -334,7 +337,7 @@ Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &opt
     report.rounds += lane->visits;
   if (!sh.failure)
     return sh.failure;
-  bool halted = stopped && stopped->load();
+  bool halted = (stopped && stopped->load()) || (dist && dist->halted());
   for (const PeState &s : pes)
     if (s.status != PeStatus::Done && !halted)
       return deadlock(m, pes);

@@ -494,10 +494,6 @@ int runMain(int argc, char **argv, Channel *channel) {
                             "generation section (compile it with wsc-compile --generate)",
                             args.model));
 
-  if (split && (args.generate || !args.trace.empty()))
-    return fail(fmt::format("{}: --generate and --trace run in one process, not under mpirun "
-                            "with {} processes",
-                            args.model, channel->size()));
   std::optional<GenerationPlan> plan;
   if (std::string err = setInputs(e, args, plan); !err.empty())
     return fail(err);

@@ -51,7 +51,8 @@ private:
 /// Runs `p` split over `ranks` processes: process 0's result, and every
 /// process's status in `statuses`.
 RunResult runSplit(const format::Program &p, const std::map<std::string, HostArray> &inputs,
-                   unsigned ranks, std::vector<Status> *statuses = nullptr) {
+                   unsigned ranks, std::vector<Status> *statuses = nullptr,
+                   RunOptions options = {}) {
   Hub hub;
   hub.inbox.resize(ranks);
   std::vector<std::unique_ptr<QueueChannel>> channels;
@@ -69,9 +70,7 @@ RunResult runSplit(const format::Program &p, const std::map<std::string, HostArr
   std::vector<Status> status(ranks, Status::success());
   std::vector<std::thread> threads;
   for (unsigned r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      RunOptions options;
-      options.threads = 1;
+    threads.emplace_back([&, r, options]() mutable {
       options.channel = channels[r].get();
       status[r] = emulators[r]->run(options);
     });
@@ -192,20 +191,96 @@ TEST(Distributed, ADeadlockAcrossProcessesIsFound) {
     EXPECT_FALSE(s.ok());
 }
 
-TEST(Distributed, RefusesATrace) {
-  format::Program p = southChain(2);
-  Hub hub;
-  hub.inbox.resize(2);
-  QueueChannel channel(hub, 0);
-  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
-  ASSERT_TRUE(e.ok());
-  ASSERT_TRUE((*e)->setInput("x", vec({1, 2})).ok());
+TEST(Distributed, TracesComeFromEveryProcess) {
+  format::Program p = southChain(4);
+  // Two kernels, one a process: the trace of each kernel's first PE.
+  format::Region *top = p.mutable_wafers(0)->mutable_regions(0);
+  top->set_h(2);
+  top->clear_code();
+  *top->add_code() = only(recv(1, 4, 1), 0, 0, 1, 1);
+  *top->add_code() = only(ins(format::ADD, {0, 0, 4}, 1), 0, 0, 1, 1);
+  *top->add_code() = send(1, 0, 1);
+  format::Region *bottom = addRegion(p, "bottom", 0, 2, 1, 2);
+  *bottom->add_code() = recv(1, 4, 1);
+  *bottom->add_code() = ins(format::ADD, {0, 0, 4}, 1);
+  *bottom->add_code() = only(send(1, 0, 1), 0, 0, 0, 0);
+  HostArray x = vec({1, 2, 3, 4});
+  RunResult one = runProgram(p, {{"x", x}}, 1, /*trace=*/true);
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
   RunOptions options;
-  options.channel = &channel;
   options.trace = true;
-  Status s = (*e)->run(options);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("takes no trace"), std::string::npos) << s.message();
+  RunResult two = runSplit(p, {{"x", x}}, 2, nullptr, options);
+  ASSERT_TRUE(two.status.ok()) << two.status.message();
+  ASSERT_EQ(two.report.trace.size(), one.report.trace.size());
+  ASSERT_TRUE(one.report.trace.back().kernel == 1); // the bottom kernel's, on process 1
+  for (size_t i = 0; i < one.report.trace.size(); ++i) {
+    EXPECT_EQ(two.report.trace[i].kernel, one.report.trace[i].kernel) << i;
+    EXPECT_EQ(two.report.trace[i].op, one.report.trace[i].op) << i;
+    EXPECT_EQ(two.report.trace[i].start, one.report.trace[i].start) << i;
+    EXPECT_EQ(two.report.trace[i].duration, one.report.trace[i].duration) << i;
+  }
+  EXPECT_EQ(two.out("sum"), one.out("sum"));
+}
+
+/// A column of two PEs standing in for a generating program: the top one
+/// sends ids[i] + 1 south, the bottom one receives each into next_token[i]
+/// and acknowledges it north; the top waits for that before the next.
+format::Program relaySouth() {
+  constexpr uint32_t kWords = 8;
+  format::Program p = makeProgram(1, 2);
+  format::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
+  format::Region *b = addRegion(p, "argmax", 0, 1, 1, 1);
+  *a->add_code() = loop(kWords);
+  format::Instr plus = ins(format::ADD_I, {64, 0}, 1);
+  *plus.mutable_addr(1) = aff(0, {4});
+  plus.set_imm(1);
+  plus.set_type(format::ELEM_I32);
+  *a->add_code() = plus;
+  *a->add_code() = send(1, 64, 1);
+  *a->add_code() = recv(2, 68, 1);
+  *a->add_code() = end();
+  *b->add_code() = loop(kWords);
+  format::Instr take = recv(1, 0, 1);
+  *take.mutable_addr(0) = aff(0, {4});
+  *b->add_code() = take;
+  *b->add_code() = send(2, 64, 1);
+  *b->add_code() = end();
+  addRoute(p, 0, 0, 1, format::RAMP, {format::SOUTH});
+  addRoute(p, 0, 1, 1, format::NORTH, {format::RAMP});
+  addRoute(p, 0, 1, 2, format::RAMP, {format::NORTH});
+  addRoute(p, 0, 0, 2, format::SOUTH, {format::RAMP});
+  addPiece(addTensor(p, false, "ids", format::I64, {2, 4}), 0, 0, 0, 0, kWords);
+  addPiece(addTensor(p, true, "next_token", format::I64, {2, 4}), 0, 1, 0, 0, kWords);
+  p.mutable_generation()->set_token_input("ids");
+  p.mutable_generation()->set_next_token_output("next_token");
+  p.mutable_generation()->set_context(4);
+  return p;
+}
+
+TEST(Distributed, StopsAfterATokenPickedOnAnotherProcess) {
+  format::Program p = relaySouth();
+  HostArray ids = HostArray::integers(DType::I64, {2, 4}, {5, 6, 7, -1, 9, -1, -1, -1});
+  RunResult all = runProgram(p, {{"ids", ids}});
+  ASSERT_TRUE(all.status.ok()) << all.status.message();
+  RunResult whole = runSplit(p, {{"ids", ids}}, 2);
+  ASSERT_TRUE(whole.status.ok()) << whole.status.message();
+  EXPECT_EQ(whole.report.cycles, all.report.cycles);
+  ASSERT_EQ(whole.report.nextTokenStores.size(), all.report.nextTokenStores.size());
+  for (size_t i = 0; i < all.report.nextTokenStores.size(); ++i) {
+    EXPECT_TRUE(whole.report.nextTokenStores[i].stored) << i;
+    EXPECT_EQ(whole.report.nextTokenStores[i].cycle, all.report.nextTokenStores[i].cycle) << i;
+  }
+  // Stopped after element 4, which process 1 writes: process 0 stops too.
+  RunResult one = runProgram(p, {{"ids", ids}}, 1, false, /*stopAfterToken=*/4);
+  RunOptions options;
+  options.stopAfterToken = 4;
+  RunResult two = runSplit(p, {{"ids", ids}}, 2, nullptr, options);
+  ASSERT_TRUE(two.status.ok()) << two.status.message();
+  EXPECT_EQ(two.report.cycles, one.report.cycles);
+  EXPECT_EQ(two.report.cycles, all.report.nextTokenStores[4].cycle);
+  EXPECT_EQ(two.report.tokens, 5u);
+  for (size_t i = 0; i <= 4; ++i)
+    EXPECT_EQ(two.outputs.at("next_token").ints[i], one.outputs.at("next_token").ints[i]) << i;
 }
 
 } // namespace
