@@ -222,43 +222,8 @@ TEST(Distributed, TracesComeFromEveryProcess) {
   EXPECT_EQ(two.out("sum"), one.out("sum"));
 }
 
-/// A column of two PEs standing in for a generating program: the top one
-/// sends ids[i] + 1 south, the bottom one receives each into next_token[i]
-/// and acknowledges it north; the top waits for that before the next.
-format::Program relaySouth() {
-  constexpr uint32_t kWords = 8;
-  format::Program p = makeProgram(1, 2);
-  format::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
-  format::Region *b = addRegion(p, "argmax", 0, 1, 1, 1);
-  *a->add_code() = loop(kWords);
-  format::Instr plus = ins(format::ADD_I, {64, 0}, 1);
-  *plus.mutable_addr(1) = aff(0, {4});
-  plus.set_imm(1);
-  plus.set_type(format::ELEM_I32);
-  *a->add_code() = plus;
-  *a->add_code() = send(1, 64, 1);
-  *a->add_code() = recv(2, 68, 1);
-  *a->add_code() = end();
-  *b->add_code() = loop(kWords);
-  format::Instr take = recv(1, 0, 1);
-  *take.mutable_addr(0) = aff(0, {4});
-  *b->add_code() = take;
-  *b->add_code() = send(2, 64, 1);
-  *b->add_code() = end();
-  addRoute(p, 0, 0, 1, format::RAMP, {format::SOUTH});
-  addRoute(p, 0, 1, 1, format::NORTH, {format::RAMP});
-  addRoute(p, 0, 1, 2, format::RAMP, {format::NORTH});
-  addRoute(p, 0, 0, 2, format::SOUTH, {format::RAMP});
-  addPiece(addTensor(p, false, "ids", format::I64, {2, 4}), 0, 0, 0, 0, kWords);
-  addPiece(addTensor(p, true, "next_token", format::I64, {2, 4}), 0, 1, 0, 0, kWords);
-  p.mutable_generation()->set_token_input("ids");
-  p.mutable_generation()->set_next_token_output("next_token");
-  p.mutable_generation()->set_context(4);
-  return p;
-}
-
 TEST(Distributed, StopsAfterATokenPickedOnAnotherProcess) {
-  format::Program p = relaySouth();
+  format::Program p = relay(/*lockstep=*/true, /*south=*/true);
   HostArray ids = HostArray::integers(DType::I64, {2, 4}, {5, 6, 7, -1, 9, -1, -1, -1});
   RunResult all = runProgram(p, {{"ids", ids}});
   ASSERT_TRUE(all.status.ok()) << all.status.message();

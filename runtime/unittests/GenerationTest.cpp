@@ -179,43 +179,6 @@ TEST(Generation, TokenNeverWrittenIsAnError) {
                        "its token has no time");
 }
 
-/// Two PEs: the first sends ids[i] + 1 east, the second receives each into
-/// next_token[i]; the receive's end is the pick. In `lockstep`, the second
-/// acknowledges each west and the first waits for it before the next.
-format::Program relay(bool lockstep) {
-  format::Program p = makeProgram(2, 1);
-  format::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
-  format::Region *b = addRegion(p, "argmax", 1, 0, 1, 1);
-  *a->add_code() = loop(uint32_t(kBatch * kContext));
-  format::Instr plus = ins(format::ADD_I, {64, 0}, 1);
-  *plus.mutable_addr(1) = aff(0, {4});
-  plus.set_imm(1);
-  plus.set_type(format::ELEM_I32);
-  *a->add_code() = plus;
-  *a->add_code() = send(1, 64, 1);
-  if (lockstep)
-    *a->add_code() = recv(2, 68, 1);
-  *a->add_code() = end();
-  *b->add_code() = loop(uint32_t(kBatch * kContext));
-  format::Instr take = recv(1, 0, 1);
-  *take.mutable_addr(0) = aff(0, {4});
-  *b->add_code() = take;
-  if (lockstep)
-    *b->add_code() = send(2, 64, 1);
-  *b->add_code() = end();
-  routeEast(p, 0, 0, 1, 1);
-  if (lockstep) {
-    addRoute(p, 1, 0, 2, format::RAMP, {format::WEST});
-    addRoute(p, 0, 0, 2, format::EAST, {format::RAMP});
-  }
-  addPiece(addTensor(p, false, "ids", format::I64, {kBatch, kContext}), 0, 0, 0, 0, 8);
-  addPiece(addTensor(p, true, "next_token", format::I64, {kBatch, kContext}), 1, 0, 0, 0, 8);
-  p.mutable_generation()->set_token_input("ids");
-  p.mutable_generation()->set_next_token_output("next_token");
-  p.mutable_generation()->set_context(uint32_t(kContext));
-  return p;
-}
-
 TEST(Generation, StoreTimesDoNotDependOnThreads) {
   format::Program p = relay(/*lockstep=*/false);
   GenerationPlan plan = *planGeneration(p, ids({5, 6, 7, -1}), 2);

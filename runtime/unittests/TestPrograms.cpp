@@ -191,4 +191,42 @@ format::Program twoWafersOverALink() {
   return p;
 }
 
+format::Program relay(bool lockstep, bool south) {
+  constexpr uint32_t kWords = 8;
+  format::Program p = south ? makeProgram(1, 2) : makeProgram(2, 1);
+  uint32_t bx = south ? 0 : 1, by = south ? 1 : 0;
+  format::Region *a = addRegion(p, "ids", 0, 0, 1, 1);
+  format::Region *b = addRegion(p, "argmax", bx, by, 1, 1);
+  *a->add_code() = loop(kWords);
+  format::Instr plus = ins(format::ADD_I, {64, 0}, 1);
+  *plus.mutable_addr(1) = aff(0, {4});
+  plus.set_imm(1);
+  plus.set_type(format::ELEM_I32);
+  *a->add_code() = plus;
+  *a->add_code() = send(1, 64, 1);
+  if (lockstep)
+    *a->add_code() = recv(2, 68, 1);
+  *a->add_code() = end();
+  *b->add_code() = loop(kWords);
+  format::Instr take = recv(1, 0, 1);
+  *take.mutable_addr(0) = aff(0, {4});
+  *b->add_code() = take;
+  if (lockstep)
+    *b->add_code() = send(2, 64, 1);
+  *b->add_code() = end();
+  format::Port out = south ? format::SOUTH : format::EAST, in = south ? format::NORTH : format::WEST;
+  addRoute(p, 0, 0, 1, format::RAMP, {out});
+  addRoute(p, bx, by, 1, in, {format::RAMP});
+  if (lockstep) {
+    addRoute(p, bx, by, 2, format::RAMP, {in});
+    addRoute(p, 0, 0, 2, out, {format::RAMP});
+  }
+  addPiece(addTensor(p, false, "ids", format::I64, {2, 4}), 0, 0, 0, 0, kWords);
+  addPiece(addTensor(p, true, "next_token", format::I64, {2, 4}), bx, by, 0, 0, kWords);
+  p.mutable_generation()->set_token_input("ids");
+  p.mutable_generation()->set_next_token_output("next_token");
+  p.mutable_generation()->set_context(4);
+  return p;
+}
+
 } // namespace wsc::runtime::test

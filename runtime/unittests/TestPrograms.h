@@ -40,6 +40,13 @@ void routeEast(format::Program &p, uint32_t y, uint32_t x0, uint32_t x1, uint32_
 /// (0, 0) of wafer 1 and on east to kernel "b" at (1, 0), which receives them.
 format::Program twoWafersOverALink();
 
+/// A stand-in for a generating program with a [2, 4] token input `ids` and
+/// output `next_token`: PE "ids" at (0, 0) sends ids[i] + 1 east (or south)
+/// to PE "argmax", which receives each into next_token[i]; the receive's
+/// end is the pick. In `lockstep`, "argmax" acknowledges each back and
+/// "ids" waits for it before the next.
+format::Program relay(bool lockstep, bool south = false);
+
 void initFloats(format::Region *r, uint32_t px, uint32_t py, uint32_t offset,
                 const std::vector<float> &v);
 
