@@ -6,6 +6,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace wsc::wsgraph;
 
@@ -29,7 +31,7 @@ Operation *WsgraphDialect::materializeConstant(OpBuilder &builder, Attribute val
 WeightOp wsc::wsgraph::sliceWeightRows(OpBuilder &b, WeightOp weight, int64_t first,
                                        int64_t end) {
   auto type = cast<RankedTensorType>(weight.getType());
-  int64_t rowBytes = weight.getByteSize() / type.getDimSize(0);
+  int64_t rowBytes = weight.getElementStrides()[0] * ((type.getElementTypeBitWidth() + 7) / 8);
   SmallVector<int64_t> shape(type.getShape());
   shape[0] = end - first;
   return WeightOp::create(
@@ -37,7 +39,8 @@ WeightOp wsc::wsgraph::sliceWeightRows(OpBuilder &b, WeightOp weight, int64_t fi
       b.getStringAttr(weight.getName() + "[" + std::to_string(first) + ":" + std::to_string(end) +
                       "]"),
       weight.getFileAttr(),
-      b.getI64IntegerAttr(weight.getOffset() + (weight.isElided() ? 0 : first * rowBytes)));
+      b.getI64IntegerAttr(weight.getOffset() + (weight.isElided() ? 0 : first * rowBytes)),
+      weight.getStridesAttr());
 }
 
 std::optional<double> wsc::wsgraph::splatValue(Value v) {
@@ -77,5 +80,13 @@ DenseElementsAttr wsc::wsgraph::getConstantElements(Value value, int64_t maxElem
   ArrayRef<char> bytes((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
   if (static_cast<int64_t>(bytes.size()) != weight.getByteSize())
     return {};
-  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  if (!weight.getStrides())
+    return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  // A view: its elements in row-major order.
+  int64_t each = (type.getElementTypeBitWidth() + 7) / 8;
+  std::vector<char> ordered(size_t(type.getNumElements() * each));
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    std::memcpy(&ordered[size_t(i * each)], bytes.data() + weight.fileElement(i) * each,
+                size_t(each));
+  return DenseElementsAttr::getFromRawBuffer(type, ordered);
 }

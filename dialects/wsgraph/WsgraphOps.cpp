@@ -163,7 +163,35 @@ LogicalResult ModOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
 
 int64_t WeightOp::getByteSize() {
   auto type = cast<RankedTensorType>(getType());
-  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  if (!getStrides())
+    return type.getNumElements() * bytes;
+  if (type.getNumElements() == 0)
+    return 0;
+  return (fileElement(type.getNumElements() - 1) + 1) * bytes;
+}
+
+SmallVector<int64_t> WeightOp::getElementStrides() {
+  if (auto strides = getStrides())
+    return SmallVector<int64_t>(*strides);
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(getType()).getShape();
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+int64_t WeightOp::fileElement(int64_t flat) {
+  auto strides = getStrides();
+  if (!strides)
+    return flat;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(getType()).getShape();
+  int64_t at = 0;
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    at += flat % shape[d] * (*strides)[d];
+    flat /= shape[d];
+  }
+  return at;
 }
 
 LogicalResult WeightOp::verify() {
@@ -175,6 +203,13 @@ LogicalResult WeightOp::verify() {
            << static_cast<int64_t>(getOffset());
   if (getFile() && getFile()->empty())
     return emitOpError("file name must not be empty");
+  if (auto strides = getStrides()) {
+    if (int64_t(strides->size()) != type.getRank())
+      return emitOpError("has ") << strides->size() << " strides for a rank-" << type.getRank()
+                                 << " weight";
+    if (llvm::any_of(*strides, [](int64_t s) { return s < 0; }))
+      return emitOpError("strides must be non-negative");
+  }
   return success();
 }
 

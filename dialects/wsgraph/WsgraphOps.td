@@ -33,20 +33,32 @@ def Wsgraph_WeightOp : Wsgraph_Op<"weight", [Pure]> {
     Without `file` the weight is elided: only its shape is known, which is
     enough to compile but not to run.
 
+    With `strides`, the weight is a view of the file's bytes: element
+    (i0, i1, ...) is file element `sum_d i_d * strides[d]` from `offset`, so
+    a transposed weight (a Gemm's transB, a Transpose of an initializer) or
+    rows of one are read where they lie, never copied. Without it the
+    elements are row-major and contiguous.
+
     ```mlir
     %w = wsgraph.weight "h.0.attn.c_attn.weight" from "model.onnx.data" at 0 : tensor<32x96xf32>
     %e = wsgraph.weight "wte.weight" elided : tensor<50257x768xf32>
+    %t = wsgraph.weight "fc.weight" from "model.onnx" at 64 {strides = array<i64: 1, 768>} : tensor<768x3072xf32>
     ```
   }];
   let arguments = (ins StrAttr:$name, OptionalAttr<StrAttr>:$file,
-                       DefaultValuedAttr<I64Attr, "0">:$offset);
+                       DefaultValuedAttr<I64Attr, "0">:$offset,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs AnyRankedTensor:$result);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     bool isElided() { return !getFile(); }
-    /// Bytes this weight occupies in its file.
+    /// Bytes of its file this weight spans, from `offset`.
     int64_t getByteSize();
+    /// The file element strides of its dimensions: `strides`, or row-major.
+    llvm::SmallVector<int64_t> getElementStrides();
+    /// The file element (from `offset`) of its row-major element `flat`.
+    int64_t fileElement(int64_t flat);
   }];
 }
 
@@ -170,7 +182,7 @@ class Wsgraph_UnaryOp<string mnemonic, list<Trait> traits = [],
                       Type element = AnyFloat, string what = "a floating-point",
                       string example = "tensor<2x8xf32>">
     : Wsgraph_Op<mnemonic, !listconcat(traits,
-        [Pure, SameOperandsAndResultType])> {
+        [Pure, SameOperandsAndResultType, Elementwise])> {
   let arguments = (ins RankedTensorOf<[element]>:$input);
   let results = (outs RankedTensorOf<[element]>:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";

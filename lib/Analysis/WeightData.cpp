@@ -85,6 +85,14 @@ FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {
     return bits;
   if (auto prune = def->getAttrOfType<FloatAttr>(kPruneAttr))
     pruneByMagnitude(*bits, prune.getValueAsDouble());
+  // A view's mask and pruning are the file's, in the file's order; its
+  // elements then come in its own.
+  if (auto weight = dyn_cast<wg::WeightOp>(def); weight && weight.getStrides()) {
+    std::vector<uint32_t> ordered(size_t(type.getNumElements()));
+    for (size_t i = 0; i < ordered.size(); ++i)
+      ordered[i] = (*bits)[size_t(weight.fileElement(int64_t(i)))];
+    *bits = std::move(ordered);
+  }
   // -0.0 is a zero weight too (torch's w * mask makes one of every negative
   // weight it drops); as +0.0 the sparse layout leaves it out.
   for (uint32_t &w : *bits)

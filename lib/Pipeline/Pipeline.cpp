@@ -67,6 +67,7 @@ LogicalResult wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
   }
   pm.addPass(createWscSetArch({o.arch}));
   pm.addPass(createWsgraphFuse());
+  pm.addPass(createWsgraphFeatureRows());
   WsgraphSparsifyOptions sparsify;
   sparsify.sparsity = o.sparsity;
   pm.addPass(createWsgraphSparsify(sparsify));

@@ -47,7 +47,7 @@ private:
 
   Value weight(const std::string &name, ArrayRef<int64_t> shape) {
     return wg::WeightOp::create(b, tensor(shape), b.getStringAttr(name), StringAttr(),
-                                b.getI64IntegerAttr(0));
+                                b.getI64IntegerAttr(0), DenseI64ArrayAttr());
   }
   Value linear(Value x, const std::string &name, int64_t n, bool withBias);
   Value layerNorm(Value x, const std::string &name, bool withBias);

@@ -506,7 +506,8 @@ FailureOr<Value> Importer::initializer(int index) {
   Location wloc = NameLoc::get(builder.getStringAttr(tensor.name()));
   if (!inline_) {
     auto weight = wg::WeightOp::create(builder, wloc, *type, builder.getStringAttr(tensor.name()),
-                                               StringAttr(), builder.getI64IntegerAttr(0));
+                                               StringAttr(), builder.getI64IntegerAttr(0),
+                                               DenseI64ArrayAttr());
     if (options.elideWeights)
       return done(weight.getResult());
     // Locate the bytes: in the model file, in an external file, or (rarely) in

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusePatterns.h"
+#include "wsc/Analysis/TokenGeometry.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,26 +31,24 @@ using namespace wsc::fuse;
 
 namespace {
 
-/// Is `v` a [batch, tokens, C] activation of its function, [batch, tokens]
-/// being the shape of the function's token ids (its first static 2-D
-/// integer argument)? The fused kernel kinds take such activations only
-/// (the lowering's tokenGeometry and PlanContext::isActivation); fused ops
-/// that only they compute are made for such values alone.
-bool isTokenActivation(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
+/// The function `v` belongs to.
+func::FuncOp functionOf(Value v) {
   Operation *at = isa<BlockArgument>(v) ? v.getParentBlock()->getParentOp() : v.getDefiningOp();
   auto func = at ? dyn_cast<func::FuncOp>(at) : func::FuncOp();
-  if (!func && at)
-    func = at->getParentOfType<func::FuncOp>();
+  return !func && at ? at->getParentOfType<func::FuncOp>() : func;
+}
+
+/// Is `v` a [batch, tokens, C] activation of its function (tokenGeometry)?
+/// The fused kernel kinds take such activations only (the lowering's
+/// PlanContext::isActivation); fused ops that only they compute are made
+/// for such values alone.
+bool isTokenActivation(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  func::FuncOp func = functionOf(v);
   if (!t || t.getRank() != 3 || !t.hasStaticShape() || !func)
     return false;
-  for (BlockArgument arg : func.getArguments()) {
-    auto ids = dyn_cast<RankedTensorType>(arg.getType());
-    if (ids && ids.getRank() == 2 && isa<IntegerType>(ids.getElementType()) &&
-        ids.hasStaticShape())
-      return ids.getShape() == t.getShape().take_front(2);
-  }
-  return false;
+  auto [batch, tokens] = wsc::tokenGeometry(func);
+  return batch > 0 && t.getDimSize(0) == batch && t.getDimSize(1) == tokens;
 }
 
 //===----------------------------------------------------------------------===//
@@ -122,10 +121,59 @@ DenseElementsAttr scaledLiteral(Value v, bool transpose, double scale) {
   return DenseElementsAttr::get(RankedTensorType::get(shape, type.getElementType()), out);
 }
 
+/// `weight` read as `type` with these file strides: the same bytes, its
+/// discardable attributes (mask, pruning, density) kept. Row-major strides
+/// (a transpose undone) make a plain weight.
+WeightOp weightView(PatternRewriter &rewriter, WeightOp weight, RankedTensorType type,
+                    ArrayRef<int64_t> strides) {
+  SmallVector<int64_t> rowMajor(strides.size(), 1);
+  for (int64_t d = int64_t(strides.size()) - 2; d >= 0; --d)
+    rowMajor[size_t(d)] = rowMajor[size_t(d) + 1] * type.getDimSize(d + 1);
+  DenseI64ArrayAttr view =
+      llvm::equal(strides, rowMajor) ? DenseI64ArrayAttr() : rewriter.getDenseI64ArrayAttr(strides);
+  auto op = WeightOp::create(rewriter, weight.getLoc(), type, weight.getNameAttr(),
+                             weight.getFileAttr(), weight.getOffsetAttr(), view);
+  op->setDiscardableAttrs(weight->getDiscardableAttrDictionary());
+  return op;
+}
+
+/// The 2-D weight transposed: a view, not a copy.
+WeightOp transposedWeight(PatternRewriter &rewriter, WeightOp weight) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  SmallVector<int64_t> strides = weight.getElementStrides();
+  return weightView(rewriter, weight,
+                    RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                                          type.getElementType()),
+                    {strides[1], strides[0]});
+}
+
+/// transpose(weight) as the weight of a product (nn.Linear's weight before
+/// a MatMul) is the weight read in another order. Elsewhere the transpose
+/// stays a kernel: a static value is held whole by the kernel that uses it.
+struct TransposedWeightIsAView : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto weight = op.getInput().getDefiningOp<WeightOp>();
+    auto weightOfProduct = [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      return (isa<MatmulOp>(user) && use.getOperandNumber() == 1) ||
+             (isa<GemmOp>(user) && use.getOperandNumber() == 1);
+    };
+    if (!weight || !llvm::all_of(op->getUses(), weightOfProduct))
+      return failure();
+    SmallVector<int64_t> strides = weight.getElementStrides(), permuted;
+    for (int64_t d : op.getPerm())
+      permuted.push_back(strides[size_t(d)]);
+    rewriter.replaceOp(op, weightView(rewriter, weight, cast<RankedTensorType>(op.getType()),
+                                      permuted));
+    return success();
+  }
+};
+
 /// Why `gemm` cannot be a linear; empty when it can. A linear's weight is a
-/// static [K, N] matrix (a weight or a literal, as its kernel reads it), its
-/// bias a static [N] vector: a transposed or scaled weight is made only of a
-/// literal, at compile time, as is a scaled bias.
+/// static [K, N] matrix, its bias a static [N] vector: a transposed stored
+/// weight is a view of its file, a transposed literal is made at compile
+/// time; a scaled weight or bias only of a literal.
 std::string gemmNotLinear(GemmOp gemm) {
   Value w = gemm.getB(), c = gemm.getC();
   double alpha = gemm.getAlphaAttr().getValueAsDouble();
@@ -135,9 +183,6 @@ std::string gemmNotLinear(GemmOp gemm) {
     return "its A operand is transposed (transA), which no linear takes";
   if (!isStatic(w))
     return "a product of two computed tensors, not by a weight (no linear)";
-  if (gemm.getTransB() && !literalW)
-    return "its weight is a file's [N, K] matrix (transB) and the linear kernel reads [K, N]; "
-           "wsc does not copy a weight to transpose it";
   if (alpha != 1.0 && !literalW)
     return "alpha != 1 scales a weight held in a file, which wsc does not copy";
   if (c && beta != 0.0) {
@@ -161,7 +206,9 @@ struct GemmToLinear : OpRewritePattern<GemmOp> {
     double alpha = op.getAlphaAttr().getValueAsDouble();
     double beta = op.getBetaAttr().getValueAsDouble();
     Value w = op.getB(), bias = beta != 0.0 ? op.getC() : Value();
-    if (op.getTransB() || alpha != 1.0) {
+    if (auto weight = w.getDefiningOp<WeightOp>(); weight && op.getTransB()) {
+      w = transposedWeight(rewriter, weight); // alpha is 1: a stored weight is not scaled
+    } else if (op.getTransB() || alpha != 1.0) {
       DenseElementsAttr lit = scaledLiteral(w, op.getTransB(), alpha);
       if (!lit)
         return failure();
@@ -695,7 +742,8 @@ struct WsgraphFusePass : wsc::impl::WsgraphFuseBase<WsgraphFusePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<MatmulToLinear, GemmToLinear, SplitRowsBeforeLinear, FoldBiasIntoLinear, FuseGelu,
+    patterns.add<TransposedWeightIsAView, MatmulToLinear, GemmToLinear, SplitRowsBeforeLinear,
+                 FoldBiasIntoLinear, FuseGelu,
                  FuseTanhGelu, FuseLayerNormCore, FoldScaleIntoLayerNorm, FoldBiasIntoLayerNorm,
                  FuseRmsNormCore, FoldScaleIntoRmsNorm, SliceLeadingRowsOfWeight>(ctx);
     populateAttentionFusion(patterns);

@@ -89,29 +89,59 @@ func.func @literal_forms(%x: tensor<3x2xf32>) -> (tensor<3x3xf32>, tensor<3x3xf3
 
 // -----
 
-// Gemms that stay: a transposed A; a transposed, a scaled weight and a scaled
-// bias held in a file (wsc does not copy weights); a C that is no static [N]
-// vector ([1, N], [M, N], computed); a B computed at run time.
+// Gemms that stay: a transposed A; a scaled weight and a scaled bias held
+// in a file (wsc does not copy weights); a C that is no static [N] vector
+// ([1, N], [M, N], computed); a B computed at run time.
 // CHECK-LABEL: func.func @stay_gemm
-// CHECK-COUNT-8: wsgraph.gemm
+// CHECK-COUNT-7: wsgraph.gemm
 // CHECK-NOT: wsgraph.linear
 // CHECK: return
 func.func @stay_gemm(%x: tensor<4x8xf32>, %xt: tensor<8x4xf32>, %c: tensor<16xf32>, %y: tensor<8x16xf32>)
-    -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+    -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
   %w = wsgraph.weight "w" from "m.bin" at 0 : tensor<8x16xf32>
-  %wt = wsgraph.weight "wt" from "m.bin" at 512 : tensor<16x8xf32>
   %b = wsgraph.weight "b" from "m.bin" at 1024 : tensor<16xf32>
   %b1n = wsgraph.weight "b1n" from "m.bin" at 1088 : tensor<1x16xf32>
   %bmn = wsgraph.weight "bmn" from "m.bin" at 1152 : tensor<4x16xf32>
   %0 = wsgraph.gemm %xt, %w, %b {trans_a = true} : (tensor<8x4xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
-  %1 = wsgraph.gemm %x, %wt, %b {trans_b = true} : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   %2 = wsgraph.gemm %x, %w, %b {alpha = 2.0 : f32} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   %3 = wsgraph.gemm %x, %w, %b {beta = 2.0 : f32} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   %4 = wsgraph.gemm %x, %w, %b1n : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<1x16xf32>) -> tensor<4x16xf32>
   %5 = wsgraph.gemm %x, %w, %bmn : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   %6 = wsgraph.gemm %x, %w, %c : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   %7 = wsgraph.gemm %x, %y, %b : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %0, %2, %3, %4, %5, %6, %7 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A stored weight transposed (transB: nn.Linear on 2-D input) is a view of
+// its file, its strides swapped, not a copy; so is a Transpose of a stored
+// weight that products take (nn.Linear's weight before a MatMul), and a
+// transpose of a view is the plain weight again. Its mask and pruning go
+// with it. A Transpose of a weight that anything else uses stays.
+// CHECK-LABEL: func.func @stored_transposed
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[X3:.*]]: tensor<2x3x8xf32>)
+// CHECK-DAG: %[[V:.*]] = wsgraph.weight "wt" from "m.bin" at 512 {strides = array<i64: 1, 8>, wsgraph.prune = 5.000000e-01 : f64} : tensor<8x16xf32>
+// CHECK-DAG: %[[B:.*]] = wsgraph.weight "b" from "m.bin" at 1024 : tensor<16xf32>
+// CHECK-DAG: %[[Y0:.*]] = wsgraph.linear %[[X]], %[[V]], %[[B]] : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+// CHECK-DAG: %[[V2:.*]] = wsgraph.weight "wt" from "m.bin" at 512 {strides = array<i64: 1, 8>, wsgraph.prune = 5.000000e-01 : f64} : tensor<8x16xf32>
+// CHECK-DAG: %[[Y1:.*]] = wsgraph.linear %[[X3]], %[[V2]] : (tensor<2x3x8xf32>, tensor<8x16xf32>) -> tensor<2x3x16xf32>
+// CHECK-DAG: %[[W:.*]] = wsgraph.weight "w" from "m.bin" at 0 : tensor<8x16xf32>
+// CHECK-DAG: %[[Y2:.*]] = wsgraph.linear %[[X]], %[[W]] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+// CHECK-DAG: %[[T:.*]] = wsgraph.transpose %{{.*}} {perm = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+// CHECK: return %[[Y0]], %[[Y1]], %[[Y2]], %[[T]]
+func.func @stored_transposed(%x: tensor<4x8xf32>, %x3: tensor<2x3x8xf32>)
+    -> (tensor<4x16xf32>, tensor<2x3x16xf32>, tensor<4x16xf32>, tensor<8x16xf32>) {
+  %w = wsgraph.weight "w" from "m.bin" at 0 : tensor<8x16xf32>
+  %wt = wsgraph.weight "wt" from "m.bin" at 512 {wsgraph.prune = 0.5 : f64} : tensor<16x8xf32>
+  %b = wsgraph.weight "b" from "m.bin" at 1024 : tensor<16xf32>
+  %0 = wsgraph.gemm %x, %wt, %b {trans_b = true} : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %t = wsgraph.transpose %wt {perm = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %1 = wsgraph.matmul %x3, %t : (tensor<2x3x8xf32>, tensor<8x16xf32>) -> tensor<2x3x16xf32>
+  %tt = wsgraph.transpose %w {perm = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %2 = wsgraph.gemm %x, %tt {trans_b = true} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %kept = wsgraph.transpose %wt {perm = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  return %0, %1, %2, %kept : tensor<4x16xf32>, tensor<2x3x16xf32>, tensor<4x16xf32>, tensor<8x16xf32>
 }
 
 // -----

@@ -140,13 +140,12 @@ func.func @not_rms(%idx: tensor<2x4xi64>, %x: tensor<2x4x8xf32>, %z: tensor<2x4x
 
 // -----
 
-// The form, on values the rms_norm kind does not take: a function without
-// token ids, and a [batch, tokens] whose tokens differ from the ids'. The
-// generic kind has no body for rms_norm: these keep their primitive ops.
-// CHECK-LABEL: func.func @no_token_ids
-// CHECK-NOT: wsgraph.rms_norm
+// A function without token ids takes its geometry from its float input
+// ([B, T, C] embeddings): the form there is an rms_norm too.
+// CHECK-LABEL: func.func @float_rows
+// CHECK: wsgraph.rms_norm
 // CHECK: return
-func.func @no_token_ids(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+func.func @float_rows(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   %two = wsgraph.constant dense<2.000000e+00> : tensor<f32>
   %eps = wsgraph.constant dense<1.0e-06> : tensor<f32>
   %one = wsgraph.constant dense<1.000000e+00> : tensor<f32>
@@ -161,6 +160,9 @@ func.func @no_token_ids(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
 
 // -----
 
+// The form on values the rms_norm kind does not take, a [batch, tokens]
+// whose tokens differ from the ids': the generic kind has no body for
+// rms_norm, so it keeps its primitive ops.
 // CHECK-LABEL: func.func @other_tokens
 // CHECK-NOT: wsgraph.rms_norm
 // CHECK: return

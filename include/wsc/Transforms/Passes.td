@@ -25,11 +25,14 @@ def WsgraphFuse : Pass<"wsgraph-fuse", "mlir::ModuleOp"> {
       the rms_norm kind takes;
     - softmax(q @ k^T * scale, causal mask) @ v into `attention`;
     - matmul by a 2-D weight, plus a bias, into `linear`;
-    - gemm by a static weight (HF GPT-2's Conv1D, torch.addmm) into
-      `linear`: no transA; a weight transposed (transB) or scaled (alpha)
-      and a bias scaled (beta) only when they are literals, which are then
-      rewritten at compile time (a weight in a file is never copied); C a
-      static [N] bias or none;
+    - gemm by a static weight (HF GPT-2's Conv1D, torch.addmm, nn.Linear)
+      into `linear`: no transA; a stored weight transposed (transB) becomes
+      a view of its file (`strides`), a literal one is transposed at compile
+      time; a weight scaled (alpha) and a bias scaled (beta) only when they
+      are literals (a weight in a file is never copied); C a static [N]
+      bias or none;
+    - transpose of a stored weight that only products use (nn.Linear's
+      weight before a MatMul) into a view of its file;
     - reshape(linear(x)) from [B*T, N] to [B, T, N] into
       linear(reshape(x) to [B, T, K]), so that the Reshape -> Gemm ->
       Reshape of a flattened Conv1D becomes one linear on the activation.
@@ -41,6 +44,22 @@ def WsgraphFuse : Pass<"wsgraph-fuse", "mlir::ModuleOp"> {
     Option<"remarks", "remarks", "bool", "false",
            "Remark on every computing op left unfused, and why">
   ];
+  let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
+}
+
+def WsgraphFeatureRows : Pass<"wsgraph-feature-rows", "mlir::ModuleOp"> {
+  let summary = "Give the linears on an MLP's feature rows [R, K] the token form [1, R, K]";
+  let description = [{
+    In a function without token ids whose first static 2-D float argument
+    is [R, C] (a batch of feature rows: an MLP, a classifier head), the
+    fused kernel kinds stream [1, R, C] activations (tokenGeometry). This
+    pass rewrites each `linear` on [R, K] into a reshape to [1, R, K], the
+    linear, and a reshape back, and moves every elementwise op of one
+    operand across a reshape before it, so that the reshapes between two
+    linears cancel. A linear larger than a PE then runs on the linear
+    kernel kind rather than on one generic PE. Functions with token ids are
+    left as they are.
+  }];
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }
 

@@ -8,6 +8,7 @@
 #define WSC_LIB_CONVERSION_KERNELBODY_H
 
 #include "wsc/Analysis/CostModel.h"
+#include "wsc/Analysis/TokenGeometry.h"
 #include "wskernel/WskernelDialect.h"
 #include "wsgraph/WsgraphDialect.h"
 
@@ -384,10 +385,6 @@ void interleaveHeadByColumn(KernelPlan &producer, int64_t d, int64_t ds);
 /// A row of PEs, each adding its block of the two vectors.
 Sizer addSizer(int64_t c, wafer::ArchAttr arch);
 double addCycles(int64_t c, int64_t w, const CostModel &cost);
-
-/// The [batch, tokens] of a function's token ids (its first 2-D integer
-/// argument of static shape), or {0, 0}.
-std::pair<int64_t, int64_t> tokenGeometry(func::FuncOp func);
 
 /// The estimate of a linear K -> N (`tokens` per run), for its plan;
 /// with `alone`, of one token through it alone (CostModel::tokenAlone).

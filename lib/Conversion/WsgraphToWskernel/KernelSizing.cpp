@@ -98,15 +98,6 @@ Sizer wsc::lowering::tiledSizer(int64_t rows, int64_t cols, wafer::ArchAttr arch
   };
 }
 
-std::pair<int64_t, int64_t> wsc::lowering::tokenGeometry(func::FuncOp func) {
-  for (BlockArgument arg : func.getArguments()) {
-    auto t = dyn_cast<RankedTensorType>(arg.getType());
-    if (t && t.getRank() == 2 && isa<IntegerType>(t.getElementType()) && t.hasStaticShape())
-      return {t.getDimSize(0), t.getDimSize(1)};
-  }
-  return {0, 0};
-}
-
 /// The most instructions one PE of `kernel` runs: its program holds those
 /// (an instruction whose `when` leaves a PE out is not in that PE's code).
 static int64_t instructionsPerPe(wk::KernelOp kernel) {

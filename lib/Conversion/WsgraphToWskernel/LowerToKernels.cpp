@@ -242,6 +242,14 @@ bool FunctionPlanner::ensureProduced(Value v) {
     }
     return planGenericFor(def);
   }
+  if (auto arg = dyn_cast<BlockArgument>(v); arg && !failed) {
+    // A fused kernel that reads a graph input (float rows, no embedding
+    // before it): a generic copy streams it from the host.
+    auto b = OpBuilder::atBlockBegin(arg.getOwner());
+    auto copy = wg::ReshapeOp::create(b, arg.getLoc(), arg.getType(), arg);
+    arg.replaceAllUsesExcept(copy, copy);
+    return planGenericFor(copy);
+  }
   if (!failed && def)
     fail(def, "'" + def->getName().getStringRef() + "' produces no stream for its users");
   return false;

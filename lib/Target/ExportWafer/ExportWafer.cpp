@@ -62,12 +62,22 @@ public:
   unsigned elemBytes = 4;
   enum class Kind { F32, F16, BF16, Int, Bool } kind = Kind::F32;
   bool isSigned = true; // Int: how its bytes extend to 64 bits
+  /// A weight that is a view of its file: its shape and file strides.
+  SmallVector<int64_t> viewShape, viewStrides;
 
   /// Element `flat` (row-major); nullopt when an integer does not fit int32.
   std::optional<uint32_t> word(int64_t flat) const {
     if (!bytes)
       return words[flat];
-    const char *p = bytes + flat * elemBytes;
+    int64_t at = flat;
+    if (!viewStrides.empty()) {
+      at = 0;
+      for (int64_t d = int64_t(viewShape.size()) - 1; d >= 0; --d) {
+        at += flat % viewShape[d] * viewStrides[d];
+        flat /= viewShape[d];
+      }
+    }
+    const char *p = bytes + at * elemBytes;
     using namespace llvm::support;
     switch (kind) {
     case Kind::F32:
@@ -614,6 +624,10 @@ FailureOr<TensorWords> Exporter::tensorWords(Operation *user, Value v) {
                         << offset + size << ") are beyond the end of '" << path << "' ("
                         << buffer->getBufferSize() << " bytes)";
     t.bytes = buffer->getBufferStart() + offset;
+    if (weight.getStrides()) {
+      t.viewShape.assign(t.type.getShape().begin(), t.type.getShape().end());
+      t.viewStrides = weight.getElementStrides();
+    }
     return t;
   }
   if (auto constant = dyn_cast<wg::ConstantOp>(def)) {

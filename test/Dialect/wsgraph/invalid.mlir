@@ -1096,6 +1096,22 @@ func.func @weight_dynamic_shape() {
 
 // -----
 
+func.func @weight_strides_rank() {
+  // expected-error @+1 {{'wsgraph.weight' op has 1 strides for a rank-2 weight}}
+  %0 = wsgraph.weight "w" from "w.bin" at 0 {strides = array<i64: 1>} : tensor<4x32xf32>
+  return
+}
+
+// -----
+
+func.func @weight_negative_stride() {
+  // expected-error @+1 {{'wsgraph.weight' op strides must be non-negative}}
+  %0 = wsgraph.weight "w" from "w.bin" at 0 {strides = array<i64: -1, 4>} : tensor<4x32xf32>
+  return
+}
+
+// -----
+
 func.func @weight_negative_offset() {
   // expected-error @+1 {{'wsgraph.weight' op offset must be non-negative, got -4}}
   %0 = wsgraph.weight "w" from "w.bin" at -4 : tensor<4x32xf32>

@@ -24,21 +24,25 @@ func.func @constant() -> (tensor<3xi64>, tensor<1x2xf32>, tensor<2x2xi1>, tensor
 // CHECK-NEXT: %[[E:.*]] = wsgraph.weight "wte.weight" elided : tensor<50257x768xf32>
 // CHECK-NEXT: %[[A:.*]] = wsgraph.weight "with.attr" elided {note = "x"} : tensor<2xi64>
 // CHECK-NEXT: %[[O:.*]] = wsgraph.weight "elided.offset" elided {offset = 64 : i64} : tensor<2xi64>
-// CHECK-NEXT: return %[[W]], %[[Z]], %[[E]], %[[A]], %[[O]]
+// CHECK-NEXT: %[[T:.*]] = wsgraph.weight "fc.weight" from "m.onnx" at 64 {strides = array<i64: 1, 32>} : tensor<32x96xf32>
+// CHECK-NEXT: return %[[W]], %[[Z]], %[[E]], %[[A]], %[[O]], %[[T]]
 // GENERIC-LABEL: "func.func"() <{{.*}}sym_name = "weight"
 // GENERIC: "wsgraph.weight"() <{file = "model.onnx.data", name = "h.0.attn.c_attn.weight", offset = 4096 : i64}>
 // GENERIC: "wsgraph.weight"() <{file = "dir/w.bin", name = "ln_f.bias", offset = 0 : i64}>
 // GENERIC: "wsgraph.weight"() <{name = "wte.weight", offset = 0 : i64}>
 // GENERIC: "wsgraph.weight"() <{name = "with.attr", offset = 0 : i64}> {note = "x"}
 // GENERIC: "wsgraph.weight"() <{name = "elided.offset", offset = 64 : i64}>
-func.func @weight() -> (tensor<32x96xf32>, tensor<32xf16>, tensor<50257x768xf32>, tensor<2xi64>, tensor<2xi64>) {
+// GENERIC: "wsgraph.weight"() <{file = "m.onnx", name = "fc.weight", offset = 64 : i64, strides = array<i64: 1, 32>}>
+func.func @weight() -> (tensor<32x96xf32>, tensor<32xf16>, tensor<50257x768xf32>, tensor<2xi64>, tensor<2xi64>, tensor<32x96xf32>) {
   %0 = wsgraph.weight "h.0.attn.c_attn.weight" from "model.onnx.data" at 4096 : tensor<32x96xf32>
   %1 = wsgraph.weight "ln_f.bias" from "dir/w.bin" at 0 : tensor<32xf16>
   %2 = wsgraph.weight "wte.weight" elided : tensor<50257x768xf32>
   %3 = wsgraph.weight "with.attr" elided {note = "x"} : tensor<2xi64>
   // An elided weight keeps a nonzero offset through the custom form.
   %4 = "wsgraph.weight"() <{name = "elided.offset", offset = 64 : i64}> : () -> tensor<2xi64>
-  return %0, %1, %2, %3, %4 : tensor<32x96xf32>, tensor<32xf16>, tensor<50257x768xf32>, tensor<2xi64>, tensor<2xi64>
+  // A view: the file holds the [96, 32] transpose.
+  %5 = wsgraph.weight "fc.weight" from "m.onnx" at 64 {strides = array<i64: 1, 32>} : tensor<32x96xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<32x96xf32>, tensor<32xf16>, tensor<50257x768xf32>, tensor<2xi64>, tensor<2xi64>, tensor<32x96xf32>
 }
 
 // CHECK-LABEL: func.func @binary

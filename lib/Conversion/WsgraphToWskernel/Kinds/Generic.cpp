@@ -345,7 +345,8 @@ FailureOr<unsigned> GenericWriter::sliceOperand(Value v, Window w) {
     for (int64_t start = 0; start < total; start += w.period)
       llvm::append_range(held, ArrayRef<Attribute>(values).slice(start + w.first, w.count));
     slice = wg::ConstantOp::create(outside, kernel.getLoc(), DenseElementsAttr::get(type, held));
-  } else if (w.period != total) { // an f32 weight's values (hostWindowed)
+  } else if (w.period != total || v.getDefiningOp<wg::WeightOp>().getStrides()) {
+    // An f32 weight's values (hostWindowed), or a view's, which lie apart.
     FailureOr<std::vector<uint32_t>> bits = readF32Weight(v, kernel);
     if (failed(bits))
       return failure();
@@ -358,7 +359,8 @@ FailureOr<unsigned> GenericWriter::sliceOperand(Value v, Window w) {
     auto w = v.getDefiningOp<wg::WeightOp>();
     int64_t bytes = type.getElementTypeBitWidth() / 8;
     slice = wg::WeightOp::create(outside, kernel.getLoc(), type, w.getNameAttr(), w.getFileAttr(),
-                                 outside.getI64IntegerAttr(int64_t(w.getOffset()) + lo * bytes));
+                                 outside.getI64IntegerAttr(int64_t(w.getOffset()) + lo * bytes),
+                                 DenseI64ArrayAttr());
   }
   unsigned operand = kernel.getInputs().size();
   kernel.getInputsMutable().append(slice);
