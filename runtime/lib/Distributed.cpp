@@ -144,13 +144,16 @@ void Distributed::probe() {
     post(r, End, {});
 }
 
-Distributed::State Distributed::poll(bool idle, const Walks &walks) {
+Distributed::State Distributed::poll(const Walks &walks) {
   unsigned from;
   std::vector<uint8_t> bytes;
-  bool got = false;
   while (channel_.receive(from, bytes))
-    got = true, take(from, bytes, walks);
-  if (state_ != State::Running || !idle)
+    take(from, bytes, walks);
+  return state_;
+}
+
+Distributed::State Distributed::idle() {
+  if (state_ != State::Running)
     return state_;
   if (askedWave_) {
     std::vector<uint8_t> payload;
@@ -162,7 +165,7 @@ Distributed::State Distributed::poll(bool idle, const Walks &walks) {
   }
   if (rank() == 0)
     probe();
-  if (!got && state_ == State::Running)
+  if (state_ == State::Running)
     channel_.pause();
   return state_;
 }

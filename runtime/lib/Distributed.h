@@ -74,11 +74,13 @@ public:
   /// Walks for process `to` (Fabric::receive's input).
   void send(unsigned to, std::vector<uint8_t> bytes);
   enum class State { Running, Done, Failed };
-  /// Takes what has arrived: walks go to `take` while the run goes on. An
-  /// `idle` process answers the end-of-run probes (process 0 sends them)
-  /// and waits a little when nothing came.
+  /// Takes what has arrived: walks go to `take` while the run goes on.
   using Walks = std::function<Status(const uint8_t *, size_t)>;
-  State poll(bool idle, const Walks &take);
+  State poll(const Walks &take);
+  /// This process has nothing to run and has sent all its walks: it
+  /// answers the end-of-run probes (process 0 sends them) and waits a
+  /// little for messages.
+  State idle();
   /// This process failed: every other stops.
   void fail(const std::string &message);
   /// The run ends here, without a failure (RunOptions::stopAfterToken):

@@ -157,14 +157,18 @@ void passOn(Shared &sh, Fabric::Walker &walker) {
     }
 }
 
-/// Of a distributed run: goes on with the walks other processes passed on
-/// (their PEs go to `woken`) and learns whether the run is over, as it is
-/// once every process is idle and no walk is on its way. False once over.
+/// Of a distributed run: sends this process's walks, goes on with those
+/// other processes passed on (their PEs go to `woken`), and learns whether
+/// the run is over, as it is once every process is idle and no walk is on
+/// its way. False once over.
 bool exchange(Shared &sh, bool idle, Fabric::Walker &walker, std::vector<uint64_t> &woken) {
-  Distributed::State state = sh.dist->poll(idle, [&](const uint8_t *bytes, size_t size) {
+  passOn(sh, walker);
+  Distributed::State state = sh.dist->poll([&](const uint8_t *bytes, size_t size) {
     return sh.fabric.receive(walker, bytes, size, woken);
   });
-  passOn(sh, walker);
+  passOn(sh, walker); // transit walks
+  if (state == Distributed::State::Running && idle && woken.empty())
+    state = sh.dist->idle();
   if (state == Distributed::State::Failed)
     sh.fail(Status::failure(sh.dist->failure()));
   return state == Distributed::State::Running;
@@ -199,8 +203,12 @@ void runLane(Shared &sh, unsigned id) {
     }
     woken.clear();
   };
+  // A split run exchanges walks between turns, and within a long turn every
+  // kExchangeVisits visits: a message per visit would cost more than the
+  // visit (the receiver's results do not depend on when words arrive).
+  constexpr uint64_t kExchangeVisits = 64;
   while (!sh.stop.load(std::memory_order_relaxed)) {
-    if (sh.dist) {
+    if (sh.dist && (lane.turn.empty() || lane.visits % kExchangeVisits == 0)) {
       bool idle = lane.turn.empty() && lane.readyCount == 0;
       if (!exchange(sh, idle, walker, woken))
         return;
@@ -257,8 +265,6 @@ void runLane(Shared &sh, unsigned id) {
     else if (s.status == PeStatus::Done)
       sh.fabric.close(pe);
     wake(true);
-    if (sh.dist)
-      passOn(sh, walker);
     if (remote.empty())
       continue;
     // Post to the threads that run the receivers, in send order.
