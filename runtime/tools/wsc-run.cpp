@@ -43,7 +43,7 @@ constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]\n"
     "               [--max-cycles N] [--temperature T] [--seed S] [--top-k K] [--plan]\n"
-    "               [--ranks K] [--max-memory SIZE]\n"
+    "               [--ranks K] [--max-memory SIZE] [--engine reference]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
     "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
     "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
@@ -61,6 +61,7 @@ constexpr const char *kUsage =
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
+    "  --engine reference  the per-PE interpreter (the default and, so far, the only engine)\n"
     "  --plan              print the host memory a run takes, by part (with --report, as\n"
     "                      JSON), and do not run\n"
     "  --ranks K           with --plan: what the largest of K processes takes of its host's\n"
@@ -183,7 +184,7 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     if (flag != "--input" && flag != "--output" && flag != "--trace" && flag != "--report" &&
         flag != "--threads" && flag != "--max-cycles" && flag != "--generate" &&
         flag != "--temperature" && flag != "--seed" && flag != "--top-k" &&
-        flag != "--max-memory" && flag != "--ranks")
+        flag != "--max-memory" && flag != "--ranks" && flag != "--engine")
       return fmt::format("unknown option '{}'", arg);
     if (eq != std::string::npos)
       value = arg.substr(eq + 1);
@@ -218,6 +219,10 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
         return err;
       if (whole && *to != std::floor(*to))
         return fmt::format("{} wants a whole number, got '{}'", flag, value);
+    } else if (flag == "--engine") {
+      // The per-PE interpreter is the one engine so far.
+      if (value != "reference")
+        return fmt::format("--engine: unknown engine '{}' (this wsc-run has: reference)", value);
     } else if (flag == "--ranks") {
       char *end = nullptr;
       long n = std::strtol(value.c_str(), &end, 10);
