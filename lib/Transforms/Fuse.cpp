@@ -170,6 +170,29 @@ struct TransposedWeightIsAView : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// A reshape (or squeeze, unsqueeze) of a stored row-major weight, before a
+/// transpose or as a product's weight (an LSTM's [1, 4H, K] gates squeezed),
+/// is the same bytes in another shape.
+template <typename OpTy> struct ReshapedWeightIsAWeight : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    auto weight = op->getOperand(0).template getDefiningOp<WeightOp>();
+    auto forWeights = [](OpOperand &use) {
+      Operation *user = use.getOwner();
+      return isa<TransposeOp>(user) || (isa<MatmulOp, GemmOp>(user) && use.getOperandNumber() == 1);
+    };
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!weight || weight.getStrides() || !type.hasStaticShape() ||
+        !llvm::all_of(op->getUses(), forWeights))
+      return failure();
+    auto same = WeightOp::create(rewriter, weight.getLoc(), type, weight.getNameAttr(),
+                                 weight.getFileAttr(), weight.getOffsetAttr(), DenseI64ArrayAttr());
+    same->setDiscardableAttrs(weight->getDiscardableAttrDictionary());
+    rewriter.replaceOp(op, same);
+    return success();
+  }
+};
+
 /// Why `gemm` cannot be a linear; empty when it can. A linear's weight is a
 /// static [K, N] matrix, its bias a static [N] vector: a transposed stored
 /// weight is a view of its file, a transposed literal is made at compile
@@ -742,7 +765,9 @@ struct WsgraphFusePass : wsc::impl::WsgraphFuseBase<WsgraphFusePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<TransposedWeightIsAView, MatmulToLinear, GemmToLinear, SplitRowsBeforeLinear,
+    patterns.add<TransposedWeightIsAView, ReshapedWeightIsAWeight<ReshapeOp>,
+                 ReshapedWeightIsAWeight<SqueezeOp>, ReshapedWeightIsAWeight<UnsqueezeOp>,
+                 MatmulToLinear, GemmToLinear, SplitRowsBeforeLinear,
                  FoldBiasIntoLinear, FuseGelu,
                  FuseTanhGelu, FuseLayerNormCore, FoldScaleIntoLayerNorm, FoldBiasIntoLayerNorm,
                  FuseRmsNormCore, FoldScaleIntoRmsNorm, SliceLeadingRowsOfWeight>(ctx);

@@ -146,6 +146,22 @@ func.func @stored_transposed(%x: tensor<4x8xf32>, %x3: tensor<2x3x8xf32>)
 
 // -----
 
+// A squeeze of a stored weight (an LSTM's [1, 4H, K] gates) before a
+// transpose is the same bytes in another shape, then a view.
+// CHECK-LABEL: func.func @squeezed_gates
+// CHECK: %[[V:.*]] = wsgraph.weight "gates" from "m.bin" at 64 {strides = array<i64: 1, 8>} : tensor<8x16xf32>
+// CHECK-NEXT: %[[Y:.*]] = wsgraph.linear %{{.*}}, %[[V]] : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @squeezed_gates(%x: tensor<1x8xf32>) -> tensor<1x16xf32> {
+  %w = wsgraph.weight "gates" from "m.bin" at 64 : tensor<1x16x8xf32>
+  %0 = wsgraph.squeeze %w {axes = array<i64: 0>} : (tensor<1x16x8xf32>) -> tensor<16x8xf32>
+  %1 = wsgraph.transpose %0 {perm = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %2 = wsgraph.matmul %x, %1 : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %2 : tensor<1x16xf32>
+}
+
+// -----
+
 // Reshapes that stay around a linear: one that splits the output columns
 // (heads), one after a linear whose 2-D result is used twice, and one that
 // flattens a 3-D linear's result (logits.view(-1, V)).

@@ -144,6 +144,7 @@ private:
     failed = true;
   }
   bool ensureProduced(Value v);
+  Value splitWideWeight(Operation *op);
   bool planGenericFor(Operation *op);
   bool planGenericResult(Operation *op, OpResult r);
   void planFused(Operation *op);
@@ -255,7 +256,82 @@ bool FunctionPlanner::ensureProduced(Value v) {
   return false;
 }
 
+/// Columns [c0, c1) of a stored weight's last dimension, or of a literal
+/// vector: a view at a later offset, or the literal's words.
+static Value columnsOf(OpBuilder &b, Value v, int64_t c0, int64_t c1) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = c1 - c0;
+  auto sliced = RankedTensorType::get(shape, type.getElementType());
+  if (auto c = v.getDefiningOp<wg::ConstantOp>()) {
+    auto dense = cast<DenseElementsAttr>(c.getValue());
+    SmallVector<Attribute> all(dense.getValues<Attribute>());
+    return wg::ConstantOp::create(b, c.getLoc(), sliced,
+                                  DenseElementsAttr::get(sliced, ArrayRef(all).slice(c0, c1 - c0)));
+  }
+  auto w = v.getDefiningOp<wg::WeightOp>();
+  SmallVector<int64_t> strides = w.getElementStrides();
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  return wg::WeightOp::create(
+      b, w.getLoc(), sliced, w.getNameAttr(), w.getFileAttr(),
+      b.getI64IntegerAttr(w.getOffset() + (w.isElided() ? 0 : c0 * strides.back() * bytes)),
+      b.getDenseI64ArrayAttr(strides));
+}
+
+/// A generic linear whose stored weight alone would fill much of a PE
+/// (an LSTM's gates, a classifier head after pooling), as linears on column
+/// views of the weight, side by side: each generic kernel holds only its
+/// columns. Null when it fits, or when one column alone does not.
+Value FunctionPlanner::splitWideWeight(Operation *op) {
+  auto linear = dyn_cast<wg::LinearOp>(op);
+  auto weight = linear ? linear.getWeight().getDefiningOp<wg::WeightOp>() : wg::WeightOp();
+  Value bias = linear ? linear.getBias() : Value();
+  if (!weight || (bias && !isStatic(bias)))
+    return {};
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1), budget = ctx.arch.getSramBytes() / 3;
+  if (k * n * 4 <= budget || k * 4 > budget)
+    return {};
+  int64_t per = budget / (k * 4);
+  auto result = cast<RankedTensorType>(linear.getType());
+  OpBuilder b(op);
+  SmallVector<Value> parts;
+  for (int64_t c0 = 0; c0 < n; c0 += per) {
+    int64_t c1 = std::min(n, c0 + per);
+    SmallVector<int64_t> shape(result.getShape());
+    shape.back() = c1 - c0;
+    Value part = wg::LinearOp::create(
+        b, op->getLoc(), RankedTensorType::get(shape, result.getElementType()), linear.getInput(),
+        columnsOf(b, weight, c0, c1), bias ? columnsOf(b, bias, c0, c1) : Value());
+    deferred.insert(part.getDefiningOp());
+    parts.push_back(part);
+  }
+  // Joined by a tree of concats: each kernel receives a stream, a color,
+  // from at most kJoin parts.
+  constexpr size_t kJoin = 8;
+  while (parts.size() > 1) {
+    SmallVector<Value> joined;
+    for (size_t i = 0; i < parts.size(); i += kJoin) {
+      ArrayRef<Value> group = ArrayRef(parts).slice(i, std::min(kJoin, parts.size() - i));
+      SmallVector<int64_t> shape(result.getShape());
+      shape.back() = 0;
+      for (Value v : group)
+        shape.back() += cast<RankedTensorType>(v.getType()).getShape().back();
+      auto concat = wg::ConcatOp::create(b, op->getLoc(),
+                                         RankedTensorType::get(shape, result.getElementType()),
+                                         group, b.getI64IntegerAttr(result.getRank() - 1));
+      deferred.insert(concat);
+      joined.push_back(concat.getResult());
+    }
+    parts = std::move(joined);
+  }
+  linear.getResult().replaceAllUsesWith(parts.front());
+  return parts.front();
+}
+
 bool FunctionPlanner::planGenericFor(Operation *op) {
+  if (Value split = splitWideWeight(op))
+    return ensureProduced(split);
   if (!hasGenericKernel(op)) {
     fail(op, "'" + op->getName().getStringRef() +
                  "' is not supported by wsc-lower-to-kernels (no kernel implements it)");
