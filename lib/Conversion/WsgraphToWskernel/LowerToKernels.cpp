@@ -145,6 +145,7 @@ private:
   }
   bool ensureProduced(Value v);
   Value splitWideWeight(Operation *op);
+  Value splitTallWeight(OpBuilder &b, wg::LinearOp linear, wg::WeightOp weight, int64_t rows);
   bool planGenericFor(Operation *op);
   bool planGenericResult(Operation *op, OpResult r);
   void planFused(Operation *op);
@@ -281,20 +282,29 @@ static Value columnsOf(OpBuilder &b, Value v, int64_t c0, int64_t c1) {
 /// A generic linear whose stored weight alone would fill much of a PE
 /// (an LSTM's gates, a classifier head after pooling), as linears on column
 /// views of the weight, side by side: each generic kernel holds only its
-/// columns. Null when it fits, or when one column alone does not.
+/// columns. One column too tall for that: the sum of linears on row views
+/// of the weight and column slices of x, each split by columns in turn.
+/// Null when it fits.
 Value FunctionPlanner::splitWideWeight(Operation *op) {
   auto linear = dyn_cast<wg::LinearOp>(op);
   auto weight = linear ? linear.getWeight().getDefiningOp<wg::WeightOp>() : wg::WeightOp();
   Value bias = linear ? linear.getBias() : Value();
-  if (!weight || (bias && !isStatic(bias)))
+  // A pruned or masked weight's values depend on all of it: its views
+  // would read their own bytes.
+  if (!weight || (bias && !isStatic(bias)) || weight->hasAttr(kPruneAttr) ||
+      weight->hasAttr(kMaskFileAttr))
     return {};
   auto type = cast<RankedTensorType>(weight.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1), budget = ctx.arch.getSramBytes() / 3;
-  if (k * n * 4 <= budget || k * 4 > budget)
+  if (k * n * 4 <= budget)
     return {};
-  int64_t per = budget / (k * 4);
   auto result = cast<RankedTensorType>(linear.getType());
   OpBuilder b(op);
+  // Pieces of K narrow enough that x's slices (each row's window, index
+  // table and result, for every row a chunk holds) fit a generic kernel.
+  if (k * 4 > budget)
+    return splitTallWeight(b, linear, weight, budget / 16);
+  int64_t per = budget / (k * 4);
   SmallVector<Value> parts;
   for (int64_t c0 = 0; c0 < n; c0 += per) {
     int64_t c1 = std::min(n, c0 + per);
@@ -327,6 +337,38 @@ Value FunctionPlanner::splitWideWeight(Operation *op) {
   }
   linear.getResult().replaceAllUsesWith(parts.front());
   return parts.front();
+}
+
+/// linear(x, W, b) with W's rows in pieces of `rows`: the sum of
+/// linear(x[..., k0:k1], W[k0:k1]), the bias on the first.
+Value FunctionPlanner::splitTallWeight(OpBuilder &b, wg::LinearOp linear, wg::WeightOp weight,
+                                       int64_t rows) {
+  auto x = cast<RankedTensorType>(linear.getInput().getType());
+  auto result = cast<RankedTensorType>(linear.getType());
+  int64_t k = x.getShape().back();
+  Value sum;
+  for (int64_t k0 = 0; k0 < k; k0 += rows) {
+    int64_t k1 = std::min(k, k0 + rows);
+    SmallVector<int64_t> offsets(x.getRank(), 0), sizes(x.getShape()), strides(x.getRank(), 1);
+    offsets.back() = k0, sizes.back() = k1 - k0;
+    auto part = wg::SliceOp::create(b, linear.getLoc(),
+                                    RankedTensorType::get(sizes, x.getElementType()),
+                                    linear.getInput(), offsets, sizes, strides);
+    auto piece = wg::LinearOp::create(b, linear.getLoc(), result, part.getResult(),
+                                      wg::sliceWeightRows(b, weight, k0, k1).getResult(),
+                                      k0 ? Value() : linear.getBias());
+    deferred.insert(part);
+    deferred.insert(piece);
+    if (sum) {
+      auto add = wg::AddOp::create(b, linear.getLoc(), result, sum, piece.getResult());
+      deferred.insert(add);
+      sum = add.getResult();
+    } else {
+      sum = piece.getResult();
+    }
+  }
+  linear.getResult().replaceAllUsesWith(sum);
+  return sum;
 }
 
 bool FunctionPlanner::planGenericFor(Operation *op) {
