@@ -386,6 +386,14 @@ void interleaveHeadByColumn(KernelPlan &producer, int64_t d, int64_t ds);
 Sizer addSizer(int64_t c, wafer::ArchAttr arch);
 double addCycles(int64_t c, int64_t w, const CostModel &cost);
 
+/// A generic linear whose stored weight takes more than `budget` bytes, as
+/// linears on views of the weight: columns side by side (joined by a tree
+/// of concats), or, when one column is too tall, summed pieces of rows.
+/// Returns the value that replaces the linear's, the ops made in `made`;
+/// null when it fits, or when its weight is pruned or masked (its values
+/// depend on the whole matrix). lib/Conversion/WsgraphToWskernel/WideWeights.cpp.
+Value splitWideWeight(Operation *op, int64_t budget, SmallVectorImpl<Operation *> &made);
+
 /// The estimate of a linear K -> N (`tokens` per run), for its plan;
 /// with `alone`, of one token through it alone (CostModel::tokenAlone).
 std::function<double(const KernelPlan &)> linearCycles(int64_t k, int64_t n, bool gelu,
