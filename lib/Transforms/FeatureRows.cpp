@@ -37,7 +37,7 @@ struct LinearOnFeatureRows : OpRewritePattern<LinearOp> {
     auto in = cast<RankedTensorType>(op.getInput().getType());
     auto out = cast<RankedTensorType>(op.getType());
     func::FuncOp func = op->getParentOfType<func::FuncOp>();
-    if (!func || hasTokenIds(func) || in.getRank() != 2 || !in.hasStaticShape() ||
+    if (!func || tokenIds(func) || in.getRank() != 2 || !in.hasStaticShape() ||
         tokenGeometry(func) != std::make_pair(int64_t(1), in.getDimSize(0)))
       return failure();
     auto rows = [](RankedTensorType t) {

@@ -39,17 +39,10 @@ bool ownsPe(const Model &m, const Partition &p, unsigned rank, uint64_t pe) {
 
 namespace {
 
-void putWord(std::vector<uint8_t> &out, uint64_t v) {
-  size_t at = out.size();
-  out.resize(at + 8);
-  std::memcpy(out.data() + at, &v, 8);
-}
-
-uint64_t getWord(const std::vector<uint8_t> &in, size_t i) {
-  uint64_t v = 0;
-  if (in.size() >= 1 + 8 * (i + 1))
-    std::memcpy(&v, in.data() + 1 + 8 * i, 8);
-  return v;
+/// Word `i` of a control message's payload (after its kind byte); 0 when
+/// the message is shorter.
+uint64_t word(const std::vector<uint8_t> &in, size_t i) {
+  return in.size() >= 1 + 8 * (i + 1) ? ByteReader{in.data() + 1 + 8 * i}.get<uint64_t>() : 0;
 }
 
 } // namespace
@@ -83,11 +76,11 @@ void Distributed::take(unsigned from, const std::vector<uint8_t> &bytes, const W
         fail(s.message());
     return;
   case Probe:
-    askedWave_ = getWord(bytes, 0);
+    askedWave_ = word(bytes, 0);
     return;
   case Answer:
-    if (waveOpen_ && getWord(bytes, 0) == wave_ && from < answers_.size()) {
-      answers_[from] = {getWord(bytes, 1), getWord(bytes, 2)};
+    if (waveOpen_ && word(bytes, 0) == wave_ && from < answers_.size()) {
+      answers_[from] = {word(bytes, 1), word(bytes, 2)};
       answered_[from] = true;
     }
     return;
@@ -120,7 +113,7 @@ void Distributed::probe() {
     answers_[0] = {sent_, received_};
     answered_[0] = true;
     std::vector<uint8_t> payload;
-    putWord(payload, wave_);
+    ByteWriter{payload}.put(wave_);
     for (unsigned r = 1; r < size(); ++r)
       post(r, Probe, payload);
     waveOpen_ = true;
@@ -157,9 +150,8 @@ Distributed::State Distributed::idle() {
     return state_;
   if (askedWave_) {
     std::vector<uint8_t> payload;
-    putWord(payload, askedWave_);
-    putWord(payload, sent_);
-    putWord(payload, received_);
+    ByteWriter w{payload};
+    w.put(askedWave_), w.put(sent_), w.put(received_);
     post(0, Answer, payload);
     askedWave_ = 0;
   }

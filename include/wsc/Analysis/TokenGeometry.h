@@ -10,18 +10,25 @@
 
 namespace wsc {
 
-/// The [batch, tokens] the fused kernel kinds stream rows of: the shape of
-/// the function's token ids (its first static 2-D integer argument); in a
-/// function without any, those of its first static float argument of rank
-/// 3 ([B, T, C], embeddings given as floats) or 2 ([R, C], an MLP's batch
-/// of feature rows, as (1, R)); (0, 0) when none.
-inline std::pair<int64_t, int64_t> tokenGeometry(mlir::func::FuncOp func) {
+/// The function's token ids: its first static 2-D integer argument, or null.
+inline mlir::RankedTensorType tokenIds(mlir::func::FuncOp func) {
   for (mlir::BlockArgument arg : func.getArguments()) {
     auto t = mlir::dyn_cast<mlir::RankedTensorType>(arg.getType());
     if (t && t.getRank() == 2 && mlir::isa<mlir::IntegerType>(t.getElementType()) &&
         t.hasStaticShape())
-      return {t.getDimSize(0), t.getDimSize(1)};
+      return t;
   }
+  return {};
+}
+
+/// The [batch, tokens] the fused kernel kinds stream rows of: the shape of
+/// the function's token ids; in a function without any, those of its first
+/// static float argument of rank 3 ([B, T, C], embeddings given as floats)
+/// or 2 ([R, C], an MLP's batch of feature rows, as (1, R)); (0, 0) when
+/// none.
+inline std::pair<int64_t, int64_t> tokenGeometry(mlir::func::FuncOp func) {
+  if (mlir::RankedTensorType ids = tokenIds(func))
+    return {ids.getDimSize(0), ids.getDimSize(1)};
   for (mlir::BlockArgument arg : func.getArguments()) {
     auto t = mlir::dyn_cast<mlir::RankedTensorType>(arg.getType());
     if (!t || !mlir::isa<mlir::FloatType>(t.getElementType()) || !t.hasStaticShape())
@@ -32,17 +39,6 @@ inline std::pair<int64_t, int64_t> tokenGeometry(mlir::func::FuncOp func) {
       return {1, t.getDimSize(0)};
   }
   return {0, 0};
-}
-
-/// Whether `func` has token ids (its geometry is not made of float rows).
-inline bool hasTokenIds(mlir::func::FuncOp func) {
-  for (mlir::BlockArgument arg : func.getArguments()) {
-    auto t = mlir::dyn_cast<mlir::RankedTensorType>(arg.getType());
-    if (t && t.getRank() == 2 && mlir::isa<mlir::IntegerType>(t.getElementType()) &&
-        t.hasStaticShape())
-      return true;
-  }
-  return false;
 }
 
 } // namespace wsc
