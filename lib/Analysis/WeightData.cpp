@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -59,11 +60,9 @@ void wsc::zeroMasked(MutableArrayRef<uint32_t> bits, const char *mask, uint64_t 
       bits[i] = 0;
 }
 
-FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  Operation *def = v.getDefiningOp();
-  if (!type || !type.getElementType().isF32() || !def)
-    return user->emitError("not a static f32 tensor"), failure();
+/// A weight's or constant's elements in its file's order, masked.
+static FailureOr<std::vector<uint32_t>> readMasked(Operation *def, RankedTensorType type,
+                                                   Operation *user) {
   FailureOr<std::vector<uint32_t>> bits = failure();
   if (auto weight = dyn_cast<wg::WeightOp>(def)) {
     bits = readFile(weight, user);
@@ -81,9 +80,49 @@ FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {
   }
   if (succeeded(bits) && def->hasAttr(wsc::kMaskFileAttr) && failed(applyMask(def, *bits, user)))
     return failure();
+  return bits;
+}
+
+/// |x| as its bits without the sign: ordered as the magnitudes (NaNs last).
+static uint32_t magnitude(uint32_t bits) { return bits & 0x7FFFFFFFu; }
+
+/// The cut of pruning the floor(fraction * size) smallest magnitudes, of
+/// equal ones the lower index first: [magnitude bits, ties] (kPruneCutAttr).
+static std::array<int64_t, 2> magnitudeCut(ArrayRef<uint32_t> bits, double fraction) {
+  size_t count = size_t(std::floor(std::clamp(fraction, 0.0, 1.0) * double(bits.size())));
+  if (!count)
+    return {0, 0};
+  std::vector<size_t> order(bits.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  auto key = [&](size_t i) { return std::make_pair(magnitude(bits[i]), i); };
+  std::nth_element(order.begin(), order.begin() + (count - 1), order.end(),
+                   [&](size_t a, size_t b) { return key(a) < key(b); });
+  size_t last = order[count - 1];
+  return {int64_t(magnitude(bits[last])), int64_t(last) + 1};
+}
+
+/// Zeroes the elements a cut prunes; element i of `bits` is `first + i` of
+/// the matrix the cut was made in.
+static void zeroBelowCut(MutableArrayRef<uint32_t> bits, std::array<int64_t, 2> cut,
+                         int64_t first) {
+  for (size_t i = 0; i < bits.size(); ++i) {
+    int64_t m = magnitude(bits[i]);
+    if (m < cut[0] || (m == cut[0] && first + int64_t(i) < cut[1]))
+      bits[i] = 0;
+  }
+}
+
+FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!type || !type.getElementType().isF32() || !def)
+    return user->emitError("not a static f32 tensor"), failure();
+  FailureOr<std::vector<uint32_t>> bits = readMasked(def, type, user);
   if (failed(bits))
     return bits;
-  if (auto prune = def->getAttrOfType<FloatAttr>(kPruneAttr))
+  if (auto cut = def->getAttrOfType<DenseI64ArrayAttr>(kPruneCutAttr); cut && cut.size() == 3)
+    zeroBelowCut(*bits, {cut[0], cut[1]}, cut[2]);
+  else if (auto prune = def->getAttrOfType<FloatAttr>(kPruneAttr))
     pruneByMagnitude(*bits, prune.getValueAsDouble());
   // A view's mask and pruning are the file's, in the file's order; its
   // elements then come in its own.
@@ -102,19 +141,35 @@ FailureOr<std::vector<uint32_t>> wsc::readF32Weight(Value v, Operation *user) {
 }
 
 void wsc::pruneByMagnitude(MutableArrayRef<uint32_t> bits, double fraction) {
-  size_t count = size_t(std::floor(std::clamp(fraction, 0.0, 1.0) * double(bits.size())));
-  if (!count)
-    return;
-  // |x| as its bits without the sign: ordered as the magnitudes (NaNs last).
-  auto magnitude = [&](size_t i) { return bits[i] & 0x7FFFFFFFu; };
-  std::vector<size_t> order(bits.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::nth_element(order.begin(), order.begin() + (count - 1), order.end(),
-                   [&](size_t a, size_t b) {
-                     return std::make_pair(magnitude(a), a) < std::make_pair(magnitude(b), b);
-                   });
-  for (size_t i = 0; i < count; ++i)
-    bits[order[i]] = 0;
+  zeroBelowCut(bits, magnitudeCut(bits, fraction), 0);
+}
+
+LogicalResult wsc::fixPruneCut(Operation *weight, Operation *user) {
+  auto prune = weight->getAttrOfType<FloatAttr>(kPruneAttr);
+  auto stored = dyn_cast<wg::WeightOp>(weight);
+  if (!prune || weight->hasAttr(kPruneCutAttr) || (stored && stored.isElided()))
+    return success();
+  auto type = cast<RankedTensorType>(weight->getResult(0).getType());
+  FailureOr<std::vector<uint32_t>> bits = readMasked(weight, type, user);
+  if (failed(bits))
+    return failure();
+  auto [below, ties] = magnitudeCut(*bits, prune.getValueAsDouble());
+  weight->setAttr(kPruneCutAttr, Builder(weight->getContext()).getDenseI64ArrayAttr({below, ties, 0}));
+  return success();
+}
+
+void wsc::keepAlterations(Operation *whole, Operation *part, int64_t first) {
+  for (StringRef name : {kMaskFileAttr, kMaskElementBytesAttr, kDensityAttr, kPruneAttr})
+    if (Attribute a = whole->getAttr(name))
+      part->setAttr(name, a);
+  Builder b(part->getContext());
+  if (auto offset = whole->getAttrOfType<IntegerAttr>(kMaskOffsetAttr)) {
+    auto width = whole->getAttrOfType<IntegerAttr>(kMaskElementBytesAttr);
+    part->setAttr(kMaskOffsetAttr,
+                  b.getI64IntegerAttr(offset.getInt() + first * (width ? width.getInt() : 0)));
+  }
+  if (auto cut = whole->getAttrOfType<DenseI64ArrayAttr>(kPruneCutAttr); cut && cut.size() == 3)
+    part->setAttr(kPruneCutAttr, b.getDenseI64ArrayAttr({cut[0], cut[1], cut[2] + first}));
 }
 
 double wsc::weightDensity(Value v) {

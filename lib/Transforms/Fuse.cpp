@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "FusePatterns.h"
 #include "wsc/Analysis/TokenGeometry.h"
+#include "wsc/Analysis/WeightData.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -729,7 +730,10 @@ struct SliceLeadingRowsOfWeight : OpRewritePattern<GatherOp> {
         return failure();
     if (first < 0 || expect > type.getDimSize(0))
       return failure();
+    if (failed(fixPruneCut(weight, op)))
+      return failure();
     WeightOp rows = sliceWeightRows(rewriter, weight, first, expect);
+    keepAlterations(weight, rows, first * weight.getElementStrides()[0]);
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), rows);
     return success();
   }

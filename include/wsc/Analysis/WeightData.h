@@ -24,6 +24,11 @@ inline constexpr llvm::StringLiteral kDensityAttr = "wsgraph.density";
 inline constexpr llvm::StringLiteral kMaskFileAttr = "wsgraph.mask_file";
 inline constexpr llvm::StringLiteral kMaskOffsetAttr = "wsgraph.mask_offset";
 inline constexpr llvm::StringLiteral kMaskElementBytesAttr = "wsgraph.mask_element_bytes";
+/// On a part of a pruned wsgraph.weight (beside kPruneAttr): the cut the
+/// whole matrix's pruning made, as [magnitude bits, ties, first]: an element
+/// whose index in the whole (first + its index here, in file order) is i
+/// reads as zero when its magnitude is below the cut, or equal and i < ties.
+inline constexpr llvm::StringLiteral kPruneCutAttr = "wsgraph.prune_cut";
 
 /// The fp32 bit patterns of a static f32 tensor: a wsgraph.weight's bytes
 /// from its file, or a wsgraph.constant's literal, masked as its mask
@@ -38,6 +43,15 @@ void zeroMasked(llvm::MutableArrayRef<uint32_t> bits, const char *mask, uint64_t
 /// Zeroes the floor(fraction * size) elements of `bits` (fp32) with the
 /// smallest magnitudes; of equal magnitudes the lower index goes first.
 void pruneByMagnitude(llvm::MutableArrayRef<uint32_t> bits, double fraction);
+
+/// Fixes a pruned weight's kPruneCutAttr from its values, so that views of
+/// it (keepAlterations) prune as the whole matrix does. Elided: nothing.
+mlir::LogicalResult fixPruneCut(mlir::Operation *weight, mlir::Operation *user);
+
+/// Gives `part`, a view of `whole`'s file that starts `first` elements into
+/// its bytes, the mask, pruning (its cut, fixed first) and density `whole`
+/// reads with: it reads as the same elements of the whole.
+void keepAlterations(mlir::Operation *whole, mlir::Operation *part, int64_t first);
 
 /// Are a weight's values read through readF32Weight, not as its bytes
 /// (masked, pruned, or held sparse: its zeros as the sparsity pass counted

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
+#include "wsc/Analysis/WeightData.h"
 #include "wsgraph/WsgraphDialect.h"
 
 #include <cmath>
@@ -185,6 +186,8 @@ LogicalResult wsc::lowering::splitForDefects(std::vector<KernelPlan> &plans, int
     });
     if (!per)
       return cannot("even one weight row per piece needs more");
+    if (failed(fixPruneCut(weight, p.anchor)))
+      return failure();
     int64_t pieces = ceilDiv(rows, per);
     OpBuilder b(weight->getContext());
     b.setInsertionPointAfter(weight);
@@ -196,7 +199,9 @@ LogicalResult wsc::lowering::splitForDefects(std::vector<KernelPlan> &plans, int
       q.weightRowBase = lo;
       q.work = p.work * double(hi - lo) / double(rows);
       q.size = sizer(hi - lo, first);
-      Value slice = wg::sliceWeightRows(b, weight, lo, hi).getResult();
+      wg::WeightOp sliced = wg::sliceWeightRows(b, weight, lo, hi);
+      keepAlterations(weight, sliced, lo * weight.getElementStrides()[0]);
+      Value slice = sliced.getResult();
       q.partialKey = last ? Value() : slice;
       // The first piece takes the real residual (sums commute; GELU was
       // ruled out above); later ones the partial sum; the last the bias,

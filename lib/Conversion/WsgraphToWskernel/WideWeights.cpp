@@ -29,10 +29,12 @@ static Value columnsOf(OpBuilder &b, Value v, int64_t c0, int64_t c1) {
   auto w = v.getDefiningOp<wg::WeightOp>();
   SmallVector<int64_t> strides = w.getElementStrides();
   int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
-  return wg::WeightOp::create(
+  auto view = wg::WeightOp::create(
       b, w.getLoc(), sliced, w.getNameAttr(), w.getFileAttr(),
       b.getI64IntegerAttr(w.getOffset() + (w.isElided() ? 0 : c0 * strides.back() * bytes)),
       b.getDenseI64ArrayAttr(strides));
+  keepAlterations(w, view, c0 * strides.back());
+  return view;
 }
 
 /// linear(x, W, b) with W's rows in pieces of `rows`: the sum of
@@ -50,9 +52,10 @@ static Value splitTallWeight(OpBuilder &b, wg::LinearOp linear, wg::WeightOp wei
     auto part =
         wg::SliceOp::create(b, linear.getLoc(), RankedTensorType::get(sizes, x.getElementType()),
                             linear.getInput(), offsets, sizes, strides);
+    wg::WeightOp rowsOf = wg::sliceWeightRows(b, weight, k0, k1);
+    keepAlterations(weight, rowsOf, k0 * weight.getElementStrides()[0]);
     auto piece = wg::LinearOp::create(b, linear.getLoc(), result, part.getResult(),
-                                      wg::sliceWeightRows(b, weight, k0, k1).getResult(),
-                                      k0 ? Value() : linear.getBias());
+                                      rowsOf.getResult(), k0 ? Value() : linear.getBias());
     made.push_back(part);
     made.push_back(piece);
     if (sum) {
@@ -78,14 +81,12 @@ Value wsc::lowering::splitWideWeight(Operation *op, int64_t budget,
   auto linear = dyn_cast<wg::LinearOp>(op);
   auto weight = linear ? linear.getWeight().getDefiningOp<wg::WeightOp>() : wg::WeightOp();
   Value bias = linear ? linear.getBias() : Value();
-  // A pruned or masked weight's values depend on all of it: its views
-  // would read their own bytes.
-  if (!weight || (bias && !isStatic(bias)) || weight->hasAttr(kPruneAttr) ||
-      weight->hasAttr(kMaskFileAttr))
+  if (!weight || (bias && !isStatic(bias)))
     return {};
   auto type = cast<RankedTensorType>(weight.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  if (k * n * 4 <= budget)
+  // A pruned weight's views prune as the whole matrix does.
+  if (k * n * 4 <= budget || failed(fixPruneCut(weight, op)))
     return {};
   auto result = cast<RankedTensorType>(linear.getType());
   OpBuilder b(op);
