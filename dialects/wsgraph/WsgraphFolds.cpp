@@ -602,6 +602,32 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   return pack(getType(), *out);
 }
 
+LogicalResult SplitOp::fold(FoldAdaptor adaptor, SmallVectorImpl<OpFoldResult> &results) {
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  auto in = unpack(adaptor.getInput());
+  if (!in || !inType.hasStaticShape())
+    return failure();
+  int64_t axis = *normalizeAxis(getAxis(), inType.getRank());
+  SmallVector<int64_t> strides = rowMajorStrides(inType.getShape());
+  int64_t first = 0;
+  SmallVector<OpFoldResult> pieces;
+  for (Value piece : getResults()) {
+    auto type = cast<RankedTensorType>(piece.getType());
+    auto out = picked(*in, type, [&](ArrayRef<int64_t> index) {
+      int64_t src = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        src += (index[d] + (int64_t(d) == axis ? first : 0)) * strides[d];
+      return src;
+    });
+    if (!out)
+      return failure();
+    pieces.push_back(pack(type, *out));
+    first += type.getDimSize(axis);
+  }
+  results.append(pieces);
+  return success();
+}
+
 OpFoldResult TriluOp::fold(FoldAdaptor adaptor) {
   auto in = unpack(adaptor.getInput());
   if (!in)

@@ -740,6 +740,7 @@ def Wsgraph_SplitOp : Wsgraph_Op<"split", [Pure,
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Wsgraph_TileOp : Wsgraph_Op<"tile", [Pure, InferTypeOpAdaptor]> {

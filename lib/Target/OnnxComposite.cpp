@@ -412,8 +412,9 @@ LogicalResult Importer::convertCumSum(const onnx::NodeProto &node, ArrayRef<Valu
   auto axisValue = wg::getConstantElements(in[1]);
   if (!axisValue || axisValue.getNumElements() != 1)
     return nodeError("axis is not a compile-time constant (bind it with --bind)"), failure();
-  if (!isa<FloatType>(type.getElementType()) || !type.hasStaticShape() || type.getRank() == 0)
-    return nodeError("takes a static float tensor"), failure();
+  if (!isa<FloatType, IntegerType>(type.getElementType()) || !type.hasStaticShape() ||
+      type.getRank() == 0)
+    return nodeError("takes a static float or integer tensor"), failure();
   int64_t rank = type.getRank(), axis = (*axisValue.getValues<APInt>().begin()).getSExtValue();
   if (axis < -rank || axis >= rank)
     return nodeError("axis " + std::to_string(axis) + " is out of range"), failure();
@@ -426,7 +427,10 @@ LogicalResult Importer::convertCumSum(const onnx::NodeProto &node, ArrayRef<Valu
     for (int64_t j = 0; j < n; ++j)
       triangle.push_back(
           float(reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j)));
-  Type element = type.getElementType();
+  // Integers (a padding mask's positions) sum in f32: exact while every
+  // partial sum stays within 2^24.
+  bool integer = isa<IntegerType>(type.getElementType());
+  Type element = integer ? builder.getF32Type() : type.getElementType();
   Value ones =
       c.op(wg::CastOp::getOperationName(),
            {constant(DenseElementsAttr::get(RankedTensorType::get({n, n}, builder.getF32Type()),
@@ -443,12 +447,17 @@ LogicalResult Importer::convertCumSum(const onnx::NodeProto &node, ArrayRef<Valu
   bool moves = axis != rank - 1;
   auto transpose = [&](Value v, ArrayRef<int64_t> p) { return moves ? c.transpose(v, p) : v; };
   Value x = transpose(in[0], perm);
+  if (integer && x)
+    x = c.op(wg::CastOp::getOperationName(), {x}, {},
+             RankedTensorType::get(typeOf(x).getShape(), element));
   if (rank == 1) // a matmul needs a row
     x = c.unsqueeze(x, {0});
   Value y = c.op(wg::MatmulOp::getOperationName(), {x, ones});
   if (rank == 1)
-    y = c.op(wg::ReshapeOp::getOperationName(), {y}, {}, type);
+    y = c.reshape(y, type.getShape());
   y = transpose(y, back);
+  if (integer)
+    y = c.op(wg::CastOp::getOperationName(), {y}, {}, type);
   return c.finish(results, {y});
 }
 

@@ -743,6 +743,29 @@ func.func @slice_constant() -> (tensor<2x2xi64>, tensor<2x2xi64>, tensor<0x4xi64
 
 // -----
 
+// A split of a constant is its pieces (torch's repeat_interleave computes
+// its Expand shapes from one).
+// CHECK-LABEL: func.func @split_constant
+// CHECK-DAG: %[[A:.*]] = wsgraph.constant dense<{{\[}}[0], [3]]> : tensor<2x1xi64>
+// CHECK-DAG: %[[B:.*]] = wsgraph.constant dense<{{\[}}[1, 2], [4, 5]]> : tensor<2x2xi64>
+// CHECK: return %[[A]], %[[B]]
+func.func @split_constant() -> (tensor<2x1xi64>, tensor<2x2xi64>) {
+  %c = wsgraph.constant dense<[[0, 1, 2], [3, 4, 5]]> : tensor<2x3xi64>
+  %0:2 = wsgraph.split %c {axis = -1 : i64, sizes = array<i64: 1, 2>} : (tensor<2x3xi64>) -> (tensor<2x1xi64>, tensor<2x2xi64>)
+  return %0#0, %0#1 : tensor<2x1xi64>, tensor<2x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @split_input
+// CHECK-NEXT: wsgraph.split %arg0
+func.func @split_input(%x: tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<2x2xf32>) {
+  %0:2 = wsgraph.split %x {axis = 1 : i64, sizes = array<i64: 1, 2>} : (tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<2x2xf32>)
+  return %0#0, %0#1 : tensor<2x1xf32>, tensor<2x2xf32>
+}
+
+// -----
+
 // A slice of a weight reads the weight file: rows 2..3 reversed, columns 1
 // and 3 of [[0, 1, 2, 3], ..., [12, 13, 14, 15]] at byte 8. Without the file
 // the slice stays.

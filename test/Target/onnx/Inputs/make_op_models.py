@@ -215,3 +215,6 @@ save("pool_indices", [helper.make_node("MaxPool", ["pimg"], ["pool", "idx"], nam
 save("cumsum", [helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum", exclusive=1,
                                  reverse=1)],
      [x], [val("y", F, [2, 3])], [const("axis", np.array(0, np.int32))], opset=14)
+# CumSum of an int64 padding mask (OPT's positions, BLOOM's ALiBi offsets).
+save("cumsum_int", [helper.make_node("CumSum", ["m", "one"], ["pos"], name="cumsum")],
+     [val("m", I64, [2, 4])], [val("pos", I64, [2, 4])], [const("one", np.array(1, np.int64))])
