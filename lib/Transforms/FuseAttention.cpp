@@ -119,6 +119,57 @@ bool firstKeysVisible(Value padding) {
   return true;
 }
 
+/// Walks from the softmax's input back to q @ kT over the masks added (in
+/// any order and grouping), a causal Where and scalar scales, in any order
+/// (HF GPT-2 scales before the Where, GPT-J after it). A Where's fill is
+/// taken as it reaches the softmax (times the scales after it); a padding
+/// mask must come after every scale, as attention adds it unscaled.
+LogicalResult peelScores(Value &scores, RankedTensorType type, ScoreMasks &masks, double &scale) {
+  int64_t t = type.getDimSize(2), s = type.getDimSize(3);
+  auto isMasking = [](Value fill) {
+    std::optional<double> f = splatValue(fill);
+    return f && masksScore(*f);
+  };
+  bool scaled = false;
+  while (true) {
+    if (auto add = singleUseDef<AddOp>(scores)) {
+      if (scaled || add.getType() != type)
+        return failure();
+      ScoreMasks before = masks;
+      if (masks.take(add.getRhs(), type))
+        scores = add.getLhs();
+      else if (masks = before; masks.take(add.getLhs(), type))
+        scores = add.getRhs();
+      else
+        return failure();
+    } else if (auto where = singleUseDef<WhereOp>(scores)) {
+      Value fill;
+      if (isMasking(where.getOnTrue()) && isCausalMask(where.getCond(), t, s, true))
+        scores = where.getOnFalse(), fill = where.getOnTrue();
+      else if (isMasking(where.getOnFalse()) && isCausalMask(where.getCond(), t, s, false))
+        scores = where.getOnTrue(), fill = where.getOnFalse();
+      else
+        return failure();
+      if (masks.causal || where.getType() != type || !masksScore(*splatValue(fill) * scale))
+        return failure();
+      masks.causal = true;
+      masks.causalFill = *splatValue(fill) * scale;
+    } else if (auto mul = singleUseDef<MulOp>(scores)) {
+      Value c, rest;
+      if (!matchEither(mul, c, rest, [](Value x) { return splatValue(x).has_value(); }))
+        return failure();
+      scale *= *splatValue(c), scores = rest, scaled = true;
+    } else if (auto div = singleUseDef<DivOp>(scores)) {
+      auto c = splatValue(div.getRhs());
+      if (!c || *c == 0)
+        return failure();
+      scale /= *c, scores = div.getLhs(), scaled = true;
+    } else {
+      return success();
+    }
+  }
+}
+
 /// softmax(mask(q @ kT * scale)) @ v is attention(q, k, v). The masks are
 /// a causal Where or an added causal mask, and a padding mask added.
 /// A causal mask of finfo.min beside a padding mask becomes `future_fill`
@@ -136,37 +187,11 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       return failure();
     Value scores = softmax.getInput();
     auto type = softmax.getType();
-    int64_t t = type.getDimSize(2), s = type.getDimSize(3);
-    // Masks added to the scores, in any order and grouping.
+    int64_t s = type.getDimSize(3);
     ScoreMasks masks;
-    while (auto add = singleUseDef<AddOp>(scores)) {
-      if (add.getType() != type)
-        return failure();
-      ScoreMasks before = masks;
-      if (masks.take(add.getRhs(), type))
-        scores = add.getLhs();
-      else if (masks = before; masks.take(add.getLhs(), type))
-        scores = add.getRhs();
-      else
-        return failure();
-    }
-    if (auto where = singleUseDef<WhereOp>(scores)) {
-      auto fills = [&](Value fill) {
-        std::optional<double> f = splatValue(fill);
-        return f && masksScore(*f);
-      };
-      Value fill;
-      if (fills(where.getOnTrue()) && isCausalMask(where.getCond(), t, s, true))
-        scores = where.getOnFalse(), fill = where.getOnTrue();
-      else if (fills(where.getOnFalse()) && isCausalMask(where.getCond(), t, s, false))
-        scores = where.getOnTrue(), fill = where.getOnFalse();
-      else
-        return failure();
-      if (masks.causal)
-        return failure();
-      masks.causal = true;
-      masks.causalFill = *splatValue(fill);
-    }
+    double scale = 1.0;
+    if (failed(peelScores(scores, type, masks, scale)))
+      return failure();
     if (masks.padding && isSplat(masks.padding, 0.0))
       masks.padding = Value();
     FloatAttr futureFill;
@@ -175,18 +200,6 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       if (std::isnan(masks.causalFill))
         return failure();
       futureFill = rewriter.getF32FloatAttr(float(masks.causalFill));
-    }
-    double scale = 1.0;
-    if (auto mul = singleUseDef<MulOp>(scores)) {
-      Value c, rest;
-      if (!matchEither(mul, c, rest, [](Value x) { return splatValue(x).has_value(); }))
-        return failure();
-      scale = *splatValue(c), scores = rest;
-    } else if (auto div = singleUseDef<DivOp>(scores)) {
-      auto c = splatValue(div.getRhs());
-      if (!c || *c == 0)
-        return failure();
-      scale = 1.0 / *c, scores = div.getLhs();
     }
     auto qk = singleUseDef<MatmulOp>(scores);
     if (!qk || scores.getType() != type)

@@ -121,6 +121,47 @@ func.func @where_min_left_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf3
 
 // -----
 
+// GPT-J's order: where(causal, scores, finfo.min) first, then the division
+// by sqrt(d), then the padding mask: the future keys reach the softmax at
+// finfo.min / 2, which attention keeps as their fill.
+// CHECK-LABEL: func.func @where_then_scale
+// CHECK: wsgraph.attention %arg0, %arg1, %arg2, %{{.*}} {future_fill = -1.70141173E+38 : f32, scale = 5.000000e-01 : f32}
+// CHECK-NOT: wsgraph.softmax
+func.func @where_then_scale(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %two = wsgraph.constant dense<2.0> : tensor<f32>
+  %visible = wsgraph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %pad = wsgraph.constant dense<[[[[-3.40282347E+38, 0.0, 0.0, 0.0]]], [[[0.0, 0.0, 0.0, 0.0]]]]> : tensor<2x1x1x4xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %w = wsgraph.where %visible, %s, %min : (tensor<4x4xi1>, tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %d = wsgraph.div %w, %two : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %d, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// A padding mask added before the scale is scaled with the scores, which
+// attention's mask is not: no attention.
+// CHECK-LABEL: func.func @padding_inside_scale
+// CHECK-NOT: wsgraph.attention
+// CHECK: wsgraph.softmax
+func.func @padding_inside_scale(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xf32>) -> tensor<2x2x4x8xf32> {
+  %half = wsgraph.constant dense<0.5> : tensor<f32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %s, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %h = wsgraph.mul %m, %half : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %h {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
 // GPT-NeoX's scores: heads merged into the batch for a 3-D product (baddbmm),
 // scaled, and reshaped back; the product over [B, H] is formed directly.
 // CHECK-LABEL: func.func @neox_merged_heads
