@@ -7,6 +7,12 @@
   llama    HuggingFace's LlamaForCausalLM: RMSNorm, rotary, grouped-query attention (llama.py)
   neox     HuggingFace's GPTNeoXForCausalLM (Pythia): fused per-head qkv, partial rotary,
            parallel residual (neox.py)
+  opt      HuggingFace's OPTForCausalLM: positions from the mask (offset 2), bmm attention
+           clamped by torch.max, ReLU MLP, tied lm_head (opt.py)
+  bloom    HuggingFace's BloomForCausalLM: ALiBi by baddbmm, boolean masked_fill mask,
+           fused per-head qkv, tied lm_head (bloom.py)
+  gptj     HuggingFace's GPTJForCausalLM: interleaved partial rotary (rotate_every_two),
+           parallel residual on one layer norm, lm_head with bias (gptj.py)
 The HF families take inputs `input_ids` and `attention_mask` (int64 (B,T), 1 = attend,
 0 = padding); --pad N masks out N tokens of the second sequence of the example batch
 (at its end, or with --pad-left at its start), and torch's reference logits are
@@ -166,17 +172,20 @@ def with_past(model, cfg, example, past_length=2):
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--family", choices=["gpt2"] + sorted(families.FAMILIES), default="gpt2",
-                   help="gpt2: nanoGPT (gpt.py, default); hf-gpt2, llama, neox: HuggingFace's models")
+                   help="gpt2: nanoGPT (gpt.py, default); hf-gpt2, llama, neox, opt, bloom, gptj: "
+                        "HuggingFace's models")
     presets = sorted(set(gpt.PRESETS).union(*(f.module.PRESETS for f in families.FAMILIES.values())))
     p.add_argument("--preset", choices=presets, default="tiny",
                    help="gpt2: tiny, gpt2-small; hf-gpt2: tiny, gpt2-small; llama: tiny; "
-                        "neox: tiny, pythia-70m")
+                        "neox: tiny, pythia-70m; opt: tiny, opt-125m; bloom: tiny, bloom-560m; "
+                        "gptj: tiny, gpt-j-6b")
     p.add_argument("--layers", type=int, help="override n_layer")
     p.add_argument("--heads", type=int, help="override n_head")
     p.add_argument("--kv-heads", type=int, help="override num_key_value_heads (llama)")
     p.add_argument("--embd", type=int, help="override n_embd (hidden size)")
     p.add_argument("--inter", type=int, help="override the MLP's intermediate size (HF families)")
     p.add_argument("--rotary-pct", type=float, help="override rotary_pct (neox)")
+    p.add_argument("--rotary-dim", type=int, help="override rotary_dim, rotated dims per head (gptj)")
     p.add_argument("--vocab", type=int, help="override vocab_size")
     p.add_argument("--block", type=int, help="override block_size (max positions)")
     p.add_argument("--no-bias", action="store_true", help="no biases in Linear and LayerNorm (gpt2)")
@@ -244,7 +253,7 @@ def parse_args(argv=None):
     a.dynamic |= a.past  # its batch, sequence and past axes are dynamic
     if a.family != "gpt2":
         return parse_family_args(p, a)
-    for opt in ("kv_heads", "inter", "rotary_pct"):
+    for opt in ("kv_heads", "inter", "rotary_pct", "rotary_dim"):
         if getattr(a, opt) is not None:
             p.error(f"--{opt.replace('_', '-')} does not apply to --family gpt2")
     if a.pad or a.pad_left:

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 import hf_gpt2
 import llama
 import neox
+import opt
+import bloom
+import gptj
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,20 @@ FAMILIES = {
         "inter": "intermediate_size", "vocab": "vocab_size", "block": "max_position_embeddings",
         "rotary_pct": "rotary_pct",
     }, "max_position_embeddings"),
+    "opt": Family("opt", opt, {
+        "layers": "num_hidden_layers", "heads": "num_attention_heads", "embd": "hidden_size",
+        "inter": "ffn_dim", "vocab": "vocab_size", "block": "max_position_embeddings",
+    }, "max_position_embeddings"),
+    # BLOOM's MLP is always 4 * hidden_size; ALiBi has no table, seq_length bounds --seq
+    "bloom": Family("bloom", bloom, {
+        "layers": "n_layer", "heads": "n_head", "embd": "hidden_size", "vocab": "vocab_size",
+        "block": "seq_length",
+    }, "seq_length"),
+    "gptj": Family("gptj", gptj, {
+        "layers": "n_layer", "heads": "n_head", "embd": "n_embd", "inter": "n_inner",
+        "vocab": "vocab_size", "block": "n_positions", "rotary_dim": "rotary_dim",
+    }, "n_positions"),
 }
 
 # Every size option any family takes (export.py's dest names).
-SIZE_OPTIONS = ["layers", "heads", "kv_heads", "embd", "inter", "vocab", "block", "rotary_pct"]
+SIZE_OPTIONS = ["layers", "heads", "kv_heads", "embd", "inter", "vocab", "block", "rotary_pct", "rotary_dim"]
