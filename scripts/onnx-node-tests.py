@@ -57,6 +57,9 @@ SCOPE = {
     "ScatterElements", "Scatter", "ScatterND", "GatherND", "ReverseSequence", "MaxUnpool",
     # Sampled at a runtime grid by gathers (lib/Target/OnnxGridSample.cpp).
     "GridSample",
+    # Sequences known at compile time, Loop unrolled (lib/Target/OnnxSequences.cpp).
+    "Loop", "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
+    "SequenceLength", "SplitToSequence", "ConcatFromSequence",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that
@@ -70,6 +73,8 @@ SHAPE_OPERANDS = {
     "TopK": {1}, "Compress": {1}, "Pad": {1, 3}, "Resize": {1, 2, 3}, "Upsample": {1},
     "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
     "RNN": {4}, "GRU": {4}, "LSTM": {4}, "MaxUnpool": {2},
+    "Loop": {0, 1}, "SequenceAt": {1}, "SequenceInsert": {2}, "SequenceErase": {1},
+    "SplitToSequence": {1},
 }
 
 

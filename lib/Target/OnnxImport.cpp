@@ -97,6 +97,11 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Identity", {1, ""}},
       // Control flow: only an If whose condition folds (its branch is inlined).
       {"If", {1, "then_branch else_branch"}},
+      // Sequences as lists known at compile time, Loop unrolled (OnnxSequences.cpp).
+      {"Loop", {1, "body"}}, {"SequenceEmpty", {11, "dtype"}}, {"SequenceConstruct", {11, ""}},
+      {"SequenceInsert", {11, ""}}, {"SequenceAt", {11, ""}}, {"SequenceErase", {11, ""}},
+      {"SequenceLength", {11, ""}}, {"SplitToSequence", {11, "axis keepdims"}},
+      {"ConcatFromSequence", {11, "axis new_axis"}},
       // Built from the ops above (OnnxComposite.cpp).
       {"Elu", {6, "alpha"}}, {"Celu", {12, "alpha"}}, {"Selu", {6, "alpha gamma"}},
       {"LeakyRelu", {6, "alpha"}}, {"PRelu", {7, ""}}, {"ThresholdedRelu", {10, "alpha"}},
@@ -751,6 +756,10 @@ bool Importer::bindInput(const onnx::ValueInfoProto &input, Type element, String
 FailureOr<Value> Importer::lookup(const std::string &name) {
   if (auto it = values.find(name); it != values.end())
     return it->second;
+  if (sequences.count(name)) {
+    nodeError("input '" + name + "' is a sequence; the op takes tensors");
+    return failure();
+  }
   auto init = initializerIndex.find(name);
   if (init == initializerIndex.end()) {
     error("value '" + name + "' is not defined");
@@ -767,7 +776,7 @@ FailureOr<Value> Importer::lookup(const std::string &name) {
 bool Importer::sortNodes(const onnx::GraphProto &graph, const std::string &prefix,
                          std::vector<int> &order) {
   auto defined = [&](StringRef name) {
-    return values.count(name) || initializerIndex.count(name);
+    return values.count(name) || sequences.count(name) || initializerIndex.count(name);
   };
   llvm::StringMap<int> producer;
   for (int i = 0; i < graph.node_size(); ++i)
@@ -833,6 +842,14 @@ bool Importer::importNodes(const onnx::GraphProto &graph, const std::string &pre
     loc = NameLoc::get(builder.getStringAttr(node.name().empty() ? node.op_type() + "_" +
                                                                        std::to_string(index)
                                                                  : node.name()));
+    if (isSequenceOp(node.op_type())) {
+      if (::failed(convertSequenceNode(node))) {
+        if (!failed)
+          nodeError("cannot be imported");
+        return false;
+      }
+      continue;
+    }
     SmallVector<Value> inputs;
     for (const auto &in : node.input()) {
       if (in.empty()) {
@@ -902,6 +919,10 @@ OwningOpRef<ModuleOp> Importer::run() {
   SmallVector<Type> outTypes;
   for (const auto &output : graph.output()) {
     auto it = values.find(output.name());
+    if (sequences.count(output.name())) {
+      error("graph output '" + output.name() + "' is a sequence; wsc's outputs are tensors");
+      return nullptr;
+    }
     if (it == values.end()) {
       if (initializerIndex.count(output.name())) {
         auto init = initializer(initializerIndex.lookup(output.name()));

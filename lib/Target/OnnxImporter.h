@@ -160,6 +160,10 @@ bool isScatterOp(StringRef op);
 bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
+/// Whether ONNX op `op` makes, reads or loops over sequences, which import
+/// as lists known at compile time (OnnxSequences.cpp).
+bool isSequenceOp(StringRef op);
+struct CarriedValue;
 
 /// Where each output of a window op reads, along every spatial axis.
 struct WindowGeometry {
@@ -333,6 +337,20 @@ private:
   Value integerMatmul(Composer &c, Value a, Value aZero, Value b, Value bZero);
   Value integerConv(Composer &c, const onnx::NodeProto &node, Value x, Value xZero, Value w,
                     Value wZero);
+  /// Sequences and Loop (OnnxSequences.cpp): a node whose inputs and
+  /// outputs may be sequences, so it reads and writes them by name.
+  LogicalResult convertSequenceNode(const onnx::NodeProto &);
+  FailureOr<Value> tensorInput(const onnx::NodeProto &, int index);
+  FailureOr<SmallVector<Value>> sequenceInput(const onnx::NodeProto &, int index);
+  FailureOr<int64_t> sequencePosition(const onnx::NodeProto &, int index, int64_t size,
+                                      int64_t dflt, bool inserting);
+  FailureOr<SmallVector<Value>> splitToSequence(const onnx::NodeProto &);
+  FailureOr<Value> concatFromSequence(const onnx::NodeProto &, ArrayRef<Value> elements);
+  LogicalResult convertLoop(const onnx::NodeProto &);
+  FailureOr<std::pair<int64_t, bool>> loopBounds(const onnx::NodeProto &);
+  FailureOr<bool> loopIteration(const onnx::GraphProto &body, const std::string &prefix,
+                                int64_t iteration, SmallVectorImpl<CarriedValue> &state,
+                                SmallVectorImpl<SmallVector<Value>> &scanned);
   /// RNN, GRU and LSTM unrolled over the sequence (OnnxRecurrent.cpp; isRecurrentOp).
   LogicalResult convertRecurrentOp(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);
@@ -388,6 +406,8 @@ private:
   int64_t opset = 0;
   bool failed = false;
   llvm::StringMap<Value> values;
+  /// The sequences made so far, by name: their elements in order.
+  llvm::StringMap<SmallVector<Value>> sequences;
   llvm::StringMap<int> initializerIndex;
   /// "idx [batch, sequence]" for each input left with dynamic dimensions.
   std::string unboundInputs;
