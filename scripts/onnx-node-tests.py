@@ -59,7 +59,7 @@ SCOPE = {
     "GridSample",
     # Sequences known at compile time, Loop unrolled (lib/Target/OnnxSequences.cpp).
     "Loop", "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
-    "SequenceLength", "SplitToSequence", "ConcatFromSequence",
+    "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Scan",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that

@@ -102,6 +102,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"SequenceInsert", {11, ""}}, {"SequenceAt", {11, ""}}, {"SequenceErase", {11, ""}},
       {"SequenceLength", {11, ""}}, {"SplitToSequence", {11, "axis keepdims"}},
       {"ConcatFromSequence", {11, "axis new_axis"}},
+      {"Scan", {9, "body num_scan_inputs scan_input_axes scan_input_directions scan_output_axes "
+                   "scan_output_directions"}},
       // Built from the ops above (OnnxComposite.cpp).
       {"Elu", {6, "alpha"}}, {"Celu", {12, "alpha"}}, {"Selu", {6, "alpha gamma"}},
       {"LeakyRelu", {6, "alpha"}}, {"PRelu", {7, ""}}, {"ThresholdedRelu", {10, "alpha"}},

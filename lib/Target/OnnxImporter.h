@@ -163,7 +163,11 @@ struct RecurrentDirection;
 /// Whether ONNX op `op` makes, reads or loops over sequences, which import
 /// as lists known at compile time (OnnxSequences.cpp).
 bool isSequenceOp(StringRef op);
-struct CarriedValue;
+/// A value a Loop's or Scan's body takes or gives: a tensor, or a sequence.
+struct CarriedValue {
+  Value tensor;
+  std::optional<SmallVector<Value>> sequence;
+};
 
 /// Where each output of a window op reads, along every spatial axis.
 struct WindowGeometry {
@@ -347,10 +351,15 @@ private:
   FailureOr<SmallVector<Value>> splitToSequence(const onnx::NodeProto &);
   FailureOr<Value> concatFromSequence(const onnx::NodeProto &, ArrayRef<Value> elements);
   LogicalResult convertLoop(const onnx::NodeProto &);
+  LogicalResult convertScan(const onnx::NodeProto &);
   FailureOr<std::pair<int64_t, bool>> loopBounds(const onnx::NodeProto &);
-  FailureOr<bool> loopIteration(const onnx::GraphProto &body, const std::string &prefix,
-                                int64_t iteration, SmallVectorImpl<CarriedValue> &state,
-                                SmallVectorImpl<SmallVector<Value>> &scanned);
+  FailureOr<CarriedValue> carried(const std::string &name);
+  FailureOr<SmallVector<CarriedValue>> runBody(const onnx::GraphProto &body,
+                                               const std::string &prefix,
+                                               ArrayRef<CarriedValue> inputs);
+  Value bodyScalar(const onnx::ValueInfoProto &input, APInt value);
+  FailureOr<Value> stack(ArrayRef<Value> rows, int64_t axis, bool reverse);
+  void setOutputs(const onnx::NodeProto &node, int first, ArrayRef<CarriedValue> from);
   /// RNN, GRU and LSTM unrolled over the sequence (OnnxRecurrent.cpp; isRecurrentOp).
   LogicalResult convertRecurrentOp(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);

@@ -22,7 +22,7 @@ static constexpr int64_t kMaxIterations = 4096;
 bool wsc::onnx_import::isSequenceOp(StringRef op) {
   return llvm::is_contained({"SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt",
                              "SequenceErase", "SequenceLength", "SplitToSequence",
-                             "ConcatFromSequence", "Loop"},
+                             "ConcatFromSequence", "Loop", "Scan"},
                             op);
 }
 
@@ -143,6 +143,8 @@ LogicalResult Importer::convertSequenceNode(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   if (op == "Loop")
     return convertLoop(node);
+  if (op == "Scan")
+    return convertScan(node);
   auto setSequence = [&](SmallVector<Value> elements) {
     sequences[node.output(0)] = std::move(elements);
     return success();
@@ -222,121 +224,42 @@ FailureOr<std::pair<int64_t, bool>> Importer::loopBounds(const onnx::NodeProto &
   return std::make_pair(trips, cond);
 }
 
-namespace wsc::onnx_import {
-/// A Loop's carried value, as the last iteration left it.
-struct CarriedValue {
-  Value tensor;
-  std::optional<SmallVector<Value>> sequence;
-};
-} // namespace wsc::onnx_import
-
-LogicalResult Importer::convertLoop(const onnx::NodeProto &node) {
-  auto *a = findAttr(node, "body");
-  if (!a || !a->has_g())
-    return nodeError("has no body graph"), failure();
-  const onnx::GraphProto &body = a->g();
-  int carried = node.input_size() - 2;
-  int scans = node.output_size() - carried;
-  if (carried < 0 || scans < 0 || body.input_size() != carried + 2 ||
-      body.output_size() != 1 + carried + scans)
-    return nodeError("its body's inputs and outputs do not match its own"), failure();
-  auto bounds = loopBounds(node);
-  if (::failed(bounds))
+/// The tensor or sequence of a name.
+FailureOr<CarriedValue> Importer::carried(const std::string &name) {
+  if (auto it = sequences.find(name); it != sequences.end())
+    return CarriedValue{Value(), it->second};
+  auto v = lookup(name);
+  if (::failed(v))
     return failure();
-  auto [trips, cond] = *bounds;
-  std::string outerNode = currentNode;
-  Location outerLoc = loc;
-  if (!checkNodes(body, outerNode + " body: "))
-    return failure();
-  SmallVector<CarriedValue> state;
-  for (int i = 0; i < carried; ++i) {
-    const std::string &name = node.input(i + 2);
-    if (auto it = sequences.find(name); it != sequences.end())
-      state.push_back({Value(), it->second});
-    else if (auto v = lookup(name); ::succeeded(v))
-      state.push_back({*v, std::nullopt});
-    else
-      return failure();
-  }
-  SmallVector<SmallVector<Value>> scanned(scans);
-  int64_t i = 0;
-  for (; i < trips && cond; ++i) {
-    if (i == kMaxIterations)
-      return nodeError("unrolls past " + std::to_string(kMaxIterations) +
-                       " iterations (its trip count or condition does not fold)"),
-             failure();
-    std::string prefix = outerNode + " iteration " + std::to_string(i) + ": ";
-    auto result = loopIteration(body, prefix, i, state, scanned);
-    currentNode = outerNode, loc = outerLoc;
-    if (::failed(result))
-      return failure();
-    cond = *result;
-  }
-  for (int k = 0; k < carried; ++k) {
-    const std::string &out = node.output(k);
-    if (out.empty())
-      continue;
-    if (state[k].sequence)
-      sequences[out] = *state[k].sequence;
-    else
-      values[out] = state[k].tensor;
-  }
-  for (int k = 0; k < scans; ++k) {
-    if (node.output(carried + k).empty())
-      continue;
-    if (scanned[k].empty())
-      return nodeError("has scan outputs but runs no iteration"), failure();
-    Composer c = composer();
-    SmallVector<Value> rows;
-    for (Value v : scanned[k])
-      rows.push_back(c.unsqueeze(v, {0}));
-    Value stacked = c.concat(rows, 0);
-    if (!c.ok)
-      return failure();
-    values[node.output(carried + k)] = stacked;
-  }
-  return success();
+  return CarriedValue{*v, std::nullopt};
 }
 
-/// Imports the body once with `state` as its carried inputs, then takes
-/// its outputs into `state` and `scanned`; the body's own names go again.
-/// Returns the condition it computed, which must fold.
-FailureOr<bool> Importer::loopIteration(const onnx::GraphProto &body, const std::string &prefix,
-                                        int64_t iteration, SmallVectorImpl<CarriedValue> &state,
-                                        SmallVectorImpl<SmallVector<Value>> &scanned) {
+/// Imports `body` once with `inputs` bound to its inputs and returns its
+/// outputs; the body's own names go again after.
+FailureOr<SmallVector<CarriedValue>> Importer::runBody(const onnx::GraphProto &body,
+                                                       const std::string &prefix,
+                                                       ArrayRef<CarriedValue> inputs) {
   SmallVector<std::string> local;
   llvm::scope_exit forget([&] {
     for (const auto &name : local)
       values.erase(name), sequences.erase(name);
   });
-  for (const auto &input : body.input())
+  for (auto [input, value] : llvm::zip_equal(body.input(), inputs)) {
     if (values.count(input.name()) || sequences.count(input.name()) ||
         initializerIndex.count(input.name()))
       return nodeError("its body's input '" + input.name() + "' shadows an outer value"), failure();
-  auto bindScalar = [&](const onnx::ValueInfoProto &input, APInt value, unsigned width) {
-    SmallVector<int64_t> shape;
-    if (input.type().has_tensor_type())
-      for (const auto &d : input.type().tensor_type().shape().dim())
-        shape.push_back(d.has_dim_value() ? d.dim_value() : 1);
-    auto type = RankedTensorType::get(shape, builder.getIntegerType(width));
-    values[input.name()] = constant(DenseElementsAttr::get(type, value));
-    local.push_back(input.name());
-  };
-  bindScalar(body.input(0), APInt(64, uint64_t(iteration)), 64);
-  bindScalar(body.input(1), APInt(1, 1), 1);
-  for (auto [k, s] : llvm::enumerate(state)) {
-    const std::string &name = body.input(int(k) + 2).name();
-    if (s.sequence)
-      sequences[name] = *s.sequence;
+    if (value.sequence)
+      sequences[input.name()] = *value.sequence;
     else
-      values[name] = s.tensor;
-    local.push_back(name);
+      values[input.name()] = value.tensor;
+    local.push_back(input.name());
   }
   for (const auto &tensor : body.initializer()) {
     std::string what = prefix + "initializer '" + tensor.name() + "'";
     auto type = tensorType(tensor, what);
-    auto value = ::succeeded(type) ? tensorValue(tensor, *type, nullptr, what)
-                                   : FailureOr<DenseElementsAttr>(failure());
+    if (::failed(type))
+      return failure();
+    auto value = tensorValue(tensor, *type, nullptr, what);
     if (::failed(value))
       return failure();
     values[tensor.name()] = constant(*value);
@@ -346,29 +269,197 @@ FailureOr<bool> Importer::loopIteration(const onnx::GraphProto &body, const std:
     for (const auto &out : n.output())
       if (!out.empty())
         local.push_back(out);
-  if (!importNodes(body, prefix))
+  std::string outerNode = currentNode;
+  Location outerLoc = loc;
+  bool ok = importNodes(body, prefix);
+  currentNode = outerNode, loc = outerLoc;
+  if (!ok)
     return failure();
-  auto condition = lookup(body.output(0).name());
-  auto ints = ::succeeded(condition) ? constInts(*condition, "body's condition")
-                                     : FailureOr<SmallVector<int64_t>>(failure());
-  if (::failed(ints))
-    return failure();
-  for (size_t k = 0; k < state.size(); ++k) {
-    const std::string &name = body.output(int(k) + 1).name();
-    if (auto it = sequences.find(name); it != sequences.end()) {
-      state[k] = {Value(), it->second};
-    } else {
-      auto v = lookup(name);
-      if (::failed(v))
-        return failure();
-      state[k] = {*v, std::nullopt};
-    }
-  }
-  for (size_t k = 0; k < scanned.size(); ++k) {
-    auto v = lookup(body.output(int(1 + state.size() + k)).name());
+  SmallVector<CarriedValue> outputs;
+  for (const auto &out : body.output()) {
+    auto v = carried(out.name());
     if (::failed(v))
       return failure();
-    scanned[k].push_back(*v);
+    outputs.push_back(*v);
   }
-  return !ints->empty() && (*ints)[0] != 0;
+  return outputs;
+}
+
+/// A scalar of the body input's declared shape (rank 0 or [1]).
+Value Importer::bodyScalar(const onnx::ValueInfoProto &input, APInt value) {
+  SmallVector<int64_t> shape;
+  if (input.type().has_tensor_type())
+    for (const auto &d : input.type().tensor_type().shape().dim())
+      shape.push_back(d.has_dim_value() ? d.dim_value() : 1);
+  auto type = RankedTensorType::get(shape, builder.getIntegerType(value.getBitWidth()));
+  return constant(DenseElementsAttr::get(type, value));
+}
+
+/// `rows` stacked along a new `axis` (reversed first when `reverse`).
+FailureOr<Value> Importer::stack(ArrayRef<Value> rows, int64_t axis, bool reverse) {
+  if (rows.empty())
+    return nodeError("has scan outputs but runs no iteration"), failure();
+  Composer c = composer();
+  SmallVector<Value> parts;
+  for (Value v : rows)
+    parts.push_back(c.unsqueeze(v, {axis}));
+  if (reverse)
+    std::reverse(parts.begin(), parts.end());
+  Value stacked = c.concat(parts, axis);
+  if (!c.ok)
+    return failure();
+  return stacked;
+}
+
+/// Sets the node's outputs from `first` on to `from`.
+void Importer::setOutputs(const onnx::NodeProto &node, int first, ArrayRef<CarriedValue> from) {
+  for (auto [k, v] : llvm::enumerate(from)) {
+    const std::string &out = node.output(first + int(k));
+    if (out.empty())
+      continue;
+    if (v.sequence)
+      sequences[out] = *v.sequence;
+    else
+      values[out] = v.tensor;
+  }
+}
+
+LogicalResult Importer::convertLoop(const onnx::NodeProto &node) {
+  auto *a = findAttr(node, "body");
+  if (!a || !a->has_g())
+    return nodeError("has no body graph"), failure();
+  const onnx::GraphProto &body = a->g();
+  int kept = node.input_size() - 2;
+  int scans = node.output_size() - kept;
+  if (kept < 0 || scans < 0 || body.input_size() != kept + 2 ||
+      body.output_size() != 1 + kept + scans)
+    return nodeError("its body's inputs and outputs do not match its own"), failure();
+  auto bounds = loopBounds(node);
+  if (::failed(bounds))
+    return failure();
+  auto [trips, cond] = *bounds;
+  if (!checkNodes(body, currentNode + " body: "))
+    return failure();
+  SmallVector<CarriedValue> state;
+  for (int i = 0; i < kept; ++i) {
+    auto v = carried(node.input(i + 2));
+    if (::failed(v))
+      return failure();
+    state.push_back(*v);
+  }
+  SmallVector<SmallVector<Value>> scanned(scans);
+  for (int64_t i = 0; i < trips && cond; ++i) {
+    if (i == kMaxIterations)
+      return nodeError("unrolls past " + std::to_string(kMaxIterations) +
+                       " iterations (its trip count or condition does not fold)"),
+             failure();
+    SmallVector<CarriedValue> inputs = {
+        {bodyScalar(body.input(0), APInt(64, uint64_t(i))), std::nullopt},
+        {bodyScalar(body.input(1), APInt(1, 1)), std::nullopt}};
+    inputs.append(state);
+    auto outputs = runBody(body, currentNode + " iteration " + std::to_string(i) + ": ", inputs);
+    if (::failed(outputs))
+      return failure();
+    auto flag = (*outputs)[0].tensor ? constInts((*outputs)[0].tensor, "body's condition")
+                                     : FailureOr<SmallVector<int64_t>>(failure());
+    if (::failed(flag) || flag->size() != 1)
+      return nodeError("its body's condition is not a constant scalar"), failure();
+    cond = (*flag)[0] != 0;
+    state.assign(outputs->begin() + 1, outputs->begin() + 1 + kept);
+    for (int k = 0; k < scans; ++k) {
+      if (!(*outputs)[1 + kept + k].tensor)
+        return nodeError("a scan output is a sequence"), failure();
+      scanned[k].push_back((*outputs)[1 + kept + k].tensor);
+    }
+  }
+  setOutputs(node, 0, state);
+  for (int k = 0; k < scans; ++k) {
+    if (node.output(kept + k).empty())
+      continue;
+    auto stacked = stack(scanned[k], 0, false);
+    if (::failed(stacked))
+      return failure();
+    values[node.output(kept + k)] = *stacked;
+  }
+  return success();
+}
+
+/// Scan (opset 9 on): the body runs once per index along each scan input's
+/// axis (from the end when its direction is 1), on that slice; the states
+/// carry over and the scan outputs stack along their axes.
+LogicalResult Importer::convertScan(const onnx::NodeProto &node) {
+  auto *a = findAttr(node, "body");
+  int64_t inputs = intAttr(node, "num_scan_inputs", 0);
+  if (!a || !a->has_g() || inputs <= 0 || inputs > node.input_size())
+    return nodeError("needs a body and num_scan_inputs"), failure();
+  const onnx::GraphProto &body = a->g();
+  int64_t kept = node.input_size() - inputs, outs = node.output_size() - kept;
+  if (outs < 0 || body.input_size() != node.input_size() ||
+      body.output_size() != node.output_size())
+    return nodeError("its body's inputs and outputs do not match its own"), failure();
+  if (!checkNodes(body, currentNode + " body: "))
+    return failure();
+  auto listAttr = [&](StringRef name, int64_t n) {
+    SmallVector<int64_t> v = intsAttr(node, name).value_or(SmallVector<int64_t>());
+    v.resize(n, 0);
+    return v;
+  };
+  SmallVector<int64_t> inAxes = listAttr("scan_input_axes", inputs),
+                       inBack = listAttr("scan_input_directions", inputs),
+                       outAxes = listAttr("scan_output_axes", outs),
+                       outBack = listAttr("scan_output_directions", outs);
+  SmallVector<CarriedValue> state;
+  SmallVector<Value> scans;
+  int64_t steps = -1;
+  for (int64_t i = 0; i < node.input_size(); ++i) {
+    auto v = tensorInput(node, int(i));
+    if (::failed(v))
+      return failure();
+    if (i < kept) {
+      state.push_back({*v, std::nullopt});
+      continue;
+    }
+    auto type = typeOf(*v);
+    auto axis = wg::normalizeAxis(inAxes[i - kept], type.getRank());
+    if (::failed(axis) || !type.hasStaticShape() || (steps >= 0 && steps != type.getDimSize(*axis)))
+      return nodeError("its scan inputs need static shapes and one length along their axes"),
+             failure();
+    inAxes[i - kept] = *axis;
+    steps = type.getDimSize(*axis);
+    scans.push_back(*v);
+  }
+  if (steps > kMaxIterations)
+    return nodeError("unrolls past " + std::to_string(kMaxIterations) + " iterations"), failure();
+  SmallVector<SmallVector<Value>> scanned(outs);
+  for (int64_t t = 0; t < steps; ++t) {
+    SmallVector<CarriedValue> in(state);
+    Composer c = composer();
+    for (auto [j, x] : llvm::enumerate(scans)) {
+      int64_t at = inBack[j] ? steps - 1 - t : t, axis = inAxes[j];
+      SmallVector<int64_t> shape(typeOf(x).getShape());
+      shape.erase(shape.begin() + axis);
+      in.push_back({c.reshape(c.sliceAlong(x, axis, at, 1), shape), std::nullopt});
+    }
+    if (!c.ok)
+      return failure();
+    auto outputs = runBody(body, currentNode + " step " + std::to_string(t) + ": ", in);
+    if (::failed(outputs))
+      return failure();
+    state.assign(outputs->begin(), outputs->begin() + kept);
+    for (int64_t k = 0; k < outs; ++k)
+      scanned[k].push_back((*outputs)[kept + k].tensor);
+  }
+  setOutputs(node, 0, state);
+  for (int64_t k = 0; k < outs; ++k) {
+    if (node.output(int(kept + k)).empty())
+      continue;
+    int64_t rank = scanned[k].empty() ? 1 : typeOf(scanned[k].front()).getRank() + 1;
+    auto axis = wg::normalizeAxis(outAxes[k], rank);
+    auto stacked =
+        ::succeeded(axis) ? stack(scanned[k], *axis, outBack[k] != 0) : FailureOr<Value>(failure());
+    if (::failed(stacked))
+      return failure();
+    values[node.output(int(kept + k))] = *stacked;
+  }
+  return success();
 }
