@@ -60,6 +60,8 @@ SCOPE = {
     # Sequences known at compile time, Loop unrolled (lib/Target/OnnxSequences.cpp).
     "Loop", "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
     "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Scan",
+    # Spectral ops and Det, products with constant tables (lib/Target/OnnxSpectral.cpp).
+    "DFT", "STFT", "MelWeightMatrix", "Det",
 }
 
 # Operand positions bound at compile time when they are graph inputs: those that
@@ -74,7 +76,7 @@ SHAPE_OPERANDS = {
     "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
     "RNN": {4}, "GRU": {4}, "LSTM": {4}, "MaxUnpool": {2},
     "Loop": {0, 1}, "SequenceAt": {1}, "SequenceInsert": {2}, "SequenceErase": {1},
-    "SplitToSequence": {1},
+    "SplitToSequence": {1}, "DFT": {1}, "STFT": {1, 3}, "MelWeightMatrix": {0, 1, 2, 3, 4},
 }
 
 

@@ -102,6 +102,9 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"SequenceInsert", {11, ""}}, {"SequenceAt", {11, ""}}, {"SequenceErase", {11, ""}},
       {"SequenceLength", {11, ""}}, {"SplitToSequence", {11, "axis keepdims"}},
       {"ConcatFromSequence", {11, "axis new_axis"}},
+      // Spectral ops and Det as products with constant tables (OnnxSpectral.cpp).
+      {"DFT", {17, "axis inverse onesided"}}, {"STFT", {17, "onesided"}},
+      {"MelWeightMatrix", {17, "output_datatype"}}, {"Det", {11, ""}},
       {"Scan", {9, "body num_scan_inputs scan_input_axes scan_input_directions scan_output_axes "
                    "scan_output_directions"}},
       // Built from the ops above (OnnxComposite.cpp).

@@ -160,6 +160,8 @@ bool isScatterOp(StringRef op);
 bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
+/// Whether ONNX op `op` is DFT, STFT, MelWeightMatrix or Det (OnnxSpectral.cpp).
+bool isSpectralOp(StringRef op);
 /// Whether ONNX op `op` makes, reads or loops over sequences, which import
 /// as lists known at compile time (OnnxSequences.cpp).
 bool isSequenceOp(StringRef op);
@@ -341,6 +343,17 @@ private:
   Value integerMatmul(Composer &c, Value a, Value aZero, Value b, Value bZero);
   Value integerConv(Composer &c, const onnx::NodeProto &node, Value x, Value xZero, Value w,
                     Value wZero);
+  /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).
+  LogicalResult convertSpectralOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                  SmallVectorImpl<Value> &);
+  LogicalResult convertDft(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertStft(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertMelWeightMatrix(const onnx::NodeProto &, ArrayRef<Value>,
+                                       SmallVectorImpl<Value> &);
+  LogicalResult convertDet(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  std::pair<Value, Value> dftLastAxis(Composer &c, Value re, Value im, int64_t length,
+                                      int64_t bins, bool inverse);
+  FailureOr<double> constScalar(Value v, const char *what);
   /// Sequences and Loop (OnnxSequences.cpp): a node whose inputs and
   /// outputs may be sequences, so it reads and writes them by name.
   LogicalResult convertSequenceNode(const onnx::NodeProto &);
