@@ -57,8 +57,13 @@ def WsgraphFeatureRows : Pass<"wsgraph-feature-rows", "mlir::ModuleOp"> {
     linear, and a reshape back, and moves every elementwise op of one
     operand across a reshape before it, so that the reshapes between two
     linears cancel. A linear larger than a PE then runs on the linear
-    kernel kind rather than on one generic PE. Functions with token ids are
-    left as they are.
+    kernel kind rather than on one generic PE.
+
+    Rows flattened from tokens ([B, T, C] reshaped to [B * T, C], as OPT
+    runs its MLP) go back to the tokens in any function: a linear or a
+    last-axis layer norm on such rows becomes the op on the tokens and the
+    reshape after it, and an elementwise op (binary ones too) whose operands
+    are all reshapes of one shape moves before them.
   }];
   let dependentDialects = ["wsc::wsgraph::WsgraphDialect"];
 }
