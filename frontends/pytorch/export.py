@@ -152,12 +152,11 @@ def with_past(model, cfg, example, past_length=2):
     with a past of `past_length` positions (attention_mask covers past and input)."""
     ids, mask = example
     b = ids.shape[0]
-    heads = cfg.n_head
-    d = cfg.n_embd // heads
+    layers, heads, d = model.cache_shape()
     gen = torch.Generator().manual_seed(7)
-    past = [torch.randn((b, heads, past_length, d), generator=gen) for _ in range(2 * cfg.n_layer)]
+    past = [torch.randn((b, heads, past_length, d), generator=gen) for _ in range(2 * layers)]
     mask = torch.cat([torch.ones((b, past_length), dtype=mask.dtype), mask], dim=1)
-    kinds = [f"{i}.{kv}" for i in range(cfg.n_layer) for kv in ("key", "value")]
+    kinds = [f"{i}.{kv}" for i in range(layers) for kv in ("key", "value")]
     inputs = ["input_ids", "attention_mask"] + [f"past_key_values.{k}" for k in kinds]
     outputs = ["logits"] + [f"present.{k}" for k in kinds]
     axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
@@ -238,7 +237,7 @@ def parse_args(argv=None):
                         "wsc-compile --sampling does (wsgraph.sample): sample.npy, "
                         "sample_logits.npy")
     p.add_argument("--past", action="store_true",
-                   help="hf-gpt2: export with past keys and values, as HF optimum's "
+                   help="hf-gpt2, llama: export with past keys and values, as HF optimum's "
                         "decoder-with-past (inputs past_key_values.<i>.key/.value [B, H, P, d], "
                         "outputs present.<i>.key/.value; dynamic batch, sequence and past axes); "
                         "the reference files are those of the model without a past")
@@ -248,8 +247,8 @@ def parse_args(argv=None):
 
     if a.sample and not a.greedy:
         p.error("--sample needs --greedy's prompt lengths")
-    if a.past and a.family != "hf-gpt2":
-        p.error("--past is written for --family hf-gpt2")
+    if a.past and a.family not in ("hf-gpt2", "llama"):
+        p.error("--past is written for --family hf-gpt2 and llama")
     a.dynamic |= a.past  # its batch, sequence and past axes are dynamic
     if a.family != "gpt2":
         return parse_family_args(p, a)

@@ -187,6 +187,11 @@ class GPT2LMHeadModel(nn.Module):
         logits = self.lm_head(hidden_states)
         return logits if past_key_values is None else (logits, presents)
 
+    def cache_shape(self):
+        """(layers, heads, head dim) of the cache."""
+        c = self.config
+        return c.n_layer, c.n_head, c.n_embd // c.n_head
+
 
 def validate(cfg: GPT2Config):
     if cfg.n_embd % cfg.n_head:

@@ -69,7 +69,7 @@ class LlamaAttention(nn.Module):
         self.o_proj = nn.Linear(self.num_heads * self.head_dim, self.hidden_size, bias=False)
         self.rotary_emb = RotaryEmbedding(self.head_dim, base=cfg.rope_theta)
 
-    def forward(self, hidden_states, attention_mask, position_ids):
+    def forward(self, hidden_states, attention_mask, position_ids, past_key_value=None):
         bsz, q_len, _ = hidden_states.size()
         query_states = self.q_proj(hidden_states)
         key_states = self.k_proj(hidden_states)
@@ -78,9 +78,14 @@ class LlamaAttention(nn.Module):
         key_states = key_states.view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
         value_states = value_states.view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
 
-        kv_seq_len = key_states.shape[-2]
+        past_length = 0 if past_key_value is None else past_key_value[0].shape[-2]
+        kv_seq_len = key_states.shape[-2] + past_length
         cos, sin = self.rotary_emb(value_states, seq_len=kv_seq_len)
         query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin, position_ids)
+        if past_key_value is not None:  # HF's cache: the past (rotated) keys and values first
+            key_states = torch.cat([past_key_value[0], key_states], dim=2)
+            value_states = torch.cat([past_key_value[1], value_states], dim=2)
+        present = (key_states, value_states)
 
         key_states = repeat_kv(key_states, self.num_key_value_groups)
         value_states = repeat_kv(value_states, self.num_key_value_groups)
@@ -92,7 +97,7 @@ class LlamaAttention(nn.Module):
         attn_output = torch.matmul(attn_weights, value_states)
         attn_output = attn_output.transpose(1, 2).contiguous()
         attn_output = attn_output.reshape(bsz, q_len, self.hidden_size)
-        return self.o_proj(attn_output)
+        return self.o_proj(attn_output), present
 
 
 class LlamaMLP(nn.Module):
@@ -114,27 +119,32 @@ class LlamaDecoderLayer(nn.Module):
         self.input_layernorm = RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
 
-    def forward(self, hidden_states, attention_mask, position_ids):
+    def forward(self, hidden_states, attention_mask, position_ids, past_key_value=None):
         residual = hidden_states
         hidden_states = self.input_layernorm(hidden_states)
-        hidden_states = self.self_attn(hidden_states, attention_mask, position_ids)
+        hidden_states, present = self.self_attn(hidden_states, attention_mask, position_ids,
+                                                past_key_value)
         hidden_states = residual + hidden_states
         residual = hidden_states
         hidden_states = self.post_attention_layernorm(hidden_states)
         hidden_states = self.mlp(hidden_states)
-        return residual + hidden_states
+        return residual + hidden_states, present
 
 
-def decoder_attention_mask(attention_mask, batch_size, seq_length, dtype):
-    """The 4-D additive mask [B, 1, T, T]: causal triu(1) of finfo.min, plus padding.
+def decoder_attention_mask(attention_mask, batch_size, seq_length, dtype, past_length=0):
+    """The 4-D additive mask [B, 1, T, P + T]: causal triu(1) of finfo.min, plus padding.
 
     As transformers 4.3x's _prepare_decoder_attention_mask: the expanded padding mask
     (1 - mask) with its nonzeros set to finfo.min, plus the causal mask (where both mask
-    a score the sum is -inf; softmax gives it 0 all the same).
+    a score the sum is -inf; softmax gives it 0 all the same), the P past keys visible
+    to every query.
     """
     min_dtype = torch.finfo(dtype).min
-    causal_mask = torch.full((seq_length, seq_length), min_dtype, dtype=dtype)
-    causal_mask = causal_mask.triu(1)[None, None, :, :].expand(batch_size, 1, seq_length, seq_length)
+    causal_mask = torch.full((seq_length, seq_length), min_dtype, dtype=dtype).triu(1)
+    if past_length > 0:
+        causal_mask = torch.cat([torch.zeros(seq_length, past_length, dtype=dtype), causal_mask], dim=-1)
+    total = past_length + seq_length
+    causal_mask = causal_mask[None, None, :, :].expand(batch_size, 1, seq_length, total)
     if attention_mask is None:
         return causal_mask
     bsz, src_len = attention_mask.size()
@@ -151,16 +161,22 @@ class LlamaModel(nn.Module):
         self.layers = nn.ModuleList([LlamaDecoderLayer(cfg) for _ in range(cfg.num_hidden_layers)])
         self.norm = RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
 
-    def forward(self, input_ids, attention_mask=None):
+    def forward(self, input_ids, attention_mask=None, past_key_values=None):
         batch_size, seq_length = input_ids.shape
-        position_ids = torch.arange(0, seq_length, dtype=torch.long, device=input_ids.device)
+        past_length = 0 if past_key_values is None else past_key_values[0][0].shape[2]
+        position_ids = torch.arange(past_length, past_length + seq_length, dtype=torch.long,
+                                    device=input_ids.device)
         position_ids = position_ids.unsqueeze(0)
         inputs_embeds = self.embed_tokens(input_ids)
-        attention_mask = decoder_attention_mask(attention_mask, batch_size, seq_length, inputs_embeds.dtype)
+        attention_mask = decoder_attention_mask(attention_mask, batch_size, seq_length,
+                                                inputs_embeds.dtype, past_length)
         hidden_states = inputs_embeds
-        for layer in self.layers:
-            hidden_states = layer(hidden_states, attention_mask, position_ids)
-        return self.norm(hidden_states)
+        presents = []
+        for i, layer in enumerate(self.layers):
+            past = None if past_key_values is None else past_key_values[i]
+            hidden_states, present = layer(hidden_states, attention_mask, position_ids, past)
+            presents.append(present)
+        return self.norm(hidden_states), presents
 
 
 class LlamaForCausalLM(nn.Module):
@@ -171,10 +187,17 @@ class LlamaForCausalLM(nn.Module):
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)  # untied
         init_weights(self, seed, (RMSNorm,))
 
-    def forward(self, input_ids, attention_mask=None):
-        hidden_states = self.model(input_ids, attention_mask)
-        logits = self.lm_head(hidden_states)
-        return logits.float()
+    def forward(self, input_ids, attention_mask=None, past_key_values=None):
+        """The logits; with past_key_values (one (key, value) [B, kv_heads, P, d] pair
+        per layer, keys rotated) also each layer's present (key, value)."""
+        hidden_states, presents = self.model(input_ids, attention_mask, past_key_values)
+        logits = self.lm_head(hidden_states).float()
+        return logits if past_key_values is None else (logits, presents)
+
+    def cache_shape(self):
+        """(layers, kv heads, head dim) of the cache."""
+        c = self.config
+        return c.num_hidden_layers, c.num_key_value_heads, c.hidden_size // c.num_attention_heads
 
 
 def validate(cfg: LlamaConfig):
