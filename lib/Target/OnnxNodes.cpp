@@ -529,43 +529,18 @@ LogicalResult Importer::convertIf(const onnx::NodeProto &node, ArrayRef<Value> i
   }
   // The taken branch is inlined: its nodes read the enclosing values by name,
   // and its own names are dropped again once its outputs are known.
-  std::string outerNode = currentNode;
-  Location outerLoc = loc;
   std::string prefix = currentNode + " " + branchName + ": ";
   if (!checkNodes(branch, prefix))
     return failure();
-  SmallVector<std::string> local;
-  for (const auto &tensor : branch.initializer()) {
-    std::string what = prefix + "initializer '" + tensor.name() + "'";
-    auto type = tensorType(tensor, what);
-    if (::failed(type))
-      return failure();
-    auto value = tensorValue(tensor, *type, nullptr, what);
-    if (::failed(value))
-      return failure();
-    if (values.count(tensor.name()) || initializerIndex.count(tensor.name())) {
-      error(what + " shadows a value of the enclosing graph");
-      return failure();
-    }
-    values[tensor.name()] = constant(*value);
-    local.push_back(tensor.name());
-  }
-  for (const auto &n : branch.node())
-    for (const auto &out : n.output())
-      if (!out.empty())
-        local.push_back(out);
-  if (!importNodes(branch, prefix))
+  auto outputs = runBody(branch, prefix, {});
+  if (::failed(outputs))
     return failure();
-  currentNode = outerNode;
-  loc = outerLoc;
-  for (const auto &out : branch.output()) {
-    auto v = lookup(out.name());
-    if (::failed(v))
-      return failure();
-    results.push_back(*v);
+  for (const CarriedValue &v : *outputs) {
+    if (!v.tensor)
+      return nodeError("an output of its " + std::string(branchName) + " is a sequence"),
+             failure();
+    results.push_back(v.tensor);
   }
-  for (const auto &name : local)
-    values.erase(name);
   return success();
 }
 

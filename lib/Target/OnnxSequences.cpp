@@ -234,8 +234,9 @@ FailureOr<CarriedValue> Importer::carried(const std::string &name) {
   return CarriedValue{*v, std::nullopt};
 }
 
-/// Imports `body` once with `inputs` bound to its inputs and returns its
-/// outputs; the body's own names go again after.
+/// Imports `body` (a Loop's or Scan's body, an If's branch) once with
+/// `inputs` bound to its inputs and returns its outputs; the body's own
+/// names go again after.
 FailureOr<SmallVector<CarriedValue>> Importer::runBody(const onnx::GraphProto &body,
                                                        const std::string &prefix,
                                                        ArrayRef<CarriedValue> inputs) {
@@ -256,6 +257,9 @@ FailureOr<SmallVector<CarriedValue>> Importer::runBody(const onnx::GraphProto &b
   }
   for (const auto &tensor : body.initializer()) {
     std::string what = prefix + "initializer '" + tensor.name() + "'";
+    if (values.count(tensor.name()) || sequences.count(tensor.name()) ||
+        initializerIndex.count(tensor.name()))
+      return error(what + " shadows a value of the enclosing graph"), failure();
     auto type = tensorType(tensor, what);
     if (::failed(type))
       return failure();
