@@ -31,7 +31,7 @@ from typing import Optional
 import torch
 import torch.nn as nn
 
-from hf_common import ConfigMixin, additive_padding_mask, init_weights
+from hf_common import ConfigMixin, additive_padding_mask, gelu_new, init_weights
 
 
 @dataclass
@@ -76,10 +76,6 @@ def apply_rotary_pos_emb(tensor, sin, cos):
     sin = torch.repeat_interleave(sin[:, :, None, :], 2, 3)
     cos = torch.repeat_interleave(cos[:, :, None, :], 2, 3)
     return (tensor * cos) + (rotate_every_two(tensor) * sin)
-
-
-def gelu_new(x):
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
 class GPTJAttention(nn.Module):

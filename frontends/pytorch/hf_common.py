@@ -11,6 +11,7 @@ parameter matters numerically), the rotary embedding of Llama and GPT-NeoX, and 
 padding-mask helpers.
 """
 
+import math
 from dataclasses import asdict
 
 import torch
@@ -72,6 +73,11 @@ class RotaryEmbedding(nn.Module):
         freqs = torch.outer(t, self.inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
         return emb.cos().to(dtype=x.dtype), emb.sin().to(dtype=x.dtype)
+
+
+def gelu_new(x):
+    """HF's gelu_new (GPT-2, GPT-J): the tanh GELU written out."""
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
 def rotate_half(x):

@@ -24,7 +24,7 @@ from typing import Optional
 import torch
 import torch.nn as nn
 
-from hf_common import ConfigMixin, Conv1D, additive_padding_mask, init_weights
+from hf_common import ConfigMixin, Conv1D, additive_padding_mask, gelu_new, init_weights
 
 
 @dataclass
@@ -42,10 +42,6 @@ PRESETS = {
     "tiny": GPT2Config(),
     "gpt2-small": GPT2Config(n_layer=12, n_head=12, n_embd=768, vocab_size=50257, n_positions=1024),
 }
-
-
-def gelu_new(x):
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
 class GPT2Attention(nn.Module):
