@@ -24,7 +24,6 @@ modeling_gptj does in eager mode without a KV cache (EleutherAI/gpt-j-6b):
 Parameter names follow HF's (transformer.h.<i>.attn.q_proj.weight, ...).
 """
 
-import math
 from dataclasses import dataclass
 from typing import Optional
 

@@ -17,7 +17,6 @@ op patterns of users' exports of HF GPT-2 (unlike gpt.py's nanoGPT layout):
 Parameter names follow HF's (transformer.h.<i>.attn.c_attn.weight, ...).
 """
 
-import math
 from dataclasses import dataclass
 from typing import Optional
 
