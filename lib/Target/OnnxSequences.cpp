@@ -219,8 +219,6 @@ FailureOr<std::pair<int64_t, bool>> Importer::loopBounds(const onnx::NodeProto &
     else
       cond = (*ints)[0] != 0;
   }
-  if (trips == INT64_MAX && cond)
-    trips = kMaxIterations + 1; // the condition must end it
   return std::make_pair(trips, cond);
 }
 
