@@ -434,8 +434,8 @@ def Wsgraph_RotaryOp : Wsgraph_Op<"rotary", [Pure,
     `x[..., :R] * cos + rotate(x[..., :R]) * sin`, with `x[..., R:]` passing
     through. `rotate` is HF's rotate_half, `cat(-x2, x1)` of the two halves,
     or with `interleaved` the pairs (2i, 2i+1): `(-x[2i+1], x[2i])`.
-    Produced by `--wsgraph-fuse` from the forms torch exports for Llama and
-    GPT-NeoX (full and partial).
+    Produced by `--wsgraph-fuse` from the forms torch exports for Llama,
+    GPT-NeoX (full and partial) and GPT-J (interleaved, partial).
 
     ```mlir
     %y = wsgraph.rotary %x, %cos, %sin

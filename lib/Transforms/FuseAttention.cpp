@@ -1,7 +1,7 @@
 //===- FuseAttention.cpp - attention forms for the fusion pass -----------===//
 //
 // softmax(mask(q @ k^T * scale)) @ v as torch exports it for GPT-2, HF GPT-2,
-// Llama and GPT-NeoX: the causal mask as a Where or added, the padding
+// Llama, GPT-NeoX and GPT-J: the causal mask as a Where or added, the padding
 // mask, rotary embeddings on q and k, and scores over heads merged into the
 // batch.
 //
@@ -322,7 +322,39 @@ bool isRotateHalf(Value rot, Value x) {
          isLastAxisSlice(cat.getInputs()[1], x, 0, r / 2);
 }
 
-/// x * cos + rotate_half(x) * sin is rotary(x, cos, sin) (Llama, NeoX).
+/// `v` with a unit last axis appended (torch's stack puts one there).
+Value unitLastAxisOf(Value v) {
+  auto u = v.getDefiningOp<UnsqueezeOp>();
+  auto in = u ? cast<ShapedType>(u.getInput().getType()) : ShapedType();
+  if (!u || u.getAxes().size() != 1 ||
+      (u.getAxes()[0] != -1 && u.getAxes()[0] != in.getRank()))
+    return {};
+  return u.getInput();
+}
+
+/// Is `rot` GPT-J's rotate_every_two(x): stack(-x[..., 1::2], x[..., ::2])
+/// flattened, (-x[2i+1], x[2i]) on the pairs of the last axis?
+bool isRotateEveryTwo(Value rot, Value x) {
+  auto flat = rot.getDefiningOp<ReshapeOp>();
+  auto cat = flat ? flat.getInput().getDefiningOp<ConcatOp>() : ConcatOp();
+  int64_t r = cast<ShapedType>(x.getType()).getShape().back();
+  if (!cat || cat.getInputs().size() != 2 || rot.getType() != x.getType() || r % 2 ||
+      !isLastAxis(cat.getAxis(), cat.getResult()))
+    return false;
+  // The negation either side of the new axis.
+  Value first = cat.getInputs()[0];
+  Value odd;
+  if (auto neg = first.getDefiningOp<NegOp>())
+    odd = unitLastAxisOf(neg.getInput());
+  else if (Value inner = unitLastAxisOf(first); inner && inner.getDefiningOp<NegOp>())
+    odd = inner.getDefiningOp<NegOp>().getInput();
+  Value even = unitLastAxisOf(cat.getInputs()[1]);
+  return odd && even && isLastAxisSlice(odd, x, 1, r / 2, 2) &&
+         isLastAxisSlice(even, x, 0, r / 2, 2);
+}
+
+/// x * cos + rotate(x) * sin is rotary(x, cos, sin): rotate_half (Llama,
+/// NeoX) or rotate_every_two (GPT-J, interleaved).
 struct FuseRotary : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
@@ -334,10 +366,12 @@ struct FuseRotary : OpRewritePattern<AddOp> {
                             std::pair(byCos.getRhs(), byCos.getLhs())})
         for (auto [rot, sin] : {std::pair(bySin.getLhs(), bySin.getRhs()),
                                 std::pair(bySin.getRhs(), bySin.getLhs())}) {
-          if (x.getType() != op.getType() || !isRotateHalf(rot, x) ||
-              !fitsTables(x, cos, sin))
+          if (x.getType() != op.getType() || !fitsTables(x, cos, sin))
             continue;
-          rewriter.replaceOpWithNewOp<RotaryOp>(op, op.getType(), x, cos, sin, false);
+          bool interleaved = isRotateEveryTwo(rot, x);
+          if (!interleaved && !isRotateHalf(rot, x))
+            continue;
+          rewriter.replaceOpWithNewOp<RotaryOp>(op, op.getType(), x, cos, sin, interleaved);
           return success();
         }
     }
@@ -377,6 +411,35 @@ struct FoldRotaryPassThrough : OpRewritePattern<ConcatOp> {
       return failure();
     rewriter.replaceOpWithNewOp<RotaryOp>(op, op.getType(), x, rotary.getCos(), rotary.getSin(),
                                           rotary.getInterleaved());
+    return success();
+  }
+};
+
+/// transpose(rotary(x, cos, sin)) over axes other than the last is
+/// rotary(transpose(x)) with the tables transposed alike: GPT-J turns
+/// [B, T, H, D] heads before it transposes them, attention reads them
+/// turned after the transpose.
+struct TransposeBeforeRotary : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto rotary = singleUseDef<RotaryOp>(op.getInput());
+    ArrayRef<int64_t> perm = op.getPerm();
+    int64_t rank = int64_t(perm.size());
+    if (!rotary || perm.back() != rank - 1)
+      return failure();
+    Location loc = op.getLoc();
+    auto turnTable = [&](Value table) -> Value {
+      auto t = cast<RankedTensorType>(table.getType());
+      if (t.getRank() < rank) { // broadcasting's leading unit axes, made explicit
+        SmallVector<int64_t> shape(size_t(rank - t.getRank()), 1);
+        llvm::append_range(shape, t.getShape());
+        table = ReshapeOp::create(rewriter, loc, t.clone(shape), table);
+      }
+      return TransposeOp::create(rewriter, loc, table, op.getPermAttr());
+    };
+    Value x = TransposeOp::create(rewriter, loc, rotary.getInput(), op.getPermAttr());
+    rewriter.replaceOpWithNewOp<RotaryOp>(op, op.getType(), x, turnTable(rotary.getCos()),
+                                          turnTable(rotary.getSin()), rotary.getInterleaved());
     return success();
   }
 };
@@ -423,7 +486,8 @@ struct UnmergeHeadsOfScores : OpRewritePattern<ReshapeOp> {
 } // namespace
 
 void wsc::fuse::populateAttentionFusion(RewritePatternSet &patterns) {
-  patterns.add<FuseAttention, SimplifyAttentionMask, FuseRotary, FoldRotaryPassThrough, UnmergeHeadsOfScores,
+  patterns.add<FuseAttention, SimplifyAttentionMask, FuseRotary, FoldRotaryPassThrough,
+               TransposeBeforeRotary, UnmergeHeadsOfScores,
                SinkExpand<CastOp>, SinkExpand<SubOp>, SinkExpand<AddOp>, SinkExpand<MulOp>,
                SinkExpand<WhereOp>>(patterns.getContext());
 }

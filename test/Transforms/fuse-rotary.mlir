@@ -58,3 +58,73 @@ func.func @not_rotate_half(%x: tensor<1x2x4x8xf32>, %cos: tensor<1x1x4x8xf32>, %
   %r = wsgraph.add %b, %a : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   return %r : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// GPT-J: rotate_every_two(x) = stack(-x[..., 1::2], x[..., ::2], -1)
+// flattened, on [B, T, H, R] before the heads' transpose, tables [1, T, 1, R].
+// The rotary is interleaved, and the transpose moves before it (the tables
+// transposed alike) so that attention reads turned [B, H, T, R] heads.
+// CHECK-LABEL: func.func @every_two_before_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x2x8xf32>, %[[C:.*]]: tensor<1x4x1x8xf32>, %[[S:.*]]: tensor<1x4x1x8xf32>)
+// CHECK-DAG: %[[XT:.*]] = wsgraph.transpose %[[X]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-DAG: %[[CT:.*]] = wsgraph.transpose %[[C]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x1x8xf32>) -> tensor<1x1x4x8xf32>
+// CHECK-DAG: %[[ST:.*]] = wsgraph.transpose %[[S]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x1x8xf32>) -> tensor<1x1x4x8xf32>
+// CHECK: %[[R:.*]] = wsgraph.rotary %[[XT]], %[[CT]], %[[ST]] {interleaved = true} : (tensor<1x2x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @every_two_before_transpose(%x: tensor<1x4x2x8xf32>, %cos: tensor<1x4x1x8xf32>, %sin: tensor<1x4x1x8xf32>) -> tensor<1x2x4x8xf32> {
+  %a = wsgraph.mul %x, %cos : (tensor<1x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x2x8xf32>
+  %even = wsgraph.slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 2, 4>, strides = array<i64: 1, 1, 1, 2>} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x4xf32>
+  %odd = wsgraph.slice %x {offsets = array<i64: 0, 0, 0, 1>, sizes = array<i64: 1, 4, 2, 4>, strides = array<i64: 1, 1, 1, 2>} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x4xf32>
+  %n = wsgraph.neg %odd : tensor<1x4x2x4xf32>
+  %n1 = wsgraph.unsqueeze %n {axes = array<i64: -1>} : (tensor<1x4x2x4xf32>) -> tensor<1x4x2x4x1xf32>
+  %e1 = wsgraph.unsqueeze %even {axes = array<i64: 4>} : (tensor<1x4x2x4xf32>) -> tensor<1x4x2x4x1xf32>
+  %st = wsgraph.concat %n1, %e1 {axis = -1 : i64} : (tensor<1x4x2x4x1xf32>, tensor<1x4x2x4x1xf32>) -> tensor<1x4x2x4x2xf32>
+  %rot = wsgraph.reshape %st : (tensor<1x4x2x4x2xf32>) -> tensor<1x4x2x8xf32>
+  %b = wsgraph.mul %rot, %sin : (tensor<1x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x2x8xf32>
+  %y = wsgraph.add %a, %b : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32>
+  %t = wsgraph.transpose %y {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf32>) -> tensor<1x2x4x8xf32>
+  return %t : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// The negation after the new axis, and tables of lower rank ([T, 1, R]):
+// reshaped to the input's rank before they are transposed.
+// CHECK-LABEL: func.func @every_two_negated_late
+// CHECK: wsgraph.reshape %{{.*}} : (tensor<4x1x8xf32>) -> tensor<1x4x1x8xf32>
+// CHECK: wsgraph.rotary {{.*}} {interleaved = true} : (tensor<1x2x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK-NOT: wsgraph.neg
+func.func @every_two_negated_late(%x: tensor<1x4x2x8xf32>, %cos: tensor<4x1x8xf32>, %sin: tensor<4x1x8xf32>) -> tensor<1x2x4x8xf32> {
+  %a = wsgraph.mul %x, %cos : (tensor<1x4x2x8xf32>, tensor<4x1x8xf32>) -> tensor<1x4x2x8xf32>
+  %even = wsgraph.slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 2, 4>, strides = array<i64: 1, 1, 1, 2>} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x4xf32>
+  %odd = wsgraph.slice %x {offsets = array<i64: 0, 0, 0, 1>, sizes = array<i64: 1, 4, 2, 4>, strides = array<i64: 1, 1, 1, 2>} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x4xf32>
+  %o1 = wsgraph.unsqueeze %odd {axes = array<i64: -1>} : (tensor<1x4x2x4xf32>) -> tensor<1x4x2x4x1xf32>
+  %n1 = wsgraph.neg %o1 : tensor<1x4x2x4x1xf32>
+  %e1 = wsgraph.unsqueeze %even {axes = array<i64: -1>} : (tensor<1x4x2x4xf32>) -> tensor<1x4x2x4x1xf32>
+  %st = wsgraph.concat %n1, %e1 {axis = 4 : i64} : (tensor<1x4x2x4x1xf32>, tensor<1x4x2x4x1xf32>) -> tensor<1x4x2x4x2xf32>
+  %rot = wsgraph.reshape %st : (tensor<1x4x2x4x2xf32>) -> tensor<1x4x2x8xf32>
+  %b = wsgraph.mul %sin, %rot : (tensor<4x1x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32>
+  %y = wsgraph.add %b, %a : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32>
+  %t = wsgraph.transpose %y {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf32>) -> tensor<1x2x4x8xf32>
+  return %t : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Not rotate_every_two: the odd elements not negated, (x[2i+1], x[2i]). Left alone.
+// CHECK-LABEL: func.func @not_every_two
+// CHECK-NOT: wsgraph.rotary
+// CHECK: wsgraph.concat
+func.func @not_every_two(%x: tensor<1x4x2x8xf32>, %cos: tensor<1x4x1x8xf32>, %sin: tensor<1x4x1x8xf32>) -> tensor<1x4x2x8xf32> {
+  %a = wsgraph.mul %x, %cos : (tensor<1x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x2x8xf32>
+  %even = wsgraph.slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 2, 4>, strides = array<i64: 1, 1, 1, 2>} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x4xf32>
+  %odd = wsgraph.slice %x {offsets = array<i64: 0, 0, 0, 1>, sizes = array<i64: 1, 4, 2, 4>, strides = array<i64: 1, 1, 1, 2>} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x4xf32>
+  %o1 = wsgraph.unsqueeze %odd {axes = array<i64: -1>} : (tensor<1x4x2x4xf32>) -> tensor<1x4x2x4x1xf32>
+  %e1 = wsgraph.unsqueeze %even {axes = array<i64: -1>} : (tensor<1x4x2x4xf32>) -> tensor<1x4x2x4x1xf32>
+  %st = wsgraph.concat %o1, %e1 {axis = -1 : i64} : (tensor<1x4x2x4x1xf32>, tensor<1x4x2x4x1xf32>) -> tensor<1x4x2x4x2xf32>
+  %rot = wsgraph.reshape %st : (tensor<1x4x2x4x2xf32>) -> tensor<1x4x2x8xf32>
+  %b = wsgraph.mul %rot, %sin : (tensor<1x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x2x8xf32>
+  %y = wsgraph.add %a, %b : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32>
+  return %y : tensor<1x4x2x8xf32>
+}

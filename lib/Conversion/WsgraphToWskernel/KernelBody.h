@@ -71,8 +71,9 @@ struct AttentionLayout {
   int64_t mask = -1;       // the padding mask's input, or -1
   int64_t rotary = -1;     // the rotary table's input ([2, R]: frequencies,
                            // amplitudes), or -1
-  int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2)
+  int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2) unless rotaryPairs
   bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
+  bool rotaryPairs = false;  // rotated as adjacent pairs (2i, 2i+1) instead (GPT-J's rotate_every_two)
   int64_t maskHeld = 0;    // words of a host's mask every PE holds whole (0: it streams)
   // Grouped-query attention: each column scores `queries` query heads of
   // its key/value head (a divisor of group), so it holds each key/value
@@ -92,13 +93,14 @@ struct AttentionLayout {
   SmallVector<int64_t> flat() const {
     return {q.input, q.base, q.stride, k.input,      k.base,       k.stride,
             v.input, v.base, v.stride, d,            group,        mask,
-            rotary,  rotaryDims, rotaryHalves, maskHeld, queries, parts};
+            rotary,  rotaryDims, rotaryHalves, rotaryPairs, maskHeld, queries, parts};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
-    if (f.size() != 18)
+    if (f.size() != 19)
       return std::nullopt;
     return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15], f[16], f[17]};
+                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15] != 0, f[16], f[17],
+                           f[18]};
   }
 };
 /// The order a grouped-query attention's result comes in when each of its

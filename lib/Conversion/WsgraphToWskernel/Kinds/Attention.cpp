@@ -114,9 +114,11 @@ double rotaryCycles(const KernelPlan &p, int64_t ds, const CostModel &cost, int6
     return 0;
   int64_t r = std::min(ds, p.attention.rotaryDims);
   int64_t distinct = p.attention.rotaryHalves ? r / 2 : r; // angles computed
+  // rotate_half's negated and copied halves, or adjacent pairs turned one
+  // at a time (six products and sums of a word each).
+  double turn = p.attention.rotaryPairs ? 6 * double(r / 2) * cost.vector(1) : 4 * cost.vector(r);
   return 2 * cost.vector(r) + cost.vector(distinct) + 2 * cost.transcendental(distinct) +
-         (p.attention.rotaryHalves ? 2 * cost.vector(r / 2) : 0.0) +
-         double(queries + 1) * (4 * cost.vector(r));
+         (p.attention.rotaryHalves ? 2 * cost.vector(r / 2) : 0.0) + double(queries + 1) * turn;
 }
 
 /// Does a mask step select words (it needs scratch)?
@@ -258,7 +260,8 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   std::optional<RotaryTables> rotary;
   if (q->rotary || k->rotary) {
     if (!q->rotary || !k->rotary || q->rotary.getCos() != k->rotary.getCos() ||
-        q->rotary.getSin() != k->rotary.getSin() || q->rotary.getInterleaved() ||
+        q->rotary.getSin() != k->rotary.getSin() ||
+        q->rotary.getInterleaved() != k->rotary.getInterleaved() ||
         !(rotary = rotaryTables(q->rotary, tokens)))
       return Planned::NotThisKind;
   }
@@ -313,8 +316,9 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
   if (rotary) {
     layout.rotary = int64_t(plan.inputs.size());
     layout.rotaryDims = q->rotary.getRotaryDims();
+    layout.rotaryPairs = q->rotary.getInterleaved();
     int64_t half = layout.rotaryDims / 2;
-    layout.rotaryHalves = llvm::all_of(llvm::seq<int64_t>(0, half), [&](int64_t i) {
+    layout.rotaryHalves = !layout.rotaryPairs && llvm::all_of(llvm::seq<int64_t>(0, half), [&](int64_t i) {
       return rotary->freq[i] == rotary->freq[i + half] && rotary->amp[i] == rotary->amp[i + half];
     });
     plan.inputs.push_back(rotaryTableConstant(attn, *rotary));
@@ -503,6 +507,28 @@ struct HeadLoop {
     k.loop(count, body);
   }
 };
+
+/// Turns the `pairs` adjacent pairs (a, b) = (x[2i], x[2i+1]) at x as
+/// x * cos + rotate_every_two(x) * sin rounds them: a cos_a - b sin_a and
+/// b cos_b + a sin_b, with each element's own angle; `products` holds two
+/// scratch words.
+void turnPairs(Body &k, wk::AffAttr x, ArrayAttr guard, int64_t cosines, int64_t sines,
+               int64_t products, int64_t pairs) {
+  HeadLoop pair{k, pairs};
+  ArrayAttr when = pair.guards(guard);
+  pair.run([&] {
+    wk::AffAttr a = pair.at(x, 8), b = pair.at(k.shifted(x, 4), 8);
+    wk::AffAttr cosA = pair.at(k.aff(cosines), 8), cosB = pair.at(k.aff(cosines + 4), 8);
+    wk::AffAttr sinA = pair.at(k.aff(sines), 8), sinB = pair.at(k.aff(sines + 4), 8);
+    wk::AffAttr as = k.aff(products), bs = k.aff(products + 4), one = k.aff(1);
+    k.vector("mul", as, a, sinB, one, nullptr, when);
+    k.vector("mul", bs, b, sinA, one, nullptr, when);
+    k.vector("mul", a, a, cosA, one, nullptr, when);
+    k.vector("sub", a, a, bs, one, nullptr, when);
+    k.vector("mul", b, b, cosB, one, nullptr, when);
+    k.vector("add", b, b, as, one, nullptr, when);
+  });
+}
 
 /// Where one query head's partial softmax works (bytes): its tb scores and
 /// its partial [m, s, o[ds]] (a head's are 4 tb and 4 (ds + 2) bytes on),
@@ -865,6 +891,8 @@ std::pair<int64_t, double> AttentionKind::writeBody(Body &k, const KernelPlan &p
       k.unary("copy", k.aff(cosines + 2 * rc), k.aff(cosines), k.aff(rc / 2));
     }
     auto turn = [&](wk::AffAttr x, ArrayAttr guard) {
+      if (layout.rotaryPairs)
+        return turnPairs(k, x, guard, cosines, sines, turned, rc / 2);
       k.unary("neg", k.aff(turned), k.shifted(x, 4 * (rc / 2)), k.aff(rc / 2), nullptr, guard);
       k.unary("copy", k.aff(turned + 2 * rc), x, k.aff(rc / 2), nullptr, guard);
       k.vector("mul", x, x, k.aff(cosines), k.aff(rc), nullptr, guard);
