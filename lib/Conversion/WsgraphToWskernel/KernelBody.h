@@ -73,7 +73,7 @@ struct AttentionLayout {
                            // amplitudes), or -1
   int64_t rotaryDims = 0;  // R, rotated as rotate_half pairs (i, i + R/2) unless rotaryPairs
   bool rotaryHalves = false; // the second half's angles repeat the first's (HF's cat(freqs, freqs))
-  bool rotaryPairs = false;  // rotated as adjacent pairs (2i, 2i+1) instead (GPT-J's rotate_every_two)
+  bool rotaryPairs = false;  // rotated as adjacent pairs (2i, 2i+1): rotate_every_two (GPT-J)
   int64_t maskHeld = 0;    // words of a host's mask every PE holds whole (0: it streams)
   // Grouped-query attention: each column scores `queries` query heads of
   // its key/value head (a divisor of group), so it holds each key/value

@@ -318,9 +318,11 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
     layout.rotaryDims = q->rotary.getRotaryDims();
     layout.rotaryPairs = q->rotary.getInterleaved();
     int64_t half = layout.rotaryDims / 2;
-    layout.rotaryHalves = !layout.rotaryPairs && llvm::all_of(llvm::seq<int64_t>(0, half), [&](int64_t i) {
+    auto repeatsHalf = [&](int64_t i) {
       return rotary->freq[i] == rotary->freq[i + half] && rotary->amp[i] == rotary->amp[i + half];
-    });
+    };
+    layout.rotaryHalves =
+        !layout.rotaryPairs && llvm::all_of(llvm::seq<int64_t>(0, half), repeatsHalf);
     plan.inputs.push_back(rotaryTableConstant(attn, *rotary));
   }
   ctx.absorbed.insert(ways.begin(), ways.end());
