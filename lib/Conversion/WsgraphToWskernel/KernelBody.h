@@ -93,14 +93,17 @@ struct AttentionLayout {
   SmallVector<int64_t> flat() const {
     return {q.input, q.base, q.stride, k.input,      k.base,       k.stride,
             v.input, v.base, v.stride, d,            group,        mask,
-            rotary,  rotaryDims, rotaryHalves, rotaryPairs, maskHeld, queries, parts};
+            rotary,  rotaryDims, rotaryHalves, maskHeld, queries, parts, rotaryPairs};
   }
   static std::optional<AttentionLayout> fromFlat(ArrayRef<int64_t> f) {
     if (f.size() != 19)
       return std::nullopt;
-    return AttentionLayout{{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, {f[6], f[7], f[8]},
-                           f[9], f[10], f[11], f[12], f[13], f[14] != 0, f[15] != 0, f[16], f[17],
-                           f[18]};
+    AttentionLayout a;
+    a.q = {f[0], f[1], f[2]}, a.k = {f[3], f[4], f[5]}, a.v = {f[6], f[7], f[8]};
+    a.d = f[9], a.group = f[10], a.mask = f[11], a.rotary = f[12], a.rotaryDims = f[13];
+    a.rotaryHalves = f[14] != 0, a.maskHeld = f[15], a.queries = f[16], a.parts = f[17];
+    a.rotaryPairs = f[18] != 0;
+    return a;
   }
 };
 /// The order a grouped-query attention's result comes in when each of its

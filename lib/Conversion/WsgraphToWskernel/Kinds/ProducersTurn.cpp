@@ -1,8 +1,9 @@
 //===- ProducersTurn.cpp - rotary turned where q and k are made ------------===//
 //
 // Rotary attention whose q and k come from whole linears feeding it alone:
-// those linears put rotate_half's pairs side by side and turn them on their
-// finishing rows (PairTurn), and the attention reads plain heads. A NeoX
+// those linears put rotate_half's pairs side by side (GPT-J's already are)
+// and turn them on their finishing rows (PairTurn), and the attention reads
+// plain heads. A NeoX
 // qkv, each head's q, k and v together, is also reordered by attention
 // column once the columns per head are chosen.
 //
@@ -88,25 +89,40 @@ void wsc::lowering::turnInProducers(std::vector<KernelPlan> &plans) {
     // row turns q beside the others, while a projection's finishing row
     // turns its whole block on the token's path (llama3-8b decodes at 401
     // tokens/s so, 333 with the projections turning).
-    if (attention.kind != "attention" || in.rotary < 0 || !in.rotaryHalves ||
-        in.rotaryDims % 2 || attention.qkvUnit || attention.tokenAtATime)
+    if (attention.kind != "attention" || in.rotary < 0 || in.rotaryDims % 2 ||
+        attention.qkvUnit || attention.tokenAtATime)
       continue;
-    std::optional<SmallVector<TurnedStream, 2>> streams = turnedStreams(plans, attention);
     DenseElementsAttr table = wg::getConstantElements(attention.inputs[size_t(in.rotary)]);
-    if (!streams || !table)
+    if (!table)
       continue;
-    // Pair j of a rotated region turns its dimensions j and j + R/2 by the
-    // angle of j; the other columns pair up in place and turn by 0.
     SmallVector<float> freqAmp(table.getValues<float>());
     int64_t r = in.rotaryDims, half = r / 2;
+    // A pair turns by one angle: rotate_half's pairs (j, j + R/2) when the
+    // halves repeat, adjacent pairs (GPT-J's) when each pair's two do.
+    auto sharesAngle = [&](int64_t i) {
+      return freqAmp[size_t(i)] == freqAmp[size_t(i + 1)] &&
+             freqAmp[size_t(r + i)] == freqAmp[size_t(r + i + 1)];
+    };
+    bool pairs = in.rotaryPairs && llvm::all_of(llvm::seq<int64_t>(0, half),
+                                                [&](int64_t j) { return sharesAngle(2 * j); });
+    if (!in.rotaryHalves && !pairs)
+      continue;
+    std::optional<SmallVector<TurnedStream, 2>> streams = turnedStreams(plans, attention);
+    if (!streams)
+      continue;
+    // Pair j of a rotated region turns its dimensions j and j + R/2 (or 2j
+    // and 2j + 1, in place) by the angle of its table column; the other
+    // columns pair up in place and turn by 0.
     for (TurnedStream &t : *streams) {
       SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, t.period));
       SmallVector<int64_t> angle(size_t(t.period / 2), -1); // per pair of a run
       for (int64_t base : t.bases)
         for (int64_t j = 0; j < half; ++j) {
+          angle[size_t(base / 2 + j)] = pairs ? 2 * j : j;
+          if (pairs)
+            continue;
           perm[size_t(base + 2 * j)] = base + j;
           perm[size_t(base + 2 * j + 1)] = base + half + j;
-          angle[size_t(base / 2 + j)] = j;
         }
       int64_t pairs = PlanContext::width(t.producer->streamed()) / 2;
       SmallVector<float> words(size_t(2 * pairs));
@@ -124,7 +140,7 @@ void wsc::lowering::turnInProducers(std::vector<KernelPlan> &plans) {
         t.producer->colPerm = std::move(perm);
     }
     attention.inputs.erase(attention.inputs.begin() + in.rotary);
-    in.rotary = -1, in.rotaryDims = 0, in.rotaryHalves = false;
+    in.rotary = -1, in.rotaryDims = 0, in.rotaryHalves = in.rotaryPairs = false;
   }
 }
 
