@@ -474,6 +474,64 @@ OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
       getType(), {adaptor.getInput()}, [](auto a) { return a[0]; }, [](auto a) { return a[0]; });
 }
 
+/// The most multiply-adds a product of constants folds with.
+static constexpr int64_t kMaxFoldProducts = int64_t(1) << 24;
+
+/// A product of constants, [batch..., M, K] x [batch..., K, N] with the
+/// batch dimensions broadcast (`batch` the result's, each operand's leading
+/// shape given), plus a bias of N, summed in f32 in K's order as the
+/// kernels sum. (A CumSum of a mask that folded, say a generating program's
+/// positions.)
+static OpFoldResult foldProduct(RankedTensorType type, ArrayRef<int64_t> batch,
+                                ArrayRef<int64_t> lhsBatch, ArrayRef<int64_t> rhsBatch,
+                                int64_t m, int64_t k, int64_t n, Attribute lhs, Attribute rhs,
+                                Attribute bias) {
+  auto x = unpack(lhs), w = unpack(rhs);
+  std::optional<Values> b;
+  if (bias && !(b = unpack(bias)))
+    return {};
+  int64_t batches = 1;
+  for (int64_t d : batch)
+    batches *= d;
+  if (!foldable(type) || !x || !w || !x->isFloat || !w->isFloat ||
+      batches * m * n * std::max<int64_t>(k, 1) > kMaxFoldProducts)
+    return {};
+  std::vector<int64_t> xAt = broadcastIndices(batch, lhsBatch), wAt = broadcastIndices(batch, rhsBatch);
+  Values out;
+  out.type = type;
+  out.isFloat = true;
+  for (int64_t i = 0; i < batches; ++i)
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t c = 0; c < n; ++c) {
+        float sum = 0;
+        for (int64_t j = 0; j < k; ++j)
+          sum += float(x->f[(xAt[i] * m + r) * k + j]) * float(w->f[(wAt[i] * k + j) * n + c]);
+        out.f.push_back(b ? double(sum + float(b->asDouble(c))) : double(sum));
+      }
+  return pack(type, out);
+}
+
+OpFoldResult MatmulOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<RankedTensorType>(getType());
+  ArrayRef<int64_t> a = getLhs().getType().getShape(), b = getRhs().getType().getShape();
+  if (!type.hasStaticShape() || a.size() < 2 || b.size() < 2)
+    return {};
+  return foldProduct(type, type.getShape().drop_back(2), a.drop_back(2), b.drop_back(2),
+                     a[a.size() - 2], a.back(), b.back(), adaptor.getLhs(), adaptor.getRhs(), {});
+}
+
+OpFoldResult LinearOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<RankedTensorType>(getType());
+  ArrayRef<int64_t> w = getWeight().getType().getShape();
+  if (!type.hasStaticShape() || w.size() != 2 || !getInput().getType().hasStaticShape())
+    return {};
+  int64_t rows = type.getNumElements() / std::max<int64_t>(1, w[1]);
+  if (getBias() && !adaptor.getBias())
+    return {};
+  return foldProduct(type, {}, {}, {}, rows, w[0], w[1], adaptor.getInput(), adaptor.getWeight(),
+                     adaptor.getBias());
+}
+
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   auto data = unpack(adaptor.getData()), indices = unpack(adaptor.getIndices());
   if (!data || !indices || !foldable(getType()))

@@ -292,6 +292,7 @@ def Wsgraph_MatmulOp : Wsgraph_Op<"matmul", [Pure,
   let arguments = (ins RankedTensorOf<[AnyFloat]>:$lhs, RankedTensorOf<[AnyFloat]>:$rhs);
   let results = (outs RankedTensorOf<[AnyFloat]>:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Wsgraph_GemmOp : Wsgraph_Op<"gemm", [Pure,
@@ -332,6 +333,7 @@ def Wsgraph_LinearOp : Wsgraph_Op<"linear", [Pure,
                        Optional<RankedTensorOf<[AnyFloat]>>:$bias);
   let results = (outs RankedTensorOf<[AnyFloat]>:$result);
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

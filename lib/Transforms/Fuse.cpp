@@ -713,7 +713,9 @@ struct FoldScaleIntoRmsNorm : OpRewritePattern<MulOp> {
 
 /// Leading rows a..b of a weight are a weight at a later offset: gathering
 /// position embeddings by a constant range, or slicing a weight, must not
-/// copy the weight into the IR.
+/// copy the weight into the IR. Indices [..., T] that repeat one range for
+/// every sequence (OPT's positions of a batch) gather the rows once and
+/// broadcast them.
 struct SliceLeadingRowsOfWeight : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
@@ -724,18 +726,41 @@ struct SliceLeadingRowsOfWeight : OpRewritePattern<GatherOp> {
     auto type = cast<RankedTensorType>(weight.getType());
     if (!indices || indices.getNumElements() == 0)
       return failure();
-    int64_t first = (*indices.getValues<APInt>().begin()).getSExtValue(), expect = first;
+    auto shape = cast<ShapedType>(indices.getType()).getShape();
+    SmallVector<int64_t> all;
     for (APInt i : indices.getValues<APInt>())
-      if (i.getSExtValue() != expect++)
+      all.push_back(i.getSExtValue());
+    // One consecutive run over the whole, else over each last-axis slice alike.
+    int64_t run = isRange(all) ? int64_t(all.size()) : shape.empty() ? 0 : shape.back();
+    if (!run || !isRange(ArrayRef(all).take_front(run)))
+      return failure();
+    for (size_t at = size_t(run); at < all.size(); ++at)
+      if (all[at] != all[at - size_t(run)])
         return failure();
-    if (first < 0 || expect > type.getDimSize(0))
+    int64_t first = all.front(), end = first + run;
+    if (first < 0 || end > type.getDimSize(0))
       return failure();
     if (failed(fixPruneCut(weight, op)))
       return failure();
-    WeightOp rows = sliceWeightRows(rewriter, weight, first, expect);
+    WeightOp rows = sliceWeightRows(rewriter, weight, first, end);
     keepAlterations(weight, rows, first * weight.getElementStrides()[0]);
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), rows);
+    if (run == int64_t(all.size())) {
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), rows);
+      return success();
+    }
+    auto out = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> once(out.getShape());
+    for (int64_t d = 0; d + 2 < out.getRank(); ++d)
+      once[d] = 1;
+    Value one = ReshapeOp::create(rewriter, op.getLoc(), out.clone(once), rows);
+    rewriter.replaceOpWithNewOp<ExpandOp>(op, out, one);
     return success();
+  }
+  static bool isRange(ArrayRef<int64_t> v) {
+    for (size_t i = 1; i < v.size(); ++i)
+      if (v[i] != v[i - 1] + 1)
+        return false;
+    return true;
   }
 };
 

@@ -84,6 +84,7 @@ bool isAdditiveCausalMask(Value mask, int64_t t, int64_t s, double &fill) {
 /// (possibly expanded over the queries).
 struct ScoreMasks {
   bool causal = false;
+  bool clamped = false;          // max(scores, finfo.min) (OPT) on the way
   double causalFill = -INFINITY; // the future keys' score (NaN: not one number)
   Value padding;                 // [B, 1, 1, S]
   /// Takes `m` if it is a sum of such masks.
@@ -154,6 +155,11 @@ LogicalResult peelScores(Value &scores, RankedTensorType type, ScoreMasks &masks
         return failure();
       masks.causal = true;
       masks.causalFill = *splatValue(fill) * scale;
+    } else if (auto max = singleUseDef<MaxOp>(scores)) {
+      Value c, rest;
+      if (max.getType() != type || !matchEither(max, c, rest, isMasking))
+        return failure();
+      masks.clamped = true, scores = rest;
     } else if (auto mul = singleUseDef<MulOp>(scores)) {
       Value c, rest;
       if (!matchEither(mul, c, rest, [](Value x) { return splatValue(x).has_value(); }))
@@ -168,6 +174,49 @@ LogicalResult peelScores(Value &scores, RankedTensorType type, ScoreMasks &masks
       return success();
     }
   }
+}
+
+/// A scalar multiply under reshapes and transposes of q or kT (OPT scales q
+/// as it projects it): its factor and the views, innermost last, so that
+/// attention takes the factor in its scale and the views on the unscaled
+/// value. Nothing when there is none.
+bool isScalarConstant(Value x) {
+  return cast<ShapedType>(x.getType()).getNumElements() == 1 && splatValue(x).has_value();
+}
+struct ScaledViews {
+  Value rest; // the multiply's unscaled operand
+  double factor = 1.0;
+  SmallVector<Operation *, 2> views;
+};
+std::optional<ScaledViews> scaledViews(Value v) {
+  ScaledViews found;
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !def->hasOneUse())
+      return std::nullopt;
+    if (isa<ReshapeOp, TransposeOp>(def)) {
+      found.views.push_back(def);
+      v = def->getOperand(0);
+      continue;
+    }
+    auto mul = dyn_cast<MulOp>(def);
+    Value c, rest;
+    if (!mul || !matchEither(mul, c, rest, isScalarConstant) || rest.getType() != mul.getType())
+      return std::nullopt;
+    found.rest = rest, found.factor = *splatValue(c);
+    return found;
+  }
+}
+
+/// The views of `s` rebuilt on the multiply's unscaled operand.
+Value unscaled(const ScaledViews &s, PatternRewriter &rewriter) {
+  Value rest = s.rest;
+  for (Operation *view : llvm::reverse(s.views)) {
+    IRMapping map;
+    map.map(view->getOperand(0), rest);
+    rest = rewriter.clone(*view, map)->getResult(0);
+  }
+  return rest;
 }
 
 /// softmax(mask(q @ kT * scale)) @ v is attention(q, k, v). The masks are
@@ -194,6 +243,12 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       return failure();
     if (masks.padding && isSplat(masks.padding, 0.0))
       masks.padding = Value();
+    // A clamp at a masking number (OPT's max(scores, finfo.min)) changes
+    // nothing beside a causal mask alone: some key of every query stays
+    // visible. Beside a padding mask it gives weight back, on a query that
+    // sees only padding, to the padded future keys that both masks hide.
+    if (masks.clamped && masks.padding)
+      return failure();
     FloatAttr futureFill;
     if (masks.causal && masks.padding && !std::isinf(masks.causalFill) &&
         !firstKeysVisible(masks.padding)) {
@@ -220,6 +275,15 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         vType.getElementType() != element ||
         op.getType() != RankedTensorType::get({qs[0], qs[1], qs[2], vs[3]}, element))
       return failure();
+    // q or kT scaled under its views: the factor joins the scale.
+    std::optional<ScaledViews> qScaled = scaledViews(q), kScaled = scaledViews(kT);
+    for (const std::optional<ScaledViews> &sv : {qScaled, kScaled})
+      if (sv)
+        scale *= sv->factor;
+    if (qScaled)
+      q = unscaled(*qScaled, rewriter);
+    if (kScaled)
+      kT = unscaled(*kScaled, rewriter);
     Value k = TransposeOp::create(rewriter, op.getLoc(), kT, rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
     Value padding = masks.padding;
     if (padding)
@@ -415,6 +479,43 @@ struct FoldRotaryPassThrough : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// `merged` as [B*H, ...] of a rank-4 [B, H, ...] value, or null.
+Value headsUnmerged(Value merged) {
+  auto reshape = merged.getDefiningOp<ReshapeOp>();
+  if (!reshape)
+    return {};
+  auto in = cast<RankedTensorType>(reshape.getInput().getType());
+  auto out = cast<RankedTensorType>(reshape.getType());
+  if (in.getRank() != 4 || out.getRank() != 3 || !in.hasStaticShape() ||
+      out.getDimSize(0) != in.getDimSize(0) * in.getDimSize(1) ||
+      out.getShape().drop_front() != in.getShape().drop_front(2))
+    return {};
+  return reshape.getInput();
+}
+
+/// softmax(scores [B*H, T, S]) @ v [B*H, S, E], both merged from [B, H, ..]
+/// (OPT's bmm over heads merged into the batch), is the product over
+/// [B, H] merged afterwards, which attention's fusion reads.
+struct UnmergeHeadsOfSoftmax : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    auto softmax = singleUseDef<SoftmaxOp>(op.getLhs());
+    if (!softmax || softmax.getType().getRank() != 3 ||
+        *normalizeAxis(softmax.getAxis(), 3) != 2)
+      return failure();
+    Value scores = headsUnmerged(softmax.getInput()), v = headsUnmerged(op.getRhs());
+    if (!scores || !v ||
+        cast<ShapedType>(scores.getType()).getShape().take_front(2) !=
+            cast<ShapedType>(v.getType()).getShape().take_front(2))
+      return failure();
+    Location loc = op.getLoc();
+    Value probs = SoftmaxOp::create(rewriter, loc, scores, rewriter.getI64IntegerAttr(-1));
+    Value product = MatmulOp::create(rewriter, loc, probs, v);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), product);
+    return success();
+  }
+};
+
 /// transpose(rotary(x, cos, sin)) over axes other than the last is
 /// rotary(transpose(x)) with the tables transposed alike: GPT-J turns
 /// [B, T, H, D] heads before it transposes them, attention reads them
@@ -487,7 +588,7 @@ struct UnmergeHeadsOfScores : OpRewritePattern<ReshapeOp> {
 
 void wsc::fuse::populateAttentionFusion(RewritePatternSet &patterns) {
   patterns.add<FuseAttention, SimplifyAttentionMask, FuseRotary, FoldRotaryPassThrough,
-               TransposeBeforeRotary, UnmergeHeadsOfScores,
+               TransposeBeforeRotary, UnmergeHeadsOfScores, UnmergeHeadsOfSoftmax,
                SinkExpand<CastOp>, SinkExpand<SubOp>, SinkExpand<AddOp>, SinkExpand<MulOp>,
                SinkExpand<WhereOp>>(patterns.getContext());
 }

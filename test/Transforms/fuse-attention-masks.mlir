@@ -207,3 +207,57 @@ func.func @constant_mask_first_keys_visible(%q: tensor<2x2x4x8xf32>, %k: tensor<
   %o = wsgraph.attention %q, %k, %v, %m {future_fill = -3.40282347E+38 : f32, scale = 1.0 : f32} : (tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>, tensor<2x4xf32>) -> tensor<2x2x4x8xf32>
   return %o : tensor<2x2x4x8xf32>
 }
+
+// -----
+
+// OPT's form: q scaled as it is projected ([B, T, H, D] viewed and
+// transposed after the multiply), the causal mask added, the sum clamped at
+// finfo.min, softmax over heads merged into the batch. Without a padding
+// mask the clamp changes nothing: q's factor joins the scale, the views go
+// to q itself, and it is attention.
+// CHECK-LABEL: func.func @opt_clamped_merged_heads
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x16xf32>,
+// CHECK: %[[V:.*]] = wsgraph.reshape %[[Q]] : (tensor<2x4x16xf32>) -> tensor<2x4x2x8xf32>
+// CHECK: %[[QT:.*]] = wsgraph.transpose %[[V]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: wsgraph.attention %[[QT]], %arg1, %arg2 {scale = 0.353553385 : f32}
+// CHECK-NOT: wsgraph.softmax
+// CHECK-NOT: wsgraph.max
+func.func @opt_clamped_merged_heads(%q: tensor<2x4x16xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %scaling = wsgraph.constant dense<0.353553385> : tensor<f32>
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %causal = wsgraph.constant dense<[[[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %qs = wsgraph.mul %q, %scaling : (tensor<2x4x16xf32>, tensor<f32>) -> tensor<2x4x16xf32>
+  %qv = wsgraph.reshape %qs : (tensor<2x4x16xf32>) -> tensor<2x4x2x8xf32>
+  %qt = wsgraph.transpose %qv {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x2x8xf32>) -> tensor<2x2x4x8xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %qt, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %s, %causal : (tensor<2x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %c = wsgraph.max %m, %min : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %cm = wsgraph.reshape %c : (tensor<2x2x4x4xf32>) -> tensor<4x4x4xf32>
+  %p = wsgraph.softmax %cm {axis = -1 : i64} : tensor<4x4x4xf32>
+  %vm = wsgraph.reshape %v : (tensor<2x2x4x8xf32>) -> tensor<4x4x8xf32>
+  %o = wsgraph.matmul %p, %vm : (tensor<4x4x4xf32>, tensor<4x4x8xf32>) -> tensor<4x4x8xf32>
+  %r = wsgraph.reshape %o : (tensor<4x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %r : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// With a run-time padding mask the clamp gives weight back to padded future
+// keys on a query that sees only padding: not attention's semantics. Left alone.
+// CHECK-LABEL: func.func @opt_clamped_runtime_padding
+// CHECK-NOT: wsgraph.attention
+// CHECK: wsgraph.max
+// CHECK: wsgraph.softmax
+func.func @opt_clamped_runtime_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xf32>) -> tensor<2x2x4x8xf32> {
+  %min = wsgraph.constant dense<-3.40282347E+38> : tensor<f32>
+  %causal = wsgraph.constant dense<[[[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %kT = wsgraph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x4x8xf32>) -> tensor<2x2x8x4xf32>
+  %s = wsgraph.matmul %q, %kT : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %m = wsgraph.add %s, %causal : (tensor<2x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %mp = wsgraph.add %m, %pad : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x2x4x4xf32>
+  %c = wsgraph.max %mp, %min : (tensor<2x2x4x4xf32>, tensor<f32>) -> tensor<2x2x4x4xf32>
+  %p = wsgraph.softmax %c {axis = -1 : i64} : tensor<2x2x4x4xf32>
+  %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}

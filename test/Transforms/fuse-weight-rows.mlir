@@ -98,3 +98,31 @@ func.func @not_leading_rows(%dyn: tensor<2xi64>) -> (tensor<2x32xf32>, tensor<2x
   %5 = wsgraph.gather %wpe, %dyn : (tensor<16x32xf32>, tensor<2xi64>) -> tensor<2x32xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<2x32xf32>, tensor<2x32xf32>, tensor<2x32xf32>, tensor<2x32xf32>, tensor<16x2xf32>, tensor<2x32xf32>
 }
+
+// -----
+
+// The same range of positions for every sequence of a batch (OPT's learned
+// positions, offset 2, once the mask folded): the rows once, broadcast.
+// CHECK-LABEL: func.func @position_rows_per_sequence
+// CHECK-NEXT: %[[W:.*]] = wsgraph.weight "wpe[2:6]" from "m.bin" at 1280 : tensor<4x32xf32>
+// CHECK-NEXT: %[[R:.*]] = wsgraph.reshape %[[W]] : (tensor<4x32xf32>) -> tensor<1x4x32xf32>
+// CHECK-NEXT: %[[E:.*]] = wsgraph.expand %[[R]] : (tensor<1x4x32xf32>) -> tensor<2x4x32xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @position_rows_per_sequence() -> tensor<2x4x32xf32> {
+  %wpe = wsgraph.weight "wpe" from "m.bin" at 1024 : tensor<16x32xf32>
+  %i = wsgraph.constant dense<[[2, 3, 4, 5], [2, 3, 4, 5]]> : tensor<2x4xi64>
+  %0 = wsgraph.gather %wpe, %i {axis = 0 : i64} : (tensor<16x32xf32>, tensor<2x4xi64>) -> tensor<2x4x32xf32>
+  return %0 : tensor<2x4x32xf32>
+}
+
+// -----
+
+// Sequences with different positions (a padded batch's): left alone.
+// CHECK-LABEL: func.func @position_rows_differ
+// CHECK: wsgraph.gather
+func.func @position_rows_differ() -> tensor<2x4x32xf32> {
+  %wpe = wsgraph.weight "wpe" from "m.bin" at 1024 : tensor<16x32xf32>
+  %i = wsgraph.constant dense<[[2, 3, 4, 5], [2, 2, 3, 4]]> : tensor<2x4xi64>
+  %0 = wsgraph.gather %wpe, %i {axis = 0 : i64} : (tensor<16x32xf32>, tensor<2x4xi64>) -> tensor<2x4x32xf32>
+  return %0 : tensor<2x4x32xf32>
+}

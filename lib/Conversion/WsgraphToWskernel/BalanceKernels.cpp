@@ -127,7 +127,7 @@ static llvm::hash_code sizingKey(const KernelPlan &p, int64_t minPes, size_t ind
   auto bits = [](double x) { return llvm::bit_cast<uint64_t>(x); };
   llvm::hash_code key = llvm::hash_combine(
       p.kind, bits(p.work), minPes, p.maxH, p.maxW, p.maxBlocks, p.storage, p.layers, p.heads,
-      p.blocked, p.align, p.hostResult, p.rowLo, p.rowHi, p.chained, bits(p.epsilon), p.geluTanh,
+      p.blocked, p.align, p.hostResult, p.rowLo, p.rowHi, p.chained, bits(p.epsilon), p.geluTanh, p.relu,
       p.gateActivation, bits(p.scale), bits(p.futureFill.value_or(0.0f)),
       p.futureFill.has_value(), p.qkvUnit, p.turns, p.weightRowBase, p.colLo, p.colHi,
       p.writesIntoPrevious);

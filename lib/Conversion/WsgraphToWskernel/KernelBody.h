@@ -128,6 +128,7 @@ struct KernelPlan {
   double work = 1;            // multiply-accumulates (or elements) per token
   float epsilon = 1e-5f;      // layer_norm, rms_norm
   bool geluTanh = false;      // linear_gelu: GELU in its tanh form (else exact)
+  bool relu = false;          // linear: a ReLU after the bias (OPT's MLP)
   std::string gateActivation = "silu"; // linear_glu: silu, gelu or gelu_tanh
   float scale = 1.0f;         // attention
   // attention: future keys score this plus the mask (else they are left

@@ -162,8 +162,8 @@ LogicalResult wsc::lowering::splitForDefects(std::vector<KernelPlan> &plans, int
     auto weight = p.inputs[at].getDefiningOp<wg::WeightOp>();
     if (!weight)
       return cannot("its weight is not a stored weight");
-    if (p.kind == "linear_gelu" && residual)
-      return cannot("a residual after GELU needs the whole sum first");
+    if ((p.kind == "linear_gelu" || p.relu) && residual)
+      return cannot("a residual after the activation needs the whole sum first");
     auto type = cast<RankedTensorType>(weight.getType());
     int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
     bool positions = !linear && p.inputs.size() > 2;
@@ -217,7 +217,7 @@ LogicalResult wsc::lowering::splitForDefects(std::vector<KernelPlan> &plans, int
       if (positions && first)
         q.inputs.push_back(p.inputs[2]);
       if (linear && !last)
-        q.kind = "linear";
+        q.kind = "linear", q.relu = false;
       split.push_back(std::move(q));
     }
   }

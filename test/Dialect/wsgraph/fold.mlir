@@ -941,3 +941,37 @@ func.func @fold_limit() -> (tensor<1x512x512xf32>, tensor<1x512x513xf32>, tensor
   %2 = wsgraph.add %e, %f : (tensor<1x1024x1024xf32>, tensor<1x1024x1024xf32>) -> tensor<1x1024x1024xf32>
   return %0, %1, %2 : tensor<1x512x512xf32>, tensor<1x512x513xf32>, tensor<1x1024x1024xf32>
 }
+
+// -----
+
+// Products of constants fold, summed in f32 in K's order: a CumSum of a
+// mask bound to ones (its triangle product) becomes the positions 1..4;
+// the batch dimension broadcasts; a linear adds its bias.
+// CHECK-LABEL: func.func @product_fold
+// CHECK-DAG: wsgraph.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]> : tensor<2x4xf32>
+// CHECK-DAG: wsgraph.constant dense<{{\[\[\[}}5.000000e+00], [1.100000e+01]]]> : tensor<1x2x1xf32>
+// CHECK-DAG: wsgraph.constant dense<{{\[\[}}1.500000e+00, 2.500000e+00, 3.500000e+00, 4.500000e+00], [1.500000e+00, 2.500000e+00, 3.500000e+00, 4.500000e+00]]> : tensor<2x4xf32>
+// CHECK-NOT: wsgraph.matmul
+// CHECK-NOT: wsgraph.linear
+func.func @product_fold() -> (tensor<2x4xf32>, tensor<1x2x1xf32>, tensor<2x4xf32>) {
+  %ones = wsgraph.constant dense<1.0> : tensor<2x4xf32>
+  %tri = wsgraph.constant dense<[[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0]]> : tensor<4x4xf32>
+  %0 = wsgraph.matmul %ones, %tri : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %a = wsgraph.constant dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>
+  %b = wsgraph.constant dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %1 = wsgraph.matmul %a, %b : (tensor<1x2x2xf32>, tensor<2x1xf32>) -> tensor<1x2x1xf32>
+  %half = wsgraph.constant dense<0.5> : tensor<4xf32>
+  %2 = wsgraph.linear %ones, %tri, %half : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0, %1, %2 : tensor<2x4xf32>, tensor<1x2x1xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// A product with a computed operand stays.
+// CHECK-LABEL: func.func @product_not_constant
+// CHECK: wsgraph.matmul %arg0
+func.func @product_not_constant(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %tri = wsgraph.constant dense<1.0> : tensor<4x4xf32>
+  %0 = wsgraph.matmul %x, %tri : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

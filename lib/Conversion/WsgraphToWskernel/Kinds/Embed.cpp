@@ -51,6 +51,9 @@ Planned EmbedKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const
   Value out = gather.getResult();
   if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(gather.getResult()))) {
     Value pos = add.getLhs() == out ? add.getRhs() : add.getLhs();
+    // The same positions for every sequence: broadcast over the batch.
+    if (auto expand = pos.getDefiningOp<wg::ExpandOp>())
+      pos = expand.getInput();
     if (auto reshape = pos.getDefiningOp<wg::ReshapeOp>())
       pos = isStatic(reshape.getInput()) ? reshape.getInput() : pos;
     auto pt = cast<RankedTensorType>(pos.getType());

@@ -21,6 +21,8 @@ namespace wg = wsc::wsgraph;
 // A linear_gelu's GELU form when it is the tanh one (absent: exact), which a
 // resize needs again.
 static constexpr StringLiteral kGeluAttr = "wskernel.gelu";
+// A linear's ReLU after its bias.
+static constexpr StringLiteral kReluAttr = "wskernel.relu";
 // A generating program's LM head that picks the next token: "argmax" or
 // "sample".
 static constexpr StringLiteral kPicksNextAttr = "wskernel.picks_next";
@@ -103,6 +105,11 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
     absorbed.insert(g);
     out = g.getResult();
     plan.anchor = g;
+  } else if (auto r = dyn_cast_or_null<wg::ReluOp>(singleUser(out))) {
+    plan.relu = true;
+    absorbed.insert(r);
+    out = r.getResult();
+    plan.anchor = r;
   }
   // A residual add of another activation finishes in the last row.
   if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(out))) {
@@ -119,13 +126,13 @@ Planned LinearKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) cons
   auto wt = cast<RankedTensorType>(linear.getWeight().getType());
   int64_t k = wt.getDimSize(0), n = wt.getDimSize(1);
   // Name by role in a GPT block.
-  std::string role = gelu ? "mlp_fc" : "linear";
+  std::string role = gelu || plan.relu ? "mlp_fc" : "linear";
   if (!gelu && llvm::any_of(linear->getUsers(), [](Operation *u) { return isa<wg::SplitOp>(u); }))
     role = "qkv";
   else if (auto from = produced.find(linear.getInput()); from != produced.end())
     role = plans[from->second].kind == "attention"     ? "attn_proj"
            : plans[from->second].kind == "linear_gelu" ||
-                   plans[from->second].kind == "linear_glu"
+                   plans[from->second].kind == "linear_glu" || plans[from->second].relu
                ? "mlp_proj"
                : role;
   bool head = llvm::any_of(out.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
@@ -556,6 +563,8 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
       k.vector("add", k.aff(part), k.aff(part), k.aff(b), k.aff(nb), finRow);
     if (p.kind == "linear_gelu")
       k.unary(p.geluTanh ? "gelu_tanh" : "gelu", k.aff(part), k.aff(part), k.aff(nb), finRow);
+    if (p.relu)
+      k.unary("relu", k.aff(part), k.aff(part), k.aff(nb), finRow);
     if (residual && !partialSum)
       k.vector("add", k.aff(part), k.aff(part), k.aff(r), k.aff(nb), finRow);
     if (turn)
@@ -620,7 +629,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
       p.picksNext ? NextToken::cycles(nb, w, cost, p.samples, topKBitsOf(p, n, cost)) : 0.0;
   return {sram.next, cost.linear(kdim, n, h, w, p.kind == "linear_gelu", out, in, g, inLast,
                                  handOnRow, streamed, asyncSums, entries, p.turns) +
-                         pickCycles};
+                         pickCycles + (p.relu ? cost.vector(nb) : 0.0)};
 }
 
 LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
@@ -637,6 +646,7 @@ LogicalResult LinearKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins
   p.samples = picks == "sample" || picks == "sample_top_k";
   p.topK = picks == "sample_top_k";
   p.turns = kernel->hasAttr(kTurnsAttr);
+  p.relu = kernel->hasAttr(kReluAttr);
   double density = weightDensity(p.inputs[residual ? 2 : 1]);
   bool gelu = p.kind == "linear_gelu";
   p.cycles = linearCycles(weight[0], n, gelu, residual, batch * tokens, arch,
@@ -658,6 +668,8 @@ void LinearKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
     kernel->setAttr(kTurnsAttr, UnitAttr::get(kernel.getContext()));
   if (p.kind == "linear_gelu" && p.geluTanh)
     kernel->setAttr(kGeluAttr, StringAttr::get(kernel.getContext(), "tanh"));
+  if (p.relu)
+    kernel->setAttr(kReluAttr, UnitAttr::get(kernel.getContext()));
 }
 
 const KernelKind &wsc::lowering::linearKind() {
