@@ -86,7 +86,10 @@ Channel *unagreed = nullptr;
 
 /// Every process's verdict on what came before the run ("" when fine): the
 /// first failure by rank is everyone's, so that no process starts a run
-/// that another has given up (it would wait for it for ever).
+/// that another has given up (it would wait for it for ever). A run starts
+/// once every process has the verdict (it acknowledges it, then process 0
+/// says go): a walk sent by a process that started earlier would otherwise
+/// be taken for the verdict by one still waiting for it.
 std::string agree(Channel &channel, const std::string &error) {
   auto wait = [&](unsigned &from, std::vector<uint8_t> &bytes) {
     while (!channel.receive(from, bytes))
@@ -97,7 +100,12 @@ std::string agree(Channel &channel, const std::string &error) {
   if (channel.rank() != 0) {
     channel.send(0, std::vector<uint8_t>(error.begin(), error.end()));
     wait(from, bytes);
-    return std::string(bytes.begin(), bytes.end());
+    std::string verdict(bytes.begin(), bytes.end());
+    if (verdict.empty()) {
+      channel.send(0, {});
+      wait(from, bytes); // go
+    }
+    return verdict;
   }
   std::vector<std::string> errors(channel.size());
   errors[0] = error;
@@ -111,6 +119,12 @@ std::string agree(Channel &channel, const std::string &error) {
       first = r ? fmt::format("process {} of {}: {}", r, errors.size(), errors[r]) : errors[r];
   for (unsigned r = 1; r < channel.size(); ++r)
     channel.send(r, std::vector<uint8_t>(first.begin(), first.end()));
+  if (!first.empty())
+    return first;
+  for (unsigned n = 1; n < channel.size(); ++n)
+    wait(from, bytes); // acknowledged
+  for (unsigned r = 1; r < channel.size(); ++r)
+    channel.send(r, {});
   return first;
 }
 
