@@ -532,6 +532,85 @@ OpFoldResult LinearOp::fold(FoldAdaptor adaptor) {
                      adaptor.getBias());
 }
 
+/// A reduction of a constant over `axes` (empty: all), its elements met in
+/// row-major order; floats combine in f32 as the kernels do. `finish`
+/// turns a float total and the count into the result (the mean divides).
+template <typename Combine>
+static OpFoldResult foldReduce(Type resultType, Attribute input, ArrayRef<int64_t> axes,
+                               Combine combine, bool mean = false) {
+  auto type = cast<RankedTensorType>(resultType);
+  auto in = unpack(input);
+  if (!in || !foldable(type) || in->size() == 0)
+    return {};
+  ArrayRef<int64_t> shape = in->type.getShape();
+  int64_t rank = int64_t(shape.size());
+  SmallVector<bool> reduced(size_t(rank), axes.empty());
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank)
+      return {};
+    reduced[size_t(a < 0 ? a + rank : a)] = true;
+  }
+  // Each input element's result: its index over the dimensions kept.
+  SmallVector<int64_t> stride(size_t(rank), 0);
+  for (int64_t d = rank - 1, s = 1; d >= 0; --d)
+    if (!reduced[size_t(d)])
+      stride[size_t(d)] = s, s *= shape[size_t(d)];
+  Values out;
+  out.type = type;
+  out.isFloat = in->isFloat;
+  int64_t n = type.getNumElements(), count = in->size() / std::max<int64_t>(1, n);
+  std::vector<bool> seen(size_t(n), false);
+  out.f.resize(in->isFloat ? size_t(n) : 0), out.i.resize(in->isFloat ? 0 : size_t(n));
+  SmallVector<int64_t> index(size_t(rank), 0);
+  for (int64_t k = 0; k < in->size(); ++k) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      o += index[size_t(d)] * stride[size_t(d)];
+    if (in->isFloat)
+      out.f[size_t(o)] = seen[size_t(o)] ? double(combine(float(out.f[size_t(o)]), float(in->f[size_t(k)])))
+                                         : double(float(in->f[size_t(k)]));
+    else
+      out.i[size_t(o)] = seen[size_t(o)] ? combine(out.i[size_t(o)], in->i[size_t(k)]) : in->i[size_t(k)];
+    seen[size_t(o)] = true;
+    for (int64_t d = rank - 1; d >= 0 && ++index[size_t(d)] == shape[size_t(d)]; --d)
+      index[size_t(d)] = 0;
+  }
+  if (mean) {
+    if (!in->isFloat)
+      return {};
+    for (double &x : out.f)
+      x = double(float(x) / float(count));
+  }
+  return pack(type, out);
+}
+
+namespace {
+/// The larger (smaller) of two values; a NaN wins, as the ops define.
+struct Larger {
+  bool smaller = false;
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(a) || std::isnan(b))
+        return std::numeric_limits<T>::quiet_NaN();
+    return smaller ? std::min(a, b) : std::max(a, b);
+  }
+};
+} // namespace
+
+OpFoldResult ReduceSumOp::fold(FoldAdaptor adaptor) {
+  return foldReduce(getType(), adaptor.getInput(), getAxes(), [](auto a, auto b) { return a + b; });
+}
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor adaptor) {
+  return foldReduce(getType(), adaptor.getInput(), getAxes(), [](auto a, auto b) { return a + b; },
+                    /*mean=*/true);
+}
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor adaptor) {
+  return foldReduce(getType(), adaptor.getInput(), getAxes(), Larger{});
+}
+OpFoldResult ReduceMinOp::fold(FoldAdaptor adaptor) {
+  return foldReduce(getType(), adaptor.getInput(), getAxes(), Larger{/*smaller=*/true});
+}
+
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   auto data = unpack(adaptor.getData()), indices = unpack(adaptor.getIndices());
   if (!data || !indices || !foldable(getType()))

@@ -512,6 +512,7 @@ class Wsgraph_ReduceOp<string mnemonic, string what>
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Wsgraph_ReduceMeanOp : Wsgraph_ReduceOp<"reduce_mean", "the mean">;

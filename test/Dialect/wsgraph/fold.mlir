@@ -975,3 +975,27 @@ func.func @product_not_constant(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %0 = wsgraph.matmul %x, %tri : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Reductions of constants fold (BLOOM's causal mask takes a ReduceMax of a
+// constant): per axis or all, kept dimensions or not, ints and floats, the
+// mean in f32; a NaN wins max and min.
+// CHECK-LABEL: func.func @reduce_fold
+// CHECK-DAG: wsgraph.constant dense<{{\[\[}}3], [6]]> : tensor<2x1xi64>
+// CHECK-DAG: wsgraph.constant dense<[1, 4]> : tensor<2xi64>
+// CHECK-DAG: wsgraph.constant dense<2.100000e+01> : tensor<f32>
+// CHECK-DAG: wsgraph.constant dense<[2.500000e+00, 3.500000e+00, 4.500000e+00]> : tensor<3xf32>
+// CHECK-DAG: wsgraph.constant dense<[0x7FC00000, 5.000000e+00]> : tensor<2xf32>
+// CHECK-NOT: wsgraph.reduce
+func.func @reduce_fold() -> (tensor<2x1xi64>, tensor<2xi64>, tensor<f32>, tensor<3xf32>, tensor<2xf32>) {
+  %i = wsgraph.constant dense<[[1, 3, 2], [6, 4, 5]]> : tensor<2x3xi64>
+  %f = wsgraph.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %n = wsgraph.constant dense<[[1.0, 0x7FC00000], [5.0, 7.0]]> : tensor<2x2xf32>
+  %0 = wsgraph.reduce_max %i {axes = array<i64: -1>} : (tensor<2x3xi64>) -> tensor<2x1xi64>
+  %1 = wsgraph.reduce_min %i {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi64>) -> tensor<2xi64>
+  %2 = wsgraph.reduce_sum %f {axes = array<i64>, keepdims = false} : (tensor<2x3xf32>) -> tensor<f32>
+  %3 = wsgraph.reduce_mean %f {axes = array<i64: 0>, keepdims = false} : (tensor<2x3xf32>) -> tensor<3xf32>
+  %4 = wsgraph.reduce_min %n {axes = array<i64: 1>, keepdims = false} : (tensor<2x2xf32>) -> tensor<2xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x1xi64>, tensor<2xi64>, tensor<f32>, tensor<3xf32>, tensor<2xf32>
+}
