@@ -10,7 +10,8 @@
 # vary 10-40 %); then the ratio of the emulated run (the report's wall_s,
 # without loading the program; the best and the median run) to torch's best
 # of five forward passes, the logits' max abs error, and whether the runs
-# gave identical logits and cycles.
+# gave identical logits and cycles, and the best run's instructions and
+# PE-token steps per second.
 #   bench/emulate_gpt2.sh            (exports the model first via bench/import_gpt2_small.sh)
 #   CONFIGS="default" bench/emulate_gpt2.sh    (only the default compile)
 #   REUSE=1 bench/emulate_gpt2.sh    (the .wafer files of the last run: for emulator changes)
@@ -140,11 +141,16 @@ for config in configs:
         walls = sorted(r["wall_s"] for r in reports)
         best, median = walls[0], walls[len(walls) // 2]
         same = all(np.array_equal(logits[0], l) for l in logits) and len({r["cycles"] for r in reports}) == 1
+        # The engine's rates in the best run: interpreted instructions, and
+        # PE-token steps (each PE in use takes each token once).
+        fast = min(reports, key=lambda r: r["wall_s"])
+        rates = (f"{fast['instructions'] / fast['wall_s']:.3g} instructions/s, "
+                 f"{fast['pes_active'] * fast['tokens'] / fast['wall_s']:.3g} PE-token steps/s")
         print(f"{config}, threads {threads}: emulator best {best:.2f} s, median {median:.2f} s of {len(walls)} "
               f"({', '.join(f'{w:.2f}' for w in walls)}), torch {torch_s[threads]:.3f} s, "
               f"ratio {best / torch_s[threads]:.1f}x (median {median / torch_s[threads]:.1f}x); "
               f"{reports[0]['cycles']} cycles; max abs error vs torch {np.abs(logits[0] - want).max():.3g}; "
-              f"runs {'identical' if same else 'DIFFER'}")
+              f"runs {'identical' if same else 'DIFFER'}; {rates}")
     one = f"{out}/{config}.run1.1"
     for ranks in os.environ.get("RANKS", "").split():
         run = f"{out}/{config}.mpi{ranks}"
