@@ -12,6 +12,7 @@ import neox
 import opt
 import bloom
 import gptj
+import qwen2
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,11 @@ FAMILIES = {
         "vocab": "vocab_size", "block": "n_positions",
     }, "n_positions"),
     "llama": Family("llama", llama, {
+        "layers": "num_hidden_layers", "heads": "num_attention_heads", "kv_heads": "num_key_value_heads",
+        "embd": "hidden_size", "inter": "intermediate_size", "vocab": "vocab_size",
+        "block": "max_position_embeddings",
+    }, "max_position_embeddings", min_opset=14),
+    "qwen2": Family("qwen2", qwen2, {
         "layers": "num_hidden_layers", "heads": "num_attention_heads", "kv_heads": "num_key_value_heads",
         "embd": "hidden_size", "inter": "intermediate_size", "vocab": "vocab_size",
         "block": "max_position_embeddings",

@@ -13,7 +13,7 @@ modeling_llama does in eager mode without a KV cache:
   - causal mask torch.full((T, T), finfo.min).triu(1), plus the padding mask
     (1 - mask) masked_fill'ed with finfo.min, both added to the scores;
   - softmax in float32; SwiGLU MLP down(silu(gate(x)) * up(x));
-  - final norm and an untied lm_head; no biases anywhere.
+  - final norm and an untied lm_head; no biases (attention_bias: on q, k, v and o).
 
 Parameter names follow HF's (model.layers.<i>.self_attn.q_proj.weight, ...).
 """
@@ -39,6 +39,7 @@ class LlamaConfig(ConfigMixin):
     max_position_embeddings: int = 32
     rms_norm_eps: float = 1e-6
     rope_theta: float = 10000.0
+    attention_bias: bool = False  # HF's: biases on q, k, v and o
 
 
 PRESETS = {
@@ -63,10 +64,12 @@ class LlamaAttention(nn.Module):
         self.head_dim = self.hidden_size // self.num_heads
         self.num_key_value_heads = cfg.num_key_value_heads
         self.num_key_value_groups = self.num_heads // self.num_key_value_heads
-        self.q_proj = nn.Linear(self.hidden_size, self.num_heads * self.head_dim, bias=False)
-        self.k_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=False)
-        self.v_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=False)
-        self.o_proj = nn.Linear(self.num_heads * self.head_dim, self.hidden_size, bias=False)
+        # Qwen2 biases q, k and v alone (qwen2.py).
+        qkv_bias = cfg.attention_bias or getattr(cfg, "qkv_bias", False)
+        self.q_proj = nn.Linear(self.hidden_size, self.num_heads * self.head_dim, bias=qkv_bias)
+        self.k_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=qkv_bias)
+        self.v_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=qkv_bias)
+        self.o_proj = nn.Linear(self.num_heads * self.head_dim, self.hidden_size, bias=cfg.attention_bias)
         self.rotary_emb = RotaryEmbedding(self.head_dim, base=cfg.rope_theta)
 
     def forward(self, hidden_states, attention_mask, position_ids, past_key_value=None):
