@@ -13,6 +13,7 @@ import opt
 import bloom
 import gptj
 import qwen2
+import phi
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,11 @@ FAMILIES = {
         "block": "max_position_embeddings",
     }, "max_position_embeddings", min_opset=14),
     "qwen2": Family("qwen2", qwen2, {
+        "layers": "num_hidden_layers", "heads": "num_attention_heads", "kv_heads": "num_key_value_heads",
+        "embd": "hidden_size", "inter": "intermediate_size", "vocab": "vocab_size",
+        "block": "max_position_embeddings",
+    }, "max_position_embeddings", min_opset=14),
+    "phi": Family("phi", phi, {
         "layers": "num_hidden_layers", "heads": "num_attention_heads", "kv_heads": "num_key_value_heads",
         "embd": "hidden_size", "inter": "intermediate_size", "vocab": "vocab_size",
         "block": "max_position_embeddings",
