@@ -14,6 +14,7 @@ import bloom
 import gptj
 import qwen2
 import phi
+import gemma
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,12 @@ FAMILIES = {
         "block": "max_position_embeddings",
     }, "max_position_embeddings", min_opset=14),
     "phi": Family("phi", phi, {
+        "layers": "num_hidden_layers", "heads": "num_attention_heads", "kv_heads": "num_key_value_heads",
+        "embd": "hidden_size", "inter": "intermediate_size", "vocab": "vocab_size",
+        "block": "max_position_embeddings",
+    }, "max_position_embeddings", min_opset=14),
+    # head_dim is a field of its own: --embd does not set it
+    "gemma": Family("gemma", gemma, {
         "layers": "num_hidden_layers", "heads": "num_attention_heads", "kv_heads": "num_key_value_heads",
         "embd": "hidden_size", "inter": "intermediate_size", "vocab": "vocab_size",
         "block": "max_position_embeddings",

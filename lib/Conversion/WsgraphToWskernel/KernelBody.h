@@ -130,7 +130,7 @@ struct KernelPlan {
   bool geluTanh = false;      // linear_gelu: GELU in its tanh form (else exact)
   bool relu = false;          // linear: a ReLU after the bias (OPT's MLP)
   std::string gateActivation = "silu"; // linear_glu: silu, gelu or gelu_tanh
-  float scale = 1.0f;         // attention
+  float scale = 1.0f;         // attention; embed: the lookup times this
   // attention: future keys score this plus the mask (else they are left
   // out); the kernel takes a whole sequence before it answers.
   std::optional<float> futureFill;

@@ -1,7 +1,8 @@
 //===- Embed.cpp - the embedding kernel kind --------------------------------===//
 //
-// A token embedding (with positions when the lookup's only user adds them):
-// the table is tiled over the rectangle, each PE looks up its rows' part of
+// A token embedding (times a scalar when the lookup's only user scales it,
+// Gemma's sqrt(hidden); with positions when the next user adds them): the
+// table is tiled over the rectangle, each PE looks up its rows' part of
 // every token's row, and the column sums leave as blocks.
 //
 //===----------------------------------------------------------------------===//
@@ -23,10 +24,14 @@ public:
                                        const CostModel &cost) const override;
   LogicalResult resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins, KernelPlan &p,
                        int64_t batch, int64_t tokens, wafer::ArchAttr arch) const override;
+  void annotate(wk::KernelOp kernel, const KernelPlan &p) const override;
 
 private:
   static void takeFedBackToken(Body &k, int64_t idx, int64_t fed, int64_t tokens);
 };
+
+/// The lookup's scale (absent: 1), which a resize needs again.
+constexpr StringLiteral kEmbedScaleAttr = "wskernel.scale";
 
 } // namespace
 
@@ -49,7 +54,18 @@ Planned EmbedKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const
   plan.name = "embed";
   plan.inputs = {gather.getIndices(), table};
   Value out = gather.getResult();
-  if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(gather.getResult()))) {
+  if (auto mul = dyn_cast_or_null<wg::MulOp>(singleUser(out))) {
+    Value by = mul.getLhs() == out ? mul.getRhs() : mul.getLhs();
+    std::optional<double> s = wg::splatValue(by);
+    if (s && cast<ShapedType>(by.getType()).getNumElements() == 1 &&
+        mul.getType() == gather.getType()) {
+      plan.scale = float(*s);
+      absorbed.insert(mul);
+      plan.anchor = mul;
+      out = mul.getResult();
+    }
+  }
+  if (auto add = dyn_cast_or_null<wg::AddOp>(singleUser(out))) {
     Value pos = add.getLhs() == out ? add.getRhs() : add.getLhs();
     // The same positions for every sequence: broadcast over the batch.
     if (auto expand = pos.getDefiningOp<wg::ExpandOp>())
@@ -58,7 +74,7 @@ Planned EmbedKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const
       pos = isStatic(reshape.getInput()) ? reshape.getInput() : pos;
     auto pt = cast<RankedTensorType>(pos.getType());
     if (isStatic(pos) && pt.getNumElements() == tokens * tt.getDimSize(1) &&
-        add.getType() == gather.getType()) {
+        add.getType() == out.getType()) {
       plan.inputs.push_back(pos);
       absorbed.insert(add);
       plan.anchor = add;
@@ -165,6 +181,10 @@ std::pair<int64_t, double> EmbedKind::writeBody(Body &k, const KernelPlan &p, in
                        : 0;
   k.gather(k.aff(part), k.aff(table), k.aff(idx, {4, 4 * tokens}), k.aff(vb), k.aff(cb),
            k.aff(p.weightRowBase, {}, 0, vb), st);
+  // Scaled as looked up: a piece's zeros for ids outside its rows stay zero.
+  bool scaled = p.scale != 1.0f;
+  if (scaled)
+    k.imm("mul", k.aff(part), k.aff(part), p.scale, k.aff(cb));
   if (positions) {
     k.gather(k.aff(posPart), k.aff(pos), k.aff(zero), k.aff(tb), k.aff(cb),
              k.aff(0, {-1, 0}, 0, tb), st);
@@ -175,7 +195,8 @@ std::pair<int64_t, double> EmbedKind::writeBody(Body &k, const KernelPlan &p, in
       k.vector("add", k.aff(part), k.aff(part), k.aff(partial), k.aff(cb), k.lastRow());
   });
   return {sram.next,
-          cost.embed(v, c, h, w, positions, out, in, g) + (chained ? cost.vector(cb) : 0.0)};
+          cost.embed(v, c, h, w, positions, out, in, g) + (chained ? cost.vector(cb) : 0.0) +
+              (scaled ? cost.vector(cb) : 0.0)};
 }
 
 void EmbedKind::takeFedBackToken(Body &k, int64_t idx, int64_t fed, int64_t tokens) {
@@ -200,7 +221,14 @@ LogicalResult EmbedKind::resize(wk::KernelOp kernel, ArrayRef<LogicalInput> ins,
     return failure();
   p.size = embedSizer(table[0], table[1], p.inputs.size() > at + 1, chained, batch, tokens,
                       p.storage, arch);
+  if (auto s = kernel->getAttrOfType<FloatAttr>(kEmbedScaleAttr))
+    p.scale = float(s.getValueAsDouble());
   return success();
+}
+
+void EmbedKind::annotate(wk::KernelOp kernel, const KernelPlan &p) const {
+  if (p.scale != 1.0f)
+    kernel->setAttr(kEmbedScaleAttr, FloatAttr::get(Float32Type::get(kernel.getContext()), p.scale));
 }
 const KernelKind &wsc::lowering::embedKind() {
   static const EmbedKind kind;
