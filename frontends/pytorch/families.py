@@ -15,6 +15,7 @@ import gptj
 import qwen2
 import phi
 import gemma
+import falcon
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,10 @@ FAMILIES = {
         "embd": "hidden_size", "inter": "intermediate_size", "vocab": "vocab_size",
         "block": "max_position_embeddings",
     }, "max_position_embeddings", min_opset=14),
+    "falcon": Family("falcon", falcon, {
+        "layers": "num_hidden_layers", "heads": "num_attention_heads", "embd": "hidden_size",
+        "vocab": "vocab_size", "block": "max_position_embeddings",
+    }, "max_position_embeddings"),
     "neox": Family("neox", neox, {
         "layers": "num_hidden_layers", "heads": "num_attention_heads", "embd": "hidden_size",
         "inter": "intermediate_size", "vocab": "vocab_size", "block": "max_position_embeddings",

@@ -176,6 +176,18 @@ LogicalResult peelScores(Value &scores, RankedTensorType type, ScoreMasks &masks
   }
 }
 
+/// k or v of one head that a matmul broadcasts over q's `heads` (Falcon's
+/// multi-query attention) as repeat_kv writes it: reshape(expand(unsqueeze)),
+/// which attention's lowering reads as a group of heads.
+Value repeatedHeads(PatternRewriter &rewriter, Location loc, Value x, int64_t heads) {
+  auto t = cast<RankedTensorType>(x.getType()); // [B, 1, S, D]
+  ArrayRef<int64_t> s = t.getShape();
+  Value one = UnsqueezeOp::create(rewriter, loc, t.clone({s[0], 1, 1, s[2], s[3]}), x,
+                                  rewriter.getDenseI64ArrayAttr({2}));
+  Value many = ExpandOp::create(rewriter, loc, t.clone({s[0], 1, heads, s[2], s[3]}), one);
+  return ReshapeOp::create(rewriter, loc, t.clone({s[0], heads, s[2], s[3]}), many);
+}
+
 /// A scalar multiply under reshapes and transposes of q or kT (OPT scales q
 /// as it projects it): its factor and the views, innermost last, so that
 /// attention takes the factor in its scale and the views on the unscaled
@@ -270,7 +282,9 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     // matmuls may broadcast where attention does not).
     ArrayRef<int64_t> qs = qType.getShape(), kts = kTType.getShape(), vs = vType.getShape();
     Type element = qType.getElementType();
-    if (qs[0] != kts[0] || qs[1] != kts[1] || qs[3] != kts[2] || kts[0] != vs[0] ||
+    // One key and value head broadcast over the query heads (multi-query).
+    bool broadcast = kts[1] == 1 && vs[1] == 1 && qs[1] > 1;
+    if (qs[0] != kts[0] || (qs[1] != kts[1] && !broadcast) || qs[3] != kts[2] || kts[0] != vs[0] ||
         kts[1] != vs[1] || kts[3] != vs[2] || kTType.getElementType() != element ||
         vType.getElementType() != element ||
         op.getType() != RankedTensorType::get({qs[0], qs[1], qs[2], vs[3]}, element))
@@ -285,6 +299,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     if (kScaled)
       kT = unscaled(*kScaled, rewriter);
     Value k = TransposeOp::create(rewriter, op.getLoc(), kT, rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
+    if (broadcast) {
+      k = repeatedHeads(rewriter, op.getLoc(), k, qs[1]);
+      v = repeatedHeads(rewriter, op.getLoc(), v, qs[1]);
+    }
     Value padding = masks.padding;
     if (padding)
       padding = ReshapeOp::create(
@@ -479,6 +497,44 @@ struct FoldRotaryPassThrough : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// A gather of an activation by one constant index, or a constant run of
+/// consecutive ones, along an axis is a slice there (Falcon picks its key
+/// and value heads with index lists [-2] and [-1], BLOOM q, k and v by
+/// scalar indices); a scalar index drops the axis, as gather does.
+struct GatherOfRangeIsSlice : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    if (op.getData().getDefiningOp<WeightOp>())
+      return failure(); // SliceLeadingRowsOfWeight's
+    DenseElementsAttr indices = getConstantElements(op.getIndices());
+    auto in = cast<RankedTensorType>(op.getData().getType());
+    auto indexType = cast<RankedTensorType>(op.getIndices().getType());
+    int64_t rank = in.getRank(), axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    if (!indices || indexType.getRank() > 1 || indices.getNumElements() == 0 || axis < 0 ||
+        axis >= rank || in.isDynamicDim(axis) || !in.hasStaticShape())
+      return failure();
+    int64_t n = in.getDimSize(axis), first = 0, count = 0;
+    for (APInt i : indices.getValues<APInt>()) {
+      int64_t at = i.getSExtValue() < 0 ? i.getSExtValue() + n : i.getSExtValue();
+      if (at < 0 || at >= n || (count && at != first + count))
+        return failure();
+      first = count ? first : at;
+      ++count;
+    }
+    SmallVector<int64_t> offsets(rank, 0), sizes(in.getShape()), strides(rank, 1);
+    offsets[axis] = first, sizes[axis] = count;
+    Value slice = SliceOp::create(rewriter, op.getLoc(), in.clone(sizes), op.getData(),
+                                  rewriter.getDenseI64ArrayAttr(offsets),
+                                  rewriter.getDenseI64ArrayAttr(sizes),
+                                  rewriter.getDenseI64ArrayAttr(strides));
+    if (slice.getType() == op.getType())
+      rewriter.replaceOp(op, slice);
+    else
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), slice);
+    return success();
+  }
+};
+
 /// `merged` as [B*H, ...] of a rank-4 [B, H, ...] value, or null.
 Value headsUnmerged(Value merged) {
   auto reshape = merged.getDefiningOp<ReshapeOp>();
@@ -589,6 +645,7 @@ struct UnmergeHeadsOfScores : OpRewritePattern<ReshapeOp> {
 void wsc::fuse::populateAttentionFusion(RewritePatternSet &patterns) {
   patterns.add<FuseAttention, SimplifyAttentionMask, FuseRotary, FoldRotaryPassThrough,
                TransposeBeforeRotary, UnmergeHeadsOfScores, UnmergeHeadsOfSoftmax,
+               GatherOfRangeIsSlice,
                SinkExpand<CastOp>, SinkExpand<SubOp>, SinkExpand<AddOp>, SinkExpand<MulOp>,
                SinkExpand<WhereOp>>(patterns.getContext());
 }

@@ -261,3 +261,48 @@ func.func @opt_clamped_runtime_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4
   %o = wsgraph.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
   return %o : tensor<2x2x4x8xf32>
 }
+
+// -----
+
+// Falcon's multi-query attention: q, k and v heads picked from one [B, T,
+// H + 2, D] view (a slice, and gathers by [-2] and [-1], which are slices
+// too), the one key and value head broadcast over the query heads by the
+// matmuls. Attention takes them repeated as repeat_kv writes it.
+// CHECK-LABEL: func.func @falcon_multi_query
+// CHECK-NOT: wsgraph.gather
+// CHECK-DAG: %[[K1:.*]] = wsgraph.slice %[[V:.*]] {offsets = array<i64: 0, 0, 3, 0>, sizes = array<i64: 2, 4, 1, 8>
+// CHECK-DAG: %[[V1:.*]] = wsgraph.slice %[[V]] {offsets = array<i64: 0, 0, 4, 0>, sizes = array<i64: 2, 4, 1, 8>
+// CHECK: wsgraph.expand {{.*}} : (tensor<2x1x1x4x8xf32>) -> tensor<2x1x3x4x8xf32>
+// CHECK: wsgraph.attention {{.*}} {scale = 0.353553385 : f32} : (tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32>) -> tensor<2x3x4x8xf32>
+// CHECK-NOT: wsgraph.softmax
+func.func @falcon_multi_query(%qkv: tensor<2x4x40xf32>) -> tensor<2x3x4x8xf32> {
+  %sqrt = wsgraph.constant dense<2.82842708> : tensor<f32>
+  %km = wsgraph.constant dense<[-2]> : tensor<1xi64>
+  %vm = wsgraph.constant dense<[-1]> : tensor<1xi64>
+  %causal = wsgraph.constant dense<[[[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %view = wsgraph.reshape %qkv : (tensor<2x4x40xf32>) -> tensor<2x4x5x8xf32>
+  %q = wsgraph.slice %view {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 2, 4, 3, 8>, strides = array<i64: 1, 1, 1, 1>} : (tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
+  %k = wsgraph.gather %view, %km {axis = 2 : i64} : (tensor<2x4x5x8xf32>, tensor<1xi64>) -> tensor<2x4x1x8xf32>
+  %v = wsgraph.gather %view, %vm {axis = 2 : i64} : (tensor<2x4x5x8xf32>, tensor<1xi64>) -> tensor<2x4x1x8xf32>
+  %qt = wsgraph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x3x8xf32>) -> tensor<2x3x4x8xf32>
+  %kt = wsgraph.transpose %k {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x1x8xf32>) -> tensor<2x1x4x8xf32>
+  %vt = wsgraph.transpose %v {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x1x8xf32>) -> tensor<2x1x4x8xf32>
+  %kT = wsgraph.transpose %kt {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x1x4x8xf32>) -> tensor<2x1x8x4xf32>
+  %s = wsgraph.matmul %qt, %kT : (tensor<2x3x4x8xf32>, tensor<2x1x8x4xf32>) -> tensor<2x3x4x4xf32>
+  %ss = wsgraph.div %s, %sqrt : (tensor<2x3x4x4xf32>, tensor<f32>) -> tensor<2x3x4x4xf32>
+  %m = wsgraph.add %ss, %causal : (tensor<2x3x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<2x3x4x4xf32>
+  %p = wsgraph.softmax %m {axis = -1 : i64} : tensor<2x3x4x4xf32>
+  %o = wsgraph.matmul %p, %vt : (tensor<2x3x4x4xf32>, tensor<2x1x4x8xf32>) -> tensor<2x3x4x8xf32>
+  return %o : tensor<2x3x4x8xf32>
+}
+
+// -----
+
+// A gather by indices that are no run of one axis stays a gather.
+// CHECK-LABEL: func.func @gather_not_a_range
+// CHECK: wsgraph.gather
+func.func @gather_not_a_range(%x: tensor<2x5x8xf32>) -> tensor<2x2x8xf32> {
+  %i = wsgraph.constant dense<[3, 1]> : tensor<2xi64>
+  %g = wsgraph.gather %x, %i {axis = 1 : i64} : (tensor<2x5x8xf32>, tensor<2xi64>) -> tensor<2x2x8xf32>
+  return %g : tensor<2x2x8xf32>
+}

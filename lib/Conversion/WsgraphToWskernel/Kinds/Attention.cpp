@@ -193,15 +193,21 @@ std::optional<HeadSource> headSource(Value v, bool keyOrValue, PlanContext &ctx)
   int64_t d = heads.getDimSize(3);
   Value rows = t.getInput();
   if (auto slice = rows.getDefiningOp<wg::SliceOp>()) {
-    // Slices of each head's row of a [B, T, H, n] view (NeoX).
+    // Slices of each head's row of a [B, T, H, n] view (NeoX), or a run of
+    // whole heads of a [B, T, H', d] view (Falcon's q, k and v heads).
     auto in = cast<RankedTensorType>(slice.getInput().getType());
     ArrayRef<int64_t> off = slice.getOffsets(), str = slice.getStrides();
-    if (in.getRank() != 4 || off[0] || off[1] || off[2] || llvm::any_of(str, [](int64_t x) {
+    if (in.getRank() != 4 || off[0] || off[1] || llvm::any_of(str, [](int64_t x) {
           return x != 1;
-        }) || in.getShape().take_front(3) != heads.getShape().take_front(3))
+        }) || in.getShape().take_front(2) != heads.getShape().take_front(2))
+      return std::nullopt;
+    if (!off[2] && in.getDimSize(2) == heads.getDimSize(2))
+      src.base = off[3], src.stride = in.getDimSize(3);
+    else if (!off[3] && in.getDimSize(3) == d)
+      src.base = off[2] * d, src.stride = d;
+    else
       return std::nullopt;
     src.ops.push_back(slice);
-    src.base = off[3], src.stride = in.getDimSize(3);
     rows = slice.getInput();
   } else {
     src.stride = d;
