@@ -15,7 +15,6 @@ modeling_gemma does in eager mode without a KV cache:
 Parameter names follow HF's (model.layers.<i>.self_attn.q_proj.weight, ...).
 """
 
-import math
 from dataclasses import dataclass
 
 import torch
@@ -23,7 +22,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from hf_common import ConfigMixin, RotaryEmbedding, apply_rotary_pos_emb, init_weights
-from llama import decoder_attention_mask, repeat_kv
+from llama import decoder_attention_mask, eager_attention
 
 
 @dataclass
@@ -86,15 +85,8 @@ class GemmaAttention(nn.Module):
         value_states = value_states.view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
         cos, sin = self.rotary_emb(value_states, seq_len=key_states.shape[-2])
         query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin, position_ids)
-        key_states = repeat_kv(key_states, self.num_key_value_groups)
-        value_states = repeat_kv(value_states, self.num_key_value_groups)
-        attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)
-        if attention_mask is not None:
-            attn_weights = attn_weights + attention_mask
-        attn_weights = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
-        attn_output = torch.matmul(attn_weights, value_states)
-        attn_output = attn_output.transpose(1, 2).contiguous().view(bsz, q_len, -1)
-        return self.o_proj(attn_output)
+        return self.o_proj(eager_attention(query_states, key_states, value_states, attention_mask,
+                                           self.num_key_value_groups, -1))
 
 
 class GemmaMLP(nn.Module):

@@ -56,6 +56,23 @@ def repeat_kv(hidden_states, n_rep):
     return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)
 
 
+def eager_attention(query_states, key_states, value_states, attention_mask, n_rep, width):
+    """Llama's eager attention (Qwen2, Gemma and Phi write it alike): keys and values
+    repeated for the query heads, q @ k^T / sqrt(d) plus the additive mask, softmax in
+    float32, times v; the heads merged back into [B, T, width] (-1 as Gemma writes it,
+    which a static export traces as a shape computation)."""
+    bsz, _, q_len, head_dim = query_states.shape
+    key_states = repeat_kv(key_states, n_rep)
+    value_states = repeat_kv(value_states, n_rep)
+    attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(head_dim)
+    if attention_mask is not None:
+        attn_weights = attn_weights + attention_mask
+    attn_weights = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
+    attn_output = torch.matmul(attn_weights, value_states)
+    attn_output = attn_output.transpose(1, 2).contiguous()
+    return attn_output.reshape(bsz, q_len, width)
+
+
 class LlamaAttention(nn.Module):
     def __init__(self, cfg: LlamaConfig):
         super().__init__()
@@ -90,16 +107,8 @@ class LlamaAttention(nn.Module):
             value_states = torch.cat([past_key_value[1], value_states], dim=2)
         present = (key_states, value_states)
 
-        key_states = repeat_kv(key_states, self.num_key_value_groups)
-        value_states = repeat_kv(value_states, self.num_key_value_groups)
-
-        attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)
-        if attention_mask is not None:
-            attn_weights = attn_weights + attention_mask
-        attn_weights = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
-        attn_output = torch.matmul(attn_weights, value_states)
-        attn_output = attn_output.transpose(1, 2).contiguous()
-        attn_output = attn_output.reshape(bsz, q_len, self.hidden_size)
+        attn_output = eager_attention(query_states, key_states, value_states, attention_mask,
+                                      self.num_key_value_groups, self.hidden_size)
         return self.o_proj(attn_output), present
 
 

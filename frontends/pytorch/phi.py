@@ -10,24 +10,22 @@ modeling_phi does in eager mode without a KV cache:
   - partial rotary embeddings: the first int(head_dim * partial_rotary_factor)
     dimensions of q and k turned by rotate_half with Llama's tables (indexed by
     position ids), the rest passed through and concatenated back;
-  - scores of q and k cast to float32, divided by sqrt(head_dim), plus the additive
-    finfo.min causal and padding mask (llama.decoder_attention_mask); softmax in
-    float32;
+  - scores q @ k^T (in float32) divided by sqrt(head_dim), plus the additive finfo.min
+    causal and padding mask (llama.decoder_attention_mask); softmax in float32
+    (llama.eager_attention);
   - MLP fc2(gelu_new(fc1(x)));
   - final_layernorm and an lm_head with a bias.
 
 Parameter names follow HF's (model.layers.<i>.self_attn.q_proj.weight, ...).
 """
 
-import math
 from dataclasses import dataclass
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from hf_common import ConfigMixin, RotaryEmbedding, apply_rotary_pos_emb, gelu_new, init_weights
-from llama import decoder_attention_mask, repeat_kv
+from llama import decoder_attention_mask, eager_attention
 
 
 @dataclass
@@ -83,18 +81,9 @@ class PhiAttention(nn.Module):
         query_states = torch.cat((query_rot, query_pass), dim=-1)
         key_states = torch.cat((key_rot, key_pass), dim=-1)
 
-        key_states = repeat_kv(key_states, self.num_key_value_groups)
-        value_states = repeat_kv(value_states, self.num_key_value_groups)
-
-        attn_weights = torch.matmul(query_states.to(torch.float32),
-                                    key_states.to(torch.float32).transpose(2, 3)) / math.sqrt(self.head_dim)
-        if attention_mask is not None:
-            attn_weights = attn_weights + attention_mask
-        attn_weights = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(value_states.dtype)
-        attn_output = torch.matmul(attn_weights, value_states)
-        attn_output = attn_output.transpose(1, 2).contiguous()
-        attn_output = attn_output.reshape(bsz, q_len, self.num_heads * self.head_dim)
-        return self.dense(attn_output)
+        # Phi's scores in float32: the models here are float32 already.
+        return self.dense(eager_attention(query_states, key_states, value_states, attention_mask,
+                                          self.num_key_value_groups, self.num_heads * self.head_dim))
 
 
 class PhiMLP(nn.Module):
