@@ -137,9 +137,13 @@ LogicalResult Importer::convertGridSample(const onnx::NodeProto &node,
   auto *p = findAttr(node, "padding_mode");
   std::string mode = m ? m->s() : "bilinear", padding = p ? p->s() : "zeros";
   bool align = intAttr(node, "align_corners", 0);
-  if (!llvm::is_contained({"bilinear", "nearest", "bicubic"}, mode))
-    return nodeError("mode '" + mode + "' is not bilinear, nearest or bicubic"),
-           failure();
+  // Opset 20 renamed bilinear and bicubic to linear and cubic (and took N-d grids).
+  std::string linear = opset >= 20 ? "linear" : "bilinear", cubic = opset >= 20 ? "cubic" : "bicubic";
+  if (!m && opset >= 20)
+    mode = linear;
+  if (mode != linear && mode != "nearest" && mode != cubic)
+    return nodeError("mode '" + mode + "' is not " + linear + ", nearest or " + cubic), failure();
+  mode = mode == linear ? "bilinear" : mode == cubic ? "bicubic" : mode;
   if (!llvm::is_contained({"zeros", "border", "reflection"}, padding))
     return nodeError("padding_mode '" + padding +
                      "' is not zeros, border or reflection"),

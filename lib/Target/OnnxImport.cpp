@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "wsc/Target/OnnxImport.h"
 
+#include "OnnxFunctions.h"
 #include "OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,7 +35,7 @@ namespace {
 /// The newest default-domain opset wsc knows. Older ones are imported op by
 /// op: each supported op says from which opset on its form is the one wsc
 /// reads (supportedOps).
-constexpr int64_t kMaxOpset = 18;
+constexpr int64_t kMaxOpset = 22;
 /// The domain of the training optimizers (OnnxTraining.cpp).
 constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
 /// Float initializers up to this many elements become literals; larger ones
@@ -73,7 +74,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Sqrt", {6, ""}}, {"Erf", {9, ""}}, {"Tanh", {6, ""}}, {"Exp", {6, ""}},
       {"Log", {6, ""}}, {"Neg", {6, ""}}, {"Abs", {6, ""}}, {"Relu", {6, ""}},
       {"Sigmoid", {6, ""}}, {"Reciprocal", {6, ""}}, {"Floor", {6, ""}}, {"Ceil", {6, ""}},
-      {"Sin", {7, ""}}, {"Cos", {7, ""}},
+      {"Sin", {7, ""}}, {"Cos", {7, ""}}, {"Gelu", {20, "approximate"}},
       // Comparisons and logic.
       {"Equal", {7, ""}}, {"Less", {7, ""}}, {"Greater", {7, ""}},
       {"LessOrEqual", {12, ""}}, {"GreaterOrEqual", {12, ""}},
@@ -90,7 +91,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Transpose", {1, "perm"}}, {"Reshape", {5, "allowzero"}}, {"Flatten", {1, "axis"}},
       {"Gather", {1, "axis"}}, {"GatherElements", {11, "axis"}}, {"Concat", {4, "axis"}},
       {"Slice", {10, ""}}, {"Split", {2, "axis split num_outputs"}}, {"Tile", {6, ""}},
-      {"Cast", {6, "to"}}, {"Unsqueeze", {1, "axes"}}, {"Squeeze", {1, "axes"}},
+      {"Cast", {6, "to saturate"}}, {"Unsqueeze", {1, "axes"}}, {"Squeeze", {1, "axes"}},
       {"Expand", {8, ""}}, {"Trilu", {14, "upper"}}, {"Range", {11, ""}},
       {"Constant", {1, "value value_float value_floats value_int value_ints"}},
       {"ConstantOfShape", {9, "value"}}, {"Shape", {1, "start end"}}, {"Size", {1, ""}},
@@ -115,7 +116,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Sinh", {9, ""}}, {"Cosh", {9, ""}}, {"Tan", {7, ""}}, {"Asinh", {9, ""}},
       {"Acosh", {9, ""}}, {"Atanh", {9, ""}}, {"IsNaN", {9, ""}},
       {"IsInf", {10, "detect_negative detect_positive"}}, {"Round", {11, ""}},
-      {"Dropout", {7, "ratio seed"}}, {"CastLike", {15, ""}},
+      {"Dropout", {7, "ratio seed"}}, {"CastLike", {15, "saturate"}},
       {"ReduceL1", {1, kReduce}}, {"ReduceL2", {1, kReduce}},
       {"ReduceSumSquare", {1, kReduce}}, {"ReduceLogSum", {1, kReduce}},
       {"ReduceLogSumExp", {1, kReduce}}, {"GlobalAveragePool", {1, ""}},
@@ -185,7 +186,8 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
   return llvm::StringSwitch<A::AttributeType>(name)
       .Cases({"axis", "keepdims", "noop_with_empty_axes", "transA", "transB", "allowzero"},
              A::INT)
-      .Cases({"upper", "fmod", "stash_type", "to", "start", "end", "num_outputs", "value_int"},
+      .Cases({"upper", "fmod", "stash_type", "to", "start", "end", "num_outputs", "value_int",
+              "saturate"},
              A::INT)
       .Cases({"detect_negative", "detect_positive", "select_last_index", "seed", "ignore_index"},
              A::INT)
@@ -204,7 +206,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
               "nearest_mode"},
              A::STRING)
       .Cases({"cubic_coeff_a", "extrapolation_value"}, A::FLOAT)
-      .Case("direction", A::STRING)
+      .Cases({"direction", "approximate"}, A::STRING)
       .Case("scales", A::FLOATS)
       .Cases({"decay_factor", "norm_coefficient", "norm_coefficient_post"}, A::FLOAT)
       .Cases({"max_gram_length", "max_skip_count", "min_gram_length"}, A::INT)
@@ -236,10 +238,12 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                                   "detect_positive", "select_last_index", "training_mode",
                                   "ceil_mode", "count_include_pad", "exclusive", "reverse",
                                   "largest", "sorted", "exclude_outside", "periodic",
-                                  "align_corners"},
+                                  "align_corners", "saturate"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";
+  if (a.name() == "approximate" && a.s() != "none" && a.s() != "tanh")
+    return "= '" + a.s() + "' must be none or tanh";
   return "";
 }
 
@@ -1155,7 +1159,7 @@ OwningOpRef<ModuleOp> wsc::importOnnx(StringRef path, MLIRContext *context,
   context->loadDialect<func::FuncDialect, wg::WsgraphDialect>();
   OnnxModelFile file;
   std::string err;
-  if (!loadOnnxModelFile(path.str(), file, err)) {
+  if (!loadOnnxModelFile(path.str(), file, err) || !inlineLocalFunctions(file.model, err)) {
     llvm::errs() << "error: " << path << ": " << err << "\n";
     return nullptr;
   }

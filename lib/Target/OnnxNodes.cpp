@@ -1093,6 +1093,13 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     auto type = RankedTensorType::get(*shape, fill.getElementType());
     return push(constant(DenseElementsAttr::get(type, fill.getValues<Attribute>()[0])));
   }
+  if (op == "Gelu") {
+    auto *a = findAttr(node, "approximate");
+    return need(1) ? push(build(wg::GeluOp::getOperationName(), {in[0]},
+                                {attr("approximate", builder.getStringAttr(a ? a->s() : "none"))},
+                                in[0].getType()))
+                   : failure();
+  }
   if (op == "Softmax" || op == "LogSoftmax")
     return need(1) ? convertSoftmax(node, in, results) : failure();
   if (op == "LayerNormalization")

@@ -76,7 +76,18 @@ LogicalResult Importer::convertDft(const onnx::NodeProto &node, ArrayRef<Value> 
   if (!type.hasStaticShape() || rank < 3 || type.getShape().back() > 2 ||
       !isa<FloatType>(type.getElementType()))
     return nodeError("takes a static float signal [batch, ..., 1 or 2]"), failure();
+  // Opset 20 moved the axis from an attribute (default 1) to input 2
+  // (default -2, the last signal axis).
   int64_t axisAttr = intAttr(node, "axis", 1);
+  if (opset >= 20) {
+    axisAttr = -2;
+    if (in.size() > 2 && in[2]) {
+      auto given = constScalar(in[2], "axis");
+      if (::failed(given))
+        return failure();
+      axisAttr = int64_t(*given);
+    }
+  }
   int64_t axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
   if (axis < 1 || axis >= rank - 1)
     return nodeError("axis " + std::to_string(axisAttr) + " is not a signal axis"), failure();
