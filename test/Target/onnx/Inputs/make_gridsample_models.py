@@ -32,6 +32,13 @@ save("nearest", [1, 2, 3, 4], [1, 5, 6, 2], [1, 2, 5, 6], mode="nearest",
 save("bicubic", [1, 2, 3, 4], [1, 5, 6, 2], [1, 2, 5, 6], mode="bicubic",
      padding_mode="reflection")
 
+# Opset 20 names the modes linear (its default) and cubic.
+save("linear20", [1, 2, 3, 4], [1, 5, 6, 2], [1, 2, 5, 6], opset=20, mode="linear")
+save("default20", [1, 2, 3, 4], [1, 5, 6, 2], [1, 2, 5, 6], opset=20)
+save("cubic20", [1, 2, 3, 4], [1, 5, 6, 2], [1, 2, 5, 6], opset=20, mode="cubic",
+     padding_mode="reflection")
+save("bilinear20", [1, 2, 3, 4], [1, 5, 6, 2], [1, 2, 5, 6], opset=20, mode="bilinear")
+
 # Refused: opset 20's mode name, a volume (opset 16 samples images), an
 # unknown padding mode, align_corners that is no flag.
 save("linear_mode", [1, 2, 3, 4], [1, 5, 6, 2], [1, 2, 5, 6], mode="linear")
