@@ -22,7 +22,7 @@ using namespace wsc::onnx_import;
 bool wsc::onnx_import::isCompositeOp(StringRef op) {
   // clang-format off
   static const llvm::StringSet<> ops = {
-      "Elu", "Celu", "Selu", "LeakyRelu", "ThresholdedRelu", "HardSigmoid", "HardSwish", "Softplus",
+      "Elu", "Celu", "Selu", "LeakyRelu", "ThresholdedRelu", "HardSigmoid", "HardSwish", "Softplus", "Mish",
       "Softsign", "Sign", "Shrink", "Sinh", "Cosh", "Tan", "Asinh", "Acosh", "Atanh", "PRelu",
       "IsNaN", "IsInf", "Round", "Dropout", "CastLike", "ReduceL1", "ReduceL2", "ReduceSumSquare",
       "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
@@ -157,8 +157,11 @@ LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<V
     Value y = c.max(k(0), c.min(k(1), c.add(c.mul(k(alpha), x), k(beta))));
     return done(swish ? c.mul(x, y) : y);
   }
-  if (op == "Softplus") // log(1 + e^x) without overflow: max(x, 0) + log(1 + e^-|x|)
-    return done(c.add(c.max(x, k(0)), c.log(c.add(k(1), c.exp(c.neg(c.abs(x)))))));
+  if (op == "Softplus" || op == "Mish") {
+    // log(1 + e^x) without overflow: max(x, 0) + log(1 + e^-|x|); Mish is x tanh(that).
+    Value softplus = c.add(c.max(x, k(0)), c.log(c.add(k(1), c.exp(c.neg(c.abs(x))))));
+    return done(op == "Mish" ? c.mul(x, c.tanh(softplus)) : softplus);
+  }
   if (op == "Softsign")
     return done(c.div(x, c.add(k(1), c.abs(x))));
   if (op == "Sign")

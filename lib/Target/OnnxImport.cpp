@@ -111,7 +111,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       // Built from the ops above (OnnxComposite.cpp).
       {"Elu", {6, "alpha"}}, {"Celu", {12, "alpha"}}, {"Selu", {6, "alpha gamma"}},
       {"LeakyRelu", {6, "alpha"}}, {"PRelu", {7, ""}}, {"ThresholdedRelu", {10, "alpha"}},
-      {"HardSigmoid", {6, "alpha beta"}}, {"HardSwish", {14, ""}}, {"Softplus", {1, ""}},
+      {"HardSigmoid", {6, "alpha beta"}}, {"HardSwish", {14, ""}}, {"Softplus", {1, ""}}, {"Mish", {18, ""}},
       {"Softsign", {1, ""}}, {"Sign", {9, ""}}, {"Shrink", {9, "bias lambd"}},
       {"Sinh", {9, ""}}, {"Cosh", {9, ""}}, {"Tan", {7, ""}}, {"Asinh", {9, ""}},
       {"Acosh", {9, ""}}, {"Atanh", {9, ""}}, {"IsNaN", {9, ""}},

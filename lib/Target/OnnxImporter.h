@@ -59,6 +59,7 @@ struct Composer {
   Value abs(Value a) { return unary(wg::AbsOp::getOperationName(), a); }
   Value neg(Value a) { return unary(wg::NegOp::getOperationName(), a); }
   Value sqrt(Value a) { return unary(wg::SqrtOp::getOperationName(), a); }
+  Value tanh(Value a) { return unary(wg::TanhOp::getOperationName(), a); }
   Value reshape(Value v, RankedTensorType type) {
     return op(wg::ReshapeOp::getOperationName(), {v}, {}, type);
   }

@@ -10,8 +10,8 @@ usage: make_function_models.py TINY_GPT.onnx OUT_DIR
 - eps.onnx: one LayerNorm call with eps = 0.25.
 - recursive.onnx, opset-mismatch.onnx, too-many-inputs.onnx: calls that
   cannot be inlined.
-- gelu.onnx: Gelu (opset 20), exact and tanh; x and the expected outputs as
-  gelu_x.npy, gelu_none.npy, gelu_tanh.npy.
+- gelu.onnx: Gelu (opset 20), exact and tanh, and Mish (opset 18); x and the
+  expected outputs as gelu_x.npy, gelu_none.npy, gelu_tanh.npy, mish.npy.
 """
 import math
 import os
@@ -118,9 +118,10 @@ small("too-many-inputs", [helper.make_node("LayerNorm", ["x", "w", "b", "x"], ["
 
 # Gelu, opset 20.
 nodes = [helper.make_node("Gelu", ["x"], ["y"], name="exact"),
-         helper.make_node("Gelu", ["x"], ["t"], name="tanh", approximate="tanh")]
+         helper.make_node("Gelu", ["x"], ["t"], name="tanh", approximate="tanh"),
+         helper.make_node("Mish", ["x"], ["m"], name="mish")]
 x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5])
-outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3, 5]) for n in ("y", "t")]
+outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3, 5]) for n in ("y", "t", "m")]
 model = helper.make_model(helper.make_graph(nodes, "gelu", [x], outs))
 set_opset(model, 20)
 onnx.save(model, os.path.join(out, "gelu.onnx"))
@@ -134,3 +135,4 @@ np.save(os.path.join(out, "gelu_x.npy"), xs.astype(np.float32))
 np.save(os.path.join(out, "gelu_none.npy"), (0.5 * xs * (1 + erf(xs / math.sqrt(2)))).astype(np.float32))
 tanh = 0.5 * xs * (1 + np.tanh(math.sqrt(2 / math.pi) * (xs + 0.044715 * xs ** 3)))
 np.save(os.path.join(out, "gelu_tanh.npy"), tanh.astype(np.float32))
+np.save(os.path.join(out, "mish.npy"), (xs * np.tanh(np.log1p(np.exp(xs)))).astype(np.float32))
