@@ -35,7 +35,7 @@ namespace {
 /// The newest default-domain opset wsc knows. Older ones are imported op by
 /// op: each supported op says from which opset on its form is the one wsc
 /// reads (supportedOps).
-constexpr int64_t kMaxOpset = 22;
+constexpr int64_t kMaxOpset = 23;
 /// The domain of the training optimizers (OnnxTraining.cpp).
 constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
 /// Float initializers up to this many elements become literals; larger ones
@@ -85,6 +85,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Einsum", {12, "equation"}},
       {"Softmax", {1, "axis"}}, {"LogSoftmax", {1, "axis"}},
       {"LayerNormalization", {17, "axis epsilon stash_type"}},
+      {"RMSNormalization", {23, "axis epsilon stash_type"}},
       {"ReduceMean", {1, kReduce}}, {"ReduceSum", {1, kReduce}},
       {"ReduceMax", {1, kReduce}}, {"ReduceMin", {1, kReduce}},
       // Data movement and shapes.

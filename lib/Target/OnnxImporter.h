@@ -261,6 +261,7 @@ private:
   LogicalResult convertSoftmax(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertLayerNorm(const onnx::NodeProto &, ArrayRef<Value>,
                                  SmallVectorImpl<Value> &);
+  LogicalResult convertRmsNorm(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertClip(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertFlatten(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertIf(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);

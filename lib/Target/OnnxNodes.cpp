@@ -357,6 +357,39 @@ LogicalResult Importer::convertSoftmax(const onnx::NodeProto &node, ArrayRef<Val
   return success();
 }
 
+LogicalResult Importer::convertRmsNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                       SmallVectorImpl<Value> &results) {
+  if (intAttr(node, "stash_type", 1) != 1)
+    return nodeError("stash_type " + std::to_string(intAttr(node, "stash_type", 1)) +
+                     " is not supported (only 1, float)"),
+           failure();
+  auto type = typeOf(in[0]), scaleType = typeOf(in[1]);
+  int64_t axisAttr = intAttr(node, "axis", -1);
+  auto axis = wg::normalizeAxis(axisAttr, type.getRank());
+  if (::failed(axis))
+    return nodeError("axis " + std::to_string(axisAttr) + " is outside the input's " +
+                     std::to_string(type.getRank()) + " dimensions"),
+           failure();
+  // The scale broadcasts to the normalized dimensions; rms_norm takes them whole.
+  auto normalized = RankedTensorType::get(type.getShape().drop_front(*axis),
+                                          scaleType.getElementType());
+  Value scale = in[1];
+  if (scaleType != normalized) {
+    auto expanded = build(wg::ExpandOp::getOperationName(), {scale}, {}, normalized);
+    if (::failed(expanded))
+      return failure();
+    scale = *expanded;
+  }
+  auto y = build(wg::RmsNormOp::getOperationName(), {in[0], scale},
+                 {attr("axis", builder.getI64IntegerAttr(axisAttr)),
+                  attr("epsilon", builder.getF32FloatAttr(floatAttr(node, "epsilon", 1e-5f)))},
+                 in[0].getType());
+  if (::failed(y))
+    return failure();
+  results.push_back(*y);
+  return success();
+}
+
 LogicalResult Importer::convertLayerNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
                                          SmallVectorImpl<Value> &results) {
   if (intAttr(node, "stash_type", 1) != 1) {
@@ -1104,6 +1137,8 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     return need(1) ? convertSoftmax(node, in, results) : failure();
   if (op == "LayerNormalization")
     return need(2) ? convertLayerNorm(node, in, results) : failure();
+  if (op == "RMSNormalization")
+    return need(2) ? convertRmsNorm(node, in, results) : failure();
   if (op == "ReduceMean")
     return need(1) ? convertReduce(node, in, results, wg::ReduceMeanOp::getOperationName())
                    : failure();

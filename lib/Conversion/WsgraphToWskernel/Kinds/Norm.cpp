@@ -63,7 +63,10 @@ Planned NormKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) const 
   int64_t tokens = ctx.tokens;
   wafer::ArchAttr arch = ctx.arch;
   CostModel cost = ctx.cost;
-  if (!ctx.isActivation(input) || !isStatic(scale) || (bias && !isStatic(bias)) ||
+  // The kind reads x as a stream of token blocks, which the host's inputs
+  // are not: a norm of a function argument stays generic.
+  if (!ctx.isActivation(input) || isa<BlockArgument>(input) || !isStatic(scale) ||
+      (bias && !isStatic(bias)) ||
       cast<RankedTensorType>(scale.getType()).getRank() != 1 ||
       *wg::normalizeAxis(op->getAttrOfType<IntegerAttr>("axis").getInt(), 3) != 2 ||
       op->getNumResults() != 1)

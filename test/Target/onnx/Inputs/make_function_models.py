@@ -12,6 +12,9 @@ usage: make_function_models.py TINY_GPT.onnx OUT_DIR
   cannot be inlined.
 - gelu.onnx: Gelu (opset 20), exact and tanh, and Mish (opset 18); x and the
   expected outputs as gelu_x.npy, gelu_none.npy, gelu_tanh.npy, mish.npy.
+- rms.onnx: RMSNormalization (opset 23) of r [2, 3, 8] over its last axis
+  (scale [8]) and over its last two (a scale [1] broadcast); r.npy and the
+  expected rms_last.npy, rms_two.npy.
 """
 import math
 import os
@@ -136,3 +139,22 @@ np.save(os.path.join(out, "gelu_none.npy"), (0.5 * xs * (1 + erf(xs / math.sqrt(
 tanh = 0.5 * xs * (1 + np.tanh(math.sqrt(2 / math.pi) * (xs + 0.044715 * xs ** 3)))
 np.save(os.path.join(out, "gelu_tanh.npy"), tanh.astype(np.float32))
 np.save(os.path.join(out, "mish.npy"), (xs * np.tanh(np.log1p(np.exp(xs)))).astype(np.float32))
+
+# RMSNormalization, opset 23.
+r = np.random.RandomState(0).randn(2, 3, 8).astype(np.float32)
+g = np.linspace(0.5, 2.0, 8).astype(np.float32)
+inits = [helper.make_tensor("g", TensorProto.FLOAT, [8], g.tolist()),
+         helper.make_tensor("h", TensorProto.FLOAT, [1], [1.5])]
+nodes = [helper.make_node("RMSNormalization", ["r", "g"], ["last"], epsilon=1e-6),
+         helper.make_node("RMSNormalization", ["r", "h"], ["two"], axis=1)]
+value = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3, 8])
+model = helper.make_model(helper.make_graph(nodes, "rms", [value("r")], [value("last"), value("two")],
+                                            inits))
+set_opset(model, 23)
+onnx.save(model, os.path.join(out, "rms.onnx"))
+r64 = r.astype(np.float64)
+np.save(os.path.join(out, "r.npy"), r)
+last = r64 / np.sqrt((r64 ** 2).mean(-1, keepdims=True) + 1e-6) * g
+two = r64 / np.sqrt((r64 ** 2).mean((1, 2), keepdims=True) + 1e-5) * 1.5
+np.save(os.path.join(out, "rms_last.npy"), last.astype(np.float32))
+np.save(os.path.join(out, "rms_two.npy"), two.astype(np.float32))
