@@ -28,6 +28,9 @@ namespace {
 /// with defaults. The ONNX headers wsc builds with predate the field, so it
 /// is read from the message's unknown fields.
 constexpr int kFunctionAttributeProto = 11;
+/// Calls nested in calls can multiply a graph's nodes exponentially: past
+/// this many inlined nodes the model is refused, before memory runs out.
+constexpr int64_t kMaxInlinedNodes = int64_t(1) << 20;
 
 std::string key(const std::string &domain, const std::string &name) {
   return domain + "\x1f" + name;
@@ -37,6 +40,7 @@ struct Inliner {
   llvm::StringMap<const onnx::FunctionProto *> functions;
   int defaultOpset = 0;
   int calls = 0;
+  int64_t inlined = 0;
   std::string &error;
   /// The functions being expanded, outermost first, and the graph's node
   /// whose call started it (errors name it).
@@ -180,6 +184,10 @@ struct Inliner {
       call.formals[f->output(i)] = i < node.output_size() && !node.output(i).empty()
                                        ? node.output(i)
                                        : call.prefix + f->output(i);
+    inlined += f->node_size();
+    if (inlined > kMaxInlinedNodes)
+      return fail("inlining local functions makes more than " + std::to_string(kMaxInlinedNodes) +
+                  " nodes");
     active.push_back(name);
     for (const auto &inner : f->node()) {
       onnx::NodeProto body = inner;
@@ -218,7 +226,7 @@ struct Inliner {
 bool wsc::inlineLocalFunctions(onnx::ModelProto &model, std::string &error) {
   if (model.functions_size() == 0)
     return true;
-  Inliner inliner{{}, Inliner::defaultDomainVersion(model.opset_import()), 0, error, {}, nullptr};
+  Inliner inliner{{}, Inliner::defaultDomainVersion(model.opset_import()), 0, 0, error, {}, nullptr};
   for (const auto &f : model.functions()) {
     if (!inliner.functions.try_emplace(key(f.domain(), f.name()), &f).second) {
       error = "local function '" + f.domain() + "." + f.name() + "' is defined twice";

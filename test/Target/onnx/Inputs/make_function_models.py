@@ -8,8 +8,9 @@ usage: make_function_models.py TINY_GPT.onnx OUT_DIR
   each Erf a call of pkg.test.Erf, which calls pkg.test.ScaledErf without
   its attribute `scale`: the function's default (1.0) applies.
 - eps.onnx: one LayerNorm call with eps = 0.25.
-- recursive.onnx, opset-mismatch.onnx, too-many-inputs.onnx: calls that
-  cannot be inlined.
+- recursive.onnx, opset-mismatch.onnx, too-many-inputs.onnx, doubling.onnx
+  (40 functions each calling the one before twice): calls that cannot be
+  inlined.
 - gelu.onnx: Gelu (opset 20), exact and tanh, and Mish (opset 18); x and the
   expected outputs as gelu_x.npy, gelu_none.npy, gelu_tanh.npy, mish.npy.
 - rms.onnx: RMSNormalization (opset 23) of r [2, 3, 8] over its last axis
@@ -116,6 +117,12 @@ loop = function("Loop", ["x"], ["y"], [helper.make_node("Loop", ["x"], ["y"], do
 small("recursive", [helper.make_node("Loop", ["x"], ["y"], name="again", domain=DOMAIN)], [loop])
 old = function("Old", ["x"], ["y"], [helper.make_node("Relu", ["x"], ["y"])], opset=13)
 small("opset-mismatch", [helper.make_node("Old", ["x"], ["y"], name="old", domain=DOMAIN)], [old])
+doubling = [function("F0", ["x"], ["y"], [helper.make_node("Relu", ["x"], ["y"])])]
+for i in range(1, 41):
+    doubling.append(function("F%d" % i, ["x"], ["y"], [
+        helper.make_node("F%d" % (i - 1), ["x"], ["h"], domain=DOMAIN),
+        helper.make_node("F%d" % (i - 1), ["h"], ["y"], domain=DOMAIN)]))
+small("doubling", [helper.make_node("F40", ["x"], ["y"], name="big", domain=DOMAIN)], doubling)
 small("too-many-inputs", [helper.make_node("LayerNorm", ["x", "w", "b", "x"], ["y"], name="many",
                                            domain=DOMAIN)], [layer_norm()])
 
