@@ -36,8 +36,14 @@ std::string key(const std::string &domain, const std::string &name) {
   return domain + "\x1f" + name;
 }
 
+/// A local function and its attribute defaults.
+struct Function {
+  const onnx::FunctionProto *proto;
+  std::map<std::string, onnx::AttributeProto> defaults;
+};
+
 struct Inliner {
-  llvm::StringMap<const onnx::FunctionProto *> functions;
+  llvm::StringMap<Function> functions;
   int defaultOpset = 0;
   int calls = 0;
   int64_t inlined = 0;
@@ -55,9 +61,9 @@ struct Inliner {
     return 0;
   }
 
-  const onnx::FunctionProto *callee(const onnx::NodeProto &node) const {
+  const Function *callee(const onnx::NodeProto &node) const {
     auto it = functions.find(key(node.domain(), node.op_type()));
-    return it == functions.end() ? nullptr : it->second;
+    return it == functions.end() ? nullptr : &it->second;
   }
 
   static std::string label(const onnx::NodeProto &node) {
@@ -91,8 +97,8 @@ struct Inliner {
   struct Call {
     std::map<std::string, std::string> formals;
     std::string prefix;
-    const onnx::NodeProto *site;
-    std::map<std::string, onnx::AttributeProto> defaults;
+    const onnx::NodeProto *caller;
+    const std::map<std::string, onnx::AttributeProto> *defaults;
 
     std::string rename(const std::string &name) const {
       if (name.empty())
@@ -107,12 +113,12 @@ struct Inliner {
         return true;
       std::string ref = a.ref_attr_name(), name = a.name();
       const onnx::AttributeProto *given = nullptr;
-      for (const auto &c : site->attribute())
+      for (const auto &c : caller->attribute())
         if (c.name() == ref)
           given = &c;
       if (!given) {
-        auto it = defaults.find(ref);
-        if (it == defaults.end())
+        auto it = defaults->find(ref);
+        if (it == defaults->end())
           return false;
         given = &it->second;
       }
@@ -155,11 +161,12 @@ struct Inliner {
   /// Appends `node` to `out`, or the body of the function it calls.
   bool expand(const onnx::NodeProto &node,
               google::protobuf::RepeatedPtrField<onnx::NodeProto> &out) {
-    const onnx::FunctionProto *f = callee(node);
-    if (!f) {
+    const Function *called = callee(node);
+    if (!called) {
       onnx::NodeProto &copy = *out.Add() = node;
       return expandSubgraphs(copy);
     }
+    const onnx::FunctionProto *f = called->proto;
     if (active.empty())
       site = &node;
     std::string name = f->domain() + "." + f->name();
@@ -174,7 +181,7 @@ struct Inliner {
                   std::to_string(node.output_size()) + " outputs to function '" + name +
                   "' of " + std::to_string(f->input_size()) + " and " +
                   std::to_string(f->output_size()));
-    Call call{{}, "", &node, defaults(*f)};
+    Call call{{}, "", &node, &called->defaults};
     call.prefix = (node.name().empty() ? node.op_type() : node.name()) + "#" +
                   std::to_string(calls++) + "/";
     for (int i = 0; i < f->input_size(); ++i)
@@ -226,9 +233,11 @@ struct Inliner {
 bool wsc::inlineLocalFunctions(onnx::ModelProto &model, std::string &error) {
   if (model.functions_size() == 0)
     return true;
-  Inliner inliner{{}, Inliner::defaultDomainVersion(model.opset_import()), 0, 0, error, {}, nullptr};
+  Inliner inliner{{}, Inliner::defaultDomainVersion(model.opset_import()), 0, 0, error, {},
+                  nullptr};
   for (const auto &f : model.functions()) {
-    if (!inliner.functions.try_emplace(key(f.domain(), f.name()), &f).second) {
+    Function function{&f, Inliner::defaults(f)};
+    if (!inliner.functions.try_emplace(key(f.domain(), f.name()), function).second) {
       error = "local function '" + f.domain() + "." + f.name() + "' is defined twice";
       return false;
     }

@@ -138,8 +138,9 @@ LogicalResult Importer::convertGridSample(const onnx::NodeProto &node,
   std::string mode = m ? m->s() : "bilinear", padding = p ? p->s() : "zeros";
   bool align = intAttr(node, "align_corners", 0);
   // Opset 20 renamed bilinear and bicubic to linear and cubic (and took N-d grids).
-  std::string linear = opset >= 20 ? "linear" : "bilinear", cubic = opset >= 20 ? "cubic" : "bicubic";
-  if (!m && opset >= 20)
+  bool renamed = opset >= 20;
+  std::string linear = renamed ? "linear" : "bilinear", cubic = renamed ? "cubic" : "bicubic";
+  if (!m && renamed)
     mode = linear;
   if (mode != linear && mode != "nearest" && mode != cubic)
     return nodeError("mode '" + mode + "' is not " + linear + ", nearest or " + cubic), failure();

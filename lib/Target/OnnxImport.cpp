@@ -112,7 +112,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       // Built from the ops above (OnnxComposite.cpp).
       {"Elu", {6, "alpha"}}, {"Celu", {12, "alpha"}}, {"Selu", {6, "alpha gamma"}},
       {"LeakyRelu", {6, "alpha"}}, {"PRelu", {7, ""}}, {"ThresholdedRelu", {10, "alpha"}},
-      {"HardSigmoid", {6, "alpha beta"}}, {"HardSwish", {14, ""}}, {"Softplus", {1, ""}}, {"Mish", {18, ""}},
+      {"HardSigmoid", {6, "alpha beta"}}, {"HardSwish", {14, ""}}, {"Softplus", {1, ""}},
+      {"Mish", {18, ""}},
       {"Softsign", {1, ""}}, {"Sign", {9, ""}}, {"Shrink", {9, "bias lambd"}},
       {"Sinh", {9, ""}}, {"Cosh", {9, ""}}, {"Tan", {7, ""}}, {"Asinh", {9, ""}},
       {"Acosh", {9, ""}}, {"Atanh", {9, ""}}, {"IsNaN", {9, ""}},
@@ -243,6 +244,9 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";
+  // The norms compute in float (stash_type 1), as their outputs are.
+  if (a.name() == "stash_type" && a.i() != 1)
+    return "= " + std::to_string(a.i()) + " is not supported (only 1, float)";
   if (a.name() == "approximate" && a.s() != "none" && a.s() != "tanh")
     return "= '" + a.s() + "' must be none or tanh";
   return "";

@@ -359,10 +359,6 @@ LogicalResult Importer::convertSoftmax(const onnx::NodeProto &node, ArrayRef<Val
 
 LogicalResult Importer::convertRmsNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
                                        SmallVectorImpl<Value> &results) {
-  if (intAttr(node, "stash_type", 1) != 1)
-    return nodeError("stash_type " + std::to_string(intAttr(node, "stash_type", 1)) +
-                     " is not supported (only 1, float)"),
-           failure();
   auto type = typeOf(in[0]), scaleType = typeOf(in[1]);
   int64_t axisAttr = intAttr(node, "axis", -1);
   auto axis = wg::normalizeAxis(axisAttr, type.getRank());
@@ -392,11 +388,6 @@ LogicalResult Importer::convertRmsNorm(const onnx::NodeProto &node, ArrayRef<Val
 
 LogicalResult Importer::convertLayerNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
                                          SmallVectorImpl<Value> &results) {
-  if (intAttr(node, "stash_type", 1) != 1) {
-    nodeError("stash_type " + std::to_string(intAttr(node, "stash_type", 1)) +
-              " is not supported (only 1, float)");
-    return failure();
-  }
   int64_t axisAttr = intAttr(node, "axis", -1);
   float epsilon = floatAttr(node, "epsilon", 1e-5f);
   SmallVector<Value> operands = {in[0], in[1]};

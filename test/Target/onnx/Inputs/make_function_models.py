@@ -15,7 +15,8 @@ usage: make_function_models.py TINY_GPT.onnx OUT_DIR
   expected outputs as gelu_x.npy, gelu_none.npy, gelu_tanh.npy, mish.npy.
 - rms.onnx: RMSNormalization (opset 23) of r [2, 3, 8] over its last axis
   (scale [8]) and over its last two (a scale [1] broadcast); r.npy and the
-  expected rms_last.npy, rms_two.npy.
+  expected rms_last.npy, rms_two.npy; rms-stash.onnx computes in double
+  (stash_type 0), which is refused.
 """
 import math
 import os
@@ -165,3 +166,8 @@ last = r64 / np.sqrt((r64 ** 2).mean(-1, keepdims=True) + 1e-6) * g
 two = r64 / np.sqrt((r64 ** 2).mean((1, 2), keepdims=True) + 1e-5) * 1.5
 np.save(os.path.join(out, "rms_last.npy"), last.astype(np.float32))
 np.save(os.path.join(out, "rms_two.npy"), two.astype(np.float32))
+stash = helper.make_model(helper.make_graph(
+    [helper.make_node("RMSNormalization", ["r", "g"], ["last"], name="double", stash_type=0)],
+    "stash", [value("r")], [value("last")], inits[:1]))
+set_opset(stash, 23)
+onnx.save(stash, os.path.join(out, "rms-stash.onnx"))
