@@ -86,6 +86,10 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Softmax", {1, "axis"}}, {"LogSoftmax", {1, "axis"}},
       {"LayerNormalization", {17, "axis epsilon stash_type"}},
       {"RMSNormalization", {23, "axis epsilon stash_type"}},
+      // Opset 23's attention ops (OnnxAttention.cpp).
+      {"Attention", {23, "is_causal kv_num_heads q_num_heads qk_matmul_output_mode scale softcap "
+                         "softmax_precision"}},
+      {"RotaryEmbedding", {23, "interleaved num_heads rotary_embedding_dim"}},
       {"ReduceMean", {1, kReduce}}, {"ReduceSum", {1, kReduce}},
       {"ReduceMax", {1, kReduce}}, {"ReduceMin", {1, kReduce}},
       // Data movement and shapes.
@@ -217,6 +221,10 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"hidden_size", "layout", "linear_before_reset", "input_forget"}, A::INT)
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Case("align_corners", A::INT)
+      .Cases({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode",
+              "softmax_precision", "interleaved", "num_heads", "rotary_embedding_dim"},
+             A::INT)
+      .Cases({"scale", "softcap"}, A::FLOAT)
       .Case("padding_mode", A::STRING)
       .Cases({"activation_alpha", "activation_beta"}, A::FLOATS)
       .Case("activations", A::STRINGS)
@@ -240,7 +248,7 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                                   "detect_positive", "select_last_index", "training_mode",
                                   "ceil_mode", "count_include_pad", "exclusive", "reverse",
                                   "largest", "sorted", "exclude_outside", "periodic",
-                                  "align_corners", "saturate"},
+                                  "align_corners", "saturate", "is_causal", "interleaved"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";

@@ -161,6 +161,8 @@ bool isScatterOp(StringRef op);
 bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
+/// Whether ONNX op `op` is Attention or RotaryEmbedding (OnnxAttention.cpp).
+bool isAttentionOp(StringRef op);
 /// Whether ONNX op `op` is DFT, STFT, MelWeightMatrix or Det (OnnxSpectral.cpp).
 bool isSpectralOp(StringRef op);
 /// Whether ONNX op `op` makes, reads or loops over sequences, which import
@@ -345,6 +347,15 @@ private:
   Value integerMatmul(Composer &c, Value a, Value aZero, Value b, Value bZero);
   Value integerConv(Composer &c, const onnx::NodeProto &node, Value x, Value xZero, Value w,
                     Value wZero);
+  /// Attention and RotaryEmbedding (OnnxAttention.cpp; isAttentionOp).
+  LogicalResult convertAttentionOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                   SmallVectorImpl<Value> &);
+  LogicalResult convertAttention(const onnx::NodeProto &, ArrayRef<Value>,
+                                 SmallVectorImpl<Value> &);
+  LogicalResult convertRotaryEmbedding(const onnx::NodeProto &, ArrayRef<Value>,
+                                       SmallVectorImpl<Value> &);
+  FailureOr<Value> attentionHeads(Composer &c, Value x, const char *what, int64_t heads);
+  FailureOr<Value> attentionBias(Composer &c, Value mask, Type element, int64_t keys);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).
   LogicalResult convertSpectralOp(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);

@@ -638,6 +638,8 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     return need(2) ? convertGridSample(node, in, results) : failure();
   if (isSpectralOp(op))
     return convertSpectralOp(node, in, results);
+  if (isAttentionOp(op))
+    return convertAttentionOp(node, in, results);
   if (op == "Mod")
     return need(2) ? push(build(wg::ModOp::getOperationName(), {in[0], in[1]},
                                 {attr("fmod", builder.getBoolAttr(intAttr(node, "fmod", 0)))}))
