@@ -59,8 +59,8 @@ static Value repeatHeads(Composer &c, Value x, int64_t reps) {
   auto type = cast<RankedTensorType>(x.getType());
   ArrayRef<int64_t> s = type.getShape();
   Value one = c.unsqueeze(x, {2});
-  Value many = c.op(wg::ExpandOp::getOperationName(), {one}, {},
-                    type.clone({s[0], s[1], reps, s[2], s[3]}));
+  Value many =
+      c.op(wg::ExpandOp::getOperationName(), {one}, {}, type.clone({s[0], s[1], reps, s[2], s[3]}));
   return c.reshape(many, {s[0], s[1] * reps, s[2], s[3]});
 }
 
@@ -72,8 +72,7 @@ FailureOr<Value> Importer::attentionHeads(Composer &c, Value x, const char *what
     return x;
   if (heads <= 0)
     return nodeError(std::string("a 3-D ") + what + " needs the " +
-                     (std::string(what) == "Q" ? "q_num_heads" : "kv_num_heads") +
-                     " attribute"),
+                     (std::string(what) == "Q" ? "q_num_heads" : "kv_num_heads") + " attribute"),
            failure();
   if (type.getDimSize(2) % heads)
     return nodeError(std::string(what) + "'s hidden size " + std::to_string(type.getDimSize(2)) +
@@ -91,15 +90,15 @@ FailureOr<Value> Importer::attentionBias(Composer &c, Value mask, Type element, 
                      std::to_string(keys) + " keys"),
            failure();
   Value none = scalarConstant(element, -INFINITY);
-  Value bias = type.getElementType().isInteger(1) ? c.where(mask, scalarConstant(element, 0), none)
-                                                  : mask;
+  Value bias =
+      type.getElementType().isInteger(1) ? c.where(mask, scalarConstant(element, 0), none) : mask;
   int64_t rank = type.getRank(), have = type.getDimSize(rank - 1);
   if (have == keys)
     return bias;
   SmallVector<int64_t> rest(type.getShape());
   rest.back() = keys - have;
-  Value fill = c.op(wg::ExpandOp::getOperationName(), {none}, {},
-                    RankedTensorType::get(rest, element));
+  Value fill =
+      c.op(wg::ExpandOp::getOperationName(), {none}, {}, RankedTensorType::get(rest, element));
   return c.concat({bias, fill}, rank - 1);
 }
 
@@ -149,8 +148,8 @@ LogicalResult Importer::convertAttention(const onnx::NodeProto &node, ArrayRef<V
   auto *scaleAttr = findAttr(node, "scale");
   double scale = scaleAttr ? scaleAttr->f() : 1.0 / std::sqrt(double(qs[3]));
   Value kT = c.transpose(repeatHeads(c, key, qs[1] / ks[1]), {0, 1, 3, 2});
-  Value scores = c.mul(c.op(wg::MatmulOp::getOperationName(), {*q, kT}),
-                       scalarConstant(element, scale));
+  Value scores =
+      c.mul(c.op(wg::MatmulOp::getOperationName(), {*q, kT}), scalarConstant(element, scale));
   Value scaled = scores;
   if (double cap = floatAttr(node, "softcap", 0); cap > 0) {
     Value capValue = scalarConstant(element, cap);
@@ -168,12 +167,13 @@ LogicalResult Importer::convertAttention(const onnx::NodeProto &node, ArrayRef<V
     for (int64_t i = 0; i < t; ++i)
       for (int64_t j = 0; j < s; ++j)
         future[i * s + j] = j > i + past;
-    Value cond = constant(DenseElementsAttr::get(
-        RankedTensorType::get({t, s}, builder.getI1Type()), ArrayRef<bool>(future)));
+    Value cond = constant(DenseElementsAttr::get(RankedTensorType::get({t, s}, builder.getI1Type()),
+                                                 ArrayRef<bool>(future)));
     scores = c.where(cond, scalarConstant(element, -INFINITY), scores);
   }
-  Value probs = c.op(wg::SoftmaxOp::getOperationName(), {scores},
-                     {attr("axis", builder.getI64IntegerAttr(-1))}, scores ? scores.getType() : Type());
+  Value probs =
+      c.op(wg::SoftmaxOp::getOperationName(), {scores},
+           {attr("axis", builder.getI64IntegerAttr(-1))}, scores ? scores.getType() : Type());
   Value y = c.op(wg::MatmulOp::getOperationName(), {probs, repeatHeads(c, value, qs[1] / ks[1])});
   if (rank == 3)
     y = mergeHeads(c, y);
@@ -206,8 +206,7 @@ LogicalResult Importer::convertRotaryEmbedding(const onnx::NodeProto &node, Arra
   r = r ? r : xs[3];
   if (r <= 0 || r % 2 || r > xs[3])
     return nodeError("rotary_embedding_dim " + std::to_string(r) +
-                     " must be even, positive and at most the head size " +
-                     std::to_string(xs[3])),
+                     " must be even, positive and at most the head size " + std::to_string(xs[3])),
            failure();
   bool interleaved = intAttr(node, "interleaved", 0);
   Value ids = in.size() > 3 ? in[3] : Value();
@@ -219,7 +218,8 @@ LogicalResult Importer::convertRotaryEmbedding(const onnx::NodeProto &node, Arra
     if (!half)
       return failure();
     auto hs = typeOf(half);
-    if (hs.getRank() != 3 || hs.getDimSize(2) != r / 2 || hs.getElementType() != type.getElementType())
+    if (hs.getRank() != 3 || hs.getDimSize(2) != r / 2 ||
+        hs.getElementType() != type.getElementType())
       return nodeError("the caches give " + shapeString(hs) + " per position, not [B, S, " +
                        std::to_string(r / 2) + "] of X's element type"),
              failure();

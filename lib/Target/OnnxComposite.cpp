@@ -28,7 +28,7 @@ bool wsc::onnx_import::isCompositeOp(StringRef op) {
       "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot",
       "CumSum", "ReduceProd", "Atan", "Asin", "Acos", "QuantizeLinear", "DequantizeLinear",
-      "HannWindow", "HammingWindow", "BlackmanWindow"};
+      "HannWindow", "HammingWindow", "BlackmanWindow", "GlobalLpPool", "LpNormalization"};
   // clang-format on
   return ops.contains(op);
 }
@@ -464,6 +464,24 @@ LogicalResult Importer::convertCumSum(const onnx::NodeProto &node, ArrayRef<Valu
   return c.finish(results, {y});
 }
 
+/// (sum over `axes` of |x|^p)^(1/p), the axes kept.
+Value Importer::lpNorm(Composer &c, Value x, ArrayRef<int64_t> axes, int64_t p) {
+  Type element = typeOf(x).getElementType();
+  auto sum = [&](Value v) {
+    return c.op(wg::ReduceSumOp::getOperationName(), {v},
+                {attr("axes", builder.getDenseI64ArrayAttr(axes)),
+                 attr("keepdims", builder.getBoolAttr(true))});
+  };
+  if (p == 1)
+    return sum(c.abs(x));
+  if (p == 2)
+    return c.sqrt(sum(c.mul(x, x)));
+  auto power = [&](Value v, double e) {
+    return c.op(wg::PowOp::getOperationName(), {v, scalarConstant(element, e)});
+  };
+  return power(sum(power(c.abs(x), double(p))), 1.0 / double(p));
+}
+
 /// The reductions that are a sum (or max) with an elementwise step before
 /// and after it, and the global pools (a mean or max over the axes after
 /// the channels).
@@ -472,10 +490,24 @@ LogicalResult Importer::convertCompositeReduce(const onnx::NodeProto &node, Arra
   StringRef op = node.op_type();
   Composer c = composer();
   Value x = in[0];
+  if (op == "LpNormalization") {
+    int64_t rank = typeOf(x).getRank(), axis = intAttr(node, "axis", -1), p = intAttr(node, "p", 2);
+    if (axis < -rank || axis >= rank || (p != 1 && p != 2))
+      return nodeError("needs an axis of the input and p = 1 or 2"), failure();
+    Value norm = lpNorm(c, x, {axis < 0 ? axis + rank : axis}, p);
+    return c.finish(results, {c.div(x, norm)});
+  }
+  SmallVector<int64_t> spatial;
+  for (int64_t i = 2; i < typeOf(x).getRank(); ++i)
+    spatial.push_back(i);
+  if (op == "GlobalLpPool") {
+    int64_t p = intAttr(node, "p", 2);
+    if (p <= 0)
+      return nodeError("p = " + std::to_string(p) + " must be positive"), failure();
+    return c.finish(results, {lpNorm(c, x, spatial, p)});
+  }
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
-    SmallVector<int64_t> axes;
-    for (int64_t i = 2; i < typeOf(x).getRank(); ++i)
-      axes.push_back(i);
+    SmallVector<int64_t> axes = spatial;
     StringRef name = op == "GlobalAveragePool" ? wg::ReduceMeanOp::getOperationName()
                                                : wg::ReduceMaxOp::getOperationName();
     Value v = c.op(name, {x},

@@ -20,7 +20,8 @@ using namespace wsc::onnx_import;
 bool wsc::onnx_import::isImageOp(StringRef op) {
   return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
                              "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
-                             "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN", "Upsample"},
+                             "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN", "Upsample",
+                             "GroupNormalization", "LpPool"},
                             op);
 }
 
@@ -36,8 +37,10 @@ LogicalResult Importer::convertImageOp(const onnx::NodeProto &node, ArrayRef<Val
     return nodeError("the input must be static and [N, C, spatial...]"), failure();
   if (op == "DepthToSpace" || op == "SpaceToDepth")
     return convertDepthSpace(node, in, results);
-  if (op == "MaxPool" || op == "AveragePool" || op == "Conv")
+  if (op == "MaxPool" || op == "AveragePool" || op == "Conv" || op == "LpPool")
     return convertWindowOp(node, in, results);
+  if (op == "GroupNormalization")
+    return convertGroupNorm(node, in, results);
   if (op == "LRN")
     return convertLrn(node, in, results);
   if (op == "ConvTranspose")
@@ -201,6 +204,50 @@ LogicalResult Importer::convertImageNorm(const onnx::NodeProto &node, ArrayRef<V
   return c.finish(results, {y});
 }
 
+/// GroupNormalization: the channels in `num_groups` groups, each normalized
+/// over its channels and the spatial axes; then scaled and shifted per
+/// channel (opset 21 on: scale and bias [C]) or per group (opset 18: [G]).
+LogicalResult Importer::convertGroupNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                         SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  auto type = typeOf(in[0]);
+  Type element = type.getElementType();
+  int64_t groups = intAttr(node, "num_groups", 0), n = type.getDimSize(0), ch = type.getDimSize(1);
+  if (in.size() < 3 || !in[1] || !in[2])
+    return nodeError("expects X, scale and bias"), failure();
+  if (groups <= 0 || ch % groups)
+    return nodeError("num_groups = " + std::to_string(groups) + " must divide the " +
+                     std::to_string(ch) + " channels"),
+           failure();
+  int64_t perGroup = type.getNumElements() / (n * groups);
+  auto mean = [&](Value v) {
+    return c.op(wg::ReduceMeanOp::getOperationName(), {v},
+                {attr("axes", builder.getDenseI64ArrayAttr({2})),
+                 attr("keepdims", builder.getBoolAttr(true))});
+  };
+  Value x = c.reshape(in[0], {n, groups, perGroup});
+  Value centred = c.sub(x, mean(x));
+  Value variance = mean(c.mul(centred, centred));
+  double epsilon = floatAttr(node, "epsilon", 1e-5f);
+  Value y = c.div(centred, c.sqrt(c.add(variance, scalarConstant(element, epsilon))));
+  bool perChannel = opset >= 21;
+  int64_t affine = perChannel ? ch : groups;
+  if (typeOf(in[1]).getNumElements() != affine || typeOf(in[2]).getNumElements() != affine)
+    return nodeError(std::string("scale and bias must hold one value per ") +
+                     (perChannel ? "channel" : "group") + " at opset " + std::to_string(opset)),
+           failure();
+  SmallVector<int64_t> along(type.getRank() - 1, 1);
+  along[0] = affine;
+  if (!perChannel) {
+    along = {groups, 1};
+    y = c.add(c.mul(y, c.reshape(in[1], along)), c.reshape(in[2], along));
+    return c.finish(results, {c.reshape(y, type.getShape())});
+  }
+  y = c.reshape(y, type.getShape());
+  y = c.add(c.mul(y, c.reshape(in[1], along)), c.reshape(in[2], along));
+  return c.finish(results, {y});
+}
+
 /// The geometry of a window op over `type` [N, C, spatial...]: the kernel
 /// (attribute, or the weights' trailing dimensions), strides, dilations,
 /// and the padding (pads, or auto_pad's), and the output's length on each
@@ -281,6 +328,16 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
     return failure();
   const WindowGeometry &g = *geometry;
   size_t dims = g.kernel.size();
+  // LpPool sums |x|^p (a zero pad adds nothing) and takes the p-th root.
+  int64_t p = intAttr(node, "p", 2);
+  if (op == "LpPool") {
+    if (p <= 0)
+      return nodeError("p = " + std::to_string(p) + " must be positive"), failure();
+    x = p == 1 ? c.abs(x)
+        : p == 2
+            ? c.mul(x, x)
+            : c.op(wg::PowOp::getOperationName(), {c.abs(x), scalarConstant(element, double(p))});
+  }
   // Pad each spatial axis with blocks of the pad value: the lowest under a max.
   Attribute fill = builder.getZeroAttr(element);
   if (op == "MaxPool")
@@ -317,6 +374,9 @@ LogicalResult Importer::convertWindowOp(const onnx::NodeProto &node, ArrayRef<Va
   if (indices)
     return maxPoolIndices(c, type, taps, g, intAttr(node, "storage_order", 0), results);
   Value y = conv ? convolve(node, in, taps, g) : pool(node, x, taps, g);
+  if (y && op == "LpPool" && p > 1)
+    y = p == 2 ? c.sqrt(y)
+               : c.op(wg::PowOp::getOperationName(), {y, scalarConstant(element, 1.0 / double(p))});
   if (!y)
     return failure();
   results.push_back(y);
@@ -560,7 +620,7 @@ Value Importer::pool(const onnx::NodeProto &node, Value x, ArrayRef<Value> taps,
   bool max = node.op_type() == "MaxPool";
   Value reduced =
       c.pairwise(taps, [&](Value l, Value r) { return max ? c.max(l, r) : c.add(l, r); });
-  if (max || !c.ok)
+  if (max || node.op_type() == "LpPool" || !c.ok)
     return c.ok ? reduced : Value();
   // The taps of each output inside the counted region, over the spatial axes.
   bool withPads = intAttr(node, "count_include_pad", 0);

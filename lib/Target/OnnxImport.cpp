@@ -126,7 +126,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ReduceL1", {1, kReduce}}, {"ReduceL2", {1, kReduce}},
       {"ReduceSumSquare", {1, kReduce}}, {"ReduceLogSum", {1, kReduce}},
       {"ReduceLogSumExp", {1, kReduce}}, {"GlobalAveragePool", {1, ""}},
-      {"GlobalMaxPool", {1, ""}}, {"ArgMax", {1, "axis keepdims select_last_index"}},
+      {"GlobalMaxPool", {1, ""}}, {"GlobalLpPool", {2, "p"}}, {"LpNormalization", {1, "axis p"}}, {"ArgMax", {1, "axis keepdims select_last_index"}},
       {"ArgMin", {1, "axis keepdims select_last_index"}},
       {"NegativeLogLikelihoodLoss", {12, "reduction ignore_index"}},
       {"SoftmaxCrossEntropyLoss", {12, "reduction ignore_index"}},
@@ -136,7 +136,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"QuantizeLinear", {10, "axis"}}, {"DequantizeLinear", {10, "axis"}},
       // Selecting ops (OnnxSelect.cpp).
       {"TopK", {1, "axis k largest sorted"}}, {"Compress", {9, "axis"}},
-      {"Pad", {2, "mode pads value"}},
+      {"Pad", {2, "mode pads value"}}, {"CenterCropPad", {18, "axes"}},
       // Integer and quantized ops (OnnxQuantized.cpp).
       {"MatMulInteger", {10, ""}}, {"QLinearMatMul", {10, ""}},
       {"ConvInteger", {10, "auto_pad dilations group kernel_shape pads strides"}},
@@ -159,6 +159,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
       {"InstanceNormalization", {6, "epsilon"}}, {"MeanVarianceNormalization", {9, "axes"}},
+      {"GroupNormalization", {18, "epsilon num_groups stash_type"}},
+      {"LpPool", {11, "auto_pad ceil_mode dilations kernel_shape p pads strides"}},
       {"MaxPool", {1, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides"}},
       {"AveragePool", {1, "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides"}},
       {"Conv", {1, "auto_pad dilations group kernel_shape pads strides"}},
@@ -221,6 +223,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"hidden_size", "layout", "linear_before_reset", "input_forget"}, A::INT)
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Case("align_corners", A::INT)
+      .Cases({"num_groups", "p"}, A::INT)
       .Cases({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode",
               "softmax_precision", "interleaved", "num_heads", "rotary_embedding_dim"},
              A::INT)

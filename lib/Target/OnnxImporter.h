@@ -143,7 +143,8 @@ private:
 bool isCompositeOp(StringRef op);
 /// Whether ONNX op `op` is one of OnnxImages.cpp's [N, C, spatial...] ops.
 bool isImageOp(StringRef op);
-/// Whether ONNX op `op` is one of OnnxSelect.cpp's: TopK, Compress, Pad.
+/// Whether ONNX op `op` is one of OnnxSelect.cpp's: TopK, Compress, Pad,
+/// CenterCropPad.
 bool isSelectOp(StringRef op);
 /// Whether ONNX op `op` is an integer or quantized op (OnnxQuantized.cpp).
 bool isQuantizedOp(StringRef op);
@@ -283,6 +284,7 @@ private:
   LogicalResult convertArgExtreme(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);
   Value roundHalfEven(Composer &c, Value x);
+  Value lpNorm(Composer &c, Value x, ArrayRef<int64_t> axes, int64_t p);
   Value arcTangent(Composer &c, Value x);
   LogicalResult convertQuantize(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
@@ -299,6 +301,8 @@ private:
   LogicalResult convertDepthSpace(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);
   LogicalResult convertImageNorm(const onnx::NodeProto &, ArrayRef<Value>,
+                                 SmallVectorImpl<Value> &);
+  LogicalResult convertGroupNorm(const onnx::NodeProto &, ArrayRef<Value>,
                                  SmallVectorImpl<Value> &);
   FailureOr<WindowGeometry> windowGeometry(const onnx::NodeProto &, RankedTensorType,
                                            ArrayRef<int64_t> weightKernel);
@@ -325,6 +329,8 @@ private:
   LogicalResult convertCompress(const onnx::NodeProto &, ArrayRef<Value>,
                                 SmallVectorImpl<Value> &);
   LogicalResult convertPad(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertCenterCropPad(const onnx::NodeProto &, ArrayRef<Value>,
+                                     SmallVectorImpl<Value> &);
   /// Adagrad, Momentum and Adam (OnnxTraining.cpp; isTrainingOp).
   LogicalResult convertTrainingOp(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);

@@ -15,7 +15,7 @@ using namespace wsc;
 using namespace wsc::onnx_import;
 
 bool wsc::onnx_import::isSelectOp(StringRef op) {
-  return llvm::is_contained({"TopK", "Compress", "Pad"}, op);
+  return llvm::is_contained({"TopK", "Compress", "Pad", "CenterCropPad"}, op);
 }
 
 LogicalResult Importer::convertSelectOp(const onnx::NodeProto &node, ArrayRef<Value> in,
@@ -27,7 +27,56 @@ LogicalResult Importer::convertSelectOp(const onnx::NodeProto &node, ArrayRef<Va
     return convertTopK(node, in, results);
   if (op == "Compress")
     return convertCompress(node, in, results);
+  if (op == "CenterCropPad")
+    return convertCenterCropPad(node, in, results);
   return convertPad(node, in, results);
+}
+
+/// CenterCropPad: each of `axes` cropped or zero-padded to its length in
+/// `shape`, centred (an odd difference leaves the extra at the end).
+LogicalResult Importer::convertCenterCropPad(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                             SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  auto type = typeOf(in[0]);
+  int64_t rank = type.getRank();
+  auto shape = in.size() > 1 && in[1] ? constInts(in[1], "shape")
+                                      : FailureOr<SmallVector<int64_t>>(failure());
+  if (::failed(shape))
+    return nodeError("shape is not a compile-time constant (bind it with --bind)"), failure();
+  SmallVector<int64_t> axes;
+  for (int64_t a : intsAttr(node, "axes").value_or(SmallVector<int64_t>()))
+    axes.push_back(a < 0 ? a + rank : a);
+  if (!findAttr(node, "axes"))
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  if (shape->size() != axes.size() ||
+      llvm::any_of(axes, [&](int64_t a) { return a < 0 || a >= rank; }) ||
+      llvm::any_of(*shape, [](int64_t n) { return n < 0; }))
+    return nodeError("shape must give a length (>= 0) to each of the input's axes it names"),
+           failure();
+  Value y = in[0];
+  for (auto [axis, target] : llvm::zip(axes, *shape)) {
+    int64_t length = type.getDimSize(axis);
+    if (target <= length) {
+      y = c.sliceAlong(y, axis, (length - target) / 2, target);
+      continue;
+    }
+    int64_t before = (target - length) / 2, after = target - length - before;
+    auto zeros = [&](int64_t n) {
+      SmallVector<int64_t> block(typeOf(y).getShape());
+      block[axis] = n;
+      auto blockType = RankedTensorType::get(block, type.getElementType());
+      return constant(
+          DenseElementsAttr::get(blockType, builder.getZeroAttr(type.getElementType())));
+    };
+    SmallVector<Value> parts;
+    if (before)
+      parts.push_back(zeros(before));
+    parts.push_back(y);
+    parts.push_back(zeros(after));
+    y = c.concat(parts, axis);
+  }
+  return c.finish(results, {y});
 }
 
 /// TopK: k rounds, each taking the extreme along `axis` and the first index
@@ -161,8 +210,8 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
     return nodeError("pads must hold a begin and an end for each padded axis"), failure();
   const onnx::AttributeProto *m = findAttr(node, "mode");
   std::string mode = m ? m->s() : "constant";
-  if (mode != "constant" && mode != "edge" && mode != "reflect")
-    return nodeError("mode '" + mode + "' is not constant, edge or reflect"), failure();
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+    return nodeError("mode '" + mode + "' is not constant, edge, reflect or wrap"), failure();
   Type element = type.getElementType();
   Value fill;
   if (opset >= 11 && in.size() > 2 && in[2])
@@ -191,10 +240,14 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
       if (mode == "edge")
         return {c.op(wg::ExpandOp::getOperationName(),
                      {c.sliceAlong(y, axis, atEnd ? length - 1 : 0, 1)}, {}, blockType)};
-      SmallVector<Value> mirrored; // reflect: x[count], ..., x[1] before; x[n-2], ... after
-      for (int64_t i = 0; i < count; ++i)
-        mirrored.push_back(c.sliceAlong(y, axis, atEnd ? length - 2 - i : count - i, 1));
-      return mirrored;
+      SmallVector<Value> taken; // reflect: x[count], ..., x[1] before; x[n-2], ... after
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t at = mode == "wrap" ? ((atEnd ? i : length - count + i) % length + length) % length
+                     : atEnd        ? length - 2 - i
+                                    : count - i;
+        taken.push_back(c.sliceAlong(y, axis, at, 1));
+      }
+      return taken;
     };
     SmallVector<Value> parts;
     if (begin > 0)
