@@ -18,7 +18,7 @@ using namespace wsc;
 using namespace wsc::onnx_import;
 
 bool wsc::onnx_import::isGridSampleOp(StringRef op) {
-  return op == "GridSample";
+  return op == "GridSample" || op == "AffineGrid";
 }
 
 namespace {
@@ -116,9 +116,61 @@ static SmallVector<GridTap> gridTaps(Composer &c, function_ref<Value(double)> k,
   return taps;
 }
 
+/// AffineGrid: theta [N, 2, 3] (or [N, 3, 4]) times each output point's
+/// normalized (x, y[, z], 1), pixel centres spanning [-1, 1] (with
+/// align_corners, the corner pixels' centres at -1 and 1); the product of
+/// theta and a constant [3, H * W] (or [4, D * H * W]) table.
+LogicalResult Importer::convertAffineGrid(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                          SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  auto size = in.size() > 1 && in[1] ? constInts(in[1], "size")
+                                     : FailureOr<SmallVector<int64_t>>(failure());
+  if (::failed(size))
+    return nodeError("size is not a compile-time constant (bind it with --bind)"), failure();
+  auto theta = typeOf(in[0]);
+  int64_t dims = int64_t(size->size()) - 2;
+  if ((dims != 2 && dims != 3) || theta.getRank() != 3 || theta.getDimSize(0) != (*size)[0] ||
+      theta.getDimSize(1) != dims || theta.getDimSize(2) != dims + 1 ||
+      llvm::any_of(*size, [](int64_t n) { return n <= 0; }))
+    return nodeError("expects theta [N, 2, 3] with size [N, C, H, W], or [N, 3, 4] with [N, C, "
+                     "D, H, W]"),
+           failure();
+  bool align = intAttr(node, "align_corners", 0);
+  ArrayRef<int64_t> spatial = ArrayRef<int64_t>(*size).drop_front(2);
+  auto coordinate = [&](int64_t i, int64_t n) {
+    return align ? (n == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(n - 1))
+                 : (2.0 * double(i) + 1.0) / double(n) - 1.0;
+  };
+  int64_t points = 1;
+  for (int64_t n : spatial)
+    points *= n;
+  // Row j of the table: the points' j-th coordinate (x first: the last axis).
+  SmallVector<float> table((dims + 1) * points);
+  for (int64_t p = 0; p < points; ++p)
+    for (int64_t j = 0, rest = p; j < dims; ++j) {
+      int64_t axis = dims - 1 - j;
+      table[j * points + p] = float(coordinate(rest % spatial[axis], spatial[axis]));
+      rest /= spatial[axis];
+    }
+  std::fill(table.begin() + dims * points, table.end(), 1.0f);
+  Type element = theta.getElementType();
+  Value base = constant(DenseElementsAttr::get(
+      RankedTensorType::get({dims + 1, points}, builder.getF32Type()), ArrayRef<float>(table)));
+  if (!element.isF32())
+    base = c.op(wg::CastOp::getOperationName(), {base}, {},
+                RankedTensorType::get({dims + 1, points}, element));
+  Value grid = c.transpose(c.op(wg::MatmulOp::getOperationName(), {in[0], base}), {0, 2, 1});
+  SmallVector<int64_t> shape = {(*size)[0]};
+  shape.append(spatial.begin(), spatial.end());
+  shape.push_back(dims);
+  return c.finish(results, {c.reshape(grid, shape)});
+}
+
 LogicalResult Importer::convertGridSample(const onnx::NodeProto &node,
                                           ArrayRef<Value> in,
                                           SmallVectorImpl<Value> &results) {
+  if (node.op_type() == "AffineGrid")
+    return convertAffineGrid(node, in, results);
   if (in.size() < 2 || !in[1])
     return nodeError("expects X and grid"), failure();
   auto type = typeOf(in[0]), gridType = typeOf(in[1]);

@@ -21,7 +21,7 @@ bool wsc::onnx_import::isImageOp(StringRef op) {
   return llvm::is_contained({"DepthToSpace", "SpaceToDepth", "BatchNormalization",
                              "InstanceNormalization", "MeanVarianceNormalization", "MaxPool",
                              "AveragePool", "Conv", "Resize", "ConvTranspose", "LRN", "Upsample",
-                             "GroupNormalization", "LpPool"},
+                             "GroupNormalization", "LpPool", "Col2Im"},
                             op);
 }
 
@@ -41,6 +41,8 @@ LogicalResult Importer::convertImageOp(const onnx::NodeProto &node, ArrayRef<Val
     return convertWindowOp(node, in, results);
   if (op == "GroupNormalization")
     return convertGroupNorm(node, in, results);
+  if (op == "Col2Im")
+    return convertCol2Im(node, in, results);
   if (op == "LRN")
     return convertLrn(node, in, results);
   if (op == "ConvTranspose")
@@ -246,6 +248,79 @@ LogicalResult Importer::convertGroupNorm(const onnx::NodeProto &node, ArrayRef<V
   y = c.reshape(y, type.getShape());
   y = c.add(c.mul(y, c.reshape(in[1], along)), c.reshape(in[2], along));
   return c.finish(results, {y});
+}
+
+/// Col2Im: input [N, C * K, L] holds, for each of the L block positions,
+/// the K = prod(block_shape) pixels of each channel's block; they are summed
+/// into the image [N, C, image_shape...] where they fall (blocks overlap
+/// where strides are smaller than them; pads fall off). The sum is a
+/// product with a constant 0/1 [K * L, pixels] table.
+LogicalResult Importer::convertCol2Im(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                      SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  if (in.size() < 3 || !in[1] || !in[2])
+    return nodeError("expects input, image_shape and block_shape"), failure();
+  auto image = constInts(in[1], "image_shape");
+  auto block = ::failed(image) ? image : constInts(in[2], "block_shape");
+  if (::failed(block))
+    return nodeError("image_shape and block_shape must be compile-time constants (bind them "
+                     "with --bind)"),
+           failure();
+  size_t dims = image->size();
+  auto ints = [&](StringRef name, int64_t dflt, size_t n) {
+    return intsAttr(node, name).value_or(SmallVector<int64_t>(n, dflt));
+  };
+  SmallVector<int64_t> dilations = ints("dilations", 1, dims), strides = ints("strides", 1, dims),
+                       pads = ints("pads", 0, 2 * dims);
+  auto type = typeOf(in[0]);
+  if (block->size() != dims || dilations.size() != dims || strides.size() != dims ||
+      pads.size() != 2 * dims || llvm::any_of(*block, [](int64_t b) { return b <= 0; }) ||
+      llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
+    return nodeError("block_shape, dilations, strides and pads must fit image_shape's " +
+                     std::to_string(dims) + " axes"),
+           failure();
+  int64_t k = 1, l = 1, pixels = 1;
+  SmallVector<int64_t> positions;
+  for (size_t i = 0; i < dims; ++i) {
+    int64_t span = ((*block)[i] - 1) * dilations[i] + 1;
+    positions.push_back((((*image)[i] + pads[i] + pads[i + dims]) - span) / strides[i] + 1);
+    k *= (*block)[i], l *= positions.back(), pixels *= (*image)[i];
+  }
+  if (type.getDimSize(1) % k || type.getDimSize(2) != l || l <= 0)
+    return nodeError("input " + std::to_string(type.getDimSize(1)) + " x " +
+                     std::to_string(type.getDimSize(2)) +
+                     " is not [C * blocks' pixels, block positions] of these shapes"),
+           failure();
+  // table[(kk * L + ll) * pixels + pixel] = 1 where block pixel kk at position ll lands.
+  SmallVector<float> table(k * l * pixels, 0.0f);
+  SmallVector<int64_t> kAt(dims), lAt(dims);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t ll = 0; ll < l; ++ll) {
+      int64_t pixel = 0;
+      bool inside = true;
+      for (int64_t i = int64_t(dims) - 1, kr = kk, lr = ll; i >= 0; --i) {
+        kAt[i] = kr % (*block)[i], kr /= (*block)[i];
+        lAt[i] = lr % positions[i], lr /= positions[i];
+      }
+      for (size_t i = 0; i < dims; ++i) {
+        int64_t at = lAt[i] * strides[i] - pads[i] + kAt[i] * dilations[i];
+        inside &= at >= 0 && at < (*image)[i];
+        pixel = pixel * (*image)[i] + at;
+      }
+      if (inside)
+        table[(kk * l + ll) * pixels + pixel] = 1.0f;
+    }
+  Type element = type.getElementType();
+  int64_t n = type.getDimSize(0), ch = type.getDimSize(1) / k;
+  Value sums = constant(DenseElementsAttr::get(
+      RankedTensorType::get({k * l, pixels}, builder.getF32Type()), ArrayRef<float>(table)));
+  if (!element.isF32())
+    sums = c.op(wg::CastOp::getOperationName(), {sums}, {},
+                RankedTensorType::get({k * l, pixels}, element));
+  Value y = c.op(wg::MatmulOp::getOperationName(), {c.reshape(in[0], {n, ch, k * l}), sums});
+  SmallVector<int64_t> shape = {n, ch};
+  shape.append(image->begin(), image->end());
+  return c.finish(results, {c.reshape(y, shape)});
 }
 
 /// The geometry of a window op over `type` [N, C, spatial...]: the kernel

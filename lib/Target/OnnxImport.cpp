@@ -155,11 +155,13 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"ReverseSequence", {10, "batch_axis time_axis"}},
       {"MaxUnpool", {9, "kernel_shape pads strides"}},
       {"GridSample", {16, "align_corners mode padding_mode"}}, // OnnxGridSample.cpp
+      {"AffineGrid", {20, "align_corners"}},
       // [N, C, spatial...] ops (OnnxImages.cpp).
       {"DepthToSpace", {1, "blocksize mode"}}, {"SpaceToDepth", {1, "blocksize"}},
       {"BatchNormalization", {9, "epsilon momentum training_mode"}},
       {"InstanceNormalization", {6, "epsilon"}}, {"MeanVarianceNormalization", {9, "axes"}},
       {"GroupNormalization", {18, "epsilon num_groups stash_type"}},
+      {"Col2Im", {18, "dilations pads strides"}},
       {"LpPool", {11, "auto_pad ceil_mode dilations kernel_shape p pads strides"}},
       {"MaxPool", {1, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides"}},
       {"AveragePool", {1, "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides"}},

@@ -158,7 +158,7 @@ bool isRecurrentOp(StringRef op);
 /// Whether ONNX op `op` indexes by data: the scatters, GatherND,
 /// ReverseSequence, MaxUnpool (OnnxScatter.cpp).
 bool isScatterOp(StringRef op);
-/// Whether ONNX op `op` is GridSample (OnnxGridSample.cpp).
+/// Whether ONNX op `op` is GridSample or AffineGrid (OnnxGridSample.cpp).
 bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
@@ -304,6 +304,7 @@ private:
                                  SmallVectorImpl<Value> &);
   LogicalResult convertGroupNorm(const onnx::NodeProto &, ArrayRef<Value>,
                                  SmallVectorImpl<Value> &);
+  LogicalResult convertCol2Im(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   FailureOr<WindowGeometry> windowGeometry(const onnx::NodeProto &, RankedTensorType,
                                            ArrayRef<int64_t> weightKernel);
   LogicalResult convertWindowOp(const onnx::NodeProto &, ArrayRef<Value>,
@@ -421,6 +422,8 @@ private:
                                  SmallVectorImpl<Value> &);
   /// GridSample: taps computed from the grid, read by gather (OnnxGridSample.cpp).
   LogicalResult convertGridSample(const onnx::NodeProto &, ArrayRef<Value>,
+                                  SmallVectorImpl<Value> &);
+  LogicalResult convertAffineGrid(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);
   /// `data` [rows, R] (or a scalar) with `updates` [M, R] put on the rows
   /// `target` [M] (int64) names, combined by `reduction`.
