@@ -844,6 +844,8 @@ FailureOr<ResizeAxis> resizeAxis(int64_t length, int64_t out, double scale, Stri
       xo = o / scale;
     else if (coords == "tf_half_pixel_for_nn")
       xo = (o + 0.5) / scale;
+    else if (coords == "half_pixel_symmetric") // centred on the input: out <= resized
+      xo = length / 2.0 * (1 - double(out) / resized) + (o + 0.5) / scale - 0.5;
     else if (coords == "tf_crop_and_resize")
       xo = resized > 1 ? start * (length - 1) + o * (end - start) * (length - 1) / (resized - 1)
                        : 0.5 * (start + end) * (length - 1);
@@ -914,6 +916,8 @@ LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Valu
   bool exclude = intAttr(node, "exclude_outside", 0);
   if (!isa<FloatType>(element) || (mode != "nearest" && mode != "linear" && mode != "cubic"))
     return nodeError("resizes floats by nearest, linear or cubic"), failure();
+  if (intAttr(node, "antialias", 0))
+    return nodeError("antialias = 1 is not supported"), failure();
   // The scales and output sizes: from sizes when given, else from scales.
   auto operand = [&](size_t i) -> std::optional<DenseElementsAttr> {
     if (in.size() <= i || !in[i] || typeOf(in[i]).getNumElements() == 0)
@@ -937,27 +941,63 @@ LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Valu
         out.push_back(double(i.getSExtValue()));
     return out;
   };
+  // Opset 18's axes: scales, sizes and roi name only those axes.
+  SmallVector<int64_t> axes;
+  for (int64_t i : intsAttr(node, "axes").value_or(SmallVector<int64_t>()))
+    axes.push_back(i < 0 ? i + rank : i);
+  if (axes.empty())
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  if (llvm::any_of(axes, [&](int64_t i) { return i < 0 || i >= rank; }))
+    return nodeError("an axis is outside the input's " + std::to_string(rank)), failure();
+  auto perAxis = [&](DenseElementsAttr v, SmallVector<double> &full,
+                     const char *what) -> LogicalResult {
+    SmallVector<double> given = doubles(v);
+    if (given.size() != axes.size())
+      return nodeError(std::string(what) + " must have one entry per resized axis"), failure();
+    for (auto [i, axis] : llvm::enumerate(axes))
+      full[axis] = given[i];
+    return success();
+  };
   SmallVector<double> scale(rank, 1.0), box;
   SmallVector<int64_t> outShape(type.getShape());
+  const onnx::AttributeProto *policyAttr = findAttr(node, "keep_aspect_ratio_policy");
+  std::string policy = policyAttr ? policyAttr->s() : "stretch";
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return nodeError("keep_aspect_ratio_policy '" + policy + "' is not stretch, not_larger or "
+                     "not_smaller"),
+           failure();
   if (sizes) {
-    SmallVector<double> s = doubles(*sizes);
-    if (int64_t(s.size()) != rank)
-      return nodeError("sizes must have one entry per axis"), failure();
+    SmallVector<double> s(type.getShape().begin(), type.getShape().end());
+    if (::failed(perAxis(*sizes, s, "sizes")))
+      return failure();
     for (int64_t i = 0; i < rank; ++i)
-      outShape[i] = int64_t(s[i]), scale[i] = s[i] / double(type.getDimSize(i));
+      scale[i] = s[i] / double(type.getDimSize(i));
+    // Keeping the aspect ratio: one scale for the axes, their sizes rounded half up.
+    double kept = policy == "not_larger" ? INFINITY : -INFINITY;
+    for (int64_t i : axes)
+      kept = policy == "not_larger" ? std::min(kept, scale[i]) : std::max(kept, scale[i]);
+    for (int64_t i = 0; i < rank; ++i) {
+      bool resized = policy != "stretch" && llvm::is_contained(axes, i);
+      scale[i] = resized ? kept : scale[i];
+      outShape[i] = resized ? int64_t(kept * double(type.getDimSize(i)) + 0.5) : int64_t(s[i]);
+    }
   } else if (scales) {
-    scale = doubles(*scales);
-    if (int64_t(scale.size()) != rank)
-      return nodeError("scales must have one entry per axis"), failure();
+    if (::failed(perAxis(*scales, scale, "scales")))
+      return failure();
     for (int64_t i = 0; i < rank; ++i)
       outShape[i] = int64_t(std::floor(double(type.getDimSize(i)) * scale[i]));
   } else {
     return nodeError("needs scales or sizes"), failure();
   }
   if (coords == "tf_crop_and_resize") {
-    if (!roi || int64_t(doubles(*roi).size()) != 2 * rank)
+    if (!roi || doubles(*roi).size() != 2 * axes.size())
       return nodeError("tf_crop_and_resize needs a roi of a start and an end per axis"), failure();
-    box = doubles(*roi);
+    SmallVector<double> given = doubles(*roi);
+    box.assign(rank, 0.0);
+    box.append(rank, 1.0);
+    for (auto [i, axis] : llvm::enumerate(axes))
+      box[axis] = given[i], box[axis + rank] = given[i + axes.size()];
   }
   Value y = x;
   for (int64_t axis = 0; axis < rank; ++axis) {

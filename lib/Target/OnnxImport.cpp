@@ -179,8 +179,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Adam", {1, "alpha beta epsilon norm_coefficient norm_coefficient_post"}},
       {"TfIdfVectorizer", {9, "max_gram_length max_skip_count min_gram_length mode ngram_counts "
                               "ngram_indexes pool_int64s weights"}},
-      {"Resize", {11, "mode coordinate_transformation_mode nearest_mode cubic_coeff_a "
-                      "exclude_outside extrapolation_value"}}};
+      {"Resize", {11, "antialias axes keep_aspect_ratio_policy mode coordinate_transformation_mode "
+                      "nearest_mode cubic_coeff_a exclude_outside extrapolation_value"}}};
   return ops;
 }
 
@@ -226,6 +226,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Case("align_corners", A::INT)
       .Cases({"num_groups", "p"}, A::INT)
+      .Case("keep_aspect_ratio_policy", A::STRING)
       .Cases({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode",
               "softmax_precision", "interleaved", "num_heads", "rotary_embedding_dim"},
              A::INT)
@@ -253,7 +254,8 @@ std::string checkAttribute(StringRef op, const onnx::AttributeProto &a) {
                                   "detect_positive", "select_last_index", "training_mode",
                                   "ceil_mode", "count_include_pad", "exclusive", "reverse",
                                   "largest", "sorted", "exclude_outside", "periodic",
-                                  "align_corners", "saturate", "is_causal", "interleaved"},
+                                  "align_corners", "saturate", "is_causal", "interleaved",
+                                  "antialias"},
                                  a.name());
   if (flag && a.i() != 0 && a.i() != 1)
     return "= " + std::to_string(a.i()) + " must be 0 or 1";
