@@ -88,10 +88,37 @@ LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Va
   Type quantized = zero       ? typeOf(zero).getElementType()
                    : quantize ? Type(builder.getIntegerType(8, false))
                               : type.getElementType();
-  // A 1-D scale (and zero point) along `axis`.
-  int64_t a = axis < 0 ? axis + rank : axis;
-  Value s = alongAxis(c, scale, rank, a);
-  Value z = alongAxis(c, zero, rank, a);
+  int64_t a = axis < 0 ? axis + rank : axis, block = intAttr(node, "block_size", 0);
+  if (const onnx::AttributeProto *out = findAttr(node, "output_dtype");
+      out && out->i() && quantize && !zero) {
+    auto t = elementType(int32_t(out->i()), currentNode + ": output_dtype");
+    if (::failed(t))
+      return failure();
+    quantized = *t;
+  }
+  // A 1-D scale (and zero point) along `axis`; opset 21's blocks: one per
+  // `block` elements along it.
+  bool ok = true;
+  auto perElement = [&](Value v) {
+    if (block <= 0 || !v)
+      return alongAxis(c, v, rank, a);
+    auto vt = typeOf(v);
+    if (vt.getRank() != rank || block * vt.getDimSize(a) < type.getDimSize(a))
+      return ok = false, Value();
+    SmallVector<int64_t> many(vt.getShape()), merged(vt.getShape());
+    many.insert(many.begin() + a + 1, block);
+    merged[a] *= block;
+    Value wide = c.op(wg::ExpandOp::getOperationName(), {c.unsqueeze(v, {a + 1})}, {},
+                      RankedTensorType::get(many, vt.getElementType()));
+    return castTo(c, c.sliceAlong(c.reshape(wide, merged), a, 0, type.getDimSize(a)),
+                  builder.getF32Type());
+  };
+  Value s = perElement(scale);
+  Value z = perElement(zero);
+  if (!ok)
+    return nodeError("a blocked scale or zero point must have the input's rank and cover its "
+                     "axis in blocks of block_size"),
+           failure();
   Value y;
   if (quantize) {
     auto integer = dyn_cast<IntegerType>(quantized);

@@ -133,7 +133,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Hardmax", {1, "axis"}}, {"EyeLike", {9, "dtype k"}}, {"OneHot", {9, "axis"}},
       {"CumSum", {11, "exclusive reverse"}}, {"ReduceProd", {1, kReduce}},
       {"Atan", {7, ""}}, {"Asin", {7, ""}}, {"Acos", {7, ""}},
-      {"QuantizeLinear", {10, "axis"}}, {"DequantizeLinear", {10, "axis"}},
+      {"QuantizeLinear", {10, "axis block_size output_dtype precision saturate"}},
+      {"DequantizeLinear", {10, "axis block_size"}},
       // Selecting ops (OnnxSelect.cpp).
       {"TopK", {1, "axis k largest sorted"}}, {"Compress", {9, "axis"}},
       {"Pad", {2, "mode pads value"}}, {"CenterCropPad", {18, "axes"}},
@@ -225,7 +226,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"hidden_size", "layout", "linear_before_reset", "input_forget"}, A::INT)
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Case("align_corners", A::INT)
-      .Cases({"num_groups", "p"}, A::INT)
+      .Cases({"num_groups", "p", "block_size", "output_dtype", "precision"}, A::INT)
       .Case("keep_aspect_ratio_policy", A::STRING)
       .Cases({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode",
               "softmax_precision", "interleaved", "num_heads", "rotary_embedding_dim"},
