@@ -288,6 +288,18 @@ WSGRAPH_FOLD_PREDICATE(OrOp, a[0] != 0 || a[1] != 0)
 WSGRAPH_FOLD_PREDICATE(XorOp, (a[0] != 0) != (a[1] != 0))
 #undef WSGRAPH_FOLD_PREDICATE
 
+/// Bitwise ops take integers only: the float form is never called.
+#define WSGRAPH_FOLD_BITWISE(OP, EXPR)                                                          \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                                  \
+    return foldElementwise(                                                                     \
+        getType(), adaptor.getOperands(), [](auto) { return 0.0; },                            \
+        [](auto a) { return int64_t(EXPR); });                                                 \
+  }
+WSGRAPH_FOLD_BITWISE(BitwiseAndOp, a[0] & a[1])
+WSGRAPH_FOLD_BITWISE(BitwiseOrOp, a[0] | a[1])
+WSGRAPH_FOLD_BITWISE(BitwiseXorOp, a[0] ^ a[1])
+#undef WSGRAPH_FOLD_BITWISE
+
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
     return getOnTrue();
@@ -361,6 +373,10 @@ OpFoldResult NotOp::fold(FoldAdaptor a) {
   return foldUnary(
       getType(), a.getInput(), [](double x) { return double(x == 0); },
       [](int64_t x) { return int64_t(x == 0); });
+}
+OpFoldResult BitwiseNotOp::fold(FoldAdaptor a) {
+  return foldUnary(
+      getType(), a.getInput(), [](double) { return 0.0; }, [](int64_t x) { return ~x; });
 }
 OpFoldResult GeluOp::fold(FoldAdaptor a) {
   constexpr double kSqrt2OverPi = 0.79788456080286535588;

@@ -99,6 +99,7 @@ enum class BinaryKind {
   Compare,    // one float or integer type (not i1), i1 result
   Equal,      // one element type, i1 result
   Logical,    // i1 operands, i1 result
+  Bitwise,    // one integer type (not i1), result of that type
 };
 
 static bool isNumeric(Type t) {
@@ -120,6 +121,8 @@ static LogicalResult inferBinary(std::optional<Location> loc, typename BinaryOp:
                              lhs);
   if (kind == BinaryKind::Logical && !lhs.isInteger(1))
     return emitOptionalError(loc, "'", name, "' expects i1 operands, got ", lhs);
+  if (kind == BinaryKind::Bitwise && (!isa<IntegerType>(lhs) || lhs.isInteger(1)))
+    return emitOptionalError(loc, "'", name, "' expects integer (not i1) operands, got ", lhs);
   bool boolResult = kind == BinaryKind::Compare || kind == BinaryKind::Equal ||
                     kind == BinaryKind::Logical;
   Type element = boolResult ? IntegerType::get(lhs.getContext(), 1) : lhs;
@@ -146,6 +149,9 @@ WSGRAPH_BINARY_INFER(GreaterEqualOp, Compare)
 WSGRAPH_BINARY_INFER(AndOp, Logical)
 WSGRAPH_BINARY_INFER(OrOp, Logical)
 WSGRAPH_BINARY_INFER(XorOp, Logical)
+WSGRAPH_BINARY_INFER(BitwiseAndOp, Bitwise)
+WSGRAPH_BINARY_INFER(BitwiseOrOp, Bitwise)
+WSGRAPH_BINARY_INFER(BitwiseXorOp, Bitwise)
 #undef WSGRAPH_BINARY_INFER
 
 LogicalResult ModOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,

@@ -172,6 +172,19 @@ def Wsgraph_LessOp : Wsgraph_CompareOp<"less", "<">;
 def Wsgraph_LessEqualOp : Wsgraph_CompareOp<"less_equal", "<=">;
 def Wsgraph_GreaterOp : Wsgraph_CompareOp<"greater", ">">;
 def Wsgraph_GreaterEqualOp : Wsgraph_CompareOp<"greater_equal", ">=">;
+/// A bitwise op: numpy broadcasting, operands of one integer type (not i1).
+class Wsgraph_BitwiseOp<string mnemonic, string what>
+    : Wsgraph_BinaryOp<mnemonic, [Commutative]> {
+  let summary = "Elementwise bitwise " # what # " of integers";
+  let description = "Bitwise " # what # " of two integer tensors (not i1) of one "
+    "type, in two's complement, with numpy-style broadcasting (ONNX Bitwise"
+    # what # ").\n\n```mlir\n"
+    "%r = wsgraph." # mnemonic # " %a, %b : (tensor<2x8xi32>, tensor<8xi32>) "
+    "-> tensor<2x8xi32>\n```";
+}
+def Wsgraph_BitwiseAndOp : Wsgraph_BitwiseOp<"bitwise_and", "And">;
+def Wsgraph_BitwiseOrOp : Wsgraph_BitwiseOp<"bitwise_or", "Or">;
+def Wsgraph_BitwiseXorOp : Wsgraph_BitwiseOp<"bitwise_xor", "Xor">;
 def Wsgraph_AndOp : Wsgraph_LogicalOp<"and", "and">;
 def Wsgraph_OrOp : Wsgraph_LogicalOp<"or", "or">;
 def Wsgraph_XorOp : Wsgraph_LogicalOp<"xor", "exclusive or">;
@@ -214,6 +227,10 @@ def Wsgraph_AbsOp : Wsgraph_NumericUnaryOp<"abs"> { let summary = "Absolute valu
 def Wsgraph_ReluOp : Wsgraph_NumericUnaryOp<"relu"> { let summary = "Rectified linear unit: max(x, 0)"; }
 def Wsgraph_NotOp : Wsgraph_UnaryOp<"not", [], I1, "a boolean (i1)", "tensor<2x8xi1>"> {
   let summary = "Logical negation of booleans";
+}
+def Wsgraph_BitwiseNotOp : Wsgraph_UnaryOp<"bitwise_not", [], AnyTypeOf<[I8, I16, I32, I64]>,
+                                            "a signless integer (not i1)", "tensor<2x8xi32>"> {
+  let summary = "Every bit flipped (-x - 1); ONNX BitwiseNot of signed integers";
 }
 def Wsgraph_GeluOp : Wsgraph_UnaryOp<"gelu"> {
   let summary = "GELU, exact (erf) or in the tanh approximation";

@@ -752,12 +752,13 @@ static LogicalResult checkElem(Operation *op, StringRef kind, StringRef type,
   return success();
 }
 LogicalResult VectorOp::verify() {
-  static constexpr StringRef kinds[] = {"add", "sub", "mul", "div", "max", "min", "pow", "mod",
-                                        "eq",  "lt",  "le",  "gt",  "ge",  "and", "or",  "xor"};
+  static constexpr StringRef kinds[] = {"add", "sub", "mul", "div", "max",     "min",    "pow",
+                                        "mod", "eq",  "lt",  "le",  "gt",      "ge",     "and",
+                                        "or",  "xor", "bit_and", "bit_or", "bit_xor"};
   if (failed(checkKind(*this, getKind(), kinds)))
     return failure();
-  // Logic reads its words as i32 whatever the element type: it takes none.
-  return checkElem(*this, getKind(), getElem(), ArrayRef<StringRef>(kinds).drop_back(3));
+  // Logic and bit ops read their words as i32 whatever the element type: they take none.
+  return checkElem(*this, getKind(), getElem(), ArrayRef<StringRef>(kinds).drop_back(6));
 }
 LogicalResult ScalarOp::verify() {
   static constexpr StringRef kinds[] = {"add", "sub", "mul", "div", "random"};
@@ -775,7 +776,7 @@ LogicalResult UnaryOp::verify() {
   if (failed(checkKind(*this, getKind(),
                        {"exp", "erf", "tanh", "sqrt", "rsqrt", "neg", "gelu", "gelu_tanh", "copy",
                         "log", "abs", "sin", "cos", "sigmoid", "reciprocal", "relu", "floor", "ceil",
-                        "not", "to_int", "to_float"})))
+                        "not", "bit_not", "to_int", "to_float"})))
     return failure();
   return checkElem(*this, getKind(), getElem(), {"neg", "abs", "relu"});
 }

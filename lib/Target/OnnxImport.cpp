@@ -79,6 +79,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Equal", {7, ""}}, {"Less", {7, ""}}, {"Greater", {7, ""}},
       {"LessOrEqual", {12, ""}}, {"GreaterOrEqual", {12, ""}},
       {"Not", {1, ""}}, {"And", {7, ""}}, {"Or", {7, ""}}, {"Xor", {7, ""}},
+      {"BitwiseAnd", {18, ""}}, {"BitwiseOr", {18, ""}}, {"BitwiseXor", {18, ""}},
+      {"BitwiseNot", {18, ""}},
       {"Where", {9, ""}},
       // Linear algebra, normalization.
       {"MatMul", {1, ""}}, {"Gemm", {7, "alpha beta transA transB"}},

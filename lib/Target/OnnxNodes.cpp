@@ -592,7 +592,10 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
       {"Greater", wg::GreaterOp::getOperationName()},
       {"GreaterOrEqual", wg::GreaterEqualOp::getOperationName()},
       {"And", wg::AndOp::getOperationName()}, {"Or", wg::OrOp::getOperationName()},
-      {"Xor", wg::XorOp::getOperationName()}, {"MatMul", wg::MatmulOp::getOperationName()}};
+      {"Xor", wg::XorOp::getOperationName()}, {"MatMul", wg::MatmulOp::getOperationName()},
+      {"BitwiseAnd", wg::BitwiseAndOp::getOperationName()},
+      {"BitwiseOr", wg::BitwiseOrOp::getOperationName()},
+      {"BitwiseXor", wg::BitwiseXorOp::getOperationName()}};
   static const llvm::StringMap<StringRef> unary = {
       {"Sqrt", wg::SqrtOp::getOperationName()}, {"Erf", wg::ErfOp::getOperationName()},
       {"Tanh", wg::TanhOp::getOperationName()}, {"Exp", wg::ExpOp::getOperationName()},
@@ -644,6 +647,18 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     return need(2) ? push(build(wg::ModOp::getOperationName(), {in[0], in[1]},
                                 {attr("fmod", builder.getBoolAttr(intAttr(node, "fmod", 0)))}))
                    : failure();
+  if (op == "BitwiseNot") { // unsigned: x xor all ones, which stays in the type's range
+    if (!need(1))
+      return failure();
+    auto element = dyn_cast<IntegerType>(typeOf(in[0]).getElementType());
+    if (!element || element.getWidth() == 1)
+      return nodeError("takes an integer tensor"), failure();
+    if (!element.isUnsigned())
+      return push(build(wg::BitwiseNotOp::getOperationName(), {in[0]}, {}, in[0].getType()));
+    Value ones = constant(DenseElementsAttr::get(RankedTensorType::get({}, element),
+                                                 APInt::getAllOnes(element.getWidth())));
+    return push(build(wg::BitwiseXorOp::getOperationName(), {in[0], ones}, {}));
+  }
   if (op == "Clip")
     return need(1) ? convertClip(node, in, results) : failure();
   if (op == "Flatten")

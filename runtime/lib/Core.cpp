@@ -335,6 +335,12 @@ uint32_t binaryWord(Op op, format::ElemType type, uint32_t a, uint32_t b) {
     return a || b;
   case format::XOR:
     return !a != !b;
+  case format::BIT_AND:
+    return a & b;
+  case format::BIT_OR:
+    return a | b;
+  case format::BIT_XOR:
+    return a ^ b;
   default:
     return i32 ? uint32_t(binaryI(op, int32_t(a), int32_t(b))) : asW(binary(op, asF(a), asF(b)));
   }
@@ -345,6 +351,8 @@ uint32_t unaryWord(Op op, format::ElemType type, uint32_t x) {
   switch (op) {
   case format::NOT:
     return x == 0;
+  case format::BIT_NOT:
+    return ~x;
   case format::TO_INT:
     return uint32_t(toInt(asF(x)));
   case format::TO_FLOAT:
@@ -818,7 +826,7 @@ void unaryF32(Op op, SramF32 *out, const SramF32 *x, uint64_t n) {
 
 void Core::unaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a) {
   bool floats = in.type == format::ELEM_F32 && in.op != format::NOT && in.op != format::TO_INT &&
-                in.op != format::TO_FLOAT;
+                in.op != format::TO_FLOAT && in.op != format::BIT_NOT;
   if (floats)
     return unaryF32(in.op, words(d), words(a), n);
   for (uint64_t i = 0; i < n; ++i)
@@ -1157,6 +1165,9 @@ Core::Step Core::exec(const Instr &in) {
   case format::AND:
   case format::OR:
   case format::XOR:
+  case format::BIT_AND:
+  case format::BIT_OR:
+  case format::BIT_XOR:
     if (!span(in, 0, n, d) || !span(in, 1, n, a) || !span(in, 2, n, b) ||
         binaryOp(in, n, d, a, s_.sram + b, 1) != Step::Next)
       return Step::Fault;
@@ -1203,6 +1214,7 @@ Core::Step Core::exec(const Instr &in) {
   case format::GELU:
   case format::GELU_TANH:
   case format::NOT:
+  case format::BIT_NOT:
   case format::LOG:
   case format::ABS:
   case format::SIN:

@@ -71,6 +71,7 @@ int addrCount(Op op) {
   case format::EXT_LOAD:
   case format::RECV_VECMAT:
   case format::NOT:
+  case format::BIT_NOT:
   case format::LOG:
   case format::ABS:
   case format::SIN:

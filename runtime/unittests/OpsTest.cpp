@@ -322,6 +322,26 @@ TEST(Ops, LogicReadsNonzeroAsTrue) {
   EXPECT_EQ(std::vector<uint32_t>(r.begin() + 24, r.begin() + 29), iw({1, 1, 0, 0, 0})) << "NOT";
 }
 
+TEST(Ops, BitOpsWorkOnTheWordsBits) {
+  OnePe pe;
+  pe.init[0] = iw({0, -1, 0x0f0f, std::numeric_limits<int32_t>::min(), -6});
+  pe.init[32] = iw({7, 0x1234, 0x00ff, -1, 3});
+  pe.code = {ins(format::BIT_AND, {64, 0, 32}, 5), ins(format::BIT_OR, {96, 0, 32}, 5),
+             ins(format::BIT_XOR, {128, 0, 32}, 5), ins(format::BIT_NOT, {160, 0}, 5)};
+  pe.out = 64;
+  pe.count = 29;
+  uint64_t cycles = 0;
+  std::vector<uint32_t> r = pe.run(&cycles);
+  auto at = [&](size_t i) { return std::vector<uint32_t>(r.begin() + i, r.begin() + i + 5); };
+  EXPECT_EQ(at(0), iw({0, 0x1234, 0x000f, std::numeric_limits<int32_t>::min(), 2})) << "BIT_AND";
+  EXPECT_EQ(at(8), iw({7, -1, 0x0fff, -1, -5})) << "BIT_OR";
+  EXPECT_EQ(at(16), iw({7, ~0x1234, 0x0ff0, std::numeric_limits<int32_t>::max(), -7})) << "BIT_XOR";
+  EXPECT_EQ(at(24), iw({-1, 0, ~0x0f0f, std::numeric_limits<int32_t>::max(), 5})) << "BIT_NOT";
+  EXPECT_EQ(cycles, 4u * 2) << "each costs ceil(n / simd)";
+  pe.code = {typed(ins(format::BIT_XOR, {0, 0, 0}, 1), format::ELEM_I32)};
+  EXPECT_NE(pe.error().find("takes no element type"), std::string::npos) << pe.error();
+}
+
 TEST(Ops, SelectCopiesRawWords) {
   OnePe pe;
   pe.init[0] = iw({1, 0, -1, 0});

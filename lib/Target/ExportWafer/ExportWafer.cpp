@@ -377,6 +377,9 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
         .Case("and", pb::AND)
         .Case("or", pb::OR)
         .Case("xor", pb::XOR)
+        .Case("bit_and", pb::BIT_AND)
+        .Case("bit_or", pb::BIT_OR)
+        .Case("bit_xor", pb::BIT_XOR)
         .Default(pb::MAX);
   };
   // The element type of an arithmetic op (absent: f32).
@@ -480,6 +483,7 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
                   .Case("floor", pb::FLOOR)
                   .Case("ceil", pb::CEIL)
                   .Case("not", pb::NOT)
+                  .Case("bit_not", pb::BIT_NOT)
                   .Case("to_int", pb::TO_INT)
                   .Case("to_float", pb::TO_FLOAT)
                   .Default(pb::COPY));

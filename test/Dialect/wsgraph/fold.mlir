@@ -221,6 +221,28 @@ func.func @logical() -> (tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>) {
 
 // -----
 
+// Bitwise ops fold in the element type: ui8's xor of all ones is 255 - x.
+// CHECK-LABEL: func.func @bitwise
+// CHECK-DAG: %[[AND:.*]] = wsgraph.constant dense<[12, 1]> : tensor<2xi32>
+// CHECK-DAG: %[[OR:.*]] = wsgraph.constant dense<[-3, 7]> : tensor<2xi32>
+// CHECK-DAG: %[[XOR:.*]] = wsgraph.constant dense<[250, 0]> : tensor<2xui8>
+// CHECK-DAG: %[[NOT:.*]] = wsgraph.constant dense<[-13, 0]> : tensor<2xi8>
+// CHECK: return %[[AND]], %[[OR]], %[[XOR]], %[[NOT]]
+func.func @bitwise() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xui8>, tensor<2xi8>) {
+  %a = wsgraph.constant dense<[12, 7]> : tensor<2xi32>
+  %b = wsgraph.constant dense<[-3, 1]> : tensor<2xi32>
+  %u = wsgraph.constant dense<[5, 255]> : tensor<2xui8>
+  %ones = wsgraph.constant dense<255> : tensor<ui8>
+  %s = wsgraph.constant dense<[12, -1]> : tensor<2xi8>
+  %0 = wsgraph.bitwise_and %a, %b : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %1 = wsgraph.bitwise_or %b, %a : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %2 = wsgraph.bitwise_xor %u, %ones : (tensor<2xui8>, tensor<ui8>) -> tensor<2xui8>
+  %3 = wsgraph.bitwise_not %s : tensor<2xi8>
+  return %0, %1, %2, %3 : tensor<2xi32>, tensor<2xi32>, tensor<2xui8>, tensor<2xi8>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @where
 // CHECK-DAG: %[[F:.*]] = wsgraph.constant dense<{{\[}}[0xFF800000, 2.000000e+00], [0xFF800000, 0xFF800000]]> : tensor<2x2xf32>
 // CHECK-DAG: %[[I:.*]] = wsgraph.constant dense<[7, 2]> : tensor<2xi64>

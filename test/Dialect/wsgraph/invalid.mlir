@@ -196,6 +196,32 @@ func.func @and_not_bool(%a: tensor<4xi64>, %b: tensor<4xi64>) {
 
 // -----
 
+func.func @bitwise_and_float(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'wsgraph.bitwise_and' expects integer (not i1) operands, got 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.bitwise_and %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @bitwise_or_bool(%a: tensor<4xi1>) {
+  // expected-error @+2 {{'wsgraph.bitwise_or' expects integer (not i1) operands, got 'i1'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = wsgraph.bitwise_or %a, %a : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @bitwise_not_unsigned(%a: tensor<4xui8>) {
+  // expected-error @+1 {{'wsgraph.bitwise_not' op operand #0 must be ranked tensor of 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = wsgraph.bitwise_not %a : tensor<4xui8>
+  return
+}
+
+// -----
+
 func.func @xor_element_type(%a: tensor<4xi1>, %b: tensor<4xi8>) {
   // expected-error @+2 {{'wsgraph.xor' expects operands of one element type, got 'i1' and 'i8'}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -139,6 +139,21 @@ func.func @compare_logical(%a: tensor<2x8xf32>, %b: tensor<8xf32>, %i: tensor<2x
   return
 }
 
+// Bitwise ops on integers, signed and unsigned, with broadcasting.
+// CHECK-LABEL: func.func @bitwise
+// CHECK-SAME: (%[[I:.*]]: tensor<2x1xi32>, %[[J:.*]]: tensor<3xi32>, %[[U:.*]]: tensor<3xui8>)
+// CHECK-NEXT: wsgraph.bitwise_and %[[I]], %[[J]] : (tensor<2x1xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK-NEXT: wsgraph.bitwise_or %[[U]], %[[U]] : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+// CHECK-NEXT: wsgraph.bitwise_xor %[[J]], %[[I]] : (tensor<3xi32>, tensor<2x1xi32>) -> tensor<2x3xi32>
+// CHECK-NEXT: wsgraph.bitwise_not %[[J]] : tensor<3xi32>
+func.func @bitwise(%i: tensor<2x1xi32>, %j: tensor<3xi32>, %u: tensor<3xui8>) {
+  %0 = wsgraph.bitwise_and %i, %j : (tensor<2x1xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %1 = wsgraph.bitwise_or %u, %u : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+  %2 = wsgraph.bitwise_xor %j, %i : (tensor<3xi32>, tensor<2x1xi32>) -> tensor<2x3xi32>
+  %3 = wsgraph.bitwise_not %j : tensor<3xi32>
+  return
+}
+
 // Float-only unary ops, and neg, abs and relu on integers too.
 // CHECK-LABEL: func.func @unary_more
 // CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>, %[[I:.*]]: tensor<4xi64>, %[[B:.*]]: tensor<4xi8>)

@@ -818,7 +818,7 @@ func.func @recv_combine(%x: !wskernel.stream<4, f32>) {
 
 func.func @vector_kind() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.vector' op kind 'shl' is not one of add, sub, mul, div, max, min, pow, mod, eq, lt, le, gt, ge, and, or, xor}}
+    // expected-error @+1 {{'wskernel.vector' op kind 'shl' is not one of add, sub, mul, div, max, min, pow, mod, eq, lt, le, gt, ge, and, or, xor, bit_and, bit_or, bit_xor}}
     wskernel.vector "shl" <base = 0> = <base = 0>, <base = 16> n <base = 4>
   }
   return
@@ -849,7 +849,7 @@ func.func @imm_kind() {
 
 func.func @unary_kind() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
-    // expected-error @+1 {{'wskernel.unary' op kind 'softsign' is not one of exp, erf, tanh, sqrt, rsqrt, neg, gelu, gelu_tanh, copy, log, abs, sin, cos, sigmoid, reciprocal, relu, floor, ceil, not, to_int, to_float}}
+    // expected-error @+1 {{'wskernel.unary' op kind 'softsign' is not one of exp, erf, tanh, sqrt, rsqrt, neg, gelu, gelu_tanh, copy, log, abs, sin, cos, sigmoid, reciprocal, relu, floor, ceil, not, bit_not, to_int, to_float}}
     wskernel.unary "softsign" <base = 0> = <base = 0> n <base = 4>
   }
   return
@@ -871,6 +871,16 @@ func.func @random_no_int_form() {
   wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
     // expected-error @+1 {{'wskernel.scalar' op kind 'random' has no i32 form}}
     wskernel.scalar "random" <base = 0> = <base = 0>, scalar <base = 16> n <base = 4> {elem = "i32"}
+  }
+  return
+}
+
+// -----
+
+func.func @bit_op_no_elem() {
+  wskernel.kernel "k" kind "x" grid [1, 1] sram 64 cycles 1.0 channels {} () : () -> () {
+    // expected-error @+1 {{'wskernel.vector' op kind 'bit_xor' has no i32 form}}
+    wskernel.vector "bit_xor" <base = 0> = <base = 0>, <base = 16> n <base = 4> {elem = "i32"}
   }
   return
 }

@@ -48,6 +48,8 @@
 // CHECK-NEXT: wskernel.vector "mul" <base = 64> = <base = 64>, <base = 80> n <base = 4>
 // CHECK-NEXT: wskernel.vector "div" <base = 64> = <base = 64>, <base = 80> n <base = 4>
 // CHECK-NEXT: wskernel.vector "max" <base = 64> = <base = 64>, <base = 80> n <base = 4>
+// CHECK-NEXT: wskernel.vector "bit_and" <base = 64> = <base = 64>, <base = 80> n <base = 4>
+// CHECK-NEXT: wskernel.unary "bit_not" <base = 64> = <base = 64> n <base = 4>
 // CHECK-NEXT: wskernel.send "out0" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
 // CHECK-NEXT: wskernel.send "out1" from <base = 128, loop = [16, 128], px = 4, py = -4> n <base = 4, loop = [0, 0]> {guard = [#wskernel.aff<base = 0, py = 1>, #wskernel.aff<base = 7, loop = [-1]>]}
 // CHECK-NEXT: }
@@ -112,6 +114,8 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
         wskernel.vector "mul" <base = 64> = <base = 64>, <base = 80> n <base = 4>
         wskernel.vector "div" <base = 64> = <base = 64>, <base = 80> n <base = 4>
         wskernel.vector "max" <base = 64> = <base = 64>, <base = 80> n <base = 4>
+        wskernel.vector "bit_and" <base = 64> = <base = 64>, <base = 80> n <base = 4>
+        wskernel.unary "bit_not" <base = 64> = <base = 64> n <base = 4>
         wskernel.send "out0" from <base = 64> n <base = 4> {when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 1, y1 = 1>]}
         // Keys of an aff come in any order after base; zero px/py are elided,
         // a loop list is kept even when all zero.

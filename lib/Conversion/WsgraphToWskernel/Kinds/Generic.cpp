@@ -82,7 +82,8 @@ private:
   void unary(StringRef kind, int64_t dst, int64_t src, int64_t n, StringRef elem = "f32") {
     wk::UnaryOp::create(b, loc(), kind, at(dst), at(src), count(n), nullptr, nullptr, elem);
     bool slow = kind != "copy" && kind != "neg" && kind != "abs" && kind != "relu" &&
-                kind != "not" && kind != "to_int" && kind != "to_float" && kind != "floor" &&
+                kind != "not" && kind != "bit_not" && kind != "to_int" && kind != "to_float" &&
+                kind != "floor" &&
                 kind != "ceil";
     cycles += slow ? cost.transcendental(n) : cost.vector(n);
   }
@@ -441,7 +442,7 @@ FailureOr<int64_t> GenericWriter::elementwise() {
     }
     if (auto fmod = op->getAttrOfType<BoolAttr>("fmod"); fmod && fmod.getValue())
       return truncatedRemainder(dst, lhs, rhs, n, elem);
-    bool logic = kind == "and" || kind == "or" || kind == "xor";
+    bool logic = kind == "and" || kind == "or" || kind == "xor" || kind.starts_with("bit_");
     vector(kind, dst, lhs, rhs, n, logic ? "f32" : elem);
     wrapNarrow(dst, n, op->getResult(0));
     return dst;

@@ -22,7 +22,8 @@ const llvm::StringMap<StringRef> &generic::unaryKinds() {
       {"wsgraph.sigmoid", "sigmoid"}, {"wsgraph.relu", "relu"},   {"wsgraph.abs", "abs"},
       {"wsgraph.log", "log"},         {"wsgraph.sin", "sin"},     {"wsgraph.cos", "cos"},
       {"wsgraph.reciprocal", "reciprocal"}, {"wsgraph.floor", "floor"},
-      {"wsgraph.ceil", "ceil"},       {"wsgraph.not", "not"}};
+      {"wsgraph.ceil", "ceil"},       {"wsgraph.not", "not"},
+      {"wsgraph.bitwise_not", "bit_not"}};
   return kinds;
 }
 StringRef generic::unaryKindOf(Operation *op) {
@@ -37,7 +38,8 @@ const llvm::StringMap<StringRef> &generic::binaryKinds() {
       {"wsgraph.min", "min"},  {"wsgraph.mod", "mod"},   {"wsgraph.equal", "eq"},
       {"wsgraph.less", "lt"},  {"wsgraph.less_equal", "le"}, {"wsgraph.greater", "gt"},
       {"wsgraph.greater_equal", "ge"}, {"wsgraph.and", "and"}, {"wsgraph.or", "or"},
-      {"wsgraph.xor", "xor"}};
+      {"wsgraph.xor", "xor"}, {"wsgraph.bitwise_and", "bit_and"},
+      {"wsgraph.bitwise_or", "bit_or"}, {"wsgraph.bitwise_xor", "bit_xor"}};
   return kinds;
 }
 const llvm::StringMap<StringRef> &generic::reduceKinds() {
