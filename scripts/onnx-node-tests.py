@@ -56,7 +56,7 @@ SCOPE = {
     # Ops that index by data (lib/Target/OnnxScatter.cpp).
     "ScatterElements", "Scatter", "ScatterND", "GatherND", "ReverseSequence", "MaxUnpool",
     # Sampled at a runtime grid by gathers (lib/Target/OnnxGridSample.cpp).
-    "GridSample",
+    "GridSample", "RoiAlign",
     # Sequences known at compile time, Loop unrolled (lib/Target/OnnxSequences.cpp).
     "Loop", "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
     "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Scan",

@@ -1,4 +1,4 @@
-//===- OnnxGridSample.cpp - ONNX GridSample, from wsgraph ops -------------===//
+//===- OnnxGridSample.cpp - GridSample, RoiAlign and AffineGrid -----------===//
 //
 // GridSample reads X where a runtime grid points, so every output point's
 // source coordinate, its taps (nearest: one, bilinear: 2 per axis, bicubic:
@@ -9,6 +9,8 @@
 // clamped (border) or reflected (reflection); then a tap outside reads zero
 // (zeros: its index clamped and its weight zeroed), the border pixel
 // (border) or the pixel reflected into the image (reflection).
+// RoiAlign samples its bins the same way, by gathers at computed pixels;
+// AffineGrid makes a grid for GridSample.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
@@ -18,7 +20,7 @@ using namespace wsc;
 using namespace wsc::onnx_import;
 
 bool wsc::onnx_import::isGridSampleOp(StringRef op) {
-  return op == "GridSample" || op == "AffineGrid";
+  return op == "GridSample" || op == "AffineGrid" || op == "RoiAlign";
 }
 
 namespace {
@@ -166,11 +168,123 @@ LogicalResult Importer::convertAffineGrid(const onnx::NodeProto &node, ArrayRef<
   return c.finish(results, {c.reshape(grid, shape)});
 }
 
-LogicalResult Importer::convertGridSample(const onnx::NodeProto &node,
-                                          ArrayRef<Value> in,
+namespace {
+/// One axis of RoiAlign's samples (ONNX Runtime's bilinear taps): the
+/// pixel each sample reads below and above it, and their weights; zero for
+/// a sample more than a pixel outside the image.
+struct RoiAxis {
+  Value low, high, lowWeight, highWeight;
+};
+} // namespace
+
+static RoiAxis roiAxis(Composer &c, function_ref<Value(double)> k, Value at, int64_t length) {
+  Value valid = c.where(c.op(wg::AndOp::getOperationName(),
+                             {c.op(wg::GreaterEqualOp::getOperationName(), {at, k(-1)}),
+                              c.op(wg::LessEqualOp::getOperationName(), {at, k(double(length))})}),
+                        k(1), k(0));
+  Value v = c.max(at, k(0));
+  Value low = c.unary(wg::FloorOp::getOperationName(), v);
+  Value atEnd = c.op(wg::GreaterEqualOp::getOperationName(), {low, k(double(length - 1))});
+  Value last = k(double(length - 1));
+  low = c.where(atEnd, last, low);
+  Value high = c.where(atEnd, last, c.add(low, k(1)));
+  Value frac = c.sub(c.where(atEnd, low, v), low);
+  return {low, high, c.mul(c.sub(k(1), frac), valid), c.mul(frac, valid)};
+}
+
+/// RoiAlign: each region of interest (x1, y1, x2, y2, scaled by
+/// spatial_scale, less half a pixel with half_pixel) split into output_height
+/// x output_width bins, each the average (or the max) of sampling_ratio^2
+/// bilinear samples, read by gather from the roi's image in batch_indices.
+LogicalResult Importer::convertRoiAlign(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                        SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  if (in.size() < 3 || !in[2])
+    return nodeError("expects X, rois and batch_indices"), failure();
+  auto type = typeOf(in[0]), roiType = typeOf(in[1]);
+  int64_t rois = roiType.getRank() == 2 ? roiType.getDimSize(0) : -1;
+  if (!type.hasStaticShape() || type.getRank() != 4 || !isa<FloatType>(type.getElementType()) ||
+      rois < 0 || roiType.getDimSize(1) != 4 || typeOf(in[2]).getNumElements() != rois)
+    return nodeError("expects float X [N, C, H, W], rois [R, 4] and batch_indices [R]"), failure();
+  ArrayRef<int64_t> xs = type.getShape();
+  int64_t oh = intAttr(node, "output_height", 1), ow = intAttr(node, "output_width", 1),
+          ratio = intAttr(node, "sampling_ratio", 0);
+  if (ratio <= 0 || oh <= 0 || ow <= 0)
+    return nodeError("needs a positive sampling_ratio (0, samples by each roi's size, is not "
+                     "supported) and output size"),
+           failure();
+  if (xs[0] * xs[2] * xs[3] >= (int64_t(1) << 24))
+    return nodeError("the images hold 2^24 pixels or more"), failure();
+  auto text = [&](StringRef name, StringRef dflt) {
+    const onnx::AttributeProto *a = findAttr(node, name);
+    return a ? a->s() : dflt.str();
+  };
+  std::string mode = text("mode", "avg"),
+              coords = text("coordinate_transformation_mode",
+                            opset >= 16 ? "half_pixel" : "output_half_pixel");
+  if ((mode != "avg" && mode != "max") || (coords != "half_pixel" && coords != "output_half_pixel"))
+    return nodeError("mode '" + mode + "' or coordinate_transformation_mode '" + coords +
+                     "' is not avg/max, half_pixel/output_half_pixel"),
+           failure();
+  Type f32 = builder.getF32Type();
+  auto k = [&](double v) { return scalarConstant(f32, v); };
+  Value boxes = castTo(c, in[1], f32);
+  double scale = floatAttr(node, "spatial_scale", 1.0f), shift = coords == "half_pixel" ? 0.5 : 0;
+  auto corner = [&](int64_t j) {
+    return c.sub(c.mul(c.sliceAlong(boxes, 1, j, 1), k(scale)), k(shift));
+  };
+  // Sample positions along an axis: start + bin * (p + (i + 0.5) / ratio), [R, out * ratio].
+  auto samples = [&](int64_t lo, int64_t out) {
+    Value start = corner(lo), extent = c.sub(corner(lo + 2), start);
+    if (coords == "output_half_pixel")
+      extent = c.max(extent, k(1));
+    SmallVector<float> steps;
+    for (int64_t p = 0; p < out; ++p)
+      for (int64_t i = 0; i < ratio; ++i)
+        steps.push_back(float(double(p) + (double(i) + 0.5) / double(ratio)));
+    Value table = constant(DenseElementsAttr::get(RankedTensorType::get({1, out * ratio}, f32),
+                                                  ArrayRef<float>(steps)));
+    return c.add(start, c.mul(c.div(extent, k(double(out))), table));
+  };
+  int64_t sy = oh * ratio, sx = ow * ratio;
+  RoiAxis y = roiAxis(c, k, samples(1, oh), xs[2]), x = roiAxis(c, k, samples(0, ow), xs[3]);
+  Value image = c.mul(c.reshape(castTo(c, in[2], f32), {rois, 1, 1}), k(double(xs[2] * xs[3])));
+  Value data =
+      c.reshape(c.transpose(castTo(c, in[0], f32), {1, 0, 2, 3}), {xs[1], xs[0] * xs[2] * xs[3]});
+  Type i64 = builder.getIntegerType(64);
+  SmallVector<Value> terms;
+  for (auto [row, rowWeight] : {std::pair(y.low, y.lowWeight), std::pair(y.high, y.highWeight)})
+    for (auto [col, colWeight] : {std::pair(x.low, x.lowWeight), std::pair(x.high, x.highWeight)}) {
+      Value index = c.add(c.add(image, c.reshape(c.mul(row, k(double(xs[3]))), {rois, sy, 1})),
+                          c.reshape(col, {rois, 1, sx}));
+      Value idx = c.op(wg::ExpandOp::getOperationName(),
+                       {castTo(c, c.reshape(index, {1, rois * sy * sx}), i64)}, {},
+                       RankedTensorType::get({xs[1], rois * sy * sx}, i64));
+      Value read = c.op(wg::GatherElementsOp::getOperationName(), {data, idx},
+                        {attr("axis", builder.getI64IntegerAttr(1))});
+      Value weight =
+          c.mul(c.reshape(rowWeight, {1, rois, sy, 1}), c.reshape(colWeight, {1, rois, 1, sx}));
+      terms.push_back(c.mul(c.reshape(read, {xs[1], rois, sy, sx}), weight));
+    }
+  bool avg = mode == "avg";
+  Value bins = c.pairwise(terms, [&](Value a, Value b) { return avg ? c.add(a, b) : c.max(a, b); });
+  Value pooled =
+      c.op(avg ? wg::ReduceSumOp::getOperationName() : wg::ReduceMaxOp::getOperationName(),
+           {c.reshape(bins, {xs[1], rois, oh, ratio, ow, ratio})},
+           {attr("axes", builder.getDenseI64ArrayAttr({3, 5})),
+            attr("keepdims", builder.getBoolAttr(false))});
+  if (avg)
+    pooled = c.div(pooled, k(double(ratio * ratio)));
+  Value y4 = castTo(c, c.transpose(pooled, {1, 0, 2, 3}), type.getElementType());
+  return c.finish(results, {y4});
+}
+
+LogicalResult Importer::convertGridSample(const onnx::NodeProto &node, ArrayRef<Value> in,
                                           SmallVectorImpl<Value> &results) {
   if (node.op_type() == "AffineGrid")
     return convertAffineGrid(node, in, results);
+  if (node.op_type() == "RoiAlign")
+    return convertRoiAlign(node, in, results);
   if (in.size() < 2 || !in[1])
     return nodeError("expects X and grid"), failure();
   auto type = typeOf(in[0]), gridType = typeOf(in[1]);
