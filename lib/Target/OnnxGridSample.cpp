@@ -20,7 +20,7 @@ using namespace wsc;
 using namespace wsc::onnx_import;
 
 bool wsc::onnx_import::isGridSampleOp(StringRef op) {
-  return op == "GridSample" || op == "AffineGrid" || op == "RoiAlign";
+  return op == "GridSample" || op == "AffineGrid" || op == "RoiAlign" || op == "DeformConv";
 }
 
 namespace {
@@ -279,10 +279,116 @@ LogicalResult Importer::convertRoiAlign(const onnx::NodeProto &node, ArrayRef<Va
   return c.finish(results, {y4});
 }
 
+/// DeformConv (2-D): each kernel tap reads X bilinearly (zero outside the
+/// image) at its place in the window moved by the tap's offset, scaled by
+/// the mask; the samples are columns [N, C * taps, positions] that the
+/// weights multiply as a grouped convolution's. Offsets and masks come per
+/// offset group of channels.
+LogicalResult Importer::convertDeformConv(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                          SmallVectorImpl<Value> &results) {
+  Composer c = composer();
+  auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
+  if (!at(1) || !at(2))
+    return nodeError("expects X, W and offset"), failure();
+  auto xt = typeOf(in[0]), wt = typeOf(in[1]), ot = typeOf(in[2]);
+  if (!xt.hasStaticShape() || xt.getRank() != 4 || wt.getRank() != 4 || ot.getRank() != 4 ||
+      !isa<FloatType>(xt.getElementType()))
+    return nodeError("takes a float X [N, C, H, W], W [M, C / group, kH, kW] and offset "
+                     "[N, offset_group * kH * kW * 2, oH, oW] (2-D only)"),
+           failure();
+  ArrayRef<int64_t> xs = xt.getShape(), ws = wt.getShape(), os = ot.getShape();
+  auto ints = [&](StringRef name, int64_t dflt, size_t n) {
+    return intsAttr(node, name).value_or(SmallVector<int64_t>(n, dflt));
+  };
+  SmallVector<int64_t> kernel = ints("kernel_shape", 0, 0), pads = ints("pads", 0, 4),
+                       strides = ints("strides", 1, 2), dil = ints("dilations", 1, 2);
+  if (kernel.empty())
+    kernel = {ws[2], ws[3]};
+  int64_t group = intAttr(node, "group", 1), offsetGroup = intAttr(node, "offset_group", 1);
+  if (kernel.size() != 2 || pads.size() != 4 || strides.size() != 2 || dil.size() != 2 ||
+      llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
+    return nodeError("kernel_shape, pads, strides and dilations must be 2-D"), failure();
+  int64_t taps = kernel[0] * kernel[1], n = xs[0], ch = xs[1], oh = os[2], ow = os[3];
+  auto outLength = [&](int64_t i) {
+    return (xs[2 + i] + pads[i] + pads[i + 2] - ((kernel[i] - 1) * dil[i] + 1)) / strides[i] + 1;
+  };
+  if (group <= 0 || offsetGroup <= 0 || ch != ws[1] * group || ws[0] % group ||
+      ch % offsetGroup || kernel[0] != ws[2] || kernel[1] != ws[3] || os[0] != n ||
+      os[1] != offsetGroup * taps * 2 || oh != outLength(0) || ow != outLength(1))
+    return nodeError("X's " + std::to_string(ch) +
+                     " channels, W, offset and the attributes do not agree"),
+           failure();
+  Type f32 = builder.getF32Type(), i64 = builder.getIntegerType(64);
+  auto k = [&](double v) { return scalarConstant(f32, v); };
+  int64_t points = oh * ow, perOffset = ch / offsetGroup;
+  // Where each tap reads before its offset: [taps, points] per axis.
+  auto place = [&](int64_t axis) {
+    SmallVector<float> table;
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t p = 0; p < points; ++p) {
+        int64_t tap = axis == 0 ? t / kernel[1] : t % kernel[1];
+        int64_t out = axis == 0 ? p / ow : p % ow;
+        table.push_back(float(out * strides[axis] - pads[axis] + tap * dil[axis]));
+      }
+    return constant(DenseElementsAttr::get(RankedTensorType::get({taps, points}, f32),
+                                           ArrayRef<float>(table)));
+  };
+  Value offsets = c.reshape(castTo(c, in[2], f32), {n, offsetGroup, taps, 2, points});
+  auto coordinate = [&](int64_t axis) { // [N, offset groups, taps, points]
+    return c.add(c.reshape(c.sliceAlong(offsets, 3, axis, 1), {n, offsetGroup, taps, points}),
+                 place(axis));
+  };
+  Value hy = coordinate(0), wx = coordinate(1);
+  Value h0 = c.unary(wg::FloorOp::getOperationName(), hy);
+  Value w0 = c.unary(wg::FloorOp::getOperationName(), wx);
+  Value fh = c.sub(hy, h0), fw = c.sub(wx, w0);
+  // Per channel of an offset group: [N, G, taps, points] to [N, C, taps * points].
+  auto perChannel = [&](Value v) {
+    if (!v)
+      return c.ok = false, Value();
+    Type e = typeOf(v).getElementType();
+    Value wide = c.op(wg::ExpandOp::getOperationName(), {c.unsqueeze(v, {2})}, {},
+                      RankedTensorType::get({n, offsetGroup, perOffset, taps, points}, e));
+    return c.reshape(wide, {n, ch, taps * points});
+  };
+  Value image = c.reshape(castTo(c, in[0], f32), {n, ch, xs[2] * xs[3]});
+  auto inside = [&](Value v, int64_t length) {
+    return c.op(wg::AndOp::getOperationName(),
+                {c.op(wg::GreaterEqualOp::getOperationName(), {v, k(0)}),
+                 c.less(v, k(double(length)))});
+  };
+  SmallVector<Value> terms;
+  for (int64_t dy : {0, 1})
+    for (int64_t dx : {0, 1}) {
+      Value row = c.add(h0, k(double(dy))), col = c.add(w0, k(double(dx)));
+      Value weight = c.mul(dy ? fh : c.sub(k(1), fh), dx ? fw : c.sub(k(1), fw));
+      Value valid = c.op(wg::AndOp::getOperationName(), {inside(row, xs[2]), inside(col, xs[3])});
+      Value index = c.where(valid, c.add(c.mul(row, k(double(xs[3]))), col), k(0));
+      Value read = c.op(wg::GatherElementsOp::getOperationName(),
+                        {image, perChannel(castTo(c, index, i64))},
+                        {attr("axis", builder.getI64IntegerAttr(2))});
+      terms.push_back(c.mul(read, perChannel(c.where(valid, weight, k(0)))));
+    }
+  Value sampled = c.pairwise(terms, [&](Value a, Value b) { return c.add(a, b); });
+  if (Value mask = at(4))
+    sampled = c.mul(sampled, perChannel(c.reshape(castTo(c, mask, f32),
+                                                  {n, offsetGroup, taps, points})));
+  // A grouped convolution of the columns: [g, M / g, C / g * taps] x [N, g, C / g * taps, P].
+  int64_t m = ws[0];
+  Value weights = c.reshape(castTo(c, in[1], f32), {group, m / group, ch / group * taps});
+  Value columns = c.reshape(sampled, {n, group, ch / group * taps, points});
+  Value y = c.reshape(c.op(wg::MatmulOp::getOperationName(), {weights, columns}), {n, m, oh, ow});
+  if (Value bias = at(3))
+    y = c.add(y, c.reshape(castTo(c, bias, f32), {m, 1, 1}));
+  return c.finish(results, {castTo(c, y, xt.getElementType())});
+}
+
 LogicalResult Importer::convertGridSample(const onnx::NodeProto &node, ArrayRef<Value> in,
                                           SmallVectorImpl<Value> &results) {
   if (node.op_type() == "AffineGrid")
     return convertAffineGrid(node, in, results);
+  if (node.op_type() == "DeformConv")
+    return convertDeformConv(node, in, results);
   if (node.op_type() == "RoiAlign")
     return convertRoiAlign(node, in, results);
   if (in.size() < 2 || !in[1])

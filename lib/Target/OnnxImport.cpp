@@ -159,6 +159,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"MaxUnpool", {9, "kernel_shape pads strides"}},
       {"GridSample", {16, "align_corners mode padding_mode"}}, // OnnxGridSample.cpp
       {"AffineGrid", {20, "align_corners"}},
+      {"DeformConv", {19, "dilations group kernel_shape offset_group pads strides"}},
       {"RoiAlign", {10, "coordinate_transformation_mode mode output_height output_width "
                         "sampling_ratio spatial_scale"}},
       // [N, C, spatial...] ops (OnnxImages.cpp).
@@ -231,7 +232,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Case("align_corners", A::INT)
       .Cases({"num_groups", "p", "block_size", "output_dtype", "precision"}, A::INT)
-      .Cases({"output_height", "output_width", "sampling_ratio"}, A::INT)
+      .Cases({"output_height", "output_width", "sampling_ratio", "offset_group"}, A::INT)
       .Case("spatial_scale", A::FLOAT)
       .Case("keep_aspect_ratio_policy", A::STRING)
       .Cases({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode",

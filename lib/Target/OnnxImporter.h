@@ -158,7 +158,8 @@ bool isRecurrentOp(StringRef op);
 /// Whether ONNX op `op` indexes by data: the scatters, GatherND,
 /// ReverseSequence, MaxUnpool (OnnxScatter.cpp).
 bool isScatterOp(StringRef op);
-/// Whether ONNX op `op` is GridSample, AffineGrid or RoiAlign (OnnxGridSample.cpp).
+/// Whether ONNX op `op` is GridSample, AffineGrid, RoiAlign or DeformConv
+/// (OnnxGridSample.cpp).
 bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
@@ -426,6 +427,8 @@ private:
   LogicalResult convertAffineGrid(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);
   LogicalResult convertRoiAlign(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertDeformConv(const onnx::NodeProto &, ArrayRef<Value>,
+                                  SmallVectorImpl<Value> &);
   /// `data` [rows, R] (or a scalar) with `updates` [M, R] put on the rows
   /// `target` [M] (int64) names, combined by `reduction`.
   Value scatterRows(Composer &c, Value data, Value target, Value updates, int64_t rows,
