@@ -27,13 +27,15 @@ static std::string shapeString(RankedTensorType type) {
 }
 
 bool wsc::onnx_import::isAttentionOp(StringRef op) {
-  return op == "Attention" || op == "RotaryEmbedding";
+  return op == "Attention" || op == "RotaryEmbedding" || op == "TensorScatter";
 }
 
 LogicalResult Importer::convertAttentionOp(const onnx::NodeProto &node, ArrayRef<Value> in,
                                            SmallVectorImpl<Value> &results) {
   if (node.op_type() == "RotaryEmbedding")
     return convertRotaryEmbedding(node, in, results);
+  if (node.op_type() == "TensorScatter")
+    return convertTensorScatter(node, in, results);
   return convertAttention(node, in, results);
 }
 
@@ -102,8 +104,47 @@ FailureOr<Value> Importer::attentionBias(Composer &c, Value mask, Type element, 
   return c.concat({bias, fill}, rank - 1);
 }
 
+/// Scores [B, H, T, S] with the masks applied: attn_mask added, batch b's
+/// keys from nonpad_kv_seqlen[b] on (opset 24) left out, and with is_causal
+/// the future keys: query i sees keys up to i + `past` (the cached ones), or
+/// without a cache but with nonpad, up to i + nonpad[b] - T.
+FailureOr<Value> Importer::maskScores(Composer &c, const onnx::NodeProto &node, Value scores,
+                                      Value mask, Value nonpad, int64_t past, bool cached) {
+  if (!scores)
+    return failure();
+  auto type = typeOf(scores);
+  Type element = type.getElementType(), i64 = builder.getIntegerType(64);
+  int64_t batch = type.getDimSize(0), t = type.getDimSize(2), s = type.getDimSize(3);
+  Value none = scalarConstant(element, -INFINITY);
+  if (mask) {
+    auto bias = attentionBias(c, mask, element, s);
+    if (::failed(bias))
+      return failure();
+    scores = c.add(scores, *bias);
+  }
+  Value keyAt, shift;
+  if (nonpad) {
+    keyAt = indexPositions({1, 1, 1, s}, 3, 1);
+    Value count = c.reshape(castTo(c, nonpad, i64), {batch, 1, 1, 1});
+    scores = c.where(c.op(wg::GreaterEqualOp::getOperationName(), {keyAt, count}), none, scores);
+    shift = c.sub(count, scalarConstant(i64, double(t)));
+  }
+  if (!intAttr(node, "is_causal", 0))
+    return scores;
+  if (nonpad && !cached)
+    return c.where(c.greater(keyAt, c.add(indexPositions({1, 1, t, 1}, 2, 1), shift)), none,
+                   scores);
+  SmallVector<bool> future(t * s);
+  for (int64_t i = 0; i < t; ++i)
+    for (int64_t j = 0; j < s; ++j)
+      future[i * s + j] = j > i + past;
+  Value cond = constant(DenseElementsAttr::get(RankedTensorType::get({t, s}, builder.getI1Type()),
+                                               ArrayRef<bool>(future)));
+  return c.where(cond, none, scores);
+}
+
 /// Q [B, Hq, T, D] (or 3-D), K [B, Hkv, S, D], V [B, Hkv, S, Dv], then
-/// attn_mask, past_key and past_value; outputs Y, present_key,
+/// attn_mask, past_key, past_value and nonpad_kv_seqlen; outputs Y, present_key,
 /// present_value and qk_matmul_output (modes 0 and 3: the scaled scores,
 /// the softmax).
 LogicalResult Importer::convertAttention(const onnx::NodeProto &node, ArrayRef<Value> in,
@@ -144,7 +185,6 @@ LogicalResult Importer::convertAttention(const onnx::NodeProto &node, ArrayRef<V
                      "for Q and K, one length for K and V)"),
            failure();
   Type element = typeOf(*q).getElementType();
-  int64_t t = qs[2], s = ks[2];
   auto *scaleAttr = findAttr(node, "scale");
   double scale = scaleAttr ? scaleAttr->f() : 1.0 / std::sqrt(double(qs[3]));
   Value kT = c.transpose(repeatHeads(c, key, qs[1] / ks[1]), {0, 1, 3, 2});
@@ -155,22 +195,10 @@ LogicalResult Importer::convertAttention(const onnx::NodeProto &node, ArrayRef<V
     Value capValue = scalarConstant(element, cap);
     scores = c.mul(c.tanh(c.div(scores, capValue)), capValue);
   }
-  if (Value mask = at(3)) {
-    auto bias = attentionBias(c, mask, element, s);
-    if (::failed(bias))
-      return failure();
-    scores = c.add(scores, *bias);
-  }
-  // Query i sees keys up to i + the cached ones (bottom-right aligned).
-  if (intAttr(node, "is_causal", 0)) {
-    SmallVector<bool> future(t * s);
-    for (int64_t i = 0; i < t; ++i)
-      for (int64_t j = 0; j < s; ++j)
-        future[i * s + j] = j > i + past;
-    Value cond = constant(DenseElementsAttr::get(RankedTensorType::get({t, s}, builder.getI1Type()),
-                                                 ArrayRef<bool>(future)));
-    scores = c.where(cond, scalarConstant(element, -INFINITY), scores);
-  }
+  auto masked = maskScores(c, node, scores, at(3), at(6), past, bool(pastK));
+  if (::failed(masked))
+    return failure();
+  scores = *masked;
   Value probs =
       c.op(wg::SoftmaxOp::getOperationName(), {scores},
            {attr("axis", builder.getI64IntegerAttr(-1))}, scores ? scores.getType() : Type());
@@ -178,6 +206,54 @@ LogicalResult Importer::convertAttention(const onnx::NodeProto &node, ArrayRef<V
   if (rank == 3)
     y = mergeHeads(c, y);
   return c.finish(results, {y, key, value, mode == 3 ? probs : scaled});
+}
+
+/// TensorScatter (opset 24): the cache with `update` written along `axis`
+/// from each batch's write index (circular: modulo the cache's length).
+/// Read as a gather: cache position p takes update[p - index[b]] inside the
+/// written window and keeps its own word elsewhere.
+LogicalResult Importer::convertTensorScatter(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                             SmallVectorImpl<Value> &results) {
+  if (in.size() < 2 || !in[1])
+    return nodeError("expects past_cache and update"), failure();
+  Composer c = composer();
+  auto cache = typeOf(in[0]), update = typeOf(in[1]);
+  int64_t rank = cache.getRank(), axis = intAttr(node, "axis", -2);
+  axis = axis < 0 ? axis + rank : axis;
+  bool fits = cache.hasStaticShape() && update.hasStaticShape() && update.getRank() == rank &&
+              axis > 0 && axis < rank && cache.getElementType() == update.getElementType();
+  for (int64_t i = 0; fits && i < rank; ++i)
+    fits = i == axis ? update.getDimSize(i) <= cache.getDimSize(i)
+                     : update.getDimSize(i) == cache.getDimSize(i);
+  if (!fits)
+    return nodeError("update " + shapeString(update) + " does not fit past_cache " +
+                     shapeString(cache) + " along an axis after the batch's"),
+           failure();
+  const onnx::AttributeProto *modeAttr = findAttr(node, "mode");
+  std::string mode = modeAttr ? modeAttr->s() : "linear";
+  if (mode != "linear" && mode != "circular")
+    return nodeError("mode '" + mode + "' is not linear or circular"), failure();
+  Type i64 = builder.getIntegerType(64);
+  int64_t batch = cache.getDimSize(0), length = cache.getDimSize(axis);
+  SmallVector<int64_t> perBatch(rank, 1);
+  perBatch[0] = batch;
+  Value start = in.size() > 2 && in[2]
+                    ? c.reshape(castTo(c, in[2], i64), perBatch)
+                    : constant(DenseElementsAttr::get(RankedTensorType::get(perBatch, i64),
+                                                      builder.getI64IntegerAttr(0)));
+  Value from = c.sub(indexPositions(cache.getShape(), axis, 1), start);
+  if (mode == "circular")
+    from = c.op(wg::ModOp::getOperationName(), {from, scalarConstant(i64, double(length))},
+                {attr("fmod", builder.getBoolAttr(false))});
+  Value written = c.op(wg::AndOp::getOperationName(),
+                       {c.op(wg::GreaterEqualOp::getOperationName(), {from, scalarConstant(i64, 0)}),
+                        c.less(from, scalarConstant(i64, double(update.getDimSize(axis))))});
+  Value index = c.op(wg::ExpandOp::getOperationName(),
+                     {c.where(written, from, scalarConstant(i64, 0))}, {},
+                     RankedTensorType::get(cache.getShape(), i64));
+  Value taken = c.op(wg::GatherElementsOp::getOperationName(), {in[1], index},
+                     {attr("axis", builder.getI64IntegerAttr(axis))});
+  return c.finish(results, {c.where(written, taken, in[0])});
 }
 
 /// X [B, H, S, D] (or 3-D [B, S, H * D] with num_heads), cos_cache and

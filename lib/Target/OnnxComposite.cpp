@@ -28,7 +28,8 @@ bool wsc::onnx_import::isCompositeOp(StringRef op) {
       "ReduceLogSum", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool", "ArgMax", "ArgMin",
       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Hardmax", "EyeLike", "OneHot",
       "CumSum", "ReduceProd", "Atan", "Asin", "Acos", "QuantizeLinear", "DequantizeLinear",
-      "HannWindow", "HammingWindow", "BlackmanWindow", "GlobalLpPool", "LpNormalization"};
+      "HannWindow", "HammingWindow", "BlackmanWindow", "GlobalLpPool", "LpNormalization",
+      "Swish"};
   // clang-format on
   return ops.contains(op);
 }
@@ -189,6 +190,9 @@ LogicalResult Importer::convertComposite(const onnx::NodeProto &node, ArrayRef<V
     Value softplus = c.add(c.max(x, k(0)), c.log(c.add(k(1), c.exp(c.neg(c.abs(x))))));
     return done(op == "Mish" ? c.mul(x, c.tanh(softplus)) : softplus);
   }
+  if (op == "Swish") // x sigmoid(alpha x)
+    return done(c.mul(x, c.unary(wg::SigmoidOp::getOperationName(),
+                                 c.mul(k(f("alpha", 1.0f)), x))));
   if (op == "Softsign")
     return done(c.div(x, c.add(k(1), c.abs(x))));
   if (op == "Sign")

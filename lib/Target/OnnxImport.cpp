@@ -35,7 +35,7 @@ namespace {
 /// The newest default-domain opset wsc knows. Older ones are imported op by
 /// op: each supported op says from which opset on its form is the one wsc
 /// reads (supportedOps).
-constexpr int64_t kMaxOpset = 23;
+constexpr int64_t kMaxOpset = 24;
 /// The domain of the training optimizers (OnnxTraining.cpp).
 constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
 /// Float initializers up to this many elements become literals; larger ones
@@ -92,6 +92,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Attention", {23, "is_causal kv_num_heads q_num_heads qk_matmul_output_mode scale softcap "
                          "softmax_precision"}},
       {"RotaryEmbedding", {23, "interleaved num_heads rotary_embedding_dim"}},
+      {"TensorScatter", {24, "axis mode"}},
       {"ReduceMean", {1, kReduce}}, {"ReduceSum", {1, kReduce}},
       {"ReduceMax", {1, kReduce}}, {"ReduceMin", {1, kReduce}},
       // Data movement and shapes.
@@ -119,7 +120,7 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Elu", {6, "alpha"}}, {"Celu", {12, "alpha"}}, {"Selu", {6, "alpha gamma"}},
       {"LeakyRelu", {6, "alpha"}}, {"PRelu", {7, ""}}, {"ThresholdedRelu", {10, "alpha"}},
       {"HardSigmoid", {6, "alpha beta"}}, {"HardSwish", {14, ""}}, {"Softplus", {1, ""}},
-      {"Mish", {18, ""}},
+      {"Mish", {18, ""}}, {"Swish", {24, "alpha"}},
       {"Softsign", {1, ""}}, {"Sign", {9, ""}}, {"Shrink", {9, "bias lambd"}},
       {"Sinh", {9, ""}}, {"Cosh", {9, ""}}, {"Tan", {7, ""}}, {"Asinh", {9, ""}},
       {"Acosh", {9, ""}}, {"Atanh", {9, ""}}, {"IsNaN", {9, ""}},

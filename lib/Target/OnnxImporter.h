@@ -163,7 +163,8 @@ bool isScatterOp(StringRef op);
 bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
-/// Whether ONNX op `op` is Attention or RotaryEmbedding (OnnxAttention.cpp).
+/// Whether ONNX op `op` is Attention, RotaryEmbedding or TensorScatter
+/// (OnnxAttention.cpp).
 bool isAttentionOp(StringRef op);
 /// Whether ONNX op `op` is DFT, STFT, MelWeightMatrix or Det (OnnxSpectral.cpp).
 bool isSpectralOp(StringRef op);
@@ -362,8 +363,12 @@ private:
                                  SmallVectorImpl<Value> &);
   LogicalResult convertRotaryEmbedding(const onnx::NodeProto &, ArrayRef<Value>,
                                        SmallVectorImpl<Value> &);
+  LogicalResult convertTensorScatter(const onnx::NodeProto &, ArrayRef<Value>,
+                                     SmallVectorImpl<Value> &);
   FailureOr<Value> attentionHeads(Composer &c, Value x, const char *what, int64_t heads);
   FailureOr<Value> attentionBias(Composer &c, Value mask, Type element, int64_t keys);
+  FailureOr<Value> maskScores(Composer &c, const onnx::NodeProto &node, Value scores, Value mask,
+                              Value nonpad, int64_t past, bool cached);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).
   LogicalResult convertSpectralOp(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);

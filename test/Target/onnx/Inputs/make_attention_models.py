@@ -16,6 +16,12 @@ usage: make_attention_models.py OUT_DIR
   from caches [16, 4] (halves), and of a 3-D xi [2, 5, 12] with 2 heads,
   rotating 4 of 6 dimensions interleaved, caches [2, 5, 2] given per position.
 - bad-mode.onnx, no-heads.onnx, heads.onnx, rotary-odd.onnx: refused.
+- opset24.onnx: a static KV cache's decoding step: TensorScatter writes k
+  and v [2, 2, 2, 8] into caches [2, 2, 6, 8] at positions pos [2] (linear),
+  then causal Attention reads them with nonpad_kv_seqlen = pos + 2 (want_
+  step.npy); TensorScatter in circular mode at wrap [2] (want_ring.npy);
+  Swish with alpha 0.5 (want_swish.npy). Inputs s_q, s_k, s_v, cache_k,
+  cache_v, pos, wrap, nonpad.
 """
 import os
 import sys
@@ -41,7 +47,7 @@ def heads(x, n):
 
 
 def attention(q, k, v, mask=None, past=None, causal=False, scale=None, softcap=0.0,
-              qh=None, kvh=None):
+              qh=None, kvh=None, nonpad=None):
     """Y, present k, present v, scaled scores, softmax."""
     flat = q.ndim == 3
     if flat:
@@ -61,8 +67,13 @@ def attention(q, k, v, mask=None, past=None, causal=False, scale=None, softcap=0
         pad = s - mask.shape[-1]
         mask = np.concatenate([mask, np.full(mask.shape[:-1] + (pad,), -np.inf)], -1)
         x = x + mask
-    if causal:
-        j, i = np.arange(s)[None, :], np.arange(t)[:, None]
+    j, i = np.arange(s)[None, :], np.arange(t)[:, None]
+    if nonpad is not None:
+        x = np.where(j[None, None] >= nonpad[:, None, None, None], -np.inf, x)
+    if causal and nonpad is not None and past is None:
+        ends = (nonpad - t)[:, None, None, None]
+        x = np.where(j[None, None] > i[None, None] + ends, -np.inf, x)
+    elif causal:
         x = np.where(j > i + p, -np.inf, x)
     probs = softmax(x)
     y = probs @ vr
@@ -100,10 +111,10 @@ def value(name, a):
     return helper.make_tensor_value_info(name, kinds[a.dtype], list(a.shape))
 
 
-def model(path, nodes, inputs, outputs, inits=()):
+def model(path, nodes, inputs, outputs, inits=(), opset=23):
     g = helper.make_graph(nodes, "g", [value(n, a) for n, a in inputs],
                           [value(n, a) for n, a in outputs], list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     onnx.save(m, os.path.join(out, path))
 
 
@@ -203,3 +214,35 @@ rq, rk = (rotary(a, cos, sin, pos) for a in qkv[:2])
 o = attention(rq, rk, qkv[2], causal=True)[0]
 save("bx", x)
 save("want_block", o.transpose(0, 2, 1, 3).reshape(1, 8, 32) @ w["wo"])
+
+
+def tensor_scatter(cache, update, index, circular=False):
+    out = cache.copy()
+    for b in range(cache.shape[0]):
+        for i in range(update.shape[2]):
+            at = index[b] + i
+            out[b, :, at % cache.shape[2] if circular else at] = update[b, :, i]
+    return out
+
+
+ins = {"s_q": rand(2, 2, 2, 8), "s_k": rand(2, 2, 2, 8), "s_v": rand(2, 2, 2, 8),
+       "cache_k": rand(2, 2, 6, 8), "cache_v": rand(2, 2, 6, 8),
+       "pos": np.array([1, 4], np.int64), "wrap": np.array([3, 5], np.int64),
+       "nonpad": np.array([3, 6], np.int64)}
+pk = tensor_scatter(ins["cache_k"], ins["s_k"], ins["pos"])
+pv = tensor_scatter(ins["cache_v"], ins["s_v"], ins["pos"])
+outs = {"step": attention(ins["s_q"], pk, pv, causal=True, nonpad=ins["nonpad"])[0],
+        "ring": tensor_scatter(ins["cache_k"], ins["s_k"], ins["wrap"], circular=True),
+        "swish": (ins["s_q"] / (1 + np.exp(-0.5 * ins["s_q"]))).astype(np.float32)}
+model("opset24.onnx",
+      [helper.make_node("TensorScatter", ["cache_k", "s_k", "pos"], ["present_k"]),
+       helper.make_node("TensorScatter", ["cache_v", "s_v", "pos"], ["present_v"], axis=2),
+       helper.make_node("Attention", ["s_q", "present_k", "present_v", "", "", "", "nonpad"],
+                        ["step"], is_causal=1),
+       helper.make_node("TensorScatter", ["cache_k", "s_k", "wrap"], ["ring"], mode="circular"),
+       helper.make_node("Swish", ["s_q"], ["swish"], alpha=0.5)],
+      ins.items(), outs.items(), opset=24)
+for n, a in ins.items():
+    save(n, a)
+for n, a in outs.items():
+    save("want_" + n, a)

@@ -40,7 +40,7 @@ save("type-mismatch", [helper.make_node("Add", ["x", "i"], ["y"], name="add")], 
 # An opset newer than wsc knows, and ops in forms older than wsc reads: Slice
 # before opset 10 took its bounds as attributes, Clip before 6 had
 # consumed_inputs. One report names them all.
-save("opset24", [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [x], [y], [w], opset=24)
+save("opset25", [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [x], [y], [w], opset=25)
 save("old-forms", [helper.make_node("Slice", ["x"], ["s"], name="slice", starts=[0], ends=[1]),
                    helper.make_node("Clip", ["s"], ["y"], name="clip")], [x], [y], opset=5)
 # Several unsupported ops and an unknown attribute: all must be named in one report.
