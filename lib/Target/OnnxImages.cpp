@@ -291,6 +291,13 @@ LogicalResult Importer::convertCol2Im(const onnx::NodeProto &node, ArrayRef<Valu
                      std::to_string(type.getDimSize(2)) +
                      " is not [C * blocks' pixels, block positions] of these shapes"),
            failure();
+  // The table grows as blocks times pixels: large images would take gigabytes.
+  constexpr int64_t kMaxTable = int64_t(1) << 24;
+  if (k * l > kMaxTable / pixels)
+    return nodeError("its block-to-pixel table would hold " + std::to_string(k * l) + " x " +
+                     std::to_string(pixels) + " entries, more than the " +
+                     std::to_string(kMaxTable) + " the importer builds"),
+           failure();
   // table[(kk * L + ll) * pixels + pixel] = 1 where block pixel kk at position ll lands.
   SmallVector<float> table(k * l * pixels, 0.0f);
   SmallVector<int64_t> kAt(dims), lAt(dims);

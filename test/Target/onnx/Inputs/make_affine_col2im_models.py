@@ -8,7 +8,8 @@ usage: make_affine_col2im_models.py OUT_DIR
   with align_corners), grid3 (size [1, 1, 2, 3, 4]); image (cols summed into
   [2, 3, 5, 6] from 2 x 2 blocks, strides 2 and 1, dilations 1 and 2, pads
   1 0 0 1).
-- affine-bad.onnx: a 2-D theta with a 3-D size, refused.
+- affine-bad.onnx: a 2-D theta with a 3-D size, and col2im-big.onnx, a
+  Col2Im whose table would be too large: refused.
 """
 import os
 import sys
@@ -86,3 +87,13 @@ g = helper.make_graph([N("AffineGrid", ["theta", "size3"], ["grid"], name="mixed
                       [numpy_helper.from_array(np.array(consts["size3"], np.int64), "size3")])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
           os.path.join(out, "affine-bad.onnx"))
+
+# col2im-big.onnx: a 512 x 512 image of 3 x 3 blocks, whose table would be
+# too large; refused.
+big = np.zeros((1, 9, 510 * 510), np.float32)
+g = helper.make_graph([N("Col2Im", ["cols", "image_shape", "block_shape"], ["image"], name="big")],
+                      "g", [info("cols", big)], [info("image", np.zeros((1, 1, 512, 512)))],
+                      [numpy_helper.from_array(np.array(v, np.int64), n)
+                       for n, v in (("image_shape", [512, 512]), ("block_shape", [3, 3]))])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
+          os.path.join(out, "col2im-big.onnx"))
