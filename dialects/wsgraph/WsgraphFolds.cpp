@@ -19,6 +19,26 @@ using namespace wsc::wsgraph;
 
 static constexpr int64_t kMaxFoldElements = 1 << 18;
 
+/// A double as int64, toward zero and saturating (NaN: 0), as the wafer's
+/// TO_INT converts: a plain cast of a value out of range is undefined.
+static int64_t saturatingInt(double x) {
+  if (std::isnan(x))
+    return 0;
+  if (x >= 9223372036854775807.0)
+    return INT64_MAX;
+  if (x <= -9223372036854775808.0)
+    return INT64_MIN;
+  return static_cast<int64_t>(x);
+}
+
+/// Integer arithmetic modulo 2^64, as the wafer's wraps modulo 2^32: a
+/// signed overflow is undefined in C++.
+static int64_t wrapAdd(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
+static int64_t wrapSub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }
+static int64_t wrapMul(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }
+/// a / b toward zero; INT64_MIN / -1 wraps to INT64_MIN (b is not 0).
+static int64_t wrapDiv(int64_t a, int64_t b) { return b == -1 ? wrapSub(0, a) : a / b; }
+
 namespace {
 /// A small constant unpacked for host evaluation: floats as double, integers
 /// and i1 as int64.
@@ -30,7 +50,7 @@ struct Values {
 
   int64_t size() const { return isFloat ? f.size() : i.size(); }
   double asDouble(int64_t k) const { return isFloat ? f[k] : static_cast<double>(i[k]); }
-  int64_t asInt(int64_t k) const { return isFloat ? static_cast<int64_t>(f[k]) : i[k]; }
+  int64_t asInt(int64_t k) const { return isFloat ? saturatingInt(f[k]) : i[k]; }
 };
 } // namespace
 
@@ -86,7 +106,7 @@ static DenseElementsAttr pack(RankedTensorType type, const Values &v) {
     if (intType.getWidth() == 1)
       x = v.isFloat ? v.f[k] != 0 : v.i[k] != 0; // Any nonzero is true, 0.5 too.
     else
-      x = v.isFloat ? static_cast<int64_t>(v.f[k]) : v.i[k];
+      x = v.isFloat ? saturatingInt(v.f[k]) : v.i[k];
     out.push_back(APInt(intType.getWidth(), x, /*isSigned=*/true, /*implicitTrunc=*/true));
   }
   return DenseElementsAttr::get(type, out);
@@ -182,7 +202,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
     return getRhs();
   return foldElementwise(
       getType(), adaptor.getOperands(), [](auto a) { return a[0] + a[1]; },
-      [](auto a) { return a[0] + a[1]; });
+      [](auto a) { return wrapAdd(a[0], a[1]); });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
@@ -190,7 +210,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return foldElementwise(
       getType(), adaptor.getOperands(), [](auto a) { return a[0] - a[1]; },
-      [](auto a) { return a[0] - a[1]; });
+      [](auto a) { return wrapSub(a[0], a[1]); });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -200,7 +220,7 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
     return getRhs();
   return foldElementwise(
       getType(), adaptor.getOperands(), [](auto a) { return a[0] * a[1]; },
-      [](auto a) { return a[0] * a[1]; });
+      [](auto a) { return wrapMul(a[0], a[1]); });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
@@ -213,7 +233,7 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
         return {};
   return foldElementwise(
       getType(), adaptor.getOperands(), [](auto a) { return a[0] / a[1]; },
-      [](auto a) { return a[0] / a[1]; });
+      [](auto a) { return wrapDiv(a[0], a[1]); });
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
@@ -221,7 +241,7 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return foldElementwise(
       getType(), adaptor.getOperands(), [](auto a) { return std::pow(a[0], a[1]); },
-      [](auto a) { return static_cast<int64_t>(std::pow(a[0], a[1])); });
+      [](auto a) { return saturatingInt(std::pow(double(a[0]), double(a[1]))); });
 }
 
 OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
@@ -356,12 +376,13 @@ OpFoldResult CeilOp::fold(FoldAdaptor a) {
 }
 OpFoldResult NegOp::fold(FoldAdaptor a) {
   return foldUnary(
-      getType(), a.getInput(), [](double x) { return -x; }, [](int64_t x) { return -x; });
+      getType(), a.getInput(), [](double x) { return -x; },
+      [](int64_t x) { return wrapSub(0, x); });
 }
 OpFoldResult AbsOp::fold(FoldAdaptor a) {
   return foldUnary(
       getType(), a.getInput(), [](double x) { return std::fabs(x); },
-      [](int64_t x) { return x < 0 ? -x : x; });
+      [](int64_t x) { return x < 0 ? wrapSub(0, x) : x; });
 }
 OpFoldResult ReluOp::fold(FoldAdaptor a) {
   // NaN stays NaN, as max(x, 0) in ONNX's reference.

@@ -221,6 +221,31 @@ func.func @logical() -> (tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>) {
 
 // -----
 
+// Folding never leaves C++'s defined range: a float cast to an integer
+// saturates (NaN gives 0, as the wafer's TO_INT), and integer arithmetic
+// wraps (INT64_MIN / -1 and -INT64_MIN are INT64_MIN).
+// CHECK-LABEL: func.func @overflow
+// CHECK-DAG: %[[CAST:.*]] = wsgraph.constant dense<[9223372036854775807, -9223372036854775808, 0, 3]> : tensor<4xi64>
+// CHECK-DAG: %[[WRAP:.*]] = wsgraph.constant dense<[9223372036854775807, -9223372036854775808, -2]> : tensor<3xi64>
+// CHECK-DAG: %[[NEG:.*]] = wsgraph.constant dense<-9223372036854775808> : tensor<2xi64>
+// CHECK: return %[[CAST]], %[[WRAP]], %[[NEG]], %[[NEG]]
+func.func @overflow() -> (tensor<4xi64>, tensor<3xi64>, tensor<2xi64>, tensor<2xi64>) {
+  %f = wsgraph.constant dense<[3.0e+20, -1.0e+30, 0x7FC00000, 3.5]> : tensor<4xf32>
+  %0 = wsgraph.cast %f : tensor<4xf32> -> tensor<4xi64>
+  %a = wsgraph.constant dense<[9223372036854775807, -9223372036854775808, 9223372036854775807]> : tensor<3xi64>
+  %b = wsgraph.constant dense<[1, -1, 2]> : tensor<3xi64>
+  %sum = wsgraph.add %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %dif = wsgraph.sub %sum, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %1 = wsgraph.mul %dif, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %min = wsgraph.constant dense<-9223372036854775808> : tensor<2xi64>
+  %m1 = wsgraph.constant dense<-1> : tensor<2xi64>
+  %2 = wsgraph.div %min, %m1 : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %3 = wsgraph.neg %min : tensor<2xi64>
+  return %0, %1, %2, %3 : tensor<4xi64>, tensor<3xi64>, tensor<2xi64>, tensor<2xi64>
+}
+
+// -----
+
 // Bitwise ops fold in the element type: ui8's xor of all ones is 255 - x.
 // CHECK-LABEL: func.func @bitwise
 // CHECK-DAG: %[[AND:.*]] = wsgraph.constant dense<[12, 1]> : tensor<2xi32>
