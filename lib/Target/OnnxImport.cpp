@@ -38,6 +38,7 @@ namespace {
 constexpr int64_t kMaxOpset = 24;
 /// The domain of the training optimizers (OnnxTraining.cpp).
 constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
+constexpr const char *kMicrosoftDomain = "com.microsoft";
 /// Float initializers up to this many elements become literals; larger ones
 /// stay in their file as wsgraph.weight.
 constexpr int64_t kInlineFloatElements = 64;
@@ -88,6 +89,8 @@ const llvm::StringMap<OpSupport> &supportedOps() {
       {"Softmax", {1, "axis"}}, {"LogSoftmax", {1, "axis"}},
       {"LayerNormalization", {17, "axis epsilon stash_type"}},
       {"RMSNormalization", {23, "axis epsilon stash_type"}},
+      // ONNX Runtime registers its RMS norm in the default domain too.
+      {"SimplifiedLayerNormalization", {1, "axis epsilon stash_type"}},
       // Opset 23's attention ops (OnnxAttention.cpp).
       {"Attention", {23, "is_causal kv_num_heads q_num_heads qk_matmul_output_mode scale softcap "
                          "softmax_precision"}},
@@ -191,6 +194,21 @@ const llvm::StringMap<OpSupport> &supportedOps() {
   return ops;
 }
 
+/// ONNX Runtime's com.microsoft ops wsc imports (OnnxMicrosoft.cpp), with
+/// their attributes; the domain has no opset versions that change them.
+const llvm::StringMap<OpSupport> &microsoftOps() {
+  static const llvm::StringMap<OpSupport> ops = {
+      {"FastGelu", {1, ""}},
+      {"BiasGelu", {1, ""}},
+      {"Gelu", {1, ""}},
+      {"QuickGelu", {1, "alpha"}},
+      {"SkipLayerNormalization", {1, "epsilon"}},
+      {"SkipSimplifiedLayerNormalization", {1, "epsilon"}},
+      {"SimplifiedLayerNormalization", {1, "axis epsilon stash_type"}},
+      {"MatMulNBits", {1, "K N accuracy_level bits block_size"}}};
+  return ops;
+}
+
 /// The type the ONNX schema gives an attribute the converter reads (the
 /// names mean the same on every op that has them); UNDEFINED for one whose
 /// type the converter does not know.
@@ -233,6 +251,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Case("align_corners", A::INT)
       .Cases({"num_groups", "p", "block_size", "output_dtype", "precision"}, A::INT)
+      .Cases({"K", "N", "accuracy_level", "bits"}, A::INT)
       .Cases({"output_height", "output_width", "sampling_ratio", "offset_group"}, A::INT)
       .Case("spatial_scale", A::FLOAT)
       .Case("keep_aspect_ratio_policy", A::STRING)
@@ -619,15 +638,17 @@ bool Importer::checkNodes(const onnx::GraphProto &graph, const std::string &pref
     std::string label = prefix + nodeLabel(node, i);
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     bool trainingOp = node.domain() == kTrainingDomain && isTrainingOp(node.op_type());
-    auto it = supportedOps().find(node.op_type());
-    bool inDomain = defaultDomain ? !isTrainingOp(node.op_type()) : trainingOp;
-    if (!inDomain || it == supportedOps().end()) {
+    bool microsoft = node.domain() == kMicrosoftDomain;
+    const auto &table = microsoft ? microsoftOps() : supportedOps();
+    auto it = table.find(node.op_type());
+    bool inDomain = defaultDomain ? !isTrainingOp(node.op_type()) : trainingOp || microsoft;
+    if (!inDomain || it == table.end()) {
       unsupported.push_back(label +
                             (node.domain().empty() ? "" : " in domain '" + node.domain() + "'"));
       continue;
     }
     const OpSupport &support = it->second;
-    if (!trainingOp && opset < support.sinceOpset) {
+    if (!trainingOp && !microsoft && opset < support.sinceOpset) {
       unsupported.push_back(label + ": its opset-" + std::to_string(opset) +
                             " form is not supported; wsc imports " + node.op_type() +
                             " from opset " + std::to_string(support.sinceOpset));

@@ -166,6 +166,9 @@ struct RecurrentDirection;
 /// Whether ONNX op `op` is Attention, RotaryEmbedding or TensorScatter
 /// (OnnxAttention.cpp).
 bool isAttentionOp(StringRef op);
+/// Whether `op` of `domain` is one of ONNX Runtime's com.microsoft ops that
+/// OnnxMicrosoft.cpp imports.
+bool isMicrosoftOp(StringRef domain, StringRef op);
 /// Whether ONNX op `op` is DFT, STFT, MelWeightMatrix or Det (OnnxSpectral.cpp).
 bool isSpectralOp(StringRef op);
 /// Whether ONNX op `op` makes, reads or loops over sequences, which import
@@ -369,6 +372,12 @@ private:
   FailureOr<Value> attentionBias(Composer &c, Value mask, Type element, int64_t keys);
   FailureOr<Value> maskScores(Composer &c, const onnx::NodeProto &node, Value scores, Value mask,
                               Value nonpad, int64_t past, bool cached);
+  /// ONNX Runtime's com.microsoft ops (OnnxMicrosoft.cpp; isMicrosoftOp).
+  LogicalResult convertMicrosoftOp(const onnx::NodeProto &, ArrayRef<Value>,
+                                   SmallVectorImpl<Value> &);
+  LogicalResult convertSkipNorm(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertMatMulNBits(const onnx::NodeProto &, ArrayRef<Value>,
+                                   SmallVectorImpl<Value> &);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).
   LogicalResult convertSpectralOp(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);

@@ -583,6 +583,8 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     return success();
   };
 
+  if (isMicrosoftOp(node.domain(), op))
+    return convertMicrosoftOp(node, in, results);
   static const llvm::StringMap<StringRef> binary = {
       {"Add", wg::AddOp::getOperationName()}, {"Sub", wg::SubOp::getOperationName()},
       {"Mul", wg::MulOp::getOperationName()}, {"Div", wg::DivOp::getOperationName()},
@@ -726,7 +728,7 @@ LogicalResult Importer::convert(const onnx::NodeProto &node, SmallVectorImpl<Val
     return need(1) ? convertSoftmax(node, in, results) : failure();
   if (op == "LayerNormalization")
     return need(2) ? convertLayerNorm(node, in, results) : failure();
-  if (op == "RMSNormalization")
+  if (op == "RMSNormalization" || op == "SimplifiedLayerNormalization")
     return need(2) ? convertRmsNorm(node, in, results) : failure();
   if (op == "ReduceMean")
     return need(1) ? convertReduce(node, in, results, wg::ReduceMeanOp::getOperationName())

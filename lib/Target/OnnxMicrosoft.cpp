@@ -1,0 +1,172 @@
+//===- OnnxMicrosoft.cpp - ONNX Runtime's com.microsoft ops ---------------===//
+//
+// The contrib ops that ONNX Runtime's transformer optimizer and its 4-bit
+// quantizer write into exported GPT, Llama and NeoX models, as the wsgraph ops
+// of their definitions: the GELU forms, the skip-and-norm ops (a residual add
+// and a layer or RMS norm) and MatMulNBits, whose packed weights are
+// dequantized once at import into the f32 matrix the linear kernels hold.
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxImporter.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace wsc;
+using namespace wsc::onnx_import;
+
+bool wsc::onnx_import::isMicrosoftOp(StringRef domain, StringRef op) {
+  static const llvm::StringSet<> ops = {"FastGelu",
+                                        "BiasGelu",
+                                        "Gelu",
+                                        "QuickGelu",
+                                        "SkipLayerNormalization",
+                                        "SkipSimplifiedLayerNormalization",
+                                        "SimplifiedLayerNormalization",
+                                        "MatMulNBits"};
+  return domain == "com.microsoft" && ops.contains(op);
+}
+
+LogicalResult Importer::convertMicrosoftOp(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                           SmallVectorImpl<Value> &results) {
+  StringRef op = node.op_type();
+  auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
+  if (!at(0))
+    return nodeError("expects an input"), failure();
+  Composer c = composer();
+  Value x = in[0];
+  auto gelu = [&](Value v, StringRef approximate) {
+    return c.op(wg::GeluOp::getOperationName(), {v},
+                {attr("approximate", builder.getStringAttr(approximate))},
+                v ? v.getType() : Type());
+  };
+  if (op == "FastGelu") // the tanh form, of x plus an optional bias
+    return c.finish(results, {gelu(at(1) ? c.add(x, in[1]) : x, "tanh")});
+  if (op == "BiasGelu")
+    return at(1) ? c.finish(results, {gelu(c.add(x, in[1]), "none")})
+                 : (nodeError("expects A and B"), failure());
+  if (op == "Gelu")
+    return c.finish(results, {gelu(x, "none")});
+  if (op == "QuickGelu") {
+    Value alpha = scalarConstant(typeOf(x).getElementType(), floatAttr(node, "alpha", 1.702f));
+    return c.finish(results,
+                    {c.mul(x, c.unary(wg::SigmoidOp::getOperationName(), c.mul(alpha, x)))});
+  }
+  if (op == "MatMulNBits")
+    return convertMatMulNBits(node, in, results);
+  return convertSkipNorm(node, in, results);
+}
+
+/// SkipLayerNormalization (input, skip, gamma, beta, bias) and
+/// SkipSimplifiedLayerNormalization (input, skip, gamma, bias): the norm over
+/// the last axis of input + skip + bias, whose sum is output 3;
+/// SimplifiedLayerNormalization (X, scale) is an RMS norm (as ONNX's
+/// RMSNormalization). The mean and inverse deviation outputs are not made.
+LogicalResult Importer::convertSkipNorm(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                        SmallVectorImpl<Value> &results) {
+  StringRef op = node.op_type();
+  if (op == "SimplifiedLayerNormalization")
+    return in.size() > 1 && in[1] ? convertRmsNorm(node, in, results)
+                                  : (nodeError("expects X and scale"), failure());
+  auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
+  if (!at(1) || !at(2))
+    return nodeError("expects input, skip and gamma"), failure();
+  Composer c = composer();
+  bool simplified = op == "SkipSimplifiedLayerNormalization";
+  Value sum = c.add(in[0], in[1]);
+  if (Value bias = at(simplified ? 3 : 4))
+    sum = c.add(sum, bias);
+  if (!c.ok)
+    return failure();
+  auto hidden =
+      RankedTensorType::get({typeOf(sum).getShape().back()}, typeOf(in[2]).getElementType());
+  auto perHidden = [&](Value v) {
+    return typeOf(v) == hidden ? v : c.op(wg::ReshapeOp::getOperationName(), {v}, {}, hidden);
+  };
+  SmallVector<Value> operands = {sum, perHidden(in[2])};
+  if (!simplified && at(3))
+    operands.push_back(perHidden(in[3]));
+  NamedAttribute eps = attr("epsilon", builder.getF32FloatAttr(floatAttr(node, "epsilon", 1e-12f)));
+  Value y =
+      c.op(simplified ? wg::RmsNormOp::getOperationName() : wg::LayerNormOp::getOperationName(),
+           operands, {attr("axis", builder.getI64IntegerAttr(-1)), eps}, sum.getType());
+  if (!c.ok || !y)
+    return failure();
+  results.append({y, Value(), Value(), sum}); // the mean and deviation are not made
+  return success();
+}
+
+/// The unsigned `bits`-bit field `i` of `bytes`, fields packed from each
+/// byte's low bits up.
+static uint32_t field(ArrayRef<uint8_t> bytes, int64_t i, int64_t bits) {
+  int64_t bit = i * bits;
+  return (bytes[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
+}
+
+/// MatMulNBits (A, B, scales, zero_points, g_idx, bias): A [.., K] times
+/// B^T plus bias, B [N, K] stored as `bits`-bit codes in
+/// blocks of block_size along K, each block with its scale and zero point
+/// (packed codes, or floats; default 2^(bits-1)): B = (code - zero) * scale.
+/// B, the scales and the zero points must be the model's own constants.
+LogicalResult Importer::convertMatMulNBits(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                           SmallVectorImpl<Value> &results) {
+  auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
+  int64_t k = intAttr(node, "K", 0), n = intAttr(node, "N", 0), bits = intAttr(node, "bits", 4),
+          block = intAttr(node, "block_size", 0);
+  if (k <= 0 || n <= 0 || block < 16 || (block & (block - 1)) ||
+      (bits != 2 && bits != 4 && bits != 8))
+    return nodeError(
+               "needs K and N, bits of 2, 4 or 8 and a power-of-two block_size of 16 or more"),
+           failure();
+  if (at(4))
+    return nodeError("g_idx (act order) is not supported"), failure();
+  int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  constexpr int64_t kMaxRead = int64_t(1) << 30;
+  DenseElementsAttr b = at(1) ? wg::getConstantElements(in[1], kMaxRead) : DenseElementsAttr();
+  DenseElementsAttr scales = at(2) ? wg::getConstantElements(in[2], kMaxRead) : DenseElementsAttr();
+  DenseElementsAttr zeros = at(3) ? wg::getConstantElements(in[3], kMaxRead) : DenseElementsAttr();
+  if (!b || !scales || (at(3) && !zeros))
+    return nodeError("B, scales and zero_points must be the model's constants (not elided)"),
+           failure();
+  bool floatZeros = zeros && isa<FloatType>(zeros.getElementType());
+  int64_t zeroBytes = (blocks * bits + 7) / 8;
+  if (b.getNumElements() != n * blocks * blob || scales.getNumElements() != n * blocks ||
+      (zeros && zeros.getNumElements() != (floatZeros ? n * blocks : n * zeroBytes)) ||
+      typeOf(in[0]).getDimSize(typeOf(in[0]).getRank() - 1) != k)
+    return nodeError("A, B, scales and zero_points do not have the shapes K = " +
+                     std::to_string(k) + ", N = " + std::to_string(n) + " give"),
+           failure();
+  std::vector<uint8_t> codes, zeroCodes;
+  for (const APInt &v : b.getValues<APInt>())
+    codes.push_back(uint8_t(v.getZExtValue()));
+  std::vector<double> scale, zero;
+  for (const APFloat &v : scales.getValues<APFloat>())
+    scale.push_back(v.convertToDouble());
+  if (floatZeros)
+    for (const APFloat &v : zeros.getValues<APFloat>())
+      zero.push_back(v.convertToDouble());
+  else if (zeros)
+    for (const APInt &v : zeros.getValues<APInt>())
+      zeroCodes.push_back(uint8_t(v.getZExtValue()));
+  // W [K, N] (B transposed), each element (code - zero) * scale in float.
+  std::vector<float> w(size_t(k * n));
+  for (int64_t row = 0; row < n; ++row)
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t blk = i / block, s = row * blocks + blk;
+      ArrayRef<uint8_t> rowCodes(codes.data() + row * blocks * blob, size_t(blocks * blob));
+      double z =
+          floatZeros ? zero[s]
+          : zeros ? field(ArrayRef<uint8_t>(zeroCodes.data() + row * zeroBytes, size_t(zeroBytes)),
+                          blk, bits)
+                  : double(1 << (bits - 1));
+      w[size_t(i * n + row)] = float((double(field(rowCodes, i, bits)) - z) * scale[s]);
+    }
+  Composer c = composer();
+  Type element = typeOf(in[0]).getElementType();
+  Value weight = constant(DenseElementsAttr::get(
+      RankedTensorType::get({k, n}, builder.getF32Type()), ArrayRef<float>(w)));
+  Value y = c.op(wg::MatmulOp::getOperationName(), {in[0], castTo(c, weight, element)});
+  if (Value bias = at(5))
+    y = c.add(y, bias);
+  return c.finish(results, {y});
+}

@@ -1,0 +1,122 @@
+"""ONNX Runtime's com.microsoft ops as its transformer optimizer and 4-bit
+quantizer write them, with numpy's expected outputs.
+
+usage: make_microsoft_models.py OUT_DIR
+
+microsoft.onnx takes x [2, 3, 32] and r [2, 3, 32] (x.npy, r.npy) and gives
+(want_NAME.npy):
+- fast (FastGelu with a bias), biasgelu, gelu, quick (QuickGelu, alpha 1.5);
+- skip and skip_sum (SkipLayerNormalization with beta and bias, and its
+  input + skip + bias output), simple (SkipSimplifiedLayerNormalization),
+  rms (SimplifiedLayerNormalization in the default domain, as ONNX Runtime
+  registers it);
+- q4 (MatMulNBits, 4 bits, blocks of 16 along K = 32, N = 24, packed zero
+  points and a bias) and q8 (8 bits, blocks of 32, no zero points: 128).
+bad-nbits.onnx asks for 3 bits, refused.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(1)
+x = rng.standard_normal((2, 3, 32)).astype(np.float32)
+r = rng.standard_normal((2, 3, 32)).astype(np.float32)
+h = 32
+bias, gamma, beta = (rng.standard_normal(h).astype(np.float32) for _ in range(3))
+
+
+def erf_gelu(v):
+    return 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))
+
+
+def tanh_gelu(v):
+    return 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
+
+
+def layer_norm(v, eps):
+    mu = v.mean(-1, keepdims=True)
+    return (v - mu) / np.sqrt(((v - mu) ** 2).mean(-1, keepdims=True) + eps)
+
+
+def rms_norm(v, eps):
+    return v / np.sqrt((v * v).mean(-1, keepdims=True) + eps)
+
+
+def pack(codes, bits):
+    """Fields of `bits` bits, each byte filled from its low bits up."""
+    flat = codes.reshape(-1).astype(np.uint32)
+    per = 8 // bits
+    flat = np.concatenate([flat, np.zeros((-len(flat)) % per, np.uint32)]).reshape(-1, per)
+    return sum(flat[:, j] << (bits * j) for j in range(per)).astype(np.uint8)
+
+
+def nbits(bits, block, n, with_zeros):
+    """B codes [N, blocks, blob], scales [N * blocks], zero points, and W [K, N]."""
+    k = h
+    blocks = k // block
+    codes = rng.integers(0, 1 << bits, (n, k))
+    scales = rng.uniform(0.01, 0.1, (n, blocks)).astype(np.float32)
+    zeros = (rng.integers(0, 1 << bits, (n, blocks)) if with_zeros
+             else np.full((n, blocks), 1 << (bits - 1)))
+    w = (codes - np.repeat(zeros, block, 1)) * np.repeat(scales.astype(np.float64), block, 1)
+    b = np.stack([pack(codes[i], bits) for i in range(n)]).reshape(n, blocks, block * bits // 8)
+    zp = np.stack([pack(zeros[i], bits) for i in range(n)]).reshape(-1) if with_zeros else None
+    return b, scales.reshape(-1), zp, w.T
+
+
+b4, s4, z4, w4 = nbits(4, 16, 24, True)
+qbias = rng.standard_normal(24).astype(np.float32)
+b8, s8, _, w8 = nbits(8, 32, 8, False)
+want = {
+    "fast": tanh_gelu(x + bias), "biasgelu": erf_gelu(x + r), "gelu": erf_gelu(x),
+    "quick": x / (1 + np.exp(-1.5 * x)),
+    "skip": layer_norm(x + r + bias, 1e-12) * gamma + beta, "skip_sum": x + r + bias,
+    "simple": rms_norm(x + r, 1e-6) * gamma, "rms": rms_norm(x, 1e-5) * gamma,
+    "q4": x.astype(np.float64) @ w4 + qbias, "q8": x.astype(np.float64) @ w8,
+}
+MS = "com.microsoft"
+N = helper.make_node
+nodes = [
+    N("FastGelu", ["x", "bias"], ["fast"], domain=MS),
+    N("BiasGelu", ["x", "r"], ["biasgelu"], domain=MS),
+    N("Gelu", ["x"], ["gelu"], domain=MS),
+    N("QuickGelu", ["x"], ["quick"], domain=MS, alpha=1.5),
+    N("SkipLayerNormalization", ["x", "r", "gamma", "beta", "bias"],
+      ["skip", "", "", "skip_sum"], domain=MS),
+    N("SkipSimplifiedLayerNormalization", ["x", "r", "gamma"], ["simple"], domain=MS,
+      epsilon=1e-6),
+    N("SimplifiedLayerNormalization", ["x", "gamma"], ["rms"], axis=-1, epsilon=1e-5),
+    N("MatMulNBits", ["x", "b4", "s4", "z4", "", "qbias"], ["q4"], domain=MS, K=32, N=24,
+      bits=4, block_size=16),
+    N("MatMulNBits", ["x", "b8", "s8"], ["q8"], domain=MS, K=32, N=8, bits=8, block_size=32),
+]
+inits = [numpy_helper.from_array(a, n) for n, a in (
+    ("bias", bias), ("gamma", gamma), ("beta", beta), ("b4", b4), ("s4", s4), ("z4", z4),
+    ("qbias", qbias), ("b8", b8), ("s8", s8))]
+
+
+def info(name, a):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(a.shape))
+
+
+def save(path, nodes, outputs):
+    g = helper.make_graph(nodes, "g", [info("x", x), info("r", r)],
+                          [info(n, want[n]) for n in outputs], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid(MS, 1)])
+    onnx.save(m, os.path.join(out, path))
+
+
+save("microsoft.onnx", nodes, list(want))
+save("bad-nbits.onnx", [N("MatMulNBits", ["x", "b4", "s4"], ["q4"], domain=MS, K=32, N=24,
+                          bits=3, block_size=16, name="three")], ["q4"])
+np.save(os.path.join(out, "x.npy"), x)
+np.save(os.path.join(out, "r.npy"), r)
+for n, a in want.items():
+    np.save(os.path.join(out, "want_" + n + ".npy"), a.astype(np.float32))
