@@ -134,6 +134,10 @@ FailureOr<Value> Importer::maskScores(Composer &c, const onnx::NodeProto &node, 
   if (nonpad && !cached)
     return c.where(c.greater(keyAt, c.add(indexPositions({1, 1, t, 1}, 2, 1), shift)), none,
                    scores);
+  if (boundedProduct({t, s}, kMaxImportTable) < 0)
+    return nodeError("a causal mask of " + std::to_string(t) + " x " + std::to_string(s) +
+                     " is more than the importer builds"),
+           failure();
   SmallVector<bool> future(t * s);
   for (int64_t i = 0; i < t; ++i)
     for (int64_t j = 0; j < s; ++j)
@@ -245,12 +249,13 @@ LogicalResult Importer::convertTensorScatter(const onnx::NodeProto &node, ArrayR
   if (mode == "circular")
     from = c.op(wg::ModOp::getOperationName(), {from, scalarConstant(i64, double(length))},
                 {attr("fmod", builder.getBoolAttr(false))});
-  Value written = c.op(wg::AndOp::getOperationName(),
-                       {c.op(wg::GreaterEqualOp::getOperationName(), {from, scalarConstant(i64, 0)}),
-                        c.less(from, scalarConstant(i64, double(update.getDimSize(axis))))});
-  Value index = c.op(wg::ExpandOp::getOperationName(),
-                     {c.where(written, from, scalarConstant(i64, 0))}, {},
-                     RankedTensorType::get(cache.getShape(), i64));
+  Value written =
+      c.op(wg::AndOp::getOperationName(),
+           {c.op(wg::GreaterEqualOp::getOperationName(), {from, scalarConstant(i64, 0)}),
+            c.less(from, scalarConstant(i64, double(update.getDimSize(axis))))});
+  Value index =
+      c.op(wg::ExpandOp::getOperationName(), {c.where(written, from, scalarConstant(i64, 0))}, {},
+           RankedTensorType::get(cache.getShape(), i64));
   Value taken = c.op(wg::GatherElementsOp::getOperationName(), {in[1], index},
                      {attr("axis", builder.getI64IntegerAttr(axis))});
   return c.finish(results, {c.where(written, taken, in[0])});

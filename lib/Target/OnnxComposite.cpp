@@ -104,11 +104,13 @@ LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Va
     if (block <= 0 || !v)
       return alongAxis(c, v, rank, a);
     auto vt = typeOf(v);
-    if (vt.getRank() != rank || block * vt.getDimSize(a) < type.getDimSize(a))
+    // A block past the axis is one block of the whole axis.
+    int64_t each = std::max<int64_t>(1, std::min(block, type.getDimSize(a)));
+    if (vt.getRank() != rank || vt.getDimSize(a) != (type.getDimSize(a) + each - 1) / each)
       return ok = false, Value();
     SmallVector<int64_t> many(vt.getShape()), merged(vt.getShape());
-    many.insert(many.begin() + a + 1, block);
-    merged[a] *= block;
+    many.insert(many.begin() + a + 1, each);
+    merged[a] *= each;
     Value wide = c.op(wg::ExpandOp::getOperationName(), {c.unsqueeze(v, {a + 1})}, {},
                       RankedTensorType::get(many, vt.getElementType()));
     return castTo(c, c.sliceAlong(c.reshape(wide, merged), a, 0, type.getDimSize(a)),

@@ -143,9 +143,11 @@ LogicalResult Importer::convertAffineGrid(const onnx::NodeProto &node, ArrayRef<
     return align ? (n == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(n - 1))
                  : (2.0 * double(i) + 1.0) / double(n) - 1.0;
   };
-  int64_t points = 1;
-  for (int64_t n : spatial)
-    points *= n;
+  int64_t points = boundedProduct(spatial, kMaxImportTable / (dims + 1));
+  if (points < 0)
+    return nodeError("a grid of more than " + std::to_string(kMaxImportTable / (dims + 1)) +
+                     " points is not supported"),
+           failure();
   // Row j of the table: the points' j-th coordinate (x first: the last axis).
   SmallVector<float> table((dims + 1) * points);
   for (int64_t p = 0; p < points; ++p)
@@ -213,8 +215,11 @@ LogicalResult Importer::convertRoiAlign(const onnx::NodeProto &node, ArrayRef<Va
     return nodeError("needs a positive sampling_ratio (0, samples by each roi's size, is not "
                      "supported) and output size"),
            failure();
-  if (xs[0] * xs[2] * xs[3] >= (int64_t(1) << 24))
-    return nodeError("the images hold 2^24 pixels or more"), failure();
+  if (xs[0] * xs[2] * xs[3] >= (int64_t(1) << 24) ||
+      boundedProduct({xs[1], rois, oh, ratio, ow, ratio}, kMaxImportTable) < 0)
+    return nodeError("the images hold 2^24 pixels or more, or the samples " +
+                     std::to_string(kMaxImportTable) + " or more"),
+           failure();
   auto text = [&](StringRef name, StringRef dflt) {
     const onnx::AttributeProto *a = findAttr(node, name);
     return a ? a->s() : dflt.str();
@@ -305,18 +310,27 @@ LogicalResult Importer::convertDeformConv(const onnx::NodeProto &node, ArrayRef<
   if (kernel.empty())
     kernel = {ws[2], ws[3]};
   int64_t group = intAttr(node, "group", 1), offsetGroup = intAttr(node, "offset_group", 1);
+  auto within = [](ArrayRef<int64_t> v, int64_t lo) {
+    return llvm::all_of(v, [&](int64_t x) { return x >= lo && x <= kMaxImportTable; });
+  };
   if (kernel.size() != 2 || pads.size() != 4 || strides.size() != 2 || dil.size() != 2 ||
-      llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
-    return nodeError("kernel_shape, pads, strides and dilations must be 2-D"), failure();
+      !within(strides, 1) || !within(dil, 1) || !within(pads, 0) || !within(kernel, 1) ||
+      kernel[0] != ws[2] ||
+      kernel[1] != ws[3])
+    return nodeError("kernel_shape (W's), pads, strides and dilations must be 2-D and in range"),
+           failure();
   int64_t taps = kernel[0] * kernel[1], n = xs[0], ch = xs[1], oh = os[2], ow = os[3];
   auto outLength = [&](int64_t i) {
     return (xs[2 + i] + pads[i] + pads[i + 2] - ((kernel[i] - 1) * dil[i] + 1)) / strides[i] + 1;
   };
-  if (group <= 0 || offsetGroup <= 0 || ch != ws[1] * group || ws[0] % group ||
-      ch % offsetGroup || kernel[0] != ws[2] || kernel[1] != ws[3] || os[0] != n ||
-      os[1] != offsetGroup * taps * 2 || oh != outLength(0) || ow != outLength(1))
+  if (group <= 0 || offsetGroup <= 0 || group > ch || offsetGroup > ch || ch != ws[1] * group ||
+      ws[0] % group || ch % offsetGroup || os[0] != n || os[1] != offsetGroup * taps * 2 ||
+      oh != outLength(0) || ow != outLength(1))
     return nodeError("X's " + std::to_string(ch) +
                      " channels, W, offset and the attributes do not agree"),
+           failure();
+  if (boundedProduct({n, ch, taps, oh, ow}, kMaxImportTable) < 0)
+    return nodeError("its samples would number more than " + std::to_string(kMaxImportTable)),
            failure();
   Type f32 = builder.getF32Type(), i64 = builder.getIntegerType(64);
   auto k = [&](double v) { return scalarConstant(f32, v); };

@@ -273,30 +273,39 @@ LogicalResult Importer::convertCol2Im(const onnx::NodeProto &node, ArrayRef<Valu
   SmallVector<int64_t> dilations = ints("dilations", 1, dims), strides = ints("strides", 1, dims),
                        pads = ints("pads", 0, 2 * dims);
   auto type = typeOf(in[0]);
+  auto within = [](ArrayRef<int64_t> v, int64_t lo) {
+    return llvm::all_of(v, [&](int64_t x) { return x >= lo && x <= kMaxImportTable; });
+  };
   if (block->size() != dims || dilations.size() != dims || strides.size() != dims ||
-      pads.size() != 2 * dims || llvm::any_of(*block, [](int64_t b) { return b <= 0; }) ||
-      llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
+      pads.size() != 2 * dims || !within(*image, 1) || !within(*block, 1) ||
+      !within(dilations, 1) || !within(strides, 1) || !within(pads, 0))
     return nodeError("block_shape, dilations, strides and pads must fit image_shape's " +
-                     std::to_string(dims) + " axes"),
+                     std::to_string(dims) + " axes, each in range"),
            failure();
-  int64_t k = 1, l = 1, pixels = 1;
   SmallVector<int64_t> positions;
   for (size_t i = 0; i < dims; ++i) {
     int64_t span = ((*block)[i] - 1) * dilations[i] + 1;
     positions.push_back((((*image)[i] + pads[i] + pads[i + dims]) - span) / strides[i] + 1);
-    k *= (*block)[i], l *= positions.back(), pixels *= (*image)[i];
   }
-  if (type.getDimSize(1) % k || type.getDimSize(2) != l || l <= 0)
+  int64_t k = boundedProduct(*block, kMaxImportTable),
+          pixels = boundedProduct(*image, kMaxImportTable);
+  int64_t l = llvm::all_of(positions, [](int64_t p) { return p > 0; })
+                  ? boundedProduct(positions, kMaxImportTable)
+                  : 0;
+  if (l == 0 || type.getDimSize(2) != l || k < 0 || (k > 0 && type.getDimSize(1) % k))
     return nodeError("input " + std::to_string(type.getDimSize(1)) + " x " +
                      std::to_string(type.getDimSize(2)) +
                      " is not [C * blocks' pixels, block positions] of these shapes"),
            failure();
+  if (pixels < 0)
+    return nodeError("an image of more than " + std::to_string(kMaxImportTable) +
+                     " pixels is not supported"),
+           failure();
   // The table grows as blocks times pixels: large images would take gigabytes.
-  constexpr int64_t kMaxTable = int64_t(1) << 24;
-  if (k * l > kMaxTable / pixels)
+  if (k * l > kMaxImportTable / pixels)
     return nodeError("its block-to-pixel table would hold " + std::to_string(k * l) + " x " +
                      std::to_string(pixels) + " entries, more than the " +
-                     std::to_string(kMaxTable) + " the importer builds"),
+                     std::to_string(kMaxImportTable) + " the importer builds"),
            failure();
   // table[(kk * L + ll) * pixels + pixel] = 1 where block pixel kk at position ll lands.
   SmallVector<float> table(k * l * pixels, 0.0f);
@@ -987,7 +996,11 @@ LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Valu
     for (int64_t i = 0; i < rank; ++i) {
       bool resized = policy != "stretch" && llvm::is_contained(axes, i);
       scale[i] = resized ? kept : scale[i];
-      outShape[i] = resized ? int64_t(kept * double(type.getDimSize(i)) + 0.5) : int64_t(s[i]);
+      double size = resized ? kept * double(type.getDimSize(i)) + 0.5 : s[i];
+      if (!(size >= 0 && size < double(kMaxImportTable)))
+        return nodeError("an output length of " + std::to_string(size) + " is not supported"),
+               failure();
+      outShape[i] = int64_t(size);
     }
   } else if (scales) {
     if (::failed(perAxis(*scales, scale, "scales")))

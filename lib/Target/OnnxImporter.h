@@ -28,6 +28,19 @@ namespace wg = wsc::wsgraph;
 
 /// The ranked tensor type of an imported value.
 inline RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+/// The product of `dims` (each >= 0), or -1 once it passes `limit`: sizes
+/// that attributes or constant inputs give must not overflow int64.
+inline int64_t boundedProduct(ArrayRef<int64_t> dims, int64_t limit) {
+  int64_t product = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || (d > 0 && product > limit / d))
+      return -1;
+    product *= d;
+  }
+  return product;
+}
+/// The most elements a table or sampled tensor built while importing holds.
+constexpr int64_t kMaxImportTable = int64_t(1) << 24;
 
 /// Builds ops in turn; after the first failure every later op is null.
 struct Composer {

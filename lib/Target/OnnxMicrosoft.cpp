@@ -120,6 +120,11 @@ LogicalResult Importer::convertMatMulNBits(const onnx::NodeProto &node, ArrayRef
            failure();
   if (at(4))
     return nodeError("g_idx (act order) is not supported"), failure();
+  // Dequantized at import: W [K, N] is a constant of the model's size.
+  if (boundedProduct({k, n}, int64_t(1) << 28) < 0 || block > (int64_t(1) << 20))
+    return nodeError("K x N = " + std::to_string(k) + " x " + std::to_string(n) +
+                     " is more than the importer dequantizes, or block_size past 2^20"),
+           failure();
   int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
   constexpr int64_t kMaxRead = int64_t(1) << 30;
   DenseElementsAttr b = at(1) ? wg::getConstantElements(in[1], kMaxRead) : DenseElementsAttr();

@@ -49,7 +49,11 @@ LogicalResult Importer::convertCenterCropPad(const onnx::NodeProto &node, ArrayR
   if (!findAttr(node, "axes"))
     for (int64_t i = 0; i < rank; ++i)
       axes.push_back(i);
-  if (shape->size() != axes.size() ||
+  SmallVector<int64_t> result(type.getShape());
+  for (auto [axis, target] : llvm::zip(axes, *shape))
+    if (axis >= 0 && axis < rank)
+      result[axis] = target;
+  if (shape->size() != axes.size() || boundedProduct(result, int64_t(1) << 42) < 0 ||
       llvm::any_of(axes, [&](int64_t a) { return a < 0 || a >= rank; }) ||
       llvm::any_of(*shape, [](int64_t n) { return n < 0; }))
     return nodeError("shape must give a length (>= 0) to each of the input's axes it names"),
@@ -231,6 +235,9 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
     }
     if (mode == "reflect" && (begin >= length || end >= length))
       return nodeError("reflect pads must be shorter than the axis"), failure();
+    if (mode == "wrap" && (begin || end) &&
+        (length == 0 || begin / length > 4096 || end / length > 4096))
+      return nodeError("wrap pads of more than 4096 times the axis are not supported"), failure();
     auto block = [&](int64_t count, bool atEnd) -> SmallVector<Value> {
       SmallVector<int64_t> shape(typeOf(y).getShape());
       shape[axis] = count;
@@ -240,13 +247,19 @@ LogicalResult Importer::convertPad(const onnx::NodeProto &node, ArrayRef<Value> 
       if (mode == "edge")
         return {c.op(wg::ExpandOp::getOperationName(),
                      {c.sliceAlong(y, axis, atEnd ? length - 1 : 0, 1)}, {}, blockType)};
-      SmallVector<Value> taken; // reflect: x[count], ..., x[1] before; x[n-2], ... after
-      for (int64_t i = 0; i < count; ++i) {
-        int64_t at = mode == "wrap" ? ((atEnd ? i : length - count + i) % length + length) % length
-                     : atEnd        ? length - 2 - i
-                                    : count - i;
-        taken.push_back(c.sliceAlong(y, axis, at, 1));
+      SmallVector<Value> taken;
+      if (mode == "wrap") { // runs of the axis from (-count mod length) before, from 0 after
+        for (int64_t at = atEnd ? 0 : (length - count % length) % length, left = count; left > 0;
+             at = 0) {
+          int64_t run = std::min(length - at, left);
+          taken.push_back(c.sliceAlong(y, axis, at, run));
+          left -= run;
+        }
+        return taken;
       }
+      // reflect: x[count], ..., x[1] before; x[n-2], ... after
+      for (int64_t i = 0; i < count; ++i)
+        taken.push_back(c.sliceAlong(y, axis, atEnd ? length - 2 - i : count - i, 1));
       return taken;
     };
     SmallVector<Value> parts;

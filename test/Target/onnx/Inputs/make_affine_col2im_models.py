@@ -8,8 +8,9 @@ usage: make_affine_col2im_models.py OUT_DIR
   with align_corners), grid3 (size [1, 1, 2, 3, 4]); image (cols summed into
   [2, 3, 5, 6] from 2 x 2 blocks, strides 2 and 1, dilations 1 and 2, pads
   1 0 0 1).
-- affine-bad.onnx: a 2-D theta with a 3-D size, and col2im-big.onnx, a
-  Col2Im whose table would be too large: refused.
+- affine-bad.onnx: a 2-D theta with a 3-D size, affine-huge.onnx, a size
+  whose points overflow int64, and col2im-big.onnx, a Col2Im whose table
+  would be too large: refused.
 """
 import os
 import sys
@@ -97,3 +98,12 @@ g = helper.make_graph([N("Col2Im", ["cols", "image_shape", "block_shape"], ["ima
                        for n, v in (("image_shape", [512, 512]), ("block_shape", [3, 3]))])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
           os.path.join(out, "col2im-big.onnx"))
+
+# affine-huge.onnx: a size whose grid points overflow int64 (a fuzzer's
+# finding); refused.
+g = helper.make_graph([N("AffineGrid", ["theta", "size"], ["grid"], name="huge")], "g",
+                      [info("theta", inputs["theta"])], [info("grid", want["grid"])],
+                      [numpy_helper.from_array(np.array([2, 1, 1 << 40, 1 << 40], np.int64),
+                                               "size")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
+          os.path.join(out, "affine-huge.onnx"))
