@@ -74,7 +74,7 @@ b4, s4, z4, w4 = nbits(4, 16, 24, True)
 qbias = rng.standard_normal(24).astype(np.float32)
 b8, s8, _, w8 = nbits(8, 32, 8, False)
 want = {
-    "fast": tanh_gelu(x + bias), "biasgelu": erf_gelu(x + r), "gelu": erf_gelu(x),
+    "fast": tanh_gelu(x + bias), "biasgelu": erf_gelu(x + bias), "gelu": erf_gelu(x),
     "quick": x / (1 + np.exp(-1.5 * x)),
     "skip": layer_norm(x + r + bias, 1e-12) * gamma + beta, "skip_sum": x + r + bias,
     "simple": rms_norm(x + r, 1e-6) * gamma, "rms": rms_norm(x, 1e-5) * gamma,
@@ -84,7 +84,7 @@ MS = "com.microsoft"
 N = helper.make_node
 nodes = [
     N("FastGelu", ["x", "bias"], ["fast"], domain=MS),
-    N("BiasGelu", ["x", "r"], ["biasgelu"], domain=MS),
+    N("BiasGelu", ["x", "bias"], ["biasgelu"], domain=MS),
     N("Gelu", ["x"], ["gelu"], domain=MS),
     N("QuickGelu", ["x"], ["quick"], domain=MS, alpha=1.5),
     N("SkipLayerNormalization", ["x", "r", "gamma", "beta", "bias"],
