@@ -205,7 +205,9 @@ const llvm::StringMap<OpSupport> &microsoftOps() {
       {"SkipLayerNormalization", {1, "epsilon"}},
       {"SkipSimplifiedLayerNormalization", {1, "epsilon"}},
       {"SimplifiedLayerNormalization", {1, "axis epsilon stash_type"}},
-      {"MatMulNBits", {1, "K N accuracy_level bits block_size"}}};
+      {"MatMulNBits", {1, "K N accuracy_level bits block_size"}},
+      {"RotaryEmbedding",
+       {1, "interleaved is_packed_batching num_heads rotary_embedding_dim scale"}}};
   return ops;
 }
 
@@ -251,7 +253,7 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Cases({"batch_dims", "batch_axis", "time_axis"}, A::INT)
       .Case("align_corners", A::INT)
       .Cases({"num_groups", "p", "block_size", "output_dtype", "precision"}, A::INT)
-      .Cases({"K", "N", "accuracy_level", "bits"}, A::INT)
+      .Cases({"K", "N", "accuracy_level", "bits", "is_packed_batching"}, A::INT)
       .Cases({"output_height", "output_width", "sampling_ratio", "offset_group"}, A::INT)
       .Case("spatial_scale", A::FLOAT)
       .Case("keep_aspect_ratio_policy", A::STRING)

@@ -389,6 +389,8 @@ private:
   LogicalResult convertMicrosoftOp(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);
   LogicalResult convertSkipNorm(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
+  LogicalResult convertMicrosoftRotary(const onnx::NodeProto &, ArrayRef<Value>,
+                                       SmallVectorImpl<Value> &);
   LogicalResult convertMatMulNBits(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).

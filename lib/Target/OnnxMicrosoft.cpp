@@ -16,14 +16,12 @@ using namespace wsc;
 using namespace wsc::onnx_import;
 
 bool wsc::onnx_import::isMicrosoftOp(StringRef domain, StringRef op) {
-  static const llvm::StringSet<> ops = {"FastGelu",
-                                        "BiasGelu",
-                                        "Gelu",
-                                        "QuickGelu",
-                                        "SkipLayerNormalization",
-                                        "SkipSimplifiedLayerNormalization",
-                                        "SimplifiedLayerNormalization",
-                                        "MatMulNBits"};
+  // clang-format off
+  static const llvm::StringSet<> ops = {
+      "FastGelu", "BiasGelu", "Gelu", "QuickGelu", "SkipLayerNormalization",
+      "SkipSimplifiedLayerNormalization", "SimplifiedLayerNormalization", "MatMulNBits",
+      "RotaryEmbedding"};
+  // clang-format on
   return domain == "com.microsoft" && ops.contains(op);
 }
 
@@ -54,6 +52,8 @@ LogicalResult Importer::convertMicrosoftOp(const onnx::NodeProto &node, ArrayRef
   }
   if (op == "MatMulNBits")
     return convertMatMulNBits(node, in, results);
+  if (op == "RotaryEmbedding")
+    return convertMicrosoftRotary(node, in, results);
   return convertSkipNorm(node, in, results);
 }
 
@@ -94,6 +94,28 @@ LogicalResult Importer::convertSkipNorm(const onnx::NodeProto &node, ArrayRef<Va
     return failure();
   results.append({y, Value(), Value(), sum}); // the mean and deviation are not made
   return success();
+}
+
+/// RotaryEmbedding of com.microsoft: (input, position_ids, cos_cache,
+/// sin_cache), the ONNX op's with its inputs in another order, and
+/// position_ids [B, S] or one offset [1] (positions offset .. offset + S - 1).
+LogicalResult Importer::convertMicrosoftRotary(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                               SmallVectorImpl<Value> &results) {
+  if (in.size() < 4 || !in[1] || !in[2] || !in[3])
+    return nodeError("expects input, position_ids, cos_cache and sin_cache"), failure();
+  if (floatAttr(node, "scale", 1.0f) != 1.0f || intAttr(node, "is_packed_batching", 0))
+    return nodeError("scale and is_packed_batching are not supported"), failure();
+  auto type = typeOf(in[0]);
+  Value ids = in[1];
+  if (typeOf(ids).getNumElements() == 1 && type.getRank() >= 3) {
+    Composer c = composer();
+    int64_t s = type.getDimSize(type.getRank() == 4 ? 2 : 1);
+    Type i64 = builder.getIntegerType(64);
+    ids = c.add(indexPositions({1, s}, 1, 1), c.reshape(castTo(c, ids, i64), {1, 1}));
+    if (!c.ok)
+      return failure();
+  }
+  return convertRotaryEmbedding(node, {in[0], in[2], in[3], ids}, results);
 }
 
 /// The unsigned `bits`-bit field `i` of `bytes`, fields packed from each

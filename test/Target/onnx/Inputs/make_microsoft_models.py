@@ -11,7 +11,9 @@ microsoft.onnx takes x [2, 3, 32] and r [2, 3, 32] (x.npy, r.npy) and gives
   rms (SimplifiedLayerNormalization in the default domain, as ONNX Runtime
   registers it);
 - q4 (MatMulNBits, 4 bits, blocks of 16 along K = 32, N = 24, packed zero
-  points and a bias) and q8 (8 bits, blocks of 32, no zero points: 128).
+  points and a bias) and q8 (8 bits, blocks of 32, no zero points: 128);
+- rot (RotaryEmbedding of x as 4 heads at position_ids [2, 3]) and
+  rot_offset (interleaved, at positions from one offset, 2).
 bad-nbits.onnx asks for 3 bits, refused.
 """
 import math
@@ -73,7 +75,24 @@ def nbits(bits, block, n, with_zeros):
 b4, s4, z4, w4 = nbits(4, 16, 24, True)
 qbias = rng.standard_normal(24).astype(np.float32)
 b8, s8, _, w8 = nbits(8, 32, 8, False)
+angles = np.arange(16)[:, None] * (1e4 ** (-np.arange(4) / 4))[None, :]
+cos_cache, sin_cache = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+pos = np.array([[0, 1, 2], [5, 6, 7]], np.int64)
+
+
+def rotary(v, positions, interleaved):
+    """v [B, S, 4 heads * 8]; positions [B, S]."""
+    heads = v.reshape(2, 3, 4, 8)
+    c, s_ = cos_cache[positions][:, :, None], sin_cache[positions][:, :, None]
+    if interleaved:
+        x1, x2 = heads[..., 0::2], heads[..., 1::2]
+        return np.stack([c * x1 - s_ * x2, s_ * x1 + c * x2], -1).reshape(v.shape)
+    x1, x2 = heads[..., :4], heads[..., 4:]
+    return np.concatenate([c * x1 - s_ * x2, s_ * x1 + c * x2], -1).reshape(v.shape)
+
+
 want = {
+    "rot": rotary(x, pos, False), "rot_offset": rotary(x, np.array([[2, 3, 4]] * 2), True),
     "fast": tanh_gelu(x + bias), "biasgelu": erf_gelu(x + bias), "gelu": erf_gelu(x),
     "quick": x / (1 + np.exp(-1.5 * x)),
     "skip": layer_norm(x + r + bias, 1e-12) * gamma + beta, "skip_sum": x + r + bias,
@@ -83,6 +102,9 @@ want = {
 MS = "com.microsoft"
 N = helper.make_node
 nodes = [
+    N("RotaryEmbedding", ["x", "pos", "cos_cache", "sin_cache"], ["rot"], domain=MS, num_heads=4),
+    N("RotaryEmbedding", ["x", "offset", "cos_cache", "sin_cache"], ["rot_offset"], domain=MS,
+      num_heads=4, interleaved=1),
     N("FastGelu", ["x", "bias"], ["fast"], domain=MS),
     N("BiasGelu", ["x", "bias"], ["biasgelu"], domain=MS),
     N("Gelu", ["x"], ["gelu"], domain=MS),
@@ -98,7 +120,8 @@ nodes = [
 ]
 inits = [numpy_helper.from_array(a, n) for n, a in (
     ("bias", bias), ("gamma", gamma), ("beta", beta), ("b4", b4), ("s4", s4), ("z4", z4),
-    ("qbias", qbias), ("b8", b8), ("s8", s8))]
+    ("qbias", qbias), ("b8", b8), ("s8", s8), ("pos", pos), ("offset", np.array([2], np.int64)),
+    ("cos_cache", cos_cache), ("sin_cache", sin_cache))]
 
 
 def info(name, a):
