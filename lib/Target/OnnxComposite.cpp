@@ -47,6 +47,8 @@ static Value roundHalfEven(Composer &c, Value x, function_ref<Value(double)> k,
 }
 
 Value Importer::roundHalfEven(Composer &c, Value x) {
+  if (!x) // an op before it failed
+    return c.ok = false, Value();
   Type element = typeOf(x).getElementType();
   return ::roundHalfEven(
       c, x, [&](double v) { return scalarConstant(element, v); },
@@ -57,6 +59,8 @@ Value Importer::roundHalfEven(Composer &c, Value x) {
 /// past tan(pi/8) as pi/4 + atan((t - 1) / (t + 1)); then its Taylor series
 /// on |u| <= tan(pi/8) (the first term left out is u^17 / 17 < 2e-8).
 Value Importer::arcTangent(Composer &c, Value x) {
+  if (!x)
+    return c.ok = false, Value();
   Type element = typeOf(x).getElementType();
   auto k = [&](double v) { return scalarConstant(element, v); };
   Value a = c.abs(x);

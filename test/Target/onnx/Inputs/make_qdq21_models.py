@@ -53,3 +53,11 @@ np.save(os.path.join(out, "x.npy"), x)
 np.save(os.path.join(out, "q.npy"), q)
 for n, a in want.items():
     np.save(os.path.join(out, "want_" + n + ".npy"), a)
+
+# bad-scale.onnx: a 1-D scale of 8 along an axis of 6, refused (the
+# composed ops failed, and what was built on them dereferenced nothing).
+g = helper.make_graph([N("QuantizeLinear", ["x", "eight"], ["y"], axis=1, name="eight")], "g",
+                      [info("x", x)], [info("y", want["blocked"])],
+                      [numpy_helper.from_array(np.ones(8, np.float32), "eight")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]),
+          os.path.join(out, "bad-scale.onnx"))
