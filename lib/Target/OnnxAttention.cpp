@@ -40,13 +40,15 @@ LogicalResult Importer::convertAttentionOp(const onnx::NodeProto &node, ArrayRef
 }
 
 /// [B, T, H * D] as [B, H, T, D].
-static Value splitHeads(Composer &c, Value x, int64_t heads) {
+Value wsc::onnx_import::splitHeads(Composer &c, Value x, int64_t heads) {
+  if (!x)
+    return c.ok = false, Value();
   ArrayRef<int64_t> s = cast<ShapedType>(x.getType()).getShape();
   return c.transpose(c.reshape(x, {s[0], s[1], heads, s[2] / heads}), {0, 2, 1, 3});
 }
 
 /// [B, H, T, D] as [B, T, H * D].
-static Value mergeHeads(Composer &c, Value x) {
+Value wsc::onnx_import::mergeHeads(Composer &c, Value x) {
   if (!x)
     return Value();
   ArrayRef<int64_t> s = cast<ShapedType>(x.getType()).getShape();

@@ -207,7 +207,9 @@ const llvm::StringMap<OpSupport> &microsoftOps() {
       {"SimplifiedLayerNormalization", {1, "axis epsilon stash_type"}},
       {"MatMulNBits", {1, "K N accuracy_level bits block_size"}},
       {"RotaryEmbedding",
-       {1, "interleaved is_packed_batching num_heads rotary_embedding_dim scale"}}};
+       {1, "interleaved is_packed_batching num_heads rotary_embedding_dim scale"}},
+      {"Attention", {1, "do_rotary mask_filter_value num_heads past_present_share_buffer "
+                        "qkv_hidden_sizes rotary_embedding_dim scale unidirectional"}}};
   return ops;
 }
 
@@ -254,6 +256,9 @@ onnx::AttributeProto::AttributeType attributeType(StringRef op, StringRef name) 
       .Case("align_corners", A::INT)
       .Cases({"num_groups", "p", "block_size", "output_dtype", "precision"}, A::INT)
       .Cases({"K", "N", "accuracy_level", "bits", "is_packed_batching"}, A::INT)
+      .Cases({"do_rotary", "past_present_share_buffer", "unidirectional"}, A::INT)
+      .Case("mask_filter_value", A::FLOAT)
+      .Case("qkv_hidden_sizes", A::INTS)
       .Cases({"output_height", "output_width", "sampling_ratio", "offset_group"}, A::INT)
       .Case("spatial_scale", A::FLOAT)
       .Case("keep_aspect_ratio_policy", A::STRING)

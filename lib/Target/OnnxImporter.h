@@ -176,6 +176,9 @@ bool isScatterOp(StringRef op);
 bool isGridSampleOp(StringRef op);
 struct RecurrentActivation;
 struct RecurrentDirection;
+/// [B, T, H * D] as [B, H, T, D], and back (OnnxAttention.cpp).
+Value splitHeads(Composer &c, Value x, int64_t heads);
+Value mergeHeads(Composer &c, Value x);
 /// Whether ONNX op `op` is Attention, RotaryEmbedding or TensorScatter
 /// (OnnxAttention.cpp).
 bool isAttentionOp(StringRef op);
@@ -391,6 +394,9 @@ private:
   LogicalResult convertSkipNorm(const onnx::NodeProto &, ArrayRef<Value>, SmallVectorImpl<Value> &);
   LogicalResult convertMicrosoftRotary(const onnx::NodeProto &, ArrayRef<Value>,
                                        SmallVectorImpl<Value> &);
+  LogicalResult convertMicrosoftAttention(const onnx::NodeProto &, ArrayRef<Value>,
+                                          SmallVectorImpl<Value> &);
+  FailureOr<Value> maskIndexBias(Composer &c, Value mask, RankedTensorType scores, double filter);
   LogicalResult convertMatMulNBits(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).

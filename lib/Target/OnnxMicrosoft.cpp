@@ -20,7 +20,7 @@ bool wsc::onnx_import::isMicrosoftOp(StringRef domain, StringRef op) {
   static const llvm::StringSet<> ops = {
       "FastGelu", "BiasGelu", "Gelu", "QuickGelu", "SkipLayerNormalization",
       "SkipSimplifiedLayerNormalization", "SimplifiedLayerNormalization", "MatMulNBits",
-      "RotaryEmbedding"};
+      "RotaryEmbedding", "Attention"};
   // clang-format on
   return domain == "com.microsoft" && ops.contains(op);
 }
@@ -54,6 +54,8 @@ LogicalResult Importer::convertMicrosoftOp(const onnx::NodeProto &node, ArrayRef
     return convertMatMulNBits(node, in, results);
   if (op == "RotaryEmbedding")
     return convertMicrosoftRotary(node, in, results);
+  if (op == "Attention")
+    return convertMicrosoftAttention(node, in, results);
   return convertSkipNorm(node, in, results);
 }
 
@@ -116,6 +118,105 @@ LogicalResult Importer::convertMicrosoftRotary(const onnx::NodeProto &node, Arra
       return failure();
   }
   return convertRotaryEmbedding(node, {in[0], in[2], in[3], ids}, results);
+}
+
+/// The score bias of Attention's mask_index for scores [B, N, S, T]: 0 where
+/// a key is kept, mask_filter_value where it is not: key lengths [B], a raw
+/// 0/1 mask [B, T] or one per query [B, S, T].
+FailureOr<Value> Importer::maskIndexBias(Composer &c, Value mask, RankedTensorType scores,
+                                         double filter) {
+  ArrayRef<int64_t> ss = scores.getShape();
+  auto mt = typeOf(mask);
+  Type element = scores.getElementType(), i64 = builder.getIntegerType(64);
+  Value kept;
+  if (mt.getRank() == 1 && mt.getDimSize(0) == ss[0])
+    kept = c.less(indexPositions({1, 1, 1, ss[3]}, 3, 1),
+                  c.reshape(castTo(c, mask, i64), {ss[0], 1, 1, 1}));
+  else if ((mt.getRank() == 2 && mt.getDimSize(0) == ss[0] && mt.getDimSize(1) == ss[3]) ||
+           (mt.getRank() == 3 && mt.getDimSize(0) == ss[0] && mt.getDimSize(1) == ss[2] &&
+            mt.getDimSize(2) == ss[3]))
+    kept =
+        c.greater(c.reshape(castTo(c, mask, i64), {ss[0], 1, mt.getRank() == 3 ? ss[2] : 1, ss[3]}),
+                  scalarConstant(i64, 0));
+  else
+    return nodeError("mask_index must be key lengths [B], or a raw mask [B, total] or [B, S, "
+                     "total]"),
+           failure();
+  return c.where(kept, scalarConstant(element, 0), scalarConstant(element, filter));
+}
+
+/// Attention of com.microsoft (ONNX Runtime's fused GPT-2 attention): q, k
+/// and v from one product of input [B, S, hidden] with weights (and bias),
+/// keys and values after the cache `past` [2, B, N, P, H], scores scaled,
+/// masked by mask_index (mask_filter_value) and attention_bias, and with
+/// unidirectional the future keys left out; outputs
+/// [B, S, v_hidden] and present [2, B, N, P + S, H].
+LogicalResult Importer::convertMicrosoftAttention(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                                  SmallVectorImpl<Value> &results) {
+  auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
+  int64_t heads = intAttr(node, "num_heads", 0);
+  if (!at(1) || heads <= 0 || typeOf(in[0]).getRank() != 3 || typeOf(in[1]).getRank() != 2)
+    return nodeError("expects input [B, S, hidden], weights and num_heads"), failure();
+  if (intAttr(node, "do_rotary", 0) || intAttr(node, "past_present_share_buffer", 0) || at(6))
+    return nodeError("do_rotary and a shared past/present buffer are not supported"), failure();
+  int64_t width = typeOf(in[1]).getDimSize(1);
+  SmallVector<int64_t> sizes =
+      intsAttr(node, "qkv_hidden_sizes").value_or(SmallVector<int64_t>(3, width / 3));
+  if (sizes.size() != 3 || sizes[0] != sizes[1] || sizes[0] + sizes[1] + sizes[2] != width ||
+      llvm::any_of(sizes, [&](int64_t s) { return s <= 0 || s % heads; }))
+    return nodeError("weights' " + std::to_string(width) +
+                     " columns do not split into q, k and v of num_heads heads each"),
+           failure();
+  Composer c = composer();
+  Value qkv = c.op(wg::MatmulOp::getOperationName(), {in[0], in[1]});
+  if (Value bias = at(2))
+    qkv = c.add(qkv, bias);
+  Value q = splitHeads(c, c.sliceAlong(qkv, 2, 0, sizes[0]), heads);
+  Value k = splitHeads(c, c.sliceAlong(qkv, 2, sizes[0], sizes[1]), heads);
+  Value v = splitHeads(c, c.sliceAlong(qkv, 2, sizes[0] + sizes[1], sizes[2]), heads);
+  int64_t past = 0;
+  if (Value cache = at(4)) {
+    auto pt = typeOf(cache);
+    if (pt.getRank() != 5 || pt.getDimSize(0) != 2 || !k ||
+        pt.getDimSize(4) != typeOf(k).getDimSize(3))
+      return nodeError("past must be [2, B, N, P, H]"), failure();
+    past = pt.getDimSize(3);
+    SmallVector<int64_t> half(pt.getShape().drop_front());
+    k = c.concat({c.reshape(c.sliceAlong(cache, 0, 0, 1), half), k}, 2);
+    v = c.concat({c.reshape(c.sliceAlong(cache, 0, 1, 1), half), v}, 2);
+  }
+  if (!c.ok)
+    return failure();
+  Type element = typeOf(q).getElementType();
+  double filter = floatAttr(node, "mask_filter_value", -10000.0f);
+  auto *scaleAttr = findAttr(node, "scale");
+  double scale = scaleAttr ? scaleAttr->f() : 1.0 / std::sqrt(double(typeOf(q).getDimSize(3)));
+  Value scores = c.mul(c.op(wg::MatmulOp::getOperationName(), {q, c.transpose(k, {0, 1, 3, 2})}),
+                       scalarConstant(element, scale));
+  if (!scores)
+    return failure();
+  if (Value mask = at(3)) {
+    auto bias = maskIndexBias(c, mask, typeOf(scores), filter);
+    if (::failed(bias))
+      return failure();
+    scores = c.add(scores, *bias);
+  }
+  if (Value bias = at(5))
+    scores = c.add(scores, bias);
+  if (intAttr(node, "unidirectional", 0)) {
+    int64_t t = typeOf(q).getDimSize(2), s = past + t;
+    Value future = c.greater(indexPositions({1, 1, 1, s}, 3, 1),
+                             c.add(indexPositions({1, 1, t, 1}, 2, 1),
+                                   scalarConstant(builder.getIntegerType(64), double(past))));
+    // Left out (-inf), not mask_filter_value: the same weights wherever a
+    // query sees a key, and the form the fusion pass takes to the kernel.
+    scores = c.where(future, scalarConstant(element, -INFINITY), scores);
+  }
+  Value probs = c.op(wg::SoftmaxOp::getOperationName(), {scores},
+                     {attr("axis", builder.getI64IntegerAttr(-1))}, scores.getType());
+  Value y = mergeHeads(c, c.op(wg::MatmulOp::getOperationName(), {probs, v}));
+  Value present = c.concat({c.unsqueeze(k, {0}), c.unsqueeze(v, {0})}, 0);
+  return c.finish(results, {y, present});
 }
 
 /// The unsigned `bits`-bit field `i` of `bytes`, fields packed from each

@@ -13,7 +13,11 @@ microsoft.onnx takes x [2, 3, 32] and r [2, 3, 32] (x.npy, r.npy) and gives
 - q4 (MatMulNBits, 4 bits, blocks of 16 along K = 32, N = 24, packed zero
   points and a bias) and q8 (8 bits, blocks of 32, no zero points: 128);
 - rot (RotaryEmbedding of x as 4 heads at position_ids [2, 3]) and
-  rot_offset (interleaved, at positions from one offset, 2).
+  rot_offset (interleaved, at positions from one offset, 2);
+- att and present (Attention, GPT-2's fused form: x's first 3 positions,
+  4 heads of 8, a cache of 4 positions, a raw mask over the 7 keys,
+  unidirectional) and att0 (the same without cache or mask, the form the
+  fusion pass takes to the attention kernel).
 bad-nbits.onnx asks for 3 bits, refused.
 """
 import math
@@ -91,7 +95,37 @@ def rotary(v, positions, interleaved):
     return np.concatenate([c * x1 - s_ * x2, s_ * x1 + c * x2], -1).reshape(v.shape)
 
 
+# Attention: GPT-2's fused form, 4 heads of 8, a cache of 4 positions, a raw
+# mask over the 7 keys, unidirectional.
+wqkv = (rng.standard_normal((32, 96)) * 0.2).astype(np.float32)
+bqkv = rng.standard_normal(96).astype(np.float32)
+past = rng.standard_normal((2, 2, 4, 4, 8)).astype(np.float32)
+raw = np.ones((2, 7), np.int32)
+raw[1, :2] = 0  # the second sequence's first keys are padding
+
+
+def ms_attention(v, mask, cache, filter_value=-10000.0):
+    qkv = v @ wqkv + bqkv
+    heads = [qkv[..., i * 32:(i + 1) * 32].reshape(2, 3, 4, 8).transpose(0, 2, 1, 3)
+             for i in range(3)]
+    q, k, vv = heads
+    p = 0 if cache is None else cache.shape[3]
+    if cache is not None:
+        k = np.concatenate([cache[0], k], 2)
+        vv = np.concatenate([cache[1], vv], 2)
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(8)
+    if mask is not None:
+        scores = scores + np.where(mask > 0, 0.0, filter_value)[:, None, None, :]
+    future = np.arange(3 + p)[None, :] > np.arange(3)[:, None] + p
+    scores = np.where(future, filter_value, scores)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    y = (e / e.sum(-1, keepdims=True)) @ vv
+    return y.transpose(0, 2, 1, 3).reshape(2, 3, 32), np.stack([k, vv])
+
+
+att, present = ms_attention(x[:, :3], raw, past)
 want = {
+    "att": att, "present": present, "att0": ms_attention(x[:, :3], None, None)[0],
     "rot": rotary(x, pos, False), "rot_offset": rotary(x, np.array([[2, 3, 4]] * 2), True),
     "fast": tanh_gelu(x + bias), "biasgelu": erf_gelu(x + bias), "gelu": erf_gelu(x),
     "quick": x / (1 + np.exp(-1.5 * x)),
@@ -102,6 +136,10 @@ want = {
 MS = "com.microsoft"
 N = helper.make_node
 nodes = [
+    N("Slice", ["x", "start", "three", "axis1"], ["x3"]),
+    N("Attention", ["x3", "wqkv", "bqkv", "raw", "past"], ["att", "present"], domain=MS,
+      num_heads=4, unidirectional=1),
+    N("Attention", ["x3", "wqkv", "bqkv"], ["att0"], domain=MS, num_heads=4, unidirectional=1),
     N("RotaryEmbedding", ["x", "pos", "cos_cache", "sin_cache"], ["rot"], domain=MS, num_heads=4),
     N("RotaryEmbedding", ["x", "offset", "cos_cache", "sin_cache"], ["rot_offset"], domain=MS,
       num_heads=4, interleaved=1),
@@ -121,7 +159,9 @@ nodes = [
 inits = [numpy_helper.from_array(a, n) for n, a in (
     ("bias", bias), ("gamma", gamma), ("beta", beta), ("b4", b4), ("s4", s4), ("z4", z4),
     ("qbias", qbias), ("b8", b8), ("s8", s8), ("pos", pos), ("offset", np.array([2], np.int64)),
-    ("cos_cache", cos_cache), ("sin_cache", sin_cache))]
+    ("cos_cache", cos_cache), ("sin_cache", sin_cache), ("wqkv", wqkv), ("bqkv", bqkv),
+    ("past", past), ("raw", raw), ("start", np.array([0], np.int64)),
+    ("three", np.array([3], np.int64)), ("axis1", np.array([1], np.int64)))]
 
 
 def info(name, a):
