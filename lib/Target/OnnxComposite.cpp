@@ -94,6 +94,12 @@ LogicalResult Importer::convertQuantize(const onnx::NodeProto &node, ArrayRef<Va
                    : quantize ? Type(builder.getIntegerType(8, false))
                               : type.getElementType();
   int64_t a = axis < 0 ? axis + rank : axis, block = intAttr(node, "block_size", 0);
+  // The axis matters for a scale of more than one element (or blocks).
+  bool perAxis = typeOf(scale).getNumElements() != 1 || block > 0;
+  if (perAxis && (a < 0 || a >= rank))
+    return nodeError("axis " + std::to_string(axis) + " is outside the input's " +
+                     std::to_string(rank) + " dimensions"),
+           failure();
   if (const onnx::AttributeProto *out = findAttr(node, "output_dtype");
       out && out->i() && quantize && !zero) {
     auto t = elementType(int32_t(out->i()), currentNode + ": output_dtype");

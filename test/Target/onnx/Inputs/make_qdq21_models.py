@@ -61,3 +61,12 @@ g = helper.make_graph([N("QuantizeLinear", ["x", "eight"], ["y"], axis=1, name="
                       [numpy_helper.from_array(np.ones(8, np.float32), "eight")])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]),
           os.path.join(out, "bad-scale.onnx"))
+
+# bad-axis.onnx: blocks along axis 65 of a 2-D input, refused (it read past
+# the shape's end).
+g = helper.make_graph([N("QuantizeLinear", ["x", "scale", "zero"], ["y"], axis=65, block_size=4,
+                         name="far")], "g", [info("x", x)], [info("y", want["blocked"])],
+                      [numpy_helper.from_array(scale, "scale"),
+                       numpy_helper.from_array(zero, "zero")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]),
+          os.path.join(out, "bad-axis.onnx"))
