@@ -1005,8 +1005,13 @@ LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Valu
   } else if (scales) {
     if (::failed(perAxis(*scales, scale, "scales")))
       return failure();
-    for (int64_t i = 0; i < rank; ++i)
-      outShape[i] = int64_t(std::floor(double(type.getDimSize(i)) * scale[i]));
+    for (int64_t i = 0; i < rank; ++i) {
+      double size = std::floor(double(type.getDimSize(i)) * scale[i]);
+      if (!(size >= 0 && size < double(kMaxImportTable)))
+        return nodeError("an output length of " + std::to_string(size) + " is not supported"),
+               failure();
+      outShape[i] = int64_t(size);
+    }
   } else {
     return nodeError("needs scales or sizes"), failure();
   }

@@ -10,7 +10,8 @@ resize19.onnx resizes x [1, 1, 4, 8] (x.npy) to (want_NAME.npy):
 - last: scales [2] of axis 3 only, linear, asymmetric;
 - symmetric: scales [2, 2] of axes 2 and 3, linear, half_pixel_symmetric
   (which at a whole scale is half_pixel);
-and antialias.onnx asks for antialias, refused.
+and antialias.onnx asks for antialias, huge-scale.onnx a scale of 1e30:
+refused.
 """
 import os
 import sys
@@ -62,3 +63,9 @@ save("antialias.onnx", [N("Resize", ["x", "", "s_two"], ["symmetric"], axes=[2, 
                           mode="linear", antialias=1, name="smooth")], ["symmetric"])
 for n, a in want.items():
     np.save(os.path.join(out, "want_" + n + ".npy"), a)
+
+# huge-scale.onnx: a scale of 1e30, whose output length overflowed int64 (a
+# fuzzer's finding); refused.
+consts["s_huge"] = np.array([1, 1, 1e30, 1], np.float32)
+want["huge"] = x
+save("huge-scale.onnx", [N("Resize", ["x", "", "s_huge"], ["huge"], name="huge")], ["huge"])
