@@ -158,6 +158,8 @@ LogicalResult Importer::convertAttention(const onnx::NodeProto &node, ArrayRef<V
   auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
   if (!at(0) || !at(1) || !at(2))
     return nodeError("expects Q, K and V"), failure();
+  if (!staticInputs(in))
+    return failure();
   Composer c = composer();
   int64_t rank = typeOf(in[0]).getRank();
   if ((rank != 3 && rank != 4) || typeOf(in[1]).getRank() != rank ||
@@ -272,6 +274,8 @@ LogicalResult Importer::convertRotaryEmbedding(const onnx::NodeProto &node, Arra
                                                SmallVectorImpl<Value> &results) {
   if (in.size() < 3 || !in[0] || !in[1] || !in[2])
     return nodeError("expects X, cos_cache and sin_cache"), failure();
+  if (!staticInputs(in))
+    return failure();
   Composer c = composer();
   auto type = typeOf(in[0]);
   int64_t heads = intAttr(node, "num_heads", 0);

@@ -129,6 +129,8 @@ LogicalResult Importer::convertAffineGrid(const onnx::NodeProto &node, ArrayRef<
                                      : FailureOr<SmallVector<int64_t>>(failure());
   if (::failed(size))
     return nodeError("size is not a compile-time constant (bind it with --bind)"), failure();
+  if (!staticInputs(in[0]))
+    return failure();
   auto theta = typeOf(in[0]);
   int64_t dims = int64_t(size->size()) - 2;
   if ((dims != 2 && dims != 3) || theta.getRank() != 3 || theta.getDimSize(0) != (*size)[0] ||
@@ -203,6 +205,8 @@ LogicalResult Importer::convertRoiAlign(const onnx::NodeProto &node, ArrayRef<Va
   Composer c = composer();
   if (in.size() < 3 || !in[2])
     return nodeError("expects X, rois and batch_indices"), failure();
+  if (!staticInputs(in))
+    return failure();
   auto type = typeOf(in[0]), roiType = typeOf(in[1]);
   int64_t rois = roiType.getRank() == 2 ? roiType.getDimSize(0) : -1;
   if (!type.hasStaticShape() || type.getRank() != 4 || !isa<FloatType>(type.getElementType()) ||
@@ -295,6 +299,8 @@ LogicalResult Importer::convertDeformConv(const onnx::NodeProto &node, ArrayRef<
   auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
   if (!at(1) || !at(2))
     return nodeError("expects X, W and offset"), failure();
+  if (!staticInputs(in))
+    return failure();
   auto xt = typeOf(in[0]), wt = typeOf(in[1]), ot = typeOf(in[2]);
   if (!xt.hasStaticShape() || xt.getRank() != 4 || wt.getRank() != 4 || ot.getRank() != 4 ||
       !isa<FloatType>(xt.getElementType()))

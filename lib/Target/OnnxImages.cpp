@@ -260,6 +260,8 @@ LogicalResult Importer::convertCol2Im(const onnx::NodeProto &node, ArrayRef<Valu
   Composer c = composer();
   if (in.size() < 3 || !in[1] || !in[2])
     return nodeError("expects input, image_shape and block_shape"), failure();
+  if (!staticInputs(in[0]))
+    return failure();
   auto image = constInts(in[1], "image_shape");
   auto block = ::failed(image) ? image : constInts(in[2], "block_shape");
   if (::failed(block))

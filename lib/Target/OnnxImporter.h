@@ -293,6 +293,14 @@ private:
   /// sums.
   LogicalResult convertEinsum(const onnx::NodeProto &, ArrayRef<Value>,
                               SmallVectorImpl<Value> &);
+  /// Whether every given value (null ones aside) has a static shape; else an
+  /// error naming the node.
+  bool staticInputs(ArrayRef<Value> values) {
+    if (llvm::all_of(values, [](Value v) { return !v || typeOf(v).hasStaticShape(); }))
+      return true;
+    nodeError("an input's shape is not static; bind it with --input-shape");
+    return false;
+  }
   /// A Composer building through build().
   Composer composer() {
     return Composer{[this](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs,

@@ -31,6 +31,8 @@ LogicalResult Importer::convertMicrosoftOp(const onnx::NodeProto &node, ArrayRef
   auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
   if (!at(0))
     return nodeError("expects an input"), failure();
+  if (!staticInputs(in))
+    return failure();
   Composer c = composer();
   Value x = in[0];
   auto gelu = [&](Value v, StringRef approximate) {

@@ -15,7 +15,8 @@ usage: make_attention_models.py OUT_DIR
 - rotary.onnx: RotaryEmbedding of x [1, 2, 5, 8] at position_ids [1, 5]
   from caches [16, 4] (halves), and of a 3-D xi [2, 5, 12] with 2 heads,
   rotating 4 of 6 dimensions interleaved, caches [2, 5, 2] given per position.
-- bad-mode.onnx, no-heads.onnx, heads.onnx, rotary-odd.onnx: refused.
+- bad-mode.onnx, no-heads.onnx, heads.onnx, rotary-odd.onnx, dynamic.onnx
+  (an unbound batch): refused.
 - opset24.onnx: a static KV cache's decoding step: TensorScatter writes k
   and v [2, 2, 2, 8] into caches [2, 2, 6, 8] at positions pos [2] (linear),
   then causal Attention reads them with nonpad_kv_seqlen = pos + 2 (want_
@@ -246,3 +247,12 @@ for n, a in ins.items():
     save(n, a)
 for n, a in outs.items():
     save("want_" + n, a)
+
+# dynamic.onnx: Attention of inputs with an unbound batch, refused until bound
+# (its heads' sizes multiplied the dynamic marker).
+q = helper.make_tensor_value_info("q", TensorProto.FLOAT, ["batch", 2, 4, 8])
+g = helper.make_graph([helper.make_node("Attention", ["q", "q", "q"], ["y"], name="unbound")],
+                      "g", [q], [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                               ["batch", 2, 4, 8])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)]),
+          os.path.join(out, "dynamic.onnx"))
