@@ -22,10 +22,8 @@
 namespace {
 
 struct State {
-  mlir::MLIRContext context;
   std::string folder, path;
   State() {
-    context.loadDialect<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect>();
     char dir[] = "/tmp/wsc-fuzz-onnx.XXXXXX";
     if (!mkdtemp(dir))
       abort();
@@ -50,11 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FILE *f = fopen(state->path.c_str(), "wb");
   if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
     abort();
+  // A context per input, as wsc-translate has one per run: the constants
+  // one input interns must not pile up into the next inputs' memory.
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::func::FuncDialect, wsc::wsgraph::WsgraphDialect>();
   // Errors are expected; their text is not what is fuzzed.
-  mlir::ScopedDiagnosticHandler quiet(&state->context,
-                                      [](mlir::Diagnostic &) { return mlir::success(); });
+  mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) { return mlir::success(); });
   wsc::OnnxImportOptions options;
-  mlir::OwningOpRef<mlir::ModuleOp> module = wsc::importOnnx(state->path, &state->context, options);
+  mlir::OwningOpRef<mlir::ModuleOp> module = wsc::importOnnx(state->path, &context, options);
   if (module && mlir::failed(mlir::verify(*module)))
     __builtin_trap(); // the importer's module must verify
   return 0;

@@ -209,7 +209,8 @@ const llvm::StringMap<OpSupport> &microsoftOps() {
       {"RotaryEmbedding",
        {1, "interleaved is_packed_batching num_heads rotary_embedding_dim scale"}},
       {"Attention", {1, "do_rotary mask_filter_value num_heads past_present_share_buffer "
-                        "qkv_hidden_sizes rotary_embedding_dim scale unidirectional"}}};
+                        "qkv_hidden_sizes rotary_embedding_dim scale unidirectional"}},
+      {"MultiHeadAttention", {1, "mask_filter_value num_heads scale unidirectional"}}};
   return ops;
 }
 

@@ -405,6 +405,10 @@ private:
   LogicalResult convertMicrosoftAttention(const onnx::NodeProto &, ArrayRef<Value>,
                                           SmallVectorImpl<Value> &);
   FailureOr<Value> maskIndexBias(Composer &c, Value mask, RankedTensorType scores, double filter);
+  FailureOr<Value> attendHeads(Composer &c, const onnx::NodeProto &node, Value q, Value k, Value v,
+                               Value mask, Value bias, int64_t past);
+  LogicalResult convertMultiHeadAttention(const onnx::NodeProto &, ArrayRef<Value>,
+                                          SmallVectorImpl<Value> &);
   LogicalResult convertMatMulNBits(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).

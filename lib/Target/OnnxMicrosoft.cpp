@@ -20,7 +20,7 @@ bool wsc::onnx_import::isMicrosoftOp(StringRef domain, StringRef op) {
   static const llvm::StringSet<> ops = {
       "FastGelu", "BiasGelu", "Gelu", "QuickGelu", "SkipLayerNormalization",
       "SkipSimplifiedLayerNormalization", "SimplifiedLayerNormalization", "MatMulNBits",
-      "RotaryEmbedding", "Attention"};
+      "RotaryEmbedding", "Attention", "MultiHeadAttention"};
   // clang-format on
   return domain == "com.microsoft" && ops.contains(op);
 }
@@ -58,6 +58,8 @@ LogicalResult Importer::convertMicrosoftOp(const onnx::NodeProto &node, ArrayRef
     return convertMicrosoftRotary(node, in, results);
   if (op == "Attention")
     return convertMicrosoftAttention(node, in, results);
+  if (op == "MultiHeadAttention")
+    return convertMultiHeadAttention(node, in, results);
   return convertSkipNorm(node, in, results);
 }
 
@@ -149,9 +151,8 @@ FailureOr<Value> Importer::maskIndexBias(Composer &c, Value mask, RankedTensorTy
 
 /// Attention of com.microsoft (ONNX Runtime's fused GPT-2 attention): q, k
 /// and v from one product of input [B, S, hidden] with weights (and bias),
-/// keys and values after the cache `past` [2, B, N, P, H], scores scaled,
-/// masked by mask_index (mask_filter_value) and attention_bias, and with
-/// unidirectional the future keys left out; outputs
+/// keys and values after the cache `past` [2, B, N, P, H], then
+/// attendHeads; outputs
 /// [B, S, v_hidden] and present [2, B, N, P + S, H].
 LogicalResult Importer::convertMicrosoftAttention(const onnx::NodeProto &node, ArrayRef<Value> in,
                                                   SmallVectorImpl<Value> &results) {
@@ -187,7 +188,22 @@ LogicalResult Importer::convertMicrosoftAttention(const onnx::NodeProto &node, A
     k = c.concat({c.reshape(c.sliceAlong(cache, 0, 0, 1), half), k}, 2);
     v = c.concat({c.reshape(c.sliceAlong(cache, 0, 1, 1), half), v}, 2);
   }
-  if (!c.ok)
+  auto y = attendHeads(c, node, q, k, v, at(3), at(5), past);
+  if (::failed(y))
+    return failure();
+  Value present = c.concat({c.unsqueeze(k, {0}), c.unsqueeze(v, {0})}, 0);
+  return c.finish(results, {mergeHeads(c, *y), present});
+}
+
+/// The heads' attention of com.microsoft's Attention and MultiHeadAttention:
+/// scores of q [B, N, S, H] and k [B, N, P + S, H] scaled, masked by `mask`
+/// (mask_index or key_padding_mask, with mask_filter_value) and `bias`, with
+/// unidirectional the future keys left out (-inf, not mask_filter_value: the
+/// same weights wherever a query sees a key, and the form the fusion pass
+/// takes to the kernel); then the softmax's product with v, [B, N, S, Hv].
+FailureOr<Value> Importer::attendHeads(Composer &c, const onnx::NodeProto &node, Value q, Value k,
+                                       Value v, Value mask, Value bias, int64_t past) {
+  if (!c.ok || !q || !k || !v)
     return failure();
   Type element = typeOf(q).getElementType();
   double filter = floatAttr(node, "mask_filter_value", -10000.0f);
@@ -197,28 +213,69 @@ LogicalResult Importer::convertMicrosoftAttention(const onnx::NodeProto &node, A
                        scalarConstant(element, scale));
   if (!scores)
     return failure();
-  if (Value mask = at(3)) {
-    auto bias = maskIndexBias(c, mask, typeOf(scores), filter);
-    if (::failed(bias))
+  if (mask) {
+    auto maskBias = maskIndexBias(c, mask, typeOf(scores), filter);
+    if (::failed(maskBias))
       return failure();
-    scores = c.add(scores, *bias);
+    scores = c.add(scores, *maskBias);
   }
-  if (Value bias = at(5))
+  if (bias)
     scores = c.add(scores, bias);
   if (intAttr(node, "unidirectional", 0)) {
     int64_t t = typeOf(q).getDimSize(2), s = past + t;
     Value future = c.greater(indexPositions({1, 1, 1, s}, 3, 1),
                              c.add(indexPositions({1, 1, t, 1}, 2, 1),
                                    scalarConstant(builder.getIntegerType(64), double(past))));
-    // Left out (-inf), not mask_filter_value: the same weights wherever a
-    // query sees a key, and the form the fusion pass takes to the kernel.
     scores = c.where(future, scalarConstant(element, -INFINITY), scores);
   }
+  if (!scores)
+    return failure();
   Value probs = c.op(wg::SoftmaxOp::getOperationName(), {scores},
                      {attr("axis", builder.getI64IntegerAttr(-1))}, scores.getType());
-  Value y = mergeHeads(c, c.op(wg::MatmulOp::getOperationName(), {probs, v}));
-  Value present = c.concat({c.unsqueeze(k, {0}), c.unsqueeze(v, {0})}, 0);
-  return c.finish(results, {y, present});
+  Value y = c.op(wg::MatmulOp::getOperationName(), {probs, v});
+  if (!y)
+    return failure();
+  return y;
+}
+
+/// MultiHeadAttention of com.microsoft: query [B, S, D], key [B, L, D] and
+/// value [B, L, Dv] (3-D), an optional bias [D + D + Dv] added to them,
+/// key_padding_mask (as Attention's mask_index), attention_bias, and a
+/// cache past_key/past_value [B, N, P, H]; outputs [B, S, Dv],
+/// present_key and present_value.
+LogicalResult Importer::convertMultiHeadAttention(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                                  SmallVectorImpl<Value> &results) {
+  auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
+  int64_t heads = intAttr(node, "num_heads", 0);
+  if (!at(1) || !at(2) || heads <= 0 ||
+      llvm::any_of(in.take_front(3), [](Value x) { return typeOf(x).getRank() != 3; }))
+    return nodeError("expects 3-D query, key and value and num_heads (packed forms are not "
+                     "supported)"),
+           failure();
+  if (at(8) || at(9) || (node.output_size() > 3 && !node.output(3).empty()))
+    return nodeError("past_sequence_length, cache_indirection and the qk output are not "
+                     "supported"),
+           failure();
+  int64_t d = typeOf(in[0]).getDimSize(2), dv = typeOf(in[2]).getDimSize(2);
+  if (d % heads || dv % heads || typeOf(in[1]).getDimSize(2) != d ||
+      (at(3) && typeOf(in[3]).getNumElements() != 2 * d + dv) || bool(at(6)) != bool(at(7)))
+    return nodeError("query, key, value, bias and the cache do not fit num_heads"), failure();
+  Composer c = composer();
+  auto part = [&](Value x, int64_t from, int64_t size) {
+    return at(3) ? c.add(x, c.sliceAlong(in[3], 0, from, size)) : x;
+  };
+  Value q = splitHeads(c, part(in[0], 0, d), heads);
+  Value k = splitHeads(c, part(in[1], d, d), heads);
+  Value v = splitHeads(c, part(in[2], 2 * d, dv), heads);
+  int64_t past = at(6) ? typeOf(in[6]).getDimSize(2) : 0;
+  if (at(6)) {
+    k = c.concat({in[6], k}, 2);
+    v = c.concat({in[7], v}, 2);
+  }
+  auto y = attendHeads(c, node, q, k, v, at(4), at(5), past);
+  if (::failed(y))
+    return failure();
+  return c.finish(results, {mergeHeads(c, *y), k, v});
 }
 
 /// The unsigned `bits`-bit field `i` of `bytes`, fields packed from each

@@ -17,7 +17,10 @@ microsoft.onnx takes x [2, 3, 32] and r [2, 3, 32] (x.npy, r.npy) and gives
 - att and present (Attention, GPT-2's fused form: x's first 3 positions,
   4 heads of 8, a cache of 4 positions, a raw mask over the 7 keys,
   unidirectional) and att0 (the same without cache or mask, the form the
-  fusion pass takes to the attention kernel).
+  fusion pass takes to the attention kernel);
+- mha, mha_k, mha_v (MultiHeadAttention of x, r and x / 2's first 3
+  positions with one bias, a cache of 2, a raw key padding mask,
+  unidirectional; its present key and value).
 bad-nbits.onnx asks for 3 bits, refused.
 """
 import math
@@ -124,8 +127,34 @@ def ms_attention(v, mask, cache, filter_value=-10000.0):
 
 
 att, present = ms_attention(x[:, :3], raw, past)
+
+# MultiHeadAttention: separate q, k and v [2, 3, 32] with one bias, a cache
+# of 2 positions [2, 4, 2, 8], a raw key padding mask over the 5 keys,
+# unidirectional.
+mbias = rng.standard_normal(96).astype(np.float32)
+past_k, past_v = (rng.standard_normal((2, 4, 2, 8)).astype(np.float32) for _ in range(2))
+kpm = np.ones((2, 5), np.int32)
+kpm[0, 0] = 0
+
+
+def mha(q, k, v):
+    def split(t):
+        return t.reshape(2, 3, 4, 8).transpose(0, 2, 1, 3)
+    qh = split(q + mbias[:32])
+    kh = np.concatenate([past_k, split(k + mbias[32:64])], 2)
+    vh = np.concatenate([past_v, split(v + mbias[64:])], 2)
+    scores = qh @ kh.transpose(0, 1, 3, 2) / math.sqrt(8)
+    scores = scores + np.where(kpm > 0, 0.0, -10000.0)[:, None, None, :]
+    scores = np.where(np.arange(5)[None, :] > np.arange(3)[:, None] + 2, -np.inf, scores)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    y = (e / e.sum(-1, keepdims=True)) @ vh
+    return y.transpose(0, 2, 1, 3).reshape(2, 3, 32), kh, vh
+
+
+mha_y, mha_k, mha_v = mha(x[:, :3], r[:, :3], x[:, :3] * np.float32(0.5))
 want = {
     "att": att, "present": present, "att0": ms_attention(x[:, :3], None, None)[0],
+    "mha": mha_y, "mha_k": mha_k, "mha_v": mha_v,
     "rot": rotary(x, pos, False), "rot_offset": rotary(x, np.array([[2, 3, 4]] * 2), True),
     "fast": tanh_gelu(x + bias), "biasgelu": erf_gelu(x + bias), "gelu": erf_gelu(x),
     "quick": x / (1 + np.exp(-1.5 * x)),
@@ -140,6 +169,10 @@ nodes = [
     N("Attention", ["x3", "wqkv", "bqkv", "raw", "past"], ["att", "present"], domain=MS,
       num_heads=4, unidirectional=1),
     N("Attention", ["x3", "wqkv", "bqkv"], ["att0"], domain=MS, num_heads=4, unidirectional=1),
+    N("Slice", ["r", "start", "three", "axis1"], ["r3"]),
+    N("Mul", ["x3", "half"], ["v3"]),
+    N("MultiHeadAttention", ["x3", "r3", "v3", "mbias", "kpm", "", "past_k", "past_v"],
+      ["mha", "mha_k", "mha_v"], domain=MS, num_heads=4, unidirectional=1),
     N("RotaryEmbedding", ["x", "pos", "cos_cache", "sin_cache"], ["rot"], domain=MS, num_heads=4),
     N("RotaryEmbedding", ["x", "offset", "cos_cache", "sin_cache"], ["rot_offset"], domain=MS,
       num_heads=4, interleaved=1),
@@ -161,7 +194,8 @@ inits = [numpy_helper.from_array(a, n) for n, a in (
     ("qbias", qbias), ("b8", b8), ("s8", s8), ("pos", pos), ("offset", np.array([2], np.int64)),
     ("cos_cache", cos_cache), ("sin_cache", sin_cache), ("wqkv", wqkv), ("bqkv", bqkv),
     ("past", past), ("raw", raw), ("start", np.array([0], np.int64)),
-    ("three", np.array([3], np.int64)), ("axis1", np.array([1], np.int64)))]
+    ("three", np.array([3], np.int64)), ("axis1", np.array([1], np.int64)), ("mbias", mbias),
+    ("past_k", past_k), ("past_v", past_v), ("kpm", kpm), ("half", np.array(0.5, np.float32)))]
 
 
 def info(name, a):
