@@ -437,8 +437,9 @@ def Wskernel_VectorOp : Wskernel_InstrOp<"vector",
   let summary = "Elementwise arithmetic, comparison or logic of two SRAM vectors";
   let description = [{
     Kinds: add, sub, mul, div, max, min, pow, mod (the divisor's sign);
-    eq, lt, le, gt, ge (1 or 0); and, or, xor (of nonzero i32 words, 1 or 0;
-    they take no `elem`).
+    eq, lt, le, gt, ge (1 or 0); and, or, xor (of nonzero i32 words, 1 or 0);
+    bit_and, bit_or, bit_xor (of the i32 words' bits). The logic and bit
+    kinds take no `elem`.
 
     ```mlir
     wskernel.vector "add" <base = 0> = <base = 0>, <base = 64> n <base = 16>
@@ -491,7 +492,7 @@ def Wskernel_UnaryOp : Wskernel_InstrOp<"unary",
   let description = [{
     Kinds: exp, erf, tanh, sqrt, rsqrt, neg, gelu (exact), gelu_tanh (the
     tanh approximation), copy, log, abs, sin, cos, sigmoid, reciprocal, relu,
-    floor, ceil; not (1 where the word is 0);
+    floor, ceil; not (1 where the word is 0); bit_not (every bit flipped);
     to_int (f32 to i32, toward zero) and to_float (i32 to f32). neg, abs and
     relu also take `elem = "i32"`.
 
