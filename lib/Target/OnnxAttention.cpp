@@ -237,8 +237,7 @@ LogicalResult Importer::convertTensorScatter(const onnx::NodeProto &node, ArrayR
     return nodeError("update " + shapeString(update) + " does not fit past_cache " +
                      shapeString(cache) + " along an axis after the batch's"),
            failure();
-  const onnx::AttributeProto *modeAttr = findAttr(node, "mode");
-  std::string mode = modeAttr ? modeAttr->s() : "linear";
+  std::string mode = stringAttr(node, "mode", "linear");
   if (mode != "linear" && mode != "circular")
     return nodeError("mode '" + mode + "' is not linear or circular"), failure();
   Type i64 = builder.getIntegerType(64);

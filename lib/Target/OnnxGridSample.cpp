@@ -224,13 +224,9 @@ LogicalResult Importer::convertRoiAlign(const onnx::NodeProto &node, ArrayRef<Va
     return nodeError("the images hold 2^24 pixels or more, or the samples " +
                      std::to_string(kMaxImportTable) + " or more"),
            failure();
-  auto text = [&](StringRef name, StringRef dflt) {
-    const onnx::AttributeProto *a = findAttr(node, name);
-    return a ? a->s() : dflt.str();
-  };
-  std::string mode = text("mode", "avg"),
-              coords = text("coordinate_transformation_mode",
-                            opset >= 16 ? "half_pixel" : "output_half_pixel");
+  std::string mode = stringAttr(node, "mode", "avg"),
+              coords = stringAttr(node, "coordinate_transformation_mode",
+                                  opset >= 16 ? "half_pixel" : "output_half_pixel");
   if ((mode != "avg" && mode != "max") || (coords != "half_pixel" && coords != "output_half_pixel"))
     return nodeError("mode '" + mode + "' or coordinate_transformation_mode '" + coords +
                      "' is not avg/max, half_pixel/output_half_pixel"),
@@ -316,13 +312,9 @@ LogicalResult Importer::convertDeformConv(const onnx::NodeProto &node, ArrayRef<
   if (kernel.empty())
     kernel = {ws[2], ws[3]};
   int64_t group = intAttr(node, "group", 1), offsetGroup = intAttr(node, "offset_group", 1);
-  auto within = [](ArrayRef<int64_t> v, int64_t lo) {
-    return llvm::all_of(v, [&](int64_t x) { return x >= lo && x <= kMaxImportTable; });
-  };
   if (kernel.size() != 2 || pads.size() != 4 || strides.size() != 2 || dil.size() != 2 ||
-      !within(strides, 1) || !within(dil, 1) || !within(pads, 0) || !within(kernel, 1) ||
-      kernel[0] != ws[2] ||
-      kernel[1] != ws[3])
+      !sizesInRange(strides, 1) || !sizesInRange(dil, 1) || !sizesInRange(pads, 0) ||
+      !sizesInRange(kernel, 1) || kernel[0] != ws[2] || kernel[1] != ws[3])
     return nodeError("kernel_shape (W's), pads, strides and dilations must be 2-D and in range"),
            failure();
   int64_t taps = kernel[0] * kernel[1], n = xs[0], ch = xs[1], oh = os[2], ow = os[3];

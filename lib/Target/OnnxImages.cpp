@@ -275,12 +275,9 @@ LogicalResult Importer::convertCol2Im(const onnx::NodeProto &node, ArrayRef<Valu
   SmallVector<int64_t> dilations = ints("dilations", 1, dims), strides = ints("strides", 1, dims),
                        pads = ints("pads", 0, 2 * dims);
   auto type = typeOf(in[0]);
-  auto within = [](ArrayRef<int64_t> v, int64_t lo) {
-    return llvm::all_of(v, [&](int64_t x) { return x >= lo && x <= kMaxImportTable; });
-  };
   if (block->size() != dims || dilations.size() != dims || strides.size() != dims ||
-      pads.size() != 2 * dims || !within(*image, 1) || !within(*block, 1) ||
-      !within(dilations, 1) || !within(strides, 1) || !within(pads, 0))
+      pads.size() != 2 * dims || !sizesInRange(*image, 1) || !sizesInRange(*block, 1) ||
+      !sizesInRange(dilations, 1) || !sizesInRange(strides, 1) || !sizesInRange(pads, 0))
     return nodeError("block_shape, dilations, strides and pads must fit image_shape's " +
                      std::to_string(dims) + " axes, each in range"),
            failure();
@@ -922,13 +919,9 @@ LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Valu
   auto type = typeOf(x);
   int64_t rank = type.getRank();
   Type element = type.getElementType();
-  auto text = [&](StringRef name, StringRef dflt) {
-    const onnx::AttributeProto *a = findAttr(node, name);
-    return a ? a->s() : dflt.str();
-  };
-  std::string mode = text("mode", "nearest"),
-              coords = text("coordinate_transformation_mode", "half_pixel"),
-              nearest = text("nearest_mode", "round_prefer_floor");
+  std::string mode = stringAttr(node, "mode", "nearest"),
+              coords = stringAttr(node, "coordinate_transformation_mode", "half_pixel"),
+              nearest = stringAttr(node, "nearest_mode", "round_prefer_floor");
   double a = floatAttr(node, "cubic_coeff_a", -0.75f),
          extrapolation = floatAttr(node, "extrapolation_value", 0.0f);
   bool exclude = intAttr(node, "exclude_outside", 0);
@@ -979,8 +972,7 @@ LogicalResult Importer::convertResize(const onnx::NodeProto &node, ArrayRef<Valu
   };
   SmallVector<double> scale(rank, 1.0), box;
   SmallVector<int64_t> outShape(type.getShape());
-  const onnx::AttributeProto *policyAttr = findAttr(node, "keep_aspect_ratio_policy");
-  std::string policy = policyAttr ? policyAttr->s() : "stretch";
+  std::string policy = stringAttr(node, "keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
     return nodeError("keep_aspect_ratio_policy '" + policy + "' is not stretch, not_larger or "
                      "not_smaller"),

@@ -1200,6 +1200,10 @@ float Importer::floatAttr(const onnx::NodeProto &node, StringRef name, float dfl
   auto *a = findAttr(node, name);
   return a ? a->f() : dflt;
 }
+std::string Importer::stringAttr(const onnx::NodeProto &node, StringRef name, StringRef dflt) {
+  auto *a = findAttr(node, name);
+  return a ? a->s() : dflt.str();
+}
 std::optional<SmallVector<int64_t>> Importer::intsAttr(const onnx::NodeProto &node,
                                                        StringRef name) {
   auto *a = findAttr(node, name);

@@ -41,6 +41,10 @@ inline int64_t boundedProduct(ArrayRef<int64_t> dims, int64_t limit) {
 }
 /// The most elements a table or sampled tensor built while importing holds.
 constexpr int64_t kMaxImportTable = int64_t(1) << 24;
+/// Whether every size in `v` lies in [lo, kMaxImportTable].
+inline bool sizesInRange(ArrayRef<int64_t> v, int64_t lo) {
+  return llvm::all_of(v, [&](int64_t x) { return x >= lo && x <= kMaxImportTable; });
+}
 
 /// Builds ops in turn; after the first failure every later op is null.
 struct Composer {
@@ -273,6 +277,7 @@ private:
   const onnx::AttributeProto *findAttr(const onnx::NodeProto &node, StringRef name);
   int64_t intAttr(const onnx::NodeProto &node, StringRef name, int64_t dflt);
   float floatAttr(const onnx::NodeProto &node, StringRef name, float dflt);
+  std::string stringAttr(const onnx::NodeProto &node, StringRef name, StringRef dflt);
   std::optional<SmallVector<int64_t>> intsAttr(const onnx::NodeProto &node, StringRef name);
 
   // Node converters.

@@ -337,17 +337,19 @@ LogicalResult Importer::convertMatMulNBits(const onnx::NodeProto &node, ArrayRef
       zeroCodes.push_back(uint8_t(v.getZExtValue()));
   // W [K, N] (B transposed), each element (code - zero) * scale in float.
   std::vector<float> w(size_t(k * n));
-  for (int64_t row = 0; row < n; ++row)
-    for (int64_t i = 0; i < k; ++i) {
-      int64_t blk = i / block, s = row * blocks + blk;
-      ArrayRef<uint8_t> rowCodes(codes.data() + row * blocks * blob, size_t(blocks * blob));
+  for (int64_t row = 0; row < n; ++row) {
+    ArrayRef<uint8_t> rowCodes(codes.data() + row * blocks * blob, size_t(blocks * blob));
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      int64_t s = row * blocks + blk;
       double z =
           floatZeros ? zero[s]
           : zeros ? field(ArrayRef<uint8_t>(zeroCodes.data() + row * zeroBytes, size_t(zeroBytes)),
                           blk, bits)
                   : double(1 << (bits - 1));
-      w[size_t(i * n + row)] = float((double(field(rowCodes, i, bits)) - z) * scale[s]);
+      for (int64_t i = blk * block; i < std::min(k, (blk + 1) * block); ++i)
+        w[size_t(i * n + row)] = float((double(field(rowCodes, i, bits)) - z) * scale[s]);
     }
+  }
   Composer c = composer();
   Type element = typeOf(in[0]).getElementType();
   Value weight = constant(DenseElementsAttr::get(
