@@ -408,7 +408,7 @@ private:
   Step recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w = 0, uint64_t cols = 0);
   /// dst (+)= W x of MATVEC (`mv`) or VECMAT, W rows x cols at word w.
   void multiply(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst, uint32_t w,
-                const float *x);
+                const float *x, uint64_t firstRow = 0);
   /// multiply over a sparse-form tile.
   void multiplyEntries(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst,
                        const SparseView &t, const float *x);
@@ -419,6 +419,9 @@ private:
   /// Checks the STORE_SPARSE tile of rows x cols at addr[1] as it is now (the
   /// program may have written it) and finds its parts.
   bool sparseTile(const Instr &in, uint64_t rows, uint64_t cols, SparseView &t);
+  /// The n rows of its sparse tile that a RECV_VECMAT meets (Instr::firstRow
+  /// on, of k): the tile checked whole, the view narrowed to them.
+  bool sparseRows(const Instr &in, uint64_t n, uint64_t cols, SparseView &t, uint64_t &firstRow);
   bool checkCounts(const Instr &in, uint64_t rows, uint64_t cols, uint64_t nnz,
                    const std::vector<uint16_t> &counts);
   bool badTile(const Instr &in, std::string what) {
@@ -601,7 +604,7 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
 }
 
 void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d, uint32_t a,
-                    const float *x) {
+                    const float *x, uint64_t firstRow) {
   // dst may overlap W or x: the products go to `acc` first. Each sum in
   // index order; VECMAT runs along contiguous columns and vectorizes, a
   // block of rows (widened at once when stored as halves) per call.
@@ -615,7 +618,7 @@ void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d
                                                      : std::max<uint64_t>(4, 8192 / (m + 1) & ~3);
   for (uint64_t r = 0; r < n; r += block) {
     uint64_t rows = std::min(block, n - r);
-    const float *__restrict w = elements(in, a, r * m, rows * m, buf);
+    const float *__restrict w = elements(in, a, (firstRow + r) * m, rows * m, buf);
     if (mv) {
       float sum = 0;
       for (uint64_t c = 0; c < m; ++c)
@@ -708,6 +711,24 @@ bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
   uint32_t values = uint32_t(gaps + (t.nnz + gapsPer - 1) / gapsPer - s_.sram);
   t.values = elements(in, values, 0, t.nnz, widened);
   t.perEntry = format::sparseTileWords(n, m, t.nnz, v, t.gaps) < format::denseTileWords(n, m, v);
+  return true;
+}
+
+bool Core::sparseRows(const Instr &in, uint64_t n, uint64_t cols, SparseView &t,
+                      uint64_t &firstRow) {
+  int64_t rows = eval(in.k), at = eval(in.firstRow);
+  uint64_t tileRows = rows ? uint64_t(rows) : n;
+  if (rows < 0 || at < 0 || uint64_t(at) > tileRows || n > tileRows - uint64_t(at))
+    return badTile(in, fmt::format("rows [{}, {}) are not inside its rows (k = {}, n = {})", at,
+                                   at + int64_t(n), rows, n));
+  if (!sparseTile(in, tileRows, cols, t))
+    return false;
+  firstRow = uint64_t(at);
+  if (t.dense) // multiply() reads the dense form from firstRow
+    return true;
+  uint64_t skipped = rowEntries(t, 0, firstRow);
+  t.counts += firstRow, t.cols += skipped, t.values += skipped;
+  t.nnz = rowEntries(t, 0, n);
   return true;
 }
 
@@ -1009,8 +1030,9 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
   // A sparse tile is checked once its words are all there, not at each
   // wake-up: a pass over the tile per message would cost more than its work.
   SparseView tile;
+  uint64_t firstRow = 0;
   if (in.op == format::RECV_VECMAT && isSparse(in.storage)) {
-    if (!sparseTile(in, n, cols, tile))
+    if (!sparseRows(in, n, cols, tile, firstRow))
       return Step::Fault;
     w = tile.first;
   }
@@ -1019,7 +1041,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
     if (in.op == format::RECV_VECMAT && entries)
       multiplyEntries(in, false, 0, cols, dst, tile, nullptr);
     else if (in.op == format::RECV_VECMAT)
-      multiply(in, false, 0, cols, dst, w, nullptr);
+      multiply(in, false, 0, cols, dst, w, nullptr, firstRow);
     charge(in, 0);
     return Step::Next;
   }
@@ -1084,10 +1106,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
     if (entries)
       multiplyEntries(in, false, n, cols, dst, tile, vec.data());
     else
-      multiply(in, false, n, cols, dst, w, vec.data());
-    uint64_t cost = entries ? format::sparseTileCycles(n, cols, tile.nnz, sparseValues(in), m_.fmac,
-                                                     tile.gaps)
-                            : ceilDiv(n * cols, m_.fmac);
+      multiply(in, false, n, cols, dst, w, vec.data(), firstRow);
+    uint64_t cost = ceilDiv(tile.perEntry ? tile.nnz + n : n * cols, m_.fmac);
     charge(in, cost, std::max(done, s_.clock + cost) - s_.clock - cost);
     return Step::Next;
   }

@@ -253,6 +253,8 @@ Status Builder::checkCode(const std::string &where, const format::Region &r, Reg
       return s;
     if (Status s = affine(in.k(), o.k, "k"); !s)
       return s;
+    if (Status s = affine(in.first_row(), o.firstRow, "first_row"); !s)
+      return s;
     o.guard.resize(in.guard_size());
     for (int g = 0; g < in.guard_size(); ++g)
       if (Status s = affine(in.guard(g), o.guard[g], "guard"); !s)
@@ -281,6 +283,8 @@ Status Builder::checkCode(const std::string &where, const format::Region &r, Reg
     o.storage = in.storage();
     if (std::string bad = storageError(o); !bad.empty())
       return fail(fmt::format("{}: {}", at, bad));
+    if (in.has_first_row() && !(o.op == format::RECV_VECMAT && isSparse(o.storage)))
+      return fail(fmt::format("{}: only a RECV_VECMAT over sparse storage takes first_row", at));
     if (!format::ElemType_IsValid(in.type()))
       return fail(fmt::format("{}: unknown element type {}", at, int(in.type())));
     o.type = in.type();

@@ -361,6 +361,89 @@ TEST(Sparse, RecvVecmatMatchesDenseBitForBit) {
     }
 }
 
+/// As recvVecmat, but x comes in two messages, rows [0, cut) and [cut,
+/// rows), each a RECV_VECMAT of its own rows: a sparse tile's through
+/// first_row (of k rows), a dense one's at its rows' address.
+format::Program recvVecmatInPieces(const Tile &t, format::Storage storage, uint64_t cut) {
+  format::Program p = makeProgram(2, 1);
+  p.mutable_arch()->set_sram_bytes_per_pe(16384);
+  format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
+  initFloats(r, 0, 0, kX, randomFloats(t.rows, 8));
+  initWords(r, 1, kTile, stored(t, storage));
+  initFloats(r, 1, 0, kDst, std::vector<float>(t.cols, 1.0f));
+  *r->add_code() = only(send(1, kX, int64_t(cut)), 0, 0, 0, 0);
+  *r->add_code() = only(send(1, kX + 4 * uint32_t(cut), int64_t(t.rows - cut)), 0, 0, 0, 0);
+  *r->add_code() = only(ins(format::FILL, {kFill}, 400), 1, 1, 0, 0); // 100 cycles
+  bool sparse = storage != format::STORE_F32 && storage != format::STORE_F16 &&
+                storage != format::STORE_BF16;
+  for (uint64_t first : {uint64_t(0), cut}) {
+    uint64_t words = storage == format::STORE_F32 ? first * t.cols : first * t.cols / 2;
+    uint64_t n = first ? t.rows - cut : cut;
+    format::Instr in = ins(format::RECV_VECMAT, {kDst, kTile + (sparse ? 0 : 4 * int64_t(words))},
+                           int64_t(n), int64_t(t.cols));
+    in.set_color(1);
+    in.set_storage(storage);
+    in.set_count(first ? 1 : 0);
+    if (sparse) {
+      in.mutable_k()->set_base(int64_t(t.rows));
+      in.mutable_first_row()->set_base(int64_t(first));
+    }
+    *r->add_code() = only(in, 1, 1, 0, 0);
+  }
+  routeEast(p, 0, 0, 1, 1);
+  addDst(p, 1, t.cols);
+  return p;
+}
+
+TEST(Sparse, RecvVecmatTakesItsRowsFromFirstRow) {
+  for (const auto &[name, t] : tiles()) {
+    SCOPED_TRACE(name);
+    uint64_t cut = t.rows / 2;
+    ASSERT_EQ(cut * t.cols % 2, 0u) << "the dense 16-bit piece must start on a word";
+    Tile upper{cut, t.cols, {t.words.begin(), t.words.begin() + int64_t(cut * t.cols)}, t.gaps};
+    Tile lower{t.rows - cut, t.cols, {t.words.begin() + int64_t(cut * t.cols), t.words.end()},
+               t.gaps};
+    for (const StoragePair &pair : kStoragePairs) {
+      SCOPED_TRACE(format::Storage_Name(pair.sparse));
+      Outcome dense = outcome(recvVecmatInPieces(t, pair.dense, cut));
+      Outcome sparse = outcome(recvVecmatInPieces(t, pair.sparse, cut));
+      EXPECT_EQ(sparse.dst, dense.dst);
+      // Each piece costs its own rows' entries, when the tile is held sparse.
+      uint64_t entries = t.entries(pair.values);
+      bool perEntry = format::sparseTileWords(t.rows, t.cols, entries, pair.values, t.gaps) <
+                      format::denseTileWords(t.rows, t.cols, pair.values);
+      auto cycles = [&](const Tile &piece) {
+        uint64_t work = perEntry ? piece.entries(pair.values) + piece.rows : piece.rows * t.cols;
+        return (work + kFmac - 1) / kFmac;
+      };
+      EXPECT_EQ(sparse.cycles, 100 + cycles(upper) + cycles(lower));
+    }
+  }
+}
+
+TEST(Sparse, RecvVecmatRowsOutsideTheTileFault) {
+  Tile t = randomTile(4, 8, 0.3, 9);
+  for (auto [k, first] : {std::pair<int64_t, int64_t>{4, 1}, {3, 0}, {4, -1}}) {
+    format::Program p = recvVecmat(t, format::STORE_SPARSE, false);
+    format::Instr *in = p.mutable_wafers(0)->mutable_regions(0)->mutable_code(2);
+    in->mutable_k()->set_base(k);
+    in->mutable_first_row()->set_base(first);
+    RunResult res = runProgram(p);
+    EXPECT_NE(res.status.message().find("bad sparse tile"), std::string::npos)
+        << res.status.message();
+    EXPECT_NE(res.status.message().find("are not inside its rows"), std::string::npos);
+  }
+}
+
+TEST(Sparse, FirstRowOnlyOnASparseRecvVecmat) {
+  format::Program p = recvVecmat(randomTile(4, 8, 0.3, 9), format::STORE_F32, false);
+  p.mutable_wafers(0)->mutable_regions(0)->mutable_code(2)->mutable_first_row()->set_base(1);
+  RunResult res = runProgram(p);
+  EXPECT_NE(res.status.message().find("only a RECV_VECMAT over sparse storage takes first_row"),
+            std::string::npos)
+      << res.status.message();
+}
+
 TEST(Sparse, RecvVecmatChargesEachRunItsEntries) {
   // A 4 x 16 tile whose rows hold 3, 0, 2 and 1 entries; PE 0 sends x in
   // two messages of two words, the second 10 cycles later (at 12).
