@@ -369,7 +369,9 @@ def Wskernel_SendOp : Wskernel_InstrOp<"send",
 def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     (ins StrAttr:$port, Wskernel_AffAttr:$dst, Wskernel_AffAttr:$n,
          DefaultValuedAttr<StrAttr, "\"copy\"">:$combine, OptionalAttr<StrAttr>:$forward,
-         OptionalAttr<Wskernel_AffAttr>:$matrix, OptionalAttr<Wskernel_AffAttr>:$cols),
+         OptionalAttr<Wskernel_AffAttr>:$matrix, OptionalAttr<Wskernel_AffAttr>:$cols,
+         DefaultValuedAttr<StrAttr, "\"f32\"">:$storage, OptionalAttr<I64Attr>:$tile_rows,
+         OptionalAttr<I64Attr>:$first_row),
     "$port `to` $dst `n` $n", (ins UnitAttr:$async)> {
   let summary = "Wait for n words on a port and store (copy), add or max them into SRAM, or discard them";
   let description = [{
@@ -384,7 +386,11 @@ def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     `matrix`: `dst[c] = sum_r x[r] * M[r][c]`. Each word meets its row as it
     arrives (a fabric operand of the multiply-adds on the hardware), so the
     PE takes its slice of a stream while it multiplies; nothing is stored
-    but dst.
+    but dst. With a sparse `storage` (`"sparse:N..."`, as
+    `wskernel.init_tile` holds the tile) the matrix is the whole tile of
+    `tile_rows` rows, and the n words meet its rows from `first_row` (0 if
+    absent) on: the pieces of a slice that come in several messages each
+    multiply into their own rows, at a cycle per entry.
 
     With `async` (a copy, an add or a discard), the receive runs on the PE's async
     engine as `wskernel.send` does: a relay of a column sum can pass one
@@ -394,12 +400,17 @@ def Wskernel_RecvOp : Wskernel_InstrOp<"recv",
     wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add"}
     wskernel.recv "col" to <base = 0> n <base = 16> {combine = "add", forward = "col"}
     wskernel.recv "in0" to <base = 0> n <base = 4> {combine = "vecmat", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 8>}
+    wskernel.recv "in0" to <base = 0> n <base = 2> {combine = "vecmat_add", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 8>, storage = "sparse:12", tile_rows = 4, first_row = 2}
     wskernel.recv "col" to <base = 0> n <base = 16> {async, combine = "add", forward = "col"}
     ```
   }];
   let extraClassDeclaration = [{
     /// Is it a product with a matrix (combine vecmat or vecmat_add)?
     bool isProduct() { return getCombine().starts_with("vecmat"); }
+  private:
+    /// A product's storage, tile_rows and first_row agree.
+    ::mlir::LogicalResult verifyProductTile();
+  public:
   }];
   let hasVerifier = 1;
 }

@@ -172,7 +172,10 @@ static SmallVector<std::pair<AffAttr, int64_t>> touchedRanges(Operation *op, con
     r.push_back({send.getSrc(), words(send.getN())});
   else if (auto recv = dyn_cast<RecvOp>(op); recv && recv.isProduct()) {
     r.push_back({recv.getDst(), words(*recv.getCols())});
-    r.push_back({*recv.getMatrix(), words(recv.getN()) * words(*recv.getCols())});
+    int64_t cols = words(*recv.getCols());
+    r.push_back({*recv.getMatrix(), sparseEntries(recv.getStorage())
+                                        ? tileWords(recv.getStorage(), *recv.getTileRows(), cols)
+                                        : words(recv.getN()) * cols});
   } else if (recv && recv.getCombine() != "discard")
     r.push_back({recv.getDst(), words(recv.getN())});
   else if (auto mv = dyn_cast<MatvecOp>(op)) {
@@ -740,6 +743,24 @@ LogicalResult RecvOp::verify() {
                                    : "only a product (vecmat) takes a matrix and cols");
   if (getAsync() && !passes)
     return emitOpError("only a copy, an add or a discard runs async, not '") << getCombine() << "'";
+  return verifyProductTile();
+}
+
+LogicalResult RecvOp::verifyProductTile() {
+  bool sparse = sparseEntries(getStorage()).has_value();
+  if (getStorage() != "f32" && !(sparse && isProduct()))
+    return emitOpError("storage '")
+           << getStorage() << "' is not f32 or, on a product, sparse[4]:N[:f16|:bf16]";
+  if (sparse != getTileRows().has_value() || (!sparse && getFirstRow()))
+    return emitOpError("tile_rows and first_row go with a sparse storage, which needs tile_rows");
+  if (!sparse)
+    return success();
+  int64_t rows = *getTileRows(), first = getFirstRow().value_or(0);
+  AffAttr n = getN();
+  bool constant = n.getLoop().empty() && !n.getPx() && !n.getPy();
+  if (rows <= 0 || first < 0 || first >= rows || (constant && n.getBase() > rows - first))
+    return emitOpError("rows [") << first << ", " << first << " + n) are not inside its " << rows
+                                 << " tile rows";
   return success();
 }
 /// `elem` is f32 or i32, and i32 only where `ints` allows it.

@@ -30,8 +30,8 @@ struct Instr {
   std::vector<PeRange> pred;
   Affine addr[4]; ///< SELECT has four: dst, cond, a, b
   Affine n, m;
-  Affine k; ///< GATHER: row_lo; RECV_VECMAT over a sparse tile: its rows (0: n)
-  Affine firstRow; ///< RECV_VECMAT over a sparse tile: the row its first word meets
+  Affine k;                  ///< GATHER: row_lo; RECV_VECMAT over a sparse tile: its rows (0: n)
+  Affine firstRow;           ///< RECV_VECMAT over a sparse tile: the row its first word meets
   std::vector<Affine> guard; ///< all must be >= 0 for the instruction to run
   uint32_t color = 0;
   int64_t forward = -1; ///< RECV/RECV_ADD: the color the words also leave on (-1: none)

@@ -374,8 +374,8 @@ format::Program recvVecmatInPieces(const Tile &t, format::Storage storage, uint6
   *r->add_code() = only(send(1, kX, int64_t(cut)), 0, 0, 0, 0);
   *r->add_code() = only(send(1, kX + 4 * uint32_t(cut), int64_t(t.rows - cut)), 0, 0, 0, 0);
   *r->add_code() = only(ins(format::FILL, {kFill}, 400), 1, 1, 0, 0); // 100 cycles
-  bool sparse = storage != format::STORE_F32 && storage != format::STORE_F16 &&
-                storage != format::STORE_BF16;
+  bool sparse =
+      storage != format::STORE_F32 && storage != format::STORE_F16 && storage != format::STORE_BF16;
   for (uint64_t first : {uint64_t(0), cut}) {
     uint64_t words = storage == format::STORE_F32 ? first * t.cols : first * t.cols / 2;
     uint64_t n = first ? t.rows - cut : cut;
@@ -401,8 +401,8 @@ TEST(Sparse, RecvVecmatTakesItsRowsFromFirstRow) {
     uint64_t cut = t.rows / 2;
     ASSERT_EQ(cut * t.cols % 2, 0u) << "the dense 16-bit piece must start on a word";
     Tile upper{cut, t.cols, {t.words.begin(), t.words.begin() + int64_t(cut * t.cols)}, t.gaps};
-    Tile lower{t.rows - cut, t.cols, {t.words.begin() + int64_t(cut * t.cols), t.words.end()},
-               t.gaps};
+    Tile lower{
+        t.rows - cut, t.cols, {t.words.begin() + int64_t(cut * t.cols), t.words.end()}, t.gaps};
     for (const StoragePair &pair : kStoragePairs) {
       SCOPED_TRACE(format::Storage_Name(pair.sparse));
       Outcome dense = outcome(recvVecmatInPieces(t, pair.dense, cut));

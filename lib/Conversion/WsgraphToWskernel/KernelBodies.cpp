@@ -137,7 +137,13 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
                sel, guard, async);
           const Range &range = ranges[piece.range];
           wk::AffAttr dst = range.dst;
-          if (product) // the piece at `at` of the part meets rows from `at` on
+          // The piece at `at` of the part meets rows from `at` on: a dense
+          // tile's at their address, a sparse one's found from its counts.
+          if (product && product->storage != "f32")
+            recvProduct(block.port, dst, aff(piece.count), aff(product->matrix), aff(product->cols),
+                        /*accumulate=*/piece.at > 0, sel, product->storage, product->rows,
+                        piece.at);
+          else if (product)
             recvProduct(block.port, dst, aff(piece.count),
                         aff(product->matrix + 4 * piece.at * product->cols), aff(product->cols),
                         /*accumulate=*/piece.at > 0, sel);

@@ -36,10 +36,14 @@ inline int64_t layerNormTokens(int64_t tokens) {
   return 1;
 }
 
-/// Does a linear whose tile is held as `storage` take x straight into its
+/// Does a linear whose tile is held as `storage`, or in a sparse layout of
+/// at most `entries` entries (-1: dense), take x straight into its
 /// multiply-adds (a receive that multiplies, as the words arrive)? An f32
-/// tile: a 16-bit one's rows may start mid-word, where a piece of x begins.
-inline bool streamsX(StringRef storage) { return storage == "f32"; }
+/// tile or a sparse one: a dense 16-bit tile's rows may start mid-word,
+/// where a piece of x begins; a sparse tile's are found by their index.
+inline bool streamsX(StringRef storage, int64_t entries) {
+  return entries >= 0 || storage == "f32";
+}
 
 /// Is `v` known before the model runs (a weight or a literal)?
 inline bool isStatic(Value v) {
@@ -541,9 +545,12 @@ public:
   /// parts and dropping the rest. Returns the most words one PE receives.
   /// With `product` (one range), the words are not stored: they are the
   /// vector of a product with the rows of a matrix of `cols` columns at
-  /// `matrix` (bytes) that match them, summed into dst.
+  /// `matrix` (bytes) that match them, summed into dst. The matrix is a tile
+  /// of `rows` held as `storage`: f32, or a sparse layout.
   struct Product {
     int64_t matrix, cols;
+    StringRef storage = "f32";
+    int64_t rows = 0;
   };
   /// With `guard`, every receive (kept, dropped or around the parts) runs
   /// only on the iterations it selects; with `async`, on the PEs' async
@@ -578,22 +585,26 @@ public:
 
   void recv(StringRef port, wk::AffAttr dst, wk::AffAttr n, StringRef combine = "copy",
             ArrayAttr when = nullptr, ArrayAttr guard = nullptr, bool async = false) {
-    wk::RecvOp::create(b, loc(), port, dst, n, combine, nullptr, nullptr, nullptr, when, guard,
-                       async);
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, nullptr, nullptr, nullptr, "f32", nullptr,
+                       nullptr, when, guard, async);
   }
-  /// Receives n words as the vector of dst (+)= x M, M n x cols at `matrix`.
+  /// Receives n words as the vector of dst (+)= x M, M n x cols at `matrix`;
+  /// or, from a sparse tile of `tileRows` at `matrix`, its rows from `firstRow`.
   void recvProduct(StringRef port, wk::AffAttr dst, wk::AffAttr n, wk::AffAttr matrix,
-                   wk::AffAttr cols, bool accumulate, ArrayAttr when = nullptr) {
+                   wk::AffAttr cols, bool accumulate, ArrayAttr when = nullptr,
+                   StringRef storage = "f32", int64_t tileRows = 0, int64_t firstRow = 0) {
+    bool sparse = storage != "f32";
     wk::RecvOp::create(b, loc(), port, dst, n, accumulate ? "vecmat_add" : "vecmat", nullptr,
-                       matrix, cols, when, nullptr);
+                       matrix, cols, storage, sparse ? b.getI64IntegerAttr(tileRows) : nullptr,
+                       firstRow ? b.getI64IntegerAttr(firstRow) : nullptr, when, nullptr);
   }
   /// Receives n words into dst (copied or added) and sends them on `to` in
   /// the same pass.
   void relay(StringRef port, StringRef to, wk::AffAttr dst, wk::AffAttr n,
              StringRef combine = "copy", ArrayAttr when = nullptr, ArrayAttr guard = nullptr,
              bool async = false) {
-    wk::RecvOp::create(b, loc(), port, dst, n, combine, b.getStringAttr(to), nullptr, nullptr, when,
-                       guard, async);
+    wk::RecvOp::create(b, loc(), port, dst, n, combine, b.getStringAttr(to), nullptr, nullptr,
+                       "f32", nullptr, nullptr, when, guard, async);
   }
   /// Pops n words of a port that this PE does not need.
   void drop(StringRef port, wk::AffAttr n, ArrayAttr when = nullptr, ArrayAttr guard = nullptr,

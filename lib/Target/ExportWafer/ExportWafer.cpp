@@ -413,6 +413,11 @@ LogicalResult Exporter::emitInstr(Operation *op, unsigned depth) {
       addrs = {{"dst", recv.getDst()}, {"matrix", *recv.getMatrix()}};
       m = *recv.getCols();
       in.set_count(recv.getCombine() == "vecmat_add" ? 1 : 0);
+      in.set_storage(storageOf(recv.getStorage()));
+      if (std::optional<uint64_t> rows = recv.getTileRows()) { // a sparse tile
+        in.mutable_k()->set_base(int64_t(*rows));
+        in.mutable_first_row()->set_base(int64_t(recv.getFirstRow().value_or(0)));
+      }
     } else if (in.op() != pb::RECV_DROP) {
       addrs = {{"dst", recv.getDst()}};
     }

@@ -260,6 +260,56 @@ func.func @product_without_matrix() {
 
 // -----
 
+func.func @product_storage() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 4096 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op storage 'f16' is not f32 or, on a product, sparse[4]:N[:f16|:bf16]}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "vecmat", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 4>, storage = "f16"}
+  }
+  return
+}
+
+// -----
+
+func.func @sparse_storage_on_a_copy() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 4096 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op storage 'sparse:8' is not f32 or, on a product, sparse[4]:N[:f16|:bf16]}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {storage = "sparse:8", tile_rows = 4}
+  }
+  return
+}
+
+// -----
+
+func.func @sparse_product_without_tile_rows() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 4096 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op tile_rows and first_row go with a sparse storage, which needs tile_rows}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "vecmat", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 4>, storage = "sparse:8"}
+  }
+  return
+}
+
+// -----
+
+func.func @first_row_on_a_dense_product() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 4096 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op tile_rows and first_row go with a sparse storage, which needs tile_rows}}
+    wskernel.recv "col" to <base = 0> n <base = 4> {combine = "vecmat", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 4>, first_row = 2}
+  }
+  return
+}
+
+// -----
+
+func.func @sparse_rows_past_the_tile() {
+  wskernel.kernel "k" kind "x" grid [2, 1] sram 4096 cycles 1.0 channels {col = "col_chain"} () : () -> () {
+    // expected-error @+1 {{'wskernel.recv' op rows [2, 2 + n) are not inside its 4 tile rows}}
+    wskernel.recv "col" to <base = 0> n <base = 3> {combine = "vecmat_add", matrix = #wskernel.aff<base = 64>, cols = #wskernel.aff<base = 4>, storage = "sparse:8", tile_rows = 4, first_row = 2}
+  }
+  return
+}
+
+// -----
+
 func.func @matrix_without_product() {
   wskernel.kernel "k" kind "x" grid [2, 1] sram 64 cycles 1.0 channels {col = "col_chain"} () : () -> () {
     // expected-error @+1 {{'wskernel.recv' op only a product (vecmat) takes a matrix and cols}}

@@ -30,6 +30,7 @@
 // CHECK-NEXT: wskernel.recv "in0" to <base = 0> n <base = 16> {combine = "discard"}
 // CHECK-NEXT: wskernel.recv "in0" to <base = 64> n <base = 16> {cols = #wskernel.aff<base = 4>, combine = "vecmat", matrix = #wskernel.aff<base = 1024>}
 // CHECK-NEXT: wskernel.recv "in0" to <base = 64> n <base = 4, py = -4> {cols = #wskernel.aff<base = 4>, combine = "vecmat_add", matrix = #wskernel.aff<base = 1024, py = 64>}
+// CHECK-NEXT: wskernel.recv "in0" to <base = 64> n <base = 8> {cols = #wskernel.aff<base = 4>, combine = "vecmat_add", first_row = 8 : i64, matrix = #wskernel.aff<base = 1024>, storage = "sparse4:20", tile_rows = 16 : i64}
 // CHECK-NEXT: wskernel.matvec <base = 64> = <base = 1024> x <base = 0> rows <base = 16> cols <base = 4> {transposed = true}
 // CHECK-NEXT: wskernel.matvec <base = 64> = <base = 1280> x <base = 0> rows <base = 16> cols <base = 4> {accumulate = true, storage = "f16", transposed = true}
 // CHECK-NEXT: wskernel.matvec <base = 80> = <base = 1408> x <base = 0> rows <base = 4> cols <base = 4> {storage = "bf16"}
@@ -61,11 +62,12 @@
 // GENERIC-NEXT: "wskernel.init_tile"() <{col_interleave = array<i64>, col_origin = array<i64: 0, 4>, col_perm = array<i64>, col_window = array<i64>, cols = 4 : i64, offset = 1024 : i64, row_origin = array<i64: 16, 0>, row_perm = array<i64>, rows = 16 : i64, source = 1 : i64, storage = "f32"}> : () -> ()
 // GENERIC: "wskernel.init_tile"() <{col_interleave = array<i64>, col_origin = array<i64: 0, 0>, col_perm = array<i64>, col_window = array<i64>, cols = 4 : i64, offset = 1536 : i64, row_origin = array<i64: 0, 0>, row_perm = array<i64>, rows = 1 : i64, source = 2 : i64, storage = "f32"}> : () -> ()
 // GENERIC: "wskernel.loop"() <{count = 2 : i64}> ({
-// GENERIC: "wskernel.recv"() <{combine = "copy", dst = #wskernel.aff<base = 0>, n = #wskernel.aff<base = 16, py = 16>, port = "in0"}> : () -> ()
-// GENERIC: "wskernel.recv"() <{cols = #wskernel.aff<base = 4>, combine = "vecmat", dst = #wskernel.aff<base = 64>, matrix = #wskernel.aff<base = 1024>, n = #wskernel.aff<base = 16>, port = "in0"}> : () -> ()
+// GENERIC: "wskernel.recv"() <{combine = "copy", dst = #wskernel.aff<base = 0>, n = #wskernel.aff<base = 16, py = 16>, port = "in0", storage = "f32"}> : () -> ()
+// GENERIC: "wskernel.recv"() <{cols = #wskernel.aff<base = 4>, combine = "vecmat", dst = #wskernel.aff<base = 64>, matrix = #wskernel.aff<base = 1024>, n = #wskernel.aff<base = 16>, port = "in0", storage = "f32"}> : () -> ()
+// GENERIC: "wskernel.recv"() <{cols = #wskernel.aff<base = 4>, combine = "vecmat_add", dst = #wskernel.aff<base = 64>, first_row = 8 : i64, matrix = #wskernel.aff<base = 1024>, n = #wskernel.aff<base = 8>, port = "in0", storage = "sparse4:20", tile_rows = 16 : i64}> : () -> ()
 // GENERIC: "wskernel.matvec"() <{accumulate = false, cols = #wskernel.aff<base = 4>, dst = #wskernel.aff<base = 64>, matrix = #wskernel.aff<base = 1024>, rows = #wskernel.aff<base = 16>, storage = "f32", transposed = true, vector = #wskernel.aff<base = 0>}>
 // GENERIC: "wskernel.send"() <{async, n = #wskernel.aff<base = 4>, port = "col", src = #wskernel.aff<base = 64>, when = [#wskernel.pes<x0 = 0, x1 = 3, y0 = 0, y1 = 0>]}>
-// GENERIC: "wskernel.recv"() <{async, combine = "add", dst = #wskernel.aff<base = 80>, forward = "col", n = #wskernel.aff<base = 4>, port = "col"}>
+// GENERIC: "wskernel.recv"() <{async, combine = "add", dst = #wskernel.aff<base = 80>, forward = "col", n = #wskernel.aff<base = 4>, port = "col", storage = "f32"}>
 // GENERIC: "wskernel.send"() <{guard = [#wskernel.aff<base = -1, loop = [-1], px = 1>], n = #wskernel.aff<base = 4>, port = "row", src = #wskernel.aff<base = 64>, when = [#wskernel.pes<x0 = 0, x1 = 2, y0 = 1, y1 = 1>, #wskernel.pes<x0 = 3, x1 = 3, y0 = 0, y1 = 0>]}>
 // GENERIC: }) {note = "kept"} : (!wskernel.stream<32, f32>, tensor<32x16xf32>, tensor<16xf32>) -> (!wskernel.stream<16, f32>, !wskernel.stream<16, bf16>)
 func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, %b: tensor<16xf32>)
@@ -93,6 +95,8 @@ func.func @kernel_streams(%x: !wskernel.stream<32, f32>, %w: tensor<32x16xf32>, 
         // A receive that multiplies: x's words meet the rows of the matrix.
         wskernel.recv "in0" to <base = 64> n <base = 16> {combine = "vecmat", matrix = #wskernel.aff<base = 1024>, cols = #wskernel.aff<base = 4>}
         wskernel.recv "in0" to <base = 64> n <base = 4, py = -4> {combine = "vecmat_add", matrix = #wskernel.aff<base = 1024, py = 64>, cols = #wskernel.aff<base = 4>}
+        // From a sparse tile of 16 rows: the words meet rows 8 to 15.
+        wskernel.recv "in0" to <base = 64> n <base = 8> {combine = "vecmat_add", matrix = #wskernel.aff<base = 1024>, cols = #wskernel.aff<base = 4>, storage = "sparse4:20", tile_rows = 16, first_row = 8}
         wskernel.matvec <base = 64> = <base = 1024> x <base = 0> rows <base = 16> cols <base = 4> {transposed = true}
         wskernel.matvec <base = 64> = <base = 1280> x <base = 0> rows <base = 16> cols <base = 4> {transposed = true, accumulate = true, storage = "f16"}
         wskernel.matvec <base = 80> = <base = 1408> x <base = 0> rows <base = 4> cols <base = 4> {transposed = false, accumulate = false, storage = "bf16"}

@@ -371,8 +371,8 @@ wsc::lowering::linearCycles(int64_t k, int64_t n, bool gelu, bool residual, int6
     int64_t rows = CostModel::tileRows(p.h, out, handOnRow), kb = ceilDiv(k, rows);
     int64_t entries = sparseTileEntries(p.storage, kb, ceilDiv(n, p.w), density);
     return cost.linear(k, n, p.h, p.w, gelu, out, kb, blockColumns(p, n, arch),
-                       residual ? ceilDiv(n, p.w) : 0, handOnRow,
-                       entries < 0 && streamsX(p.storage), asyncSums, entries, p.turns);
+                       residual ? ceilDiv(n, p.w) : 0, handOnRow, streamsX(p.storage, entries),
+                       asyncSums, entries, p.turns);
   };
 }
 
@@ -392,11 +392,10 @@ bool wsc::lowering::linearHandOnRow(const KernelPlan &p, int64_t k, int64_t n, b
   int64_t kbFewer = ceilDiv(k, CostModel::tileRows(p.h, out, false));
   int64_t entries = sparseTileEntries(p.storage, kb, nb, density);
   int64_t entriesFewer = sparseTileEntries(p.storage, kbFewer, nb, density);
-  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true,
-                     entries < 0 && streamsX(p.storage), asyncSums, entries, p.turns) <
+  return cost.linear(k, n, p.h, p.w, gelu, out, kb, group, last, true, streamsX(p.storage, entries),
+                     asyncSums, entries, p.turns) <
          cost.linear(k, n, p.h, p.w, gelu, out, kbFewer, group, last, false,
-                     entriesFewer < 0 && streamsX(p.storage), asyncSums, entriesFewer,
-                     p.turns);
+                     streamsX(p.storage, entriesFewer), asyncSums, entriesFewer, p.turns);
 }
 
 /// The most entries (nonzeros and the fillers of longer gaps, as
@@ -506,7 +505,7 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   int64_t kb = ceilDiv(kdim, tileRows), nb = ceilDiv(n, w);
   int64_t entries;
   std::string storage = tileStorage(p, unsigned(first), kb, nb, entries);
-  bool streamed = entries < 0 && streamsX(p.storage);
+  bool streamed = streamsX(p.storage, entries);
   int64_t x = streamed ? 0 : sram.words(kb);
   int64_t weight = sram.words(wk::tileWords(storage, kb, nb));
   int64_t b = bias ? sram.words(nb) : 0, r = residual ? sram.words(nb) : 0;
@@ -534,12 +533,12 @@ std::pair<int64_t, double> LinearKind::writeBody(Body &k, const KernelPlan &p, i
   ArrayAttr firstToken = k.guards({asyncSums ? k.aff(0, {-1, -2}) : k.aff(0, {-1})});
   // Each PE row takes its kb-slice of x; the last slice may be shorter.
   // A piece of a split weight uses x[weightRowBase, weightRowBase + kdim).
-  // An f32 tile takes each piece of the slice (a block of x holds it)
-  // straight into its rows' multiply-adds; a 16-bit one stores x first.
+  // An f32 or sparse tile takes each piece of the slice (a block of x holds it)
+  // straight into its rows' multiply-adds; a dense 16-bit one stores x first.
   int64_t base = p.weightRowBase, in;
   if (streamed) {
     in = k.recvRanges(0, {Body::Range{base, base + kdim, rowPart}}, kb, tileRows,
-                      /*byRow=*/true, nullptr, Body::Product{weight, nb});
+                      /*byRow=*/true, nullptr, Body::Product{weight, nb, storage, kb});
     // Tile rows past K (kb rounds up) take no x: their partial is zero.
     int64_t holding = ceilDiv(kdim, kb);
     if (holding < tileRows)
