@@ -55,9 +55,7 @@ Value wsc::onnx_import::mergeHeads(Composer &c, Value x) {
   return c.reshape(c.transpose(x, {0, 2, 1, 3}), {s[0], s[2], s[1] * s[3]});
 }
 
-/// Each of x's `kv` heads [B, kv, S, D] `reps` times in a row, [h0, h0, h1,
-/// h1, ...], as repeat_kv writes it (unsqueeze, expand, reshape).
-static Value repeatHeads(Composer &c, Value x, int64_t reps) {
+Value wsc::onnx_import::repeatHeads(Composer &c, Value x, int64_t reps) {
   if (reps == 1 || !x)
     return x;
   auto type = cast<RankedTensorType>(x.getType());
@@ -241,27 +239,39 @@ LogicalResult Importer::convertTensorScatter(const onnx::NodeProto &node, ArrayR
   if (mode != "linear" && mode != "circular")
     return nodeError("mode '" + mode + "' is not linear or circular"), failure();
   Type i64 = builder.getIntegerType(64);
-  int64_t batch = cache.getDimSize(0), length = cache.getDimSize(axis);
+  int64_t batch = cache.getDimSize(0);
   SmallVector<int64_t> perBatch(rank, 1);
   perBatch[0] = batch;
   Value start = in.size() > 2 && in[2]
                     ? c.reshape(castTo(c, in[2], i64), perBatch)
                     : constant(DenseElementsAttr::get(RankedTensorType::get(perBatch, i64),
                                                       builder.getI64IntegerAttr(0)));
-  Value from = c.sub(indexPositions(cache.getShape(), axis, 1), start);
-  if (mode == "circular")
+  return c.finish(results, {writeWindow(c, in[0], in[1], start, axis, mode == "circular")});
+}
+
+Value Importer::writeWindow(Composer &c, Value cache, Value update, Value start, int64_t axis,
+                            bool circular) {
+  if (!c.ok || !cache || !update || !start)
+    return c.ok = false, Value();
+  auto type = typeOf(cache);
+  Type i64 = builder.getIntegerType(64);
+  int64_t length = type.getDimSize(axis);
+  SmallVector<int64_t> along(type.getRank(), 1);
+  along[axis] = length;
+  Value from = c.sub(indexPositions(along, axis, 1), start);
+  if (circular)
     from = c.op(wg::ModOp::getOperationName(), {from, scalarConstant(i64, double(length))},
                 {attr("fmod", builder.getBoolAttr(false))});
   Value written =
       c.op(wg::AndOp::getOperationName(),
            {c.op(wg::GreaterEqualOp::getOperationName(), {from, scalarConstant(i64, 0)}),
-            c.less(from, scalarConstant(i64, double(update.getDimSize(axis))))});
+            c.less(from, scalarConstant(i64, double(typeOf(update).getDimSize(axis))))});
   Value index =
       c.op(wg::ExpandOp::getOperationName(), {c.where(written, from, scalarConstant(i64, 0))}, {},
-           RankedTensorType::get(cache.getShape(), i64));
-  Value taken = c.op(wg::GatherElementsOp::getOperationName(), {in[1], index},
+           RankedTensorType::get(type.getShape(), i64));
+  Value taken = c.op(wg::GatherElementsOp::getOperationName(), {update, index},
                      {attr("axis", builder.getI64IntegerAttr(axis))});
-  return c.finish(results, {c.where(written, taken, in[0])});
+  return c.where(written, taken, cache);
 }
 
 /// X [B, H, S, D] (or 3-D [B, S, H * D] with num_heads), cos_cache and
@@ -295,9 +305,19 @@ LogicalResult Importer::convertRotaryEmbedding(const onnx::NodeProto &node, Arra
                      " must be even, positive and at most the head size " + std::to_string(xs[3])),
            failure();
   bool interleaved = intAttr(node, "interleaved", 0);
-  Value ids = in.size() > 3 ? in[3] : Value();
+  FailureOr<Value> y = rotate(c, x, in[1], in[2], in.size() > 3 ? in[3] : Value(), r, interleaved);
+  if (::failed(y))
+    return failure();
+  return c.finish(results, {type.getRank() == 4 ? *y : mergeHeads(c, *y)});
+}
+
+FailureOr<Value> Importer::rotate(Composer &c, Value x, Value cosCache, Value sinCache, Value ids,
+                                  int64_t r, bool interleaved) {
+  if (!c.ok || !x)
+    return failure();
+  auto type = typeOf(x);
   SmallVector<Value> tables;
-  for (Value cache : {in[1], in[2]}) {
+  for (Value cache : {cosCache, sinCache}) {
     Value half = ids ? c.op(wg::GatherOp::getOperationName(), {cache, ids},
                             {attr("axis", builder.getI64IntegerAttr(0))})
                      : cache;
@@ -318,5 +338,7 @@ LogicalResult Importer::convertRotaryEmbedding(const onnx::NodeProto &node, Arra
   }
   Value y = c.op(wg::RotaryOp::getOperationName(), {x, tables[0], tables[1]},
                  {attr("interleaved", builder.getBoolAttr(interleaved))}, x.getType());
-  return c.finish(results, {type.getRank() == 4 ? y : mergeHeads(c, y)});
+  if (!y)
+    return failure();
+  return y;
 }

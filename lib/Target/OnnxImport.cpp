@@ -208,9 +208,13 @@ const llvm::StringMap<OpSupport> &microsoftOps() {
       {"MatMulNBits", {1, "K N accuracy_level bits block_size"}},
       {"RotaryEmbedding",
        {1, "interleaved is_packed_batching num_heads rotary_embedding_dim scale"}},
-      {"Attention", {1, "do_rotary mask_filter_value num_heads past_present_share_buffer "
-                        "qkv_hidden_sizes rotary_embedding_dim scale unidirectional"}},
-      {"MultiHeadAttention", {1, "mask_filter_value num_heads scale unidirectional"}}};
+      {"Attention",
+       {1, "do_rotary mask_filter_value num_heads past_present_share_buffer "
+           "qkv_hidden_sizes rotary_embedding_dim scale unidirectional"}},
+      {"MultiHeadAttention", {1, "mask_filter_value num_heads scale unidirectional"}},
+      {"GroupQueryAttention",
+       {1, "do_rotary kv_num_heads local_window_size num_heads qk_output rotary_interleaved scale "
+           "smooth_softmax softcap"}}};
   return ops;
 }
 

@@ -183,6 +183,9 @@ struct RecurrentDirection;
 /// [B, T, H * D] as [B, H, T, D], and back (OnnxAttention.cpp).
 Value splitHeads(Composer &c, Value x, int64_t heads);
 Value mergeHeads(Composer &c, Value x);
+/// Each of x's `kv` heads [B, kv, S, D] `reps` times in a row, [h0, h0, h1,
+/// h1, ...], as repeat_kv writes it (unsqueeze, expand, reshape).
+Value repeatHeads(Composer &c, Value x, int64_t reps);
 /// Whether ONNX op `op` is Attention, RotaryEmbedding or TensorScatter
 /// (OnnxAttention.cpp).
 bool isAttentionOp(StringRef op);
@@ -398,6 +401,16 @@ private:
   LogicalResult convertTensorScatter(const onnx::NodeProto &, ArrayRef<Value>,
                                      SmallVectorImpl<Value> &);
   FailureOr<Value> attentionHeads(Composer &c, Value x, const char *what, int64_t heads);
+  /// `update` written into `cache` along `axis` from each batch's `start`
+  /// (int64, [B, 1, ...]; circular: modulo the cache's length): position p
+  /// takes update[p - start] where that lies in it, else keeps its word.
+  Value writeWindow(Composer &c, Value cache, Value update, Value start, int64_t axis,
+                    bool circular);
+  /// x [B, H, S, D] with its first r dimensions rotated by cos_cache and
+  /// sin_cache [positions, r / 2] read at `ids` [B, S] (none: [B, S, r / 2]
+  /// as they are), their halves (interleaved: even and odd) the parts.
+  FailureOr<Value> rotate(Composer &c, Value x, Value cosCache, Value sinCache, Value ids,
+                          int64_t r, bool interleaved);
   FailureOr<Value> attentionBias(Composer &c, Value mask, Type element, int64_t keys);
   FailureOr<Value> maskScores(Composer &c, const onnx::NodeProto &node, Value scores, Value mask,
                               Value nonpad, int64_t past, bool cached);
@@ -414,6 +427,11 @@ private:
                                Value mask, Value bias, int64_t past);
   LogicalResult convertMultiHeadAttention(const onnx::NodeProto &, ArrayRef<Value>,
                                           SmallVectorImpl<Value> &);
+  /// GroupQueryAttention (OnnxGroupQueryAttention.cpp).
+  LogicalResult convertGroupQueryAttention(const onnx::NodeProto &, ArrayRef<Value>,
+                                           SmallVectorImpl<Value> &);
+  FailureOr<Value> groupQueryScores(Composer &c, const onnx::NodeProto &node, Value q, Value keys,
+                                    Value earlier, Value bias, Value perHead);
   LogicalResult convertMatMulNBits(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).

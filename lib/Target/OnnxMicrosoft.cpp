@@ -20,7 +20,7 @@ bool wsc::onnx_import::isMicrosoftOp(StringRef domain, StringRef op) {
   static const llvm::StringSet<> ops = {
       "FastGelu", "BiasGelu", "Gelu", "QuickGelu", "SkipLayerNormalization",
       "SkipSimplifiedLayerNormalization", "SimplifiedLayerNormalization", "MatMulNBits",
-      "RotaryEmbedding", "Attention", "MultiHeadAttention"};
+      "RotaryEmbedding", "Attention", "MultiHeadAttention", "GroupQueryAttention"};
   // clang-format on
   return domain == "com.microsoft" && ops.contains(op);
 }
@@ -60,6 +60,8 @@ LogicalResult Importer::convertMicrosoftOp(const onnx::NodeProto &node, ArrayRef
     return convertMicrosoftAttention(node, in, results);
   if (op == "MultiHeadAttention")
     return convertMultiHeadAttention(node, in, results);
+  if (op == "GroupQueryAttention")
+    return convertGroupQueryAttention(node, in, results);
   return convertSkipNorm(node, in, results);
 }
 
