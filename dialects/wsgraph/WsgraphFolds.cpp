@@ -323,6 +323,13 @@ WSGRAPH_FOLD_BITWISE(BitwiseXorOp, a[0] ^ a[1])
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
     return getOnTrue();
+  // A condition all true or all false picks one operand whole, when it has
+  // the result's shape (a cache written everywhere).
+  if (auto cond = dyn_cast_or_null<DenseElementsAttr>(adaptor.getCond()); cond && cond.isSplat()) {
+    Value picked = cond.getSplatValue<bool>() ? getOnTrue() : getOnFalse();
+    if (picked.getType() == getType())
+      return picked;
+  }
   return foldElementwise(
       getType(), adaptor.getOperands(), [](auto a) { return a[0] != 0 ? a[1] : a[2]; },
       [](auto a) { return a[0] != 0 ? a[1] : a[2]; });
@@ -675,9 +682,25 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   return pack(getType(), out);
 }
 
+/// Whether `indices` of `shape` name, along `axis`, each element's own
+/// position there.
+static bool identityIndices(const Values &indices, ArrayRef<int64_t> shape, int64_t axis) {
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
+    inner *= shape[d];
+  for (int64_t k = 0; k < indices.size(); ++k)
+    if (indices.i[k] != (k / inner) % shape[axis])
+      return false;
+  return true;
+}
 
 OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
-  auto data = unpack(adaptor.getData()), indices = unpack(adaptor.getIndices());
+  auto indices = unpack(adaptor.getIndices());
+  if (auto type = cast<RankedTensorType>(getData().getType());
+      indices && !indices->isFloat && type == getType() && type.hasStaticShape() &&
+      identityIndices(*indices, type.getShape(), *normalizeAxis(getAxis(), type.getRank())))
+    return getData();
+  auto data = unpack(adaptor.getData());
   if (!data || !indices || !foldable(getType()))
     return {};
   ArrayRef<int64_t> shape = data->type.getShape(), outShape = indices->type.getShape();

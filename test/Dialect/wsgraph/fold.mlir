@@ -306,6 +306,42 @@ func.func @where_same_branches_broadcast(%c: tensor<2x4xi1>, %x: tensor<4xf32>) 
   return %0 : tensor<2x4xf32>
 }
 
+// -----
+
+// A splat condition picks one operand whole when it has the result's shape
+// (a cache written everywhere); not when the operand broadcasts.
+// CHECK-LABEL: func.func @where_splat
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x4xf32>, %[[Y:[^:]*]]: tensor<2x4xf32>, %[[S:[^:]*]]: tensor<4xf32>
+// CHECK-NEXT: wsgraph.constant dense<true>
+// CHECK-NEXT: %[[B:.*]] = wsgraph.where %{{.*}}, %[[S]], %[[Y]]
+// CHECK-NEXT: return %[[X]], %[[Y]], %[[B]]
+func.func @where_splat(%x: tensor<2x4xf32>, %y: tensor<2x4xf32>, %s: tensor<4xf32>)
+    -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %t = wsgraph.constant dense<true> : tensor<1x4xi1>
+  %f = wsgraph.constant dense<false> : tensor<2x1xi1>
+  %0 = wsgraph.where %t, %x, %y : (tensor<1x4xi1>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %1 = wsgraph.where %f, %x, %y : (tensor<2x1xi1>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %2 = wsgraph.where %t, %s, %y : (tensor<1x4xi1>, tensor<4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %0, %1, %2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// A gather whose indices name each element's own position is its data; one
+// that moves an element is not.
+// CHECK-LABEL: func.func @gather_elements_identity
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3x2xf32>
+// CHECK-NEXT: %[[I:.*]] = wsgraph.constant
+// CHECK-NEXT: %[[G:.*]] = wsgraph.gather_elements %[[X]], %[[I]]
+// CHECK-NEXT: return %[[X]], %[[G]]
+func.func @gather_elements_identity(%x: tensor<2x3x2xf32>) -> (tensor<2x3x2xf32>, tensor<2x3x2xf32>) {
+  %i = wsgraph.constant dense<[[[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 1], [2, 2]]]> : tensor<2x3x2xi64>
+  %0 = wsgraph.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3x2xf32>, tensor<2x3x2xi64>) -> tensor<2x3x2xf32>
+  %j = wsgraph.constant dense<[[[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 2], [2, 2]]]> : tensor<2x3x2xi64>
+  %1 = wsgraph.gather_elements %x, %j {axis = 1 : i64} : (tensor<2x3x2xf32>, tensor<2x3x2xi64>) -> tensor<2x3x2xf32>
+  return %0, %1 : tensor<2x3x2xf32>, tensor<2x3x2xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Identities
 //===----------------------------------------------------------------------===//
