@@ -304,6 +304,26 @@ LogicalResult Importer::convertMatMulNBits(const onnx::NodeProto &node, ArrayRef
            failure();
   if (at(4))
     return nodeError("g_idx (act order) is not supported"), failure();
+  Composer c = composer();
+  Type element = typeOf(in[0]).getElementType();
+  auto product = [&](Value weight) {
+    Value y = c.op(wg::MatmulOp::getOperationName(), {in[0], castTo(c, weight, element)});
+    if (Value bias = at(5))
+      y = c.add(y, bias);
+    return c.finish(results, {y});
+  };
+  // Codes elided (--elide-weights): so is the matrix they make, enough to compile.
+  if (auto codes = at(1) ? in[1].getDefiningOp<wg::WeightOp>() : wg::WeightOp();
+      codes && codes.isElided()) {
+    if (boundedProduct({k, n}, kMaxImportTable * kMaxImportTable) < 0 ||
+        typeOf(in[1]).getNumElements() != n * ((k + block - 1) / block) * (block * bits / 8))
+      return nodeError("B does not have the shape K = " + std::to_string(k) +
+                       ", N = " + std::to_string(n) + " give"),
+             failure();
+    return product(wg::WeightOp::create(
+        builder, loc, RankedTensorType::get({k, n}, builder.getF32Type()), codes.getNameAttr(),
+        StringAttr(), builder.getI64IntegerAttr(0), DenseI64ArrayAttr()));
+  }
   // Dequantized at import: W [K, N] is a constant of the model's size.
   if (boundedProduct({k, n}, int64_t(1) << 28) < 0 || block > (int64_t(1) << 20))
     return nodeError("K x N = " + std::to_string(k) + " x " + std::to_string(n) +
@@ -315,7 +335,7 @@ LogicalResult Importer::convertMatMulNBits(const onnx::NodeProto &node, ArrayRef
   DenseElementsAttr scales = at(2) ? wg::getConstantElements(in[2], kMaxRead) : DenseElementsAttr();
   DenseElementsAttr zeros = at(3) ? wg::getConstantElements(in[3], kMaxRead) : DenseElementsAttr();
   if (!b || !scales || (at(3) && !zeros))
-    return nodeError("B, scales and zero_points must be the model's constants (not elided)"),
+    return nodeError("B, scales and zero_points must be the model's constants (or B elided)"),
            failure();
   bool floatZeros = zeros && isa<FloatType>(zeros.getElementType());
   int64_t zeroBytes = (blocks * bits + 7) / 8;
@@ -352,12 +372,6 @@ LogicalResult Importer::convertMatMulNBits(const onnx::NodeProto &node, ArrayRef
         w[size_t(i * n + row)] = float((double(field(rowCodes, i, bits)) - z) * scale[s]);
     }
   }
-  Composer c = composer();
-  Type element = typeOf(in[0]).getElementType();
-  Value weight = constant(DenseElementsAttr::get(
-      RankedTensorType::get({k, n}, builder.getF32Type()), ArrayRef<float>(w)));
-  Value y = c.op(wg::MatmulOp::getOperationName(), {in[0], castTo(c, weight, element)});
-  if (Value bias = at(5))
-    y = c.add(y, bias);
-  return c.finish(results, {y});
+  return product(constant(DenseElementsAttr::get(
+      RankedTensorType::get({k, n}, builder.getF32Type()), ArrayRef<float>(w))));
 }

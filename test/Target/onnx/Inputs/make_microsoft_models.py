@@ -21,7 +21,8 @@ microsoft.onnx takes x [2, 3, 32] and r [2, 3, 32] (x.npy, r.npy) and gives
 - mha, mha_k, mha_v (MultiHeadAttention of x, r and x / 2's first 3
   positions with one bias, a cache of 2, a raw key padding mask,
   unidirectional; its present key and value).
-bad-nbits.onnx asks for 3 bits, refused.
+bad-nbits.onnx asks for 3 bits, refused. nbits-big.onnx holds a MatMulNBits
+of K = 2048, N = 1040, whose codes --elide-weights elides.
 """
 import math
 import os
@@ -213,6 +214,19 @@ def save(path, nodes, outputs):
 save("microsoft.onnx", nodes, list(want))
 save("bad-nbits.onnx", [N("MatMulNBits", ["x", "b4", "s4"], ["q4"], domain=MS, K=32, N=24,
                           bits=3, block_size=16, name="three")], ["q4"])
+# A layer's size of 4-bit codes (K = 2048, N = 1040: more elements than the
+# importer inlines), which --elide-weights leaves out.
+big_b = rng.integers(0, 256, (1040, 2048 // 32, 16)).astype(np.uint8)
+big_s = rng.uniform(0.01, 0.1, 1040 * 2048 // 32).astype(np.float32)
+g = helper.make_graph(
+    [N("MatMulNBits", ["a", "big_b", "big_s"], ["y"], domain=MS, K=2048, N=1040, bits=4,
+       block_size=32, name="big")], "g",
+    [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 3, 2048])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 1040])],
+    [numpy_helper.from_array(big_b, "big_b"), numpy_helper.from_array(big_s, "big_s")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                              helper.make_opsetid(MS, 1)]),
+          os.path.join(out, "nbits-big.onnx"))
 np.save(os.path.join(out, "x.npy"), x)
 np.save(os.path.join(out, "r.npy"), r)
 for n, a in want.items():
