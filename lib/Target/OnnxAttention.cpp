@@ -311,6 +311,34 @@ LogicalResult Importer::convertRotaryEmbedding(const onnx::NodeProto &node, Arra
   return c.finish(results, {type.getRank() == 4 ? *y : mergeHeads(c, *y)});
 }
 
+/// Rows `ids` of `table`: read at import when both are known (a cache held as
+/// a weight file, at constant positions), so that the rotary's tables are
+/// constants the attention kernel computes from the position.
+Value Importer::gatherRows(Composer &c, Value table, Value ids) {
+  DenseElementsAttr rows = wg::getConstantElements(ids);
+  DenseElementsAttr values = rows ? wg::getConstantElements(table) : DenseElementsAttr();
+  auto type = typeOf(table);
+  if (!values || type.getRank() != 2 || !isa<FloatType>(type.getElementType()) ||
+      !values.getElementType().isF32())
+    return c.op(wg::GatherOp::getOperationName(), {table, ids},
+                {attr("axis", builder.getI64IntegerAttr(0))});
+  int64_t n = type.getDimSize(0), width = type.getDimSize(1);
+  SmallVector<float> all(values.getValues<float>()), picked;
+  for (const APInt &row : rows.getValues<APInt>()) {
+    int64_t r = row.getSExtValue();
+    r = r < 0 ? r + n : r;
+    if (r < 0 || r >= n)
+      return nodeError("position " + std::to_string(row.getSExtValue()) + " is outside the " +
+                       std::to_string(n) + " rows of the rotary caches"),
+             c.ok = false, Value();
+    picked.append(all.begin() + r * width, all.begin() + (r + 1) * width);
+  }
+  SmallVector<int64_t> shape(typeOf(ids).getShape());
+  shape.push_back(width);
+  return constant(
+      DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()), ArrayRef(picked)));
+}
+
 FailureOr<Value> Importer::rotate(Composer &c, Value x, Value cosCache, Value sinCache, Value ids,
                                   int64_t r, bool interleaved) {
   if (!c.ok || !x)
@@ -318,9 +346,7 @@ FailureOr<Value> Importer::rotate(Composer &c, Value x, Value cosCache, Value si
   auto type = typeOf(x);
   SmallVector<Value> tables;
   for (Value cache : {cosCache, sinCache}) {
-    Value half = ids ? c.op(wg::GatherOp::getOperationName(), {cache, ids},
-                            {attr("axis", builder.getI64IntegerAttr(0))})
-                     : cache;
+    Value half = ids ? gatherRows(c, cache, ids) : cache;
     if (!half)
       return failure();
     auto hs = typeOf(half);

@@ -100,8 +100,11 @@ LogicalResult Importer::convertGroupQueryAttention(const onnx::NodeProto &node, 
   if (intAttr(node, "do_rotary", 0)) {
     if (!at(CosCache))
       return nodeError("do_rotary needs cos_cache and sin_cache"), failure();
+    // A first prompt's positions are 0.. in every batch: one table for all.
     Value ids = at(PositionIds);
-    if (!ids)
+    if (!ids && first)
+      ids = indexPositions({1, s}, 1, 1);
+    else if (!ids)
       ids = c.reshape(c.add(indexPositions({1, 1, s, 1}, 2, 1), earlier), {b, s});
     int64_t r = 2 * typeOf(in[CosCache]).getDimSize(1);
     bool interleaved = intAttr(node, "rotary_interleaved", 0);

@@ -411,6 +411,7 @@ private:
   /// as they are), their halves (interleaved: even and odd) the parts.
   FailureOr<Value> rotate(Composer &c, Value x, Value cosCache, Value sinCache, Value ids,
                           int64_t r, bool interleaved);
+  Value gatherRows(Composer &c, Value table, Value ids);
   FailureOr<Value> attentionBias(Composer &c, Value mask, Type element, int64_t keys);
   FailureOr<Value> maskScores(Composer &c, const onnx::NodeProto &node, Value scores, Value mask,
                               Value nonpad, int64_t past, bool cached);

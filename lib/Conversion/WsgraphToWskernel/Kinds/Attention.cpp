@@ -271,15 +271,25 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
         !(rotary = rotaryTables(q->rotary, tokens)))
       return Planned::NotThisKind;
   }
-  // Every op on the way is attention's alone (one op may serve q, k and v:
-  // GPT-2's split, NeoX's view).
-  llvm::SmallPtrSet<Operation *, 16> ways;
+  // The ops on the way (one may serve q, k and v: GPT-2's split, NeoX's
+  // view). Those that others use too (a cache's present keys, turned) stay,
+  // with the ops before them, computed for those others: the kernel reads
+  // the streams itself.
+  llvm::SmallPtrSet<Operation *, 16> ways, kept;
   for (HeadSource *src : {&*q, &*k, &*v})
     ways.insert(src->ops.begin(), src->ops.end());
+  SmallVector<Operation *> shared;
   for (Operation *w : ways)
-    for (Operation *user : w->getUsers())
-      if (!ways.contains(user) && user != attn)
-        return Planned::NotThisKind;
+    if (llvm::any_of(w->getUsers(),
+                     [&](Operation *user) { return !ways.contains(user) && user != attn; }))
+      shared.push_back(w);
+  while (!shared.empty()) {
+    Operation *w = shared.pop_back_val();
+    if (kept.insert(w).second)
+      for (Value operand : w->getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && ways.contains(def))
+          shared.push_back(def);
+  }
   if (llvm::any_of(ways, [&](Operation *w) { return ctx.produced.count(w->getResult(0)); }))
     return Planned::NotThisKind;
   Value mask = attn.getMask();
@@ -331,7 +341,9 @@ Planned AttentionKind::plan(Operation *op, PlanContext &ctx, KernelPlan &plan) c
         !layout.rotaryPairs && llvm::all_of(llvm::seq<int64_t>(0, half), repeatsHalf);
     plan.inputs.push_back(rotaryTableConstant(attn, *rotary));
   }
-  ctx.absorbed.insert(ways.begin(), ways.end());
+  for (Operation *w : ways)
+    if (!kept.contains(w))
+      ctx.absorbed.insert(w);
   ctx.absorbed.insert(merge), ctx.absorbed.insert(merged);
   plan.anchor = merged;
   plan.kind = "attention";
