@@ -435,6 +435,8 @@ private:
                                     Value earlier, Value bias, Value perHead);
   LogicalResult convertMatMulNBits(const onnx::NodeProto &, ArrayRef<Value>,
                                    SmallVectorImpl<Value> &);
+  LogicalResult convertFusedMatMul(const onnx::NodeProto &, ArrayRef<Value>,
+                                   SmallVectorImpl<Value> &);
   /// DFT, STFT, MelWeightMatrix and Det (OnnxSpectral.cpp; isSpectralOp).
   LogicalResult convertSpectralOp(const onnx::NodeProto &, ArrayRef<Value>,
                                   SmallVectorImpl<Value> &);

@@ -3,8 +3,9 @@
 // The contrib ops that ONNX Runtime's transformer optimizer and its 4-bit
 // quantizer write into exported GPT, Llama and NeoX models, as the wsgraph ops
 // of their definitions: the GELU forms, the skip-and-norm ops (a residual add
-// and a layer or RMS norm) and MatMulNBits, whose packed weights are
-// dequantized once at import into the f32 matrix the linear kernels hold.
+// and a layer or RMS norm), FusedMatMul, BiasAdd, GemmFastGelu, the
+// attentions, and MatMulNBits, whose packed weights are dequantized once at
+// import into the f32 matrix the linear kernels hold.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporter.h"
@@ -20,7 +21,8 @@ bool wsc::onnx_import::isMicrosoftOp(StringRef domain, StringRef op) {
   static const llvm::StringSet<> ops = {
       "FastGelu", "BiasGelu", "Gelu", "QuickGelu", "SkipLayerNormalization",
       "SkipSimplifiedLayerNormalization", "SimplifiedLayerNormalization", "MatMulNBits",
-      "RotaryEmbedding", "Attention", "MultiHeadAttention", "GroupQueryAttention"};
+      "RotaryEmbedding", "Attention", "MultiHeadAttention", "GroupQueryAttention", "FusedMatMul",
+      "BiasAdd", "GemmFastGelu"};
   // clang-format on
   return domain == "com.microsoft" && ops.contains(op);
 }
@@ -52,6 +54,17 @@ LogicalResult Importer::convertMicrosoftOp(const onnx::NodeProto &node, ArrayRef
     return c.finish(results,
                     {c.mul(x, c.unary(wg::SigmoidOp::getOperationName(), c.mul(alpha, x)))});
   }
+  if (op == "BiasAdd") // x + bias + skip
+    return at(2) ? c.finish(results, {c.add(c.add(x, in[1]), in[2])})
+                 : (nodeError("expects X, bias and skip"), failure());
+  if (op == "GemmFastGelu") {
+    if (!at(1))
+      return nodeError("expects X and W"), failure();
+    Value y = c.op(wg::MatmulOp::getOperationName(), {x, in[1]});
+    return c.finish(results, {gelu(at(2) ? c.add(y, in[2]) : y, "tanh")});
+  }
+  if (op == "FusedMatMul")
+    return convertFusedMatMul(node, in, results);
   if (op == "MatMulNBits")
     return convertMatMulNBits(node, in, results);
   if (op == "RotaryEmbedding")
@@ -278,6 +291,34 @@ LogicalResult Importer::convertMultiHeadAttention(const onnx::NodeProto &node, A
   if (::failed(y))
     return failure();
   return c.finish(results, {mergeHeads(c, *y), k, v});
+}
+
+/// FusedMatMul (A, B): alpha times the product of A and B, each with its last
+/// two axes swapped when transA or transB says.
+LogicalResult Importer::convertFusedMatMul(const onnx::NodeProto &node, ArrayRef<Value> in,
+                                           SmallVectorImpl<Value> &results) {
+  if (in.size() < 2 || !in[1])
+    return nodeError("expects A and B"), failure();
+  if (intAttr(node, "transBatchA", 0) || intAttr(node, "transBatchB", 0))
+    return nodeError("transBatchA and transBatchB are not supported"), failure();
+  Composer c = composer();
+  SmallVector<Value, 2> operands;
+  for (auto [x, name] : {std::pair{in[0], "transA"}, {in[1], "transB"}}) {
+    int64_t rank = typeOf(x).getRank();
+    if (!intAttr(node, name, 0)) {
+      operands.push_back(x);
+      continue;
+    }
+    if (rank < 2)
+      return nodeError(std::string(name) + " needs an operand of rank 2 or more"), failure();
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(perm[rank - 2], perm[rank - 1]);
+    operands.push_back(c.transpose(x, perm));
+  }
+  Value y = c.op(wg::MatmulOp::getOperationName(), operands);
+  if (float alpha = floatAttr(node, "alpha", 1.0f); alpha != 1.0f && y)
+    y = c.mul(y, scalarConstant(typeOf(y).getElementType(), alpha));
+  return c.finish(results, {y});
 }
 
 /// The unsigned `bits`-bit field `i` of `bytes`, fields packed from each

@@ -6,6 +6,8 @@ usage: make_microsoft_models.py OUT_DIR
 microsoft.onnx takes x [2, 3, 32] and r [2, 3, 32] (x.npy, r.npy) and gives
 (want_NAME.npy):
 - fast (FastGelu with a bias), biasgelu, gelu, quick (QuickGelu, alpha 1.5);
+- fused (FusedMatMul, x transposed, alpha 0.5, against r), biasadd (BiasAdd),
+  gemmgelu (GemmFastGelu);
 - skip and skip_sum (SkipLayerNormalization with beta and bias, and its
   input + skip + bias output), simple (SkipSimplifiedLayerNormalization),
   rms (SimplifiedLayerNormalization in the default domain, as ONNX Runtime
@@ -99,6 +101,7 @@ def rotary(v, positions, interleaved):
     return np.concatenate([c * x1 - s_ * x2, s_ * x1 + c * x2], -1).reshape(v.shape)
 
 
+wsq = (rng.standard_normal((32, 32)) * 0.2).astype(np.float32)
 # Attention: GPT-2's fused form, 4 heads of 8, a cache of 4 positions, a raw
 # mask over the 7 keys, unidirectional.
 wqkv = (rng.standard_normal((32, 96)) * 0.2).astype(np.float32)
@@ -162,6 +165,10 @@ want = {
     "skip": layer_norm(x + r + bias, 1e-12) * gamma + beta, "skip_sum": x + r + bias,
     "simple": rms_norm(x + r, 1e-6) * gamma, "rms": rms_norm(x, 1e-5) * gamma,
     "q4": x.astype(np.float64) @ w4 + qbias, "q8": x.astype(np.float64) @ w8,
+    # FusedMatMul: 0.5 x (x^T r) per batch; BiasAdd: x + bias + r;
+    # GemmFastGelu: the tanh GELU of x W + bias.
+    "fused": 0.5 * (x.transpose(0, 2, 1) @ r), "biasadd": x + bias + r,
+    "gemmgelu": tanh_gelu(x @ wsq + bias),
 }
 MS = "com.microsoft"
 N = helper.make_node
@@ -189,6 +196,9 @@ nodes = [
     N("MatMulNBits", ["x", "b4", "s4", "z4", "", "qbias"], ["q4"], domain=MS, K=32, N=24,
       bits=4, block_size=16),
     N("MatMulNBits", ["x", "b8", "s8"], ["q8"], domain=MS, K=32, N=8, bits=8, block_size=32),
+    N("FusedMatMul", ["x", "r"], ["fused"], domain=MS, alpha=0.5, transA=1),
+    N("BiasAdd", ["x", "bias", "r"], ["biasadd"], domain=MS),
+    N("GemmFastGelu", ["x", "wsq", "bias"], ["gemmgelu"], domain=MS),
 ]
 inits = [numpy_helper.from_array(a, n) for n, a in (
     ("bias", bias), ("gamma", gamma), ("beta", beta), ("b4", b4), ("s4", s4), ("z4", z4),
@@ -196,7 +206,8 @@ inits = [numpy_helper.from_array(a, n) for n, a in (
     ("cos_cache", cos_cache), ("sin_cache", sin_cache), ("wqkv", wqkv), ("bqkv", bqkv),
     ("past", past), ("raw", raw), ("start", np.array([0], np.int64)),
     ("three", np.array([3], np.int64)), ("axis1", np.array([1], np.int64)), ("mbias", mbias),
-    ("past_k", past_k), ("past_v", past_v), ("kpm", kpm), ("half", np.array(0.5, np.float32)))]
+    ("past_k", past_k), ("past_v", past_v), ("kpm", kpm), ("half", np.array(0.5, np.float32)),
+    ("wsq", wsq))]
 
 
 def info(name, a):
