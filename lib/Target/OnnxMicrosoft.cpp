@@ -254,34 +254,63 @@ FailureOr<Value> Importer::attendHeads(Composer &c, const onnx::NodeProto &node,
 }
 
 /// MultiHeadAttention of com.microsoft: query [B, S, D], key [B, L, D] and
-/// value [B, L, Dv] (3-D), an optional bias [D + D + Dv] added to them,
+/// value [B, L, Dv], an optional bias [D + D + Dv] added to them,
 /// key_padding_mask (as Attention's mask_index), attention_bias, and a
 /// cache past_key/past_value [B, N, P, H]; outputs [B, S, Dv],
-/// present_key and present_value.
+/// present_key and present_value. q, k and v may come packed in query [B,
+/// S, N, 3, H], k and v in key [B, L, N, 2, H], or key and value as heads
+/// already, [B, N, L, H] (cross attention: no bias, no cache).
 LogicalResult Importer::convertMultiHeadAttention(const onnx::NodeProto &node, ArrayRef<Value> in,
                                                   SmallVectorImpl<Value> &results) {
   auto at = [&](size_t i) { return i < in.size() ? in[i] : Value(); };
   int64_t heads = intAttr(node, "num_heads", 0);
-  if (!at(1) || !at(2) || heads <= 0 ||
-      llvm::any_of(in.take_front(3), [](Value x) { return typeOf(x).getRank() != 3; }))
-    return nodeError("expects 3-D query, key and value and num_heads (packed forms are not "
-                     "supported)"),
-           failure();
+  if (heads <= 0 || !at(0))
+    return nodeError("expects query and num_heads"), failure();
   if (at(8) || at(9) || (node.output_size() > 3 && !node.output(3).empty()))
     return nodeError("past_sequence_length, cache_indirection and the qk output are not "
                      "supported"),
            failure();
-  int64_t d = typeOf(in[0]).getDimSize(2), dv = typeOf(in[2]).getDimSize(2);
-  if (d % heads || dv % heads || typeOf(in[1]).getDimSize(2) != d ||
+  Composer c = composer();
+  // The packed forms' part i of [B, T, N, parts, H], as [B, T, N * H].
+  auto part = [&](Value x, int64_t i) {
+    ArrayRef<int64_t> s = typeOf(x).getShape();
+    return c.reshape(c.sliceAlong(x, 3, i, 1), {s[0], s[1], s[2] * s[4]});
+  };
+  auto packed = [&](Value x, int64_t parts) {
+    auto t = typeOf(x);
+    return t.getRank() == 5 && t.getDimSize(2) == heads && t.getDimSize(3) == parts;
+  };
+  Value q = at(0), k = at(1), v = at(2);
+  if (!k && !v && packed(q, 3))
+    k = part(q, 1), v = part(q, 2), q = part(q, 0);
+  else if (k && !v && packed(k, 2))
+    v = part(k, 1), k = part(k, 0);
+  bool bnsh = k && v && typeOf(k).getRank() == 4 && typeOf(v).getRank() == 4;
+  if (!k || !v || typeOf(q).getRank() != 3 ||
+      (!bnsh && (typeOf(k).getRank() != 3 || typeOf(v).getRank() != 3)))
+    return nodeError("expects query [B, S, D] with key and value [B, L, D] or [B, N, L, H], "
+                     "or q, k and v packed in query [B, S, N, 3, H] or k and v in key [B, L, N, "
+                     "2, H]"),
+           failure();
+  if (bnsh && (at(3) || at(6) || at(7)))
+    return nodeError("key and value given as heads take no bias and no cache"), failure();
+  if (!c.ok)
+    return failure();
+  int64_t d = typeOf(q).getDimSize(2);
+  int64_t dv = bnsh ? typeOf(v).getDimSize(1) * typeOf(v).getDimSize(3) : typeOf(v).getDimSize(2);
+  int64_t dk = bnsh ? typeOf(k).getDimSize(1) * typeOf(k).getDimSize(3) : typeOf(k).getDimSize(2);
+  if (d % heads || dv % heads || dk != d ||
+      (bnsh && (typeOf(k).getDimSize(1) != heads || typeOf(v).getDimSize(1) != heads)) ||
       (at(3) && typeOf(in[3]).getNumElements() != 2 * d + dv) || bool(at(6)) != bool(at(7)))
     return nodeError("query, key, value, bias and the cache do not fit num_heads"), failure();
-  Composer c = composer();
-  auto part = [&](Value x, int64_t from, int64_t size) {
+  auto biased = [&](Value x, int64_t from, int64_t size) {
     return at(3) ? c.add(x, c.sliceAlong(in[3], 0, from, size)) : x;
   };
-  Value q = splitHeads(c, part(in[0], 0, d), heads);
-  Value k = splitHeads(c, part(in[1], d, d), heads);
-  Value v = splitHeads(c, part(in[2], 2 * d, dv), heads);
+  q = splitHeads(c, biased(q, 0, d), heads);
+  if (!bnsh) {
+    k = splitHeads(c, biased(k, d, d), heads);
+    v = splitHeads(c, biased(v, 2 * d, dv), heads);
+  }
   int64_t past = at(6) ? typeOf(in[6]).getDimSize(2) : 0;
   if (at(6)) {
     k = c.concat({in[6], k}, 2);

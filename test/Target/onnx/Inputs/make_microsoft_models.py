@@ -6,6 +6,8 @@ usage: make_microsoft_models.py OUT_DIR
 microsoft.onnx takes x [2, 3, 32] and r [2, 3, 32] (x.npy, r.npy) and gives
 (want_NAME.npy):
 - fast (FastGelu with a bias), biasgelu, gelu, quick (QuickGelu, alpha 1.5);
+- mha_packed (MultiHeadAttention of q, k and v packed in one [B, S, N, 3, H]
+  input) and mha_cross (key and value given as heads [B, N, 5, H]);
 - fused (FusedMatMul, x transposed, alpha 0.5, against r), biasadd (BiasAdd),
   gemmgelu (GemmFastGelu);
 - skip and skip_sum (SkipLayerNormalization with beta and bias, and its
@@ -156,6 +158,20 @@ def mha(q, k, v):
 
 
 mha_y, mha_k, mha_v = mha(x[:, :3], r[:, :3], x[:, :3] * np.float32(0.5))
+
+
+def plain_attention(qh, kh, vh):
+    """Heads [2, 4, T, 8] of q against k and v, no mask."""
+    scores = qh @ kh.transpose(0, 1, 3, 2) / math.sqrt(8)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    return ((e / e.sum(-1, keepdims=True)) @ vh).transpose(0, 2, 1, 3).reshape(2, -1, 32)
+
+
+# MultiHeadAttention with q, k and v packed in query [2, 3, 4, 3, 8] (x, r
+# and x / 2's first 3 positions), and with key and value as heads [2, 4, 5,
+# 8] (cross attention over 5 keys).
+cross_k, cross_v = (rng.standard_normal((2, 4, 5, 8)).astype(np.float32) for _ in range(2))
+heads3 = [t.reshape(2, 3, 4, 8).transpose(0, 2, 1, 3) for t in (x[:, :3], r[:, :3], x[:, :3] * 0.5)]
 want = {
     "att": att, "present": present, "att0": ms_attention(x[:, :3], None, None)[0],
     "mha": mha_y, "mha_k": mha_k, "mha_v": mha_v,
@@ -169,6 +185,7 @@ want = {
     # GemmFastGelu: the tanh GELU of x W + bias.
     "fused": 0.5 * (x.transpose(0, 2, 1) @ r), "biasadd": x + bias + r,
     "gemmgelu": tanh_gelu(x @ wsq + bias),
+    "mha_packed": plain_attention(*heads3), "mha_cross": plain_attention(heads3[0], cross_k, cross_v),
 }
 MS = "com.microsoft"
 N = helper.make_node
@@ -196,6 +213,12 @@ nodes = [
     N("MatMulNBits", ["x", "b4", "s4", "z4", "", "qbias"], ["q4"], domain=MS, K=32, N=24,
       bits=4, block_size=16),
     N("MatMulNBits", ["x", "b8", "s8"], ["q8"], domain=MS, K=32, N=8, bits=8, block_size=32),
+    N("Reshape", ["x3", "heads5"], ["x5"]),
+    N("Reshape", ["r3", "heads5"], ["r5"]),
+    N("Reshape", ["v3", "heads5"], ["v5"]),
+    N("Concat", ["x5", "r5", "v5"], ["qkv_packed"], axis=3),
+    N("MultiHeadAttention", ["qkv_packed"], ["mha_packed"], domain=MS, num_heads=4),
+    N("MultiHeadAttention", ["x3", "cross_k", "cross_v"], ["mha_cross"], domain=MS, num_heads=4),
     N("FusedMatMul", ["x", "r"], ["fused"], domain=MS, alpha=0.5, transA=1),
     N("BiasAdd", ["x", "bias", "r"], ["biasadd"], domain=MS),
     N("GemmFastGelu", ["x", "wsq", "bias"], ["gemmgelu"], domain=MS),
@@ -207,7 +230,8 @@ inits = [numpy_helper.from_array(a, n) for n, a in (
     ("past", past), ("raw", raw), ("start", np.array([0], np.int64)),
     ("three", np.array([3], np.int64)), ("axis1", np.array([1], np.int64)), ("mbias", mbias),
     ("past_k", past_k), ("past_v", past_v), ("kpm", kpm), ("half", np.array(0.5, np.float32)),
-    ("wsq", wsq))]
+    ("wsq", wsq), ("heads5", np.array([2, 3, 4, 1, 8], np.int64)), ("cross_k", cross_k),
+    ("cross_v", cross_v))]
 
 
 def info(name, a):
