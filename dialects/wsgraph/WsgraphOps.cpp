@@ -504,6 +504,41 @@ Value RotaryOp::decompose(OpBuilder &b) {
   return r == d ? y : concat({y, slice(x, r, d - r, 1)});
 }
 
+Value AttentionOp::decompose(OpBuilder &b) {
+  Location loc = getLoc();
+  auto qt = getQuery().getType();
+  Type element = qt.getElementType();
+  int64_t batch = qt.getDimSize(0), t = qt.getDimSize(2), s = getKey().getType().getDimSize(2);
+  auto scalar = [&](double v) -> Value {
+    auto type = RankedTensorType::get({}, element);
+    return ConstantOp::create(b, loc, type,
+                              DenseElementsAttr::get(type, b.getFloatAttr(element, v)));
+  };
+  Value kT = TransposeOp::create(b, loc, getKey(), b.getDenseI64ArrayAttr({0, 1, 3, 2}));
+  Value scores = MulOp::create(b, loc, MatmulOp::create(b, loc, getQuery(), kT),
+                               scalar(getScale().convertToDouble()));
+  if (getCausal()) {
+    // Query i sees keys 0..i + (s - t); the others take -inf or the fill.
+    SmallVector<bool> future;
+    for (int64_t i = 0; i < t; ++i)
+      for (int64_t j = 0; j < s; ++j)
+        future.push_back(j > i + s - t);
+    auto condType = RankedTensorType::get({t, s}, b.getI1Type());
+    Value cond = ConstantOp::create(b, loc, condType,
+                                    DenseElementsAttr::get(condType, ArrayRef<bool>(future)));
+    std::optional<APFloat> fill = getFutureFill();
+    scores =
+        WhereOp::create(b, loc, cond, scalar(fill ? fill->convertToDouble() : -INFINITY), scores);
+  }
+  if (Value mask = getMask()) {
+    auto perKey =
+        RankedTensorType::get({batch, 1, 1, s}, cast<ShapedType>(mask.getType()).getElementType());
+    scores = AddOp::create(b, loc, scores, ReshapeOp::create(b, loc, perKey, mask));
+  }
+  Value probs = SoftmaxOp::create(b, loc, scores, b.getI64IntegerAttr(-1));
+  return MatmulOp::create(b, loc, probs, getValue());
+}
+
 LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto q = rankedType(adaptor.getQuery()), k = rankedType(adaptor.getKey()),

@@ -511,6 +511,11 @@ def Wsgraph_AttentionOp : Wsgraph_Op<"attention", [Pure,
     $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The same computation in matmuls, a softmax and the masks' ops, for
+    /// a lowering that no attention kernel takes. Returns its result.
+    mlir::Value decompose(mlir::OpBuilder &builder);
+  }];
 }
 
 //===----------------------------------------------------------------------===//

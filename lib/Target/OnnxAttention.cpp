@@ -318,12 +318,13 @@ Value Importer::gatherRows(Composer &c, Value table, Value ids) {
   DenseElementsAttr rows = wg::getConstantElements(ids);
   DenseElementsAttr values = rows ? wg::getConstantElements(table) : DenseElementsAttr();
   auto type = typeOf(table);
-  if (!values || type.getRank() != 2 || !isa<FloatType>(type.getElementType()) ||
-      !values.getElementType().isF32())
+  if (!values || type.getRank() != 2 || !isa<FloatType>(type.getElementType()))
     return c.op(wg::GatherOp::getOperationName(), {table, ids},
                 {attr("axis", builder.getI64IntegerAttr(0))});
   int64_t n = type.getDimSize(0), width = type.getDimSize(1);
-  SmallVector<float> all(values.getValues<float>()), picked;
+  SmallVector<APFloat> all, picked;
+  for (const APFloat &v : values.getValues<APFloat>())
+    all.push_back(v);
   for (const APInt &row : rows.getValues<APInt>()) {
     int64_t r = row.getSExtValue();
     r = r < 0 ? r + n : r;
@@ -335,8 +336,8 @@ Value Importer::gatherRows(Composer &c, Value table, Value ids) {
   }
   SmallVector<int64_t> shape(typeOf(ids).getShape());
   shape.push_back(width);
-  return constant(
-      DenseElementsAttr::get(RankedTensorType::get(shape, builder.getF32Type()), ArrayRef(picked)));
+  return constant(DenseElementsAttr::get(RankedTensorType::get(shape, type.getElementType()),
+                                         ArrayRef<APFloat>(picked)));
 }
 
 FailureOr<Value> Importer::rotate(Composer &c, Value x, Value cosCache, Value sinCache, Value ids,

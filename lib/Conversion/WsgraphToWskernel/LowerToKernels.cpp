@@ -228,11 +228,15 @@ bool FunctionPlanner::ensureProduced(Value v) {
   Operation *def = v.getDefiningOp();
   if (def && deferred.contains(def) && !ctx.absorbed.count(def) && !failed) {
     ctx.absorbed.insert(def);
-    if (auto rotary = dyn_cast<wg::RotaryOp>(def)) {
-      // No attention took it whole: its elementwise and movement ops.
+    auto rotary = dyn_cast<wg::RotaryOp>(def);
+    auto attention = dyn_cast<wg::AttentionOp>(def);
+    if (rotary || attention) {
+      // No attention kernel took it whole: the ops it stands for (a rotary's
+      // elementwise and movement ops; an attention's products, masks and
+      // softmax, which generic kernels split into rows).
       Operation *next = def->getNextNode();
       OpBuilder after(next);
-      Value same = rotary.decompose(after);
+      Value same = rotary ? rotary.decompose(after) : attention.decompose(after);
       for (Operation *op = def->getNextNode(); op != next; op = op->getNextNode())
         deferred.insert(op);
       // Users see the decomposition's stream (kernels find their inputs'

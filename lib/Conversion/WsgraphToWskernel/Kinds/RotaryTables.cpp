@@ -73,7 +73,17 @@ std::optional<RotaryTables> wsc::lowering::rotaryTables(wg::RotaryOp op, int64_t
   if (!cos || !sin || !rows(op.getCos()) || !rows(op.getSin()) ||
       !isa<FloatType>(cos.getElementType()))
     return std::nullopt;
-  SmallVector<float> c(cos.getValues<float>()), s(sin.getValues<float>());
+  // The tables' elements as fp32, whatever float type they are held in.
+  auto widened = [](DenseElementsAttr table) {
+    SmallVector<float> out;
+    for (APFloat v : table.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      out.push_back(v.convertToFloat());
+    }
+    return out;
+  };
+  SmallVector<float> c = widened(cos), s = widened(sin);
   RotaryTables out;
   for (int64_t i = 0; i < r; ++i) {
     float m = c[i];
