@@ -37,14 +37,15 @@ double tableError(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i, in
 }
 
 /// Column i's frequency: the fp32 value about the unwrapped estimate (a few
-/// ulps either way) whose angles give the tables, if any does.
+/// ulps either way) whose angles give the tables, if any does, within
+/// `rounding` (relative) of the tables' element type.
 std::optional<float> columnFrequency(ArrayRef<float> c, ArrayRef<float> s, int64_t r, int64_t i,
-                                     int64_t tokens, float m) {
+                                     int64_t tokens, float m, double rounding) {
   SmallVector<double> angle;
   for (int64_t t = 0; t < tokens; ++t)
     angle.push_back(std::atan2(double(s[t * r + i]) / m, double(c[t * r + i]) / m));
   float f = float(unwrappedFrequency(angle));
-  double tolerance = 4e-7 * std::max(1.0f, std::abs(m));
+  double tolerance = rounding * std::max(1.0f, std::abs(m));
   if (tableError(c, s, r, i, tokens, m, f) <= tolerance / 4)
     return f; // the estimate itself, as a rule
   float best = f, cand = f;
@@ -84,6 +85,11 @@ std::optional<RotaryTables> wsc::lowering::rotaryTables(wg::RotaryOp op, int64_t
     return out;
   };
   SmallVector<float> c = widened(cos), s = widened(sin);
+  // Tables held at 16 bits are the angles' values rounded so: the kernel's
+  // fp32 angles are within that of them (a few ulps of fp32 otherwise).
+  unsigned mantissa =
+      APFloat::semanticsPrecision(cast<FloatType>(cos.getElementType()).getFloatSemantics());
+  double rounding = mantissa >= 24 ? 4e-7 : std::ldexp(2.0, -int(mantissa));
   RotaryTables out;
   for (int64_t i = 0; i < r; ++i) {
     float m = c[i];
@@ -96,7 +102,7 @@ std::optional<RotaryTables> wsc::lowering::rotaryTables(wg::RotaryOp op, int64_t
       out.amp.push_back(m);
       continue;
     }
-    std::optional<float> f = columnFrequency(c, s, r, i, tokens, m);
+    std::optional<float> f = columnFrequency(c, s, r, i, tokens, m, rounding);
     if (!f)
       return std::nullopt;
     out.freq.push_back(*f);
