@@ -323,22 +323,42 @@ TEST(Sparse, MatvecMatchesDenseBitForBit) { expectProductMatchesDense(format::MA
 
 TEST(Sparse, VecmatMatchesDenseBitForBit) { expectProductMatchesDense(format::VECMAT); }
 
-/// PE 0 sends x (t.rows words) on color 1; PE 1 fills `wait` words first
-/// (so that x is there), then multiplies it into `t` as RECV_VECMAT.
-format::Program recvVecmat(const Tile &t, format::Storage storage, bool accumulate) {
+/// PE 0 sends x (t.rows words) on color 1, as rows [0, cut) and [cut, rows)
+/// when cut < rows; PE 1 fills 400 words first (so that x is there), then
+/// multiplies it into `t` as RECV_VECMAT, a receive per piece: a sparse
+/// tile's second through first_row (of k rows), a dense one's at its rows'
+/// address. The first accumulates into dst (ones) with `accumulate`.
+format::Program recvVecmat(const Tile &t, format::Storage storage, bool accumulate,
+                           uint64_t cut = 0) {
+  cut = cut ? cut : t.rows;
   format::Program p = makeProgram(2, 1);
   p.mutable_arch()->set_sram_bytes_per_pe(16384);
   format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
   initFloats(r, 0, 0, kX, randomFloats(t.rows, 8));
   initWords(r, 1, kTile, stored(t, storage));
   initFloats(r, 1, 0, kDst, std::vector<float>(t.cols, 1.0f));
-  *r->add_code() = only(send(1, kX, int64_t(t.rows)), 0, 0, 0, 0);
+  *r->add_code() = only(send(1, kX, int64_t(cut)), 0, 0, 0, 0);
+  if (cut < t.rows)
+    *r->add_code() = only(send(1, kX + 4 * uint32_t(cut), int64_t(t.rows - cut)), 0, 0, 0, 0);
   *r->add_code() = only(ins(format::FILL, {kFill}, 400), 1, 1, 0, 0); // 100 cycles
-  format::Instr in = ins(format::RECV_VECMAT, {kDst, kTile}, int64_t(t.rows), int64_t(t.cols));
-  in.set_color(1);
-  in.set_storage(storage);
-  in.set_count(accumulate ? 1 : 0);
-  *r->add_code() = only(in, 1, 1, 0, 0);
+  bool sparse =
+      storage != format::STORE_F32 && storage != format::STORE_F16 && storage != format::STORE_BF16;
+  for (uint64_t first : {uint64_t(0), cut}) {
+    if (first == t.rows)
+      break;
+    uint64_t words = storage == format::STORE_F32 ? first * t.cols : first * t.cols / 2;
+    uint64_t n = first ? t.rows - cut : cut;
+    format::Instr in = ins(format::RECV_VECMAT, {kDst, kTile + (sparse ? 0 : 4 * int64_t(words))},
+                           int64_t(n), int64_t(t.cols));
+    in.set_color(1);
+    in.set_storage(storage);
+    in.set_count(first || accumulate ? 1 : 0);
+    if (sparse && cut < t.rows) {
+      in.mutable_k()->set_base(int64_t(t.rows));
+      in.mutable_first_row()->set_base(int64_t(first));
+    }
+    *r->add_code() = only(in, 1, 1, 0, 0);
+  }
   routeEast(p, 0, 0, 1, 1);
   addDst(p, 1, t.cols);
   return p;
@@ -361,40 +381,6 @@ TEST(Sparse, RecvVecmatMatchesDenseBitForBit) {
     }
 }
 
-/// As recvVecmat, but x comes in two messages, rows [0, cut) and [cut,
-/// rows), each a RECV_VECMAT of its own rows: a sparse tile's through
-/// first_row (of k rows), a dense one's at its rows' address.
-format::Program recvVecmatInPieces(const Tile &t, format::Storage storage, uint64_t cut) {
-  format::Program p = makeProgram(2, 1);
-  p.mutable_arch()->set_sram_bytes_per_pe(16384);
-  format::Region *r = addRegion(p, "k", 0, 0, 2, 1);
-  initFloats(r, 0, 0, kX, randomFloats(t.rows, 8));
-  initWords(r, 1, kTile, stored(t, storage));
-  initFloats(r, 1, 0, kDst, std::vector<float>(t.cols, 1.0f));
-  *r->add_code() = only(send(1, kX, int64_t(cut)), 0, 0, 0, 0);
-  *r->add_code() = only(send(1, kX + 4 * uint32_t(cut), int64_t(t.rows - cut)), 0, 0, 0, 0);
-  *r->add_code() = only(ins(format::FILL, {kFill}, 400), 1, 1, 0, 0); // 100 cycles
-  bool sparse =
-      storage != format::STORE_F32 && storage != format::STORE_F16 && storage != format::STORE_BF16;
-  for (uint64_t first : {uint64_t(0), cut}) {
-    uint64_t words = storage == format::STORE_F32 ? first * t.cols : first * t.cols / 2;
-    uint64_t n = first ? t.rows - cut : cut;
-    format::Instr in = ins(format::RECV_VECMAT, {kDst, kTile + (sparse ? 0 : 4 * int64_t(words))},
-                           int64_t(n), int64_t(t.cols));
-    in.set_color(1);
-    in.set_storage(storage);
-    in.set_count(first ? 1 : 0);
-    if (sparse) {
-      in.mutable_k()->set_base(int64_t(t.rows));
-      in.mutable_first_row()->set_base(int64_t(first));
-    }
-    *r->add_code() = only(in, 1, 1, 0, 0);
-  }
-  routeEast(p, 0, 0, 1, 1);
-  addDst(p, 1, t.cols);
-  return p;
-}
-
 TEST(Sparse, RecvVecmatTakesItsRowsFromFirstRow) {
   for (const auto &[name, t] : tiles()) {
     SCOPED_TRACE(name);
@@ -405,8 +391,8 @@ TEST(Sparse, RecvVecmatTakesItsRowsFromFirstRow) {
         t.rows - cut, t.cols, {t.words.begin() + int64_t(cut * t.cols), t.words.end()}, t.gaps};
     for (const StoragePair &pair : kStoragePairs) {
       SCOPED_TRACE(format::Storage_Name(pair.sparse));
-      Outcome dense = outcome(recvVecmatInPieces(t, pair.dense, cut));
-      Outcome sparse = outcome(recvVecmatInPieces(t, pair.sparse, cut));
+      Outcome dense = outcome(recvVecmat(t, pair.dense, false, cut));
+      Outcome sparse = outcome(recvVecmat(t, pair.sparse, false, cut));
       EXPECT_EQ(sparse.dst, dense.dst);
       // Each piece costs its own rows' entries, when the tile is held sparse.
       uint64_t entries = t.entries(pair.values);

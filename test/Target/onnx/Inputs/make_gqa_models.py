@@ -174,31 +174,26 @@ opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
 save(helper.make_model(helper.make_graph(nodes, "gqa", inputs, outputs, inits),
                        opset_imports=opsets), f"{out}/gqa.onnx")
 
-# total_sequence_length as an input: the cache's length would come at run time.
-bad = helper.make_node("GroupQueryAttention", ["q", "k", "v", "", "", "seq", "total"], ["y"],
-                       domain="com.microsoft", name="runtime_total", num_heads=2, kv_num_heads=2)
-graph = helper.make_graph(
-    [bad], "bad",
-    [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, 2, 16]),
-     helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, 2, 16]),
-     helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 2, 16]),
-     helper.make_tensor_value_info("seq", TensorProto.INT32, [1]),
-     helper.make_tensor_value_info("total", TensorProto.INT32, [])],
-    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 16])])
-save(helper.make_model(graph, opset_imports=opsets), f"{out}/bad-total.onnx")
 
+
+def save_bad(path, name, node_inputs, shapes, inits=()):
+    """A model of one GroupQueryAttention (2 heads of 8) named `name` on
+    inputs of `shapes` ({name: shape}; seq int32, the rest float)."""
+    node = helper.make_node("GroupQueryAttention", node_inputs, ["y"], domain="com.microsoft",
+                            name=name, num_heads=2, kv_num_heads=2)
+    ins = [helper.make_tensor_value_info(n, TensorProto.INT32 if n in ("seq", "total") else
+                                         TensorProto.FLOAT, shape) for n, shape in shapes.items()]
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, shapes["q"])
+    graph = helper.make_graph([node], "bad", ins, [y], list(inits))
+    save(helper.make_model(graph, opset_imports=opsets), f"{out}/{path}")
+
+
+# total_sequence_length as an input: the cache's length would come at run time.
+save_bad("bad-total.onnx", "runtime_total", ["q", "k", "v", "", "", "seq", "total"],
+         {"q": [1, 2, 16], "k": [1, 2, 16], "v": [1, 2, 16], "seq": [1], "total": []})
 # Two tokens each of a batch of two after earlier ones: ONNX Runtime takes a
 # prompt after cached tokens only at batch 1.
-later = helper.make_node("GroupQueryAttention", ["q", "k", "v", "pk", "pv", "seq", "total"], ["y"],
-                         domain="com.microsoft", name="batched_later", num_heads=2, kv_num_heads=2)
-graph = helper.make_graph(
-    [later], "bad",
-    [helper.make_tensor_value_info("q", TensorProto.FLOAT, [2, 2, 16]),
-     helper.make_tensor_value_info("k", TensorProto.FLOAT, [2, 2, 16]),
-     helper.make_tensor_value_info("v", TensorProto.FLOAT, [2, 2, 16]),
-     helper.make_tensor_value_info("pk", TensorProto.FLOAT, [2, 2, 3, 8]),
-     helper.make_tensor_value_info("pv", TensorProto.FLOAT, [2, 2, 3, 8]),
-     helper.make_tensor_value_info("seq", TensorProto.INT32, [2])],
-    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2, 16])],
-    [numpy_helper.from_array(np.array(5, np.int32), "total")])
-save(helper.make_model(graph, opset_imports=opsets), f"{out}/bad-later.onnx")
+save_bad("bad-later.onnx", "batched_later", ["q", "k", "v", "pk", "pv", "seq", "total"],
+         {"q": [2, 2, 16], "k": [2, 2, 16], "v": [2, 2, 16], "pk": [2, 2, 3, 8],
+          "pv": [2, 2, 3, 8], "seq": [2]},
+         [numpy_helper.from_array(np.array(5, np.int32), "total")])
