@@ -322,9 +322,8 @@ Value Importer::gatherRows(Composer &c, Value table, Value ids) {
     return c.op(wg::GatherOp::getOperationName(), {table, ids},
                 {attr("axis", builder.getI64IntegerAttr(0))});
   int64_t n = type.getDimSize(0), width = type.getDimSize(1);
-  SmallVector<APFloat> all, picked;
-  for (const APFloat &v : values.getValues<APFloat>())
-    all.push_back(v);
+  auto all = values.value_begin<APFloat>();
+  SmallVector<APFloat> picked;
   for (const APInt &row : rows.getValues<APInt>()) {
     int64_t r = row.getSExtValue();
     r = r < 0 ? r + n : r;
@@ -332,7 +331,8 @@ Value Importer::gatherRows(Composer &c, Value table, Value ids) {
       return nodeError("position " + std::to_string(row.getSExtValue()) + " is outside the " +
                        std::to_string(n) + " rows of the rotary caches"),
              c.ok = false, Value();
-    picked.append(all.begin() + r * width, all.begin() + (r + 1) * width);
+    for (int64_t j = 0; j < width; ++j)
+      picked.push_back(all[r * width + j]);
   }
   SmallVector<int64_t> shape(typeOf(ids).getShape());
   shape.push_back(width);

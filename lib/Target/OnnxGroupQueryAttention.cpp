@@ -65,11 +65,11 @@ LogicalResult Importer::convertGroupQueryAttention(const onnx::NodeProto &node, 
   if (total->size() != 1)
     return nodeError("total_sequence_length must hold one value"), failure();
   ArrayRef<int64_t> qs = typeOf(in[Query]).getShape();
-  int64_t b = qs[0], s = qs[1], h = qs[2] / (packed ? heads + 2 * kvHeads : heads);
+  int64_t perToken = packed ? heads + 2 * kvHeads : heads; // heads in query's last axis
+  int64_t b = qs[0], s = qs[1], h = qs[2] / perToken;
   int64_t past = at(PastKey) ? typeOf(in[PastKey]).getDimSize(2) : 0;
   int64_t length = std::max((*total)[0], past);
-  if (h <= 0 || qs[2] != h * (packed ? heads + 2 * kvHeads : heads) || length < s ||
-      length > kMaxImportTable ||
+  if (h <= 0 || qs[2] != h * perToken || length < s || length > kMaxImportTable ||
       (!packed && (typeOf(in[Key]).getShape() != ArrayRef<int64_t>{b, s, kvHeads * h} ||
                    typeOf(in[Val]).getShape() != ArrayRef<int64_t>{b, s, kvHeads * h})) ||
       (past && (typeOf(in[PastKey]).getShape() != ArrayRef<int64_t>{b, kvHeads, past, h} ||
@@ -91,12 +91,12 @@ LogicalResult Importer::convertGroupQueryAttention(const onnx::NodeProto &node, 
   Value k = packed ? c.sliceAlong(in[Query], 2, heads * h, kvHeads * h) : in[Key];
   Value v = packed ? c.sliceAlong(in[Query], 2, (heads + kvHeads) * h, kvHeads * h) : in[Val];
   q = splitHeads(c, q, heads), k = splitHeads(c, k, kvHeads), v = splitHeads(c, v, kvHeads);
-  // Each batch's earlier keys [B, 1, 1, 1], and its keys in all.
-  Value totals =
-      c.add(castTo(c, c.reshape(in[SeqlensK], {b, 1, 1, 1}), i64), scalarConstant(i64, 1));
+  // Each batch's earlier keys [B, 1, 1, 1]: none in a first prompt, else
+  // its keys in all (seqlens_k + 1) less the S new ones.
   Value earlier = first ? constant(DenseElementsAttr::get(RankedTensorType::get({b, 1, 1, 1}, i64),
                                                           builder.getI64IntegerAttr(0)))
-                        : c.sub(totals, scalarConstant(i64, double(s)));
+                        : c.sub(castTo(c, c.reshape(in[SeqlensK], {b, 1, 1, 1}), i64),
+                                scalarConstant(i64, double(s - 1)));
   if (intAttr(node, "do_rotary", 0)) {
     if (!at(CosCache))
       return nodeError("do_rotary needs cos_cache and sin_cache"), failure();

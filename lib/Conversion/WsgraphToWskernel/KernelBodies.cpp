@@ -139,15 +139,13 @@ int64_t Body::recvRanges(unsigned in, ArrayRef<Range> ranges, int64_t step, int6
           wk::AffAttr dst = range.dst;
           // The piece at `at` of the part meets rows from `at` on: a dense
           // tile's at their address, a sparse one's found from its counts.
-          if (product && product->storage != "f32")
-            recvProduct(block.port, dst, aff(piece.count), aff(product->matrix), aff(product->cols),
-                        /*accumulate=*/piece.at > 0, sel, product->storage, product->rows,
-                        piece.at);
-          else if (product)
+          if (product) {
+            bool sparse = product->storage != "f32";
             recvProduct(block.port, dst, aff(piece.count),
-                        aff(product->matrix + 4 * piece.at * product->cols), aff(product->cols),
-                        /*accumulate=*/piece.at > 0, sel);
-          else
+                        aff(product->matrix + (sparse ? 0 : 4 * piece.at * product->cols)),
+                        aff(product->cols), /*accumulate=*/piece.at > 0, sel, product->storage,
+                        product->rows, sparse ? piece.at : 0);
+          } else
             recv(block.port, Body::shifted(dst, 4 * piece.at), aff(piece.count), "copy", sel,
                  bothGuards(range.keep, guard), async);
           for (ArrayAttr other : range.otherwise)
