@@ -59,6 +59,12 @@ LogicalResult Importer::convertGroupQueryAttention(const onnx::NodeProto &node, 
     return nodeError("key and value, past_key and past_value, and cos_cache and sin_cache "
                      "come in pairs"),
            failure();
+  auto rank = [&](size_t i) { return typeOf(in[i]).getRank(); };
+  if ((at(PastKey) && (rank(PastKey) != 4 || rank(PastValue) != 4)) ||
+      (at(CosCache) && (rank(CosCache) != 2 || rank(SinCache) != 2)))
+    return nodeError("past_key and past_value must be [B, kv_num_heads, P, H], and cos_cache and "
+                     "sin_cache [positions, rotary_dim / 2]"),
+           failure();
   FailureOr<SmallVector<int64_t>> total = constInts(in[TotalLength], "total_sequence_length");
   if (::failed(total))
     return failure();

@@ -18,7 +18,8 @@ y_X, key_X and value_X (want_*.npy, and mask_*.npy: 1 where defined):
 A padded query's output and the cache past the written positions are not
 defined (ONNX Runtime leaves or zeroes them): the masks leave them out.
 bad-total.onnx takes total_sequence_length as an input, refused; so is
-bad-later.onnx's prompt after cached tokens at batch 2.
+bad-later.onnx's prompt after cached tokens at batch 2, and bad-rank.onnx's
+cache of rank 3.
 """
 import os
 import sys
@@ -197,3 +198,8 @@ save_bad("bad-later.onnx", "batched_later", ["q", "k", "v", "pk", "pv", "seq", "
          {"q": [2, 2, 16], "k": [2, 2, 16], "v": [2, 2, 16], "pk": [2, 2, 3, 8],
           "pv": [2, 2, 3, 8], "seq": [2]},
          [numpy_helper.from_array(np.array(5, np.int32), "total")])
+# A cache of rank 3: refused before any of its axes is read.
+save_bad("bad-rank.onnx", "flat_cache", ["q", "k", "v", "pk", "pv", "seq", "total"],
+         {"q": [1, 2, 16], "k": [1, 2, 16], "v": [1, 2, 16], "pk": [1, 2, 16], "pv": [1, 2, 16],
+          "seq": [1]},
+         [numpy_helper.from_array(np.array(4, np.int32), "total")])
