@@ -598,6 +598,14 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
     return false;
   }
   first = uint32_t(addr / 4);
+  // The PE's words in the arena: beyond them the footprint analysis was wrong.
+  if (first + words > s_.sramWords) {
+    fault(in, "emulator error",
+          fmt::format("addr[{}] spans bytes [{}, {}), past the {} bytes the emulator found this "
+                      "PE's code can reach",
+                      k, addr, rangeEnd(addr, words), uint64_t(s_.sramWords) * 4));
+    return false;
+  }
   if (s_.numPending && !in.async && words)
     join(first, first + uint32_t(words), -1);
   return true;
@@ -1413,55 +1421,31 @@ std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector
     const std::vector<Instr> &code = r.code;
     std::map<std::vector<uint32_t>, size_t> seen; // PEs that select alike share a view
     std::vector<uint32_t> view(code.size() + 1), selected(code.size() + 1);
-    // The predicates' edges cut the region into cells whose PEs select
-    // alike: one view per cell, not per PE (GPT-2-small: 0.46 -> 0.12 s).
-    std::vector<uint64_t> xs = {0, r.w}, ys = {0, r.h};
-    for (const Instr &in : code)
-      for (const PeRange &q : in.pred) {
-        xs.insert(xs.end(), {q.x0, uint64_t(q.x1) + 1});
-        ys.insert(ys.end(), {q.y0, uint64_t(q.y1) + 1});
+    // One view per cell of the predicates' edges, not per PE (GPT-2-small: 0.46 -> 0.12 s).
+    forEachPredicateCell(r, [&](const Cell &c) {
+      // selected[pc]: instructions before pc (ENDs aside) that the predicates select.
+      for (size_t pc = 0; pc < code.size(); ++pc)
+        selected[pc + 1] = selected[pc] + (code[pc].op != format::END && c.selects(code[pc]));
+      view[code.size()] = uint32_t(code.size());
+      for (size_t pc = code.size(); pc-- > 0;) {
+        const Instr &in = code[pc];
+        bool sel = selected[pc + 1] > selected[pc];
+        if (in.op == format::END)
+          view[pc] = uint32_t(pc);
+        else if (sel && in.op == format::LOOP)
+          view[pc] = uint32_t(pc) | (selected[in.jump] == selected[pc + 1] ? kIdleLoop : 0);
+        else if (sel)
+          view[pc] = uint32_t(pc);
+        else
+          view[pc] = view[in.op == format::LOOP ? in.jump + 1 : pc + 1];
       }
-    auto sortCuts = [](std::vector<uint64_t> &cuts, uint64_t size) {
-      cuts.erase(std::remove_if(cuts.begin(), cuts.end(), [&](uint64_t c) { return c > size; }),
-                 cuts.end());
-      std::sort(cuts.begin(), cuts.end());
-      cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    };
-    sortCuts(xs, r.w);
-    sortCuts(ys, r.h);
-    for (size_t j = 0; j + 1 < ys.size(); ++j)
-      for (size_t i = 0; i + 1 < xs.size(); ++i) {
-        uint32_t px = uint32_t(xs[i]), py = uint32_t(ys[j]);
-        auto inside = [&](const std::vector<PeRange> &ranges) {
-          for (const PeRange &q : ranges)
-            if (px >= q.x0 && px <= q.x1 && py >= q.y0 && py <= q.y1)
-              return true;
-          return false;
-        };
-        // selected[pc]: instructions before pc (ENDs aside) that the predicates select.
-        for (size_t pc = 0; pc < code.size(); ++pc)
-          selected[pc + 1] = selected[pc] + (code[pc].op != format::END &&
-                                             (code[pc].pred.empty() || inside(code[pc].pred)));
-        view[code.size()] = uint32_t(code.size());
-        for (size_t pc = code.size(); pc-- > 0;) {
-          const Instr &in = code[pc];
-          bool sel = selected[pc + 1] > selected[pc];
-          if (in.op == format::END)
-            view[pc] = uint32_t(pc);
-          else if (sel && in.op == format::LOOP)
-            view[pc] = uint32_t(pc) | (selected[in.jump] == selected[pc + 1] ? kIdleLoop : 0);
-          else if (sel)
-            view[pc] = uint32_t(pc);
-          else
-            view[pc] = view[in.op == format::LOOP ? in.jump + 1 : pc + 1];
-        }
-        auto [it, fresh] = seen.emplace(view, views.size());
-        if (fresh)
-          views.push_back(view);
-        for (uint64_t y = ys[j]; y < ys[j + 1]; ++y)
-          for (uint64_t x = xs[i]; x < xs[i + 1]; ++x)
-            pes[r.firstPe + y * r.w + x].view = views[it->second].data();
-      }
+      auto [it, fresh] = seen.emplace(view, views.size());
+      if (fresh)
+        views.push_back(view);
+      for (uint64_t y = c.y0; y < c.y1; ++y)
+        for (uint64_t x = c.x0; x < c.x1; ++x)
+          pes[r.firstPe + y * r.w + x].view = views[it->second].data();
+    });
   }
   return views;
 }

@@ -335,15 +335,18 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   auto owned = [&](uint64_t pe) { return !dist || dist->owns(m, pe); };
   std::vector<PeState> pes(m.numPes);
   uint64_t words = 0;
-  for (const detail::Region &r : m.regions)
-    words += detail::sramWordsPerPe(r) * r.w * r.h;
+  for (uint32_t w : m.sramWords)
+    words += w;
   SramArena arena(words);
   uint32_t *next = arena.data();
   std::vector<std::pair<uint32_t *, const std::string *>> inits;
   uint64_t initBytes = 0;
   for (const detail::Region &r : m.regions) {
-    for (uint64_t i = 0; i < uint64_t(r.w) * r.h; ++i, next += detail::sramWordsPerPe(r))
-      pes[r.firstPe + i].sram = next;
+    for (uint64_t pe = r.firstPe; pe < r.firstPe + uint64_t(r.w) * r.h; ++pe) {
+      pes[pe].sram = next;
+      pes[pe].sramWords = m.sramWords[pe];
+      next += m.sramWords[pe];
+    }
     for (const format::SramInit &init : r.proto->init()) {
       uint64_t pe = r.firstPe + uint64_t(init.py()) * r.w + init.px();
       if (!owned(pe))

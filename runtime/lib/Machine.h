@@ -257,6 +257,7 @@ constexpr uint32_t kIdleLoop = 1u << 31;
 /// A PE's run-time state, the fields a visit reads first at the front.
 struct alignas(64) PeState {
   uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
+  uint32_t sramWords = 0;   ///< of them, those its code can reach (Model::sramWords)
   /// Per pc (and one past the end): the first instruction from pc on that
   /// the PE's predicates select, a skipped LOOP jumping past its END; with
   /// kIdleLoop on a LOOP whose body they select nothing of but ENDs.

@@ -17,7 +17,8 @@ using detail::Model;
 
 /// The checked model beyond the program: code, routes and the grid's maps.
 uint64_t modelBytes(const Model &m) {
-  uint64_t bytes = m.routes.capacity() * sizeof(m.routes[0]) + m.peRegion.size() * 4;
+  uint64_t bytes =
+      m.routes.capacity() * sizeof(m.routes[0]) + m.peRegion.size() * 4 + m.sramWords.size() * 4;
   for (const std::vector<int32_t> &at : m.regionAt)
     bytes += at.size() * sizeof(int32_t);
   for (const std::vector<uint8_t> &dead : m.dead)
@@ -47,7 +48,9 @@ MemoryPlan detail::planMemory(const Model &m, unsigned ranks, unsigned rank) {
     for (uint32_t y = r.y; y < r.y + r.h; ++y)
       if (part.rankOfRow[size_t(r.wafer) * m.height + y] == rank) {
         p.pesInUse += r.w;
-        p.sram += r.w * sramWordsPerPe(r) * 4;
+        uint64_t row = r.firstPe + uint64_t(y - r.y) * r.w;
+        for (uint64_t pe = row; pe < row + r.w; ++pe)
+          p.sram += uint64_t(m.sramWords[pe]) * 4;
       }
   p.fabric = Fabric::plannedBytes(m);
   for (const TensorRef &t : m.inputs)

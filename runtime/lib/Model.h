@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -75,9 +76,15 @@ struct Region {
   uint64_t minInstructions = 0;
 };
 
-/// The words of a region's PE in the run's SRAM arena: its SRAM, to a
-/// whole cache line.
-inline uint64_t sramWordsPerPe(const Region &r) { return (uint64_t(r.sramBytes) / 4 + 15) & ~uint64_t(15); }
+/// PEs [x0, x1) x [y0, y1) of a region (local coordinates) that every
+/// instruction's predicate selects alike.
+struct Cell {
+  uint32_t x0, x1, y0, y1;
+  /// Whether `in`'s predicate selects the cell's PEs.
+  bool selects(const Instr &in) const;
+};
+/// Calls `fn` for the cells the predicates' edges cut region `r` into.
+void forEachPredicateCell(const Region &r, const std::function<void(const Cell &)> &fn);
 
 struct LinkEnd {
   uint32_t wafer, x, y, color;
@@ -149,6 +156,9 @@ struct Model {
   std::unordered_map<uint64_t, LinkEnd> links;
   std::vector<const std::string *> blobs;
   std::vector<TensorRef> inputs, outputs;
+  /// Per PE: the SRAM words its code, its init and its host pieces can
+  /// reach, to a whole cache line (sramFootprints); the run's arena holds these.
+  std::vector<uint32_t> sramWords;
 
   bool onGrid(int64_t x, int64_t y) const {
     return x >= 0 && y >= 0 && x < int64_t(width) && y < int64_t(height);
@@ -166,6 +176,9 @@ struct Model {
   std::string wherePe(uint64_t pe) const;
   void peXY(uint64_t pe, uint32_t &x, uint32_t &y) const;
 };
+
+/// Per PE of a checked model: the SRAM words it can reach (see Model::sramWords).
+std::vector<uint32_t> sramFootprints(const Model &m);
 
 /// Validates `program` and builds its Model; errors name the region/PE.
 Expected<Model> buildModel(const format::Program &program);

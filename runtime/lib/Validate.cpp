@@ -666,6 +666,7 @@ Expected<Model> Builder::build() {
     const Region &reg = m_.regions[r];
     std::fill_n(m_.peRegion.begin() + reg.firstPe, uint64_t(reg.w) * reg.h, r);
   }
+  m_.sramWords = sramFootprints(m_);
   return std::move(m_);
 }
 
