@@ -17,6 +17,9 @@
 #include <thread>
 
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -258,6 +261,90 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
   return Status::success();
 }
 
+void Emulator::releaseProgramBulk(std::function<Expected<format::Program>()> reload) {
+  reload_ = std::move(reload);
+  for (format::Wafer &w : *program_.mutable_wafers())
+    google::protobuf::RepeatedPtrField<format::Route>().Swap(w.mutable_routes());
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+Status Emulator::loadSramImages(std::vector<PeState> &pes, unsigned threads,
+                                const std::function<bool(uint64_t)> &owned) {
+  if (imagesFreed_) {
+    Expected<format::Program> again = reload_();
+    if (!again)
+      return again.status();
+    // Its digests were checked when it loaded: the same ones, the same images.
+    bool same = again->wafers_size() == program_.wafers_size() &&
+                again->digests().SerializeAsString() == program_.digests().SerializeAsString();
+    for (int w = 0; same && w < program_.wafers_size(); ++w)
+      same = again->wafers(w).regions_size() == program_.wafers(w).regions_size();
+    if (!same)
+      return Status::failure("the program given again for its SRAM images is another program");
+    for (int w = 0; w < program_.wafers_size(); ++w)
+      for (int i = 0; i < program_.wafers(w).regions_size(); ++i)
+        program_.mutable_wafers(w)->mutable_regions(i)->mutable_init()->Swap(
+            again->mutable_wafers(w)->mutable_regions(i)->mutable_init());
+    imagesFreed_ = false;
+  }
+  // The copies (and the first touches of their SRAM pages) go to the run's
+  // threads in runs of equal bytes: GPT-2-small's 600 MB took a second on one.
+  // Released images are copied and freed some regions at a time, so that
+  // the host holds little of them twice.
+  const Model &m = *model_;
+  std::vector<std::pair<uint32_t *, const std::string *>> inits;
+  auto copy = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i)
+      std::memcpy(inits[i].first, inits[i].second->data(), inits[i].second->size());
+  };
+  auto copyAll = [&](uint64_t bytes) {
+    std::vector<std::thread> copiers;
+    size_t from = 0;
+    uint64_t copied = 0;
+    for (unsigned t = 1; t < threads; ++t) {
+      size_t to = from;
+      while (to < inits.size() && copied < bytes * t / threads)
+        copied += inits[to++].second->size();
+      copiers.emplace_back(copy, from, to);
+      from = to;
+    }
+    copy(from, inits.size());
+    for (std::thread &c : copiers)
+      c.join();
+  };
+  constexpr uint64_t kFreedAtOnce = 64 << 20;
+  uint64_t bytes = 0;
+  size_t first = 0; // of the regions whose images are in `inits`
+  for (size_t ri = 0; ri < m.regions.size(); ++ri) {
+    const detail::Region &r = m.regions[ri];
+    for (const format::SramInit &init : r.proto->init()) {
+      uint64_t pe = r.firstPe + uint64_t(init.py()) * r.w + init.px();
+      if (!owned(pe))
+        continue;
+      inits.emplace_back(pes[pe].sram + init.offset() / 4, &init.data());
+      bytes += init.data().size();
+    }
+    if (ri + 1 < m.regions.size() && (!reload_ || bytes < kFreedAtOnce))
+      continue;
+    copyAll(bytes);
+    inits.clear();
+    bytes = 0;
+    if (!reload_)
+      continue;
+    // The model's regions point into program_, which this emulator owns.
+    for (; first <= ri; ++first)
+      google::protobuf::RepeatedPtrField<format::SramInit>().Swap(
+          const_cast<format::Region *>(m.regions[first].proto)->mutable_init());
+    imagesFreed_ = true;
+#ifdef __GLIBC__
+    malloc_trim(0); // the freed images' pages go back to the host
+#endif
+  }
+  return Status::success();
+}
+
 Status Emulator::run(const RunOptions &options) {
   // A program too big for the host must be an error, not an abort.
   try {
@@ -339,45 +426,17 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     words += w;
   SramArena arena(words);
   uint32_t *next = arena.data();
-  std::vector<std::pair<uint32_t *, const std::string *>> inits;
-  uint64_t initBytes = 0;
   for (const detail::Region &r : m.regions) {
     for (uint64_t pe = r.firstPe; pe < r.firstPe + uint64_t(r.w) * r.h; ++pe) {
       pes[pe].sram = next;
       pes[pe].sramWords = m.sramWords[pe];
       next += m.sramWords[pe];
     }
-    for (const format::SramInit &init : r.proto->init()) {
-      uint64_t pe = r.firstPe + uint64_t(init.py()) * r.w + init.px();
-      if (!owned(pe))
-        continue;
-      inits.emplace_back(pes[pe].sram + init.offset() / 4, &init.data());
-      initBytes += init.data().size();
-    }
     if (options.trace)
       pes[r.firstPe].traced = true;
   }
-  // The weights' copies (and the first touches of their SRAM pages) go to
-  // the run's threads in runs of equal bytes: GPT-2-small's 600 MB took a
-  // second on one.
-  auto copy = [&](size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i)
-      std::memcpy(inits[i].first, inits[i].second->data(), inits[i].second->size());
-  };
-  unsigned threads = detail::threadCount(options, m.numPes);
-  std::vector<std::thread> copiers;
-  size_t from = 0;
-  uint64_t copied = 0;
-  for (unsigned t = 1; t < threads; ++t) {
-    size_t to = from;
-    while (to < inits.size() && copied < initBytes * t / threads)
-      copied += inits[to++].second->size();
-    copiers.emplace_back(copy, from, to);
-    from = to;
-  }
-  copy(from, inits.size());
-  for (std::thread &c : copiers)
-    c.join();
+  if (Status s = loadSramImages(pes, detail::threadCount(options, m.numPes), owned); !s)
+    return s;
   for (const detail::TensorRef &t : m.inputs) {
     const HostArray &a = inputs_.at(t.name);
     for (const detail::PieceRef &p : t.pieces) {

@@ -19,6 +19,7 @@
 #include <set>
 
 #include <csignal>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if WSC_MPI
@@ -532,6 +533,13 @@ int runMain(int argc, char **argv, Channel *channel) {
   for (const auto &[name, file] : args.outputs)
     if (!outputNames.count(name))
       return fail(fmt::format("output '{}': the program has no such output", name));
+
+  // What the emulator holds in its own form is not held twice: the run
+  // frees the weights as it copies them into SRAM, and the file gives them
+  // again should a fault need a rerun.
+  struct stat st;
+  if (::stat(args.model.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    e.releaseProgramBulk([path = args.model] { return loadProgramFile(path); });
 
   RunOptions options;
   options.threads = args.threads;

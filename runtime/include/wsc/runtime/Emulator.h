@@ -181,6 +181,14 @@ public:
   /// What a run takes of the host's memory; of a run split over `ranks`
   /// processes (RunOptions::channel), what process `rank` takes of its host's.
   MemoryPlan memoryPlan(unsigned ranks = 1, unsigned rank = 0) const;
+  /// Frees the bulk of program() that the emulator holds in another form,
+  /// so that the host does not hold it twice: the router entries now (the
+  /// checked model has them), and the SRAM images (`Region.init`: the
+  /// weights) as a run copies them into the PEs' SRAM. A later run, or the
+  /// one-thread rerun that reports a fault as one thread meets it, gets the
+  /// images back from `reload`, which must give the same program (from its
+  /// file, say).
+  void releaseProgramBulk(std::function<Expected<format::Program>()> reload);
 
 private:
   Emulator();
@@ -191,7 +199,13 @@ private:
                                                  const RunOptions &options) const;
   /// Fills report_.nextTokenStores from the watches.
   void recordNextTokenStores(const std::vector<detail::StoreWatch> &watches);
+  /// Copies the SRAM images of the PEs that `owned` selects into their
+  /// SRAM; frees the images as it goes when released.
+  Status loadSramImages(std::vector<detail::PeState> &pes, unsigned threads,
+                        const std::function<bool(uint64_t)> &owned);
   format::Program program_;
+  std::function<Expected<format::Program>()> reload_; ///< set: images are freed once copied
+  bool imagesFreed_ = false;
   std::unique_ptr<detail::Model> model_;
   std::map<std::string, HostArray> inputs_;
   std::map<std::string, HostArray> outputs_;

@@ -1,5 +1,5 @@
-// The SRAM words each PE's code can reach (SramFootprint.cpp), and runs
-// whose PEs reach less than their kernel's limit.
+// The SRAM words each PE's code can reach (SramFootprint.cpp), runs whose
+// PEs reach less than their kernel's limit, and SRAM images freed once copied.
 #include "Model.h"
 #include "TestPrograms.h"
 
@@ -72,6 +72,50 @@ TEST(SramFootprint, APeReadsAndWritesWithinItsWords) {
   RunResult res = runProgram(p);
   ASSERT_TRUE(res.status) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{21, 28}));
+}
+
+/// One PE doubles its two init words into output y.
+format::Program doubler() {
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "k", 0, 0, 1, 1);
+  initFloats(r, 0, 0, 0, {1.5f, -2});
+  *r->add_code() = ins(format::ADD, {8, 0, 0}, 2);
+  addPiece(addTensor(p, true, "y", format::F32, {2}), 0, 0, 8, 0, 2);
+  return p;
+}
+
+TEST(SramImages, ReleasedImagesComeBackForTheNextRun) {
+  format::Program p = doubler();
+  addRoute(p, 0, 0, 1, format::RAMP, {format::EAST}); // held by the model alone once released
+  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
+  ASSERT_TRUE(bool(e)) << e.error();
+  int reloads = 0;
+  (*e)->releaseProgramBulk([&]() -> Expected<format::Program> {
+    ++reloads;
+    return p;
+  });
+  EXPECT_EQ((*e)->program().wafers(0).routes_size(), 0);
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE((*e)->run()) << run;
+    EXPECT_EQ((*e)->output("y")->f32, (std::vector<float>{3, -4})) << run;
+    EXPECT_EQ((*e)->program().wafers(0).regions(0).init_size(), 0) << run; // freed once copied
+  }
+  EXPECT_EQ(reloads, 1);
+}
+
+TEST(SramImages, AnotherProgramGivenAgainIsRefused) {
+  format::Program p = doubler();
+  format::Program other = doubler();
+  format::SectionDigests d;
+  d.set_code(1);
+  *p.mutable_digests() = d; // digests tell the programs apart
+  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
+  ASSERT_TRUE(bool(e)) << e.error();
+  (*e)->releaseProgramBulk([&]() -> Expected<format::Program> { return other; });
+  ASSERT_TRUE((*e)->run());
+  Status again = (*e)->run();
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.message(), "the program given again for its SRAM images is another program");
 }
 
 } // namespace
