@@ -274,25 +274,30 @@ void Emulator::releaseProgramBulk(std::function<Expected<format::Program>()> rel
 #endif
 }
 
+Status Emulator::restoreSramImages() {
+  Expected<format::Program> again = reload_();
+  if (!again)
+    return again.status();
+  // Its digests were checked when it loaded: the same ones, the same images.
+  bool same = again->wafers_size() == program_.wafers_size() &&
+              again->digests().SerializeAsString() == program_.digests().SerializeAsString();
+  for (int w = 0; same && w < program_.wafers_size(); ++w)
+    same = again->wafers(w).regions_size() == program_.wafers(w).regions_size();
+  if (!same)
+    return Status::failure("the program given again for its SRAM images is another program");
+  for (int w = 0; w < program_.wafers_size(); ++w)
+    for (int i = 0; i < program_.wafers(w).regions_size(); ++i)
+      program_.mutable_wafers(w)->mutable_regions(i)->mutable_init()->Swap(
+          again->mutable_wafers(w)->mutable_regions(i)->mutable_init());
+  imagesFreed_ = false;
+  return Status::success();
+}
+
 Status Emulator::loadSramImages(std::vector<PeState> &pes, unsigned threads,
                                 const std::function<bool(uint64_t)> &owned) {
-  if (imagesFreed_) {
-    Expected<format::Program> again = reload_();
-    if (!again)
-      return again.status();
-    // Its digests were checked when it loaded: the same ones, the same images.
-    bool same = again->wafers_size() == program_.wafers_size() &&
-                again->digests().SerializeAsString() == program_.digests().SerializeAsString();
-    for (int w = 0; same && w < program_.wafers_size(); ++w)
-      same = again->wafers(w).regions_size() == program_.wafers(w).regions_size();
-    if (!same)
-      return Status::failure("the program given again for its SRAM images is another program");
-    for (int w = 0; w < program_.wafers_size(); ++w)
-      for (int i = 0; i < program_.wafers(w).regions_size(); ++i)
-        program_.mutable_wafers(w)->mutable_regions(i)->mutable_init()->Swap(
-            again->mutable_wafers(w)->mutable_regions(i)->mutable_init());
-    imagesFreed_ = false;
-  }
+  if (imagesFreed_)
+    if (Status s = restoreSramImages(); !s)
+      return s;
   // The copies (and the first touches of their SRAM pages) go to the run's
   // threads in runs of equal bytes: GPT-2-small's 600 MB took a second on one.
   // Released images are copied and freed some regions at a time, so that

@@ -199,6 +199,8 @@ private:
                                                  const RunOptions &options) const;
   /// Fills report_.nextTokenStores from the watches.
   void recordNextTokenStores(const std::vector<detail::StoreWatch> &watches);
+  /// Takes the freed SRAM images again from the reloaded program.
+  Status restoreSramImages();
   /// Copies the SRAM images of the PEs that `owned` selects into their
   /// SRAM; frees the images as it goes when released.
   Status loadSramImages(std::vector<detail::PeState> &pes, unsigned threads,
