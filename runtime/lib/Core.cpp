@@ -452,9 +452,9 @@ private:
   int64_t eval(const Affine &a) const {
     // Unsigned arithmetic wraps instead of overflowing; the range checks catch garbage.
     uint64_t v = uint64_t(a.base);
-    size_t d = s_.loops.size();
+    const LoopFrame *inner = s_.loops + s_.depth - 1;
     for (size_t k = 0; k < a.stride.size(); ++k)
-      v += uint64_t(a.stride[k]) * s_.loops[d - 1 - k].iter;
+      v += uint64_t(a.stride[k]) * inner[-ptrdiff_t(k)].iter;
     v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
     return int64_t(v);
   }
@@ -504,9 +504,9 @@ private:
   void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
   /// Busy time is the core's: an async op's cycles are its engine's.
   void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
-    if (s_.traced && s_.trace.size() < traceLimit_)
-      s_.trace.push_back(TraceEvent{reg_.wafer, m_.peRegion[reg_.firstPe], in.op, in.color,
-                                    s_.clock, cost + wait, wait, in.async});
+    if (s_.trace && s_.trace->size() < traceLimit_)
+      s_.trace->push_back(TraceEvent{reg_.wafer, m_.peRegion[reg_.firstPe], in.op, in.color,
+                                     s_.clock, cost + wait, wait, in.async});
     s_.clock += cost + wait;
     if (!in.async)
       s_.busy += cost;
@@ -520,10 +520,10 @@ private:
   Step runAsync(const Instr &in, uint64_t n);
   /// Forgets the async ops that ended by the core's clock.
   void retire() {
-    uint32_t kept = 0;
+    uint8_t kept = 0;
     for (uint32_t i = 0; i < s_.numPending; ++i)
-      if (s_.pending[i].end > s_.clock)
-        s_.pending[kept++] = s_.pending[i];
+      if (s_.cold->pending[i].end > s_.clock)
+        s_.cold->pending[kept++] = s_.cold->pending[i];
     s_.numPending = kept;
   }
   /// The core waits for the async ops in flight that use SRAM words
@@ -531,7 +531,7 @@ private:
   /// forwarded on).
   void join(uint32_t lo, uint32_t hi, int64_t color) {
     for (uint32_t i = 0; i < s_.numPending; ++i) {
-      const PeState::Pending &p = s_.pending[i];
+      const PeState::Pending &p = s_.cold->pending[i];
       if (lo < hi ? lo < p.hi && p.lo < hi
                   : color >= 0 && (color == p.color || color == p.forward))
         s_.clock = std::max(s_.clock, p.end);
@@ -557,11 +557,9 @@ private:
 };
 
 Core::Step Core::fault(const Instr &in, std::string kind, std::string what) {
-  s_.status = PeStatus::Faulted;
-  s_.fault = fmt::format("{}: {}{}: instruction {} ({}): {}", kind,
-                         m_.where(reg_.wafer, reg_.x + px_, reg_.y + py_),
-                         usesColor(in.op) ? fmt::format(", color {}", in.color) : "", s_.pc,
-                         opName(in.op), what);
+  s_.setFault(fmt::format(
+      "{}: {}{}: instruction {} ({}): {}", kind, m_.where(reg_.wafer, reg_.x + px_, reg_.y + py_),
+      usesColor(in.op) ? fmt::format(", color {}", in.color) : "", s_.pc, opName(in.op), what));
   return Step::Fault;
 }
 
@@ -991,11 +989,12 @@ Core::Step Core::indexCopy(const Instr &in, uint64_t n, uint64_t m) {
 
 Core::Step Core::runAsync(const Instr &in, uint64_t n) {
   // At most kAsyncSlots ops in flight: the core waits for the first to end.
+  PeState::Pending *pending = s_.coldPart().pending;
   retire();
   if (s_.numPending == PeState::kAsyncSlots) {
-    uint64_t first = s_.pending[0].end;
+    uint64_t first = pending[0].end;
     for (uint32_t i = 1; i < s_.numPending; ++i)
-      first = std::min(first, s_.pending[i].end);
+      first = std::min(first, pending[i].end);
     s_.clock = std::max(s_.clock, first);
     retire();
   }
@@ -1017,7 +1016,7 @@ Core::Step Core::runAsync(const Instr &in, uint64_t n) {
   }
   if (st == Step::Next) {
     s_.engine = s_.clock;
-    s_.pending[s_.numPending++] =
+    pending[s_.numPending++] =
         PeState::Pending{s_.engine, lo, hi, int32_t(in.color), int32_t(in.forward)};
   }
   s_.clock = core;
@@ -1341,11 +1340,11 @@ void Core::run() {
     const Instr &in = code[s_.pc];
     if (in.op == format::END) {
       ++s_.instructions;
-      LoopFrame &f = s_.loops.back();
+      LoopFrame &f = s_.loops[s_.depth - 1];
       if (++f.iter < f.count) {
         s_.pc = in.jump + 1;
       } else {
-        s_.loops.pop_back();
+        --s_.depth;
         ++s_.pc;
       }
       continue;
@@ -1370,7 +1369,7 @@ void Core::run() {
         s_.instructions += idle ? in.count : 0;
         s_.pc = in.jump + 1;
       } else {
-        s_.loops.push_back(LoopFrame{0, in.count});
+        s_.loops[s_.depth++] = LoopFrame{0, in.count};
         ++s_.pc;
       }
       continue;
@@ -1406,8 +1405,7 @@ void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
   try {
     Core(m, pe, s, options, limit, outbox).run();
   } catch (const std::exception &e) {
-    s.status = PeStatus::Faulted;
-    s.fault = fmt::format("host error: {}: {}", m.wherePe(pe), e.what());
+    s.setFault(fmt::format("host error: {}: {}", m.wherePe(pe), e.what()));
   }
 }
 

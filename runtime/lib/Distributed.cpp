@@ -259,10 +259,11 @@ std::vector<uint8_t> packResult(const Model &m, const std::vector<PeState> &pes,
   // The traces of the kernels whose first PE is here; the next-token
   // words written here.
   for (const Region &reg : m.regions) {
-    const std::vector<TraceEvent> &trace = pes[reg.firstPe].trace;
-    w.put(uint64_t(d.owns(m, reg.firstPe) ? trace.size() : 0));
-    if (d.owns(m, reg.firstPe))
-      for (const TraceEvent &e : trace)
+    const std::vector<TraceEvent> *trace =
+        d.owns(m, reg.firstPe) ? pes[reg.firstPe].trace.get() : nullptr;
+    w.put(uint64_t(trace ? trace->size() : 0));
+    if (trace)
+      for (const TraceEvent &e : *trace)
         w.put(e);
   }
   uint64_t stores = 0;
@@ -308,7 +309,7 @@ Status mergeResults(const Model &m, std::vector<PeState> &pes, const Distributed
       r.warnings.push_back(in.text());
     for (const Region &reg : m.regions)
       for (uint64_t i = 0, n = in.get<uint64_t>(); i < n; ++i)
-        pes[reg.firstPe].trace.push_back(in.get<TraceEvent>());
+        pes[reg.firstPe].trace->push_back(in.get<TraceEvent>());
     for (uint64_t i = 0, n = in.get<uint64_t>(); i < n; ++i) {
       uint64_t element = in.get<uint64_t>();
       r.nextTokenStores.at(element) = in.get<StoreTime>();

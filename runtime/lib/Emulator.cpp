@@ -430,19 +430,25 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   // A process gives SRAM words and inputs to its own PEs only.
   auto owned = [&](uint64_t pe) { return !dist || dist->owns(m, pe); };
   std::vector<PeState> pes(m.numPes);
-  uint64_t words = 0;
+  uint64_t words = 0, frames = 0;
   for (uint32_t w : m.sramWords)
     words += w;
+  for (const detail::Region &r : m.regions)
+    frames += uint64_t(r.w) * r.h * r.loopDepth;
   SramArena arena(words);
+  std::vector<detail::LoopFrame> loopFrames(frames);
   uint32_t *next = arena.data();
+  detail::LoopFrame *nextFrames = loopFrames.data();
   for (const detail::Region &r : m.regions) {
     for (uint64_t pe = r.firstPe; pe < r.firstPe + uint64_t(r.w) * r.h; ++pe) {
       pes[pe].sram = next;
       pes[pe].sramWords = m.sramWords[pe];
       next += m.sramWords[pe];
+      pes[pe].loops = nextFrames;
+      nextFrames += r.loopDepth;
     }
     if (options.trace)
-      pes[r.firstPe].traced = true;
+      pes[r.firstPe].trace = std::make_unique<std::vector<TraceEvent>>();
   }
   if (Status s = loadSramImages(pes, detail::threadCount(options, m.numPes), owned); !s)
     return s;
@@ -529,7 +535,7 @@ Status Emulator::runUnguarded(const RunOptions &options) {
     k.busyPct = report_.cycles ? 100.0 * double(k.busyCycles) / (double(k.pes) * report_.cycles) : 0;
     report_.kernels.push_back(std::move(k));
     if (options.trace) {
-      std::vector<TraceEvent> &ev = pes[r.firstPe].trace;
+      const std::vector<TraceEvent> &ev = *pes[r.firstPe].trace;
       report_.trace.insert(report_.trace.end(), ev.begin(), ev.end());
     }
   }

@@ -106,17 +106,33 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
     if (!s.numQueues++)
       s.queues = &q;
   }
-  origins_ = std::vector<Origin>(slots_.size());
+  size_t numOrigins = 0;
+  for (Slot &sl : slots_)
+    if (sl.mask[format::RAMP])
+      sl.origin = int32_t(numOrigins++);
+  origins_ = std::vector<Origin>(numOrigins);
+}
+
+void Fabric::Origin::setTargets(const std::vector<Arrival> &arrivals) {
+  numTargets = uint32_t(arrivals.size());
+  Arrival *to = near;
+  if (numTargets > std::size(near)) {
+    spill = std::make_unique<Arrival[]>(numTargets);
+    to = spill.get();
+  }
+  std::copy(arrivals.begin(), arrivals.end(), to);
 }
 
 uint64_t Fabric::plannedBytes(const Model &m) {
   // As the constructor groups them: a slot per (position, color), a queue
   // per slot that delivers to a core.
-  uint64_t slots = 0, queues = 0, lastSlotKey = ~uint64_t(0), lastQueueKey = ~uint64_t(0);
+  uint64_t slots = 0, origins = 0, queues = 0, lastSlotKey = ~uint64_t(0),
+           lastQueueKey = ~uint64_t(0);
   for (const auto &[key, mask] : m.routes) {
     uint64_t slotKey = key >> 3, pk = key >> 13;
     slots += slotKey != lastSlotKey;
     lastSlotKey = slotKey;
+    origins += (key & 7) == format::RAMP;
     if (!(mask & (1u << format::RAMP)) || slotKey == lastQueueKey)
       continue;
     lastQueueKey = slotKey;
@@ -124,7 +140,7 @@ uint64_t Fabric::plannedBytes(const Model &m) {
                          uint32_t((pk >> 16) & 0xffff)) >= 0;
   }
   uint64_t positions = uint64_t(m.wafers) * m.width * m.height;
-  return slots * (sizeof(Slot) + sizeof(Origin)) + queues * sizeof(RecvQueue) +
+  return slots * sizeof(Slot) + origins * sizeof(Origin) + queues * sizeof(RecvQueue) +
          (positions + 1) * sizeof(uint32_t);
 }
 
@@ -187,8 +203,8 @@ void Fabric::assignLanes(const std::vector<uint8_t> &laneOfPe) {
 void Fabric::close(uint64_t pe) {
   size_t pos = pePosition(pe);
   for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1]; ++i)
-    if (origins_[i].log)
-      origins_[i].log->close();
+    if (Origin *o = originOf(int32_t(i)); o && o->log)
+      o->log->close();
 }
 
 int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
@@ -315,8 +331,8 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
   if (n == 0 || !from || (!known && arrivals.empty()))
     return Status::success();
   if (!known) {
-    from->targets = arrivals;
-    from->log = std::make_unique<MessageLog>(uint32_t(arrivals.size()), logBytes_);
+    from->setTargets(arrivals);
+    from->log.emplace(uint32_t(arrivals.size()), logBytes_);
   }
   uint64_t block = 0;
   for (size_t k = 0; k < count; ++k)
@@ -326,16 +342,16 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
     from->log->append(outbox.words.data() + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
   // The queues learn their log here; a waiting PE is woken to count again.
   // A queue of a PE that another thread runs is that thread's to look at.
-  for (const Arrival &a : from->targets) {
-    RecvQueue &q = queues_[a.queue];
+  for (const Arrival *a = from->targetsBegin(); a != from->targetsEnd(); ++a) {
+    RecvQueue &q = queues_[a->queue];
     if (!known) {
-      q.delay = a.delay;
-      q.log.store(from->log.get(), std::memory_order_release);
+      q.delay = a->delay;
+      q.log.store(&*from->log, std::memory_order_release);
     }
     if (q.lane == lane)
       wake(q, woken);
     else
-      remote.push_back(Remote{a.queue, q.lane});
+      remote.push_back(Remote{a->queue, q.lane});
   }
   return Status::success();
 }
@@ -369,8 +385,7 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
       ++j;
     // The origin (the sending PE and color) is named by its slot at the sender.
     int32_t srcSlot = slotOf(srcPos, order[i]->color);
-    Source source{sender, uint32_t(srcSlot) + 1,
-                  srcSlot >= 0 ? &origins_[size_t(srcSlot)] : nullptr,
+    Source source{sender, uint32_t(srcSlot) + 1, originOf(srcSlot),
                   Hop{srcSlot, srcPos, order[i]->color, format::RAMP, 0, 0}};
     if (Status st = walk(w, source, outbox, order.data() + i, j - i, lane, woken, remote); !st)
       return st;
@@ -523,8 +538,11 @@ LinkLoad Fabric::linkLoad() const {
       bool used = false;
       for (uint32_t i = slotStart_[pos]; i < slotStart_[pos + 1] && port != format::RAMP; ++i) {
         uint32_t owner = slots_[i].owner[port];
-        if (owner)
-          words += origins_[owner - 1].messages ? origins_[owner - 1].words : enteredWords[owner];
+        if (owner) {
+          int32_t o = slots_[owner - 1].origin;
+          words += o >= 0 && origins_[size_t(o)].messages ? origins_[size_t(o)].words
+                                                          : enteredWords[owner];
+        }
         used |= owner != 0;
       }
       if (!used)

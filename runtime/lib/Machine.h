@@ -12,8 +12,9 @@
 #include <atomic>
 #include <cstring>
 #include <map>
-#include <new>
 #include <memory>
+#include <new>
+#include <optional>
 #include <tuple>
 #include <unordered_set>
 
@@ -76,11 +77,11 @@ private:
   /// Starts a segment of at least `atLeast` words.
   void grow(uint64_t atLeast);
   uint32_t readers_;
-  Bytes &bytes_;
-  std::atomic<bool> closed_{false};
-  Segment *start_ = nullptr, *tail_ = nullptr;
-  static constexpr uint32_t kMaxSegment = 1 << 16;
   uint32_t nextCapacity_ = 64;
+  Bytes &bytes_;
+  Segment *start_ = nullptr, *tail_ = nullptr;
+  std::atomic<bool> closed_{false};
+  static constexpr uint32_t kMaxSegment = 1 << 16;
 };
 
 /// A reader's place in a log: at word `off` of `seg`, the header of the
@@ -254,41 +255,58 @@ struct StoreWatch {
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
 constexpr uint32_t kIdleLoop = 1u << 31;
 
-/// A PE's run-time state, the fields a visit reads first at the front.
+/// A PE's run-time state, in two cache lines: what a visit reads, with the
+/// rarely used parts (an async op in flight, a fault) behind `cold`.
 struct alignas(64) PeState {
   uint32_t *sram = nullptr; ///< the kernel's SRAM words, in the run's arena; null: no kernel
-  uint32_t sramWords = 0;   ///< of them, those its code can reach (Model::sramWords)
   /// Per pc (and one past the end): the first instruction from pc on that
   /// the PE's predicates select, a skipped LOOP jumping past its END; with
   /// kIdleLoop on a LOOP whose body they select nothing of but ENDs.
   const uint32_t *view = nullptr;
   RecvQueue *queues = nullptr; ///< numQueues queues by ascending color, owned by the Fabric
-  uint32_t numQueues = 0;
-  uint32_t pc = 0;
+  /// The enclosing LOOPs' frames, outermost first: `depth` of the region's
+  /// Region::loopDepth, in the run's array of them.
+  LoopFrame *loops = nullptr;
   uint64_t clock = 0;
   uint64_t busy = 0; ///< sum of instruction costs
   uint64_t instructions = 0;
   uint64_t messages = 0;
-  PeStatus status = PeStatus::Ready;
-  bool traced = false;
-  StoreWatch *watch = nullptr; ///< null but on the PEs that hold a watched output
-  uint32_t waitColor = 0; ///< when Blocked: the RECV's color and word count
-  uint64_t waitWords = 0;
-  /// The async engine: when it is next free, and the ops in flight that the
-  /// core has not passed yet (an SRAM word range, a color, the end).
+  uint64_t waitWords = 0; ///< when Blocked: the RECV's word count
+  /// The async engine: when it is next free.
   uint64_t engine = 0;
+  StoreWatch *watch = nullptr; ///< null but on the PEs that hold a watched output
+  std::unique_ptr<std::vector<TraceEvent>> trace; ///< null: not traced
+  /// The async ops in flight that the core has not passed yet (an SRAM word
+  /// range, a color, the end), and the fault.
   struct Pending {
     uint64_t end;
     uint32_t lo, hi;
     int32_t color, forward; ///< forward: -1 for none
   };
   static constexpr uint32_t kAsyncSlots = 2;
-  Pending pending[kAsyncSlots];
-  uint32_t numPending = 0;
-  std::vector<LoopFrame> loops; ///< innermost last
-  std::string fault;            ///< when Faulted
-  std::vector<TraceEvent> trace;
+  struct Cold {
+    Pending pending[kAsyncSlots];
+    std::string fault; ///< when Faulted
+  };
+  std::unique_ptr<Cold> cold; ///< made when first needed
+  uint32_t sramWords = 0;     ///< of the kernel's SRAM, those its code can reach (Model::sramWords)
+  uint32_t numQueues = 0;
+  uint32_t pc = 0;
+  uint32_t waitColor = 0; ///< when Blocked: the RECV's color
+  uint32_t depth = 0;     ///< of the LOOPs it is in
+  PeStatus status = PeStatus::Ready;
+  uint8_t numPending = 0;
 
+  Cold &coldPart() {
+    if (!cold)
+      cold = std::make_unique<Cold>();
+    return *cold;
+  }
+  void setFault(std::string what) {
+    status = PeStatus::Faulted;
+    coldPart().fault = std::move(what);
+  }
+  const std::string &fault() const { return cold->fault; }
   /// The queue of `color`, or null when no route delivers that color here.
   RecvQueue *queue(uint32_t color) const {
     for (uint32_t i = 0; i < numQueues; ++i)
@@ -302,6 +320,7 @@ struct alignas(64) PeState {
     return q ? q->available(UINT64_MAX) : 0;
   }
 };
+static_assert(sizeof(PeState) == 128);
 
 /// Runs PE `pe` until it blocks in a RECV, ends its program or faults, or
 /// yields (staying Ready) when it reaches `limit`; its SENDs go to `outbox`.
@@ -416,6 +435,8 @@ private:
     uint32_t owner[kNumPorts] = {};
     uint32_t color = 0;
     uint32_t pos = 0;
+    /// Its origin (origins_) when a core may send into it; else -1.
+    int32_t origin = -1;
   };
   static_assert(sizeof(Slot) <= 64);
   struct Origin;
@@ -466,18 +487,31 @@ private:
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
   std::vector<Slot> slots_;
-  /// Per origin (its slot at the sender): what it sent. Every message of an
-  /// origin crosses the same links, and only its messages cross the links
-  /// it owns, so a link carried its owner's words.
-  /// Only the thread that runs the origin's PE touches it.
+  /// Per slot that a core may send into (Slot::origin): what its origin
+  /// sent. Every message of an origin crosses the same links, and only its
+  /// messages cross the links it owns, so a link carried its owner's words.
+  /// Only the thread that runs the origin's PE touches it. Its log and its
+  /// usual one or two cores are inline: a program has about one origin per
+  /// PE, and a heap block each cost GPT-2-small 90 MB.
   struct Origin {
     uint64_t messages = 0;
     uint64_t words = 0;
     /// Every message of an origin reaches the same cores (its walks read the
     /// same tables): they are learnt from its first non-empty message.
-    std::vector<Arrival> targets;
-    std::unique_ptr<MessageLog> log;
+    void setTargets(const std::vector<Arrival> &arrivals);
+    const Arrival *targetsBegin() const { return spill ? spill.get() : near; }
+    const Arrival *targetsEnd() const { return targetsBegin() + numTargets; }
+    uint32_t numTargets = 0;
+    Arrival near[2];
+    std::unique_ptr<Arrival[]> spill; ///< more than two targets
+    std::optional<MessageLog> log;
   };
+  /// The origin that sends into `slot`, or null when no core may.
+  Origin *originOf(int32_t slot) {
+    return slot >= 0 && slots_[size_t(slot)].origin >= 0
+               ? &origins_[size_t(slots_[size_t(slot)].origin)]
+               : nullptr;
+  }
   std::vector<Origin> origins_;
   /// Of a distributed run: an origin of another process as it enters this
   /// one at a hop, by (owner id, slot, input port) of that hop.

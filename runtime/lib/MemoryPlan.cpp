@@ -43,6 +43,8 @@ MemoryPlan detail::planMemory(const Model &m, unsigned ranks, unsigned rank) {
   // per PE, but touches the SRAM of its own PEs only.
   p.program = uint64_t(m.program->SpaceUsedLong()) + modelBytes(m);
   p.pes = m.numPes * sizeof(PeState);
+  for (const Region &r : m.regions)
+    p.pes += uint64_t(r.w) * r.h * r.loopDepth * sizeof(LoopFrame);
   Partition part = partitionRows(m, ranks);
   for (const Region &r : m.regions)
     for (uint32_t y = r.y; y < r.y + r.h; ++y)

@@ -74,6 +74,8 @@ struct Region {
   /// in a run that ends, whatever its predicates and guards: those outside
   /// any pred, guard or such LOOP; saturates at UINT64_MAX.
   uint64_t minInstructions = 0;
+  /// The most LOOPs its code nests: the frames a PE's run keeps.
+  uint32_t loopDepth = 0;
 };
 
 /// PEs [x0, x1) x [y0, y1) of a region (local coordinates) that every

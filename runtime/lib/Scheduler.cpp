@@ -252,7 +252,7 @@ void runLane(Shared &sh, unsigned id) {
     PeState &s = sh.pes[pe];
     runPe(sh.m, pe, s, sh.options, sh.limit, outbox);
     if (s.status == PeStatus::Faulted)
-      return sh.fail(Status::failure(s.fault));
+      return sh.fail(Status::failure(s.fault()));
     if (s.watch && sh.stopped && sh.stopped->load()) {
       if (sh.dist)
         sh.dist->halt();

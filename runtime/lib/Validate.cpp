@@ -299,8 +299,10 @@ Status Builder::checkCode(const std::string &where, const format::Region &r, Reg
       o.blob = it->second;
       usesExtLoad_ = true;
     }
-    if (o.op == format::LOOP)
+    if (o.op == format::LOOP) {
       open.push_back(pc);
+      out.loopDepth = std::max(out.loopDepth, uint32_t(open.size()));
+    }
   }
   if (!open.empty())
     return fail(fmt::format("{} instruction {} (LOOP): no matching END", where, open.back()));
