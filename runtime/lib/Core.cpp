@@ -522,8 +522,8 @@ private:
   void retire() {
     uint8_t kept = 0;
     for (uint32_t i = 0; i < s_.numPending; ++i)
-      if (s_.cold->pending[i].end > s_.clock)
-        s_.cold->pending[kept++] = s_.cold->pending[i];
+      if (s_.pending[i].end > s_.clock)
+        s_.pending[kept++] = s_.pending[i];
     s_.numPending = kept;
   }
   /// The core waits for the async ops in flight that use SRAM words
@@ -531,7 +531,7 @@ private:
   /// forwarded on).
   void join(uint32_t lo, uint32_t hi, int64_t color) {
     for (uint32_t i = 0; i < s_.numPending; ++i) {
-      const PeState::Pending &p = s_.cold->pending[i];
+      const PeState::Pending &p = s_.pending[i];
       if (lo < hi ? lo < p.hi && p.lo < hi
                   : color >= 0 && (color == p.color || color == p.forward))
         s_.clock = std::max(s_.clock, p.end);
@@ -989,12 +989,11 @@ Core::Step Core::indexCopy(const Instr &in, uint64_t n, uint64_t m) {
 
 Core::Step Core::runAsync(const Instr &in, uint64_t n) {
   // At most kAsyncSlots ops in flight: the core waits for the first to end.
-  PeState::Pending *pending = s_.coldPart().pending;
   retire();
   if (s_.numPending == PeState::kAsyncSlots) {
-    uint64_t first = pending[0].end;
+    uint64_t first = s_.pending[0].end;
     for (uint32_t i = 1; i < s_.numPending; ++i)
-      first = std::min(first, pending[i].end);
+      first = std::min(first, s_.pending[i].end);
     s_.clock = std::max(s_.clock, first);
     retire();
   }
@@ -1016,7 +1015,7 @@ Core::Step Core::runAsync(const Instr &in, uint64_t n) {
   }
   if (st == Step::Next) {
     s_.engine = s_.clock;
-    pending[s_.numPending++] =
+    s_.pending[s_.numPending++] =
         PeState::Pending{s_.engine, lo, hi, int32_t(in.color), int32_t(in.forward)};
   }
   s_.clock = core;
