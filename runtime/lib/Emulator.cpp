@@ -267,8 +267,11 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
 
 void Emulator::releaseProgramBulk(std::function<Expected<format::Program>()> reload) {
   reload_ = std::move(reload);
-  for (format::Wafer &w : *program_.mutable_wafers())
+  for (format::Wafer &w : *program_.mutable_wafers()) {
     google::protobuf::RepeatedPtrField<format::Route>().Swap(w.mutable_routes());
+    for (format::Region &r : *w.mutable_regions())
+      google::protobuf::RepeatedPtrField<format::Filter>().Swap(r.mutable_filters());
+  }
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif

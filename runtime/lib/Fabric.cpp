@@ -96,9 +96,8 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
       RecvQueue &q = queues_[numQueues++];
       q.pe = m.peIndex(uint32_t(r), x, y);
       q.color = sl.color;
-      if (auto f = m.filters.find(routeKey(wafer, x, y, sl.color, format::RAMP));
-          f != m.filters.end())
-        q.first = f->second->first(), q.count = f->second->count(), q.period = f->second->period();
+      if (const FilterRef *f = m.filter(routeKey(wafer, x, y, sl.color, format::RAMP)))
+        q.first = f->first, q.count = f->count, q.period = f->period;
     }
   }
   for (RecvQueue &q : queues_) {

@@ -15,10 +15,11 @@ namespace {
 
 using detail::Model;
 
-/// The checked model beyond the program: code, routes and the grid's maps.
+/// The checked model beyond the program: code, routes, filters and the grid's maps.
 uint64_t modelBytes(const Model &m) {
-  uint64_t bytes =
-      m.routes.capacity() * sizeof(m.routes[0]) + m.peRegion.size() * 4 + m.sramWords.size() * 4;
+  uint64_t bytes = m.routes.capacity() * sizeof(m.routes[0]) +
+                   m.filters.capacity() * sizeof(m.filters[0]) + m.peRegion.size() * 4 +
+                   m.sramWords.size() * 4;
   for (const std::vector<int32_t> &at : m.regionAt)
     bytes += at.size() * sizeof(int32_t);
   for (const std::vector<uint8_t> &dead : m.dead)

@@ -38,4 +38,10 @@ std::string Model::wherePe(uint64_t pe) const {
   return where(regions[peRegion[pe]].wafer, x, y);
 }
 
+const FilterRef *Model::filter(uint64_t key) const {
+  auto it = std::lower_bound(filters.begin(), filters.end(), key,
+                             [](const FilterRef &f, uint64_t k) { return f.key < k; });
+  return it != filters.end() && it->key == key ? &*it : nullptr;
+}
+
 } // namespace wsc::runtime::detail

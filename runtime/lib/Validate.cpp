@@ -438,12 +438,13 @@ Status Builder::checkRoutes(uint32_t wi) {
 }
 
 Status Builder::checkFilters(uint32_t wi) {
-  const format::Wafer &w = p_.wafers(wi);
-  size_t filters = m_.filters.size();
-  for (const format::Region &r : w.regions())
-    filters += size_t(r.filters_size());
-  m_.filters.reserve(filters);
-  for (const format::Region &r : w.regions())
+  struct Seen {
+    uint64_t key;
+    const format::Region *region;
+    int index;
+  };
+  std::vector<Seen> seen;
+  for (const format::Region &r : p_.wafers(wi).regions())
     for (int i = 0; i < r.filters_size(); ++i) {
       const format::Filter &f = r.filters(i);
       auto where = [&] { return fmt::format("filter {} of region '{}'", i, r.name()); };
@@ -463,10 +464,21 @@ Status Builder::checkFilters(uint32_t wi) {
       if (!delivered)
         return fail(fmt::format("{}: PE ({},{}) of wafer {} gets nothing on color {} for its core",
                                 where(), x, y, wi, f.color()));
-      if (!m_.filters.emplace(routeKey(wi, x, y, f.color(), format::RAMP), &f).second)
-        return fail(fmt::format("{}: a second filter for color {} at PE ({},{})", where(),
-                                f.color(), x, y));
+      seen.push_back(Seen{routeKey(wi, x, y, f.color(), format::RAMP), &r, i});
     }
+  // By key, keeping the program's order among equal keys: the later one is
+  // the second. A wafer's keys follow the wafers before it.
+  std::stable_sort(seen.begin(), seen.end(),
+                   [](const Seen &a, const Seen &b) { return a.key < b.key; });
+  for (size_t k = 0; k < seen.size(); ++k) {
+    const format::Filter &f = seen[k].region->filters(seen[k].index);
+    if (k && seen[k].key == seen[k - 1].key)
+      return fail(
+          fmt::format("filter {} of region '{}': a second filter for color {} at PE ({},{})",
+                      seen[k].index, seen[k].region->name(), f.color(),
+                      seen[k].region->x() + f.px(), seen[k].region->y() + f.py()));
+    m_.filters.push_back(FilterRef{seen[k].key, f.first(), f.count(), f.period()});
+  }
   return Status::success();
 }
 

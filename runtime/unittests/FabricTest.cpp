@@ -111,6 +111,16 @@ TEST(Fabric, FiltersGiveEachCoreItsWindow) {
   EXPECT_EQ(res.report.cycles, 8u);
   EXPECT_TRUE(res.report.warnings.empty());
 
+  // A second filter of one core's color is refused, naming the later one.
+  format::Program twice = p;
+  filter(twice.mutable_wafers(0)->mutable_regions(2), 0, 1);
+  RunResult both = runProgram(twice, {{"x", vec({1, 2, 3, 4, 5, 6})}});
+  EXPECT_FALSE(both.status.ok());
+  EXPECT_NE(
+      both.status.message().find("filter 1 of region 'b': a second filter for color 2 at PE (2,0)"),
+      std::string::npos)
+      << both.status.message();
+
   // A filter where the router gives the core nothing is refused.
   format::Region *s = p.mutable_wafers(0)->mutable_regions(1);
   filter(s, 0, 1);

@@ -182,8 +182,8 @@ public:
   /// processes (RunOptions::channel), what process `rank` takes of its host's.
   MemoryPlan memoryPlan(unsigned ranks = 1, unsigned rank = 0) const;
   /// Frees the bulk of program() that the emulator holds in another form,
-  /// so that the host does not hold it twice: the router entries now (the
-  /// checked model has them), and the SRAM images (`Region.init`: the
+  /// so that the host does not hold it twice: the router entries and
+  /// filters now (the checked model has them), and the SRAM images (`Region.init`: the
   /// weights) as a run copies them into the PEs' SRAM. A later run, or the
   /// one-thread rerun that reports a fault as one thread meets it, gets the
   /// images back from `reload`, which must give the same program (from its
