@@ -7,6 +7,7 @@
 #include "wsc/format/Digest.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -31,13 +32,10 @@ using detail::PeState;
 
 namespace {
 
-Expected<format::Program> parseBytes(const char *bytes, size_t size, const std::string &name) {
-  if (size == 0)
-    return Status::failure(fmt::format("{}: not a .wafer program (empty file)", name));
-  if (size > size_t(INT_MAX))
-    return Status::failure(fmt::format("{}: not a .wafer program (larger than 2 GiB)", name));
-  format::Program p;
-  if (!p.ParseFromArray(bytes, int(size)))
+/// A parsed program (`parsed`: whether its bytes parsed), once its version
+/// and section digests are checked.
+Expected<format::Program> checkParsed(format::Program p, bool parsed, const std::string &name) {
+  if (!parsed)
     return Status::failure(
         fmt::format("{}: not a .wafer program (truncated or not a Program protobuf)", name));
   if (p.format_version() == 0)
@@ -55,6 +53,16 @@ Expected<format::Program> parseBytes(const char *bytes, size_t size, const std::
   return p;
 }
 
+Expected<format::Program> parseBytes(const char *bytes, size_t size, const std::string &name) {
+  if (size == 0)
+    return Status::failure(fmt::format("{}: not a .wafer program (empty file)", name));
+  if (size > size_t(INT_MAX))
+    return Status::failure(fmt::format("{}: not a .wafer program (larger than 2 GiB)", name));
+  format::Program p;
+  bool parsed = p.ParseFromArray(bytes, int(size));
+  return checkParsed(std::move(p), parsed, name);
+}
+
 } // namespace
 
 Expected<format::Program> parseProgram(const std::string &bytes, const std::string &name) {
@@ -62,8 +70,9 @@ Expected<format::Program> parseProgram(const std::string &bytes, const std::stri
 }
 
 Expected<format::Program> loadProgramFile(const std::string &path) {
-  // A regular file is parsed where the page cache holds it: reading it into
-  // a string first cost GPT-2-small's 0.7 GB of fresh memory and a copy.
+  // A regular file is parsed as it is read, a block at a time: neither a
+  // copy of the file (GPT-2-small's 0.7 GB of fresh memory) nor a mapping
+  // of it (as many resident pages, on top of the parsed program) is held.
   // Directories, devices and named FIFOs are refused unopened; a pipe on
   // standard input (/dev/stdin) is read whole, at most 2 GiB (Protobuf's limit).
   int fd;
@@ -75,17 +84,16 @@ Expected<format::Program> loadProgramFile(const std::string &path) {
       ::close(fd);
       return Status::failure(fmt::format("{}: not a .wafer program (larger than 2 GiB)", path));
     }
-    size_t size = size_t(st.st_size);
-    void *map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map != MAP_FAILED) {
-      ::close(fd);
-      ::madvise(map, size, MADV_SEQUENTIAL);
-      Expected<format::Program> p = parseBytes(static_cast<const char *>(map), size, path);
-      ::munmap(map, size);
-      return p;
-    }
+    google::protobuf::io::FileInputStream in(fd, 1 << 20);
+    in.SetCloseOnDelete(true);
+    format::Program p;
+    bool parsed = p.ParseFromZeroCopyStream(&in);
+    if (in.GetErrno())
+      return Status::failure(
+          fmt::format("{}: cannot read: {}", path, std::strerror(in.GetErrno())));
+    return checkParsed(std::move(p), parsed, path);
   }
-  // Pipes, empty files, a failed mapping: read them whole.
+  // Pipes and empty files: read them whole.
   Expected<std::string> bytes = detail::readWhole(path, fd, st, uint64_t(INT_MAX));
   if (!bytes)
     return bytes.error().find("larger than") != std::string::npos
