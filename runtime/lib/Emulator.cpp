@@ -123,7 +123,11 @@ Expected<std::unique_ptr<Emulator>> Emulator::create(format::Program program) {
 const format::Program &Emulator::program() const { return program_; }
 
 MemoryPlan Emulator::memoryPlan(unsigned ranks, unsigned rank) const {
-  return detail::planMemory(*model_, ranks, rank);
+  MemoryPlan p = detail::planMemory(*model_, ranks, rank);
+  if (reload_)
+    for (const detail::Region &r : model_->regions)
+      p.freed += r.proto->init().SpaceUsedExcludingSelfLong();
+  return p;
 }
 
 namespace {

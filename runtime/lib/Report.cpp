@@ -109,9 +109,9 @@ std::string reportJson(const RunReport &r, const GenerationReport *generation) {
 
 std::string memoryPlanJson(const MemoryPlan &p) {
   nlohmann::ordered_json j;
-  j["memory_plan"] = {{"program", p.program}, {"pes", p.pes},         {"sram", p.sram},
-                      {"fabric", p.fabric},   {"tensors", p.tensors}, {"total", p.total()},
-                      {"pes_in_use", p.pesInUse}};
+  j["memory_plan"] = {{"program", p.program}, {"freed", p.freed},        {"pes", p.pes},
+                      {"sram", p.sram},       {"fabric", p.fabric},      {"tensors", p.tensors},
+                      {"total", p.total()},   {"pes_in_use", p.pesInUse}};
   return j.dump(2) + "\n";
 }
 

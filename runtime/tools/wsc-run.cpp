@@ -323,7 +323,12 @@ void printPlan(const std::string &model, const MemoryPlan &p, unsigned ranks) {
   auto part = [](const char *name, uint64_t b, const char *what) {
     std::printf("  %-13s %11s  %s\n", name, bytesText(b).c_str(), what);
   };
-  part("program", p.program, "the parsed program (code, routes, SRAM images) and its model");
+  std::string program =
+      p.freed ? fmt::format("the parsed program's code and its model (its SRAM images, {} more "
+                            "while it loads, are freed as the run copies them into SRAM)",
+                            bytesText(p.freed))
+              : "the parsed program (code, routes, SRAM images) and its model";
+  part("program", p.program - p.freed, program.c_str());
   part("PE states", p.pes, "each PE's registers, queues' index, loops");
   part("SRAM", p.sram, "each PE's SRAM");
   part("fabric", p.fabric, "router slots, their origins, receive queues");
@@ -492,6 +497,12 @@ int runMain(int argc, char **argv, Channel *channel) {
   if (!emu)
     return fail(fmt::format("{}: invalid program: {}", args.model, emu.error()));
   Emulator &e = **emu;
+  // What the emulator holds in its own form is not held twice: the run
+  // frees the weights as it copies them into SRAM, and the file gives them
+  // again should a fault need a rerun. The plan counts them once.
+  struct stat st;
+  if (::stat(args.model.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    e.releaseProgramBulk([path = args.model] { return loadProgramFile(path); });
   if (args.plan) {
     if (quiet)
       return 0;
@@ -533,13 +544,6 @@ int runMain(int argc, char **argv, Channel *channel) {
   for (const auto &[name, file] : args.outputs)
     if (!outputNames.count(name))
       return fail(fmt::format("output '{}': the program has no such output", name));
-
-  // What the emulator holds in its own form is not held twice: the run
-  // frees the weights as it copies them into SRAM, and the file gives them
-  // again should a fault need a rerun.
-  struct stat st;
-  if (::stat(args.model.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-    e.releaseProgramBulk([path = args.model] { return loadProgramFile(path); });
 
   RunOptions options;
   options.threads = args.threads;

@@ -138,6 +138,9 @@ struct RunReport {
 /// run a kernel and for the routers' entries, not for the wafer's size.
 struct MemoryPlan {
   uint64_t program = 0;  ///< the parsed program (SRAM images, blobs) and its checked model
+  /// Of `program`, the SRAM images that a run frees as it copies them into
+  /// SRAM (Emulator::releaseProgramBulk): the host never holds both.
+  uint64_t freed = 0;
   uint64_t pes = 0;      ///< the run state of every PE that runs a kernel
   uint64_t sram = 0;     ///< their SRAM
   uint64_t fabric = 0;   ///< router slots and their origins, receive queues
@@ -145,7 +148,7 @@ struct MemoryPlan {
   uint64_t pesInUse = 0;
   /// Not the message logs: they follow the traffic, bounded while the run
   /// goes by RunOptions::messageLogBytes.
-  uint64_t total() const { return program + pes + sram + fabric + tensors; }
+  uint64_t total() const { return program - freed + pes + sram + fabric + tensors; }
 };
 
 namespace detail {
@@ -180,6 +183,7 @@ public:
   const RunReport &report() const { return report_; }
   /// What a run takes of the host's memory; of a run split over `ranks`
   /// processes (RunOptions::channel), what process `rank` takes of its host's.
+  /// After releaseProgramBulk, less the SRAM images the run frees.
   MemoryPlan memoryPlan(unsigned ranks = 1, unsigned rank = 0) const;
   /// Frees the bulk of program() that the emulator holds in another form,
   /// so that the host does not hold it twice: the router entries and
