@@ -452,9 +452,8 @@ private:
   int64_t eval(const Affine &a) const {
     // Unsigned arithmetic wraps instead of overflowing; the range checks catch garbage.
     uint64_t v = uint64_t(a.base);
-    const LoopFrame *inner = s_.loops + s_.depth - 1;
-    for (size_t k = 0; k < a.stride.size(); ++k)
-      v += uint64_t(a.stride[k]) * inner[-ptrdiff_t(k)].iter;
+    for (size_t k = 0; k < a.stride.size(); ++k) // Validate: no more strides than loops
+      v += uint64_t(a.stride[k]) * s_.loops[s_.depth - 1 - k].iter;
     v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
     return int64_t(v);
   }
