@@ -123,8 +123,8 @@ void Fabric::Origin::setTargets(const std::vector<Arrival> &arrivals) {
 }
 
 uint64_t Fabric::plannedBytes(const Model &m) {
-  // As the constructor groups them: a slot per (position, color), a queue
-  // per slot that delivers to a core.
+  // As the constructor groups them: a slot per (position, color), an origin
+  // per slot a core sends into, a queue per slot that delivers to a core.
   uint64_t slots = 0, origins = 0, queues = 0, lastSlotKey = ~uint64_t(0),
            lastQueueKey = ~uint64_t(0);
   for (const auto &[key, mask] : m.routes) {

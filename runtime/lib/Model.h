@@ -158,7 +158,6 @@ struct Model {
     auto it = std::lower_bound(routes.begin(), routes.end(), std::make_pair(key, uint8_t(0)));
     return it != routes.end() && it->first == key ? it->second : 0;
   }
-  /// routeKey(wafer, x, y, color, RAMP) -> the filter of what the core gets.
   /// The router filters of the cores' queues (format::Filter), by
   /// routeKey(..., RAMP), sorted: a proto message and a hash node each
   /// took 90 MB for GPT-2-small's 967 K.
