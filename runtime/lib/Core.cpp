@@ -1078,7 +1078,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
     }
     uint64_t take = std::min<uint64_t>(n - i, to - from);
     uint64_t time = uint64_t(h[1]) | uint64_t(h[2]) << 32;
-    end = std::max(end, time + q.delay + from + (n - i));
+    uint64_t arrives = time + q.delayOf(size, m_) + from; // word `from`
+    end = std::max(end, arrives + (n - i));
     const uint32_t *src = h + MessageLog::kHeader + from;
     uint32_t d = dst + uint32_t(i);
     // Dropped words are skipped a window at a time: most PEs of a kernel
@@ -1091,7 +1092,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
       std::memcpy(vec.data() + i, src, take * 4);
       // Words of a message come a cycle apart, no faster than rows finish.
       uint64_t work = tile.perEntry ? rowEntries(tile, i, take) + take : take * cols;
-      done = std::max(done, time + q.delay + from) + ceilDiv(work, m_.fmac);
+      done = std::max(done, arrives) + ceilDiv(work, m_.fmac);
     }
     else if (in.op == format::RECV_ADD) {
       SramF32 *__restrict out = words(d); // a log never overlaps SRAM
@@ -1411,7 +1412,7 @@ void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
 
 namespace wsc::runtime::detail {
 
-std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes) {
+std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, PeStates &pes) {
   std::vector<std::vector<uint32_t>> views;
   for (const Region &r : m.regions) {
     const std::vector<Instr> &code = r.code;

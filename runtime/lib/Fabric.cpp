@@ -75,7 +75,7 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
     Place at = place(sl.pos);
     numQueues += (sl.outs & (1u << format::RAMP)) && m.regionOf(at.wafer, at.x, at.y) >= 0;
   }
-  queues_ = std::vector<RecvQueue>(numQueues);
+  queues_ = decltype(queues_)(numQueues);
   numQueues = 0;
   for (Slot &sl : slots_) {
     auto [wafer, x, y] = place(sl.pos);
@@ -109,7 +109,7 @@ Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
   for (Slot &sl : slots_)
     if (sl.mask[format::RAMP])
       sl.origin = int32_t(numOrigins++);
-  origins_ = std::vector<Origin>(numOrigins);
+  origins_ = decltype(origins_)(numOrigins);
 }
 
 void Fabric::Origin::setTargets(const std::vector<Arrival> &arrivals) {
@@ -217,7 +217,10 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
                     const OutMsg *const *msgs, size_t count, uint8_t lane,
                     std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
   const OutMsg &msg = *msgs[0];
-  uint64_t n = msg.size;
+  // The largest message's delays bound the block's (a link's grow with size).
+  uint64_t n = 0;
+  for (size_t k = 0; k < count; ++k)
+    n = std::max<uint64_t>(n, msgs[k]->size);
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
     Place at = place(h.pos);
     return Status::failure(fmt::format("{}: {}, color {}: {} (sent by {} on color {})", kind,
@@ -242,6 +245,14 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
   }
   // Later walks read the same tables to the same cores: their arrivals are known.
   bool known = from && from->log;
+  // Its first walk checked every hop and claimed every link; the tables do
+  // not change, so a later block needs no walk unless its delays depend on
+  // its size (a LINK) or its walk goes on in another process.
+  if (known && from->planned && n > 0) {
+    deliver(*from, outbox, msgs, count, lane, woken, remote);
+    return Status::success();
+  }
+  bool linked = false;
   // A hop another process owns is that process's to walk.
   auto next = [&](const Hop &to) {
     if (local(to.pos))
@@ -281,25 +292,27 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
         if (sl.queue < 0)
           return fail("no kernel", h, "delivered to the core of a PE that runs no kernel");
         uint64_t delay = 1 + h.hops * m_.hopCycles + h.extra;
-        if (delay > UINT32_MAX)
+        if (delay + h.links * m_.linkCrossing(n) > UINT32_MAX)
           return fail("host limit", h, "a message would take 2^32 cycles or more to arrive");
-        if (!known)
-          arrivals.push_back(Arrival{uint32_t(sl.queue), uint32_t(delay)});
+        if (!known) {
+          // Read once the log is published (deliver), which orders these writes first.
+          RecvQueue &q = queues_[size_t(sl.queue)];
+          q.delay = uint32_t(delay);
+          q.links = uint16_t(h.links);
+          arrivals.push_back(Arrival{uint32_t(sl.queue)});
+        }
         continue;
       }
       if (port == format::LINK) {
+        linked = true;
         Place at = place(h.pos);
         auto l = m_.links.find(routeKey(at.wafer, at.x, at.y, h.color, port));
         if (l == m_.links.end())
           return fail("no link", h, "routed through LINK but no inter-wafer link leaves here");
-        // Clamped before it becomes an integer (a tiny bandwidth overflows
-        // any integer type): 2^33 cycles already fail as a host limit below.
-        double crossing = std::ceil(double(n) * 4 / m_.linkBytesPerCycle);
-        uint64_t delay =
-            m_.linkLatency + (crossing < 0x1p33 ? uint64_t(crossing) : uint64_t(1) << 33);
         const LinkEnd &e = l->second;
         uint32_t pos = uint32_t(position(e.wafer, e.x, e.y));
-        next(Hop{slotOf(pos, e.color), pos, e.color, format::LINK, h.hops, h.extra + delay});
+        next(Hop{slotOf(pos, e.color), pos, e.color, format::LINK, h.hops, h.extra + m_.linkLatency,
+                 h.links + 1});
         continue;
       }
       int32_t slot = sl.next[port - format::NORTH];
@@ -320,7 +333,7 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
       // neighbour has no entry for the color: "no route" on the next hop.)
       if (slot >= 0)
         __builtin_prefetch(&slots_[size_t(slot)]);
-      next(Hop{slot, pos, h.color, opposite(port), h.hops + 1, h.extra});
+      next(Hop{slot, pos, h.color, opposite(port), h.hops + 1, h.extra, h.links});
     }
   }
   if (!w.crossings.empty())
@@ -332,27 +345,32 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
   if (!known) {
     from->setTargets(arrivals);
     from->log.emplace(uint32_t(arrivals.size()), logBytes_);
+    from->planned = !linked && w.crossings.empty();
   }
+  deliver(*from, outbox, msgs, count, lane, woken, remote, !known);
+  return Status::success();
+}
+
+void Fabric::deliver(Origin &from, const Outbox &outbox, const OutMsg *const *msgs, size_t count,
+                     uint8_t lane, std::vector<uint64_t> &woken, std::vector<Remote> &remote,
+                     bool first) {
   uint64_t block = 0;
   for (size_t k = 0; k < count; ++k)
     block += MessageLog::kHeader + msgs[k]->size;
-  from->log->reserve(block);
+  from.log->reserve(block);
   for (size_t k = 0; k < count; ++k)
-    from->log->append(outbox.words.data() + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
+    from.log->append(outbox.words.data() + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
   // The queues learn their log here; a waiting PE is woken to count again.
   // A queue of a PE that another thread runs is that thread's to look at.
-  for (const Arrival *a = from->targetsBegin(); a != from->targetsEnd(); ++a) {
+  for (const Arrival *a = from.targetsBegin(); a != from.targetsEnd(); ++a) {
     RecvQueue &q = queues_[a->queue];
-    if (!known) {
-      q.delay = a->delay;
-      q.log.store(&*from->log, std::memory_order_release);
-    }
+    if (first)
+      q.log.store(&*from.log, std::memory_order_release);
     if (q.lane == lane)
       wake(q, woken);
     else
       remote.push_back(Remote{a->queue, q.lane});
   }
-  return Status::success();
 }
 
 Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
@@ -360,8 +378,8 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
   // A visit's messages of one color travel as one block (each color keeps
   // its send order; colors reach different queues): the tables they follow
   // do not depend on their sizes (a row gather's relay and send differ),
-  // and an origin's delays are those of its first walk. Empty messages
-  // deliver nothing and go on their own.
+  // and a queue adds a link's size-dependent time per message. Empty
+  // messages deliver nothing and go on their own.
   // By color, stably: a visit sends thousands of messages on a few colors.
   std::vector<const OutMsg *> &order = w.order;
   std::vector<uint32_t> &colors = w.colors;
@@ -385,7 +403,7 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
     // The origin (the sending PE and color) is named by its slot at the sender.
     int32_t srcSlot = slotOf(srcPos, order[i]->color);
     Source source{sender, uint32_t(srcSlot) + 1, originOf(srcSlot),
-                  Hop{srcSlot, srcPos, order[i]->color, format::RAMP, 0, 0}};
+                  Hop{srcSlot, srcPos, order[i]->color, format::RAMP, 0, 0, 0}};
     if (Status st = walk(w, source, outbox, order.data() + i, j - i, lane, woken, remote); !st)
       return st;
     i = j;
@@ -417,7 +435,7 @@ void Fabric::passOn(Walker &w, const Source &src, const Outbox &outbox,
     out.put(src.ownerId);
     out.put(msgs[0]->color);
     out.put(hop.slot), out.put(hop.pos), out.put(hop.color), out.put(hop.in);
-    out.put(hop.hops), out.put(hop.extra);
+    out.put(hop.hops), out.put(hop.extra), out.put(hop.links);
     out.put(uint64_t(count));
     for (size_t k = 0; k < count; ++k) {
       out.put(msgs[k]->size), out.put(msgs[k]->time);
@@ -438,6 +456,7 @@ Status Fabric::receive(Walker &w, const uint8_t *bytes, size_t size,
     Hop &h = src.start;
     h.slot = in.get<int32_t>(), h.pos = in.get<uint32_t>(), h.color = in.get<uint32_t>();
     h.in = in.get<uint32_t>(), h.hops = in.get<uint64_t>(), h.extra = in.get<uint64_t>();
+    h.links = in.get<uint32_t>();
     std::unique_ptr<Origin> &entry = entries_[{src.ownerId, h.slot, h.in}];
     if (!entry)
       entry = std::make_unique<Origin>();

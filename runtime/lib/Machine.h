@@ -124,7 +124,7 @@ struct LogCursor {
 struct RecvQueue {
   /// Set by the origin's thread when it first sends; `delay` before it.
   std::atomic<MessageLog *> log{nullptr};
-  uint32_t delay = 0; ///< cycles from a SEND's start to its word 0 here
+  uint32_t delay = 0; ///< cycles from a SEND's start to its word 0 here, but see `links`
   /// The router's filter: the core gets words [first, first + count) of
   /// each `period` words on the color (count 0: all of them).
   uint32_t first = 0, count = 0, period = 0;
@@ -142,6 +142,14 @@ struct RecvQueue {
   uint32_t color = 0;
   uint8_t lane = 0; ///< the thread that runs the PE (and alone reads this queue)
   bool drained = false; ///< read all of a closed log, and left it
+  /// Inter-wafer links on the way here, which `delay` counts the latency of:
+  /// each adds Model::linkCrossing of the message's size.
+  uint16_t links = 0;
+
+  /// Cycles from the start of a SEND of `size` words to its word 0 here.
+  uint64_t delayOf(uint32_t size, const Model &m) const {
+    return delay + (links ? links * m.linkCrossing(size) : 0);
+  }
 
   /// Leaves the log once it is closed and read to its end (the last
   /// segment has no successor to move on to).
@@ -357,12 +365,12 @@ public:
     int32_t slot; ///< or kNoEntry
     uint32_t pos, color, in;
     uint64_t hops;
-    uint64_t extra; ///< inter-wafer link delays on the way
+    uint64_t extra; ///< the latencies of the inter-wafer links on the way
+    uint32_t links; ///< those links: each also takes a time that follows the message's size
   };
-  /// A core the message being walked reaches.
+  /// A core the message being walked reaches: its receive queue.
   struct Arrival {
     uint32_t queue;
-    uint32_t delay;
   };
   /// One thread's scratch for walking.
   struct Walker {
@@ -444,6 +452,11 @@ private:
   Status walk(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
               size_t count, uint8_t lane, std::vector<uint64_t> &woken,
               std::vector<Remote> &remote);
+  /// Appends a block of `from`'s messages to its log and wakes the cores it
+  /// reaches that wait; `first`: its first block, which tells them the log.
+  void deliver(Origin &from, const Outbox &outbox, const OutMsg *const *msgs, size_t count,
+               uint8_t lane, std::vector<uint64_t> &woken, std::vector<Remote> &remote,
+               bool first = false);
   /// Adds the walk's crossings, with its messages, to Walker::outgoing.
   void passOn(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
               size_t count);
@@ -493,6 +506,8 @@ private:
     const Arrival *targetsBegin() const { return spill ? spill.get() : near; }
     const Arrival *targetsEnd() const { return targetsBegin() + numTargets; }
     uint32_t numTargets = 0;
+    /// Its first walk found its cores, and a later block needs none.
+    bool planned = false;
     Arrival near[2];
     std::unique_ptr<Arrival[]> spill; ///< more than two targets
     std::optional<MessageLog> log;

@@ -6,6 +6,7 @@
 #include "wafer.pb.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -141,6 +142,14 @@ struct Model {
   uint32_t hopCycles = 0, simd = 1, fmac = 1, transcendentalCycles = 0;
   double extBytesPerCycle = 0, linkBytesPerCycle = 0;
   uint32_t linkLatency = 0;
+  /// The cycles `words` words take to cross an inter-wafer link beyond its
+  /// latency: clamped before it becomes an integer (a tiny bandwidth
+  /// overflows any integer type), since 2^33 cycles already fail as a host
+  /// limit.
+  uint64_t linkCrossing(uint64_t words) const {
+    double crossing = std::ceil(double(words) * 4 / linkBytesPerCycle);
+    return crossing < 0x1p33 ? uint64_t(crossing) : uint64_t(1) << 33;
+  }
   uint32_t wafers = 0;
 
   std::vector<Region> regions; ///< wafer-major, in Program order

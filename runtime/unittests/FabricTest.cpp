@@ -264,6 +264,27 @@ TEST(Fabric, TwoWafersOverALink) {
   EXPECT_DOUBLE_EQ(res.report.linkMaxUtilization, 4.0 / 22.0);
 }
 
+TEST(Fabric, ALinkDelaysEachMessageByItsOwnSize) {
+  // Two messages of one origin over the link, 4 words and then 12.
+  format::Program p = twoWafersOverALink();
+  format::Region *a = p.mutable_wafers(0)->mutable_regions(0);
+  format::Region *b = p.mutable_wafers(1)->mutable_regions(0);
+  *a->add_code() = send(2, 16, 12);
+  *b->add_code() = recv(3, 16, 12);
+  addPiece(addTensor(p, false, "x", format::F32, {16}), 0, 0, 0, 0, 16, 1, 0, 0);
+  addPiece(addTensor(p, true, "y", format::F32, {16}), 1, 0, 0, 0, 16, 1, 0, 1);
+  std::vector<float> x(16);
+  for (int i = 0; i < 16; ++i)
+    x[size_t(i)] = float(i);
+  RunResult res = runProgram(p, {{"x", HostArray::floats({16}, x)}});
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), x);
+  // The second SEND starts at 4; its 12 words cross the link in 10 + 48 B /
+  // 4 B per cycle, so word 11 arrives at 4 + 1 + 11 + 3 hops + 22 = 41 and
+  // its RECV ends a cycle later (the first's 4 words crossed in 10 + 4).
+  EXPECT_EQ(res.report.cycles, 42u);
+}
+
 TEST(Fabric, RecvMaxAndAnEmptySend) {
   format::Program p = makeProgram(2, 1);
   *addRegion(p, "s", 0, 0, 1, 1)->add_code() = send(0, 0, 0); // routed, delivers nothing
