@@ -237,8 +237,8 @@ void ownedPieces(const Model &m, const Partition &p, unsigned rank, Visit visit)
 
 namespace {
 
-std::vector<uint8_t> packResult(const Model &m, const std::vector<PeState> &pes,
-                                const Distributed &d, const Status &run, const RunReport &r) {
+std::vector<uint8_t> packResult(const Model &m, const PeStates &pes, const Distributed &d,
+                                const Status &run, const RunReport &r) {
   std::vector<uint8_t> out;
   ByteWriter w{out};
   w.put(uint8_t(run ? Ran : d.stoppedByAnother() ? Stopped : Failed));
@@ -279,7 +279,7 @@ std::vector<uint8_t> packResult(const Model &m, const std::vector<PeState> &pes,
   return out;
 }
 
-Status mergeResults(const Model &m, std::vector<PeState> &pes, const Distributed &d,
+Status mergeResults(const Model &m, PeStates &pes, const Distributed &d,
                     const std::vector<std::vector<uint8_t>> &results, RunReport &r) {
   // The first process's own failure is the run's; one stopped by it says less.
   std::string stopped;
@@ -324,7 +324,7 @@ Status mergeResults(const Model &m, std::vector<PeState> &pes, const Distributed
 
 } // namespace
 
-Status gatherResults(const Model &m, std::vector<PeState> &pes, Distributed &d, const Status &run,
+Status gatherResults(const Model &m, PeStates &pes, Distributed &d, const Status &run,
                      RunReport &r) {
   std::vector<std::vector<uint8_t>> results = d.finish(packResult(m, pes, d, run, r));
   if (d.rank() != 0) {

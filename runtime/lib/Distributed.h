@@ -129,7 +129,7 @@ private:
 /// own failure, else success) and, on success, the others' counts added to
 /// `r` and their output words and busy cycles put into their PEs there. The
 /// other processes get that status alone.
-Status gatherResults(const Model &m, std::vector<PeState> &pes, Distributed &d, const Status &run,
+Status gatherResults(const Model &m, PeStates &pes, Distributed &d, const Status &run,
                      RunReport &r);
 
 } // namespace wsc::runtime::detail

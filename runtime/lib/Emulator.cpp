@@ -29,6 +29,7 @@ namespace wsc::runtime {
 
 using detail::Model;
 using detail::PeState;
+using detail::PeStates;
 
 namespace {
 
@@ -140,13 +141,9 @@ namespace {
 /// page went untouched and clearing it cost more than the faults.)
 class SramArena {
 public:
-  explicit SramArena(uint64_t words) : bytes_(std::max<uint64_t>(words, 1) * 4) {
-    void *p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-      throw std::bad_alloc();
-    data_ = static_cast<uint32_t *>(p);
-    ::madvise(p, bytes_, MADV_HUGEPAGE);
-  }
+  explicit SramArena(uint64_t words)
+      : bytes_(std::max<uint64_t>(words, 1) * 4),
+        data_(static_cast<uint32_t *>(detail::mapHugePages(bytes_))) {}
   SramArena(const SramArena &) = delete;
   SramArena &operator=(const SramArena &) = delete;
   ~SramArena() { ::munmap(data_, bytes_); }
@@ -308,7 +305,7 @@ Status Emulator::restoreSramImages() {
   return Status::success();
 }
 
-Status Emulator::loadSramImages(std::vector<PeState> &pes, unsigned threads,
+Status Emulator::loadSramImages(PeStates &pes, unsigned threads,
                                 const std::function<bool(uint64_t)> &owned) {
   if (imagesFreed_)
     if (Status s = restoreSramImages(); !s)
@@ -444,14 +441,14 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   }
   // A process gives SRAM words and inputs to its own PEs only.
   auto owned = [&](uint64_t pe) { return !dist || dist->owns(m, pe); };
-  std::vector<PeState> pes(m.numPes);
+  PeStates pes(m.numPes);
   uint64_t words = 0, frames = 0;
   for (uint32_t w : m.sramWords)
     words += w;
   for (const detail::Region &r : m.regions)
     frames += uint64_t(r.w) * r.h * r.loopDepth;
   SramArena arena(words);
-  std::vector<detail::LoopFrame> loopFrames(frames);
+  std::vector<detail::LoopFrame, detail::HugePageAllocator<detail::LoopFrame>> loopFrames(frames);
   uint32_t *next = arena.data();
   detail::LoopFrame *nextFrames = loopFrames.data();
   for (const detail::Region &r : m.regions) {
@@ -559,8 +556,8 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   return Status::success();
 }
 
-std::vector<detail::StoreWatch> Emulator::watchNextToken(std::vector<PeState> &pes,
-                                                        const RunOptions &options) const {
+std::vector<detail::StoreWatch> Emulator::watchNextToken(PeStates &pes,
+                                                         const RunOptions &options) const {
   const detail::TensorRef *t = nextTokenTensor(*model_);
   if (!t)
     return {};

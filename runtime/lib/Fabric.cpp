@@ -31,7 +31,7 @@ uint32_t opposite(uint32_t port) {
 
 } // namespace
 
-Fabric::Fabric(const Model &m, std::vector<PeState> &pes) : m_(m) {
+Fabric::Fabric(const Model &m, PeStates &pes) : m_(m) {
   size_t positions = size_t(m.wafers) * m.width * m.height;
   // Group the router entries by (position, color): count, prefix-sum, fill.
   const std::vector<std::pair<uint64_t, uint8_t>> &entries = m.routes; // sorted

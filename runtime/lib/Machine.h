@@ -4,6 +4,7 @@
 #ifndef WSC_RUNTIME_LIB_MACHINE_H
 #define WSC_RUNTIME_LIB_MACHINE_H
 
+#include "HugePages.h"
 #include "Model.h"
 #include "wsc/runtime/Distributed.h"
 #include "wsc/runtime/Emulator.h"
@@ -327,7 +328,7 @@ void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
            const VisitLimit &limit, Outbox &outbox);
 /// Sets every PE's view of its region's code; PEs that select the same
 /// instructions share one. Returns the views' storage.
-std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, std::vector<PeState> &pes);
+std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, PeStates &pes);
 
 /// What a run's links carried: the links used, the words times links
 /// crossed, the busiest link's and all links' cycles of traffic, and the
@@ -348,7 +349,7 @@ struct LinkLoad {
 class Fabric {
 public:
   /// Also creates the receive queues of `pes`.
-  Fabric(const Model &m, std::vector<PeState> &pes);
+  Fabric(const Model &m, PeStates &pes);
   /// The bytes a fabric of `m` takes before any message: its slots, their
   /// origins, the receive queues and the index by position.
   static uint64_t plannedBytes(const Model &m);
@@ -490,7 +491,7 @@ private:
 
   const Model &m_;
   std::vector<uint32_t> slotStart_; ///< per position: first slot; positions + 1 entries
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   /// Per slot that a core may send into (Slot::origin): what its origin
   /// sent. Every message of an origin crosses the same links, and only its
   /// messages cross the links it owns, so a link carried its owner's words.
@@ -518,13 +519,13 @@ private:
                ? &origins_[size_t(slots_[size_t(slot)].origin)]
                : nullptr;
   }
-  std::vector<Origin> origins_;
+  std::vector<Origin, HugePageAllocator<Origin>> origins_;
   /// Of a distributed run: an origin of another process as it enters this
   /// one at a hop, by (owner id, slot, input port) of that hop.
   std::map<std::tuple<uint32_t, int32_t, uint32_t>, std::unique_ptr<Origin>> entries_;
   std::vector<uint16_t> rankOfRow_;
   unsigned rank_ = 0, ranks_ = 1;
-  std::vector<RecvQueue> queues_; ///< sized once: a queue never moves
+  std::vector<RecvQueue, HugePageAllocator<RecvQueue>> queues_; ///< sized once: a queue never moves
   MessageLog::Bytes logBytes_;
   uint64_t logBudget_ = UINT64_MAX;
 };
@@ -543,9 +544,8 @@ unsigned threadCount(const RunOptions &options, uint64_t pes);
 /// Once `stopped` is set (by a StoreWatch), the run ends where it is. With
 /// `dist`, this process runs its own PEs only, on one thread.
 class Distributed;
-Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
-                RunReport &report, const std::atomic<bool> *stopped = nullptr,
-                Distributed *dist = nullptr);
+Status schedule(const Model &m, PeStates &pes, const RunOptions &options, RunReport &report,
+                const std::atomic<bool> *stopped = nullptr, Distributed *dist = nullptr);
 
 } // namespace wsc::runtime::detail
 

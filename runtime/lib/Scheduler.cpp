@@ -21,7 +21,7 @@ namespace {
 constexpr size_t kMaxListedPes = 8;
 constexpr size_t kMaxWarnings = 20;
 
-Status deadlock(const Model &m, const std::vector<PeState> &pes) {
+Status deadlock(const Model &m, const PeStates &pes) {
   std::vector<uint64_t> blocked;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     if (pes[pe].status == PeStatus::Blocked)
@@ -39,7 +39,7 @@ Status deadlock(const Model &m, const std::vector<PeState> &pes) {
   return Status::failure(msg);
 }
 
-void leftovers(const Model &m, const std::vector<PeState> &pes, RunReport &report) {
+void leftovers(const Model &m, const PeStates &pes, RunReport &report) {
   size_t total = 0;
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     for (uint32_t i = 0; i < pes[pe].numQueues; ++i) {
@@ -109,10 +109,10 @@ struct Lane {
 };
 
 struct Shared {
-  Shared(const Model &m, std::vector<PeState> &pes, const RunOptions &options, Fabric &fabric)
+  Shared(const Model &m, PeStates &pes, const RunOptions &options, Fabric &fabric)
       : m(m), pes(pes), options(options), fabric(fabric) {}
   const Model &m;
-  std::vector<PeState> &pes;
+  PeStates &pes;
   const RunOptions &options;
   Fabric &fabric;
   VisitLimit limit;
@@ -297,8 +297,8 @@ unsigned threadCount(const RunOptions &options, uint64_t pes) {
   return unsigned(std::max<uint64_t>(1, std::min<uint64_t>({threads, 256, pes})));
 }
 
-Status schedule(const Model &m, std::vector<PeState> &pes, const RunOptions &options,
-                RunReport &report, const std::atomic<bool> *stopped, Distributed *dist) {
+Status schedule(const Model &m, PeStates &pes, const RunOptions &options, RunReport &report,
+                const std::atomic<bool> *stopped, Distributed *dist) {
   unsigned threads = dist ? 1 : threadCount(options, pes.size());
   Fabric fabric(m, pes);
   fabric.setLogBudget(options.messageLogBytes);

@@ -160,7 +160,7 @@ format::Program oneWayProgram() {
 std::vector<bool> stripsOneWay(const format::Program &p, unsigned n) {
   Expected<detail::Model> m = detail::buildModel(p);
   EXPECT_TRUE(bool(m)) << m.status().message();
-  std::vector<detail::PeState> pes(m->numPes);
+  detail::PeStates pes(m->numPes);
   return detail::Fabric(*m, pes).stripsOneWay(n);
 }
 

@@ -156,6 +156,9 @@ struct Model;
 class Machine;
 struct PeState;
 struct StoreWatch;
+template <typename T> struct HugePageAllocator;
+/// Every PE's run-time state, by PE index.
+using PeStates = std::vector<PeState, HugePageAllocator<PeState>>;
 } // namespace detail
 
 /// Runs one Program; reusable for several runs.
@@ -199,7 +202,7 @@ private:
   Status runUnguarded(const RunOptions &options);
   /// Watches the SRAM words of a generating program's next_token output
   /// (none for other programs); the PEs that hold them point into the result.
-  std::vector<detail::StoreWatch> watchNextToken(std::vector<detail::PeState> &pes,
+  std::vector<detail::StoreWatch> watchNextToken(detail::PeStates &pes,
                                                  const RunOptions &options) const;
   /// Fills report_.nextTokenStores from the watches.
   void recordNextTokenStores(const std::vector<detail::StoreWatch> &watches);
@@ -207,7 +210,7 @@ private:
   Status restoreSramImages();
   /// Copies the SRAM images of the PEs that `owned` selects into their
   /// SRAM; frees the images as it goes when released.
-  Status loadSramImages(std::vector<detail::PeState> &pes, unsigned threads,
+  Status loadSramImages(detail::PeStates &pes, unsigned threads,
                         const std::function<bool(uint64_t)> &owned);
   format::Program program_;
   std::function<Expected<format::Program>()> reload_; ///< set: images are freed once copied
