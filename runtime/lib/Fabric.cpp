@@ -65,9 +65,8 @@ Fabric::Fabric(const Model &m, PeStates &pes) : m_(m) {
     }
     slots_[cur].mask[key & 7] = mask;
   }
-  // Resolve every slot's neighbours and core queue once, so that a hop is a
-  // few array reads. Slots are by position, then color, so a PE's queues are
-  // contiguous and by ascending color.
+  // Each slot's core queue. Slots are by position, then color, so a PE's
+  // queues are contiguous and by ascending color.
   size_t numQueues = 0;
   for (Slot &sl : slots_) {
     for (uint8_t mask : sl.mask)
@@ -79,17 +78,6 @@ Fabric::Fabric(const Model &m, PeStates &pes) : m_(m) {
   numQueues = 0;
   for (Slot &sl : slots_) {
     auto [wafer, x, y] = place(sl.pos);
-    for (uint32_t port = format::NORTH; port <= format::WEST; ++port) {
-      int64_t nx = int64_t(x) + (port == format::EAST) - (port == format::WEST);
-      int64_t ny = int64_t(y) + (port == format::SOUTH) - (port == format::NORTH);
-      int32_t &next = sl.next[port - format::NORTH];
-      if (!m.onGrid(nx, ny))
-        next = kOffGrid;
-      else if (m.dead[wafer][size_t(ny) * m.width + size_t(nx)])
-        next = kDead;
-      else
-        next = slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), sl.color);
-    }
     int32_t r = m.regionOf(wafer, x, y);
     if ((sl.outs & (1u << format::RAMP)) && r >= 0) {
       sl.queue = int32_t(numQueues);
@@ -206,6 +194,17 @@ void Fabric::close(uint64_t pe) {
       o->log->close();
 }
 
+int32_t Fabric::neighbour(size_t pos, uint32_t color, uint32_t port) const {
+  auto [wafer, x, y] = place(pos);
+  int64_t nx = int64_t(x) + (port == format::EAST) - (port == format::WEST);
+  int64_t ny = int64_t(y) + (port == format::SOUTH) - (port == format::NORTH);
+  if (!m_.onGrid(nx, ny))
+    return kOffGrid;
+  if (m_.dead[wafer][size_t(ny) * m_.width + size_t(nx)])
+    return kDead;
+  return slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), color);
+}
+
 int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
   for (uint32_t i = slotStart_[pos], e = slotStart_[pos + 1]; i < e; ++i)
     if (slots_[i].color == color)
@@ -315,7 +314,7 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
                  h.links + 1});
         continue;
       }
-      int32_t slot = sl.next[port - format::NORTH];
+      int32_t slot = neighbour(h.pos, sl.color, port);
       if (slot == kOffGrid)
         return fail("off the grid", h,
                     fmt::format("routed {} off the edge of the wafer", portName(port)));
@@ -526,7 +525,7 @@ std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
                 west |= to < strip(x);
                 continue;
               }
-              int32_t next = port == format::LINK ? kNoEntry : sl.next[port - format::NORTH];
+              int32_t next = port == format::LINK ? kNoEntry : neighbour(sl.pos, sl.color, port);
               // Followed inside the kernel only: its PEs' round trips.
               if (next < 0 || seen[size_t(next)] == stamp || !inside(slots_[size_t(next)].pos))
                 continue;

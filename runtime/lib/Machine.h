@@ -421,14 +421,13 @@ public:
 private:
   /// Slot of a neighbour that has no entry for the color, or no neighbour.
   static constexpr int32_t kNoEntry = -1, kOffGrid = -2, kDead = -3;
-  /// The router entries of one (grid position, color), with the hops they
-  /// lead to resolved at start-up, and the state of its links: everything a
-  /// hop reads or writes in one cache line.
-  struct alignas(64) Slot {
+  /// The router entries of one (grid position, color) and the state of its
+  /// links. Its neighbours are looked up as a walk reaches them: an origin
+  /// is walked once (its delivery plan), so a slot is seldom walked twice.
+  struct Slot {
     uint8_t mask[kNumPorts] = {}; ///< out mask per input port; 0 = no entry
     uint8_t outs = 0;             ///< union of the masks
-    int32_t queue = -1;   ///< receive queue of the core here; -1: no kernel
-    int32_t next[4] = {}; ///< NORTH..WEST: the neighbour's slot of this color
+    int32_t queue = -1;           ///< receive queue of the core here; -1: no kernel
     /// Per out port: the origin that first used the link, as the slot where
     /// it enters the fabric + 1 (0 = none). An origin is a sending PE and
     /// its color, so its slot at the sender names it.
@@ -438,7 +437,10 @@ private:
     /// Its origin (origins_) when a core may send into it; else -1.
     int32_t origin = -1;
   };
-  static_assert(sizeof(Slot) <= 64);
+  static_assert(sizeof(Slot) == 48);
+  /// The slot of `color` at the neighbour of grid position `pos` through
+  /// `port` (NORTH..WEST): kOffGrid, kDead, or kNoEntry where it has none.
+  int32_t neighbour(size_t pos, uint32_t color, uint32_t port) const;
   struct Origin;
   /// Where a walk starts: at the sending PE's ramp, or at the hop where
   /// another process left it.
