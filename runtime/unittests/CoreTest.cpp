@@ -84,6 +84,31 @@ TEST(Core, MatvecVecmatAndAccumulate) {
   EXPECT_EQ(res.report.cycles, 2u * 3 /* ceil(6/4) each */);
 }
 
+TEST(Core, VecmatSumsEachColumnInRowOrder) {
+  // 7 rows (a pass of four and three more) of 37 columns, with values whose
+  // fp32 sums depend on their order.
+  constexpr uint32_t kRows = 7, kCols = 37;
+  std::vector<float> w(kRows * kCols), x(kRows);
+  for (uint32_t i = 0; i < w.size(); ++i)
+    w[i] = float(std::ldexp(1.0 + i % 11, int(i % 29) - 14)) * (i % 3 ? 1.0f : -1.0f);
+  for (uint32_t r = 0; r < kRows; ++r)
+    x[r] = 1.0f / float(r + 3);
+  format::Program p = makeProgram(1, 1);
+  format::Region *reg = addRegion(p, "vm", 0, 0, 1, 1);
+  const uint32_t xAt = kRows * kCols * 4, dst = xAt + kRows * 4;
+  initFloats(reg, 0, 0, 0, w);
+  initFloats(reg, 0, 0, xAt, x);
+  *reg->add_code() = ins(format::VECMAT, {dst, 0, xAt}, kRows, kCols);
+  addPiece(addTensor(p, true, "y", format::F32, {kCols}), 0, 0, dst, 0, kCols);
+  RunResult res = runProgram(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> want(kCols, 0.0f);
+  for (uint32_t c = 0; c < kCols; ++c)
+    for (uint32_t r = 0; r < kRows; ++r)
+      want[c] += x[r] * w[r * kCols + c];
+  EXPECT_EQ(res.out("y"), want);
+}
+
 /// Writes 16-bit values two per word (the even element low) at `offset` of
 /// local PE (px, 0).
 void initHalves(format::Region *r, uint32_t offset, const std::vector<uint16_t> &halves,
