@@ -194,15 +194,16 @@ void Fabric::close(uint64_t pe) {
       o->log->close();
 }
 
-int32_t Fabric::neighbour(size_t pos, uint32_t color, uint32_t port) const {
+int32_t Fabric::neighbour(size_t pos, uint32_t color, uint32_t port, uint32_t &to) const {
   auto [wafer, x, y] = place(pos);
   int64_t nx = int64_t(x) + (port == format::EAST) - (port == format::WEST);
   int64_t ny = int64_t(y) + (port == format::SOUTH) - (port == format::NORTH);
   if (!m_.onGrid(nx, ny))
     return kOffGrid;
+  to = uint32_t(position(wafer, uint32_t(nx), uint32_t(ny)));
   if (m_.dead[wafer][size_t(ny) * m_.width + size_t(nx)])
     return kDead;
-  return slotOf(position(wafer, uint32_t(nx), uint32_t(ny)), color);
+  return slotOf(to, color);
 }
 
 int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
@@ -314,15 +315,11 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
                  h.links + 1});
         continue;
       }
-      int32_t slot = neighbour(h.pos, sl.color, port);
+      uint32_t pos = 0;
+      int32_t slot = neighbour(h.pos, sl.color, port, pos);
       if (slot == kOffGrid)
         return fail("off the grid", h,
                     fmt::format("routed {} off the edge of the wafer", portName(port)));
-      int64_t step = port == format::NORTH   ? -int64_t(m_.width)
-                     : port == format::SOUTH ? int64_t(m_.width)
-                     : port == format::EAST  ? 1
-                                            : -1;
-      uint32_t pos = uint32_t(int64_t(h.pos) + step);
       if (slot == kDead) {
         Place at = place(pos);
         return fail("dead PE", h,
@@ -525,7 +522,9 @@ std::vector<bool> Fabric::stripsOneWay(unsigned n) const {
                 west |= to < strip(x);
                 continue;
               }
-              int32_t next = port == format::LINK ? kNoEntry : neighbour(sl.pos, sl.color, port);
+              uint32_t to = 0;
+              int32_t next =
+                  port == format::LINK ? kNoEntry : neighbour(sl.pos, sl.color, port, to);
               // Followed inside the kernel only: its PEs' round trips.
               if (next < 0 || seen[size_t(next)] == stamp || !inside(slots_[size_t(next)].pos))
                 continue;

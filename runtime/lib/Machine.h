@@ -440,7 +440,8 @@ private:
   static_assert(sizeof(Slot) == 48);
   /// The slot of `color` at the neighbour of grid position `pos` through
   /// `port` (NORTH..WEST): kOffGrid, kDead, or kNoEntry where it has none.
-  int32_t neighbour(size_t pos, uint32_t color, uint32_t port) const;
+  /// `to` is the neighbour's grid position, when on the grid.
+  int32_t neighbour(size_t pos, uint32_t color, uint32_t port, uint32_t &to) const;
   struct Origin;
   /// Where a walk starts: at the sending PE's ramp, or at the hop where
   /// another process left it.
