@@ -224,6 +224,9 @@ struct OutMsg {
 struct Outbox {
   std::vector<OutMsg> msgs;
   std::vector<uint32_t> words;
+  /// Loop trips the region engine ran batched in the thread's visits
+  /// (RunReport::batchedTrips); clear() keeps it.
+  uint64_t batchedTrips = 0;
   void add(uint32_t color, const uint32_t *first, uint32_t n, uint64_t time) {
     msgs.push_back(OutMsg{color, n, time, words.size()});
     words.insert(words.end(), first, first + n);

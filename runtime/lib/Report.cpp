@@ -82,6 +82,7 @@ std::string reportJson(const RunReport &r, const GenerationReport *generation) {
   j["pes_active"] = r.pesActive;
   j["wall_s"] = r.wallS;
   j["rounds"] = r.rounds;
+  j["batched_trips"] = r.batchedTrips;
   j["instructions"] = r.instructions;
   j["messages"] = r.messages;
   j["wavelets"] = r.wavelets;

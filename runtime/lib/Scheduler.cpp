@@ -90,6 +90,7 @@ struct Lane {
   std::vector<Fabric::Remote> mail;
   std::atomic<bool> hasMail{false};
   uint64_t visits = 0;
+  Outbox outbox; ///< of the PE being visited; routed when the visit ends
 
   void add(uint32_t region, uint64_t pe) {
     ready[region].push_back(pe);
@@ -190,7 +191,7 @@ void runLane(Shared &sh, unsigned id) {
   const std::vector<uint32_t> &regionOf = sh.m.peRegion;
   Fabric::Walker walker;
   std::vector<uint64_t> woken;
-  Outbox outbox; // of the PE being visited; routed when the visit ends
+  Outbox &outbox = lane.outbox;
   std::vector<Fabric::Remote> remote, mail;
   // PEs of the region whose turn it is run in this turn, the last woken first.
   auto wake = [&](bool inTurn) {
@@ -339,8 +340,10 @@ Status schedule(const Model &m, PeStates &pes, const RunOptions &options, RunRep
   runLaneGuarded(sh, 0);
   for (std::thread &w : workers)
     w.join();
-  for (const auto &lane : sh.lanes)
+  for (const auto &lane : sh.lanes) {
     report.rounds += lane->visits;
+    report.batchedTrips += lane->outbox.batchedTrips;
+  }
   if (!sh.failure)
     return sh.failure;
   bool halted = (stopped && stopped->load()) || (dist && dist->halted());

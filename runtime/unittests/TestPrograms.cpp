@@ -147,7 +147,8 @@ void addPiece(format::HostTensor *t, uint32_t x, uint32_t y, uint32_t offset, ui
 }
 
 RunResult runProgram(const format::Program &p, const std::map<std::string, HostArray> &inputs,
-                     unsigned threads, bool trace, int64_t stopAfterToken) {
+                     unsigned threads, bool trace, int64_t stopAfterToken,
+                     RunOptions::Engine engine) {
   RunResult res;
   Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
   if (!e) {
@@ -163,6 +164,7 @@ RunResult runProgram(const format::Program &p, const std::map<std::string, HostA
   o.threads = threads;
   o.trace = trace;
   o.stopAfterToken = stopAfterToken;
+  o.engine = engine;
   res.status = (*e)->run(o);
   if (!res.status)
     return res;

@@ -65,7 +65,8 @@ struct RunResult {
 
 /// Validates and runs `p`; a validation error is returned as the status.
 RunResult runProgram(const format::Program &p, const std::map<std::string, HostArray> &inputs = {},
-                     unsigned threads = 1, bool trace = false, int64_t stopAfterToken = -1);
+                     unsigned threads = 1, bool trace = false, int64_t stopAfterToken = -1,
+                     RunOptions::Engine engine = RunOptions::Engine::Reference);
 
 } // namespace wsc::runtime::test
 

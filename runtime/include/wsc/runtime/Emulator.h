@@ -62,6 +62,12 @@ struct RunOptions {
   /// channel of one process: the whole run here. Not with `trace`,
   /// `onNextToken` or `stopAfterToken`.
   Channel *channel = nullptr;
+  /// How PEs run. Reference: the interpreter, one instruction at a time.
+  /// Region: a PE that enters a loop nest with every word it will receive
+  /// there runs each instruction over all the trips (docs/runtime.md,
+  /// "The region engine"). Results, cycles and counts are the same.
+  enum class Engine { Reference, Region };
+  Engine engine = Engine::Reference;
 };
 
 /// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.
@@ -116,6 +122,9 @@ struct RunReport {
   uint64_t pesActive = 0; ///< PEs that belong to a kernel
   double wallS = 0;
   uint64_t rounds = 0;       ///< PE visits of the host's scheduler (depends on the threads)
+  /// Loop trips the region engine ran batched (RunOptions::Engine): 0 for
+  /// the reference engine; the rest ran an instruction at a time.
+  uint64_t batchedTrips = 0;
   uint64_t instructions = 0; ///< executed (non-skipped) instructions, LOOP and END included
   uint64_t messages = 0;     ///< SENDs
   uint64_t wavelets = 0;     ///< words times links crossed

@@ -1,0 +1,162 @@
+// The region engine against the reference engine: the same outputs, cycles
+// and counts, with the loop nests it batches and the ones it must not.
+#include "TestPrograms.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace wsc::runtime;
+using namespace wsc::runtime::test;
+namespace format = wsc::format;
+
+namespace {
+
+format::Instr at(format::Instr i, int k, int64_t base, std::initializer_list<int64_t> strides) {
+  *i.mutable_addr(k) = aff(base, strides);
+  return i;
+}
+
+/// Runs `p` on both engines; expects them to agree and returns the region run.
+RunResult bothEngines(const format::Program &p) {
+  RunResult ref = runProgram(p, {}, 1, false, -1, RunOptions::Engine::Reference);
+  RunResult reg = runProgram(p, {}, 1, false, -1, RunOptions::Engine::Region);
+  EXPECT_EQ(reg.status.ok(), ref.status.ok());
+  EXPECT_EQ(reg.status.message(), ref.status.message());
+  for (const auto &[name, value] : ref.outputs)
+    EXPECT_EQ(reg.outputs.at(name).f32, value.f32) << name;
+  EXPECT_EQ(reg.report.cycles, ref.report.cycles);
+  EXPECT_EQ(reg.report.instructions, ref.report.instructions);
+  EXPECT_EQ(reg.report.messages, ref.report.messages);
+  EXPECT_EQ(reg.report.wavelets, ref.report.wavelets);
+  EXPECT_EQ(ref.report.batchedTrips, 0u);
+  for (size_t k = 0; k < ref.report.kernels.size() && k < reg.report.kernels.size(); ++k)
+    EXPECT_EQ(reg.report.kernels[k].busyCycles, ref.report.kernels[k].busyCycles);
+  return reg;
+}
+
+TEST(RegionEngine, BatchesATokenLoopAroundAParityLoop) {
+  // PE 0 streams 8 tokens of 3 words east. PE 1 multiplies each into its
+  // 3x4 W as it arrives (RECV_VECMAT), adds a bias and passes the sums on
+  // from its async engine, alternating two buffers (a loop of 4 pairs
+  // around a loop of 2, as a linear's rows do). PE 2 keeps every token.
+  constexpr int kTokens = 8, kN = 3, kM = 4;
+  std::vector<float> x(kTokens * kN), w(kN * kM), bias(kM);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 1.0f / float(i + 3) * (i % 2 ? -1.0f : 1.0f);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = float(i % 5) * 0.37f - 0.6f;
+  bias = {0.5f, -0.25f, 1e-3f, 3.0f};
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "chain", 0, 0, 3, 1);
+  initFloats(r, 0, 0, 0, x);
+  initFloats(r, 1, 0, 0, w);
+  initFloats(r, 1, 0, 48, bias);
+  *r->add_code() = only(loop(kTokens), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, kN), 0, 0, {4 * kN}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(loop(kTokens / 2), 1, 1, 0, 0);
+  *r->add_code() = only(loop(2), 1, 1, 0, 0);
+  format::Instr mv = at(ins(format::RECV_VECMAT, {64, 0}, kN, kM), 0, 64, {16});
+  mv.set_color(1);
+  *r->add_code() = only(mv, 1, 1, 0, 0);
+  *r->add_code() =
+      only(at(at(ins(format::ADD, {64, 64, 48}, kM), 0, 64, {16}), 1, 64, {16}), 1, 1, 0, 0);
+  format::Instr out = at(send(2, 64, kM), 0, 64, {16});
+  out.set_async(true);
+  *r->add_code() = only(out, 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  *r->add_code() = only(loop(kTokens), 2, 2, 0, 0);
+  *r->add_code() = only(at(recv(2, 0, kM), 0, 0, {4 * kM}), 2, 2, 0, 0);
+  *r->add_code() = only(end(), 2, 2, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  routeEast(p, 0, 1, 2, 2);
+  addPiece(addTensor(p, true, "y", format::F32, {kTokens, kM}), 2, 0, 0, 0, kTokens * kM);
+  addPiece(addTensor(p, true, "last", format::F32, {2, kM}), 1, 0, 64, 0, 2 * kM);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> want(kTokens * kM);
+  for (int t = 0; t < kTokens; ++t)
+    for (int c = 0; c < kM; ++c) {
+      float s = 0;
+      for (int k = 0; k < kN; ++k)
+        s += x[t * kN + k] * w[k * kM + c];
+      want[t * kM + c] = s + bias[c];
+    }
+  EXPECT_EQ(res.out("y"), want);
+  // The buffers end as the last two tokens left them.
+  EXPECT_EQ(res.out("last"), std::vector<float>(want.end() - 2 * kM, want.end()));
+  // All three PEs' loops ran batched: each PE found its words there.
+  EXPECT_EQ(res.report.batchedTrips, 3u * kTokens);
+}
+
+TEST(RegionEngine, MultipliesAllTheTripsAtOnceInRowOrder) {
+  // 7 tokens (a block of four and three more) of 5 words into 27 columns
+  // (blocks of 16 and 8 and three more), each token's sums kept apart:
+  // every path of the batched product, bit for bit the reference's.
+  constexpr int kTokens = 7, kN = 5, kM = 27;
+  std::vector<float> x(kTokens * kN), w(kN * kM);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(std::ldexp(1.0 + i % 7, int(i % 13) - 6)) * (i % 3 ? 1.0f : -1.0f);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = float(std::ldexp(1.0 + i % 11, int(i % 29) - 14)) * (i % 4 ? 1.0f : -1.0f);
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
+  initFloats(r, 0, 0, 0, x);
+  initFloats(r, 1, 0, 0, w);
+  const int64_t sums = 4 * kN * kM;
+  *r->add_code() = only(loop(kTokens), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, kN), 0, 0, {4 * kN}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(loop(kTokens), 1, 1, 0, 0);
+  format::Instr mv = at(ins(format::RECV_VECMAT, {sums, 0}, kN, kM), 0, sums, {4 * kM});
+  mv.set_color(1);
+  *r->add_code() = only(mv, 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "y", format::F32, {kTokens, kM}), 1, 0, uint32_t(sums), 0,
+           kTokens * kM);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> want(kTokens * kM, 0.0f);
+  for (int t = 0; t < kTokens; ++t)
+    for (int c = 0; c < kM; ++c)
+      for (int k = 0; k < kN; ++k)
+        want[t * kM + c] += x[t * kN + k] * w[k * kM + c];
+  EXPECT_EQ(res.out("y"), want);
+  EXPECT_EQ(res.report.batchedTrips, 2u * kTokens);
+}
+
+TEST(RegionEngine, LeavesALoopCarriedSumToTheReference) {
+  // Each trip adds to a sum the trips before it left: no trip keeps its
+  // writes to itself, so the nest runs an instruction at a time.
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "sum", 0, 0, 1, 1);
+  initFloats(r, 0, 0, 0, {0.0f});
+  initFloats(r, 0, 0, 16, {1e8f, 1.0f, -1e8f, 0.5f, 3.0f, 1e-8f});
+  *r->add_code() = loop(6);
+  *r->add_code() = at(ins(format::ADD, {0, 0, 16}, 1), 2, 16, {4});
+  *r->add_code() = end();
+  addPiece(addTensor(p, true, "s", format::F32, {1}), 0, 0, 0, 0, 1);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("s"), (std::vector<float>{((((1e8f + 1.0f) - 1e8f) + 0.5f) + 3.0f) + 1e-8f}));
+  EXPECT_EQ(res.report.batchedTrips, 0u);
+}
+
+TEST(RegionEngine, FaultsAsTheReferenceDoesInsideANest) {
+  // The third trip's operand leaves the kernel's SRAM: the nest is not
+  // batched, and the fault is the reference's, at the same instruction.
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "far", 0, 0, 1, 1);
+  r->set_sram_bytes_per_pe(64);
+  *r->add_code() = loop(4);
+  *r->add_code() = at(ins(format::FILL, {0}, 4), 0, 0, {24});
+  *r->add_code() = end();
+  RunResult res = bothEngines(p);
+  ASSERT_FALSE(res.status.ok());
+  EXPECT_NE(res.status.message().find("SRAM overflow"), std::string::npos) << res.status.message();
+}
+
+} // namespace
