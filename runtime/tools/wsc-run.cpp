@@ -44,7 +44,7 @@ constexpr const char *kUsage =
     "usage: wsc-run MODEL.wafer [--input NAME=FILE]... [--output NAME=FILE]...\n"
     "               [--generate G] [--trace FILE.json] [--report FILE.json] [--threads N]\n"
     "               [--max-cycles N] [--temperature T] [--seed S] [--top-k K] [--plan]\n"
-    "               [--ranks K] [--max-memory SIZE] [--engine reference]\n"
+    "               [--ranks K] [--max-memory SIZE] [--engine E]\n"
     "Runs a compiled .wafer program on the wafer emulator.\n"
     "  --input NAME=FILE   input tensor from .npy or ONNX TensorProto .pb (dtypes below)\n"
     "  --output NAME=FILE  write output tensor NAME as .npy (dtype from the program, below)\n"
@@ -62,7 +62,11 @@ constexpr const char *kUsage =
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
-    "  --engine reference  the per-PE interpreter (the default and, so far, the only engine)\n"
+    "  --engine E          reference: the per-PE interpreter (the default, or\n"
+    "                      $WSC_RUN_ENGINE); region: loop nests whose words are all\n"
+    "                      there run an instruction over all their trips; both: the\n"
+    "                      reference, then the region engine, and an error where\n"
+    "                      their outputs, cycles or counts differ (not under mpirun)\n"
     "  --plan              print the host memory a run takes, by part (with --report, as\n"
     "                      JSON), and do not run\n"
     "  --ranks K           with --plan: what the largest of K processes takes of its host's\n"
@@ -150,6 +154,9 @@ struct Args {
   bool plan = false;                      ///< --plan: print the memory plan, do not run
   uint64_t maxMemory = 0;                 ///< bytes a run may take; 0: what the host has
   unsigned ranks = 0;                     ///< --plan for a run of this many processes
+  /// --engine, else $WSC_RUN_ENGINE, else the reference engine; `both`: the
+  /// reference first, then the region engine, which must agree with it.
+  std::string engine;
 };
 
 /// Bytes with an optional K, M or G (powers of 1024), or an error message.
@@ -235,9 +242,7 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
       if (whole && *to != std::floor(*to))
         return fmt::format("{} wants a whole number, got '{}'", flag, value);
     } else if (flag == "--engine") {
-      // The per-PE interpreter is the one engine so far.
-      if (value != "reference")
-        return fmt::format("--engine: unknown engine '{}' (this wsc-run has: reference)", value);
+      a.engine = value;
     } else if (flag == "--ranks") {
       char *end = nullptr;
       long n = std::strtol(value.c_str(), &end, 10);
@@ -262,6 +267,13 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     return "no program given";
   if (a.ranks && !a.plan)
     return "--ranks goes with --plan (under mpirun, its -np gives the processes)";
+  if (a.engine.empty()) {
+    const char *env = std::getenv("WSC_RUN_ENGINE");
+    a.engine = env && *env ? env : "reference";
+  }
+  if (a.engine != "region" && a.engine != "reference" && a.engine != "both")
+    return fmt::format("--engine: unknown engine '{}' (this wsc-run has: region, reference, both)",
+                       a.engine);
   return "";
 }
 
@@ -471,6 +483,46 @@ void printPickedToken(const GenerationPlan &plan, uint64_t element, int32_t id, 
   std::fflush(stdout);
 }
 
+/// What a run gave that an engine must not change: its status, its
+/// outputs and its report but for the host's times.
+struct EngineRun {
+  std::string status;
+  std::map<std::string, std::string> outputs; ///< as .npy bytes
+  std::string report;
+};
+
+EngineRun runEngine(Emulator &e, const Status &ran) {
+  EngineRun r;
+  r.status = ran ? "" : ran.message();
+  if (!ran)
+    return r;
+  for (const format::HostTensor &t : e.program().outputs())
+    if (Expected<HostArray> value = e.output(t.name()))
+      r.outputs[t.name()] = encodeNpy(*value);
+  RunReport report = e.report();
+  report.wallS = 0;
+  report.rounds = 0;
+  report.batchedTrips = 0;
+  report.messageLogPeakBytes = 0;
+  report.trace.clear();
+  r.report = reportJson(report);
+  return r;
+}
+
+EngineRun runEngine(Emulator &e, const RunOptions &options) { return runEngine(e, e.run(options)); }
+
+/// What differs between two runs, or "".
+std::string compareEngines(const EngineRun &reference, const EngineRun &region) {
+  if (reference.status != region.status)
+    return fmt::format("'{}' against '{}'", region.status, reference.status);
+  for (const auto &[name, bytes] : reference.outputs)
+    if (region.outputs.count(name) == 0 || region.outputs.at(name) != bytes)
+      return fmt::format("output '{}'", name);
+  if (reference.report != region.report)
+    return "its report (cycles, instructions, messages, links or kernels)";
+  return "";
+}
+
 int runMain(int argc, char **argv, Channel *channel) {
   bool split = channel && channel->size() > 1;
   quiet = split && channel->rank() != 0;
@@ -500,8 +552,10 @@ int runMain(int argc, char **argv, Channel *channel) {
   // What the emulator holds in its own form is not held twice: the run
   // frees the weights as it copies them into SRAM, and the file gives them
   // again should a fault need a rerun. The plan counts them once.
+  // (Not /dev/stdin redirected from a file: it is regular, but read once.)
   struct stat st;
-  if (::stat(args.model.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+  if (::stat(args.model.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      args.model.rfind("/dev/", 0) != 0)
     e.releaseProgramBulk([path = args.model] { return loadProgramFile(path); });
   if (args.plan) {
     if (quiet)
@@ -568,7 +622,24 @@ int runMain(int argc, char **argv, Channel *channel) {
     if (std::string error = agree(*channel, ""); !error.empty())
       return fail(error);
   }
-  if (Status s = e.run(options); !s)
+  options.engine =
+      args.engine == "reference" ? RunOptions::Engine::Reference : RunOptions::Engine::Region;
+  // Under mpirun the processes run one engine: a second run would need them all.
+  bool both = args.engine == "both" && !(channel && channel->size() > 1);
+  std::optional<EngineRun> reference;
+  if (both) {
+    RunOptions first = options;
+    first.engine = RunOptions::Engine::Reference;
+    if (first.onNextToken)
+      first.onNextToken = [](uint64_t, int32_t, uint64_t) {};
+    reference = runEngine(e, first);
+  }
+  Status ran = e.run(options);
+  if (reference)
+    if (std::string differs = compareEngines(*reference, runEngine(e, ran)); !differs.empty())
+      return fail(fmt::format("{}: the region engine's run differs from the reference engine's: {}",
+                              args.model, differs));
+  if (Status s = ran; !s)
     return fail(s.message().rfind("cycle limit", 0) == 0
                     ? s.message() + " (--max-cycles N sets the limit)"
                 : s.message().rfind("out of host memory: the message logs", 0) == 0
