@@ -11,7 +11,9 @@
 # without loading the program; the best and the median run) to torch's best
 # of five forward passes, the logits' max abs error, and whether the runs
 # gave identical logits and cycles, and the best run's instructions and
-# PE-token steps per second.
+# PE-token steps per second. At one thread each rep runs both engines, the
+# region engine (wsc-run's default) and the reference one, one after the
+# other, and their logits and cycles must be the same.
 #   bench/emulate_gpt2.sh            (exports the model first via bench/import_gpt2_small.sh)
 #   CONFIGS="default" bench/emulate_gpt2.sh    (only the default compile)
 #   REUSE=1 bench/emulate_gpt2.sh    (the .wafer files of the last run: for emulator changes)
@@ -62,24 +64,29 @@ for config in $configs; do
   plan=$(/usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['memory_plan']['total'] >> 20)" "$pre.plan.json")
   echo "  wsc-run --plan: $plan MiB before the message logs"
   for threads in 1 $(nproc); do
+    engines=region
+    [[ $threads == 1 ]] && engines="region reference"
     for rep in $(seq "$reps"); do
+     for engine in $engines; do
       run="$pre.run$threads.$rep"
+      [[ $engine == reference ]] && run="$pre.ref$threads.$rep"
       rm -f "$run.json" "$run.npy"
       set +e
       ( ulimit -v "$limit_kb"
         /usr/bin/time -f "%e %M" -o "$run.time" timeout "$limit_s" \
           $bin/wsc-run "$pre.wafer" --input idx="$src/idx.npy" --output logits="$run.npy" \
-          --threads "$threads" --report "$run.json" > "$run.log" 2>&1 )
+          --threads "$threads" --engine "$engine" --report "$run.json" > "$run.log" 2>&1 )
       rc=$?
       set -e
       read -r rwall rrss < <(grep -v "^Command" "$run.time")
       if [[ $rc -eq 0 ]]; then
         logs=$(/usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['message_log_peak_bytes'] >> 20)" "$run.json")
-        echo "  emulator, $threads thread(s), run $rep: $rwall s wall, peak RSS $((rrss / 1024)) MiB (message logs' peak $logs MiB)"
+        echo "  emulator ($engine), $threads thread(s), run $rep: $rwall s wall, peak RSS $((rrss / 1024)) MiB (message logs' peak $logs MiB)"
       else
-        echo "  emulator, $threads thread(s), run $rep: did not finish (exit $rc after $rwall s, peak RSS $((rrss / 1024)) MiB):" \
+        echo "  emulator ($engine), $threads thread(s), run $rep: did not finish (exit $rc after $rwall s, peak RSS $((rrss / 1024)) MiB):" \
           "$(grep -m1 error: "$run.log" || echo "timeout ${limit_s} s")"
       fi
+     done
     done
   done
   # Split over processes (one thread each): the wall time of the whole
@@ -130,23 +137,27 @@ with torch.no_grad():
             times.append(time.perf_counter() - t0)
         torch_s[threads] = min(times)
 for config in configs:
-    for threads in (1, n):
-        runs = [f"{out}/{config}.run{threads}.{rep}" for rep in range(1, reps + 1)]
+    for threads, engine, kind in ((1, "region", "run"), (1, "reference", "ref"), (n, "region", "run")):
+        runs = [f"{out}/{config}.{kind}{threads}.{rep}" for rep in range(1, reps + 1)]
         runs = [r for r in runs if os.path.exists(f"{r}.json")]
         if not runs:
-            print(f"{config}, threads {threads}: emulator did not finish, torch {torch_s[threads]:.3f} s")
+            print(f"{config}, {engine} engine, threads {threads}: emulator did not finish, torch {torch_s[threads]:.3f} s")
             continue
         reports = [json.load(open(f"{r}.json")) for r in runs]
         logits = [np.load(f"{r}.npy") for r in runs]
         walls = sorted(r["wall_s"] for r in reports)
         best, median = walls[0], walls[len(walls) // 2]
+        if kind == "ref" and os.path.exists(f"{out}/{config}.run1.1.json"):  # against the region engine's
+            reports.append(json.load(open(f"{out}/{config}.run1.1.json")))
+            logits.append(np.load(f"{out}/{config}.run1.1.npy"))
         same = all(np.array_equal(logits[0], l) for l in logits) and len({r["cycles"] for r in reports}) == 1
         # The engine's rates in the best run: interpreted instructions, and
         # PE-token steps (each PE in use takes each token once).
-        fast = min(reports, key=lambda r: r["wall_s"])
+        fast = min(reports[:len(walls)], key=lambda r: r["wall_s"])
         rates = (f"{fast['instructions'] / fast['wall_s']:.3g} instructions/s, "
-                 f"{fast['pes_active'] * fast['tokens'] / fast['wall_s']:.3g} PE-token steps/s")
-        print(f"{config}, threads {threads}: emulator best {best:.2f} s, median {median:.2f} s of {len(walls)} "
+                 f"{fast['pes_active'] * fast['tokens'] / fast['wall_s']:.3g} PE-token steps/s, "
+                 f"{fast.get('batched_trips', 0) / 1e6:.3g} M loop trips batched")
+        print(f"{config}, {engine} engine, threads {threads}: emulator best {best:.2f} s, median {median:.2f} s of {len(walls)} "
               f"({', '.join(f'{w:.2f}' for w in walls)}), torch {torch_s[threads]:.3f} s, "
               f"ratio {best / torch_s[threads]:.1f}x (median {median / torch_s[threads]:.1f}x); "
               f"{reports[0]['cycles']} cycles; max abs error vs torch {np.abs(logits[0] - want).max():.3g}; "
