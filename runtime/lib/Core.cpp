@@ -116,8 +116,10 @@ __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums,
 /// (`cols` words apart, zero on entry): vecmatRows' sums bit for bit (each
 /// column's products added in ascending row), four vectors at a time over
 /// blocks of columns held in registers, each row of W loaded once for four.
+/// `byRow`: room for 4 * rows floats.
 WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const float *x,
-                                  uint64_t trips, uint64_t rows, uint64_t cols) {
+                                  uint64_t trips, uint64_t rows, uint64_t cols,
+                                  float *__restrict byRow) {
   uint64_t t = 0;
   for (; t + 4 <= trips; t += 4) {
     const float *xt = x + t * rows;
@@ -129,14 +131,16 @@ WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const 
       continue;
     // The last columns one at a time, the four vectors' sums side by side.
     typedef float V4 __attribute__((vector_size(16)));
-    static thread_local std::vector<V4> byRow;
-    byRow.resize(rows);
     for (uint64_t r = 0; r < rows; ++r)
-      byRow[r] = V4{xt[r], xt[rows + r], xt[2 * rows + r], xt[3 * rows + r]};
+      for (uint64_t v = 0; v < 4; ++v)
+        byRow[4 * r + v] = xt[v * rows + r];
     for (; c < cols; ++c) {
       V4 a = {};
-      for (uint64_t r = 0; r < rows; ++r)
-        a += byRow[r] * w[r * cols + c];
+      for (uint64_t r = 0; r < rows; ++r) {
+        V4 xr;
+        std::memcpy(&xr, byRow + 4 * r, sizeof xr);
+        a += xr * w[r * cols + c];
+      }
       for (uint64_t v = 0; v < 4; ++v)
         st[v * cols + c] = a[v];
     }
@@ -1857,7 +1861,7 @@ void Core::batchData(Batch &b) {
 }
 
 void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
-  static thread_local std::vector<float> xs;
+  static thread_local std::vector<float> xs, byRow;
   const Batch::Op &op = b.ops[j];
   uint64_t n = op.n, m = op.m;
   xs.resize(b.trips * n);
@@ -1872,8 +1876,11 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
   auto tile = [&](uint64_t t) {
     return reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
   };
-  if (op.operand[1].inner == 0 && op.operand[1].outer == 0) // one W for every trip
-    return vecmatTrips(products.data(), tile(0), xs.data(), b.trips, n, m);
+  if (op.operand[1].inner == 0 && op.operand[1].outer == 0) { // one W for every trip
+    byRow.resize(4 * n);
+    vecmatTrips(products.data(), tile(0), xs.data(), b.trips, n, m, byRow.data());
+    return;
+  }
   for (uint64_t t = 0; t < b.trips; ++t)
     vecmatRows(products.data() + t * m, tile(t), xs.data() + t * n, n, m);
 }
