@@ -1,7 +1,7 @@
-// The PE core: interprets a region's SPMD code on one PE's SRAM, charging
-// cycles per the timing model. It only touches its own PeState, so PEs can
-// run in parallel.
-#include "Machine.h"
+// The PE core's interpreter: runs a region's SPMD code on one PE's SRAM,
+// charging cycles per the timing model. It only touches its own PeState,
+// so PEs can run in parallel.
+#include "Core.h"
 
 #include "wsc/format/SparseTile.h"
 
@@ -19,148 +19,6 @@ namespace wsc::runtime::detail {
 namespace {
 
 using format::Op;
-
-inline float asF(uint32_t w) {
-  float f;
-  std::memcpy(&f, &w, 4);
-  return f;
-}
-inline uint32_t asW(float f) {
-  uint32_t w;
-  std::memcpy(&w, &f, 4);
-  return w;
-}
-
-/// SRAM words read as fp32 / packed halves in place; may_alias keeps the
-/// type punning defined and lets the loops over them vectorize.
-typedef float __attribute__((may_alias)) SramF32;
-typedef uint16_t __attribute__((may_alias)) SramU16;
-
-/// IEEE binary16 to fp32, exactly (every half is a float), without branches
-/// so that a row widens in vector registers.
-inline float halfToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16, mag = uint32_t(h & 0x7fff) << 13;
-  uint32_t exp = mag & 0x0f800000u;
-  float normal = asF(mag + (112u << 23));                      // rebias the exponent
-  float special = asF(mag + (224u << 23));                     // inf, nan
-  float tiny = asF(mag + (113u << 23)) - asF(113u << 23);      // zero, subnormal: frac * 2^-24
-  float f = exp == 0x0f800000u ? special : exp == 0 ? tiny : normal;
-  return asF(asW(f) | sign);
-}
-
-uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-// Hot kernels get an AVX2 clone picked at load time; the binary stays
-// portable. No FMA: contracting would change the rounding.
-#if defined(__x86_64__) && defined(__GNUC__)
-#define WSC_MULTIVERSION __attribute__((target_clones("avx2", "default")))
-#else
-#define WSC_MULTIVERSION
-#endif
-
-/// VECMAT's rows of `w` (rows x cols) into `sums`: sums[c] += x[r] * w[r][c]
-/// in ascending r for every c, the order of a row-at-a-time loop, so the
-/// result is the same bit for bit. Four rows per pass load and store `sums`
-/// once instead of four times (the row-at-a-time loop was bound by them).
-WSC_MULTIVERSION void vecmatRows(float *__restrict sums, const float *w, const float *x,
-                                 uint64_t rows, uint64_t cols) {
-  uint64_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    const float *w0 = w + r * cols, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
-    float x0 = x[r], x1 = x[r + 1], x2 = x[r + 2], x3 = x[r + 3];
-    for (uint64_t c = 0; c < cols; ++c) {
-      float s = sums[c];
-      s += x0 * w0[c];
-      s += x1 * w1[c];
-      s += x2 * w2[c];
-      s += x3 * w3[c];
-      sums[c] = s;
-    }
-  }
-  for (; r < rows; ++r) {
-    const float *wr = w + r * cols;
-    float xr = x[r];
-    for (uint64_t c = 0; c < cols; ++c)
-      sums[c] += xr * wr[c];
-  }
-}
-
-typedef float V8 __attribute__((vector_size(32)));
-
-/// Columns [c, c + 16) of four vectors' products (x and sums a vector's
-/// `rows` and `cols` words apart), summed in registers in ascending row.
-/// GCC's vector types keep each lane's adds in that order on every clone.
-__attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums, const float *w,
-                                                         const float *x, uint64_t rows,
-                                                         uint64_t cols, uint64_t c) {
-  V8 a0 = {}, b0 = {}, a1 = {}, b1 = {}, a2 = {}, b2 = {}, a3 = {}, b3 = {};
-  const float *x1 = x + rows, *x2 = x1 + rows, *x3 = x2 + rows;
-  for (uint64_t r = 0; r < rows; ++r) {
-    V8 lo, hi;
-    std::memcpy(&lo, w + r * cols + c, sizeof lo);
-    std::memcpy(&hi, w + r * cols + c + 8, sizeof hi);
-    V8 v0 = V8{} + x[r], v1 = V8{} + x1[r], v2 = V8{} + x2[r], v3 = V8{} + x3[r];
-    a0 += v0 * lo, b0 += v0 * hi;
-    a1 += v1 * lo, b1 += v1 * hi;
-    a2 += v2 * lo, b2 += v2 * hi;
-    a3 += v3 * lo, b3 += v3 * hi;
-  }
-  float *s0 = sums + c, *s1 = s0 + cols, *s2 = s1 + cols, *s3 = s2 + cols;
-  std::memcpy(s0, &a0, 32), std::memcpy(s0 + 8, &b0, 32);
-  std::memcpy(s1, &a1, 32), std::memcpy(s1 + 8, &b1, 32);
-  std::memcpy(s2, &a2, 32), std::memcpy(s2 + 8, &b2, 32);
-  std::memcpy(s3, &a3, 32), std::memcpy(s3 + 8, &b3, 32);
-}
-
-/// VECMAT of `trips` vectors (`rows` words apart in x) by one W into `sums`
-/// (`cols` words apart, zero on entry): vecmatRows' sums bit for bit (each
-/// column's products added in ascending row), four vectors at a time over
-/// blocks of columns held in registers, each row of W loaded once for four.
-/// `byRow`: room for 4 * rows floats.
-WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const float *x,
-                                  uint64_t trips, uint64_t rows, uint64_t cols,
-                                  float *__restrict byRow) {
-  uint64_t t = 0;
-  for (; t + 4 <= trips; t += 4) {
-    const float *xt = x + t * rows;
-    float *st = sums + t * cols;
-    uint64_t c = 0;
-    for (; c + 16 <= cols; c += 16)
-      vecmatBlock16(st, w, xt, rows, cols, c);
-    if (c == cols)
-      continue;
-    // The last columns one at a time, the four vectors' sums side by side.
-    typedef float V4 __attribute__((vector_size(16)));
-    for (uint64_t r = 0; r < rows; ++r)
-      for (uint64_t v = 0; v < 4; ++v)
-        byRow[4 * r + v] = xt[v * rows + r];
-    for (; c < cols; ++c) {
-      V4 a = {};
-      for (uint64_t r = 0; r < rows; ++r) {
-        V4 xr;
-        std::memcpy(&xr, byRow + 4 * r, sizeof xr);
-        a += xr * w[r * cols + c];
-      }
-      for (uint64_t v = 0; v < 4; ++v)
-        st[v * cols + c] = a[v];
-    }
-  }
-  for (; t < trips; ++t)
-    vecmatRows(sums + t * cols, w, x + t * rows, rows, cols);
-}
-
-/// A sparse-layout tile as Core::sparseTile found it where its instruction
-/// runs: dense, its elements from word `first`; else its parts in SRAM.
-struct SparseView {
-  bool dense = false;
-  uint32_t first = 0;
-  uint64_t nnz = 0;
-  const SramU16 *counts = nullptr, *cols = nullptr;
-  const float *values = nullptr; ///< widened from halves when the tile holds 16-bit values
-  /// Whether RECV_VECMAT charges its runs per entry: the form sparseTileCycles costs so.
-  bool perEntry = false;
-  format::SparseGaps gaps = format::SparseGaps::Bytes;
-};
 
 /// MATVEC's sums over a sparse-form tile: each row's entries in ascending
 /// column, the dense loop's order without its zero products.
@@ -194,29 +52,6 @@ uint64_t rowEntries(const SparseView &t, uint64_t first, uint64_t rows) {
   for (uint64_t r = first; r < first + rows; ++r)
     sum += t.counts[r];
   return sum;
-}
-
-bool isTranscendental(Op op) {
-  switch (op) {
-  case format::EXP:
-  case format::ERF:
-  case format::TANH:
-  case format::SQRT:
-  case format::RSQRT:
-  case format::GELU:
-  case format::GELU_TANH:
-  case format::DIV:
-  case format::DIV_S:
-  case format::LOG:
-  case format::SIN:
-  case format::COS:
-  case format::SIGMOID:
-  case format::POW:
-  case format::RECIPROCAL:
-    return true;
-  default:
-    return false;
-  }
 }
 
 float unary(Op op, float x) {
@@ -448,289 +283,184 @@ int64_t rangeEnd(int64_t begin, uint64_t words) {
   return end;
 }
 
-/// Interprets one PE's code until it blocks in a RECV, ends or faults.
-/// Walks the next n words a receive takes from `q`, from the reader's place
-/// (`cur`, `pos`, moved on past them): fn(src, i, take, arrives) for each
-/// run of them in one message, words i to i + take - 1 of the n, `arrives`
-/// the cycle its first word arrives. The n words must have been counted.
+/// out[i] = fn(x[i], y[i * step]) over fp32 words, step 0 or 1: with the op
+/// known here the loop vectorizes (the compiler checks the overlap of out
+/// with x and y at run time, and keeps element order when they overlap).
 template <class Fn>
-void eachRun(const Model &m, const RecvQueue &q, LogCursor &cur, uint32_t &pos, uint64_t n,
-             bool owner, Fn fn) {
-  for (uint64_t i = 0; i < n;) {
-    const uint32_t *h = cur.message(owner); // counted, so published
-    uint32_t size = h[0], from, to;
-    q.window(cur.phase, size, pos, from, to);
-    if (from == size) {
-      cur.pass(h, q.period);
-      pos = 0;
-      continue;
-    }
-    uint64_t take = std::min<uint64_t>(n - i, to - from);
-    uint64_t time = uint64_t(h[1]) | uint64_t(h[2]) << 32;
-    fn(h + MessageLog::kHeader + from, i, take, time + q.delayOf(size, m) + from);
-    i += take;
-    pos = from + uint32_t(take);
+void eachF32(SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, uint64_t n, Fn fn) {
+  if (step) {
+    for (uint64_t i = 0; i < n; ++i)
+      out[i] = fn(x[i], y[i]);
+    return;
+  }
+  float s = y[0];
+  for (uint64_t i = 0; i < n; ++i)
+    out[i] = fn(x[i], s);
+}
+
+/// A 32-bit finalizer: every input bit moves about half the output bits.
+uint32_t mixBits(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+/// RANDOM: out[i] uniform in (0, 1) from the bits of x[i] and of the key,
+/// 23 bits and a half, so neither 0 nor 1 (a Gumbel noise's logs stay
+/// finite). Reads the key first: out may overlap it.
+void randomUniform(uint32_t *out, const uint32_t *x, uint32_t key, uint64_t n) {
+  uint32_t k = mixBits(key);
+  for (uint64_t i = 0; i < n; ++i) {
+    float u = (float(mixBits(x[i] ^ k) >> 9) + 0.5f) * 0x1p-23f;
+    std::memcpy(out + i, &u, 4);
   }
 }
 
-class Core {
-public:
-  Core(const Model &m, uint64_t pe, PeState &s, const RunOptions &o, const VisitLimit &limit,
-       Outbox &outbox)
-      : m_(m), reg_(m.regions[m.peRegion[pe]]), s_(s), outbox_(outbox), limit_(limit),
-        traceLimit_(o.traceEventsPerKernel), maxCyclesOption_(o.maxCycles),
-        maxCycles_(cycleLimit(m, o.maxCycles)),
-        maxInstructions_(o.maxCycles ? o.maxCycles : kDefaultMaxInstructions),
-        batching_(o.engine == RunOptions::Engine::Region) {
-    uint64_t local = pe - reg_.firstPe;
-    px_ = uint32_t(local % reg_.w);
-    py_ = uint32_t(local / reg_.w);
-  }
-  void run();
+/// out[i] = fn(x[i]) over n fp32 words.
+template <class Fn> void eachF32(SramF32 *out, const SramF32 *x, uint64_t n, Fn fn) {
+  for (uint64_t i = 0; i < n; ++i)
+    out[i] = fn(x[i]);
+}
 
-private:
-  enum class Step { Next, Blocked, Fault };
-  Step exec(const Instr &in);
-  struct Batch;
-  /// Token batching (RunOptions::Engine::Region, see docs/runtime.md): runs
-  /// the loop nest the PE has just entered (pc on its first body
-  /// instruction) at once, each instruction over all the trips, when every
-  /// word it receives is there and each trip keeps its writes to itself.
-  /// True when it did (pc past the nest); false with nothing changed.
-  bool batchNest();
-  /// The nest's shape and body as this PE runs it; false when it cannot batch.
-  bool batchShape(Batch &b) const;
-  /// Each operand as a linear function of the trips, checked for them all.
-  bool batchOperands(Batch &b) const;
-  /// Where each trip's operands are: the words a trip writes go to words of
-  /// its own, which its later reads take; the others are SRAM words no trip
-  /// writes. False when the trips do not keep to that.
-  bool batchPlaces(Batch &b) const;
-  /// The trips' cycles, as run() would count them, and each message's time;
-  /// false (the PE's clocks as they were) when a limit stops the nest.
-  bool batchTimes(Batch &b);
-  /// The trips' data, instruction by instruction; then their writes to SRAM.
-  void batchData(Batch &b);
-  /// A RECV_VECMAT's words and products for all the trips, in `products`
-  /// (m words a trip).
-  void batchProducts(Batch &b, size_t op, std::vector<float> &products);
-  /// RECV, RECV_ADD, RECV_MAX, RECV_DROP; and RECV_VECMAT, whose words
-  /// (the vector) meet the rows of the cols-wide matrix at word `w` as
-  /// they come, into dst.
-  Step recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w = 0, uint64_t cols = 0);
-  /// dst (+)= W x of MATVEC (`mv`) or VECMAT, W rows x cols at word w.
-  void multiply(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst, uint32_t w,
-                const float *x, uint64_t firstRow = 0);
-  /// multiply over a sparse-form tile.
-  void multiplyEntries(const Instr &in, bool mv, uint64_t rows, uint64_t cols, uint32_t dst,
-                       const SparseView &t, const float *x);
-  /// dst = sums, or dst += sums when `count` is 1.
-  void storeSums(const Instr &in, uint32_t dst, const float *__restrict sums, size_t len);
-  /// MATVEC or VECMAT over a STORE_SPARSE tile.
-  Step multiplySparse(const Instr &in, bool mv, uint64_t rows, uint64_t cols);
-  /// Checks the STORE_SPARSE tile of rows x cols at addr[1] as it is now (the
-  /// program may have written it) and finds its parts.
-  bool sparseTile(const Instr &in, uint64_t rows, uint64_t cols, SparseView &t);
-  /// The n rows of its sparse tile that a RECV_VECMAT meets (Instr::firstRow
-  /// on, of k): the tile checked whole, the view narrowed to them.
-  bool sparseRows(const Instr &in, uint64_t n, uint64_t cols, SparseView &t, uint64_t &firstRow);
-  bool checkCounts(const Instr &in, uint64_t rows, uint64_t cols, uint64_t nnz,
-                   const std::vector<uint16_t> &counts);
-  bool badTile(const Instr &in, std::string what) {
-    fault(in, "bad sparse tile", std::move(what));
+/// Whether word ranges [a, a + an) and [b, b + bn) share a word.
+bool overlap(uint32_t a, uint64_t an, uint32_t b, uint64_t bn) {
+  return an && bn && a < b + bn && b < a + an;
+}
+
+/// REDUCE_SUM (from 0), REDUCE_MAX (from -inf) or REDUCE_MIN (from +inf)
+/// of n floats in index order, one loop per op.
+float reduceF32(Op op, const SramF32 *x, uint64_t n) {
+  const float inf = std::numeric_limits<float>::infinity();
+  float acc = op == format::REDUCE_SUM ? 0.0f : op == format::REDUCE_MAX ? -inf : inf;
+  if (op == format::REDUCE_SUM)
+    for (uint64_t i = 0; i < n; ++i)
+      acc += x[i];
+  else if (op == format::REDUCE_MAX)
+    for (uint64_t i = 0; i < n; ++i)
+      acc = binary(format::MAX, acc, x[i]);
+  else
+    for (uint64_t i = 0; i < n; ++i)
+      acc = binary(format::MIN, acc, x[i]);
+  return acc;
+}
+
+/// reduceF32's int32 twin: sums wrap; MAX from INT32_MIN, MIN from INT32_MAX.
+int32_t reduceI32(Op op, const uint32_t *x, uint64_t n) {
+  Op elem = op == format::REDUCE_SUM   ? format::ADD
+            : op == format::REDUCE_MAX ? format::MAX
+                                       : format::MIN;
+  int32_t acc = elem == format::ADD ? 0 : elem == format::MAX ? INT32_MIN : INT32_MAX;
+  for (uint64_t i = 0; i < n; ++i)
+    acc = binaryI(elem, acc, int32_t(x[i]));
+  return acc;
+}
+
+} // namespace
+
+bool isTranscendental(Op op) {
+  switch (op) {
+  case format::EXP:
+  case format::ERF:
+  case format::TANH:
+  case format::SQRT:
+  case format::RSQRT:
+  case format::GELU:
+  case format::GELU_TANH:
+  case format::DIV:
+  case format::DIV_S:
+  case format::LOG:
+  case format::SIN:
+  case format::COS:
+  case format::SIGMOID:
+  case format::POW:
+  case format::RECIPROCAL:
+    return true;
+  default:
     return false;
   }
-  /// dst[i] = a[i] op b[i * bStep] for n words at word indices d and a; b
-  /// is SRAM or a scalar the caller read. A zero int32 divisor faults.
-  Step binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, const uint32_t *b,
-                uint64_t bStep);
-  /// dst[i] = f(a[i]) for the one-operand ops, n words at word indices d and a.
-  void unaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a);
-  /// REDUCE_SUM/MAX/MIN of the n words at a, as a word of the instruction's type.
-  uint32_t reduce(const Instr &in, uint64_t n, uint32_t a) const;
-  /// SELECT: dst[i] = cond[i] != 0 ? a[i] : b[i], raw words.
-  Step select(const Instr &in, uint64_t n);
-  /// INDEX_COPY of n words from an m-word source through an index table.
-  Step indexCopy(const Instr &in, uint64_t n, uint64_t m);
-  /// Where the n words a result goes to: dst itself, or a scratch buffer
-  /// when dst overlaps a source (whose words must all be read first).
-  uint32_t *resultWords(uint32_t d, uint64_t n, bool overlaps) {
-    static thread_local std::vector<uint32_t> scratch;
-    if (!overlaps)
-      return s_.sram + d;
-    scratch.resize(n);
-    return scratch.data();
-  }
-  int64_t eval(const Affine &a) const {
-    // Unsigned arithmetic wraps instead of overflowing; the range checks catch garbage.
-    uint64_t v = uint64_t(a.base);
-    for (size_t k = 0; k < a.stride.size(); ++k) // Validate: no more strides than loops
-      v += uint64_t(a.stride[k]) * s_.loops[s_.depth - 1 - k].iter;
-    v += uint64_t(a.px) * px_ + uint64_t(a.py) * py_;
-    return int64_t(v);
-  }
-  /// Predicates are resolved per PE before the run (PeState::view).
-  bool guarded(const Instr &in) const {
-    for (const Affine &g : in.guard)
-      if (eval(g) < 0)
-        return false;
+}
+
+/// The fp32 arithmetic ops of a model's hot loops (ADD, SUB, MUL, DIV, MAX,
+/// MIN and their _S and _I forms) at vector speed; false for the others.
+bool fastF32(Op op, SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, uint64_t n) {
+  switch (op) {
+  case format::ADD:
+  case format::ADD_S:
+  case format::ADD_I:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a + b; });
     return true;
+  case format::SUB:
+  case format::SUB_S:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a - b; });
+    return true;
+  case format::MUL:
+  case format::MUL_S:
+  case format::MUL_I:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a * b; });
+    return true;
+  case format::DIV:
+  case format::DIV_S:
+    eachF32(out, x, y, step, n, [](float a, float b) { return a / b; });
+    return true;
+  case format::MAX:
+    eachF32(out, x, y, step, n, [](float a, float b) { return binary(format::MAX, a, b); });
+    return true;
+  case format::MIN:
+    eachF32(out, x, y, step, n, [](float a, float b) { return binary(format::MIN, a, b); });
+    return true;
+  default:
+    return false;
   }
-  /// Checks that operand k covers `words` words inside the kernel's SRAM and
-  /// returns its first word index.
-  bool span(const Instr &in, int k, uint64_t words, uint32_t &first);
-  bool count(const Instr &in, const Affine &a, const char *what, uint64_t &out);
-  Step fault(const Instr &in, std::string kind, std::string what);
-  float f(uint32_t word) const { return asF(s_.sram[word]); }
-  /// Whether the matrix's elements are fp32 words (a sparse tile's values
-  /// are read as its storage packs them).
-  static bool fp32Words(const Instr &in) { return valueStorage(in.storage) == format::STORE_F32; }
-  /// Words that `elements` values of the instruction's storage take.
-  static uint64_t storedWords(const Instr &in, uint64_t elements) {
-    return fp32Words(in) ? elements : (elements + 1) / 2;
-  }
-  static format::SparseValues sparseValues(const Instr &in) {
-    return fp32Words(in) ? format::SparseValues::Words : format::SparseValues::Halves;
-  }
-  /// Elements [first, first + count) of the array at word `word`, as fp32:
-  /// in place for fp32 storage, else widened into `buf` (element i is half
-  /// i of the little-endian words, the even one in the low half).
-  const float *elements(const Instr &in, uint32_t word, uint64_t first, uint64_t count,
-                        std::vector<float> &buf) const {
-    const uint32_t *w = s_.sram + word;
-    if (fp32Words(in))
-      return reinterpret_cast<const SramF32 *>(w) + first;
-    buf.resize(count);
-    const SramU16 *h = reinterpret_cast<const SramU16 *>(w) + first;
-    float *out = buf.data();
-    if (valueStorage(in.storage) == format::STORE_F16)
-      for (uint64_t i = 0; i < count; ++i)
-        out[i] = halfToFloat(h[i]);
-    else
-      for (uint64_t i = 0; i < count; ++i)
-        out[i] = asF(uint32_t(h[i]) << 16);
-    return out;
-  }
-  SramF32 *words(uint32_t word) { return reinterpret_cast<SramF32 *>(s_.sram + word); }
-  void setF(uint32_t word, float v) { s_.sram[word] = asW(v); }
-  /// Busy time is the core's: an async op's cycles are its engine's.
-  void charge(const Instr &in, uint64_t cost, uint64_t wait = 0) {
-    if (s_.trace && s_.trace->size() < traceLimit_)
-      s_.trace->push_back(TraceEvent{reg_.wafer, m_.peRegion[reg_.firstPe], in.op, in.color,
-                                     s_.clock, cost + wait, wait, in.async});
-    s_.clock += cost + wait;
-    if (!in.async)
-      s_.busy += cost;
-    if (s_.watch)
-      noteStore(in);
-  }
-  /// Records the end of the instruction just charged as the time of the
-  /// watched words it wrote.
-  void noteStore(const Instr &in);
-  /// SEND, RECV, RECV_ADD or RECV_DROP on the async engine (Instr::async).
-  Step runAsync(const Instr &in, uint64_t n);
-  /// At most kAsyncSlots ops in flight: the core waits for the first to end.
-  void awaitSlot() {
-    retire();
-    if (s_.numPending == PeState::kAsyncSlots) {
-      uint64_t first = s_.pending[0].end;
-      for (uint32_t i = 1; i < s_.numPending; ++i)
-        first = std::min(first, s_.pending[i].end);
-      s_.clock = std::max(s_.clock, first);
-      retire();
-    }
-  }
-  /// The async op `in` over SRAM words [lo, hi) ran on the engine up to the
-  /// clock: the engine is busy until then.
-  void inFlight(const Instr &in, uint32_t lo, uint32_t hi) {
-    s_.engine = s_.clock;
-    s_.pending[s_.numPending++] =
-        PeState::Pending{s_.engine, lo, hi, int32_t(in.color), int32_t(in.forward)};
-  }
-  /// Forgets the async ops that ended by the core's clock.
-  void retire() {
-    uint8_t kept = 0;
-    for (uint32_t i = 0; i < s_.numPending; ++i)
-      if (s_.pending[i].end > s_.clock)
-        s_.pending[kept++] = s_.pending[i];
-    s_.numPending = kept;
-  }
-  /// The core waits for the async ops in flight that use SRAM words
-  /// [lo, hi) (a range) or the color `color` (lo == hi; received or
-  /// forwarded on).
-  void join(uint32_t lo, uint32_t hi, int64_t color) {
-    for (uint32_t i = 0; i < s_.numPending; ++i) {
-      const PeState::Pending &p = s_.pending[i];
-      if (lo < hi ? lo < p.hi && p.lo < hi
-                  : color >= 0 && (color == p.color || color == p.forward))
-        s_.clock = std::max(s_.clock, p.end);
-    }
-    retire();
-  }
-  void joinColors(const Instr &in) {
-    if (s_.numPending && !in.async) {
-      join(0, 0, in.color);
-      join(0, 0, in.forward);
-    }
-  }
-  uint64_t vectorCost(uint64_t n) const { return ceilDiv(n, m_.simd); }
+}
 
-  const Model &m_;
-  const Region &reg_;
-  PeState &s_;
-  Outbox &outbox_;
-  const VisitLimit &limit_;
-  uint32_t traceLimit_;
-  uint64_t maxCyclesOption_, maxCycles_, maxInstructions_;
-  uint32_t px_, py_;
-  bool batching_;
-};
-
-/// A loop nest that Core::batchNest runs: one LOOP, or one around a single
-/// inner LOOP (a token loop around a parity loop); trip t is inner trip
-/// t % innerTrips of outer trip t / innerTrips.
-struct Core::Batch {
-  uint32_t outerPc = 0, loopPc = 0; ///< loopPc: the innermost LOOP
-  bool two = false;
-  uint64_t innerTrips = 0, outerTrips = 0, trips = 0;
-  /// An operand: word `at` at trip 0, `inner` more per inner trip and
-  /// `outer` per outer trip; `words` of them.
-  struct Operand {
-    int64_t at = 0, inner = 0, outer = 0;
-    uint64_t words = 0;
-    bool reads = false, writes = false;
-    uint32_t word(uint64_t in, uint64_t out) const {
-      return uint32_t(at + inner * int64_t(in) + outer * int64_t(out));
-    }
-  };
-  struct Op {
-    const Instr *in = nullptr;
-    uint32_t pc = 0;
-    uint64_t n = 0, m = 0;
-    Operand operand[3];
-    uint32_t operands = 0;
-    RecvQueue *q = nullptr; ///< what it receives from
-    uint64_t cost = 0;      ///< of a vector op, or of a RECV_VECMAT's n rows
-    /// The SRAM words its writes may reach over all the trips.
-    uint64_t writeLo = UINT64_MAX, writeHi = 0;
-  };
-  std::vector<Op> ops;
-  /// Per trip and op and operand: the SRAM word, or ~(word of `store`).
-  std::vector<uint64_t> place;
-  /// The words each trip wrote, in trip order: SRAM words [lo, hi) kept
-  /// from `at` in `store` until the nest ends.
-  struct Span {
-    uint32_t lo, hi;
-    uint64_t at;
-  };
-  std::vector<Span> spans;
-  std::vector<uint32_t> store;
-  std::vector<uint64_t> sendTime; ///< per trip and op: its SEND's or forward's time
-  uint32_t *where(size_t t, size_t op, int k, uint32_t *sram) {
-    uint64_t p = place[(t * ops.size() + op) * 3 + size_t(k)];
-    return int64_t(p) >= 0 ? sram + p : store.data() + ~p;
+/// The one-operand fp32 ops, the cheap ones in loops of their own (they
+/// vectorize); the transcendental ones are bound by their libm calls.
+void unaryF32(Op op, SramF32 *out, const SramF32 *x, uint64_t n) {
+  switch (op) {
+  case format::NEG:
+    return eachF32(out, x, n, [](float v) { return -v; });
+  case format::ABS:
+    return eachF32(out, x, n, [](float v) { return unary(format::ABS, v); });
+  case format::RELU:
+    return eachF32(out, x, n, [](float v) { return unary(format::RELU, v); });
+  case format::FLOOR:
+    return eachF32(out, x, n, [](float v) { return std::floor(v); });
+  case format::CEIL:
+    return eachF32(out, x, n, [](float v) { return std::ceil(v); });
+  default:
+    return eachF32(out, x, n, [op](float v) { return unary(op, v); });
   }
-};
+}
+
+/// VECMAT's rows of `w` (rows x cols) into `sums`: sums[c] += x[r] * w[r][c]
+/// in ascending r for every c, the order of a row-at-a-time loop, so the
+/// result is the same bit for bit. Four rows per pass load and store `sums`
+/// once instead of four times (the row-at-a-time loop was bound by them).
+WSC_MULTIVERSION void vecmatRows(float *__restrict sums, const float *w, const float *x,
+                                 uint64_t rows, uint64_t cols) {
+  uint64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float *w0 = w + r * cols, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
+    float x0 = x[r], x1 = x[r + 1], x2 = x[r + 2], x3 = x[r + 3];
+    for (uint64_t c = 0; c < cols; ++c) {
+      float s = sums[c];
+      s += x0 * w0[c];
+      s += x1 * w1[c];
+      s += x2 * w2[c];
+      s += x3 * w3[c];
+      sums[c] = s;
+    }
+  }
+  for (; r < rows; ++r) {
+    const float *wr = w + r * cols;
+    float xr = x[r];
+    for (uint64_t c = 0; c < cols; ++c)
+      sums[c] += xr * wr[c];
+  }
+}
 
 Core::Step Core::fault(const Instr &in, std::string kind, std::string what) {
   s_.setFault(fmt::format(
@@ -933,100 +663,6 @@ bool Core::checkCounts(const Instr &in, uint64_t n, uint64_t m, uint64_t nnz,
   return true;
 }
 
-/// out[i] = fn(x[i], y[i * step]) over fp32 words, step 0 or 1: with the op
-/// known here the loop vectorizes (the compiler checks the overlap of out
-/// with x and y at run time, and keeps element order when they overlap).
-template <class Fn>
-void eachF32(SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, uint64_t n, Fn fn) {
-  if (step) {
-    for (uint64_t i = 0; i < n; ++i)
-      out[i] = fn(x[i], y[i]);
-    return;
-  }
-  float s = y[0];
-  for (uint64_t i = 0; i < n; ++i)
-    out[i] = fn(x[i], s);
-}
-
-/// The fp32 arithmetic ops of a model's hot loops (ADD, SUB, MUL, DIV, MAX,
-/// MIN and their _S and _I forms) at vector speed; false for the others.
-bool fastF32(Op op, SramF32 *out, const SramF32 *x, const SramF32 *y, uint64_t step, uint64_t n) {
-  switch (op) {
-  case format::ADD:
-  case format::ADD_S:
-  case format::ADD_I:
-    eachF32(out, x, y, step, n, [](float a, float b) { return a + b; });
-    return true;
-  case format::SUB:
-  case format::SUB_S:
-    eachF32(out, x, y, step, n, [](float a, float b) { return a - b; });
-    return true;
-  case format::MUL:
-  case format::MUL_S:
-  case format::MUL_I:
-    eachF32(out, x, y, step, n, [](float a, float b) { return a * b; });
-    return true;
-  case format::DIV:
-  case format::DIV_S:
-    eachF32(out, x, y, step, n, [](float a, float b) { return a / b; });
-    return true;
-  case format::MAX:
-    eachF32(out, x, y, step, n, [](float a, float b) { return binary(format::MAX, a, b); });
-    return true;
-  case format::MIN:
-    eachF32(out, x, y, step, n, [](float a, float b) { return binary(format::MIN, a, b); });
-    return true;
-  default:
-    return false;
-  }
-}
-
-/// A 32-bit finalizer: every input bit moves about half the output bits.
-uint32_t mixBits(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
-/// RANDOM: out[i] uniform in (0, 1) from the bits of x[i] and of the key,
-/// 23 bits and a half, so neither 0 nor 1 (a Gumbel noise's logs stay
-/// finite). Reads the key first: out may overlap it.
-void randomUniform(uint32_t *out, const uint32_t *x, uint32_t key, uint64_t n) {
-  uint32_t k = mixBits(key);
-  for (uint64_t i = 0; i < n; ++i) {
-    float u = (float(mixBits(x[i] ^ k) >> 9) + 0.5f) * 0x1p-23f;
-    std::memcpy(out + i, &u, 4);
-  }
-}
-
-/// out[i] = fn(x[i]) over n fp32 words.
-template <class Fn> void eachF32(SramF32 *out, const SramF32 *x, uint64_t n, Fn fn) {
-  for (uint64_t i = 0; i < n; ++i)
-    out[i] = fn(x[i]);
-}
-
-/// The one-operand fp32 ops, the cheap ones in loops of their own (they
-/// vectorize); the transcendental ones are bound by their libm calls.
-void unaryF32(Op op, SramF32 *out, const SramF32 *x, uint64_t n) {
-  switch (op) {
-  case format::NEG:
-    return eachF32(out, x, n, [](float v) { return -v; });
-  case format::ABS:
-    return eachF32(out, x, n, [](float v) { return unary(format::ABS, v); });
-  case format::RELU:
-    return eachF32(out, x, n, [](float v) { return unary(format::RELU, v); });
-  case format::FLOOR:
-    return eachF32(out, x, n, [](float v) { return std::floor(v); });
-  case format::CEIL:
-    return eachF32(out, x, n, [](float v) { return std::ceil(v); });
-  default:
-    return eachF32(out, x, n, [op](float v) { return unary(op, v); });
-  }
-}
-
 void Core::unaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a) {
   bool floats = in.type == format::ELEM_F32 && in.op != format::NOT && in.op != format::TO_INT &&
                 in.op != format::TO_FLOAT && in.op != format::BIT_NOT;
@@ -1034,11 +670,6 @@ void Core::unaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a) {
     return unaryF32(in.op, words(d), words(a), n);
   for (uint64_t i = 0; i < n; ++i)
     s_.sram[d + i] = unaryWord(in.op, in.type, s_.sram[a + i]);
-}
-
-/// Whether word ranges [a, a + an) and [b, b + bn) share a word.
-bool overlap(uint32_t a, uint64_t an, uint32_t b, uint64_t bn) {
-  return an && bn && a < b + bn && b < a + an;
 }
 
 Core::Step Core::binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, const uint32_t *b,
@@ -1057,32 +688,6 @@ Core::Step Core::binaryOp(const Instr &in, uint64_t n, uint32_t d, uint32_t a, c
     w[d + i] = binaryWord(in.op, in.type, w[a + i], y);
   }
   return Step::Next;
-}
-
-/// REDUCE_SUM (from 0), REDUCE_MAX (from -inf) or REDUCE_MIN (from +inf)
-/// of n floats in index order, one loop per op.
-float reduceF32(Op op, const SramF32 *x, uint64_t n) {
-  const float inf = std::numeric_limits<float>::infinity();
-  float acc = op == format::REDUCE_SUM ? 0.0f : op == format::REDUCE_MAX ? -inf : inf;
-  if (op == format::REDUCE_SUM)
-    for (uint64_t i = 0; i < n; ++i)
-      acc += x[i];
-  else if (op == format::REDUCE_MAX)
-    for (uint64_t i = 0; i < n; ++i)
-      acc = binary(format::MAX, acc, x[i]);
-  else
-    for (uint64_t i = 0; i < n; ++i)
-      acc = binary(format::MIN, acc, x[i]);
-  return acc;
-}
-
-/// reduceF32's int32 twin: sums wrap; MAX from INT32_MIN, MIN from INT32_MAX.
-int32_t reduceI32(Op op, const uint32_t *x, uint64_t n) {
-  Op elem = op == format::REDUCE_SUM ? format::ADD : op == format::REDUCE_MAX ? format::MAX : format::MIN;
-  int32_t acc = elem == format::ADD ? 0 : elem == format::MAX ? INT32_MIN : INT32_MAX;
-  for (uint64_t i = 0; i < n; ++i)
-    acc = binaryI(elem, acc, int32_t(x[i]));
-  return acc;
 }
 
 uint32_t Core::reduce(const Instr &in, uint64_t n, uint32_t a) const {
@@ -1466,441 +1071,6 @@ Core::Step Core::exec(const Instr &in) {
   return Step::Next;
 }
 
-namespace {
-/// The most trips a batch takes: its places and times grow with them.
-constexpr uint64_t kMaxBatchTrips = 4096;
-
-/// The ops a batch runs, with the operands they take (Core::Batch::Op).
-bool batchable(const Instr &in) {
-  if (!in.guard.empty())
-    return false;
-  switch (in.op) {
-  case format::RECV:
-  case format::RECV_ADD:
-  case format::SEND:
-    return true;
-  case format::RECV_VECMAT:
-    return !in.async && in.storage == format::STORE_F32;
-  case format::ADD:
-  case format::SUB:
-  case format::MUL:
-  case format::DIV:
-  case format::MAX:
-  case format::MIN:
-  case format::EXP:
-  case format::ERF:
-  case format::TANH:
-  case format::SQRT:
-  case format::RSQRT:
-  case format::NEG:
-  case format::GELU:
-  case format::GELU_TANH:
-  case format::LOG:
-  case format::ABS:
-  case format::SIN:
-  case format::COS:
-  case format::SIGMOID:
-  case format::RECIPROCAL:
-  case format::RELU:
-  case format::FLOOR:
-  case format::CEIL:
-    return in.type == format::ELEM_F32;
-  case format::COPY:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool receives(const Instr &in) {
-  return in.op == format::RECV || in.op == format::RECV_ADD || in.op == format::RECV_VECMAT;
-}
-/// The color an op sends on, or -1.
-int64_t sendsOn(const Instr &in) {
-  return in.op == format::SEND ? int64_t(in.color) : receives(in) ? in.forward : -1;
-}
-
-bool isBinaryF32(Op op) {
-  return op == format::ADD || op == format::SUB || op == format::MUL || op == format::DIV ||
-         op == format::MAX || op == format::MIN;
-}
-} // namespace
-
-bool Core::batchShape(Batch &b) const {
-  if (s_.watch || s_.trace)
-    return false;
-  const std::vector<Instr> &code = reg_.code;
-  b.outerPc = s_.pc - 1;
-  const Instr &outer = code[b.outerPc];
-  uint32_t first = s_.view[b.outerPc + 1] & ~kIdleLoop;
-  b.loopPc = b.outerPc;
-  b.two = first != outer.jump && code[first].op == format::LOOP;
-  if (b.two) {
-    const Instr &inner = code[first];
-    if ((s_.view[inner.jump + 1] & ~kIdleLoop) != outer.jump || !inner.guard.empty() ||
-        (s_.view[first] & kIdleLoop) || inner.count == 0)
-      return false;
-    b.loopPc = first;
-  }
-  b.innerTrips = code[b.loopPc].count;
-  b.outerTrips = b.two ? outer.count : 1;
-  if (b.innerTrips > kMaxBatchTrips || b.outerTrips > kMaxBatchTrips)
-    return false;
-  b.trips = b.innerTrips * b.outerTrips;
-  if (b.trips < 2 || b.trips > kMaxBatchTrips)
-    return false;
-  b.ops.clear();
-  uint32_t end = code[b.loopPc].jump;
-  for (uint32_t p = s_.view[b.loopPc + 1] & ~kIdleLoop; p != end; p = s_.view[p + 1] & ~kIdleLoop) {
-    if (!batchable(code[p]))
-      return false;
-    Batch::Op op;
-    op.in = &code[p];
-    op.pc = p;
-    b.ops.push_back(op);
-  }
-  // A color received or sent by one op only: each keeps its order over the trips.
-  for (size_t i = 0; i < b.ops.size(); ++i)
-    for (size_t j = 0; j < i; ++j) {
-      const Instr &x = *b.ops[i].in, &y = *b.ops[j].in;
-      if ((receives(x) && receives(y) && x.color == y.color) ||
-          (sendsOn(x) >= 0 && sendsOn(x) == sendsOn(y)))
-        return false;
-    }
-  return !b.ops.empty();
-}
-
-bool Core::batchOperands(Batch &b) const {
-  uint64_t limitWords = std::min<uint64_t>(reg_.sramBytes / 4, s_.sramWords);
-  // A count the same at every trip, that count() takes.
-  auto counted = [&](const Affine &a, uint64_t &out) {
-    if ((!a.stride.empty() && a.stride[0]) || (b.two && a.stride.size() > 1 && a.stride[1]))
-      return false;
-    int64_t v = eval(a);
-    out = uint64_t(v);
-    return v >= 0 && v <= int64_t(reg_.sramBytes);
-  };
-  auto operand = [&](const Affine &a, uint64_t words, bool reads, bool writes, Batch::Operand &o) {
-    int64_t at = eval(a); // the frames are at the nest's first trips
-    int64_t inner = a.stride.empty() ? 0 : a.stride[0];
-    int64_t outer = b.two && a.stride.size() > 1 ? a.stride[1] : 0;
-    __int128 di = __int128(inner) * (b.innerTrips - 1), dout = __int128(outer) * (b.outerTrips - 1);
-    __int128 lo = at + std::min<__int128>(di, 0) + std::min<__int128>(dout, 0);
-    __int128 hi = at + std::max<__int128>(di, 0) + std::max<__int128>(dout, 0);
-    if (at % 4 || inner % 4 || outer % 4 || lo < 0 || hi / 4 + words > limitWords)
-      return false;
-    o = Batch::Operand{at / 4, inner / 4, outer / 4, words, reads, writes};
-    return true;
-  };
-  bool ok = true;
-  if (b.two)
-    s_.loops[s_.depth++] = LoopFrame{0, uint32_t(b.innerTrips)};
-  for (Batch::Op &op : b.ops) {
-    const Instr &in = *op.in;
-    Op code = in.op;
-    bool usesM = code == format::RECV_VECMAT;
-    if (!counted(in.n, op.n) || (usesM && !counted(in.m, op.m))) {
-      ok = false;
-      break;
-    }
-    uint64_t n = op.n;
-    bool recvs = code == format::RECV || code == format::RECV_ADD || usesM;
-    if (recvs) {
-      op.q = s_.queue(in.color);
-      ok = op.q != nullptr;
-    }
-    if (code == format::SEND)
-      ok = ok && operand(in.addr[0], n, true, false, op.operand[0]), op.operands = 1;
-    else if (code == format::RECV || code == format::RECV_ADD)
-      ok = ok && operand(in.addr[0], n, code == format::RECV_ADD, true, op.operand[0]),
-      op.operands = 1;
-    else if (usesM)
-      ok = ok && operand(in.addr[0], op.m, in.count == 1, true, op.operand[0]) &&
-           operand(in.addr[1], n * op.m, true, false, op.operand[1]),
-      op.operands = 2, op.cost = ceilDiv(n * op.m, m_.fmac);
-    else {
-      op.operands = isBinaryF32(code) ? 3 : 2;
-      ok = ok && operand(in.addr[0], n, false, true, op.operand[0]);
-      for (uint32_t k = 1; ok && k < op.operands; ++k)
-        ok = operand(in.addr[k], n, true, false, op.operand[k]);
-      op.cost = isTranscendental(code) ? n * m_.transcendentalCycles : vectorCost(n);
-    }
-    if (!ok)
-      break;
-    const Batch::Operand &w = op.operand[0];
-    if (w.writes && w.words) {
-      for (uint64_t out : {uint64_t(0), b.outerTrips - 1})
-        for (uint64_t in : {uint64_t(0), b.innerTrips - 1}) {
-          uint64_t lo = w.word(in, out);
-          op.writeLo = std::min(op.writeLo, lo);
-          op.writeHi = std::max(op.writeHi, lo + w.words);
-        }
-    }
-  }
-  if (b.two)
-    --s_.depth;
-  return ok;
-}
-
-bool Core::batchPlaces(Batch &b) const {
-  size_t k = b.ops.size();
-  b.place.assign(b.trips * k * 3, 0);
-  b.spans.clear();
-  uint64_t stored = 0;
-  for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
-       ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
-    size_t mine = b.spans.size(); // this trip's spans
-    auto within = [&](uint64_t lo, uint64_t hi) -> const Batch::Span * {
-      for (size_t i = mine; i < b.spans.size(); ++i)
-        if (lo >= b.spans[i].lo && hi <= b.spans[i].hi)
-          return &b.spans[i];
-      return nullptr;
-    };
-    for (size_t j = 0; j < k; ++j) {
-      const Batch::Op &op = b.ops[j];
-      // An op reads its sources (and a read-modify-write dst) before it writes.
-      for (bool writing : {false, true})
-        for (uint32_t o = 0; o < op.operands; ++o) {
-          const Batch::Operand &x = op.operand[o];
-          if (writing ? !x.writes || x.reads : !x.reads)
-            continue;
-          uint64_t lo = x.word(in, out), hi = lo + x.words;
-          uint64_t &place = b.place[(t * k + j) * 3 + o];
-          place = lo;
-          if (!x.words)
-            continue;
-          if (const Batch::Span *s = within(lo, hi)) { // written earlier in this trip
-            place = ~(s->at + (lo - s->lo));
-            continue;
-          }
-          if (!writing) { // then no trip may write it
-            for (const Batch::Op &w : b.ops)
-              if (w.writeLo < hi && lo < w.writeHi)
-                return false;
-            continue;
-          }
-          for (size_t i = mine; i < b.spans.size(); ++i)
-            if (lo < b.spans[i].hi && b.spans[i].lo < hi)
-              return false; // part of a span: kept whole or apart
-          b.spans.push_back(Batch::Span{uint32_t(lo), uint32_t(hi), stored});
-          place = ~stored;
-          stored += x.words;
-        }
-    }
-  }
-  b.store.resize(stored);
-  return true;
-}
-
-bool Core::batchTimes(Batch &b) {
-  const uint64_t clock = s_.clock, busy = s_.busy, engine = s_.engine;
-  const uint64_t instructions = s_.instructions, messages = s_.messages;
-  const uint8_t numPending = s_.numPending;
-  PeState::Pending pending[PeState::kAsyncSlots];
-  std::copy(s_.pending, s_.pending + PeState::kAsyncSlots, pending);
-  auto restore = [&] {
-    s_.clock = clock, s_.busy = busy, s_.engine = engine;
-    s_.instructions = instructions, s_.messages = messages, s_.numPending = numPending;
-    std::copy(pending, pending + PeState::kAsyncSlots, s_.pending);
-    return false;
-  };
-  size_t k = b.ops.size();
-  b.sendTime.assign(b.trips * k, 0);
-  // Each receive reads its queue ahead with a cursor of its own.
-  static thread_local std::vector<std::pair<LogCursor, uint32_t>> readers;
-  readers.resize(k);
-  for (size_t j = 0; j < k; ++j)
-    if (b.ops[j].q)
-      readers[j] = {b.ops[j].q->read, b.ops[j].q->pos};
-  uint64_t sends = outbox_.msgs.size(), words = outbox_.words.size();
-  // As run() checks before each instruction, LOOP and END included.
-  auto step = [&] {
-    ++s_.instructions;
-    return s_.clock <= maxCycles_ && s_.instructions - 1 <= maxInstructions_;
-  };
-  for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
-       ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
-    if (b.two && in == 0 && !step()) // the inner LOOP
-      return restore();
-    for (size_t j = 0; j < k; ++j) {
-      if (!step())
-        return restore();
-      const Batch::Op &op = b.ops[j];
-      const Instr &ins = *op.in;
-      uint64_t n = op.n;
-      uint64_t &time = b.sendTime[t * k + j];
-      if (!ins.async) {
-        for (uint32_t o = 0; o < op.operands; ++o)
-          if (s_.numPending && op.operand[o].words) {
-            uint32_t lo = op.operand[o].word(in, out);
-            join(lo, lo + uint32_t(op.operand[o].words), -1);
-          }
-      }
-      uint64_t core = s_.clock;
-      if (ins.async) { // as runAsync
-        awaitSlot();
-        core = s_.clock;
-        s_.clock = std::max(core, s_.engine);
-      } else if (ins.op == format::SEND || op.q) {
-        joinColors(ins);
-      }
-      if (ins.op == format::SEND) {
-        time = s_.clock;
-        ++s_.messages;
-        s_.clock += n;
-        s_.busy += ins.async ? 0 : n;
-        ++sends;
-        words += n;
-      } else if (op.q) {
-        uint64_t end = s_.clock + n, done = s_.clock;
-        bool fused = ins.op == format::RECV_VECMAT;
-        eachRun(m_, *op.q, readers[j].first, readers[j].second, n, false,
-                [&](const uint32_t *, uint64_t i, uint64_t take, uint64_t arrives) {
-                  end = std::max(end, arrives + (n - i));
-                  if (fused) // rows of a message's words, all n of them mostly
-                    done = std::max(done, arrives) +
-                           (take == n ? op.cost : ceilDiv(take * op.m, m_.fmac));
-                });
-        if (fused) {
-          uint64_t cost = op.cost;
-          s_.clock = std::max(done, s_.clock + cost);
-          s_.busy += cost;
-        } else {
-          if (ins.forward >= 0) {
-            time = end - n;
-            ++s_.messages;
-            ++sends;
-            words += n;
-          }
-          s_.clock = end;
-          s_.busy += ins.async ? 0 : n;
-        }
-      } else {
-        s_.clock += op.cost;
-        s_.busy += op.cost;
-      }
-      if (ins.async) {
-        uint32_t lo = op.operand[0].word(in, out);
-        inFlight(ins, lo, lo + uint32_t(n));
-        s_.clock = core;
-      }
-      // Where run() would yield, the batch does not go (it needs not).
-      if (ins.op == format::SEND && (sends >= limit_.sends || words >= limit_.words))
-        return restore();
-    }
-    if (!step()) // the innermost END
-      return restore();
-    if (b.two && in == b.innerTrips - 1 && !step()) // the outer END
-      return restore();
-  }
-  return true;
-}
-
-void Core::batchData(Batch &b) {
-  static thread_local std::vector<float> products;
-  size_t k = b.ops.size();
-  for (size_t j = 0; j < k; ++j) {
-    const Batch::Op &op = b.ops[j];
-    const Instr &in = *op.in;
-    uint64_t n = op.n;
-    if (in.op == format::RECV_VECMAT)
-      batchProducts(b, j, products);
-    for (uint64_t t = 0; t < b.trips; ++t) {
-      uint32_t *dst = b.where(t, j, 0, s_.sram);
-      switch (in.op) {
-      case format::SEND:
-        outbox_.add(in.color, dst, uint32_t(n), b.sendTime[t * k + j]);
-        break;
-      case format::RECV:
-      case format::RECV_ADD: {
-        SramF32 *out = reinterpret_cast<SramF32 *>(dst);
-        eachRun(m_, *op.q, op.q->read, op.q->pos, n, true,
-                [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t) {
-                  if (in.op == format::RECV)
-                    std::copy(src, src + take, dst + i);
-                  else
-                    for (uint64_t x = 0; x < take; ++x)
-                      out[i + x] += reinterpret_cast<const SramF32 *>(src)[x];
-                });
-        if (in.forward >= 0)
-          outbox_.add(uint32_t(in.forward), dst, uint32_t(n), b.sendTime[t * k + j]);
-        break;
-      }
-      case format::RECV_VECMAT: {
-        SramF32 *out = reinterpret_cast<SramF32 *>(dst);
-        const float *sums = products.data() + t * op.m;
-        if (in.count == 1)
-          for (uint64_t c = 0; c < op.m; ++c)
-            out[c] += sums[c];
-        else
-          std::memcpy(out, sums, op.m * 4);
-        break;
-      }
-      case format::COPY:
-        std::memmove(dst, b.where(t, j, 1, s_.sram), n * 4);
-        break;
-      default: {
-        SramF32 *out = reinterpret_cast<SramF32 *>(dst);
-        const SramF32 *a = reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
-        if (isBinaryF32(in.op))
-          fastF32(in.op, out, a, reinterpret_cast<const SramF32 *>(b.where(t, j, 2, s_.sram)), 1,
-                  n);
-        else
-          unaryF32(in.op, out, a, n);
-      }
-      }
-    }
-    if (op.q) {
-      op.q->words -= n * b.trips;
-      op.q->leaveIfDrained();
-    }
-  }
-  // The trips' writes, in trip order: each word ends as the last trip left it.
-  for (const Batch::Span &s : b.spans)
-    std::memcpy(s_.sram + s.lo, b.store.data() + s.at, (s.hi - s.lo) * 4);
-}
-
-void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
-  static thread_local std::vector<float> xs, byRow;
-  const Batch::Op &op = b.ops[j];
-  uint64_t n = op.n, m = op.m;
-  xs.resize(b.trips * n);
-  products.assign(b.trips * m, 0.0f);
-  for (uint64_t t = 0; t < b.trips; ++t)
-    eachRun(m_, *op.q, op.q->read, op.q->pos, n, true,
-            [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t) {
-              std::memcpy(xs.data() + t * n + i, src, take * 4);
-            });
-  if (!n)
-    return;
-  auto tile = [&](uint64_t t) {
-    return reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
-  };
-  if (op.operand[1].inner == 0 && op.operand[1].outer == 0) { // one W for every trip
-    byRow.resize(4 * n);
-    vecmatTrips(products.data(), tile(0), xs.data(), b.trips, n, m, byRow.data());
-    return;
-  }
-  for (uint64_t t = 0; t < b.trips; ++t)
-    vecmatRows(products.data() + t * m, tile(t), xs.data() + t * n, n, m);
-}
-
-bool Core::batchNest() {
-  static thread_local Batch b;
-  if (!batchShape(b) || !batchOperands(b))
-    return false;
-  for (const Batch::Op &op : b.ops)
-    if (op.q && op.q->available(op.n * b.trips) < op.n * b.trips)
-      return false;
-  if (!batchPlaces(b) || !batchTimes(b))
-    return false;
-  batchData(b);
-  outbox_.batchedTrips += b.trips;
-  --s_.depth; // the nest's frames: the outer one run() pushed
-  s_.pc = reg_.code[b.outerPc].jump + 1;
-  return true;
-}
-
 void Core::run() {
   const std::vector<Instr> &code = reg_.code;
   s_.status = PeStatus::Ready;
@@ -1981,8 +1151,6 @@ void Core::run() {
   s_.numPending = 0;
   s_.status = PeStatus::Done;
 }
-
-} // namespace
 
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
            const VisitLimit &limit, Outbox &outbox) {

@@ -1,6 +1,6 @@
 // Run-time state of the emulated PEs and the pieces that move it forward:
-// the core interpreter (Core.cpp), the fabric (Fabric.cpp) and the
-// worklist scheduler (Scheduler.cpp).
+// the core interpreter (Core.cpp) and its region engine (RegionEngine.cpp),
+// the fabric (Fabric.cpp) and the worklist scheduler (Scheduler.cpp).
 #ifndef WSC_RUNTIME_LIB_MACHINE_H
 #define WSC_RUNTIME_LIB_MACHINE_H
 

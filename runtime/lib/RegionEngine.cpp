@@ -1,0 +1,558 @@
+// The region engine (RunOptions::Engine::Region, docs/runtime.md): a PE's
+// loop nest run at once, each instruction over all its trips, with its
+// cycles counted as the interpreter counts them.
+#include "Core.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace wsc::runtime::detail {
+namespace {
+
+using format::Op;
+
+typedef float V8 __attribute__((vector_size(32)));
+
+/// Columns [c, c + 16) of four vectors' products (x and sums a vector's
+/// `rows` and `cols` words apart), summed in registers in ascending row.
+/// GCC's vector types keep each lane's adds in that order on every clone.
+__attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums, const float *w,
+                                                         const float *x, uint64_t rows,
+                                                         uint64_t cols, uint64_t c) {
+  V8 a0 = {}, b0 = {}, a1 = {}, b1 = {}, a2 = {}, b2 = {}, a3 = {}, b3 = {};
+  const float *x1 = x + rows, *x2 = x1 + rows, *x3 = x2 + rows;
+  for (uint64_t r = 0; r < rows; ++r) {
+    V8 lo, hi;
+    std::memcpy(&lo, w + r * cols + c, sizeof lo);
+    std::memcpy(&hi, w + r * cols + c + 8, sizeof hi);
+    V8 v0 = V8{} + x[r], v1 = V8{} + x1[r], v2 = V8{} + x2[r], v3 = V8{} + x3[r];
+    a0 += v0 * lo, b0 += v0 * hi;
+    a1 += v1 * lo, b1 += v1 * hi;
+    a2 += v2 * lo, b2 += v2 * hi;
+    a3 += v3 * lo, b3 += v3 * hi;
+  }
+  float *s0 = sums + c, *s1 = s0 + cols, *s2 = s1 + cols, *s3 = s2 + cols;
+  std::memcpy(s0, &a0, 32), std::memcpy(s0 + 8, &b0, 32);
+  std::memcpy(s1, &a1, 32), std::memcpy(s1 + 8, &b1, 32);
+  std::memcpy(s2, &a2, 32), std::memcpy(s2 + 8, &b2, 32);
+  std::memcpy(s3, &a3, 32), std::memcpy(s3 + 8, &b3, 32);
+}
+
+/// VECMAT of `trips` vectors (`rows` words apart in x) by one W into `sums`
+/// (`cols` words apart, zero on entry): vecmatRows' sums bit for bit (each
+/// column's products added in ascending row), four vectors at a time over
+/// blocks of columns held in registers, each row of W loaded once for four.
+/// `byRow`: room for 4 * rows floats.
+WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const float *x,
+                                  uint64_t trips, uint64_t rows, uint64_t cols,
+                                  float *__restrict byRow) {
+  uint64_t t = 0;
+  for (; t + 4 <= trips; t += 4) {
+    const float *xt = x + t * rows;
+    float *st = sums + t * cols;
+    uint64_t c = 0;
+    for (; c + 16 <= cols; c += 16)
+      vecmatBlock16(st, w, xt, rows, cols, c);
+    if (c == cols)
+      continue;
+    // The last columns one at a time, the four vectors' sums side by side.
+    typedef float V4 __attribute__((vector_size(16)));
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t v = 0; v < 4; ++v)
+        byRow[4 * r + v] = xt[v * rows + r];
+    for (; c < cols; ++c) {
+      V4 a = {};
+      for (uint64_t r = 0; r < rows; ++r) {
+        V4 xr;
+        std::memcpy(&xr, byRow + 4 * r, sizeof xr);
+        a += xr * w[r * cols + c];
+      }
+      for (uint64_t v = 0; v < 4; ++v)
+        st[v * cols + c] = a[v];
+    }
+  }
+  for (; t < trips; ++t)
+    vecmatRows(sums + t * cols, w, x + t * rows, rows, cols);
+}
+
+/// The most trips a batch takes: its places and times grow with them.
+constexpr uint64_t kMaxBatchTrips = 4096;
+
+/// The ops a batch runs, with the operands they take (Core::Batch::Op).
+bool batchable(const Instr &in) {
+  if (!in.guard.empty())
+    return false;
+  switch (in.op) {
+  case format::RECV:
+  case format::RECV_ADD:
+  case format::SEND:
+    return true;
+  case format::RECV_VECMAT:
+    return !in.async && in.storage == format::STORE_F32;
+  case format::ADD:
+  case format::SUB:
+  case format::MUL:
+  case format::DIV:
+  case format::MAX:
+  case format::MIN:
+  case format::EXP:
+  case format::ERF:
+  case format::TANH:
+  case format::SQRT:
+  case format::RSQRT:
+  case format::NEG:
+  case format::GELU:
+  case format::GELU_TANH:
+  case format::LOG:
+  case format::ABS:
+  case format::SIN:
+  case format::COS:
+  case format::SIGMOID:
+  case format::RECIPROCAL:
+  case format::RELU:
+  case format::FLOOR:
+  case format::CEIL:
+    return in.type == format::ELEM_F32;
+  case format::COPY:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool receives(const Instr &in) {
+  return in.op == format::RECV || in.op == format::RECV_ADD || in.op == format::RECV_VECMAT;
+}
+/// The color an op sends on, or -1.
+int64_t sendsOn(const Instr &in) {
+  return in.op == format::SEND ? int64_t(in.color) : receives(in) ? in.forward : -1;
+}
+
+bool isBinaryF32(Op op) {
+  return op == format::ADD || op == format::SUB || op == format::MUL || op == format::DIV ||
+         op == format::MAX || op == format::MIN;
+}
+} // namespace
+
+/// A loop nest that Core::batchNest runs: one LOOP, or one around a single
+/// inner LOOP (a token loop around a parity loop); trip t is inner trip
+/// t % innerTrips of outer trip t / innerTrips.
+struct Core::Batch {
+  uint32_t outerPc = 0, loopPc = 0; ///< loopPc: the innermost LOOP
+  bool two = false;
+  uint64_t innerTrips = 0, outerTrips = 0, trips = 0;
+  /// An operand: word `at` at trip 0, `inner` more per inner trip and
+  /// `outer` per outer trip; `words` of them.
+  struct Operand {
+    int64_t at = 0, inner = 0, outer = 0;
+    uint64_t words = 0;
+    bool reads = false, writes = false;
+    uint32_t word(uint64_t in, uint64_t out) const {
+      return uint32_t(at + inner * int64_t(in) + outer * int64_t(out));
+    }
+  };
+  struct Op {
+    const Instr *in = nullptr;
+    uint32_t pc = 0;
+    uint64_t n = 0, m = 0;
+    Operand operand[3];
+    uint32_t operands = 0;
+    RecvQueue *q = nullptr; ///< what it receives from
+    uint64_t cost = 0;      ///< of a vector op, or of a RECV_VECMAT's n rows
+    /// The SRAM words its writes may reach over all the trips.
+    uint64_t writeLo = UINT64_MAX, writeHi = 0;
+  };
+  std::vector<Op> ops;
+  /// Per trip and op and operand: the SRAM word, or ~(word of `store`).
+  std::vector<uint64_t> place;
+  /// The words each trip wrote, in trip order: SRAM words [lo, hi) kept
+  /// from `at` in `store` until the nest ends.
+  struct Span {
+    uint32_t lo, hi;
+    uint64_t at;
+  };
+  std::vector<Span> spans;
+  std::vector<uint32_t> store;
+  std::vector<uint64_t> sendTime; ///< per trip and op: its SEND's or forward's time
+  uint32_t *where(size_t t, size_t op, int k, uint32_t *sram) {
+    uint64_t p = place[(t * ops.size() + op) * 3 + size_t(k)];
+    return int64_t(p) >= 0 ? sram + p : store.data() + ~p;
+  }
+};
+
+bool Core::batchShape(Batch &b) const {
+  if (s_.watch || s_.trace)
+    return false;
+  const std::vector<Instr> &code = reg_.code;
+  b.outerPc = s_.pc - 1;
+  const Instr &outer = code[b.outerPc];
+  uint32_t first = s_.view[b.outerPc + 1] & ~kIdleLoop;
+  b.loopPc = b.outerPc;
+  b.two = first != outer.jump && code[first].op == format::LOOP;
+  if (b.two) {
+    const Instr &inner = code[first];
+    if ((s_.view[inner.jump + 1] & ~kIdleLoop) != outer.jump || !inner.guard.empty() ||
+        (s_.view[first] & kIdleLoop) || inner.count == 0)
+      return false;
+    b.loopPc = first;
+  }
+  b.innerTrips = code[b.loopPc].count;
+  b.outerTrips = b.two ? outer.count : 1;
+  if (b.innerTrips > kMaxBatchTrips || b.outerTrips > kMaxBatchTrips)
+    return false;
+  b.trips = b.innerTrips * b.outerTrips;
+  if (b.trips < 2 || b.trips > kMaxBatchTrips)
+    return false;
+  b.ops.clear();
+  uint32_t end = code[b.loopPc].jump;
+  for (uint32_t p = s_.view[b.loopPc + 1] & ~kIdleLoop; p != end; p = s_.view[p + 1] & ~kIdleLoop) {
+    if (!batchable(code[p]))
+      return false;
+    Batch::Op op;
+    op.in = &code[p];
+    op.pc = p;
+    b.ops.push_back(op);
+  }
+  // A color received or sent by one op only: each keeps its order over the trips.
+  for (size_t i = 0; i < b.ops.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const Instr &x = *b.ops[i].in, &y = *b.ops[j].in;
+      if ((receives(x) && receives(y) && x.color == y.color) ||
+          (sendsOn(x) >= 0 && sendsOn(x) == sendsOn(y)))
+        return false;
+    }
+  return !b.ops.empty();
+}
+
+bool Core::batchOperands(Batch &b) const {
+  uint64_t limitWords = std::min<uint64_t>(reg_.sramBytes / 4, s_.sramWords);
+  // A count the same at every trip, that count() takes.
+  auto counted = [&](const Affine &a, uint64_t &out) {
+    if ((!a.stride.empty() && a.stride[0]) || (b.two && a.stride.size() > 1 && a.stride[1]))
+      return false;
+    int64_t v = eval(a);
+    out = uint64_t(v);
+    return v >= 0 && v <= int64_t(reg_.sramBytes);
+  };
+  auto operand = [&](const Affine &a, uint64_t words, bool reads, bool writes, Batch::Operand &o) {
+    int64_t at = eval(a); // the frames are at the nest's first trips
+    int64_t inner = a.stride.empty() ? 0 : a.stride[0];
+    int64_t outer = b.two && a.stride.size() > 1 ? a.stride[1] : 0;
+    __int128 di = __int128(inner) * (b.innerTrips - 1), dout = __int128(outer) * (b.outerTrips - 1);
+    __int128 lo = at + std::min<__int128>(di, 0) + std::min<__int128>(dout, 0);
+    __int128 hi = at + std::max<__int128>(di, 0) + std::max<__int128>(dout, 0);
+    if (at % 4 || inner % 4 || outer % 4 || lo < 0 || hi / 4 + words > limitWords)
+      return false;
+    o = Batch::Operand{at / 4, inner / 4, outer / 4, words, reads, writes};
+    return true;
+  };
+  bool ok = true;
+  if (b.two)
+    s_.loops[s_.depth++] = LoopFrame{0, uint32_t(b.innerTrips)};
+  for (Batch::Op &op : b.ops) {
+    const Instr &in = *op.in;
+    Op code = in.op;
+    bool usesM = code == format::RECV_VECMAT;
+    if (!counted(in.n, op.n) || (usesM && !counted(in.m, op.m))) {
+      ok = false;
+      break;
+    }
+    uint64_t n = op.n;
+    bool recvs = code == format::RECV || code == format::RECV_ADD || usesM;
+    if (recvs) {
+      op.q = s_.queue(in.color);
+      ok = op.q != nullptr;
+    }
+    if (code == format::SEND)
+      ok = ok && operand(in.addr[0], n, true, false, op.operand[0]), op.operands = 1;
+    else if (code == format::RECV || code == format::RECV_ADD)
+      ok = ok && operand(in.addr[0], n, code == format::RECV_ADD, true, op.operand[0]),
+      op.operands = 1;
+    else if (usesM)
+      ok = ok && operand(in.addr[0], op.m, in.count == 1, true, op.operand[0]) &&
+           operand(in.addr[1], n * op.m, true, false, op.operand[1]),
+      op.operands = 2, op.cost = ceilDiv(n * op.m, m_.fmac);
+    else {
+      op.operands = isBinaryF32(code) ? 3 : 2;
+      ok = ok && operand(in.addr[0], n, false, true, op.operand[0]);
+      for (uint32_t k = 1; ok && k < op.operands; ++k)
+        ok = operand(in.addr[k], n, true, false, op.operand[k]);
+      op.cost = isTranscendental(code) ? n * m_.transcendentalCycles : vectorCost(n);
+    }
+    if (!ok)
+      break;
+    const Batch::Operand &w = op.operand[0];
+    if (w.writes && w.words) {
+      for (uint64_t out : {uint64_t(0), b.outerTrips - 1})
+        for (uint64_t in : {uint64_t(0), b.innerTrips - 1}) {
+          uint64_t lo = w.word(in, out);
+          op.writeLo = std::min(op.writeLo, lo);
+          op.writeHi = std::max(op.writeHi, lo + w.words);
+        }
+    }
+  }
+  if (b.two)
+    --s_.depth;
+  return ok;
+}
+
+bool Core::batchPlaces(Batch &b) const {
+  size_t k = b.ops.size();
+  b.place.assign(b.trips * k * 3, 0);
+  b.spans.clear();
+  uint64_t stored = 0;
+  for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
+       ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
+    size_t mine = b.spans.size(); // this trip's spans
+    auto within = [&](uint64_t lo, uint64_t hi) -> const Batch::Span * {
+      for (size_t i = mine; i < b.spans.size(); ++i)
+        if (lo >= b.spans[i].lo && hi <= b.spans[i].hi)
+          return &b.spans[i];
+      return nullptr;
+    };
+    for (size_t j = 0; j < k; ++j) {
+      const Batch::Op &op = b.ops[j];
+      // An op reads its sources (and a read-modify-write dst) before it writes.
+      for (bool writing : {false, true})
+        for (uint32_t o = 0; o < op.operands; ++o) {
+          const Batch::Operand &x = op.operand[o];
+          if (writing ? !x.writes || x.reads : !x.reads)
+            continue;
+          uint64_t lo = x.word(in, out), hi = lo + x.words;
+          uint64_t &place = b.place[(t * k + j) * 3 + o];
+          place = lo;
+          if (!x.words)
+            continue;
+          if (const Batch::Span *s = within(lo, hi)) { // written earlier in this trip
+            place = ~(s->at + (lo - s->lo));
+            continue;
+          }
+          if (!writing) { // then no trip may write it
+            for (const Batch::Op &w : b.ops)
+              if (w.writeLo < hi && lo < w.writeHi)
+                return false;
+            continue;
+          }
+          for (size_t i = mine; i < b.spans.size(); ++i)
+            if (lo < b.spans[i].hi && b.spans[i].lo < hi)
+              return false; // part of a span: kept whole or apart
+          b.spans.push_back(Batch::Span{uint32_t(lo), uint32_t(hi), stored});
+          place = ~stored;
+          stored += x.words;
+        }
+    }
+  }
+  b.store.resize(stored);
+  return true;
+}
+
+bool Core::batchTimes(Batch &b) {
+  const uint64_t clock = s_.clock, busy = s_.busy, engine = s_.engine;
+  const uint64_t instructions = s_.instructions, messages = s_.messages;
+  const uint8_t numPending = s_.numPending;
+  PeState::Pending pending[PeState::kAsyncSlots];
+  std::copy(s_.pending, s_.pending + PeState::kAsyncSlots, pending);
+  auto restore = [&] {
+    s_.clock = clock, s_.busy = busy, s_.engine = engine;
+    s_.instructions = instructions, s_.messages = messages, s_.numPending = numPending;
+    std::copy(pending, pending + PeState::kAsyncSlots, s_.pending);
+    return false;
+  };
+  size_t k = b.ops.size();
+  b.sendTime.assign(b.trips * k, 0);
+  // Each receive reads its queue ahead with a cursor of its own.
+  static thread_local std::vector<std::pair<LogCursor, uint32_t>> readers;
+  readers.resize(k);
+  for (size_t j = 0; j < k; ++j)
+    if (b.ops[j].q)
+      readers[j] = {b.ops[j].q->read, b.ops[j].q->pos};
+  uint64_t sends = outbox_.msgs.size(), words = outbox_.words.size();
+  // As run() checks before each instruction, LOOP and END included.
+  auto step = [&] {
+    ++s_.instructions;
+    return s_.clock <= maxCycles_ && s_.instructions - 1 <= maxInstructions_;
+  };
+  for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
+       ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
+    if (b.two && in == 0 && !step()) // the inner LOOP
+      return restore();
+    for (size_t j = 0; j < k; ++j) {
+      if (!step())
+        return restore();
+      const Batch::Op &op = b.ops[j];
+      const Instr &ins = *op.in;
+      uint64_t n = op.n;
+      uint64_t &time = b.sendTime[t * k + j];
+      if (!ins.async) {
+        for (uint32_t o = 0; o < op.operands; ++o)
+          if (s_.numPending && op.operand[o].words) {
+            uint32_t lo = op.operand[o].word(in, out);
+            join(lo, lo + uint32_t(op.operand[o].words), -1);
+          }
+      }
+      uint64_t core = s_.clock;
+      if (ins.async) { // as runAsync
+        awaitSlot();
+        core = s_.clock;
+        s_.clock = std::max(core, s_.engine);
+      } else if (ins.op == format::SEND || op.q) {
+        joinColors(ins);
+      }
+      if (ins.op == format::SEND) {
+        time = s_.clock;
+        ++s_.messages;
+        s_.clock += n;
+        s_.busy += ins.async ? 0 : n;
+        ++sends;
+        words += n;
+      } else if (op.q) {
+        uint64_t end = s_.clock + n, done = s_.clock;
+        bool fused = ins.op == format::RECV_VECMAT;
+        eachRun(m_, *op.q, readers[j].first, readers[j].second, n, false,
+                [&](const uint32_t *, uint64_t i, uint64_t take, uint64_t arrives) {
+                  end = std::max(end, arrives + (n - i));
+                  if (fused) // rows of a message's words, all n of them mostly
+                    done = std::max(done, arrives) +
+                           (take == n ? op.cost : ceilDiv(take * op.m, m_.fmac));
+                });
+        if (fused) {
+          uint64_t cost = op.cost;
+          s_.clock = std::max(done, s_.clock + cost);
+          s_.busy += cost;
+        } else {
+          if (ins.forward >= 0) {
+            time = end - n;
+            ++s_.messages;
+            ++sends;
+            words += n;
+          }
+          s_.clock = end;
+          s_.busy += ins.async ? 0 : n;
+        }
+      } else {
+        s_.clock += op.cost;
+        s_.busy += op.cost;
+      }
+      if (ins.async) {
+        uint32_t lo = op.operand[0].word(in, out);
+        inFlight(ins, lo, lo + uint32_t(n));
+        s_.clock = core;
+      }
+      // Where run() would yield, the batch does not go (it needs not).
+      if (ins.op == format::SEND && (sends >= limit_.sends || words >= limit_.words))
+        return restore();
+    }
+    if (!step()) // the innermost END
+      return restore();
+    if (b.two && in == b.innerTrips - 1 && !step()) // the outer END
+      return restore();
+  }
+  return true;
+}
+
+void Core::batchData(Batch &b) {
+  static thread_local std::vector<float> products;
+  size_t k = b.ops.size();
+  for (size_t j = 0; j < k; ++j) {
+    const Batch::Op &op = b.ops[j];
+    const Instr &in = *op.in;
+    uint64_t n = op.n;
+    if (in.op == format::RECV_VECMAT)
+      batchProducts(b, j, products);
+    for (uint64_t t = 0; t < b.trips; ++t) {
+      uint32_t *dst = b.where(t, j, 0, s_.sram);
+      switch (in.op) {
+      case format::SEND:
+        outbox_.add(in.color, dst, uint32_t(n), b.sendTime[t * k + j]);
+        break;
+      case format::RECV:
+      case format::RECV_ADD: {
+        SramF32 *out = reinterpret_cast<SramF32 *>(dst);
+        eachRun(m_, *op.q, op.q->read, op.q->pos, n, true,
+                [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t) {
+                  if (in.op == format::RECV)
+                    std::copy(src, src + take, dst + i);
+                  else
+                    for (uint64_t x = 0; x < take; ++x)
+                      out[i + x] += reinterpret_cast<const SramF32 *>(src)[x];
+                });
+        if (in.forward >= 0)
+          outbox_.add(uint32_t(in.forward), dst, uint32_t(n), b.sendTime[t * k + j]);
+        break;
+      }
+      case format::RECV_VECMAT: {
+        SramF32 *out = reinterpret_cast<SramF32 *>(dst);
+        const float *sums = products.data() + t * op.m;
+        if (in.count == 1)
+          for (uint64_t c = 0; c < op.m; ++c)
+            out[c] += sums[c];
+        else
+          std::memcpy(out, sums, op.m * 4);
+        break;
+      }
+      case format::COPY:
+        std::memmove(dst, b.where(t, j, 1, s_.sram), n * 4);
+        break;
+      default: {
+        SramF32 *out = reinterpret_cast<SramF32 *>(dst);
+        const SramF32 *a = reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
+        if (isBinaryF32(in.op))
+          fastF32(in.op, out, a, reinterpret_cast<const SramF32 *>(b.where(t, j, 2, s_.sram)), 1,
+                  n);
+        else
+          unaryF32(in.op, out, a, n);
+      }
+      }
+    }
+    if (op.q) {
+      op.q->words -= n * b.trips;
+      op.q->leaveIfDrained();
+    }
+  }
+  // The trips' writes, in trip order: each word ends as the last trip left it.
+  for (const Batch::Span &s : b.spans)
+    std::memcpy(s_.sram + s.lo, b.store.data() + s.at, (s.hi - s.lo) * 4);
+}
+
+void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
+  static thread_local std::vector<float> xs, byRow;
+  const Batch::Op &op = b.ops[j];
+  uint64_t n = op.n, m = op.m;
+  xs.resize(b.trips * n);
+  products.assign(b.trips * m, 0.0f);
+  for (uint64_t t = 0; t < b.trips; ++t)
+    eachRun(m_, *op.q, op.q->read, op.q->pos, n, true,
+            [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t) {
+              std::memcpy(xs.data() + t * n + i, src, take * 4);
+            });
+  if (!n)
+    return;
+  auto tile = [&](uint64_t t) {
+    return reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
+  };
+  if (op.operand[1].inner == 0 && op.operand[1].outer == 0) { // one W for every trip
+    byRow.resize(4 * n);
+    vecmatTrips(products.data(), tile(0), xs.data(), b.trips, n, m, byRow.data());
+    return;
+  }
+  for (uint64_t t = 0; t < b.trips; ++t)
+    vecmatRows(products.data() + t * m, tile(t), xs.data() + t * n, n, m);
+}
+
+bool Core::batchNest() {
+  static thread_local Batch b;
+  if (!batchShape(b) || !batchOperands(b))
+    return false;
+  for (const Batch::Op &op : b.ops)
+    if (op.q && op.q->available(op.n * b.trips) < op.n * b.trips)
+      return false;
+  if (!batchPlaces(b) || !batchTimes(b))
+    return false;
+  batchData(b);
+  outbox_.batchedTrips += b.trips;
+  --s_.depth; // the nest's frames: the outer one run() pushed
+  s_.pc = reg_.code[b.outerPc].jump + 1;
+  return true;
+}
+
+} // namespace wsc::runtime::detail
