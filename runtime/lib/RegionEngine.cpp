@@ -150,6 +150,15 @@ struct Core::Batch {
     uint32_t word(uint64_t in, uint64_t out) const {
       return uint32_t(at + inner * int64_t(in) + outer * int64_t(out));
     }
+    /// Its first word at the trip where it is lowest, and where it is highest.
+    uint64_t lowest(const Batch &b) const {
+      return uint64_t(at + std::min<int64_t>(inner * int64_t(b.innerTrips - 1), 0) +
+                      std::min<int64_t>(outer * int64_t(b.outerTrips - 1), 0));
+    }
+    uint64_t highest(const Batch &b) const {
+      return uint64_t(at + std::max<int64_t>(inner * int64_t(b.innerTrips - 1), 0) +
+                      std::max<int64_t>(outer * int64_t(b.outerTrips - 1), 0));
+    }
   };
   struct Op {
     const Instr *in = nullptr;
@@ -174,6 +183,59 @@ struct Core::Batch {
   std::vector<Span> spans;
   std::vector<uint32_t> store;
   std::vector<uint64_t> sendTime; ///< per trip and op: its SEND's or forward's time
+  /// A receive's place in its queue as the times read it ahead.
+  struct Reader {
+    LogCursor cur;
+    uint32_t pos = 0;
+    /// Takes the queue's reader here, past the `words` read, leaving the
+    /// segments passed: the data has read them.
+    void commit(RecvQueue &q, uint64_t words) {
+      for (MessageLog::Segment *s = q.read.seg; s != cur.seg;) {
+        MessageLog::Segment *next = s->next.load(std::memory_order_acquire);
+        MessageLog::leave(s);
+        s = next;
+      }
+      q.read = cur;
+      q.pos = pos;
+      q.words -= words;
+      q.leaveIfDrained();
+    }
+  };
+  std::vector<Reader> readers; ///< per op
+  /// A receive's words in one message: words [i, i + take) of the n.
+  struct Run {
+    const uint32_t *src;
+    uint32_t i, take;
+  };
+  /// The runs of every trip's receives, in trip and op order: those of op j
+  /// in trip t from firstRun[t * ops + j].
+  std::vector<Run> runs;
+  std::vector<uint32_t> firstRun;
+  struct Runs {
+    const Run *first, *last;
+    const Run *begin() const { return first; }
+    const Run *end() const { return last; }
+  };
+  Runs runsOf(uint64_t t, size_t j) const {
+    size_t at = t * ops.size() + j;
+    return Runs{runs.data() + firstRun[at], runs.data() + firstRun[at + 1]};
+  }
+  /// Whether a trip of the nest may write a word of [lo, hi).
+  bool writes(uint64_t lo, uint64_t hi) const {
+    for (const Op &w : ops)
+      if (w.writeLo < hi && lo < w.writeHi)
+        return true;
+    return false;
+  }
+  /// Places trip t's operands (inner trip `in` of outer trip `out`) after
+  /// the `stored` words of the trips before; false when it does not keep
+  /// its writes to itself.
+  bool placeTrip(uint64_t t, uint64_t in, uint64_t out, uint64_t &stored);
+  /// After trip 0 is placed: whether every trip places as it does, moved
+  /// by the writes' strides. So when all writes move alike, a read of a
+  /// trip's own words moves with them, and any other read meets no write.
+  /// `moves`: a write, null when none.
+  bool tripsAlike(const Operand *&moves) const;
   uint32_t *where(size_t t, size_t op, int k, uint32_t *sram) {
     uint64_t p = place[(t * ops.size() + op) * 3 + size_t(k)];
     return int64_t(p) >= 0 ? sram + p : store.data() + ~p;
@@ -296,52 +358,106 @@ bool Core::batchOperands(Batch &b) const {
   return ok;
 }
 
+bool Core::Batch::placeTrip(uint64_t t, uint64_t in, uint64_t out, uint64_t &stored) {
+  size_t k = ops.size(), mine = spans.size(); // this trip's spans
+  auto within = [&](uint64_t lo, uint64_t hi) -> const Span * {
+    for (size_t i = mine; i < spans.size(); ++i)
+      if (lo >= spans[i].lo && hi <= spans[i].hi)
+        return &spans[i];
+    return nullptr;
+  };
+  for (size_t j = 0; j < k; ++j) {
+    const Op &op = ops[j];
+    // An op reads its sources (and a read-modify-write dst) before it writes.
+    for (bool writing : {false, true})
+      for (uint32_t o = 0; o < op.operands; ++o) {
+        const Operand &x = op.operand[o];
+        if (writing ? !x.writes || x.reads : !x.reads)
+          continue;
+        uint64_t lo = x.word(in, out), hi = lo + x.words;
+        uint64_t &at = place[(t * k + j) * 3 + o];
+        at = lo;
+        if (!x.words)
+          continue;
+        if (const Span *s = within(lo, hi)) { // written earlier in this trip
+          at = ~(s->at + (lo - s->lo));
+          continue;
+        }
+        if (!writing) { // then no trip may write it
+          if (writes(lo, hi))
+            return false;
+          continue;
+        }
+        for (size_t i = mine; i < spans.size(); ++i)
+          if (lo < spans[i].hi && spans[i].lo < hi)
+            return false; // part of a span: kept whole or apart
+        spans.push_back(Span{uint32_t(lo), uint32_t(hi), stored});
+        at = ~stored;
+        stored += x.words;
+      }
+  }
+  return true;
+}
+
+bool Core::Batch::tripsAlike(const Operand *&first) const {
+  size_t k = ops.size();
+  first = nullptr;
+  for (const Op &op : ops)
+    for (uint32_t o = 0; o < op.operands; ++o) {
+      const Operand &x = op.operand[o];
+      if (!x.words || !x.writes)
+        continue;
+      if (!first)
+        first = &x;
+      if (x.inner != first->inner || x.outer != first->outer)
+        return false;
+    }
+  for (size_t j = 0; j < k; ++j)
+    for (uint32_t o = 0; o < ops[j].operands; ++o) {
+      const Operand &x = ops[j].operand[o];
+      if (!x.words || x.writes)
+        continue;
+      if (int64_t(place[j * 3 + o]) < 0 ? x.inner != first->inner || x.outer != first->outer
+                                        : writes(x.lowest(*this), x.highest(*this) + x.words))
+        return false;
+    }
+  return true;
+}
+
 bool Core::batchPlaces(Batch &b) const {
   size_t k = b.ops.size();
   b.place.assign(b.trips * k * 3, 0);
   b.spans.clear();
   uint64_t stored = 0;
-  for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
-       ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
-    size_t mine = b.spans.size(); // this trip's spans
-    auto within = [&](uint64_t lo, uint64_t hi) -> const Batch::Span * {
-      for (size_t i = mine; i < b.spans.size(); ++i)
-        if (lo >= b.spans[i].lo && hi <= b.spans[i].hi)
-          return &b.spans[i];
-      return nullptr;
-    };
-    for (size_t j = 0; j < k; ++j) {
-      const Batch::Op &op = b.ops[j];
-      // An op reads its sources (and a read-modify-write dst) before it writes.
-      for (bool writing : {false, true})
-        for (uint32_t o = 0; o < op.operands; ++o) {
-          const Batch::Operand &x = op.operand[o];
-          if (writing ? !x.writes || x.reads : !x.reads)
-            continue;
-          uint64_t lo = x.word(in, out), hi = lo + x.words;
-          uint64_t &place = b.place[(t * k + j) * 3 + o];
-          place = lo;
-          if (!x.words)
-            continue;
-          if (const Batch::Span *s = within(lo, hi)) { // written earlier in this trip
-            place = ~(s->at + (lo - s->lo));
-            continue;
-          }
-          if (!writing) { // then no trip may write it
-            for (const Batch::Op &w : b.ops)
-              if (w.writeLo < hi && lo < w.writeHi)
-                return false;
-            continue;
-          }
-          for (size_t i = mine; i < b.spans.size(); ++i)
-            if (lo < b.spans[i].hi && b.spans[i].lo < hi)
-              return false; // part of a span: kept whole or apart
-          b.spans.push_back(Batch::Span{uint32_t(lo), uint32_t(hi), stored});
-          place = ~stored;
-          stored += x.words;
+  if (!b.placeTrip(0, 0, 0, stored))
+    return false;
+  const Batch::Operand *w;
+  if (b.tripsAlike(w)) {
+    // Trip t's places and spans are trip 0's, moved with the writes.
+    size_t firstSpans = b.spans.size();
+    uint64_t perTrip = stored;
+    for (uint64_t t = 1, in = 1 % b.innerTrips, out = in == 0; t < b.trips;
+         ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
+      int64_t move = w ? w->inner * int64_t(in) + w->outer * int64_t(out) : 0;
+      for (size_t i = 0; i < firstSpans; ++i) {
+        Batch::Span s = b.spans[i];
+        b.spans.push_back(
+            Batch::Span{uint32_t(s.lo + move), uint32_t(s.hi + move), s.at + t * perTrip});
+      }
+      for (size_t j = 0; j < k; ++j)
+        for (uint32_t o = 0; o < b.ops[j].operands; ++o) {
+          uint64_t p0 = b.place[j * 3 + o];
+          b.place[(t * k + j) * 3 + o] =
+              int64_t(p0) < 0 ? ~(~p0 + t * perTrip) : b.ops[j].operand[o].word(in, out);
         }
     }
+    b.store.resize(perTrip * b.trips);
+    return true;
   }
+  for (uint64_t t = 1, in = 1 % b.innerTrips, out = in == 0; t < b.trips;
+       ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0)
+    if (!b.placeTrip(t, in, out, stored))
+      return false;
   b.store.resize(stored);
   return true;
 }
@@ -360,12 +476,15 @@ bool Core::batchTimes(Batch &b) {
   };
   size_t k = b.ops.size();
   b.sendTime.assign(b.trips * k, 0);
-  // Each receive reads its queue ahead with a cursor of its own.
-  static thread_local std::vector<std::pair<LogCursor, uint32_t>> readers;
+  // Each receive reads its queue ahead with a cursor of its own, and notes
+  // where its words are for the data.
+  std::vector<Batch::Reader> &readers = b.readers;
   readers.resize(k);
   for (size_t j = 0; j < k; ++j)
     if (b.ops[j].q)
       readers[j] = {b.ops[j].q->read, b.ops[j].q->pos};
+  b.runs.clear();
+  b.firstRun.resize(b.trips * k + 1);
   uint64_t sends = outbox_.msgs.size(), words = outbox_.words.size();
   // As run() checks before each instruction, LOOP and END included.
   auto step = [&] {
@@ -383,6 +502,7 @@ bool Core::batchTimes(Batch &b) {
       const Instr &ins = *op.in;
       uint64_t n = op.n;
       uint64_t &time = b.sendTime[t * k + j];
+      b.firstRun[t * k + j] = uint32_t(b.runs.size());
       if (!ins.async) {
         for (uint32_t o = 0; o < op.operands; ++o)
           if (s_.numPending && op.operand[o].words) {
@@ -408,8 +528,9 @@ bool Core::batchTimes(Batch &b) {
       } else if (op.q) {
         uint64_t end = s_.clock + n, done = s_.clock;
         bool fused = ins.op == format::RECV_VECMAT;
-        eachRun(m_, *op.q, readers[j].first, readers[j].second, n, false,
-                [&](const uint32_t *, uint64_t i, uint64_t take, uint64_t arrives) {
+        eachRun(m_, *op.q, readers[j].cur, readers[j].pos, n, false,
+                [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t arrives) {
+                  b.runs.push_back(Batch::Run{src, uint32_t(i), uint32_t(take)});
                   end = std::max(end, arrives + (n - i));
                   if (fused) // rows of a message's words, all n of them mostly
                     done = std::max(done, arrives) +
@@ -447,6 +568,7 @@ bool Core::batchTimes(Batch &b) {
     if (b.two && in == b.innerTrips - 1 && !step()) // the outer END
       return restore();
   }
+  b.firstRun[b.trips * k] = uint32_t(b.runs.size());
   return true;
 }
 
@@ -468,14 +590,13 @@ void Core::batchData(Batch &b) {
       case format::RECV:
       case format::RECV_ADD: {
         SramF32 *out = reinterpret_cast<SramF32 *>(dst);
-        eachRun(m_, *op.q, op.q->read, op.q->pos, n, true,
-                [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t) {
-                  if (in.op == format::RECV)
-                    std::copy(src, src + take, dst + i);
-                  else
-                    for (uint64_t x = 0; x < take; ++x)
-                      out[i + x] += reinterpret_cast<const SramF32 *>(src)[x];
-                });
+        for (const Batch::Run &r : b.runsOf(t, j)) {
+          if (in.op == format::RECV)
+            std::copy(r.src, r.src + r.take, dst + r.i);
+          else
+            for (uint64_t x = 0; x < r.take; ++x)
+              out[r.i + x] += reinterpret_cast<const SramF32 *>(r.src)[x];
+        }
         if (in.forward >= 0)
           outbox_.add(uint32_t(in.forward), dst, uint32_t(n), b.sendTime[t * k + j]);
         break;
@@ -504,10 +625,8 @@ void Core::batchData(Batch &b) {
       }
       }
     }
-    if (op.q) {
-      op.q->words -= n * b.trips;
-      op.q->leaveIfDrained();
-    }
+    if (op.q)
+      b.readers[j].commit(*op.q, n * b.trips);
   }
   // The trips' writes, in trip order: each word ends as the last trip left it.
   for (const Batch::Span &s : b.spans)
@@ -521,10 +640,8 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
   xs.resize(b.trips * n);
   products.assign(b.trips * m, 0.0f);
   for (uint64_t t = 0; t < b.trips; ++t)
-    eachRun(m_, *op.q, op.q->read, op.q->pos, n, true,
-            [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t) {
-              std::memcpy(xs.data() + t * n + i, src, take * 4);
-            });
+    for (const Batch::Run &r : b.runsOf(t, j))
+      std::memcpy(xs.data() + t * n + r.i, r.src, r.take * 4);
   if (!n)
     return;
   auto tile = [&](uint64_t t) {

@@ -145,6 +145,42 @@ TEST(RegionEngine, LeavesALoopCarriedSumToTheReference) {
   EXPECT_EQ(res.report.batchedTrips, 0u);
 }
 
+TEST(RegionEngine, BatchesTripsWhoseWritesMoveApart) {
+  // Trip t copies word t of the source to a[t], then squares it into b[2t]:
+  // the writes move by different strides, so each trip is placed alone.
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "apart", 0, 0, 1, 1);
+  initFloats(r, 0, 0, 0, {1.5f, -2.0f, 0.25f, 3.0f, -0.5f, 7.0f});
+  *r->add_code() = loop(6);
+  *r->add_code() = at(at(ins(format::COPY, {32, 0}, 1), 0, 32, {4}), 1, 0, {4});
+  *r->add_code() =
+      at(at(at(ins(format::MUL, {64, 32, 32}, 1), 0, 64, {8}), 1, 32, {4}), 2, 32, {4});
+  *r->add_code() = end();
+  addPiece(addTensor(p, true, "b", format::F32, {12}), 0, 0, 64, 0, 12);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("b"),
+            (std::vector<float>{2.25f, 0, 4.0f, 0, 0.0625f, 0, 9.0f, 0, 0.25f, 0, 49.0f, 0}));
+  EXPECT_EQ(res.report.batchedTrips, 6u);
+}
+
+TEST(RegionEngine, LeavesAReadOfTheTripBeforeToTheReference) {
+  // Trip t reads word t and writes word t + 1: the read moves with the
+  // write, and from the second trip on it reads what the trip before wrote.
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "scan", 0, 0, 1, 1);
+  initFloats(r, 0, 0, 0, {1.0f});
+  initFloats(r, 0, 0, 64, {0.5f});
+  *r->add_code() = loop(5);
+  *r->add_code() = at(at(ins(format::ADD, {4, 0, 64}, 1), 0, 4, {4}), 1, 0, {4});
+  *r->add_code() = end();
+  addPiece(addTensor(p, true, "s", format::F32, {6}), 0, 0, 0, 0, 6);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("s"), (std::vector<float>{1.0f, 1.5f, 2.0f, 2.5f, 3.0f, 3.5f}));
+  EXPECT_EQ(res.report.batchedTrips, 0u);
+}
+
 TEST(RegionEngine, FaultsAsTheReferenceDoesInsideANest) {
   // The third trip's operand leaves the kernel's SRAM: the nest is not
   // batched, and the fault is the reference's, at the same instruction.
