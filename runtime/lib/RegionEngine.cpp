@@ -85,6 +85,7 @@ bool batchable(const Instr &in) {
   switch (in.op) {
   case format::RECV:
   case format::RECV_ADD:
+  case format::RECV_DROP:
   case format::SEND:
     return true;
   case format::RECV_VECMAT:
@@ -120,12 +121,9 @@ bool batchable(const Instr &in) {
   }
 }
 
-bool receives(const Instr &in) {
-  return in.op == format::RECV || in.op == format::RECV_ADD || in.op == format::RECV_VECMAT;
-}
-/// The color an op sends on, or -1.
-int64_t sendsOn(const Instr &in) {
-  return in.op == format::SEND ? int64_t(in.color) : receives(in) ? in.forward : -1;
+/// Whether an op sends a message at each trip (a SEND, or a receive that forwards).
+bool sends(const Instr &in) {
+  return in.op == format::SEND || (in.op != format::RECV_VECMAT && in.forward >= 0);
 }
 
 bool isBinaryF32(Op op) {
@@ -167,6 +165,8 @@ struct Core::Batch {
     Operand operand[3];
     uint32_t operands = 0;
     RecvQueue *q = nullptr; ///< what it receives from
+    uint32_t reader = 0;    ///< of q, in `readers`
+    int32_t sendRank = -1;  ///< its message's place among a trip's, or -1
     uint64_t cost = 0;      ///< of a vector op, or of a RECV_VECMAT's n rows
     /// The SRAM words its writes may reach over all the trips.
     uint64_t writeLo = UINT64_MAX, writeHi = 0;
@@ -183,25 +183,29 @@ struct Core::Batch {
   std::vector<Span> spans;
   std::vector<uint32_t> store;
   std::vector<uint64_t> sendTime; ///< per trip and op: its SEND's or forward's time
-  /// A receive's place in its queue as the times read it ahead.
+  /// A queue's reader ahead of it, shared by the ops that receive from it
+  /// in trip order: the times read the words, noting where they are.
   struct Reader {
+    RecvQueue *q = nullptr;
+    uint64_t words = 0; ///< that all the trips take
     LogCursor cur;
     uint32_t pos = 0;
-    /// Takes the queue's reader here, past the `words` read, leaving the
+    /// Moves the queue's own reader here, past the words read, leaving the
     /// segments passed: the data has read them.
-    void commit(RecvQueue &q, uint64_t words) {
-      for (MessageLog::Segment *s = q.read.seg; s != cur.seg;) {
+    void commit() {
+      for (MessageLog::Segment *s = q->read.seg; s != cur.seg;) {
         MessageLog::Segment *next = s->next.load(std::memory_order_acquire);
         MessageLog::leave(s);
         s = next;
       }
-      q.read = cur;
-      q.pos = pos;
-      q.words -= words;
-      q.leaveIfDrained();
+      q->read = cur;
+      q->pos = pos;
+      q->words -= words;
+      q->leaveIfDrained();
     }
   };
-  std::vector<Reader> readers; ///< per op
+  std::vector<Reader> readers;
+  uint32_t sendsPerTrip = 0;
   /// A receive's words in one message: words [i, i + take) of the n.
   struct Run {
     const uint32_t *src;
@@ -219,6 +223,24 @@ struct Core::Batch {
   Runs runsOf(uint64_t t, size_t j) const {
     size_t at = t * ops.size() + j;
     return Runs{runs.data() + firstRun[at], runs.data() + firstRun[at + 1]};
+  }
+  /// Gives each receive the reader of its queue and each message its place
+  /// in a trip's.
+  void connect() {
+    readers.clear();
+    sendsPerTrip = 0;
+    for (Op &op : ops) {
+      op.sendRank = sends(*op.in) ? int32_t(sendsPerTrip++) : -1;
+      if (!op.q)
+        continue;
+      size_t r = 0;
+      while (r < readers.size() && readers[r].q != op.q)
+        ++r;
+      if (r == readers.size())
+        readers.push_back(Reader{op.q});
+      op.reader = uint32_t(r);
+      readers[r].words += op.n * trips;
+    }
   }
   /// Whether a trip of the nest may write a word of [lo, hi).
   bool writes(uint64_t lo, uint64_t hi) const {
@@ -275,14 +297,6 @@ bool Core::batchShape(Batch &b) const {
     op.pc = p;
     b.ops.push_back(op);
   }
-  // A color received or sent by one op only: each keeps its order over the trips.
-  for (size_t i = 0; i < b.ops.size(); ++i)
-    for (size_t j = 0; j < i; ++j) {
-      const Instr &x = *b.ops[i].in, &y = *b.ops[j].in;
-      if ((receives(x) && receives(y) && x.color == y.color) ||
-          (sendsOn(x) >= 0 && sendsOn(x) == sendsOn(y)))
-        return false;
-    }
   return !b.ops.empty();
 }
 
@@ -320,12 +334,15 @@ bool Core::batchOperands(Batch &b) const {
       break;
     }
     uint64_t n = op.n;
-    bool recvs = code == format::RECV || code == format::RECV_ADD || usesM;
+    bool recvs =
+        code == format::RECV || code == format::RECV_ADD || code == format::RECV_DROP || usesM;
     if (recvs) {
       op.q = s_.queue(in.color);
       ok = op.q != nullptr;
     }
-    if (code == format::SEND)
+    if (code == format::RECV_DROP) // no SRAM
+      op.operands = 0;
+    else if (code == format::SEND)
       ok = ok && operand(in.addr[0], n, true, false, op.operand[0]), op.operands = 1;
     else if (code == format::RECV || code == format::RECV_ADD)
       ok = ok && operand(in.addr[0], n, code == format::RECV_ADD, true, op.operand[0]),
@@ -476,13 +493,8 @@ bool Core::batchTimes(Batch &b) {
   };
   size_t k = b.ops.size();
   b.sendTime.assign(b.trips * k, 0);
-  // Each receive reads its queue ahead with a cursor of its own, and notes
-  // where its words are for the data.
-  std::vector<Batch::Reader> &readers = b.readers;
-  readers.resize(k);
-  for (size_t j = 0; j < k; ++j)
-    if (b.ops[j].q)
-      readers[j] = {b.ops[j].q->read, b.ops[j].q->pos};
+  for (Batch::Reader &r : b.readers)
+    r.cur = r.q->read, r.pos = r.q->pos;
   b.runs.clear();
   b.firstRun.resize(b.trips * k + 1);
   uint64_t sends = outbox_.msgs.size(), words = outbox_.words.size();
@@ -528,9 +540,11 @@ bool Core::batchTimes(Batch &b) {
       } else if (op.q) {
         uint64_t end = s_.clock + n, done = s_.clock;
         bool fused = ins.op == format::RECV_VECMAT;
-        eachRun(m_, *op.q, readers[j].cur, readers[j].pos, n, false,
+        Batch::Reader &ahead = b.readers[op.reader];
+        eachRun(m_, *op.q, ahead.cur, ahead.pos, n, false,
                 [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t arrives) {
-                  b.runs.push_back(Batch::Run{src, uint32_t(i), uint32_t(take)});
+                  Batch::Run &r = b.runs.emplace_back(); // field by field: no 16-byte reload
+                  r.src = src, r.i = uint32_t(i), r.take = uint32_t(take);
                   end = std::max(end, arrives + (n - i));
                   if (fused) // rows of a message's words, all n of them mostly
                     done = std::max(done, arrives) +
@@ -555,8 +569,8 @@ bool Core::batchTimes(Batch &b) {
         s_.busy += op.cost;
       }
       if (ins.async) {
-        uint32_t lo = op.operand[0].word(in, out);
-        inFlight(ins, lo, lo + uint32_t(n));
+        uint32_t lo = op.operands ? op.operand[0].word(in, out) : 0;
+        inFlight(ins, lo, op.operands ? lo + uint32_t(n) : lo);
         s_.clock = core;
       }
       // Where run() would yield, the batch does not go (it needs not).
@@ -575,6 +589,17 @@ bool Core::batchTimes(Batch &b) {
 void Core::batchData(Batch &b) {
   static thread_local std::vector<float> products;
   size_t k = b.ops.size();
+  // The trips' messages go out in trip order, whatever op sent them.
+  size_t firstMsg = outbox_.msgs.size();
+  outbox_.msgs.resize(firstMsg + b.trips * b.sendsPerTrip);
+  auto message = [&](uint64_t t, size_t j, uint32_t color, uint32_t n) {
+    outbox_.msgs[firstMsg + t * b.sendsPerTrip + uint32_t(b.ops[j].sendRank)] =
+        OutMsg{color, n, b.sendTime[t * k + j], outbox_.words.size()};
+  };
+  auto send = [&](uint64_t t, size_t j, uint32_t color, const uint32_t *words, uint64_t n) {
+    message(t, j, color, uint32_t(n));
+    outbox_.words.insert(outbox_.words.end(), words, words + n);
+  };
   for (size_t j = 0; j < k; ++j) {
     const Batch::Op &op = b.ops[j];
     const Instr &in = *op.in;
@@ -585,7 +610,14 @@ void Core::batchData(Batch &b) {
       uint32_t *dst = b.where(t, j, 0, s_.sram);
       switch (in.op) {
       case format::SEND:
-        outbox_.add(in.color, dst, uint32_t(n), b.sendTime[t * k + j]);
+        send(t, j, in.color, dst, n);
+        break;
+      case format::RECV_DROP: // the words pass through, if on
+        if (in.forward < 0)
+          break;
+        message(t, j, uint32_t(in.forward), uint32_t(n));
+        for (const Batch::Run &r : b.runsOf(t, j))
+          outbox_.words.insert(outbox_.words.end(), r.src, r.src + r.take);
         break;
       case format::RECV:
       case format::RECV_ADD: {
@@ -598,7 +630,7 @@ void Core::batchData(Batch &b) {
               out[r.i + x] += reinterpret_cast<const SramF32 *>(r.src)[x];
         }
         if (in.forward >= 0)
-          outbox_.add(uint32_t(in.forward), dst, uint32_t(n), b.sendTime[t * k + j]);
+          send(t, j, uint32_t(in.forward), dst, n);
         break;
       }
       case format::RECV_VECMAT: {
@@ -625,9 +657,9 @@ void Core::batchData(Batch &b) {
       }
       }
     }
-    if (op.q)
-      b.readers[j].commit(*op.q, n * b.trips);
   }
+  for (Batch::Reader &r : b.readers)
+    r.commit();
   // The trips' writes, in trip order: each word ends as the last trip left it.
   for (const Batch::Span &s : b.spans)
     std::memcpy(s_.sram + s.lo, b.store.data() + s.at, (s.hi - s.lo) * 4);
@@ -660,8 +692,9 @@ bool Core::batchNest() {
   static thread_local Batch b;
   if (!batchShape(b) || !batchOperands(b))
     return false;
-  for (const Batch::Op &op : b.ops)
-    if (op.q && op.q->available(op.n * b.trips) < op.n * b.trips)
+  b.connect();
+  for (Batch::Reader &r : b.readers)
+    if (r.q->available(r.words) < r.words)
       return false;
   if (!batchPlaces(b) || !batchTimes(b))
     return false;

@@ -181,6 +181,43 @@ TEST(RegionEngine, LeavesAReadOfTheTripBeforeToTheReference) {
   EXPECT_EQ(res.report.batchedTrips, 0u);
 }
 
+TEST(RegionEngine, KeepsTripOrderOnAColorTwoOpsShare) {
+  // PE 1 takes two words a token on color 1: the first into SRAM, the second
+  // dropped but passed on (color 2); then it sends the first after it on
+  // color 2. Two ops read one queue and two send on one color, a trip at a
+  // time: PE 2 gets each token's words swapped.
+  constexpr int kTokens = 8;
+  std::vector<float> x(2 * kTokens);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i) + 0.5f;
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "swap", 0, 0, 3, 1);
+  initFloats(r, 0, 0, 0, x);
+  *r->add_code() = only(loop(kTokens), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, 2), 0, 0, {8}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(loop(kTokens), 1, 1, 0, 0);
+  *r->add_code() = only(at(recv(1, 0, 1), 0, 0, {4}), 1, 1, 0, 0);
+  format::Instr pass = recv(1, 0, 1, format::RECV_DROP);
+  pass.set_forward(2);
+  *r->add_code() = only(pass, 1, 1, 0, 0);
+  *r->add_code() = only(at(send(2, 0, 1), 0, 0, {4}), 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  *r->add_code() = only(loop(kTokens), 2, 2, 0, 0);
+  *r->add_code() = only(at(recv(2, 0, 2), 0, 0, {8}), 2, 2, 0, 0);
+  *r->add_code() = only(end(), 2, 2, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  routeEast(p, 0, 1, 2, 2);
+  addPiece(addTensor(p, true, "y", format::F32, {kTokens, 2}), 2, 0, 0, 0, 2 * kTokens);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> want(2 * kTokens);
+  for (int t = 0; t < kTokens; ++t)
+    want[2 * t] = x[2 * t + 1], want[2 * t + 1] = x[2 * t];
+  EXPECT_EQ(res.out("y"), want);
+  EXPECT_EQ(res.report.batchedTrips, 3u * kTokens);
+}
+
 TEST(RegionEngine, FaultsAsTheReferenceDoesInsideANest) {
   // The third trip's operand leaves the kernel's SRAM: the nest is not
   // batched, and the fault is the reference's, at the same instruction.
