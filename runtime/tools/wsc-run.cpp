@@ -62,11 +62,12 @@ constexpr const char *kUsage =
     "  --trace FILE        Chrome trace-event JSON of the first PE of every kernel\n"
     "  --report FILE       JSON summary: cycles, tokens/s, kernel busy %, link utilization\n"
     "  --threads N         emulator threads (default: all cores; results do not depend on it)\n"
-    "  --engine E          reference: the per-PE interpreter (the default, or\n"
-    "                      $WSC_RUN_ENGINE); region: loop nests whose words are all\n"
-    "                      there run an instruction over all their trips; both: the\n"
-    "                      reference, then the region engine, and an error where\n"
-    "                      their outputs, cycles or counts differ (not under mpirun)\n"
+    "  --engine E          region (the default, or $WSC_RUN_ENGINE): loop nests whose\n"
+    "                      words are all there run an instruction over all their\n"
+    "                      trips; reference: the per-PE interpreter, an instruction\n"
+    "                      at a time; both: the reference, then the region engine,\n"
+    "                      and an error where their outputs, cycles or counts differ\n"
+    "                      (not under mpirun); all give the same results and cycles\n"
     "  --plan              print the host memory a run takes, by part (with --report, as\n"
     "                      JSON), and do not run\n"
     "  --ranks K           with --plan: what the largest of K processes takes of its host's\n"
@@ -154,7 +155,7 @@ struct Args {
   bool plan = false;                      ///< --plan: print the memory plan, do not run
   uint64_t maxMemory = 0;                 ///< bytes a run may take; 0: what the host has
   unsigned ranks = 0;                     ///< --plan for a run of this many processes
-  /// --engine, else $WSC_RUN_ENGINE, else the reference engine; `both`: the
+  /// --engine, else $WSC_RUN_ENGINE, else the region engine; `both`: the
   /// reference first, then the region engine, which must agree with it.
   std::string engine;
 };
@@ -269,7 +270,7 @@ std::string parseArgs(int argc, char **argv, Args &a, bool &help) {
     return "--ranks goes with --plan (under mpirun, its -np gives the processes)";
   if (a.engine.empty()) {
     const char *env = std::getenv("WSC_RUN_ENGINE");
-    a.engine = env && *env ? env : "reference";
+    a.engine = env && *env ? env : "region";
   }
   if (a.engine != "region" && a.engine != "reference" && a.engine != "both")
     return fmt::format("--engine: unknown engine '{}' (this wsc-run has: region, reference, both)",

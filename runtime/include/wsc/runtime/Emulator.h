@@ -67,7 +67,7 @@ struct RunOptions {
   /// there runs each instruction over all the trips (docs/runtime.md,
   /// "The region engine"). Results, cycles and counts are the same.
   enum class Engine { Reference, Region };
-  Engine engine = Engine::Reference;
+  Engine engine = Engine::Region;
 };
 
 /// The default limit on a PE's clock: 2^40 cycles, about 1000 s at 1.1 GHz.
