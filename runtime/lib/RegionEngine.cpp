@@ -77,6 +77,9 @@ WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const 
 
 /// The most trips a batch takes: its places and times grow with them.
 constexpr uint64_t kMaxBatchTrips = 4096;
+/// The fewest: a batch's setup costs more than a few trips interpreted (a
+/// linear's parity loop, entered a token at a time, is left to run so).
+constexpr uint64_t kMinBatchTrips = 4;
 
 /// The ops a batch runs, with the operands they take (Core::Batch::Op).
 bool batchable(const Instr &in) {
@@ -285,7 +288,7 @@ bool Core::batchShape(Batch &b) const {
   if (b.innerTrips > kMaxBatchTrips || b.outerTrips > kMaxBatchTrips)
     return false;
   b.trips = b.innerTrips * b.outerTrips;
-  if (b.trips < 2 || b.trips > kMaxBatchTrips)
+  if (b.trips < kMinBatchTrips || b.trips > kMaxBatchTrips)
     return false;
   b.ops.clear();
   uint32_t end = code[b.loopPc].jump;
