@@ -246,6 +246,7 @@ std::vector<uint8_t> packResult(const Model &m, const PeStates &pes, const Distr
   if (!run)
     return out;
   w.put(r.cycles), w.put(r.instructions), w.put(r.messages), w.put(r.rounds);
+  w.put(r.batchedTrips);
   w.put(d.linkLoad);
   for (const Region &reg : m.regions) {
     uint64_t busy = 0;
@@ -300,6 +301,7 @@ Status mergeResults(const Model &m, PeStates &pes, const Distributed &d,
     r.cycles = std::max(r.cycles, in.get<uint64_t>());
     r.instructions += in.get<uint64_t>(), r.messages += in.get<uint64_t>();
     r.rounds += in.get<uint64_t>();
+    r.batchedTrips += in.get<uint64_t>();
     load.add(in.get<LinkLoad>());
     // A region's busy cycles are a sum over its PEs: its first PE here
     // takes what the other process's PEs of it were busy.

@@ -3,7 +3,7 @@
 import json
 import sys
 
-HOST = {"wall_s", "rounds", "message_log_peak_bytes"}
+HOST = {"wall_s", "rounds", "message_log_peak_bytes", "batched_trips"}
 one = json.load(open(sys.argv[1]))
 for path in sys.argv[2:]:
     other = json.load(open(path))
