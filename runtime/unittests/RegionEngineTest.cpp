@@ -164,6 +164,28 @@ TEST(RegionEngine, BatchesTripsWhoseWritesMoveApart) {
   EXPECT_EQ(res.report.batchedTrips, 6u);
 }
 
+TEST(RegionEngine, LeavesEachWordAsTheLastTripWroteIt) {
+  // Trip t copies two source words over words t and t + 1: each word but
+  // the first two trips' is written twice, and keeps the later trip's.
+  format::Program p = makeProgram(1, 1);
+  format::Region *r = addRegion(p, "overlap", 0, 0, 1, 1);
+  std::vector<float> src(12);
+  for (size_t i = 0; i < src.size(); ++i)
+    src[i] = float(i) * 1.5f - 4.0f;
+  initFloats(r, 0, 0, 0, src);
+  *r->add_code() = loop(6);
+  *r->add_code() = at(at(ins(format::COPY, {64, 0}, 2), 0, 64, {4}), 1, 0, {8});
+  *r->add_code() = end();
+  addPiece(addTensor(p, true, "a", format::F32, {7}), 0, 0, 64, 0, 7);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> want(7);
+  for (int t = 0; t < 6; ++t)
+    want[t] = src[2 * t], want[t + 1] = src[2 * t + 1];
+  EXPECT_EQ(res.out("a"), want);
+  EXPECT_EQ(res.report.batchedTrips, 6u);
+}
+
 TEST(RegionEngine, LeavesAReadOfTheTripBeforeToTheReference) {
   // Trip t reads word t and writes word t + 1: the read moves with the
   // write, and from the second trip on it reads what the trip before wrote.
