@@ -624,13 +624,16 @@ void Core::batchData(Batch &b) {
         break;
       case format::RECV:
       case format::RECV_ADD: {
-        SramF32 *out = reinterpret_cast<SramF32 *>(dst);
         for (const Batch::Run &r : b.runsOf(t, j)) {
-          if (in.op == format::RECV)
+          if (in.op == format::RECV) {
             std::copy(r.src, r.src + r.take, dst + r.i);
-          else
-            for (uint64_t x = 0; x < r.take; ++x)
-              out[r.i + x] += reinterpret_cast<const SramF32 *>(r.src)[x];
+            continue;
+          }
+          // A log never overlaps SRAM or a trip's own words.
+          SramF32 *__restrict out = reinterpret_cast<SramF32 *>(dst + r.i);
+          const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(r.src);
+          for (uint64_t x = 0; x < r.take; ++x)
+            out[x] += add[x];
         }
         if (in.forward >= 0)
           send(t, j, uint32_t(in.forward), dst, n);
