@@ -175,6 +175,37 @@ bool exchange(Shared &sh, bool idle, Fabric::Walker &walker, std::vector<uint64_
   return state == Distributed::State::Running;
 }
 
+/// Fetches what the next visits of a turn read first, a stage further
+/// ahead for each load that needs the one before: their states, then their
+/// queues and loop frames, then the messages at the queues' readers and
+/// their SRAM. A turn's PEs last ran a turn ago, so each of these would
+/// miss the host's caches, one after the other.
+void prefetchTurn(const PeStates &pes, const std::vector<uint64_t> &turn) {
+  constexpr uint32_t kSramBytes = 4096;
+  size_t n = turn.size(); // turn[n - 1] runs now
+  if (n >= 4) {
+    const char *s = reinterpret_cast<const char *>(&pes[turn[n - 4]]);
+    for (size_t at = 0; at < sizeof(PeState); at += 64)
+      __builtin_prefetch(s + at);
+  }
+  if (n >= 3) {
+    const PeState &s = pes[turn[n - 3]];
+    const char *q = reinterpret_cast<const char *>(s.queues);
+    for (size_t at = 0; at < s.numQueues * sizeof(RecvQueue); at += 64)
+      __builtin_prefetch(q + at);
+    __builtin_prefetch(s.loops);
+  }
+  if (n >= 2) {
+    const PeState &s = pes[turn[n - 2]];
+    for (uint32_t i = 0; i < s.numQueues; ++i)
+      if (const MessageLog::Segment *seg = s.queues[i].read.seg)
+        __builtin_prefetch(reinterpret_cast<const uint32_t *>(seg + 1) + s.queues[i].read.off);
+    const char *sram = reinterpret_cast<const char *>(s.sram);
+    for (uint32_t at = 0; at < std::min<uint32_t>(4 * s.sramWords, kSramBytes); at += 64)
+      __builtin_prefetch(sram + at);
+  }
+}
+
 void runLane(Shared &sh, unsigned id);
 
 /// A worker's exception would end the process: report it as a failure.
@@ -247,6 +278,7 @@ void runLane(Shared &sh, unsigned id) {
       }
       lane.startTurn();
     }
+    prefetchTurn(sh.pes, lane.turn);
     uint64_t pe = lane.turn.back();
     lane.turn.pop_back();
     ++lane.visits;
