@@ -510,7 +510,7 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
                       k, addr, rangeEnd(addr, words), uint64_t(s_.sramWords) * 4));
     return false;
   }
-  if (s_.numPending && !in.async && words)
+  if (s_.async.count && !in.async && words)
     join(first, first + uint32_t(words), -1);
   return true;
 }
@@ -777,7 +777,7 @@ Core::Step Core::runAsync(const Instr &in, uint64_t n) {
   // The op runs on the engine once both it and the core got there; the
   // core's clock does not move.
   uint64_t core = s_.clock;
-  s_.clock = std::max(core, s_.engine);
+  s_.clock = std::max(core, s_.async.free);
   Step st = Step::Next;
   if (in.op == format::SEND) {
     outbox_.add(in.color, s_.sram + lo, uint32_t(n), s_.clock);
@@ -1147,8 +1147,8 @@ void Core::run() {
       return;
   }
   // The PE ends when its async engine does.
-  s_.clock = std::max(s_.clock, s_.engine);
-  s_.numPending = 0;
+  s_.clock = std::max(s_.clock, s_.async.free);
+  s_.async.count = 0;
   s_.status = PeStatus::Done;
 }
 

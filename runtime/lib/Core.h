@@ -263,45 +263,15 @@ private:
   void noteStore(const Instr &in);
   /// SEND, RECV, RECV_ADD or RECV_DROP on the async engine (Instr::async).
   Step runAsync(const Instr &in, uint64_t n);
-  /// At most kAsyncSlots ops in flight: the core waits for the first to end.
-  void awaitSlot() {
-    retire();
-    if (s_.numPending == PeState::kAsyncSlots) {
-      uint64_t first = s_.pending[0].end;
-      for (uint32_t i = 1; i < s_.numPending; ++i)
-        first = std::min(first, s_.pending[i].end);
-      s_.clock = std::max(s_.clock, first);
-      retire();
-    }
-  }
+  void awaitSlot() { s_.async.awaitSlot(s_.clock); }
   /// The async op `in` over SRAM words [lo, hi) ran on the engine up to the
-  /// clock: the engine is busy until then.
+  /// clock.
   void inFlight(const Instr &in, uint32_t lo, uint32_t hi) {
-    s_.engine = s_.clock;
-    s_.pending[s_.numPending++] =
-        PeState::Pending{s_.engine, lo, hi, int32_t(in.color), int32_t(in.forward)};
+    s_.async.start(s_.clock, lo, hi, int32_t(in.color), int32_t(in.forward));
   }
-  /// Forgets the async ops that ended by the core's clock.
-  void retire() {
-    uint8_t kept = 0;
-    for (uint32_t i = 0; i < s_.numPending; ++i)
-      if (s_.pending[i].end > s_.clock)
-        s_.pending[kept++] = s_.pending[i];
-    s_.numPending = kept;
-  }
-  /// The core waits for the async ops in flight that use SRAM words
-  /// [lo, hi) (a range) or the color `color` (lo == hi; received or
-  /// forwarded on).
-  void join(uint32_t lo, uint32_t hi, int64_t color) {
-    for (uint32_t i = 0; i < s_.numPending; ++i) {
-      const PeState::Pending &p = s_.pending[i];
-      if (lo < hi ? lo < p.hi && p.lo < hi : color >= 0 && (color == p.color || color == p.forward))
-        s_.clock = std::max(s_.clock, p.end);
-    }
-    retire();
-  }
+  void join(uint32_t lo, uint32_t hi, int64_t color) { s_.async.join(s_.clock, lo, hi, color); }
   void joinColors(const Instr &in) {
-    if (s_.numPending && !in.async) {
+    if (s_.async.count && !in.async) {
       join(0, 0, in.color);
       join(0, 0, in.forward);
     }

@@ -267,6 +267,57 @@ struct StoreWatch {
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
 constexpr uint32_t kIdleLoop = 1u << 31;
 
+/// A PE's async engine: when it is next free, and the ops in flight that
+/// the core has not passed yet (an SRAM word range, a color, the end). Its
+/// methods move the core's clock where the ops make the core wait.
+struct AsyncEngine {
+  struct Pending {
+    uint64_t end;
+    uint32_t lo, hi;
+    int32_t color, forward; ///< forward: -1 for none
+  };
+  static constexpr uint32_t kSlots = 2;
+  uint64_t free = 0;
+  Pending pending[kSlots];
+  uint8_t count = 0;
+
+  /// Forgets the ops that ended by `clock`.
+  void retire(uint64_t clock) {
+    uint8_t kept = 0;
+    for (uint32_t i = 0; i < count; ++i)
+      if (pending[i].end > clock)
+        pending[kept++] = pending[i];
+    count = kept;
+  }
+  /// At most kSlots ops in flight: the core waits for the first to end.
+  void awaitSlot(uint64_t &clock) {
+    retire(clock);
+    if (count == kSlots) {
+      uint64_t first = pending[0].end;
+      for (uint32_t i = 1; i < count; ++i)
+        first = std::min(first, pending[i].end);
+      clock = std::max(clock, first);
+      retire(clock);
+    }
+  }
+  /// The core waits for the ops in flight that use SRAM words [lo, hi) (a
+  /// range) or the color `color` (lo == hi; received or forwarded on).
+  void join(uint64_t &clock, uint32_t lo, uint32_t hi, int64_t color) {
+    for (uint32_t i = 0; i < count; ++i) {
+      const Pending &p = pending[i];
+      if (lo < hi ? lo < p.hi && p.lo < hi : color >= 0 && (color == p.color || color == p.forward))
+        clock = std::max(clock, p.end);
+    }
+    retire(clock);
+  }
+  /// An op over SRAM words [lo, hi) ran on the engine up to `clock`: the
+  /// engine is busy until then.
+  void start(uint64_t clock, uint32_t lo, uint32_t hi, int32_t color, int32_t forward) {
+    free = clock;
+    pending[count++] = Pending{clock, lo, hi, color, forward};
+  }
+};
+
 /// A PE's run-time state, in three cache lines, the fields a visit reads
 /// first at the front.
 struct alignas(64) PeState {
@@ -290,20 +341,10 @@ struct alignas(64) PeState {
   uint32_t waitColor = 0; ///< when Blocked: the RECV's color
   uint32_t depth = 0;     ///< of the LOOPs it is in
   PeStatus status = PeStatus::Ready;
-  uint8_t numPending = 0;
   StoreWatch *watch = nullptr; ///< null but on the PEs that hold a watched output
   std::unique_ptr<std::vector<TraceEvent>> trace; ///< null: not traced
   std::unique_ptr<std::string> faultText;         ///< when Faulted
-  /// The async engine: when it is next free, and the ops in flight that the
-  /// core has not passed yet (an SRAM word range, a color, the end).
-  uint64_t engine = 0;
-  struct Pending {
-    uint64_t end;
-    uint32_t lo, hi;
-    int32_t color, forward; ///< forward: -1 for none
-  };
-  static constexpr uint32_t kAsyncSlots = 2;
-  Pending pending[kAsyncSlots];
+  AsyncEngine async;
 
   void setFault(std::string what) {
     status = PeStatus::Faulted;

@@ -483,19 +483,13 @@ bool Core::batchPlaces(Batch &b) const {
 }
 
 bool Core::batchTimes(Batch &b) {
-  const uint64_t clock = s_.clock, busy = s_.busy, engine = s_.engine;
-  const uint64_t instructions = s_.instructions, messages = s_.messages;
-  const uint8_t numPending = s_.numPending;
-  PeState::Pending pending[PeState::kAsyncSlots];
-  std::copy(s_.pending, s_.pending + PeState::kAsyncSlots, pending);
-  auto restore = [&] {
-    s_.clock = clock, s_.busy = busy, s_.engine = engine;
-    s_.instructions = instructions, s_.messages = messages, s_.numPending = numPending;
-    std::copy(pending, pending + PeState::kAsyncSlots, s_.pending);
-    return false;
-  };
+  // The trips' clocks run on copies, which the stores below cannot alias;
+  // the PE takes them once every trip ran, and keeps its own otherwise.
+  uint64_t clock = s_.clock, busy = s_.busy, instructions = s_.instructions;
+  uint64_t messages = s_.messages;
+  AsyncEngine async = s_.async;
   size_t k = b.ops.size();
-  b.sendTime.assign(b.trips * k, 0);
+  b.sendTime.resize(b.trips * k);
   for (Batch::Reader &r : b.readers)
     r.cur = r.q->read, r.pos = r.q->pos;
   b.runs.clear();
@@ -503,45 +497,47 @@ bool Core::batchTimes(Batch &b) {
   uint64_t sends = outbox_.msgs.size(), words = outbox_.words.size();
   // As run() checks before each instruction, LOOP and END included.
   auto step = [&] {
-    ++s_.instructions;
-    return s_.clock <= maxCycles_ && s_.instructions - 1 <= maxInstructions_;
+    ++instructions;
+    return clock <= maxCycles_ && instructions - 1 <= maxInstructions_;
   };
   for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
        ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
     if (b.two && in == 0 && !step()) // the inner LOOP
-      return restore();
+      return false;
     for (size_t j = 0; j < k; ++j) {
       if (!step())
-        return restore();
+        return false;
       const Batch::Op &op = b.ops[j];
       const Instr &ins = *op.in;
       uint64_t n = op.n;
       uint64_t &time = b.sendTime[t * k + j];
       b.firstRun[t * k + j] = uint32_t(b.runs.size());
-      if (!ins.async) {
+      if (!ins.async) { // as span() and joinColors
         for (uint32_t o = 0; o < op.operands; ++o)
-          if (s_.numPending && op.operand[o].words) {
+          if (async.count && op.operand[o].words) {
             uint32_t lo = op.operand[o].word(in, out);
-            join(lo, lo + uint32_t(op.operand[o].words), -1);
+            async.join(clock, lo, lo + uint32_t(op.operand[o].words), -1);
           }
+        if (async.count && (ins.op == format::SEND || op.q)) {
+          async.join(clock, 0, 0, ins.color);
+          async.join(clock, 0, 0, ins.forward);
+        }
       }
-      uint64_t core = s_.clock;
+      uint64_t core = clock;
       if (ins.async) { // as runAsync
-        awaitSlot();
-        core = s_.clock;
-        s_.clock = std::max(core, s_.engine);
-      } else if (ins.op == format::SEND || op.q) {
-        joinColors(ins);
+        async.awaitSlot(clock);
+        core = clock;
+        clock = std::max(core, async.free);
       }
       if (ins.op == format::SEND) {
-        time = s_.clock;
-        ++s_.messages;
-        s_.clock += n;
-        s_.busy += ins.async ? 0 : n;
+        time = clock;
+        ++messages;
+        clock += n;
+        busy += ins.async ? 0 : n;
         ++sends;
         words += n;
       } else if (op.q) {
-        uint64_t end = s_.clock + n, done = s_.clock;
+        uint64_t end = clock + n, done = clock;
         bool fused = ins.op == format::RECV_VECMAT;
         Batch::Reader &ahead = b.readers[op.reader];
         eachRun(m_, *op.q, ahead.cur, ahead.pos, n, false,
@@ -554,38 +550,40 @@ bool Core::batchTimes(Batch &b) {
                            (take == n ? op.cost : ceilDiv(take * op.m, m_.fmac));
                 });
         if (fused) {
-          uint64_t cost = op.cost;
-          s_.clock = std::max(done, s_.clock + cost);
-          s_.busy += cost;
+          clock = std::max(done, clock + op.cost);
+          busy += op.cost;
         } else {
           if (ins.forward >= 0) {
             time = end - n;
-            ++s_.messages;
+            ++messages;
             ++sends;
             words += n;
           }
-          s_.clock = end;
-          s_.busy += ins.async ? 0 : n;
+          clock = end;
+          busy += ins.async ? 0 : n;
         }
       } else {
-        s_.clock += op.cost;
-        s_.busy += op.cost;
+        clock += op.cost;
+        busy += op.cost;
       }
       if (ins.async) {
         uint32_t lo = op.operands ? op.operand[0].word(in, out) : 0;
-        inFlight(ins, lo, op.operands ? lo + uint32_t(n) : lo);
-        s_.clock = core;
+        async.start(clock, lo, op.operands ? lo + uint32_t(n) : lo, int32_t(ins.color),
+                    int32_t(ins.forward));
+        clock = core;
       }
       // Where run() would yield, the batch does not go (it needs not).
       if (ins.op == format::SEND && (sends >= limit_.sends || words >= limit_.words))
-        return restore();
+        return false;
     }
     if (!step()) // the innermost END
-      return restore();
+      return false;
     if (b.two && in == b.innerTrips - 1 && !step()) // the outer END
-      return restore();
+      return false;
   }
   b.firstRun[b.trips * k] = uint32_t(b.runs.size());
+  s_.clock = clock, s_.busy = busy, s_.instructions = instructions, s_.messages = messages;
+  s_.async = async;
   return true;
 }
 
