@@ -1096,6 +1096,8 @@ void Core::run() {
       LoopFrame &f = s_.loops[s_.depth - 1];
       if (++f.iter < f.count) {
         s_.pc = in.jump + 1;
+        if (batching_) // the trips left, which words may have come for since
+          batchNest();
       } else {
         --s_.depth;
         ++s_.pc;

@@ -127,13 +127,21 @@ private:
   Step exec(const Instr &in);
   struct Batch;
   /// Token batching (RunOptions::Engine::Region, see docs/runtime.md): runs
-  /// the loop nest the PE has just entered (pc on its first body
-  /// instruction) at once, each instruction over all the trips, when every
-  /// word it receives is there and each trip keeps its writes to itself.
-  /// True when it did (pc past the nest); false with nothing changed.
+  /// trips of the loop nest the PE is in at the start of a trip of its
+  /// outer LOOP (pc on its first body instruction) at once, each
+  /// instruction over all of them: the trips whose words are all there, up
+  /// to the nest's end, when each trip keeps its writes to itself. True
+  /// when it did (pc on the next trip, or past the nest); false with
+  /// nothing changed.
   bool batchNest();
   /// The nest's shape and body as this PE runs it; false when it cannot batch.
-  bool batchShape(Batch &b) const;
+  bool batchShape(Batch &b);
+  /// batchShape's false for a nest that this PE can never batch: noted, so
+  /// that the trips after do not try again.
+  bool never(Batch &b);
+  /// Cuts the batch to the outer trips whose words have all arrived; false
+  /// when those are too few.
+  bool batchArrived(Batch &b);
   /// Each operand as a linear function of the trips, checked for them all.
   bool batchOperands(Batch &b) const;
   /// Where each trip's operands are: the words a trip writes go to words of

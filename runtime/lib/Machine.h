@@ -340,6 +340,8 @@ struct alignas(64) PeState {
   uint32_t pc = 0;
   uint32_t waitColor = 0; ///< when Blocked: the RECV's color
   uint32_t depth = 0;     ///< of the LOOPs it is in
+  /// The pc after a LOOP whose nest the region engine cannot batch here, or 0.
+  uint32_t unbatchable = 0;
   PeStatus status = PeStatus::Ready;
   StoreWatch *watch = nullptr; ///< null but on the PEs that hold a watched output
   std::unique_ptr<std::vector<TraceEvent>> trace; ///< null: not traced

@@ -267,7 +267,7 @@ struct Core::Batch {
   }
 };
 
-bool Core::batchShape(Batch &b) const {
+bool Core::batchShape(Batch &b) {
   if (s_.watch || s_.trace)
     return false;
   const std::vector<Instr> &code = reg_.code;
@@ -279,22 +279,22 @@ bool Core::batchShape(Batch &b) const {
   if (b.two) {
     const Instr &inner = code[first];
     if ((s_.view[inner.jump + 1] & ~kIdleLoop) != outer.jump || !inner.guard.empty() ||
-        (s_.view[first] & kIdleLoop) || inner.count == 0)
-      return false;
+        (s_.view[first] & kIdleLoop) || inner.count == 0 || inner.count > kMaxBatchTrips)
+      return never(b);
     b.loopPc = first;
   }
-  b.innerTrips = code[b.loopPc].count;
-  b.outerTrips = b.two ? outer.count : 1;
-  if (b.innerTrips > kMaxBatchTrips || b.outerTrips > kMaxBatchTrips)
-    return false;
+  // From the trip the outer LOOP is at, as many as a batch takes.
+  uint64_t left = outer.count - s_.loops[s_.depth - 1].iter;
+  b.innerTrips = b.two ? code[b.loopPc].count : std::min(left, kMaxBatchTrips);
+  b.outerTrips = b.two ? std::min(left, kMaxBatchTrips / b.innerTrips) : 1;
   b.trips = b.innerTrips * b.outerTrips;
-  if (b.trips < kMinBatchTrips || b.trips > kMaxBatchTrips)
+  if (b.trips < kMinBatchTrips)
     return false;
   b.ops.clear();
   uint32_t end = code[b.loopPc].jump;
   for (uint32_t p = s_.view[b.loopPc + 1] & ~kIdleLoop; p != end; p = s_.view[p + 1] & ~kIdleLoop) {
     if (!batchable(code[p]))
-      return false;
+      return never(b);
     Batch::Op op;
     op.in = &code[p];
     op.pc = p;
@@ -331,6 +331,7 @@ bool Core::batchOperands(Batch &b) const {
   for (Batch::Op &op : b.ops) {
     const Instr &in = *op.in;
     Op code = in.op;
+    op.writeLo = UINT64_MAX, op.writeHi = 0;
     bool usesM = code == format::RECV_VECMAT;
     if (!counted(in.n, op.n) || (usesM && !counted(in.m, op.m))) {
       ok = false;
@@ -692,20 +693,48 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
     vecmatRows(products.data() + t * m, tile(t), xs.data() + t * n, n, m);
 }
 
-bool Core::batchNest() {
-  static thread_local Batch b;
-  if (!batchShape(b) || !batchOperands(b))
+bool Core::never(Batch &b) {
+  s_.unbatchable = b.outerPc + 1;
+  return false;
+}
+
+bool Core::batchArrived(Batch &b) {
+  // Whole trips of the outer loop: `units` of `unit` trips each.
+  uint64_t unit = b.innerTrips, units = b.outerTrips;
+  if (!b.two)
+    unit = 1, units = b.innerTrips;
+  uint64_t arrived = units;
+  for (Batch::Reader &r : b.readers)
+    if (uint64_t perUnit = r.words / units)
+      arrived = std::min(arrived, r.q->available(r.words) / perUnit);
+  if (arrived == units)
+    return true;
+  if (arrived * unit < kMinBatchTrips)
+    return false;
+  (b.two ? b.outerTrips : b.innerTrips) = arrived;
+  b.trips = arrived * unit;
+  if (!batchOperands(b))
     return false;
   b.connect();
-  for (Batch::Reader &r : b.readers)
-    if (r.q->available(r.words) < r.words)
-      return false;
-  if (!batchPlaces(b) || !batchTimes(b))
+  return true;
+}
+
+bool Core::batchNest() {
+  static thread_local Batch b;
+  if (s_.unbatchable == s_.pc || !batchShape(b) || !batchOperands(b))
+    return false;
+  b.connect();
+  if (!batchArrived(b) || !batchPlaces(b) || !batchTimes(b))
     return false;
   batchData(b);
   outbox_.batchedTrips += b.trips;
-  --s_.depth; // the nest's frames: the outer one run() pushed
-  s_.pc = reg_.code[b.outerPc].jump + 1;
+  // The outer LOOP's frame, which run() pushed, at the trip after the batch's.
+  LoopFrame &f = s_.loops[s_.depth - 1];
+  f.iter += uint32_t(b.two ? b.outerTrips : b.innerTrips);
+  if (f.iter == f.count) {
+    --s_.depth;
+    s_.pc = reg_.code[b.outerPc].jump + 1;
+  }
   return true;
 }
 

@@ -240,6 +240,56 @@ TEST(RegionEngine, KeepsTripOrderOnAColorTwoOpsShare) {
   EXPECT_EQ(res.report.batchedTrips, 3u * kTokens);
 }
 
+TEST(RegionEngine, BatchesTheTripsWhoseWordsCameAndTheRestOnResuming) {
+  // PE 0 sends 5 of 12 words, waits for PE 2's word, then sends 7 more.
+  // PE 1 scales each word and passes it on: its loop batches the 5 trips
+  // whose words are there, blocks in the sixth, runs it once woken and
+  // batches the 6 left. PE 2 takes 5 words, answers PE 0 and takes the 7
+  // (the first of them a trip on its own, as PE 1's sixth).
+  constexpr int kTokens = 12, kFirst = 5;
+  std::vector<float> x(kTokens);
+  for (int i = 0; i < kTokens; ++i)
+    x[size_t(i)] = float(i) * 0.75f - 2.0f;
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "trickle", 0, 0, 3, 1);
+  initFloats(r, 0, 0, 0, x);
+  initFloats(r, 1, 0, 100, {-1.5f});
+  *r->add_code() = only(loop(kFirst), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, 1), 0, 0, {4}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(recv(3, 200, 1), 0, 0, 0, 0);
+  *r->add_code() = only(loop(kTokens - kFirst), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 4 * kFirst, 1), 0, 4 * kFirst, {4}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(loop(kTokens), 1, 1, 0, 0);
+  *r->add_code() = only(at(recv(1, 0, 1), 0, 0, {4}), 1, 1, 0, 0);
+  *r->add_code() =
+      only(at(at(ins(format::MUL, {200, 0, 100}, 1), 0, 200, {4}), 1, 0, {4}), 1, 1, 0, 0);
+  *r->add_code() = only(at(send(2, 200, 1), 0, 200, {4}), 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  *r->add_code() = only(loop(kFirst), 2, 2, 0, 0);
+  *r->add_code() = only(at(recv(2, 0, 1), 0, 0, {4}), 2, 2, 0, 0);
+  *r->add_code() = only(end(), 2, 2, 0, 0);
+  *r->add_code() = only(send(3, 0, 1), 2, 2, 0, 0);
+  *r->add_code() = only(loop(kTokens - kFirst), 2, 2, 0, 0);
+  *r->add_code() = only(at(recv(2, 4 * kFirst, 1), 0, 4 * kFirst, {4}), 2, 2, 0, 0);
+  *r->add_code() = only(end(), 2, 2, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  routeEast(p, 0, 1, 2, 2);
+  addRoute(p, 2, 0, 3, format::RAMP, {format::WEST});
+  addRoute(p, 1, 0, 3, format::EAST, {format::WEST});
+  addRoute(p, 0, 0, 3, format::EAST, {format::RAMP});
+  addPiece(addTensor(p, true, "y", format::F32, {kTokens}), 2, 0, 0, 0, kTokens);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> want(kTokens);
+  for (int i = 0; i < kTokens; ++i)
+    want[size_t(i)] = x[size_t(i)] * -1.5f;
+  EXPECT_EQ(res.out("y"), want);
+  // PE 0: 5 + 7; PE 1: 5 + 6; PE 2: 5 + 6.
+  EXPECT_EQ(res.report.batchedTrips, 34u);
+}
+
 TEST(RegionEngine, FaultsAsTheReferenceDoesInsideANest) {
   // The third trip's operand leaves the kernel's SRAM: the nest is not
   // batched, and the fault is the reference's, at the same instruction.
