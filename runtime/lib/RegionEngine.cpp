@@ -420,17 +420,17 @@ bool Core::Batch::placeTrip(uint64_t t, uint64_t in, uint64_t out, uint64_t &sto
   return true;
 }
 
-bool Core::Batch::tripsAlike(const Operand *&first) const {
+bool Core::Batch::tripsAlike(const Operand *&moves) const {
   size_t k = ops.size();
-  first = nullptr;
+  moves = nullptr;
   for (const Op &op : ops)
     for (uint32_t o = 0; o < op.operands; ++o) {
       const Operand &x = op.operand[o];
       if (!x.words || !x.writes)
         continue;
-      if (!first)
-        first = &x;
-      if (x.inner != first->inner || x.outer != first->outer)
+      if (!moves)
+        moves = &x;
+      if (x.inner != moves->inner || x.outer != moves->outer)
         return false;
     }
   for (size_t j = 0; j < k; ++j)
@@ -438,7 +438,7 @@ bool Core::Batch::tripsAlike(const Operand *&first) const {
       const Operand &x = ops[j].operand[o];
       if (!x.words || x.writes)
         continue;
-      if (int64_t(place[j * 3 + o]) < 0 ? x.inner != first->inner || x.outer != first->outer
+      if (int64_t(place[j * 3 + o]) < 0 ? x.inner != moves->inner || x.outer != moves->outer
                                         : writes(x.lowest(*this), x.highest(*this) + x.words))
         return false;
     }
