@@ -136,12 +136,13 @@ private:
   bool batchNest();
   /// The nest's shape and body as this PE runs it; false when it cannot batch.
   bool batchShape(Batch &b);
-  /// batchShape's false for a nest that this PE can never batch: noted, so
-  /// that the trips after do not try again.
+  /// False for a nest that this PE can never batch: noted, so that the
+  /// trips after do not try again.
   bool never(Batch &b);
-  /// Cuts the batch to the outer trips whose words have all arrived; false
-  /// when those are too few.
-  bool batchArrived(Batch &b);
+  /// Cuts the batch to the outer trips whose words have all arrived and
+  /// whose messages the visit may send before it yields; false when those
+  /// are too few.
+  bool cutBatch(Batch &b);
   /// Each operand as a linear function of the trips, checked for them all.
   bool batchOperands(Batch &b) const;
   /// Where each trip's operands are: the words a trip writes go to words of
@@ -295,6 +296,7 @@ private:
   uint64_t maxCyclesOption_, maxCycles_, maxInstructions_;
   uint32_t px_, py_;
   bool batching_;
+  bool batchesStopped_ = false; ///< a batch met a limit: the visit runs on without
 };
 
 } // namespace wsc::runtime::detail

@@ -209,6 +209,7 @@ struct Core::Batch {
   };
   std::vector<Reader> readers;
   uint32_t sendsPerTrip = 0;
+  uint64_t wordsSentPerTrip = 0;
   /// A receive's words in one message: words [i, i + take) of the n.
   struct Run {
     const uint32_t *src;
@@ -231,9 +232,10 @@ struct Core::Batch {
   /// in a trip's.
   void connect() {
     readers.clear();
-    sendsPerTrip = 0;
+    sendsPerTrip = 0, wordsSentPerTrip = 0;
     for (Op &op : ops) {
       op.sendRank = sends(*op.in) ? int32_t(sendsPerTrip++) : -1;
+      wordsSentPerTrip += sends(*op.in) ? op.n : 0;
       if (!op.q)
         continue;
       size_t r = 0;
@@ -698,21 +700,28 @@ bool Core::never(Batch &b) {
   return false;
 }
 
-bool Core::batchArrived(Batch &b) {
+bool Core::cutBatch(Batch &b) {
   // Whole trips of the outer loop: `units` of `unit` trips each.
   uint64_t unit = b.innerTrips, units = b.outerTrips;
   if (!b.two)
     unit = 1, units = b.innerTrips;
-  uint64_t arrived = units;
+  uint64_t fit = units;
   for (Batch::Reader &r : b.readers)
     if (uint64_t perUnit = r.words / units)
-      arrived = std::min(arrived, r.q->available(r.words) / perUnit);
-  if (arrived == units)
+      fit = std::min(fit, r.q->available(r.words) / perUnit);
+  // Short of the SEND where run() would yield: the run goes on from there.
+  auto budget = [&](uint64_t limit, uint64_t used, uint64_t perUnit) {
+    if (perUnit)
+      fit = std::min(fit, used < limit ? (limit - 1 - used) / perUnit : 0);
+  };
+  budget(limit_.sends, outbox_.msgs.size(), b.sendsPerTrip * unit);
+  budget(limit_.words, outbox_.words.size(), b.wordsSentPerTrip * unit);
+  if (fit == units)
     return true;
-  if (arrived * unit < kMinBatchTrips)
+  if (fit * unit < kMinBatchTrips)
     return false;
-  (b.two ? b.outerTrips : b.innerTrips) = arrived;
-  b.trips = arrived * unit;
+  (b.two ? b.outerTrips : b.innerTrips) = fit;
+  b.trips = fit * unit;
   if (!batchOperands(b))
     return false;
   b.connect();
@@ -721,11 +730,21 @@ bool Core::batchArrived(Batch &b) {
 
 bool Core::batchNest() {
   static thread_local Batch b;
-  if (s_.unbatchable == s_.pc || !batchShape(b) || !batchOperands(b))
+  if (batchesStopped_ || s_.unbatchable == s_.pc || !batchShape(b))
     return false;
+  // Ops, operands or places outside a batch's do not change from trip to
+  // trip; a time limit or the visit's send limit holds for the visit.
+  if (!batchOperands(b))
+    return never(b);
   b.connect();
-  if (!batchArrived(b) || !batchPlaces(b) || !batchTimes(b))
+  if (!cutBatch(b))
     return false;
+  if (!batchPlaces(b))
+    return never(b);
+  if (!batchTimes(b)) {
+    batchesStopped_ = true;
+    return false;
+  }
   batchData(b);
   outbox_.batchedTrips += b.trips;
   // The outer LOOP's frame, which run() pushed, at the trip after the batch's.

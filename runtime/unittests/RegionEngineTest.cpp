@@ -290,6 +290,35 @@ TEST(RegionEngine, BatchesTheTripsWhoseWordsCameAndTheRestOnResuming) {
   EXPECT_EQ(res.report.batchedTrips, 34u);
 }
 
+TEST(RegionEngine, BatchesALongNestInPartsThatStopShortOfTheSendLimit) {
+  // 2500 x 4 trips, a word each, from PE 0 to PE 1: more than a batch
+  // takes (4096 trips) and than a visit sends (4096 messages). PE 0's
+  // batches take 1023 outer trips (4092 sends), then it sends one outer trip
+  // by the reference's steps and yields; 1023, one, then the 452 left. PE 1
+  // batches what came each time: 1024, then 1023 after a trip blocked in
+  // its first word, then 451 after another.
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "long", 0, 0, 2, 1);
+  std::vector<float> x = {0.5f, -1.25f, 3.0f, 7.5f};
+  initFloats(r, 0, 0, 0, x);
+  *r->add_code() = only(loop(2500), 0, 0, 0, 0);
+  *r->add_code() = only(loop(4), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, 1), 0, 0, {4, 0}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(loop(2500), 1, 1, 0, 0);
+  *r->add_code() = only(loop(4), 1, 1, 0, 0);
+  *r->add_code() = only(at(recv(1, 0, 1), 0, 0, {4, 0}), 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "y", format::F32, {4}), 1, 0, 0, 0, 4);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.out("y"), x);
+  EXPECT_EQ(res.report.batchedTrips, 2u * (10000 - 8));
+}
+
 TEST(RegionEngine, FaultsAsTheReferenceDoesInsideANest) {
   // The third trip's operand leaves the kernel's SRAM: the nest is not
   // batched, and the fault is the reference's, at the same instruction.
