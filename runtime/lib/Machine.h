@@ -46,6 +46,7 @@ public:
     Bytes *bytes = nullptr;
     uint64_t size() const { return sizeof(Segment) + uint64_t(capacity) * 4; }
     uint32_t *words() { return reinterpret_cast<uint32_t *>(this + 1); }
+    const uint32_t *words() const { return reinterpret_cast<const uint32_t *>(this + 1); }
   };
   MessageLog(uint32_t readers, Bytes &bytes) : readers_(readers), bytes_(bytes) {}
   MessageLog(const MessageLog &) = delete;

@@ -497,7 +497,6 @@ bool Core::batchTimes(Batch &b) {
     r.cur = r.q->read, r.pos = r.q->pos;
   b.runs.clear();
   b.firstRun.resize(b.trips * k + 1);
-  uint64_t sends = outbox_.msgs.size(), words = outbox_.words.size();
   // As run() checks before each instruction, LOOP and END included.
   auto step = [&] {
     ++instructions;
@@ -537,8 +536,6 @@ bool Core::batchTimes(Batch &b) {
         ++messages;
         clock += n;
         busy += ins.async ? 0 : n;
-        ++sends;
-        words += n;
       } else if (op.q) {
         uint64_t end = clock + n, done = clock;
         bool fused = ins.op == format::RECV_VECMAT;
@@ -559,8 +556,6 @@ bool Core::batchTimes(Batch &b) {
           if (ins.forward >= 0) {
             time = end - n;
             ++messages;
-            ++sends;
-            words += n;
           }
           clock = end;
           busy += ins.async ? 0 : n;
@@ -575,9 +570,6 @@ bool Core::batchTimes(Batch &b) {
                     int32_t(ins.forward));
         clock = core;
       }
-      // Where run() would yield, the batch does not go (it needs not).
-      if (ins.op == format::SEND && (sends >= limit_.sends || words >= limit_.words))
-        return false;
     }
     if (!step()) // the innermost END
       return false;
@@ -709,7 +701,8 @@ bool Core::cutBatch(Batch &b) {
   for (Batch::Reader &r : b.readers)
     if (uint64_t perUnit = r.words / units)
       fit = std::min(fit, r.q->available(r.words) / perUnit);
-  // Short of the SEND where run() would yield: the run goes on from there.
+  // Short of the SEND where run() would yield (the times need not check
+  // it): the run goes on from there.
   auto budget = [&](uint64_t limit, uint64_t used, uint64_t perUnit) {
     if (perUnit)
       fit = std::min(fit, used < limit ? (limit - 1 - used) / perUnit : 0);

@@ -199,7 +199,7 @@ void prefetchTurn(const PeStates &pes, const std::vector<uint64_t> &turn) {
     const PeState &s = pes[turn[n - 2]];
     for (uint32_t i = 0; i < s.numQueues; ++i)
       if (const MessageLog::Segment *seg = s.queues[i].read.seg)
-        __builtin_prefetch(reinterpret_cast<const uint32_t *>(seg + 1) + s.queues[i].read.off);
+        __builtin_prefetch(seg->words() + s.queues[i].read.off);
     const char *sram = reinterpret_cast<const char *>(s.sram);
     for (uint32_t at = 0; at < std::min<uint32_t>(4 * s.sramWords, kSramBytes); at += 64)
       __builtin_prefetch(sram + at);
