@@ -185,6 +185,7 @@ struct RecvQueue {
     from = uint32_t(std::min<uint64_t>(start, n));
     to = uint32_t(std::min<uint64_t>(end, n));
   }
+  static constexpr uint32_t kAhead = 4;
   /// Counts published messages until `atLeast` words are available or none
   /// is left; returns the words available.
   uint64_t available(uint64_t atLeast) {
@@ -198,6 +199,12 @@ struct RecvQueue {
       const uint32_t *h = scan.message(false);
       if (!h)
         break;
+      // An origin's messages mostly have one size: the header and this
+      // core's words a few messages on are where that size puts them.
+      // (A prefetch past the segment's end does not fault.)
+      const uint32_t *ahead = h + kAhead * (MessageLog::kHeader + h[0]);
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + MessageLog::kHeader + (count ? first : 0));
       for (uint32_t at = 0, from, to; at < h[0]; at = to) {
         window(scan.phase, h[0], at, from, to);
         words += to - from;
