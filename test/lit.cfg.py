@@ -35,6 +35,10 @@ try:
                                   capture_output=True, text=True).stdout
 except OSError:
     wsc_run_help = ""
+if shutil.which("strace"):
+    config.available_features.add("strace")
+if "ASAN_OPTIONS" in config.environment:
+    config.available_features.add("asan")
 if shutil.which("mpirun") and "mpirun -np" in wsc_run_help:
     config.available_features.add("mpi")
 # Under AddressSanitizer, LeakSanitizer would report OpenMPI's own allocations,

@@ -4,6 +4,7 @@
 #include "wsc/runtime/Distributed.h"
 #include "wsc/runtime/Emulator.h"
 #include "wsc/runtime/Generation.h"
+#include "wsc/runtime/HugePageHeap.h"
 #include "wsc/runtime/OutputFiles.h"
 
 #include <fmt/format.h>
@@ -698,30 +699,18 @@ int runMain(int argc, char **argv, Channel *channel) {
   return 0;
 }
 
-/// Parsing a .wafer makes a heap block per SRAM image and message: in 4 KiB
-/// pages, their first touches took GPT-2-small's load 3-4 s more than in
-/// 2 MiB ones. glibc puts its heap in transparent huge pages when its
-/// tunable asks (where the host gives them on request), and reads tunables
-/// at startup only: so wsc-run starts again with it once. Should that fail,
-/// it runs on as it is.
-void useHugePageHeap(char **argv) {
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !WSC_HAS_ASAN
-  constexpr const char *kTunable = "glibc.malloc.hugetlb";
-  const char *tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables && std::strstr(tunables, kTunable))
-    return; // the user's choice, or the start again
-  std::string set = fmt::format("{}{}{}=1", tunables ? tunables : "", tunables ? ":" : "", kTunable);
-  if (::setenv("GLIBC_TUNABLES", set.c_str(), 1) == 0)
-    ::execv("/proc/self/exe", argv);
-#else
-  (void)argv;
-#endif
+/// A large program is parsed on a heap in huge pages (HugePageHeap.h):
+/// before MPI starts, which a second start must not follow.
+void restartForLargeProgram(int argc, char **argv) {
+  Args args;
+  bool help = false;
+  if (parseArgs(argc, argv, args, help).empty() && !help)
+    restartWithHugePageHeap(args.model, argv);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  useHugePageHeap(argv);
 #if GOOGLE_PROTOBUF_VERSION < 4022000
   // A corrupt file is reported as one "error:" line, without Protobuf's own
   // log lines (e.g. "String field ... contains invalid UTF-8") before it.
@@ -731,6 +720,7 @@ int main(int argc, char **argv) {
   std::signal(SIGPIPE, SIG_IGN);
   // Host-side failures (e.g. out of memory) are errors too, never an abort.
   try {
+    restartForLargeProgram(argc, argv);
 #if WSC_MPI
     // Started by mpirun: this process emulates its share of the PEs.
     std::unique_ptr<MpiChannel> channel = MpiChannel::launchedByMpirun(argc, argv);

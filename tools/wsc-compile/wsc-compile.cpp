@@ -25,11 +25,12 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "wsc/runtime/HugePageHeap.h"
 #include "wsc/runtime/OutputFiles.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
 
@@ -102,6 +103,8 @@ int main(int argc, char **argv) {
       "      [--generate [--max-context=N] [--sampling [--top-k]]]\n"
       "      [--arch= --wafers= --precision= --mode= --defects= --defect-rate= --report=\n"
       "       --utilization= --seed= --sparsity= --sparsity-mask=]\n");
+  // Before anything is read: a large model is compiled on a heap in huge pages.
+  wsc::runtime::restartWithHugePageHeap(input, argv);
 
   wsc::OnnxImportOptions importOptions;
   importOptions.sparsityMask = sparsityMask;
