@@ -1,21 +1,22 @@
 //===- wsc-opt.cpp - run wsc passes on MLIR -------------------------------===//
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
-#include "wsc/runtime/OutputFiles.h"
+#include "wafer/WaferDialect.h"
 #include "wsc/Conversion/KernelSizing.h"
 #include "wsc/Conversion/Passes.h"
 #include "wsc/Pipeline/Pipeline.h"
 #include "wsc/Support/Progress.h"
 #include "wsc/Transforms/Passes.h"
-#include "wafer/WaferDialect.h"
+#include "wsc/runtime/HugePageHeap.h"
+#include "wsc/runtime/OutputFiles.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -31,6 +32,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   auto [inputFile, outputFile] =
       mlir::registerAndParseCLIOptions(argc, argv, "wsc optimizer\n", registry);
+  // Before the input is read: a large module is compiled on a heap in huge pages.
+  wsc::runtime::restartWithHugePageHeap(inputFile, argv);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   wsc::progress::enable();
   // The command line's pipeline, and the stages named as they start.

@@ -6,24 +6,25 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "wafer/WaferDialect.h"
 #include "wsc/Target/ExportWafer.h"
 #include "wsc/Target/GptConfig.h"
 #include "wsc/Target/OnnxImport.h"
 #include "wsc/Target/WaferToSvg.h"
-#include "wafer/WaferDialect.h"
+#include "wsc/runtime/HugePageHeap.h"
+#include "wsc/runtime/OutputFiles.h"
 #include "wsgraph/WsgraphDialect.h"
 #include "wskernel/WskernelDialect.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/ToolUtilities.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "wsc/runtime/OutputFiles.h"
 
 #include <cstring>
 
@@ -194,6 +195,8 @@ static int fromMlirMain(int argc, char **argv, bool svg) {
 }
 
 int main(int argc, char **argv) {
+  // A large model or module is read and written on a heap in huge pages.
+  wsc::runtime::restartWithHugePageHeapForArgs(argc, argv);
   InitLLVM y(argc, argv);
   for (int i = 1; i < argc; ++i)
     for (StringRef flag : {"--export-wafer", "-export-wafer", "--wafer-to-svg", "-wafer-to-svg"})

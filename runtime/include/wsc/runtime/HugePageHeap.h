@@ -27,6 +27,10 @@ std::optional<std::string> hugePageHeapTunables(const char *tunables, uint64_t i
 /// Call it before the input is read.
 void restartWithHugePageHeap(const std::string &path, char **argv);
 
+/// The same for a tool whose input is one of its arguments, unparsed yet:
+/// by the largest regular file that an argument names.
+void restartWithHugePageHeapForArgs(int argc, char **argv);
+
 } // namespace wsc::runtime
 
 #endif
