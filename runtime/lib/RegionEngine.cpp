@@ -177,8 +177,9 @@ struct Core::Batch {
   std::vector<Op> ops;
   /// Per trip and op and operand: the SRAM word, or ~(word of `store`).
   std::vector<uint64_t> place;
-  /// The words each trip wrote, in trip order: SRAM words [lo, hi) kept
-  /// from `at` in `store` until the nest ends.
+  /// The words the trips wrote that no later trip writes again, in trip
+  /// order: SRAM words [lo, hi) kept from `at` in `store` until the nest
+  /// ends.
   struct Span {
     uint32_t lo, hi;
     uint64_t at;
@@ -456,13 +457,20 @@ bool Core::batchPlaces(Batch &b) const {
     return false;
   const Batch::Operand *w;
   if (b.tripsAlike(w)) {
-    // Trip t's places and spans are trip 0's, moved with the writes.
+    // Trip t's places and spans are trip 0's, moved with the writes. A
+    // trip whose words a later trip writes again leaves none of them: with
+    // no move per outer trip only the last outer trip's spans are written
+    // back, with no move at all only the last trip's.
     size_t firstSpans = b.spans.size();
     uint64_t perTrip = stored;
+    uint64_t live = !w || (w->inner == 0 && w->outer == 0) ? 1
+                    : w->outer == 0                        ? b.innerTrips
+                                                           : b.trips;
+    uint64_t firstLive = b.trips - live;
     for (uint64_t t = 1, in = 1 % b.innerTrips, out = in == 0; t < b.trips;
          ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
       int64_t move = w ? w->inner * int64_t(in) + w->outer * int64_t(out) : 0;
-      for (size_t i = 0; i < firstSpans; ++i) {
+      for (size_t i = 0; i < firstSpans && t >= firstLive; ++i) {
         Batch::Span s = b.spans[i];
         b.spans.push_back(
             Batch::Span{uint32_t(s.lo + move), uint32_t(s.hi + move), s.at + t * perTrip});
@@ -474,6 +482,8 @@ bool Core::batchPlaces(Batch &b) const {
               int64_t(p0) < 0 ? ~(~p0 + t * perTrip) : b.ops[j].operand[o].word(in, out);
         }
     }
+    if (firstLive > 0) // trip 0's spans were the pattern
+      b.spans.erase(b.spans.begin(), b.spans.begin() + std::ptrdiff_t(firstSpans));
     b.store.resize(perTrip * b.trips);
     return true;
   }
