@@ -7,7 +7,8 @@ pkgs=(cmake g++ ninja-build ccache lld-22 git
       libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler libfmt-dev nlohmann-json3-dev libgtest-dev
       python3 python3-torch python3-onnx python3-numpy libopenblas0-pthread
       clang-22 libclang-rt-22-dev libfuzzer-22-dev
-      libopenmpi-dev openmpi-bin)  # mpirun runs the emulator over several processes
+      libopenmpi-dev openmpi-bin  # mpirun runs the emulator over several processes
+      strace)  # test/Runtime/huge-page-heap.test counts the tools' starts
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
