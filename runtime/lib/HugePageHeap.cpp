@@ -20,17 +20,8 @@
 namespace wsc::runtime {
 
 namespace {
+
 constexpr const char *kTunable = "glibc.malloc.hugetlb";
-} // namespace
-
-std::optional<std::string> hugePageHeapTunables(const char *tunables, uint64_t inputBytes) {
-  if (inputBytes < kHugePageHeapInput || (tunables && std::strstr(tunables, kTunable)))
-    return std::nullopt;
-  std::string set = tunables && *tunables ? std::string(tunables) + ":" : std::string();
-  return set + kTunable + "=1";
-}
-
-namespace {
 
 /// The size of the regular file at `path`, or 0.
 uint64_t regularFileBytes(const char *path) {
@@ -50,6 +41,13 @@ void restart(uint64_t inputBytes, char **argv) {
 }
 
 } // namespace
+
+std::optional<std::string> hugePageHeapTunables(const char *tunables, uint64_t inputBytes) {
+  if (inputBytes < kHugePageHeapInput || (tunables && std::strstr(tunables, kTunable)))
+    return std::nullopt;
+  std::string set = tunables && *tunables ? std::string(tunables) + ":" : std::string();
+  return set + kTunable + "=1";
+}
 
 void restartWithHugePageHeap(const std::string &path, char **argv) {
   restart(regularFileBytes(path.c_str()), argv);
