@@ -168,9 +168,18 @@ uint64_t Xxh64::of(const void *data, size_t size, uint64_t seed) {
   return h.digest();
 }
 
+void SramInitDigest::region(uint64_t inits) { h_.update(&inits, 8); }
+
+void SramInitDigest::image(uint32_t px, uint32_t py, uint32_t offset, uint64_t size) {
+  for (uint32_t v : {px, py, offset})
+    h_.update(&v, 4);
+  h_.update(&size, 8);
+}
+
 SectionDigests computeDigests(const Program &p) {
   SectionDigests d;
-  Stream code, routes, init, external, host;
+  Stream code, routes, external, host;
+  SramInitDigest init;
   for (const Wafer &w : p.wafers()) {
     code.u32(w.index());
     code.u64(uint64_t(w.regions_size()));
@@ -186,11 +195,10 @@ SectionDigests computeDigests(const Program &p) {
       for (const Filter &f : r.filters())
         for (uint32_t v : {f.px(), f.py(), f.color(), f.first(), f.count(), f.period()})
           code.u32(v);
-      init.u64(uint64_t(r.init_size()));
+      init.region(uint64_t(r.init_size()));
       for (const SramInit &s : r.init()) {
-        for (uint32_t v : {s.px(), s.py(), s.offset()})
-          init.u32(v);
-        init.bytes(s.data());
+        init.image(s.px(), s.py(), s.offset(), s.data().size());
+        init.bytes(s.data().data(), s.data().size());
       }
     }
     routes.u32(w.index());
@@ -236,7 +244,7 @@ SectionDigests computeDigests(const Program &p) {
   return d;
 }
 
-std::string mismatchedSection(const Program &p) {
+std::string mismatchedSection(const Program &p, const uint64_t *sramInit) {
   if (!p.has_digests())
     return "";
   const SectionDigests &want = p.digests();
@@ -244,6 +252,8 @@ std::string mismatchedSection(const Program &p) {
       !want.has_host())
     return "digests";
   SectionDigests have = computeDigests(p);
+  if (sramInit)
+    have.set_sram_init(*sramInit);
   if (have.code() != want.code())
     return "code";
   if (have.routes() != want.routes())

@@ -3,7 +3,9 @@
 
 #include "Distributed.h"
 #include "FileIO.h"
+#include "KernelSram.h"
 #include "Machine.h"
+#include "SramImages.h"
 #include "wsc/format/Digest.h"
 
 #include <fmt/format.h>
@@ -35,7 +37,8 @@ namespace {
 
 /// A parsed program (`parsed`: whether its bytes parsed), once its version
 /// and section digests are checked.
-Expected<format::Program> checkParsed(format::Program p, bool parsed, const std::string &name) {
+Expected<format::Program> checkParsed(format::Program p, bool parsed, const std::string &name,
+                                      const uint64_t *sramInit = nullptr) {
   if (!parsed)
     return Status::failure(
         fmt::format("{}: not a .wafer program (truncated or not a Program protobuf)", name));
@@ -45,7 +48,7 @@ Expected<format::Program> checkParsed(format::Program p, bool parsed, const std:
     return Status::failure(fmt::format("{}: .wafer format version {}, this runtime reads version {}",
                                        name, p.format_version(), kFormatVersion));
   // Absent digests (hand-written programs) are not checked.
-  if (std::string bad = format::mismatchedSection(p); !bad.empty())
+  if (std::string bad = format::mismatchedSection(p, sramInit); !bad.empty())
     return Status::failure(
         bad == "digests"
             ? fmt::format("{}: corrupt .wafer: its section digests are incomplete", name)
@@ -104,17 +107,48 @@ Expected<format::Program> loadProgramFile(const std::string &path) {
   return parseProgram(*bytes, path);
 }
 
+Expected<LoadedProgram> loadProgramLeavingImages(const std::string &path) {
+  int fd;
+  struct stat st;
+  if (Status s = detail::openForReading(path, fd, st); !s)
+    return s;
+  // A descriptor named /dev/stdin or /dev/fd/N is read once, as a pipe is.
+  if (!S_ISREG(st.st_mode) || st.st_size == 0 || uint64_t(st.st_size) > uint64_t(INT_MAX) ||
+      detail::namedDescriptor(path) >= 0) {
+    ::close(fd);
+    Expected<format::Program> p = loadProgramFile(path);
+    if (!p)
+      return p.status();
+    return LoadedProgram{p.take(), nullptr};
+  }
+  format::Program p;
+  std::unique_ptr<detail::SramImageFile> images;
+  uint64_t sramInit = 0;
+  bool parsed = detail::SramImageFile::parse(fd, path, p, images, sramInit);
+  ::close(fd);
+  Expected<format::Program> checked = checkParsed(std::move(p), parsed, path, &sramInit);
+  if (!checked)
+    return checked.status();
+  return LoadedProgram{checked.take(), std::move(images)};
+}
+
 Emulator::Emulator() = default;
 Emulator::~Emulator() = default;
 
 Expected<std::unique_ptr<Emulator>> Emulator::create(format::Program program) {
+  return create(LoadedProgram{std::move(program), nullptr});
+}
+
+Expected<std::unique_ptr<Emulator>> Emulator::create(LoadedProgram loaded) {
+  format::Program &program = loaded.program;
   if (program.format_version() != kFormatVersion)
     return Status::failure(fmt::format(".wafer format version {}, this runtime reads version {}",
                                        program.format_version(), kFormatVersion));
   std::unique_ptr<Emulator> e(new Emulator());
   // The model points into program_, so it is built only once program_ has its final address.
   e->program_ = std::move(program);
-  Expected<Model> model = detail::buildModel(e->program_);
+  e->images_ = std::move(loaded.images);
+  Expected<Model> model = detail::buildModel(e->program_, e->images_.get());
   if (!model)
     return model.status();
   e->model_ = std::make_unique<Model>(model.take());
@@ -125,34 +159,14 @@ const format::Program &Emulator::program() const { return program_; }
 
 MemoryPlan Emulator::memoryPlan(unsigned ranks, unsigned rank) const {
   MemoryPlan p = detail::planMemory(*model_, ranks, rank);
-  if (reload_)
-    for (const detail::Region &r : model_->regions)
-      p.freed += r.proto->init().SpaceUsedExcludingSelfLong();
+  if (images_) {
+    p.program += images_->bytes();
+    p.imagesInFile = images_->imageBytes();
+  }
   return p;
 }
 
 namespace {
-
-/// Every PE's SRAM in one zeroed mapping: fresh pages read as zero (no
-/// gigabyte memset). Each PE has only the words it can reach, so the run
-/// touches most of the mapping: in 2 MB pages (where the host allows them)
-/// that is a fault per 512 pages, and GPT-2-small's run at one thread ends
-/// about 2 s sooner. (When PEs had their kernel's limit, most of each 2 MB
-/// page went untouched and clearing it cost more than the faults.)
-class SramArena {
-public:
-  explicit SramArena(uint64_t words)
-      : bytes_(std::max<uint64_t>(words, 1) * 4),
-        data_(static_cast<uint32_t *>(detail::mapHugePages(bytes_))) {}
-  SramArena(const SramArena &) = delete;
-  SramArena &operator=(const SramArena &) = delete;
-  ~SramArena() { ::munmap(data_, bytes_); }
-  uint32_t *data() const { return data_; }
-
-private:
-  size_t bytes_;
-  uint32_t *data_;
-};
 
 const detail::TensorRef *findTensor(const std::vector<detail::TensorRef> &list,
                                     const std::string &name) {
@@ -274,95 +288,32 @@ Status Emulator::setInput(const std::string &name, const HostArray &value) {
   return Status::success();
 }
 
-void Emulator::releaseProgramBulk(std::function<Expected<format::Program>()> reload) {
-  reload_ = std::move(reload);
+void Emulator::releaseProgramBulk() {
   for (format::Wafer &w : *program_.mutable_wafers()) {
     google::protobuf::RepeatedPtrField<format::Route>().Swap(w.mutable_routes());
-    for (format::Region &r : *w.mutable_regions())
+    for (format::Region &r : *w.mutable_regions()) {
       google::protobuf::RepeatedPtrField<format::Filter>().Swap(r.mutable_filters());
+      if (images_) // the images' places are in images_ too
+        google::protobuf::RepeatedPtrField<format::SramInit>().Swap(r.mutable_init());
+    }
   }
 #ifdef __GLIBC__
-  malloc_trim(0);
+  malloc_trim(0); // the freed pages go back to the host
 #endif
 }
 
-Status Emulator::restoreSramImages() {
-  Expected<format::Program> again = reload_();
-  if (!again)
-    return again.status();
-  // Its digests were checked when it loaded: the same ones, the same images.
-  bool same = again->wafers_size() == program_.wafers_size() &&
-              again->digests().SerializeAsString() == program_.digests().SerializeAsString();
-  for (int w = 0; same && w < program_.wafers_size(); ++w)
-    same = again->wafers(w).regions_size() == program_.wafers(w).regions_size();
-  if (!same)
-    return Status::failure("the program given again for its SRAM images is another program");
-  for (int w = 0; w < program_.wafers_size(); ++w)
-    for (int i = 0; i < program_.wafers(w).regions_size(); ++i)
-      program_.mutable_wafers(w)->mutable_regions(i)->mutable_init()->Swap(
-          again->mutable_wafers(w)->mutable_regions(i)->mutable_init());
-  imagesFreed_ = false;
-  return Status::success();
-}
-
-Status Emulator::loadSramImages(PeStates &pes, unsigned threads,
-                                const std::function<bool(uint64_t)> &owned) {
-  if (imagesFreed_)
-    if (Status s = restoreSramImages(); !s)
-      return s;
-  // The copies (and the first touches of their SRAM pages) go to the run's
-  // threads in runs of equal bytes: GPT-2-small's 600 MB took a second on one.
-  // Released images are copied and freed some regions at a time, so that
-  // the host holds little of them twice.
-  const Model &m = *model_;
-  std::vector<std::pair<uint32_t *, const std::string *>> inits;
-  auto copy = [&](size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i)
-      std::memcpy(inits[i].first, inits[i].second->data(), inits[i].second->size());
+Status Emulator::copyImages(PeStates &pes, uint32_t ri,
+                            const std::function<bool(uint64_t)> &owned) const {
+  const detail::Region &r = model_->regions[ri];
+  auto copy = [&](uint32_t px, uint32_t py, uint32_t offset, const char *bytes, size_t size) {
+    uint64_t pe = r.firstPe + uint64_t(py) * r.w + px;
+    if (owned(pe))
+      std::memcpy(reinterpret_cast<char *>(pes[pe].sram) + offset, bytes, size);
   };
-  auto copyAll = [&](uint64_t bytes) {
-    std::vector<std::thread> copiers;
-    size_t from = 0;
-    uint64_t copied = 0;
-    for (unsigned t = 1; t < threads; ++t) {
-      size_t to = from;
-      while (to < inits.size() && copied < bytes * t / threads)
-        copied += inits[to++].second->size();
-      copiers.emplace_back(copy, from, to);
-      from = to;
-    }
-    copy(from, inits.size());
-    for (std::thread &c : copiers)
-      c.join();
-  };
-  constexpr uint64_t kFreedAtOnce = 64 << 20;
-  uint64_t bytes = 0;
-  size_t first = 0; // of the regions whose images are in `inits`
-  for (size_t ri = 0; ri < m.regions.size(); ++ri) {
-    const detail::Region &r = m.regions[ri];
-    for (const format::SramInit &init : r.proto->init()) {
-      uint64_t pe = r.firstPe + uint64_t(init.py()) * r.w + init.px();
-      if (!owned(pe))
-        continue;
-      inits.emplace_back(pes[pe].sram + init.offset() / 4, &init.data());
-      bytes += init.data().size();
-    }
-    if (ri + 1 < m.regions.size() && (!reload_ || bytes < kFreedAtOnce))
-      continue;
-    copyAll(bytes);
-    inits.clear();
-    bytes = 0;
-    if (!reload_)
-      continue;
-    // The model's regions point into program_, which this emulator owns.
-    for (; first <= ri; ++first)
-      google::protobuf::RepeatedPtrField<format::SramInit>().Swap(
-          const_cast<format::Region *>(m.regions[first].proto)->mutable_init());
-    imagesFreed_ = true;
-#ifdef __GLIBC__
-    malloc_trim(0); // the freed images' pages go back to the host
-#endif
-  }
+  if (images_)
+    return images_->read(r.wafer, r.indexInWafer, copy);
+  for (const format::SramInit &init : r.proto->init())
+    copy(init.px(), init.py(), init.offset(), init.data().data(), init.data().size());
   return Status::success();
 }
 
@@ -442,28 +393,26 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   // A process gives SRAM words and inputs to its own PEs only.
   auto owned = [&](uint64_t pe) { return !dist || dist->owns(m, pe); };
   PeStates pes(m.numPes);
-  uint64_t words = 0, frames = 0;
-  for (uint32_t w : m.sramWords)
-    words += w;
+  uint64_t frames = 0;
   for (const detail::Region &r : m.regions)
     frames += uint64_t(r.w) * r.h * r.loopDepth;
-  SramArena arena(words);
   std::vector<detail::LoopFrame, detail::HugePageAllocator<detail::LoopFrame>> loopFrames(frames);
-  uint32_t *next = arena.data();
   detail::LoopFrame *nextFrames = loopFrames.data();
   for (const detail::Region &r : m.regions) {
     for (uint64_t pe = r.firstPe; pe < r.firstPe + uint64_t(r.w) * r.h; ++pe) {
-      pes[pe].sram = next;
-      pes[pe].sramWords = m.sramWords[pe];
-      next += m.sramWords[pe];
       pes[pe].loops = nextFrames;
       nextFrames += r.loopDepth;
     }
     if (options.trace)
       pes[r.firstPe].trace = std::make_unique<std::vector<TraceEvent>>();
   }
-  if (Status s = loadSramImages(pes, detail::threadCount(options, m.numPes), owned); !s)
-    return s;
+  detail::KernelSram kernelSram(m, pes, owned,
+                                [&](uint32_t r) { return copyImages(pes, r, owned); });
+  // Inputs go in after their kernels' images.
+  for (const detail::TensorRef &t : m.inputs)
+    for (const detail::PieceRef &p : t.pieces)
+      if (Status s = kernelSram.enter(m.peRegion[p.pe]); !s)
+        return s;
   for (const detail::TensorRef &t : m.inputs) {
     const HostArray &a = inputs_.at(t.name);
     for (const detail::PieceRef &p : t.pieces) {
@@ -488,7 +437,8 @@ Status Emulator::runUnguarded(const RunOptions &options) {
   for (detail::StoreWatch &w : watches)
     if (options.stopAfterToken >= 0)
       w.stopped = &stopped, w.stopElement = options.stopAfterToken;
-  Status s = detail::schedule(m, pes, options, report_, &stopped, dist ? &*dist : nullptr);
+  Status s =
+      detail::schedule(m, pes, kernelSram, options, report_, &stopped, dist ? &*dist : nullptr);
   recordNextTokenStores(watches);
   if (dist) {
     s = detail::gatherResults(m, pes, *dist, s, report_);

@@ -599,10 +599,13 @@ unsigned threadCount(const RunOptions &options, uint64_t pes);
 /// docs/runtime.md. A fault with several threads may be another than the
 /// one a single thread meets first: Emulator::run then runs again on one.
 /// Once `stopped` is set (by a StoreWatch), the run ends where it is. With
-/// `dist`, this process runs its own PEs only, on one thread.
+/// `dist`, this process runs its own PEs only, on one thread. `sram` has
+/// each kernel's images in before its PEs run, and its pages back after.
 class Distributed;
-Status schedule(const Model &m, PeStates &pes, const RunOptions &options, RunReport &report,
-                const std::atomic<bool> *stopped = nullptr, Distributed *dist = nullptr);
+class KernelSram;
+Status schedule(const Model &m, PeStates &pes, KernelSram &sram, const RunOptions &options,
+                RunReport &report, const std::atomic<bool> *stopped = nullptr,
+                Distributed *dist = nullptr);
 
 } // namespace wsc::runtime::detail
 

@@ -1,6 +1,8 @@
 // Naming helpers shared by validation and fault messages.
 #include "Model.h"
 
+#include "SramImages.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +18,10 @@ const char *opName(format::Op op) {
 const char *portName(uint32_t port) {
   static const char *names[] = {"RAMP", "NORTH", "EAST", "SOUTH", "WEST", "LINK"};
   return port < kNumPorts ? names[port] : "?";
+}
+
+uint64_t Model::initBytes(const format::Region &r, uint32_t wafer, uint32_t index, int i) const {
+  return images ? images->size(wafer, index, i) : r.init(i).data().size();
 }
 
 std::string Model::where(uint32_t wafer, uint32_t x, uint32_t y) const {

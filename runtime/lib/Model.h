@@ -67,6 +67,7 @@ struct Region {
   std::string name;
   std::string kind;
   uint32_t wafer = 0, x = 0, y = 0, w = 0, h = 0;
+  uint32_t indexInWafer = 0; ///< of proto in its Wafer.regions
   uint32_t sramBytes = 0; ///< effective per-PE limit
   uint64_t firstPe = 0;   ///< global index of its PE (0,0); PEs are row-major
   std::vector<Instr> code;
@@ -134,6 +135,8 @@ struct FilterRef {
   uint32_t first, count, period;
 };
 
+class SramImageFile;
+
 struct Model {
   const format::Program *program = nullptr;
   // Arch, as plain numbers.
@@ -180,6 +183,11 @@ struct Model {
   /// Per PE: the SRAM words its code, its init and its host pieces can
   /// reach, to a whole cache line (sramFootprints); the run's arena holds these.
   std::vector<uint32_t> sramWords;
+  /// Where the SRAM images are when they stayed in the program's file; null:
+  /// in the program.
+  const SramImageFile *images = nullptr;
+  /// The bytes of init `i` of region `r` (its index `index` in wafer `wafer`).
+  uint64_t initBytes(const format::Region &r, uint32_t wafer, uint32_t index, int i) const;
 
   bool onGrid(int64_t x, int64_t y) const {
     return x >= 0 && y >= 0 && x < int64_t(width) && y < int64_t(height);
@@ -202,7 +210,8 @@ struct Model {
 std::vector<uint32_t> sramFootprints(const Model &m);
 
 /// Validates `program` and builds its Model; errors name the region/PE.
-Expected<Model> buildModel(const format::Program &program);
+/// `images`: where its SRAM images are when they stayed in its file.
+Expected<Model> buildModel(const format::Program &program, const SramImageFile *images = nullptr);
 
 /// The limit on a PE's clock in a run: `--max-cycles` when given; else
 /// kEstimateFactor times the compiler's estimate of the run, at least

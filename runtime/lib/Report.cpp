@@ -110,8 +110,9 @@ std::string reportJson(const RunReport &r, const GenerationReport *generation) {
 
 std::string memoryPlanJson(const MemoryPlan &p) {
   nlohmann::ordered_json j;
-  j["memory_plan"] = {{"program", p.program}, {"freed", p.freed},        {"pes", p.pes},
-                      {"sram", p.sram},       {"fabric", p.fabric},      {"tensors", p.tensors},
+  j["memory_plan"] = {{"program", p.program}, {"images_in_file", p.imagesInFile},
+                      {"pes", p.pes},         {"sram", p.sram},
+                      {"fabric", p.fabric},   {"tensors", p.tensors},
                       {"total", p.total()},   {"pes_in_use", p.pesInUse}};
   return j.dump(2) + "\n";
 }

@@ -5,6 +5,7 @@
 // order gives bit-identical numbers and cycles; the order is fixed, so
 // faults are too.
 #include "Distributed.h"
+#include "KernelSram.h"
 #include "Machine.h"
 
 #include <fmt/format.h>
@@ -110,10 +111,11 @@ struct Lane {
 };
 
 struct Shared {
-  Shared(const Model &m, PeStates &pes, const RunOptions &options, Fabric &fabric)
-      : m(m), pes(pes), options(options), fabric(fabric) {}
+  Shared(const Model &m, PeStates &pes, KernelSram &sram, const RunOptions &options, Fabric &fabric)
+      : m(m), pes(pes), sram(sram), options(options), fabric(fabric) {}
   const Model &m;
   PeStates &pes;
+  KernelSram &sram;
   const RunOptions &options;
   Fabric &fabric;
   VisitLimit limit;
@@ -283,6 +285,8 @@ void runLane(Shared &sh, unsigned id) {
     lane.turn.pop_back();
     ++lane.visits;
     PeState &s = sh.pes[pe];
+    if (Status st = sh.sram.enter(regionOf[pe]); !st)
+      return sh.fail(st);
     runPe(sh.m, pe, s, sh.options, sh.limit, outbox);
     if (s.status == PeStatus::Faulted)
       return sh.fail(Status::failure(s.fault()));
@@ -295,8 +299,10 @@ void runLane(Shared &sh, unsigned id) {
       return sh.fail(st);
     if (s.status == PeStatus::Ready)
       lane.add(lane.turnRegion, pe);
-    else if (s.status == PeStatus::Done)
+    else if (s.status == PeStatus::Done) {
       sh.fabric.close(pe);
+      sh.sram.ended(regionOf[pe]);
+    }
     wake(true);
     if (remote.empty())
       continue;
@@ -330,13 +336,13 @@ unsigned threadCount(const RunOptions &options, uint64_t pes) {
   return unsigned(std::max<uint64_t>(1, std::min<uint64_t>({threads, 256, pes})));
 }
 
-Status schedule(const Model &m, PeStates &pes, const RunOptions &options, RunReport &report,
-                const std::atomic<bool> *stopped, Distributed *dist) {
+Status schedule(const Model &m, PeStates &pes, KernelSram &sram, const RunOptions &options,
+                RunReport &report, const std::atomic<bool> *stopped, Distributed *dist) {
   unsigned threads = dist ? 1 : threadCount(options, pes.size());
   Fabric fabric(m, pes);
   fabric.setLogBudget(options.messageLogBytes);
   std::vector<std::vector<uint32_t>> views = resolvePredicates(m, pes);
-  Shared sh(m, pes, options, fabric);
+  Shared sh(m, pes, sram, options, fabric);
   sh.stopped = stopped;
   sh.dist = dist;
   if (dist) {

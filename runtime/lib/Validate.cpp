@@ -128,7 +128,7 @@ bool takesElemType(Op op) {
 
 class Builder {
 public:
-  explicit Builder(const format::Program &p) : p_(p) {}
+  Builder(const format::Program &p, const SramImageFile *images) : p_(p) { m_.images = images; }
   Expected<Model> build();
 
 private:
@@ -358,6 +358,7 @@ Status Builder::checkRegion(uint32_t wi, const format::Region &r, size_t index) 
   reg.name = regionName(r, index);
   reg.kind = r.kind();
   reg.wafer = wi;
+  reg.indexInWafer = uint32_t(index);
   reg.x = r.x();
   reg.y = r.y();
   reg.w = r.w();
@@ -369,16 +370,17 @@ Status Builder::checkRegion(uint32_t wi, const format::Region &r, size_t index) 
     return s;
   for (int i = 0; i < r.init_size(); ++i) {
     const format::SramInit &init = r.init(i);
+    uint64_t bytes = m_.initBytes(r, wi, uint32_t(index), i);
     if (init.px() >= r.w() || init.py() >= r.h())
       return fail(fmt::format("{}: init {} names local PE ({},{}) outside the {}x{} region", where,
                               i, init.px(), init.py(), r.w(), r.h()));
-    if (init.offset() % 4 || init.data().size() % 4)
+    if (init.offset() % 4 || bytes % 4)
       return fail(fmt::format("{}: init {} offset and size must be multiples of 4", where, i));
-    if (uint64_t(init.offset()) + init.data().size() > reg.sramBytes)
+    if (uint64_t(init.offset()) + bytes > reg.sramBytes)
       return fail(fmt::format("{}: init {} at local PE ({},{}) spans bytes [{}, {}) beyond the "
                               "kernel's {} SRAM bytes",
                               where, i, init.px(), init.py(), init.offset(),
-                              uint64_t(init.offset()) + init.data().size(), reg.sramBytes));
+                              uint64_t(init.offset()) + bytes, reg.sramBytes));
   }
   m_.numPes += uint64_t(r.w()) * r.h();
   m_.regions.push_back(std::move(reg));
@@ -686,6 +688,8 @@ Expected<Model> Builder::build() {
 
 } // namespace
 
-Expected<Model> buildModel(const format::Program &program) { return Builder(program).build(); }
+Expected<Model> buildModel(const format::Program &program, const SramImageFile *images) {
+  return Builder(program, images).build();
+}
 
 } // namespace wsc::runtime::detail

@@ -338,13 +338,14 @@ void printPlan(const std::string &model, const MemoryPlan &p, unsigned ranks) {
     std::printf("  %-13s %11s  %s\n", name, bytesText(b).c_str(), what);
   };
   std::string program =
-      p.freed ? fmt::format("the parsed program's code and its model (its SRAM images, {} more "
-                            "while it loads, are freed as the run copies them into SRAM)",
-                            bytesText(p.freed))
-              : "the parsed program (code, routes, SRAM images) and its model";
-  part("program", p.program - p.freed, program.c_str());
+      p.imagesInFile
+          ? fmt::format("the parsed program's code and its model (its SRAM images, {} more, stay "
+                        "in the file until their kernel runs)",
+                        bytesText(p.imagesInFile))
+          : "the parsed program (code, routes, SRAM images) and its model";
+  part("program", p.program, program.c_str());
   part("PE states", p.pes, "each PE's registers, queues' index, loops");
-  part("SRAM", p.sram, "each PE's SRAM");
+  part("SRAM", p.sram, "each PE's SRAM, at most: a kernel's while it runs");
   part("fabric", p.fabric, "router slots, their origins, receive queues");
   part("tensors", p.tensors, "inputs and outputs on the host");
   std::printf("  and the message logs, words sent and not yet read, which follow the traffic: a run "
@@ -544,21 +545,16 @@ int runMain(int argc, char **argv, Channel *channel) {
     return 0;
   }
 
-  Expected<format::Program> program = loadProgramFile(args.model);
+  // The weights stay in a regular file until their kernel runs.
+  Expected<LoadedProgram> program = loadProgramLeavingImages(args.model);
   if (!program)
     return fail(program.error());
   Expected<std::unique_ptr<Emulator>> emu = Emulator::create(program.take());
   if (!emu)
     return fail(fmt::format("{}: invalid program: {}", args.model, emu.error()));
   Emulator &e = **emu;
-  // What the emulator holds in its own form is not held twice: the run
-  // frees the weights as it copies them into SRAM, and the file gives them
-  // again should a fault need a rerun. The plan counts them once.
-  // (Not /dev/stdin redirected from a file: it is regular, but read once.)
-  struct stat st;
-  if (::stat(args.model.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-      args.model.rfind("/dev/", 0) != 0)
-    e.releaseProgramBulk([path = args.model] { return loadProgramFile(path); });
+  // What the emulator holds in its own form is not held twice.
+  e.releaseProgramBulk();
   if (args.plan) {
     if (quiet)
       return 0;

@@ -1,9 +1,15 @@
 // The SRAM words each PE's code can reach (SramFootprint.cpp), runs whose
-// PEs reach less than their kernel's limit, and SRAM images freed once copied.
+// PEs reach less than their kernel's limit, and SRAM images read from the
+// program's file.
 #include "Model.h"
 #include "TestPrograms.h"
+#include "wsc/format/Digest.h"
 
 #include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <unistd.h>
 
 namespace wsc::runtime {
 namespace {
@@ -84,38 +90,119 @@ format::Program doubler() {
   return p;
 }
 
-TEST(SramImages, ReleasedImagesComeBackForTheNextRun) {
-  format::Program p = doubler();
-  addRoute(p, 0, 0, 1, format::RAMP, {format::EAST}); // held by the model alone once released
-  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
-  ASSERT_TRUE(bool(e)) << e.error();
-  int reloads = 0;
-  (*e)->releaseProgramBulk([&]() -> Expected<format::Program> {
-    ++reloads;
-    return p;
-  });
-  EXPECT_EQ((*e)->program().wafers(0).routes_size(), 0);
-  for (int run = 0; run < 2; ++run) {
-    ASSERT_TRUE((*e)->run()) << run;
-    EXPECT_EQ((*e)->output("y")->f32, (std::vector<float>{3, -4})) << run;
-    EXPECT_EQ((*e)->program().wafers(0).regions(0).init_size(), 0) << run; // freed once copied
+/// `p` written to a file of its own, removed at the end of the test.
+struct ProgramFile {
+  std::string path;
+  explicit ProgramFile(const format::Program &p) {
+    char name[] = "/tmp/wsc-sram-test-XXXXXX";
+    int fd = ::mkstemp(name);
+    EXPECT_GE(fd, 0);
+    ::close(fd);
+    path = name;
+    write(p);
   }
-  EXPECT_EQ(reloads, 1);
+  ~ProgramFile() { ::unlink(path.c_str()); }
+  void write(const format::Program &p) const {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << p.SerializeAsString();
+  }
+  /// Loaded with its images left in the file.
+  std::unique_ptr<Emulator> load() const {
+    Expected<LoadedProgram> p = loadProgramLeavingImages(path);
+    EXPECT_TRUE(bool(p)) << p.error();
+    Expected<std::unique_ptr<Emulator>> e = Emulator::create(p.take());
+    EXPECT_TRUE(bool(e)) << e.error();
+    return e.take();
+  }
+};
+
+/// A doubler whose image has another word before it, and digests.
+format::Program doublerWithDigests() {
+  format::Program p = doubler();
+  initFloats(p.mutable_wafers(0)->mutable_regions(0), 0, 0, 16, {7, 8});
+  *p.mutable_digests() = format::computeDigests(p);
+  return p;
 }
 
-TEST(SramImages, AnotherProgramGivenAgainIsRefused) {
-  format::Program p = doubler();
+TEST(SramImages, ImagesLeftInTheFileAreReadByEveryRun) {
+  format::Program p = doublerWithDigests();
+  addRoute(p, 0, 0, 1, format::RAMP, {format::EAST}); // held by the model alone once released
+  *p.mutable_digests() = format::computeDigests(p);
+  ProgramFile file(p);
+  std::unique_ptr<Emulator> e = file.load();
+  EXPECT_EQ(e->program().wafers(0).regions(0).init_size(), 2);
+  EXPECT_TRUE(e->program().wafers(0).regions(0).init(0).data().empty());
+  EXPECT_EQ(e->program().wafers(0).regions(0).init(1).offset(), 16u);
+  EXPECT_EQ(e->memoryPlan().imagesInFile, 16u);
+  e->releaseProgramBulk();
+  EXPECT_EQ(e->program().wafers(0).routes_size(), 0);
+  EXPECT_EQ(e->program().wafers(0).regions(0).init_size(), 0);
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE(e->run()) << run;
+    EXPECT_EQ(e->output("y")->f32, (std::vector<float>{3, -4})) << run;
+  }
+}
+
+TEST(SramImages, TheFileIsCheckedAsAWholeParseChecksIt) {
+  format::Program p = doublerWithDigests();
+  std::string bytes = p.SerializeAsString();
+  ProgramFile file(p);
+  // A flipped image word: the sram_init digest no longer matches.
+  size_t at = bytes.find(std::string("\x00\x00\xe0\x40", 4)); // 7.0f
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 3] ^= 1;
+  std::ofstream(file.path, std::ios::binary | std::ios::trunc) << bytes;
+  Expected<LoadedProgram> flipped = loadProgramLeavingImages(file.path);
+  ASSERT_FALSE(flipped);
+  EXPECT_EQ(flipped.error(),
+            file.path + ": corrupt .wafer: the sram_init section does not match its digest");
+  // Cut short inside an image.
+  std::ofstream(file.path, std::ios::binary | std::ios::trunc) << bytes.substr(0, at + 2);
+  Expected<LoadedProgram> cut = loadProgramLeavingImages(file.path);
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error(),
+            file.path + ": not a .wafer program (truncated or not a Program protobuf)");
+}
+
+TEST(SramImages, LeftInTheFileTheyParseAsAWholeParseDoes) {
+  // Fields in any order, a region in two messages' fields, unknown fields of
+  // every wire type: the same program as Program::ParseFromString gives.
+  format::Program p = doublerWithDigests();
+  p.clear_digests(); // the merged wafer is not in them
+  std::string bytes = p.SerializeAsString();
+  bytes += std::string("\xa8\x06\x05", 3);             // field 101, a varint
+  bytes += std::string("\xab\x06\x08\x01\xac\x06", 6); // field 101, a group holding a varint
+  bytes += std::string("\xb5\x06\x01\x02\x03\x04", 6); // field 102, a fixed32
+  format::Program more = makeProgram(1, 1);
+  more.set_tokens(3);
+  bytes += more.SerializeAsString(); // merged: another wafer, and tokens
+  ProgramFile file(p);
+  std::ofstream(file.path, std::ios::binary | std::ios::trunc) << bytes;
+  format::Program whole;
+  ASSERT_TRUE(whole.ParseFromString(bytes));
+  Expected<LoadedProgram> left = loadProgramLeavingImages(file.path);
+  ASSERT_TRUE(bool(left)) << left.error();
+  for (format::Wafer &w : *whole.mutable_wafers())
+    for (format::Region &r : *w.mutable_regions())
+      for (format::SramInit &i : *r.mutable_init())
+        i.clear_data();
+  EXPECT_EQ(left->program.SerializeAsString(), whole.SerializeAsString());
+}
+
+TEST(SramImages, AFileChangedSinceItLoadedIsAnErrorOfTheRun) {
+  ProgramFile file(doubler());
+  std::unique_ptr<Emulator> e = file.load();
   format::Program other = doubler();
-  format::SectionDigests d;
-  d.set_code(1);
-  *p.mutable_digests() = d; // digests tell the programs apart
-  Expected<std::unique_ptr<Emulator>> e = Emulator::create(p);
-  ASSERT_TRUE(bool(e)) << e.error();
-  (*e)->releaseProgramBulk([&]() -> Expected<format::Program> { return other; });
-  ASSERT_TRUE((*e)->run());
-  Status again = (*e)->run();
-  ASSERT_FALSE(again);
-  EXPECT_EQ(again.message(), "the program given again for its SRAM images is another program");
+  initFloats(other.mutable_wafers(0)->mutable_regions(0), 0, 0, 0, {2.5f, -2}); // same sizes
+  other.mutable_wafers(0)->mutable_regions(0)->mutable_init()->DeleteSubrange(0, 1);
+  file.write(other);
+  Status s = e->run();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message(), file.path + ": changed since it loaded: kernel 'k''s SRAM images differ "
+                                     "from those checked then");
+  file.write(doubler()); // as it was
+  ASSERT_TRUE(e->run());
+  EXPECT_EQ(e->output("y")->f32, (std::vector<float>{3, -4}));
 }
 
 } // namespace

@@ -28,6 +28,20 @@ private:
   size_t used_ = 0;
 };
 
+/// The sram_init section's digest, fed as the images come: for each region
+/// in order, `region` with its count of inits, then for each init `image`
+/// and its bytes, in any pieces.
+class SramInitDigest {
+public:
+  void region(uint64_t inits);
+  void image(uint32_t px, uint32_t py, uint32_t offset, uint64_t size);
+  void bytes(const void *data, size_t size) { h_.update(data, size); }
+  uint64_t digest() const { return h_.digest(); }
+
+private:
+  Xxh64 h_;
+};
+
 /// The digests of `program`'s sections (see SectionDigests in wafer.proto
 /// and the canonical byte streams in Digest.cpp); `program.digests` itself is
 /// not read.
@@ -36,7 +50,9 @@ SectionDigests computeDigests(const Program &program);
 /// "" when `program` has no digests or they all match its content; else the
 /// name of the first section that does not match ("code", "routes",
 /// "sram_init", "external", "host"), or "digests" when one is missing.
-std::string mismatchedSection(const Program &program);
+/// `sramInit`, when given, is the sram_init digest of the images that
+/// `program` does not hold (a loader's SramInitDigest).
+std::string mismatchedSection(const Program &program, const uint64_t *sramInit = nullptr);
 
 } // namespace wsc::format
 

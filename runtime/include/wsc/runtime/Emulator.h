@@ -22,6 +22,22 @@ constexpr uint32_t kFormatVersion = 2;
 /// Parses a .wafer file. Errors are "FILE: not a .wafer program (...)" or
 /// "FILE: .wafer format version N, this runtime reads version 2".
 Expected<format::Program> loadProgramFile(const std::string &path);
+
+namespace detail {
+class SramImageFile;
+}
+/// A program, and where its SRAM images are when they stayed in its file
+/// (null: in `program`).
+struct LoadedProgram {
+  format::Program program;
+  std::shared_ptr<const detail::SramImageFile> images;
+};
+/// As loadProgramFile, but a regular file's SRAM images (the weights) stay
+/// in it: each SramInit's `data` is left empty, and `images` says where it
+/// lies, for a run to read as each kernel starts. So the host never holds
+/// all the weights at once. The file is checked as loadProgramFile checks
+/// it, images and digests included.
+Expected<LoadedProgram> loadProgramLeavingImages(const std::string &path);
 /// The same for bytes already in memory; `name` stands for FILE.
 Expected<format::Program> parseProgram(const std::string &bytes, const std::string &name);
 
@@ -147,17 +163,19 @@ struct RunReport {
 /// run a kernel and for the routers' entries, not for the wafer's size.
 struct MemoryPlan {
   uint64_t program = 0;  ///< the parsed program (SRAM images, blobs) and its checked model
-  /// Of `program`, the SRAM images that a run frees as it copies them into
-  /// SRAM (Emulator::releaseProgramBulk): the host never holds both.
-  uint64_t freed = 0;
+  /// SRAM images that stayed in the program's file (loadProgramLeavingImages),
+  /// not in `program`: a run reads them as each kernel starts.
+  uint64_t imagesInFile = 0;
   uint64_t pes = 0;      ///< the run state of every PE that runs a kernel
-  uint64_t sram = 0;     ///< their SRAM
+  /// Their SRAM: at most, as a kernel's words are on the host only while
+  /// it runs (and an output's PEs' to the end).
+  uint64_t sram = 0;
   uint64_t fabric = 0;   ///< router slots and their origins, receive queues
   uint64_t tensors = 0;  ///< the inputs and outputs on the host
   uint64_t pesInUse = 0;
   /// Not the message logs: they follow the traffic, bounded while the run
   /// goes by RunOptions::messageLogBytes.
-  uint64_t total() const { return program - freed + pes + sram + fabric + tensors; }
+  uint64_t total() const { return program + pes + sram + fabric + tensors; }
 };
 
 namespace detail {
@@ -175,6 +193,9 @@ class Emulator {
 public:
   /// Validates `program`; every violation is an error naming the region/PE.
   static Expected<std::unique_ptr<Emulator>> create(format::Program program);
+  /// The same for a program whose SRAM images stayed in its file: a run
+  /// reads each kernel's images as the kernel starts.
+  static Expected<std::unique_ptr<Emulator>> create(LoadedProgram loaded);
   ~Emulator();
   Emulator(const Emulator &) = delete;
   Emulator &operator=(const Emulator &) = delete;
@@ -195,16 +216,12 @@ public:
   const RunReport &report() const { return report_; }
   /// What a run takes of the host's memory; of a run split over `ranks`
   /// processes (RunOptions::channel), what process `rank` takes of its host's.
-  /// After releaseProgramBulk, less the SRAM images the run frees.
   MemoryPlan memoryPlan(unsigned ranks = 1, unsigned rank = 0) const;
   /// Frees the bulk of program() that the emulator holds in another form,
   /// so that the host does not hold it twice: the router entries and
-  /// filters now (the checked model has them), and the SRAM images (`Region.init`: the
-  /// weights) as a run copies them into the PEs' SRAM. A later run, or the
-  /// one-thread rerun that reports a fault as one thread meets it, gets the
-  /// images back from `reload`, which must give the same program (from its
-  /// file, say).
-  void releaseProgramBulk(std::function<Expected<format::Program>()> reload);
+  /// filters (the checked model has them), and the `init` entries of images
+  /// that stayed in the file (the emulator knows where they are).
+  void releaseProgramBulk();
 
 private:
   Emulator();
@@ -215,15 +232,13 @@ private:
                                                  const RunOptions &options) const;
   /// Fills report_.nextTokenStores from the watches.
   void recordNextTokenStores(const std::vector<detail::StoreWatch> &watches);
-  /// Takes the freed SRAM images again from the reloaded program.
-  Status restoreSramImages();
-  /// Copies the SRAM images of the PEs that `owned` selects into their
-  /// SRAM; frees the images as it goes when released.
-  Status loadSramImages(detail::PeStates &pes, unsigned threads,
-                        const std::function<bool(uint64_t)> &owned);
+  /// Copies the SRAM images of region `r`'s PEs that `owned` selects into
+  /// their SRAM.
+  Status copyImages(detail::PeStates &pes, uint32_t r,
+                    const std::function<bool(uint64_t)> &owned) const;
   format::Program program_;
-  std::function<Expected<format::Program>()> reload_; ///< set: images are freed once copied
-  bool imagesFreed_ = false;
+  /// Set when the images stayed in the program's file.
+  std::shared_ptr<const detail::SramImageFile> images_;
   std::unique_ptr<detail::Model> model_;
   std::map<std::string, HostArray> inputs_;
   std::map<std::string, HostArray> outputs_;
