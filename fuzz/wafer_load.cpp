@@ -3,14 +3,20 @@
 // Bytes as a .wafer file: parsed (digests checked), validated and, when the
 // machine is small, run with zero inputs under a tight cycle limit. Any
 // outcome but a crash, a sanitizer report, a leak or a hang is fine: errors
-// are Status values.
+// are Status values. The bytes are also loaded from a file with their SRAM
+// images left in it (loadProgramLeavingImages), which must accept what a
+// whole parse accepts and give the same program less the images' words;
+// the run reads the images from that file.
 //
 //===----------------------------------------------------------------------===//
 #include "wsc/runtime/Emulator.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+
+#include <unistd.h>
 
 using namespace wsc::runtime;
 
@@ -57,14 +63,42 @@ bool smallMachine(const wsc::format::Program &p) {
   return true;
 }
 
+/// The bytes in a file of this process's, rewritten for each input.
+const std::string &fileOf(const uint8_t *data, size_t size) {
+  static const std::string path = [] {
+    const char *dir = std::getenv("TMPDIR");
+    return std::string(dir && *dir ? dir : "/tmp") + "/fuzz-wafer-load-" +
+           std::to_string(::getpid()) + ".wafer";
+  }();
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(data, 1, size, f) != size)
+    __builtin_trap();
+  std::fclose(f);
+  return path;
+}
+
+/// `p` without its images' words, as loadProgramLeavingImages leaves it.
+std::string withoutImages(wsc::format::Program p) {
+  for (auto &w : *p.mutable_wafers())
+    for (auto &r : *w.mutable_regions())
+      for (auto &i : *r.mutable_init())
+        i.clear_data();
+  return p.SerializeAsString();
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Expected<wsc::format::Program> program =
       parseProgram(std::string(reinterpret_cast<const char *>(data), size), "fuzz.wafer");
+  const std::string &path = fileOf(data, size);
+  Expected<LoadedProgram> left = loadProgramLeavingImages(path);
+  // A whole parse's program, the same less the images' words.
+  if (program && (!left || withoutImages(*program) != withoutImages(left->program)))
+    __builtin_trap();
   if (!program || !smallMachine(*program))
     return 0;
-  Expected<std::unique_ptr<Emulator>> emulator = Emulator::create(program.take());
+  Expected<std::unique_ptr<Emulator>> emulator = Emulator::create(left.take());
   if (!emulator)
     return 0;
   Emulator &emu = **emulator;

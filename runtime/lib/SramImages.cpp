@@ -233,9 +233,9 @@ Status SramImageFile::read(uint32_t wafer, uint32_t region, const Visit &visit) 
     visit(im.px, im.py, im.offset, bytes, im.size);
   });
   if (!read || digest != k.digest)
-    return Status::failure(fmt::format(
-        "{}: changed since it loaded: kernel '{}''s SRAM images differ from those checked then",
-        path_, k.name));
+    return Status::failure(fmt::format("{}: changed since it loaded: the SRAM images of kernel "
+                                       "'{}' differ from those checked then",
+                                       path_, k.name));
   return Status::success();
 }
 

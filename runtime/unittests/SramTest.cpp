@@ -198,8 +198,8 @@ TEST(SramImages, AFileChangedSinceItLoadedIsAnErrorOfTheRun) {
   file.write(other);
   Status s = e->run();
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.message(), file.path + ": changed since it loaded: kernel 'k''s SRAM images differ "
-                                     "from those checked then");
+  EXPECT_EQ(s.message(), file.path + ": changed since it loaded: the SRAM images of kernel 'k' "
+                                     "differ from those checked then");
   file.write(doubler()); // as it was
   ASSERT_TRUE(e->run());
   EXPECT_EQ(e->output("y")->f32, (std::vector<float>{3, -4}));
