@@ -17,7 +17,6 @@
 #include <cstring>
 #include <new>
 #include <optional>
-#include <thread>
 
 #include <fcntl.h>
 #ifdef __GLIBC__

@@ -33,14 +33,22 @@ KernelSram::KernelSram(const Model &m, PeStates &pes, const std::function<bool(u
       at[pe] = bytes, bytes += uint64_t(m.sramWords[pe]) * 4;
   for (size_t r = 0; r < m.regions.size(); ++r) {
     const Region &reg = m.regions[r];
+    uint64_t first = reg.firstPe, end = first + uint64_t(reg.w) * reg.h, size = 0;
+    for (uint64_t pe = first; pe < end; ++pe)
+      size += kept[pe] ? 0 : uint64_t(m.sramWords[pe]) * 4;
+    // A small kernel shares its pages and keeps them: a page each would
+    // take a thousand small kernels' address space by the gigabyte.
     Kernel &k = kernels_[r];
-    k.lo = bytes = alignUp(bytes);
-    for (uint64_t pe = reg.firstPe; pe < reg.firstPe + uint64_t(reg.w) * reg.h; ++pe) {
+    bool own = size >= kHugePageBytes;
+    k.lo = bytes = own ? alignUp(bytes) : bytes;
+    for (uint64_t pe = first; pe < end; ++pe) {
       k.running += owned(pe) ? 1 : 0;
       if (!kept[pe])
         at[pe] = bytes, bytes += uint64_t(m.sramWords[pe]) * 4;
     }
-    k.hi = alignUp(bytes);
+    if (own)
+      bytes = alignUp(bytes);
+    k.hi = own ? bytes : k.lo;
   }
   mapBytes_ = alignUp(bytes) + kHugePageBytes;
   map_ = static_cast<char *>(mapHugePages(mapBytes_));

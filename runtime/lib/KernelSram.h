@@ -12,9 +12,9 @@
 
 namespace wsc::runtime::detail {
 
-/// Every PE's SRAM in one zeroed mapping, each kernel's PEs on 2 MB pages of
-/// their own: a kernel's images are copied in when one of its PEs first
-/// runs, and its pages go back to the host when its last PE ends. The PEs
+/// Every PE's SRAM in one zeroed mapping: a kernel's images are copied in
+/// when one of its PEs first runs, and a kernel of 2 MB or more has pages
+/// of its own, which go back to the host when its last PE ends. The PEs
 /// that hold an output come first and keep their words to the end. A
 /// pipeline's kernels run and end in turn, so the host holds the weights
 /// of the kernels running, not all of them.
@@ -41,7 +41,7 @@ private:
   struct Kernel {
     std::atomic<bool> loaded{false};
     std::atomic<uint64_t> running{0}; ///< owned PEs not ended
-    uint64_t lo = 0, hi = 0;          ///< its pages, in bytes from base_
+    uint64_t lo = 0, hi = 0;          ///< its own pages, in bytes from base_ (none: lo = hi)
   };
   std::vector<Kernel> kernels_;
   Load load_;
