@@ -123,8 +123,11 @@ Expected<LoadedProgram> loadProgramLeavingImages(const std::string &path) {
   format::Program p;
   std::unique_ptr<detail::SramImageFile> images;
   uint64_t sramInit = 0;
-  bool parsed = detail::SramImageFile::parse(fd, path, p, images, sramInit);
+  int readErrno;
+  bool parsed = detail::SramImageFile::parse(fd, path, p, images, sramInit, readErrno);
   ::close(fd);
+  if (readErrno)
+    return Status::failure(fmt::format("{}: cannot read: {}", path, std::strerror(readErrno)));
   Expected<format::Program> checked = checkParsed(std::move(p), parsed, path, &sramInit);
   if (!checked)
     return checked.status();

@@ -167,7 +167,9 @@ private:
 };
 
 bool SramImageFile::parse(int fd, const std::string &path, format::Program &program,
-                          std::unique_ptr<SramImageFile> &images, uint64_t &sramInitDigest) {
+                          std::unique_ptr<SramImageFile> &images, uint64_t &sramInitDigest,
+                          int &readErrno) {
+  readErrno = 0;
   struct stat st;
   if (::fstat(fd, &st) != 0)
     return false;
@@ -177,7 +179,9 @@ bool SramImageFile::parse(int fd, const std::string &path, format::Program &prog
   {
     google::protobuf::io::FileInputStream raw(fd, 1 << 20);
     CodedInputStream in(&raw);
-    if (images->fd_ < 0 || !Parser(in, uint64_t(st.st_size), *images).program(program))
+    bool parsed = images->fd_ >= 0 && Parser(in, uint64_t(st.st_size), *images).program(program);
+    readErrno = raw.GetErrno();
+    if (!parsed)
       return false;
   }
   // The digests, from a second read of the images.

@@ -22,9 +22,11 @@ public:
   /// 2 GiB) as Program::ParseFromZeroCopyStream would, but leaves each
   /// SramInit's `data` empty: the result's index says where it lies.
   /// `sramInitDigest`: the images' sram_init digest (format::SramInitDigest).
-  /// False when the bytes are not a Program.
+  /// False when the bytes are not a Program, or could not be read (then
+  /// `readErrno` is the error).
   static bool parse(int fd, const std::string &path, format::Program &program,
-                    std::unique_ptr<SramImageFile> &images, uint64_t &sramInitDigest);
+                    std::unique_ptr<SramImageFile> &images, uint64_t &sramInitDigest,
+                    int &readErrno);
   ~SramImageFile();
   SramImageFile(const SramImageFile &) = delete;
   SramImageFile &operator=(const SramImageFile &) = delete;
