@@ -20,8 +20,8 @@ const char *portName(uint32_t port) {
   return port < kNumPorts ? names[port] : "?";
 }
 
-uint64_t Model::initBytes(const format::Region &r, uint32_t wafer, uint32_t index, int i) const {
-  return images ? images->size(wafer, index, i) : r.init(i).data().size();
+uint64_t Model::initBytes(const Region &r, int i) const {
+  return images ? images->size(r.wafer, r.indexInWafer, i) : r.proto->init(i).data().size();
 }
 
 std::string Model::where(uint32_t wafer, uint32_t x, uint32_t y) const {

@@ -186,8 +186,8 @@ struct Model {
   /// Where the SRAM images are when they stayed in the program's file; null:
   /// in the program.
   const SramImageFile *images = nullptr;
-  /// The bytes of init `i` of region `r` (its index `index` in wafer `wafer`).
-  uint64_t initBytes(const format::Region &r, uint32_t wafer, uint32_t index, int i) const;
+  /// The bytes of init `i` of region `r`.
+  uint64_t initBytes(const Region &r, int i) const;
 
   bool onGrid(int64_t x, int64_t y) const {
     return x >= 0 && y >= 0 && x < int64_t(width) && y < int64_t(height);

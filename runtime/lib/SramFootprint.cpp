@@ -196,7 +196,7 @@ std::vector<uint32_t> sramFootprints(const Model &m) {
     for (int i = 0; i < r.proto->init_size(); ++i) {
       const format::SramInit &init = r.proto->init(i);
       reach(r.firstPe + uint64_t(init.py()) * r.w + init.px(),
-            init.offset() / 4 + m.initBytes(*r.proto, r.wafer, r.indexInWafer, i) / 4);
+            init.offset() / 4 + m.initBytes(r, i) / 4);
     }
   }
   for (const std::vector<TensorRef> *list : {&m.inputs, &m.outputs})

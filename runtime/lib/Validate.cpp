@@ -370,7 +370,7 @@ Status Builder::checkRegion(uint32_t wi, const format::Region &r, size_t index) 
     return s;
   for (int i = 0; i < r.init_size(); ++i) {
     const format::SramInit &init = r.init(i);
-    uint64_t bytes = m_.initBytes(r, wi, uint32_t(index), i);
+    uint64_t bytes = m_.initBytes(reg, i);
     if (init.px() >= r.w() || init.py() >= r.h())
       return fail(fmt::format("{}: init {} names local PE ({},{}) outside the {}x{} region", where,
                               i, init.px(), init.py(), r.w(), r.h()));
