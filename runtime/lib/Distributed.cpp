@@ -49,7 +49,25 @@ uint64_t word(const std::vector<uint8_t> &in, size_t i) {
 
 Distributed::Distributed(Channel &channel, Partition partition)
     : channel_(channel), partition_(std::move(partition)), finished_(channel.size()),
-      hasFinished_(channel.size(), false) {}
+      hasFinished_(channel.size(), false) {
+  carriedOver_.swap(channel_.nextRun);
+}
+
+bool Distributed::receive(unsigned &from, std::vector<uint8_t> &bytes) {
+  if (!carriedOver_.empty()) {
+    from = carriedOver_.front().first;
+    bytes = std::move(carriedOver_.front().second);
+    carriedOver_.pop_front();
+    return true;
+  }
+  while (channel_.receive(from, bytes)) {
+    // A process sends nothing more in a run after its Finished.
+    if (!hasFinished_[from])
+      return true;
+    channel_.nextRun.emplace_back(from, std::move(bytes));
+  }
+  return false;
+}
 
 void Distributed::post(unsigned to, Kind kind, const std::vector<uint8_t> &payload) {
   std::vector<uint8_t> bytes;
@@ -140,7 +158,7 @@ void Distributed::probe() {
 Distributed::State Distributed::poll(const Walks &walks) {
   unsigned from;
   std::vector<uint8_t> bytes;
-  while (channel_.receive(from, bytes))
+  while (receive(from, bytes))
     take(from, bytes, walks);
   return state_;
 }
@@ -204,7 +222,7 @@ std::vector<std::vector<uint8_t>> Distributed::finish(std::vector<uint8_t> mine)
     state_ = State::Done;
   for (unsigned from; !heardAll();) {
     std::vector<uint8_t> bytes;
-    if (channel_.receive(from, bytes))
+    if (receive(from, bytes))
       take(from, bytes, ignore);
     else
       channel_.pause();

@@ -10,6 +10,7 @@
 #include "wsc/runtime/Emulator.h"
 
 #include <cstring>
+#include <deque>
 #include <functional>
 
 namespace wsc::runtime::detail {
@@ -103,6 +104,8 @@ public:
 private:
   enum Kind : uint8_t { Walk, Probe, Answer, End, Fault, Finished, Halt };
   void post(unsigned to, Kind kind, const std::vector<uint8_t> &payload);
+  /// The next message of this run: first those the run before took for it.
+  bool receive(unsigned &from, std::vector<uint8_t> &bytes);
   void take(unsigned from, const std::vector<uint8_t> &bytes, const Walks &walks);
   void probe();
 
@@ -122,6 +125,7 @@ private:
   std::vector<bool> answered_;
   std::vector<std::vector<uint8_t>> finished_;
   std::vector<bool> hasFinished_;
+  std::deque<std::pair<unsigned, std::vector<uint8_t>>> carriedOver_;
 };
 
 /// After a run's schedule on every process: gathers the processes'

@@ -5,6 +5,7 @@
 #define WSC_RUNTIME_DISTRIBUTED_H
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ public:
   virtual bool receive(unsigned &from, std::vector<uint8_t> &bytes) = 0;
   /// Waits a little for a message (an idle process should not spin).
   virtual void pause() = 0;
+
+  /// Messages a run took that belong to the next run over this channel
+  /// (their sender had ended the run before it sent them; messages from
+  /// several senders may come in any order): that run takes them first.
+  std::deque<std::pair<unsigned, std::vector<uint8_t>>> nextRun;
 };
 
 /// Which process emulates which PEs: the rows of every wafer in order
