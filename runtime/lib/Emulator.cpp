@@ -72,16 +72,21 @@ Expected<format::Program> parseProgram(const std::string &bytes, const std::stri
   return parseBytes(bytes.data(), bytes.size(), name);
 }
 
-Expected<format::Program> loadProgramFile(const std::string &path) {
+namespace {
+
+Status cannotRead(const std::string &path, int error) {
+  return Status::failure(fmt::format("{}: cannot read: {}", path, std::strerror(error)));
+}
+
+/// loadProgramFile's parse of `fd` (openForReading's, with its fstat `st`),
+/// which it closes.
+Expected<format::Program> loadOpenedProgram(const std::string &path, int fd,
+                                            const struct stat &st) {
   // A regular file is parsed as it is read, a block at a time: neither a
   // copy of the file (GPT-2-small's 0.7 GB of fresh memory) nor a mapping
   // of it (as many resident pages, on top of the parsed program) is held.
-  // Directories, devices and named FIFOs are refused unopened; a pipe on
-  // standard input (/dev/stdin) is read whole, at most 2 GiB (Protobuf's limit).
-  int fd;
-  struct stat st;
-  if (Status s = detail::openForReading(path, fd, st); !s)
-    return s;
+  // A pipe on standard input (/dev/stdin) is read whole, at most 2 GiB
+  // (Protobuf's limit).
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     if (uint64_t(st.st_size) > uint64_t(INT_MAX)) {
       ::close(fd);
@@ -92,8 +97,7 @@ Expected<format::Program> loadProgramFile(const std::string &path) {
     format::Program p;
     bool parsed = p.ParseFromZeroCopyStream(&in);
     if (in.GetErrno())
-      return Status::failure(
-          fmt::format("{}: cannot read: {}", path, std::strerror(in.GetErrno())));
+      return cannotRead(path, in.GetErrno());
     return checkParsed(std::move(p), parsed, path);
   }
   // Pipes and empty files: read them whole.
@@ -106,6 +110,17 @@ Expected<format::Program> loadProgramFile(const std::string &path) {
   return parseProgram(*bytes, path);
 }
 
+} // namespace
+
+Expected<format::Program> loadProgramFile(const std::string &path) {
+  // Directories, devices and named FIFOs are refused unopened.
+  int fd;
+  struct stat st;
+  if (Status s = detail::openForReading(path, fd, st); !s)
+    return s;
+  return loadOpenedProgram(path, fd, st);
+}
+
 Expected<LoadedProgram> loadProgramLeavingImages(const std::string &path) {
   int fd;
   struct stat st;
@@ -114,8 +129,7 @@ Expected<LoadedProgram> loadProgramLeavingImages(const std::string &path) {
   // A descriptor named /dev/stdin or /dev/fd/N is read once, as a pipe is.
   if (!S_ISREG(st.st_mode) || st.st_size == 0 || uint64_t(st.st_size) > uint64_t(INT_MAX) ||
       detail::namedDescriptor(path) >= 0) {
-    ::close(fd);
-    Expected<format::Program> p = loadProgramFile(path);
+    Expected<format::Program> p = loadOpenedProgram(path, fd, st);
     if (!p)
       return p.status();
     return LoadedProgram{p.take(), nullptr};
@@ -127,7 +141,7 @@ Expected<LoadedProgram> loadProgramLeavingImages(const std::string &path) {
   bool parsed = detail::SramImageFile::parse(fd, path, p, images, sramInit, readErrno);
   ::close(fd);
   if (readErrno)
-    return Status::failure(fmt::format("{}: cannot read: {}", path, std::strerror(readErrno)));
+    return cannotRead(path, readErrno);
   Expected<format::Program> checked = checkParsed(std::move(p), parsed, path, &sramInit);
   if (!checked)
     return checked.status();
