@@ -795,7 +795,7 @@ Core::Step Core::runAsync(const Instr &in, uint64_t n) {
 Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uint64_t cols) {
   joinColors(in);
   RecvQueue *qp = s_.queue(in.color);
-  if ((qp ? qp->available(n) : 0) < n) {
+  if ((qp ? qp->available() : 0) < n) {
     s_.status = PeStatus::Blocked;
     s_.waitColor = in.color;
     s_.waitWords = n;
@@ -860,7 +860,7 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
               for (uint64_t j = 0; j < take; ++j)
                 setF(d + uint32_t(j), binary(format::MAX, f(d + uint32_t(j)), asF(src[j])));
           });
-  q.words -= n;
+  q.took(n);
   q.leaveIfDrained();
   if (fused) {
     if (entries)

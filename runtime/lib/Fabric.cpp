@@ -180,6 +180,7 @@ void MessageLog::append(const uint32_t *words, uint32_t n, uint64_t time) {
   d[2] = uint32_t(time >> 32);
   std::memcpy(d + kHeader, words, size_t(n) * 4);
   tail_->used.store(used + need, std::memory_order_release);
+  words_.store(words_.load(std::memory_order_relaxed) + n, std::memory_order_release);
 }
 
 void Fabric::assignLanes(const std::vector<uint8_t> &laneOfPe) {

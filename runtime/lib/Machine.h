@@ -62,6 +62,9 @@ public:
   /// everything leaves the last segment too.
   void close() { closed_.store(true, std::memory_order_release); }
   bool closed() const { return closed_.load(std::memory_order_acquire); }
+  /// The words of all the messages appended so far: a reader that sees a
+  /// total sees the messages it counts.
+  uint64_t wordsPublished() const { return words_.load(std::memory_order_acquire); }
   /// Drops a reader's hold on `s`; frees it when it was the last.
   static void leave(Segment *s) {
     if (s->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -83,6 +86,7 @@ private:
   Bytes &bytes_;
   Segment *start_ = nullptr, *tail_ = nullptr;
   std::atomic<bool> closed_{false};
+  std::atomic<uint64_t> words_{0};
   static constexpr uint32_t kMaxSegment = 1 << 16;
 };
 
@@ -133,10 +137,9 @@ struct RecvQueue {
   /// Consumption: the message being read, and its next word to look at.
   LogCursor read;
   uint32_t pos = 0;
-  /// Counting: the messages before `scan` are counted in `words`, the
-  /// words they hold for this core that no RECV has taken yet.
-  LogCursor scan;
-  uint64_t words = 0;
+  /// The words of the published messages for this core that no RECV has
+  /// taken yet, as available() last counted them; `taken`: those RECVs took.
+  uint64_t words = 0, taken = 0;
   /// Words the PE's blocked RECV waits for (0: not waiting): the origin's
   /// next messages wake the PE to count again.
   uint64_t need = 0;
@@ -158,17 +161,16 @@ struct RecvQueue {
   void leaveIfDrained() {
     if (words || !read.seg || !log.load(std::memory_order_relaxed)->closed())
       return;
-    available(UINT64_MAX); // closed first, so this sees every message
+    available(); // closed first, so this sees every message
     if (words)
       return;
+    // What is left holds no words for this core.
     while (const uint32_t *h = read.message(true)) {
-      if (read.seg == scan.seg && read.off == scan.off)
-        break;
       read.pass(h, period);
       pos = 0;
     }
     MessageLog::leave(read.seg);
-    read.seg = scan.seg = nullptr;
+    read.seg = nullptr;
     drained = true;
   }
   /// The first window [from, to) of this core's words in words [at, n) of
@@ -185,33 +187,29 @@ struct RecvQueue {
     from = uint32_t(std::min<uint64_t>(start, n));
     to = uint32_t(std::min<uint64_t>(end, n));
   }
-  static constexpr uint32_t kAhead = 4;
-  /// Counts published messages until `atLeast` words are available or none
-  /// is left; returns the words available.
-  uint64_t available(uint64_t atLeast) {
-    if (!scan.seg) {
+  /// A RECV took n of the words counted.
+  void took(uint64_t n) {
+    words -= n;
+    taken += n;
+  }
+  /// Of the first `stream` words the origin sent, those the filter passes.
+  uint64_t passing(uint64_t stream) const {
+    if (!count)
+      return stream;
+    uint64_t rest = stream % period;
+    return stream / period * count + std::min<uint64_t>(count, rest > first ? rest - first : 0);
+  }
+  /// Counts the words available (in `words`, and returns them): the filter
+  /// passes each word by its place in the stream, so the log's total says
+  /// how many, without a look at its messages.
+  uint64_t available() {
+    if (!read.seg) {
       MessageLog *l = log.load(std::memory_order_acquire);
       if (!l || drained)
         return words;
-      read.seg = scan.seg = l->start();
+      read.seg = l->start();
     }
-    while (words < atLeast) {
-      const uint32_t *h = scan.message(false);
-      if (!h)
-        break;
-      // An origin's messages mostly have one size: the header and this
-      // core's words a few messages on are where that size puts them.
-      // (A prefetch past the segment's end does not fault.)
-      const uint32_t *ahead = h + kAhead * (MessageLog::kHeader + h[0]);
-      __builtin_prefetch(ahead);
-      __builtin_prefetch(ahead + MessageLog::kHeader + (count ? first : 0));
-      for (uint32_t at = 0, from, to; at < h[0]; at = to) {
-        window(scan.phase, h[0], at, from, to);
-        words += to - from;
-      }
-      scan.pass(h, period);
-    }
-    return words;
+    return words = passing(log.load(std::memory_order_relaxed)->wordsPublished()) - taken;
   }
 };
 
@@ -371,7 +369,7 @@ struct alignas(64) PeState {
   /// Counts every word published for `color` here.
   uint64_t available(uint32_t color) const {
     RecvQueue *q = queue(color);
-    return q ? q->available(UINT64_MAX) : 0;
+    return q ? q->available() : 0;
   }
 };
 static_assert(sizeof(PeState) == 192);

@@ -204,7 +204,7 @@ struct Core::Batch {
       }
       q->read = cur;
       q->pos = pos;
-      q->words -= words;
+      q->took(words);
       q->leaveIfDrained();
     }
   };
@@ -710,7 +710,7 @@ bool Core::cutBatch(Batch &b) {
   uint64_t fit = units;
   for (Batch::Reader &r : b.readers)
     if (uint64_t perUnit = r.words / units)
-      fit = std::min(fit, r.q->available(r.words) / perUnit);
+      fit = std::min(fit, r.q->available() / perUnit);
   // Short of the SEND where run() would yield (the times need not check
   // it): the run goes on from there.
   auto budget = [&](uint64_t limit, uint64_t used, uint64_t perUnit) {

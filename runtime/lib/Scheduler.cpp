@@ -45,7 +45,7 @@ void leftovers(const Model &m, const PeStates &pes, RunReport &report) {
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     for (uint32_t i = 0; i < pes[pe].numQueues; ++i) {
       RecvQueue &q = pes[pe].queues[i];
-      if (!q.available(UINT64_MAX))
+      if (!q.available())
         continue;
       if (++total <= kMaxWarnings)
         report.warnings.push_back(fmt::format("{}, color {}: {} received words never consumed",

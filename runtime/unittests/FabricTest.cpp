@@ -1,5 +1,6 @@
 // Moving data between PEs: hops, multicast, reductions, a tiled MATVEC and
 // two wafers joined by a link; with the timing model's cycle counts.
+#include "Machine.h"
 #include "TestPrograms.h"
 
 #include <gtest/gtest.h>
@@ -149,6 +150,29 @@ TEST(Fabric, FilterWindowsSpanMessages) {
   RunResult res = runProgram(p, {{"x", vec({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})}});
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.out("y"), (std::vector<float>{2, 3, 4, 8, 9, 10}));
+}
+
+// A queue counts its words from the origin's total: it must give what a
+// look at each message's window gives, for messages of any sizes.
+TEST(Fabric, FilterCountsFromTheStreamTotal) {
+  std::mt19937 rng(7);
+  for (uint32_t period : {1u, 2u, 5u, 6u, 64u})
+    for (uint32_t first = 0; first < period; ++first)
+      for (uint32_t count = 1; first + count <= period; ++count) {
+        detail::RecvQueue q;
+        q.first = first, q.count = count, q.period = period;
+        uint64_t stream = 0, windows = 0;
+        for (int k = 0; k < 40; ++k) {
+          uint32_t size = rng() % (2 * period + 3), phase = uint32_t(stream % period);
+          for (uint32_t at = 0, from, to; at < size; at = to) {
+            q.window(phase, size, at, from, to);
+            windows += to - from;
+          }
+          stream += size;
+          ASSERT_EQ(q.passing(stream), windows)
+              << "window [" << first << ", " << first + count << ") of " << period;
+        }
+      }
 }
 
 // A sum along a row of 4 PEs: PE 0 sends its 4 words east, PEs 1-2 add
