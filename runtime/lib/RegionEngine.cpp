@@ -14,13 +14,14 @@ using format::Op;
 typedef float V8 __attribute__((vector_size(32)));
 
 /// Columns [c, c + 16) of four vectors' products (x and sums a vector's
-/// `rows` and `cols` words apart), summed in registers in ascending row.
+/// `stride` and `cols` words apart), summed in registers in ascending row.
 /// GCC's vector types keep each lane's adds in that order on every clone.
 __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums, const float *w,
                                                          const float *x, uint64_t rows,
-                                                         uint64_t cols, uint64_t c) {
+                                                         uint64_t stride, uint64_t cols,
+                                                         uint64_t c) {
   V8 a0 = {}, b0 = {}, a1 = {}, b1 = {}, a2 = {}, b2 = {}, a3 = {}, b3 = {};
-  const float *x1 = x + rows, *x2 = x1 + rows, *x3 = x2 + rows;
+  const float *x1 = x + stride, *x2 = x1 + stride, *x3 = x2 + stride;
   for (uint64_t r = 0; r < rows; ++r) {
     V8 lo, hi;
     std::memcpy(&lo, w + r * cols + c, sizeof lo);
@@ -38,28 +39,28 @@ __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums,
   std::memcpy(s3, &a3, 32), std::memcpy(s3 + 8, &b3, 32);
 }
 
-/// VECMAT of `trips` vectors (`rows` words apart in x) by one W into `sums`
+/// VECMAT of `trips` vectors (`stride` words apart in x) by one W into `sums`
 /// (`cols` words apart, zero on entry): vecmatRows' sums bit for bit (each
 /// column's products added in ascending row), four vectors at a time over
 /// blocks of columns held in registers, each row of W loaded once for four.
 /// `byRow`: room for 4 * rows floats.
 WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const float *x,
-                                  uint64_t trips, uint64_t rows, uint64_t cols,
+                                  uint64_t trips, uint64_t rows, uint64_t stride, uint64_t cols,
                                   float *__restrict byRow) {
   uint64_t t = 0;
   for (; t + 4 <= trips; t += 4) {
-    const float *xt = x + t * rows;
+    const float *xt = x + t * stride;
     float *st = sums + t * cols;
     uint64_t c = 0;
     for (; c + 16 <= cols; c += 16)
-      vecmatBlock16(st, w, xt, rows, cols, c);
+      vecmatBlock16(st, w, xt, rows, stride, cols, c);
     if (c == cols)
       continue;
     // The last columns one at a time, the four vectors' sums side by side.
     typedef float V4 __attribute__((vector_size(16)));
     for (uint64_t r = 0; r < rows; ++r)
       for (uint64_t v = 0; v < 4; ++v)
-        byRow[4 * r + v] = xt[v * rows + r];
+        byRow[4 * r + v] = xt[v * stride + r];
     for (; c < cols; ++c) {
       V4 a = {};
       for (uint64_t r = 0; r < rows; ++r) {
@@ -72,7 +73,7 @@ WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const 
     }
   }
   for (; t < trips; ++t)
-    vecmatRows(sums + t * cols, w, x + t * rows, rows, cols);
+    vecmatRows(sums + t * cols, w, x + t * stride, rows, cols);
 }
 
 /// The most trips a batch takes: its places and times grow with them.
@@ -228,6 +229,25 @@ struct Core::Batch {
   Runs runsOf(uint64_t t, size_t j) const {
     size_t at = t * ops.size() + j;
     return Runs{runs.data() + firstRun[at], runs.data() + firstRun[at + 1]};
+  }
+  /// Op j's n words of trip 0, when every trip's are one message's, each
+  /// `stride` words after the trip before's (a log's messages of one size):
+  /// read there, not gathered. Null otherwise.
+  const uint32_t *wordsInPlace(size_t j, uint64_t n, uint64_t &stride) const {
+    const uint32_t *first = nullptr;
+    for (uint64_t t = 0; t < trips; ++t) {
+      Runs r = runsOf(t, j);
+      if (r.last - r.first != 1 || r.first->take != n)
+        return nullptr;
+      const uint32_t *src = r.first->src;
+      if (t == 0)
+        first = src;
+      else if (t == 1 && src > first)
+        stride = uint64_t(src - first);
+      else if (src != first + t * stride)
+        return nullptr;
+    }
+    return first;
   }
   /// Gives each receive the reader of its queue and each message its place
   /// in a trip's.
@@ -507,18 +527,16 @@ bool Core::batchTimes(Batch &b) {
     r.cur = r.q->read, r.pos = r.q->pos;
   b.runs.clear();
   b.firstRun.resize(b.trips * k + 1);
-  // As run() checks before each instruction, LOOP and END included.
-  auto step = [&] {
-    ++instructions;
-    return clock <= maxCycles_ && instructions - 1 <= maxInstructions_;
-  };
+  // run() checks the limits before each instruction, LOOP and END included.
+  // The clock at those checks never falls (an async op's clock goes back
+  // only to where it started), so the last check holds for all of them.
+  auto step = [&] { ++instructions; };
   for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
        ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
-    if (b.two && in == 0 && !step()) // the inner LOOP
-      return false;
+    if (b.two && in == 0) // the inner LOOP
+      step();
     for (size_t j = 0; j < k; ++j) {
-      if (!step())
-        return false;
+      step();
       const Batch::Op &op = b.ops[j];
       const Instr &ins = *op.in;
       uint64_t n = op.n;
@@ -581,11 +599,12 @@ bool Core::batchTimes(Batch &b) {
         clock = core;
       }
     }
-    if (!step()) // the innermost END
-      return false;
-    if (b.two && in == b.innerTrips - 1 && !step()) // the outer END
-      return false;
+    step(); // the innermost END
+    if (b.two && in == b.innerTrips - 1) // the outer END
+      step();
   }
+  if (clock > maxCycles_ || instructions - 1 > maxInstructions_)
+    return false;
   b.firstRun[b.trips * k] = uint32_t(b.runs.size());
   s_.clock = clock, s_.busy = busy, s_.instructions = instructions, s_.messages = messages;
   s_.async = async;
@@ -678,23 +697,28 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
   static thread_local std::vector<float> xs, byRow;
   const Batch::Op &op = b.ops[j];
   uint64_t n = op.n, m = op.m;
-  xs.resize(b.trips * n);
   products.assign(b.trips * m, 0.0f);
-  for (uint64_t t = 0; t < b.trips; ++t)
-    for (const Batch::Run &r : b.runsOf(t, j))
-      std::memcpy(xs.data() + t * n + r.i, r.src, r.take * 4);
   if (!n)
     return;
+  uint64_t stride = 0;
+  const float *x = reinterpret_cast<const SramF32 *>(b.wordsInPlace(j, n, stride));
+  if (!x) {
+    xs.resize(b.trips * n);
+    for (uint64_t t = 0; t < b.trips; ++t)
+      for (const Batch::Run &r : b.runsOf(t, j))
+        std::memcpy(xs.data() + t * n + r.i, r.src, r.take * 4);
+    x = xs.data(), stride = n;
+  }
   auto tile = [&](uint64_t t) {
     return reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
   };
   if (op.operand[1].inner == 0 && op.operand[1].outer == 0) { // one W for every trip
     byRow.resize(4 * n);
-    vecmatTrips(products.data(), tile(0), xs.data(), b.trips, n, m, byRow.data());
+    vecmatTrips(products.data(), tile(0), x, b.trips, n, stride, m, byRow.data());
     return;
   }
   for (uint64_t t = 0; t < b.trips; ++t)
-    vecmatRows(products.data() + t * m, tile(t), xs.data() + t * n, n, m);
+    vecmatRows(products.data() + t * m, tile(t), x + t * stride, n, m);
 }
 
 bool Core::never(Batch &b) {
