@@ -137,9 +137,8 @@ struct RecvQueue {
   /// Consumption: the message being read, and its next word to look at.
   LogCursor read;
   uint32_t pos = 0;
-  /// The words of the published messages for this core that no RECV has
-  /// taken yet, as available() last counted them; `taken`: those RECVs took.
-  uint64_t words = 0, taken = 0;
+  /// The words of this core that RECVs took.
+  uint64_t taken = 0;
   /// Words the PE's blocked RECV waits for (0: not waiting): the origin's
   /// next messages wake the PE to count again.
   uint64_t need = 0;
@@ -159,10 +158,8 @@ struct RecvQueue {
   /// Leaves the log once it is closed and read to its end (the last
   /// segment has no successor to move on to).
   void leaveIfDrained() {
-    if (words || !read.seg || !log.load(std::memory_order_relaxed)->closed())
-      return;
-    available(); // closed first, so this sees every message
-    if (words)
+    // Closed first, so that available() sees every message.
+    if (!read.seg || !log.load(std::memory_order_relaxed)->closed() || available())
       return;
     // What is left holds no words for this core.
     while (const uint32_t *h = read.message(true)) {
@@ -187,11 +184,8 @@ struct RecvQueue {
     from = uint32_t(std::min<uint64_t>(start, n));
     to = uint32_t(std::min<uint64_t>(end, n));
   }
-  /// A RECV took n of the words counted.
-  void took(uint64_t n) {
-    words -= n;
-    taken += n;
-  }
+  /// A RECV took n of the words available.
+  void took(uint64_t n) { taken += n; }
   /// Of the first `stream` words the origin sent, those the filter passes.
   uint64_t passing(uint64_t stream) const {
     if (!count)
@@ -199,17 +193,17 @@ struct RecvQueue {
     uint64_t rest = stream % period;
     return stream / period * count + std::min<uint64_t>(count, rest > first ? rest - first : 0);
   }
-  /// Counts the words available (in `words`, and returns them): the filter
-  /// passes each word by its place in the stream, so the log's total says
-  /// how many, without a look at its messages.
+  /// The words published for this core that no RECV has taken yet: the
+  /// filter passes each word by its place in the stream, so the log's total
+  /// says how many, without a look at its messages.
   uint64_t available() {
     if (!read.seg) {
       MessageLog *l = log.load(std::memory_order_acquire);
-      if (!l || drained)
-        return words;
+      if (!l || drained) // a drained queue had none left
+        return 0;
       read.seg = l->start();
     }
-    return words = passing(log.load(std::memory_order_relaxed)->wordsPublished()) - taken;
+    return passing(log.load(std::memory_order_relaxed)->wordsPublished()) - taken;
   }
 };
 

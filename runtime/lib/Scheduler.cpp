@@ -45,11 +45,12 @@ void leftovers(const Model &m, const PeStates &pes, RunReport &report) {
   for (uint64_t pe = 0; pe < pes.size(); ++pe)
     for (uint32_t i = 0; i < pes[pe].numQueues; ++i) {
       RecvQueue &q = pes[pe].queues[i];
-      if (!q.available())
+      uint64_t words = q.available();
+      if (!words)
         continue;
       if (++total <= kMaxWarnings)
         report.warnings.push_back(fmt::format("{}, color {}: {} received words never consumed",
-                                              m.wherePe(pe), q.color, q.words));
+                                              m.wherePe(pe), q.color, words));
     }
   if (total > kMaxWarnings)
     report.warnings.push_back(
