@@ -124,6 +124,8 @@ public:
     py_ = uint32_t(local / reg_.w);
   }
   void run();
+  /// Drops the region engine's walks of an earlier run (forgetBatchWalks).
+  static void forgetWalks();
 
 private:
   enum class Step { Next, Blocked, Fault };

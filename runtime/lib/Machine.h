@@ -372,6 +372,9 @@ static_assert(sizeof(PeState) == 192);
 /// yields (staying Ready) when it reaches `limit`; its SENDs go to `outbox`.
 void runPe(const Model &m, uint64_t pe, PeState &s, const RunOptions &options,
            const VisitLimit &limit, Outbox &outbox);
+/// Starts a thread's lane of a run: the region engine keeps no walk
+/// through an earlier run's logs, whose memory the new run's may reuse.
+void forgetBatchWalks();
 /// Sets every PE's view of its region's code; PEs that select the same
 /// instructions share one. Returns the views' storage.
 std::vector<std::vector<uint32_t>> resolvePredicates(const Model &m, PeStates &pes);

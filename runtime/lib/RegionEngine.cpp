@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
 namespace wsc::runtime::detail {
 namespace {
@@ -172,6 +173,13 @@ struct Core::Batch {
     uint32_t reader = 0;    ///< of q, in `readers`
     int32_t sendRank = -1;  ///< its message's place among a trip's, or -1
     uint64_t cost = 0;      ///< of a vector op, or of a RECV_VECMAT's n rows
+    /// The colors whose ops in flight a (core) SEND or receive waits for, or -1.
+    int64_t joinColor = -1, joinForward = -1;
+    /// The core waits for the ops in flight that use the op's words at
+    /// trip (in, out) or its colors, as span() and joinColors() make it:
+    /// one pass over them, since a later join only meets what an earlier
+    /// one left.
+    void waitFor(uint64_t in, uint64_t out, uint64_t &clock, AsyncEngine &async) const;
     /// The SRAM words its writes may reach over all the trips.
     uint64_t writeLo = UINT64_MAX, writeHi = 0;
   };
@@ -188,23 +196,52 @@ struct Core::Batch {
   std::vector<Span> spans;
   std::vector<uint32_t> store;
   std::vector<uint64_t> sendTime; ///< per trip and op: its SEND's or forward's time
-  /// A queue's reader ahead of it, shared by the ops that receive from it
-  /// in trip order: the times read the words, noting where they are.
+  /// A receive's words in one message: words [i, i + take) of the n, the
+  /// first arriving at `arrives` (with its walk's delay).
+  struct Run {
+    const uint32_t *src;
+    uint32_t i, take;
+    uint64_t arrives;
+  };
+  /// A reader's way through its log over a batch's trips: the runs of its
+  /// ops, in trip and op order, and where it ends. The runs follow from the
+  /// log, the filter and the words it passed before, so the PEs that read
+  /// one multicast stream alike (a kernel's row) share one walk.
+  struct Walk {
+    const MessageLog *log = nullptr;
+    uint32_t first = 0, count = 0, period = 0;
+    uint16_t links = 0;
+    uint64_t taken = 0, trips = 0;
+    std::vector<uint64_t> takes; ///< its ops' n, in a trip's order
+    uint32_t delay = 0;          ///< that the arrivals count
+    std::vector<Run> runs;
+    LogCursor end;
+    uint32_t endPos = 0;
+    uint64_t lastUse = 0;
+    bool matches(const RecvQueue &q, const std::vector<uint64_t> &n, uint64_t tripCount) const {
+      return log == q.log.load(std::memory_order_relaxed) && first == q.first && count == q.count &&
+             period == q.period && links == q.links && taken == q.taken && trips == tripCount &&
+             takes == n;
+    }
+  };
+  /// A queue's reader, shared by the ops that receive from it in trip order.
   struct Reader {
     RecvQueue *q = nullptr;
-    uint64_t words = 0; ///< that all the trips take
-    LogCursor cur;
-    uint32_t pos = 0;
-    /// Moves the queue's own reader here, past the words read, leaving the
+    uint64_t words = 0;          ///< that all the trips take
+    std::vector<uint64_t> takes; ///< its ops' n, in a trip's order
+    const Walk *walk = nullptr;
+    int64_t delay = 0; ///< this queue's delay less the walk's
+    uint32_t next = 0; ///< its next run
+    /// Moves the queue's own reader past the words read, leaving the
     /// segments passed: the data has read them.
     void commit() {
-      for (MessageLog::Segment *s = q->read.seg; s != cur.seg;) {
+      for (MessageLog::Segment *s = q->read.seg; s != walk->end.seg;) {
         MessageLog::Segment *next = s->next.load(std::memory_order_acquire);
         MessageLog::leave(s);
         s = next;
       }
-      q->read = cur;
-      q->pos = pos;
+      q->read = walk->end;
+      q->pos = walk->endPos;
       q->took(words);
       q->leaveIfDrained();
     }
@@ -212,24 +249,27 @@ struct Core::Batch {
   std::vector<Reader> readers;
   uint32_t sendsPerTrip = 0;
   uint64_t wordsSentPerTrip = 0;
-  /// A receive's words in one message: words [i, i + take) of the n.
-  struct Run {
-    const uint32_t *src;
-    uint32_t i, take;
-  };
-  /// The runs of every trip's receives, in trip and op order: those of op j
-  /// in trip t from firstRun[t * ops + j].
-  std::vector<Run> runs;
-  std::vector<uint32_t> firstRun;
+  /// Per trip and op: its runs, [first, last) of its reader's walk's.
+  std::vector<std::pair<uint32_t, uint32_t>> runSpan;
   struct Runs {
     const Run *first, *last;
     const Run *begin() const { return first; }
     const Run *end() const { return last; }
   };
   Runs runsOf(uint64_t t, size_t j) const {
-    size_t at = t * ops.size() + j;
-    return Runs{runs.data() + firstRun[at], runs.data() + firstRun[at + 1]};
+    auto [first, last] = runSpan[t * ops.size() + j];
+    const Run *runs = readers[ops[j].reader].walk->runs.data();
+    return Runs{runs + first, runs + last};
   }
+  /// Gives each reader its walk: one the thread walked before from where
+  /// the queue is now, or a new one.
+  void walkReaders(const Model &m);
+  /// The walks a thread keeps within a run (from forgetWalks), the least
+  /// recently used replaced: a row's PEs take turns with their own queues'
+  /// walks in between.
+  static thread_local std::deque<Walk> walks;
+  static thread_local uint64_t walkBatches; ///< batches that took walks
+  static constexpr size_t kWalks = 8;
   /// Op j's n words of trip 0, when every trip's are one message's, each
   /// `stride` words after the trip before's (a log's messages of one size):
   /// read there, not gathered. Null otherwise.
@@ -266,6 +306,7 @@ struct Core::Batch {
         readers.push_back(Reader{op.q});
       op.reader = uint32_t(r);
       readers[r].words += op.n * trips;
+      readers[r].takes.push_back(op.n);
     }
   }
   /// Whether a trip of the nest may write a word of [lo, hi).
@@ -367,6 +408,9 @@ bool Core::batchOperands(Batch &b) const {
       op.q = s_.queue(in.color);
       ok = op.q != nullptr;
     }
+    bool colors = recvs || code == format::SEND;
+    op.joinColor = colors ? int64_t(in.color) : -1;
+    op.joinForward = colors ? in.forward : -1;
     if (code == format::RECV_DROP) // no SRAM
       op.operands = 0;
     else if (code == format::SEND)
@@ -515,44 +559,90 @@ bool Core::batchPlaces(Batch &b) const {
   return true;
 }
 
+thread_local std::deque<Core::Batch::Walk> Core::Batch::walks;
+thread_local uint64_t Core::Batch::walkBatches = 0;
+
+void forgetBatchWalks() { Core::forgetWalks(); }
+
+void Core::forgetWalks() {
+  Batch::walks.clear();
+  Batch::walks.resize(Batch::kWalks);
+}
+
+void Core::Batch::walkReaders(const Model &m) {
+  uint64_t batch = ++walkBatches;
+  for (Reader &r : readers) {
+    const RecvQueue &q = *r.q;
+    Walk *w = nullptr;
+    for (Walk &c : walks)
+      if (c.matches(q, r.takes, trips)) {
+        w = &c;
+        break;
+      }
+    if (!w) {
+      // The least recently used that no reader of this batch holds.
+      for (Walk &c : walks)
+        if (c.lastUse != batch && (!w || c.lastUse < w->lastUse))
+          w = &c;
+      if (!w)
+        w = &walks.emplace_back();
+      w->log = q.log.load(std::memory_order_relaxed);
+      w->first = q.first, w->count = q.count, w->period = q.period, w->links = q.links;
+      w->taken = q.taken, w->trips = trips, w->takes = r.takes, w->delay = q.delay;
+      w->runs.clear();
+      LogCursor cur = q.read;
+      uint32_t pos = q.pos;
+      for (uint64_t t = 0; t < trips; ++t)
+        for (uint64_t n : r.takes)
+          eachRun(m, q, cur, pos, n, false,
+                  [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t arrives) {
+                    w->runs.push_back(Run{src, uint32_t(i), uint32_t(take), arrives});
+                  });
+      w->end = cur, w->endPos = pos;
+    }
+    w->lastUse = batch;
+    r.walk = w;
+    r.delay = int64_t(q.delay) - int64_t(w->delay);
+    r.next = 0;
+  }
+}
+
+inline void Core::Batch::Op::waitFor(uint64_t in, uint64_t out, uint64_t &clock,
+                                     AsyncEngine &async) const {
+  for (uint32_t i = 0; i < async.count; ++i) {
+    const AsyncEngine::Pending &p = async.pending[i];
+    bool meets = (joinColor >= 0 && (joinColor == p.color || joinColor == p.forward)) ||
+                 (joinForward >= 0 && (joinForward == p.color || joinForward == p.forward));
+    for (uint32_t o = 0; !meets && o < operands; ++o) {
+      const Operand &x = operand[o];
+      uint32_t lo = x.word(in, out);
+      meets = x.words && lo < p.hi && p.lo < lo + uint32_t(x.words);
+    }
+    if (meets)
+      clock = std::max(clock, p.end);
+  }
+  async.retire(clock);
+}
+
 bool Core::batchTimes(Batch &b) {
   // The trips' clocks run on copies, which the stores below cannot alias;
   // the PE takes them once every trip ran, and keeps its own otherwise.
-  uint64_t clock = s_.clock, busy = s_.busy, instructions = s_.instructions;
+  uint64_t clock = s_.clock, busy = s_.busy;
   uint64_t messages = s_.messages;
   AsyncEngine async = s_.async;
   size_t k = b.ops.size();
   b.sendTime.resize(b.trips * k);
-  for (Batch::Reader &r : b.readers)
-    r.cur = r.q->read, r.pos = r.q->pos;
-  b.runs.clear();
-  b.firstRun.resize(b.trips * k + 1);
-  // run() checks the limits before each instruction, LOOP and END included.
-  // The clock at those checks never falls (an async op's clock goes back
-  // only to where it started), so the last check holds for all of them.
-  auto step = [&] { ++instructions; };
+  b.walkReaders(m_);
+  b.runSpan.resize(b.trips * k);
   for (uint64_t t = 0, in = 0, out = 0; t < b.trips;
        ++t, in = in + 1 == b.innerTrips ? 0 : in + 1, out += in == 0) {
-    if (b.two && in == 0) // the inner LOOP
-      step();
     for (size_t j = 0; j < k; ++j) {
-      step();
       const Batch::Op &op = b.ops[j];
       const Instr &ins = *op.in;
       uint64_t n = op.n;
       uint64_t &time = b.sendTime[t * k + j];
-      b.firstRun[t * k + j] = uint32_t(b.runs.size());
-      if (!ins.async) { // as span() and joinColors
-        for (uint32_t o = 0; o < op.operands; ++o)
-          if (async.count && op.operand[o].words) {
-            uint32_t lo = op.operand[o].word(in, out);
-            async.join(clock, lo, lo + uint32_t(op.operand[o].words), -1);
-          }
-        if (async.count && (ins.op == format::SEND || op.q)) {
-          async.join(clock, 0, 0, ins.color);
-          async.join(clock, 0, 0, ins.forward);
-        }
-      }
+      if (!ins.async && async.count)
+        op.waitFor(in, out, clock, async);
       uint64_t core = clock;
       if (ins.async) { // as runAsync
         async.awaitSlot(clock);
@@ -567,16 +657,18 @@ bool Core::batchTimes(Batch &b) {
       } else if (op.q) {
         uint64_t end = clock + n, done = clock;
         bool fused = ins.op == format::RECV_VECMAT;
-        Batch::Reader &ahead = b.readers[op.reader];
-        eachRun(m_, *op.q, ahead.cur, ahead.pos, n, false,
-                [&](const uint32_t *src, uint64_t i, uint64_t take, uint64_t arrives) {
-                  Batch::Run &r = b.runs.emplace_back(); // field by field: no 16-byte reload
-                  r.src = src, r.i = uint32_t(i), r.take = uint32_t(take);
-                  end = std::max(end, arrives + (n - i));
-                  if (fused) // rows of a message's words, all n of them mostly
-                    done = std::max(done, arrives) +
-                           (take == n ? op.cost : ceilDiv(take * op.m, m_.fmac));
-                });
+        Batch::Reader &rd = b.readers[op.reader];
+        const Batch::Run *runs = rd.walk->runs.data();
+        uint32_t first = rd.next;
+        for (uint64_t got = 0; got < n; got += runs[rd.next++].take) {
+          const Batch::Run &r = runs[rd.next];
+          uint64_t arrives = r.arrives + uint64_t(rd.delay);
+          end = std::max(end, arrives + (n - r.i));
+          if (fused) // rows of a message's words, all n of them mostly
+            done = std::max(done, arrives) +
+                   (r.take == n ? op.cost : ceilDiv(uint64_t(r.take) * op.m, m_.fmac));
+        }
+        b.runSpan[t * k + j] = {first, rd.next};
         if (fused) {
           clock = std::max(done, clock + op.cost);
           busy += op.cost;
@@ -599,13 +691,15 @@ bool Core::batchTimes(Batch &b) {
         clock = core;
       }
     }
-    step(); // the innermost END
-    if (b.two && in == b.innerTrips - 1) // the outer END
-      step();
   }
+  // run() counts each op, the innermost END and, of a two-level nest, the
+  // inner LOOP and the outer END of each outer trip.
+  uint64_t instructions = s_.instructions + b.trips * (k + 1) + (b.two ? 2 * b.outerTrips : 0);
+  // run() checks the limits before each instruction, LOOP and END included.
+  // The clock at those checks never falls (an async op's clock goes back
+  // only to where it started), so the last check holds for all of them.
   if (clock > maxCycles_ || instructions - 1 > maxInstructions_)
     return false;
-  b.firstRun[b.trips * k] = uint32_t(b.runs.size());
   s_.clock = clock, s_.busy = busy, s_.instructions = instructions, s_.messages = messages;
   s_.async = async;
   return true;
@@ -617,18 +711,24 @@ void Core::batchData(Batch &b) {
   // The trips' messages go out in trip order, whatever op sent them.
   size_t firstMsg = outbox_.msgs.size();
   outbox_.msgs.resize(firstMsg + b.trips * b.sendsPerTrip);
+  // Each op's messages lie together, trip after trip.
+  size_t opWords = outbox_.words.size();
+  outbox_.words.resize(opWords + b.trips * b.wordsSentPerTrip);
   auto message = [&](uint64_t t, size_t j, uint32_t color, uint32_t n) {
+    size_t at = opWords + t * n;
     outbox_.msgs[firstMsg + t * b.sendsPerTrip + uint32_t(b.ops[j].sendRank)] =
-        OutMsg{color, n, b.sendTime[t * k + j], outbox_.words.size()};
+        OutMsg{color, n, b.sendTime[t * k + j], at};
+    return outbox_.words.data() + at;
   };
   auto send = [&](uint64_t t, size_t j, uint32_t color, const uint32_t *words, uint64_t n) {
-    message(t, j, color, uint32_t(n));
-    outbox_.words.insert(outbox_.words.end(), words, words + n);
+    std::memcpy(message(t, j, color, uint32_t(n)), words, n * 4);
   };
   for (size_t j = 0; j < k; ++j) {
     const Batch::Op &op = b.ops[j];
     const Instr &in = *op.in;
     uint64_t n = op.n;
+    if (j > 0 && b.ops[j - 1].sendRank >= 0)
+      opWords += b.trips * b.ops[j - 1].n;
     if (in.op == format::RECV_VECMAT)
       batchProducts(b, j, products);
     for (uint64_t t = 0; t < b.trips; ++t) {
@@ -637,13 +737,14 @@ void Core::batchData(Batch &b) {
       case format::SEND:
         send(t, j, in.color, dst, n);
         break;
-      case format::RECV_DROP: // the words pass through, if on
+      case format::RECV_DROP: { // the words pass through, if on
         if (in.forward < 0)
           break;
-        message(t, j, uint32_t(in.forward), uint32_t(n));
+        uint32_t *words = message(t, j, uint32_t(in.forward), uint32_t(n));
         for (const Batch::Run &r : b.runsOf(t, j))
-          outbox_.words.insert(outbox_.words.end(), r.src, r.src + r.take);
+          std::memcpy(words + r.i, r.src, r.take * 4);
         break;
+      }
       case format::RECV:
       case format::RECV_ADD: {
         for (const Batch::Run &r : b.runsOf(t, j)) {

@@ -221,6 +221,7 @@ void runLaneGuarded(Shared &sh, unsigned id) {
 }
 
 void runLane(Shared &sh, unsigned id) {
+  forgetBatchWalks();
   Lane &lane = *sh.lanes[id];
   const std::vector<uint32_t> &regionOf = sh.m.peRegion;
   Fabric::Walker walker;

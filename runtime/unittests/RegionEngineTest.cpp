@@ -240,6 +240,59 @@ TEST(RegionEngine, KeepsTripOrderOnAColorTwoOpsShare) {
   EXPECT_EQ(res.report.batchedTrips, 3u * kTokens);
 }
 
+TEST(RegionEngine, SharesOneWalkOfAStreamAlongARow) {
+  // PE 0 multicasts 4 then 2 words a token along a row of four PEs, whose
+  // filters keep words [2, 5) of each 6: a window across both messages.
+  // Each multiplies them into its own 3x2 W. The four read one log alike,
+  // so they share one walk through it; their words arrive a hop later at
+  // each, which the cycles (the farthest PE's) must show.
+  constexpr int kTokens = 6, kPes = 4;
+  std::vector<float> x(kTokens * 6);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i % 7) * 0.5f - 1.25f;
+  format::Program p = makeProgram(1 + kPes, 1);
+  format::Region *src = addRegion(p, "src", 0, 0, 1, 1);
+  initFloats(src, 0, 0, 0, x);
+  *src->add_code() = loop(kTokens);
+  *src->add_code() = at(send(1, 0, 4), 0, 0, {24});
+  *src->add_code() = at(send(1, 16, 2), 0, 16, {24});
+  *src->add_code() = end();
+  format::Region *row = addRegion(p, "row", 1, 0, kPes, 1);
+  std::vector<std::vector<float>> w(kPes);
+  for (int pe = 0; pe < kPes; ++pe) {
+    for (int i = 0; i < 6; ++i)
+      w[size_t(pe)].push_back(float((i + 2 * pe) % 5) * 0.75f - 1.0f);
+    initFloats(row, uint32_t(pe), 0, 0, w[size_t(pe)]);
+    format::Filter *f = row->add_filters();
+    f->set_px(uint32_t(pe)), f->set_color(1), f->set_first(2), f->set_count(3), f->set_period(6);
+  }
+  *row->add_code() = loop(kTokens);
+  format::Instr mv = at(ins(format::RECV_VECMAT, {32, 0}, 3, 2), 0, 32, {8});
+  mv.set_color(1);
+  *row->add_code() = mv;
+  *row->add_code() = end();
+  addRoute(p, 0, 0, 1, format::RAMP, {format::EAST});
+  for (uint32_t xpe = 1; xpe < kPes; ++xpe)
+    addRoute(p, xpe, 0, 1, format::WEST, {format::RAMP, format::EAST});
+  addRoute(p, kPes, 0, 1, format::WEST, {format::RAMP});
+  format::HostTensor *y = addTensor(p, true, "y", format::F32, {kPes, kTokens, 2});
+  for (uint32_t pe = 0; pe < kPes; ++pe)
+    addPiece(y, 1 + pe, 0, 32, uint64_t(pe) * kTokens * 2, kTokens * 2);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> want;
+  for (int pe = 0; pe < kPes; ++pe)
+    for (int t = 0; t < kTokens; ++t)
+      for (int c = 0; c < 2; ++c) {
+        float s = 0;
+        for (int k = 0; k < 3; ++k)
+          s += x[size_t(t * 6 + 2 + k)] * w[size_t(pe)][size_t(k * 2 + c)];
+        want.push_back(s);
+      }
+  EXPECT_EQ(res.out("y"), want);
+  EXPECT_EQ(res.report.batchedTrips, (1u + kPes) * kTokens);
+}
+
 TEST(RegionEngine, BatchesTheTripsWhoseWordsCameAndTheRestOnResuming) {
   // PE 0 sends 5 of 12 words, waits for PE 2's word, then sends 7 more.
   // PE 1 scales each word and passes it on: its loop batches the 5 trips
