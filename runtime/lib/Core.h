@@ -154,6 +154,8 @@ private:
   /// its own, which its later reads take; the others are SRAM words no trip
   /// writes. False when the trips do not keep to that.
   bool batchPlaces(Batch &b) const;
+  /// batchPlaces for a batch not keyed as the one before.
+  bool placeAll(Batch &b) const;
   /// The trips' cycles, as run() would count them, and each message's time;
   /// false (the PE's clocks as they were) when a limit stops the nest.
   bool batchTimes(Batch &b);

@@ -325,6 +325,11 @@ struct Core::Batch {
   /// trip's own words moves with them, and any other read meets no write.
   /// `moves`: a write, null when none.
   bool tripsAlike(const Operand *&moves) const;
+  /// What the places follow from: the trips, and each operand's words and
+  /// how they move. A batch keyed as the one before (the next PE of a row,
+  /// mostly) keeps its places.
+  std::vector<int64_t> placeKey, placedKey;
+  void keyPlaces();
   uint32_t *where(size_t t, size_t op, int k, uint32_t *sram) {
     uint64_t p = place[(t * ops.size() + op) * 3 + size_t(k)];
     return int64_t(p) >= 0 ? sram + p : store.data() + ~p;
@@ -512,7 +517,28 @@ bool Core::Batch::tripsAlike(const Operand *&moves) const {
   return true;
 }
 
+void Core::Batch::keyPlaces() {
+  placeKey.assign({int64_t(trips), int64_t(innerTrips), int64_t(ops.size())});
+  for (const Op &op : ops)
+    for (uint32_t o = 0; o < op.operands; ++o) {
+      const Operand &x = op.operand[o];
+      placeKey.insert(placeKey.end(), {x.at, x.inner, x.outer, int64_t(x.words),
+                                       int64_t(x.reads) | int64_t(x.writes) << 1});
+    }
+}
+
 bool Core::batchPlaces(Batch &b) const {
+  b.keyPlaces();
+  if (b.placeKey == b.placedKey)
+    return true;
+  b.placedKey.clear();
+  if (!placeAll(b))
+    return false;
+  b.placedKey = b.placeKey;
+  return true;
+}
+
+bool Core::placeAll(Batch &b) const {
   size_t k = b.ops.size();
   b.place.assign(b.trips * k * 3, 0);
   b.spans.clear();
