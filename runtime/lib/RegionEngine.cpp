@@ -41,7 +41,7 @@ __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums,
 }
 
 /// VECMAT of `trips` vectors (`stride` words apart in x) by one W into `sums`
-/// (`cols` words apart, zero on entry): vecmatRows' sums bit for bit (each
+/// (`cols` words apart, each written): vecmatRows' sums bit for bit (each
 /// column's products added in ascending row), four vectors at a time over
 /// blocks of columns held in registers, each row of W loaded once for four.
 /// `byRow`: room for 4 * rows floats.
@@ -73,8 +73,10 @@ WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const 
         st[v * cols + c] = a[v];
     }
   }
-  for (; t < trips; ++t)
+  for (; t < trips; ++t) {
+    std::fill_n(sums + t * cols, cols, 0.0f);
     vecmatRows(sums + t * cols, w, x + t * stride, rows, cols);
+  }
 }
 
 /// The most trips a batch takes: its places and times grow with them.
@@ -824,9 +826,12 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
   static thread_local std::vector<float> xs, byRow;
   const Batch::Op &op = b.ops[j];
   uint64_t n = op.n, m = op.m;
-  products.assign(b.trips * m, 0.0f);
-  if (!n)
+  // Sized, not cleared: the products write every sum.
+  products.resize(b.trips * m);
+  if (!n) {
+    std::fill(products.begin(), products.end(), 0.0f);
     return;
+  }
   uint64_t stride = 0;
   const float *x = reinterpret_cast<const SramF32 *>(b.wordsInPlace(j, n, stride));
   if (!x) {
@@ -844,6 +849,7 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
     vecmatTrips(products.data(), tile(0), x, b.trips, n, stride, m, byRow.data());
     return;
   }
+  std::fill(products.begin(), products.end(), 0.0f);
   for (uint64_t t = 0; t < b.trips; ++t)
     vecmatRows(products.data() + t * m, tile(t), x + t * stride, n, m);
 }
