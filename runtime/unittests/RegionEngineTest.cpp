@@ -240,12 +240,11 @@ TEST(RegionEngine, KeepsTripOrderOnAColorTwoOpsShare) {
   EXPECT_EQ(res.report.batchedTrips, 3u * kTokens);
 }
 
-TEST(RegionEngine, SharesOneWalkOfAStreamAlongARow) {
-  // PE 0 multicasts 4 then 2 words a token along a row of four PEs, whose
-  // filters keep words [2, 5) of each 6: a window across both messages.
-  // Each multiplies them into its own 3x2 W. The four read one log alike,
-  // so they share one walk through it; their words arrive a hop later at
-  // each, which the cycles (the farthest PE's) must show.
+/// PE 0 multicasts 4 then 2 words a token along a row of four PEs, whose
+/// filters keep words [2, 5) of each 6: a window across both messages.
+/// Each multiplies them into its own 3x2 W and keeps the sums at 32 +
+/// `sumsPerPe` * px bytes; checked against the reference and the sums.
+void multiplyAlongARow(int64_t sumsPerPe) {
   constexpr int kTokens = 6, kPes = 4;
   std::vector<float> x(kTokens * 6);
   for (size_t i = 0; i < x.size(); ++i)
@@ -267,7 +266,8 @@ TEST(RegionEngine, SharesOneWalkOfAStreamAlongARow) {
     f->set_px(uint32_t(pe)), f->set_color(1), f->set_first(2), f->set_count(3), f->set_period(6);
   }
   *row->add_code() = loop(kTokens);
-  format::Instr mv = at(ins(format::RECV_VECMAT, {32, 0}, 3, 2), 0, 32, {8});
+  format::Instr mv = ins(format::RECV_VECMAT, {32, 0}, 3, 2);
+  *mv.mutable_addr(0) = aff(32, {8}, sumsPerPe);
   mv.set_color(1);
   *row->add_code() = mv;
   *row->add_code() = end();
@@ -277,7 +277,7 @@ TEST(RegionEngine, SharesOneWalkOfAStreamAlongARow) {
   addRoute(p, kPes, 0, 1, format::WEST, {format::RAMP});
   format::HostTensor *y = addTensor(p, true, "y", format::F32, {kPes, kTokens, 2});
   for (uint32_t pe = 0; pe < kPes; ++pe)
-    addPiece(y, 1 + pe, 0, 32, uint64_t(pe) * kTokens * 2, kTokens * 2);
+    addPiece(y, 1 + pe, 0, uint32_t(32 + sumsPerPe * pe), uint64_t(pe) * kTokens * 2, kTokens * 2);
   RunResult res = bothEngines(p);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   std::vector<float> want;
@@ -291,6 +291,19 @@ TEST(RegionEngine, SharesOneWalkOfAStreamAlongARow) {
       }
   EXPECT_EQ(res.out("y"), want);
   EXPECT_EQ(res.report.batchedTrips, (1u + kPes) * kTokens);
+}
+
+TEST(RegionEngine, SharesOneWalkOfAStreamAlongARow) {
+  // The four PEs read one log alike, so they share one walk through it;
+  // their words arrive a hop later at each, which the cycles (the farthest
+  // PE's) must show. Their batches' places are alike too.
+  multiplyAlongARow(0);
+}
+
+TEST(RegionEngine, PlacesEachPesOwnWordsWhereTheyDiffer) {
+  // Each PE keeps its sums at words of its own: no PE takes the places of
+  // the batch before.
+  multiplyAlongARow(64);
 }
 
 TEST(RegionEngine, BatchesTheTripsWhoseWordsCameAndTheRestOnResuming) {
