@@ -175,13 +175,6 @@ struct Core::Batch {
     uint32_t reader = 0;    ///< of q, in `readers`
     int32_t sendRank = -1;  ///< its message's place among a trip's, or -1
     uint64_t cost = 0;      ///< of a vector op, or of a RECV_VECMAT's n rows
-    /// The colors whose ops in flight a (core) SEND or receive waits for, or -1.
-    int64_t joinColor = -1, joinForward = -1;
-    /// The core waits for the ops in flight that use the op's words at
-    /// trip (in, out) or its colors, as span() and joinColors() make it:
-    /// one pass over them, since a later join only meets what an earlier
-    /// one left.
-    void waitFor(uint64_t in, uint64_t out, uint64_t &clock, AsyncEngine &async) const;
     /// The SRAM words its writes may reach over all the trips.
     uint64_t writeLo = UINT64_MAX, writeHi = 0;
   };
@@ -415,9 +408,6 @@ bool Core::batchOperands(Batch &b) const {
       op.q = s_.queue(in.color);
       ok = op.q != nullptr;
     }
-    bool colors = recvs || code == format::SEND;
-    op.joinColor = colors ? int64_t(in.color) : -1;
-    op.joinForward = colors ? in.forward : -1;
     if (code == format::RECV_DROP) // no SRAM
       op.operands = 0;
     else if (code == format::SEND)
@@ -635,23 +625,6 @@ void Core::Batch::walkReaders(const Model &m) {
   }
 }
 
-inline void Core::Batch::Op::waitFor(uint64_t in, uint64_t out, uint64_t &clock,
-                                     AsyncEngine &async) const {
-  for (uint32_t i = 0; i < async.count; ++i) {
-    const AsyncEngine::Pending &p = async.pending[i];
-    bool meets = (joinColor >= 0 && (joinColor == p.color || joinColor == p.forward)) ||
-                 (joinForward >= 0 && (joinForward == p.color || joinForward == p.forward));
-    for (uint32_t o = 0; !meets && o < operands; ++o) {
-      const Operand &x = operand[o];
-      uint32_t lo = x.word(in, out);
-      meets = x.words && lo < p.hi && p.lo < lo + uint32_t(x.words);
-    }
-    if (meets)
-      clock = std::max(clock, p.end);
-  }
-  async.retire(clock);
-}
-
 bool Core::batchTimes(Batch &b) {
   // The trips' clocks run on copies, which the stores below cannot alias;
   // the PE takes them once every trip ran, and keeps its own otherwise.
@@ -669,8 +642,17 @@ bool Core::batchTimes(Batch &b) {
       const Instr &ins = *op.in;
       uint64_t n = op.n;
       uint64_t &time = b.sendTime[t * k + j];
-      if (!ins.async && async.count)
-        op.waitFor(in, out, clock, async);
+      if (!ins.async) { // as span() and joinColors
+        for (uint32_t o = 0; o < op.operands; ++o)
+          if (async.count && op.operand[o].words) {
+            uint32_t lo = op.operand[o].word(in, out);
+            async.join(clock, lo, lo + uint32_t(op.operand[o].words), -1);
+          }
+        if (async.count && (ins.op == format::SEND || op.q)) {
+          async.join(clock, 0, 0, ins.color);
+          async.join(clock, 0, 0, ins.forward);
+        }
+      }
       uint64_t core = clock;
       if (ins.async) { // as runAsync
         async.awaitSlot(clock);
