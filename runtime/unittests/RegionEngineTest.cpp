@@ -128,6 +128,74 @@ TEST(RegionEngine, MultipliesAllTheTripsAtOnceInRowOrder) {
   EXPECT_EQ(res.report.batchedTrips, 2u * kTokens);
 }
 
+TEST(RegionEngine, AddsEachTripsWordsIntoItsOwn) {
+  // PE 0 streams 6 trips of two messages: 11 words, which PE 1 adds into
+  // its trip's copy of a's and passes on to PE 2 (RECV_ADD), and 3 words,
+  // whose product by PE 1's 3x11 W it adds into its copy of b's
+  // (RECV_VECMAT with count 1). 11 words: a block of eight and three more.
+  constexpr int kTrips = 6, kN = 3, kM = 11;
+  auto value = [](size_t i, int scale) {
+    return float(std::ldexp(1.0 + i % 7, int(i % 11) - scale)) * (i % 3 ? 1.0f : -1.0f);
+  };
+  std::vector<float> sent(kTrips * (kM + kN)), w(kN * kM), a(kTrips * kM), b(kTrips * kM);
+  for (size_t i = 0; i < sent.size(); ++i)
+    sent[i] = value(i, 5);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = value(i + 3, 7);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = value(i + 5, 3), b[i] = value(i + 1, 4);
+  format::Program p = makeProgram(3, 1);
+  format::Region *r = addRegion(p, "adds", 0, 0, 3, 1);
+  initFloats(r, 0, 0, 0, sent);
+  initFloats(r, 1, 0, 0, w);
+  initFloats(r, 1, 0, 256, a);
+  initFloats(r, 1, 0, 640, b);
+  const int64_t stride = 4 * (kM + kN);
+  *r->add_code() = only(loop(kTrips), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, kM), 0, 0, {stride}), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 4 * kM, kN), 0, 4 * kM, {stride}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  // Each trip first copies its starting words, then adds into them.
+  auto copy = [&](int64_t to, int64_t from) {
+    return only(at(at(ins(format::COPY, {to, from}, kM), 0, to, {4 * kM}), 1, from, {4 * kM}), 1, 1,
+                0, 0);
+  };
+  *r->add_code() = only(loop(kTrips), 1, 1, 0, 0);
+  *r->add_code() = copy(1200, 256);
+  format::Instr add = at(recv(1, 1200, kM, format::RECV_ADD), 0, 1200, {4 * kM});
+  add.set_forward(2);
+  *r->add_code() = only(add, 1, 1, 0, 0);
+  *r->add_code() = copy(1600, 640);
+  format::Instr mv = at(ins(format::RECV_VECMAT, {1600, 0}, kN, kM), 0, 1600, {4 * kM});
+  mv.set_color(1);
+  mv.set_count(1);
+  *r->add_code() = only(mv, 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  *r->add_code() = only(loop(kTrips), 2, 2, 0, 0);
+  *r->add_code() = only(at(recv(2, 0, kM), 0, 0, {4 * kM}), 2, 2, 0, 0);
+  *r->add_code() = only(end(), 2, 2, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  routeEast(p, 0, 1, 2, 2);
+  addPiece(addTensor(p, true, "passed", format::F32, {kTrips, kM}), 2, 0, 0, 0, kTrips * kM);
+  addPiece(addTensor(p, true, "a", format::F32, {kTrips, kM}), 1, 0, 1200, 0, kTrips * kM);
+  addPiece(addTensor(p, true, "b", format::F32, {kTrips, kM}), 1, 0, 1600, 0, kTrips * kM);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  std::vector<float> wantA(a), wantB(b);
+  for (int t = 0; t < kTrips; ++t)
+    for (int c = 0; c < kM; ++c) {
+      wantA[t * kM + c] += sent[t * (kM + kN) + c];
+      float sum = 0;
+      for (int k = 0; k < kN; ++k)
+        sum += sent[t * (kM + kN) + kM + k] * w[k * kM + c];
+      wantB[t * kM + c] += sum;
+    }
+  EXPECT_EQ(res.out("a"), wantA);
+  EXPECT_EQ(res.out("passed"), wantA);
+  EXPECT_EQ(res.out("b"), wantB);
+  EXPECT_EQ(res.report.batchedTrips, 3u * kTrips);
+}
+
 TEST(RegionEngine, LeavesALoopCarriedSumToTheReference) {
   // Each trip adds to a sum the trips before it left: no trip keeps its
   // writes to itself, so the nest runs an instruction at a time.
