@@ -221,6 +221,17 @@ private:
   }
   /// Predicates are resolved per PE before the run (PeState::view).
   bool guarded(const Instr &in) const {
+    if (in.shortGuards != Instr::kLongGuards) { // as eval() sums them
+      uint64_t trip = s_.depth ? s_.loops[s_.depth - 1].iter : 0;
+      for (uint8_t k = 0; k < in.shortGuards; ++k) {
+        const ShortGuard &g = in.shortGuard[k];
+        uint64_t v = uint64_t(int64_t(g.base)) + uint64_t(int64_t(g.stride)) * trip +
+                     uint64_t(int64_t(g.px)) * px_ + uint64_t(int64_t(g.py)) * py_;
+        if (int64_t(v) < 0)
+          return false;
+      }
+      return true;
+    }
     for (const Affine &g : in.guard)
       if (eval(g) < 0)
         return false;

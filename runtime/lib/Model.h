@@ -27,8 +27,20 @@ struct PeRange {
   uint32_t x0, x1, y0, y1;
 };
 
+/// A guard in 32-bit terms with at most the innermost loop's stride, read
+/// from an instruction's first cache line: the guards a PE skips most are
+/// then decided without following `Instr::guard` and its strides.
+struct ShortGuard {
+  int32_t base, stride, px, py;
+};
+
 struct Instr {
   format::Op op = format::NOP;
+  /// The guards as ShortGuards when they all fit; kLongGuards otherwise.
+  uint8_t shortGuards = 0;
+  static constexpr uint8_t kLongGuards = 0xff;
+  static constexpr uint8_t kMaxShortGuards = 3;
+  ShortGuard shortGuard[kMaxShortGuards];
   std::vector<PeRange> pred;
   Affine addr[4]; ///< SELECT has four: dst, cond, a, b
   Affine n, m;

@@ -91,6 +91,24 @@ int addrCount(Op op) {
   }
 }
 
+bool fitsInt32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/// Sets `o.shortGuard` from `o.guard` where every guard fits one.
+void shortenGuards(Instr &o) {
+  o.shortGuards = Instr::kLongGuards;
+  if (o.guard.size() > Instr::kMaxShortGuards)
+    return;
+  for (size_t g = 0; g < o.guard.size(); ++g) {
+    const Affine &a = o.guard[g];
+    int64_t stride = a.stride.empty() ? 0 : a.stride[0];
+    if (a.stride.size() > 1 || !fitsInt32(a.base) || !fitsInt32(stride) || !fitsInt32(a.px) ||
+        !fitsInt32(a.py))
+      return;
+    o.shortGuard[g] = ShortGuard{int32_t(a.base), int32_t(stride), int32_t(a.px), int32_t(a.py)};
+  }
+  o.shortGuards = uint8_t(o.guard.size());
+}
+
 /// The ops whose words `Instr.type` says how to read (F32 or I32).
 bool takesElemType(Op op) {
   switch (op) {
@@ -259,6 +277,7 @@ Status Builder::checkCode(const std::string &where, const format::Region &r, Reg
     for (int g = 0; g < in.guard_size(); ++g)
       if (Status s = affine(in.guard(g), o.guard[g], "guard"); !s)
         return s;
+    shortenGuards(o);
     if (usesColor(o.op) && in.color() >= m_.colors)
       return fail(fmt::format("{}: color {} >= arch.colors {}", at, in.color(), m_.colors));
     o.color = in.color();

@@ -499,6 +499,78 @@ TEST(Core, GuardsCompareLoopIndicesWithTheCoordinate) {
   EXPECT_EQ(res.out("y"), (std::vector<float>{0, 1, 2}));
 }
 
+TEST(Core, GuardsHeldShortAndLongAgree) {
+  // Each guard set G adds 1 to word 2g where G holds and, with a fourth
+  // guard that always holds (so G is held in its long form), to word 2g + 1.
+  // Over a 3 x 2 kernel and a nest of 3 x 4 trips, both words must count the
+  // trips where every guard of G is >= 0, here computed from its definition.
+  struct Guard {
+    int64_t base;
+    std::vector<int64_t> stride; // innermost loop first
+    int64_t px, py;
+  };
+  std::vector<std::vector<Guard>> sets = {
+      {{-1, {1}, 0, 0}},                                // inner trip >= 1
+      {{2, {-1}, 1, -2}, {0, {1}, -1, 1}},              // a band in trip, px and py
+      {{-1, {1, 1}, 0, 0}},                             // two strides: long
+      {{int64_t(1) << 40, {-1}, 0, 0}},                 // past 32 bits: long
+      {{-(int64_t(1) << 40), {}, 0, 0}},                // never
+      {{0, {1}, 0, 0}, {3, {-1}, 0, 0}, {1, {}, 1, 0}}, // three guards
+  };
+  auto holds = [](const std::vector<Guard> &set, int64_t inner, int64_t outer, int64_t px,
+                  int64_t py) {
+    for (const Guard &g : set) {
+      int64_t v = g.base + g.px * px + g.py * py;
+      v += g.stride.size() > 0 ? g.stride[0] * inner : 0;
+      v += g.stride.size() > 1 ? g.stride[1] * outer : 0;
+      if (v < 0)
+        return false;
+    }
+    return true;
+  };
+  format::Program p = makeProgram(3, 2);
+  format::Region *r = addRegion(p, "g", 0, 0, 3, 2);
+  *r->add_code() = loop(3);
+  *r->add_code() = loop(4);
+  for (size_t g = 0; g < sets.size(); ++g)
+    for (int form = 0; form < 2; ++form) {
+      int64_t at = 4 * int64_t(2 * g + form);
+      format::Instr add = ins(format::ADD_I, {at, at}, 1);
+      add.set_imm(1);
+      for (const Guard &gd : sets[g]) {
+        format::Affine a = aff(gd.base, {}, gd.px, gd.py);
+        for (int64_t st : gd.stride)
+          a.add_stride(st);
+        *add.add_guard() = a;
+      }
+      if (form == 1)
+        *add.add_guard() = aff(0);
+      *r->add_code() = add;
+    }
+  *r->add_code() = end();
+  *r->add_code() = end();
+  uint32_t words = uint32_t(2 * sets.size());
+  auto *t = addTensor(p, true, "y", format::F32, {6, int64_t(words)});
+  for (uint32_t y = 0; y < 2; ++y)
+    for (uint32_t x = 0; x < 3; ++x)
+      addPiece(t, x, y, 0, (y * 3 + x) * words, words);
+  for (RunOptions::Engine engine : {RunOptions::Engine::Reference, RunOptions::Engine::Region}) {
+    RunResult res = runProgram(p, {}, 1, false, -1, engine);
+    ASSERT_TRUE(res.status.ok()) << res.status.message();
+    std::vector<float> want;
+    for (int64_t py = 0; py < 2; ++py)
+      for (int64_t px = 0; px < 3; ++px)
+        for (const std::vector<Guard> &set : sets) {
+          float n = 0;
+          for (int64_t outer = 0; outer < 3; ++outer)
+            for (int64_t inner = 0; inner < 4; ++inner)
+              n += holds(set, inner, outer, px, py) ? 1 : 0;
+          want.push_back(n), want.push_back(n);
+        }
+    EXPECT_EQ(res.out("y"), want);
+  }
+}
+
 TEST(Core, RecvDropDiscardsWordsInOrder) {
   // PE 0 sends 0..5 east; PE 1 drops 2 words, keeps 2, drops 2.
   format::Program p = makeProgram(2, 1);
