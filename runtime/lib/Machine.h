@@ -18,6 +18,7 @@
 #include <optional>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 
 namespace wsc::runtime::detail {
 
@@ -220,10 +221,22 @@ struct OutMsg {
   size_t offset = 0;   ///< of its words in the outbox
 };
 
+/// A std::vector allocator whose resize leaves new words uninitialized: a
+/// batch grows a visit's outbox by whole messages that it writes next.
+template <typename T> struct UninitializedAllocator : std::allocator<T> {
+  template <typename U> struct rebind { using other = UninitializedAllocator<U>; };
+  UninitializedAllocator() = default;
+  template <typename U> UninitializedAllocator(const UninitializedAllocator<U> &) {}
+  template <typename U> void construct(U *p) noexcept { ::new (static_cast<void *>(p)) U; }
+  template <typename U, typename... Args> void construct(U *p, Args &&...args) {
+    ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 /// A visit's SENDs and their words, in send order.
 struct Outbox {
   std::vector<OutMsg> msgs;
-  std::vector<uint32_t> words;
+  std::vector<uint32_t, UninitializedAllocator<uint32_t>> words;
   /// Loop trips the region engine ran batched in the thread's visits
   /// (RunReport::batchedTrips); clear() keeps it.
   uint64_t batchedTrips = 0;
