@@ -852,10 +852,8 @@ Core::Step Core::recv(const Instr &in, uint64_t n, uint32_t dst, uint32_t w, uin
               uint64_t work = tile.perEntry ? rowEntries(tile, i, take) + take : take * cols;
               done = std::max(done, arrives) + ceilDiv(work, m_.fmac);
             } else if (in.op == format::RECV_ADD) {
-              SramF32 *__restrict out = words(d); // a log never overlaps SRAM
-              const SramF32 *__restrict add = reinterpret_cast<const SramF32 *>(src);
-              for (uint64_t j = 0; j < take; ++j)
-                out[j] += add[j];
+              fastF32(format::ADD, words(d), words(d), reinterpret_cast<const SramF32 *>(src), 1,
+                      take);
             } else if (in.op == format::RECV_MAX)
               for (uint64_t j = 0; j < take; ++j)
                 setF(d + uint32_t(j), binary(format::MAX, f(d + uint32_t(j)), asF(src[j])));

@@ -79,21 +79,6 @@ WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const 
   }
 }
 
-/// out[i] += add[i] for n words, eight at a time (each word's add alone, as
-/// the reference's loop adds it).
-void addF32(SramF32 *__restrict out, const SramF32 *__restrict add, uint64_t n) {
-  uint64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    V8 a, b;
-    std::memcpy(&a, out + i, sizeof a);
-    std::memcpy(&b, add + i, sizeof b);
-    a += b;
-    std::memcpy(out + i, &a, sizeof a);
-  }
-  for (; i < n; ++i)
-    out[i] += add[i];
-}
-
 /// The most trips a batch takes: its places and times grow with them.
 constexpr uint64_t kMaxBatchTrips = 4096;
 /// The fewest: a batch's setup costs more than a few trips interpreted (a
@@ -778,8 +763,8 @@ void Core::batchData(Batch &b) {
             continue;
           }
           // A log never overlaps SRAM or a trip's own words.
-          addF32(reinterpret_cast<SramF32 *>(dst + r.i), reinterpret_cast<const SramF32 *>(r.src),
-                 r.take);
+          SramF32 *out = reinterpret_cast<SramF32 *>(dst + r.i);
+          fastF32(format::ADD, out, out, reinterpret_cast<const SramF32 *>(r.src), 1, r.take);
         }
         if (in.forward >= 0)
           send(t, j, uint32_t(in.forward), dst, n);
@@ -789,7 +774,7 @@ void Core::batchData(Batch &b) {
         SramF32 *out = reinterpret_cast<SramF32 *>(dst);
         const float *sums = products.data() + t * op.m;
         if (in.count == 1)
-          addF32(out, sums, op.m);
+          fastF32(format::ADD, out, out, sums, 1, op.m);
         else
           std::memcpy(out, sums, op.m * 4);
         break;
