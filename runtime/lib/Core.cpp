@@ -510,7 +510,7 @@ bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
                       k, addr, rangeEnd(addr, words), uint64_t(s_.sramWords) * 4));
     return false;
   }
-  if (s_.async.count && !in.async && words)
+  if (!in.async && words && s_.async.busy(s_.clock))
     join(first, first + uint32_t(words), -1);
   return true;
 }
@@ -1148,7 +1148,7 @@ void Core::run() {
   }
   // The PE ends when its async engine does.
   s_.clock = std::max(s_.clock, s_.async.free);
-  s_.async.count = 0;
+  s_.async.clear();
   s_.status = PeStatus::Done;
 }
 

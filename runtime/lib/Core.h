@@ -298,7 +298,7 @@ private:
   }
   void join(uint32_t lo, uint32_t hi, int64_t color) { s_.async.join(s_.clock, lo, hi, color); }
   void joinColors(const Instr &in) {
-    if (s_.async.count && !in.async) {
+    if (!in.async && s_.async.busy(s_.clock)) {
       join(0, 0, in.color);
       join(0, 0, in.forward);
     }

@@ -280,55 +280,44 @@ struct StoreWatch {
 /// In a PE's view of its code: a LOOP whose body it selects nothing of but ENDs.
 constexpr uint32_t kIdleLoop = 1u << 31;
 
-/// A PE's async engine: when it is next free, and the ops in flight that
-/// the core has not passed yet (an SRAM word range, a color, the end). Its
-/// methods move the core's clock where the ops make the core wait.
+/// A PE's async engine: when it is next free, and its last two ops (an
+/// SRAM word range, a color, the end). Its methods move the core's clock
+/// where the ops make the core wait.
+///
+/// The engine runs its ops in order, so their ends rise; the core's clock
+/// never falls. So the ops in flight are always among the last two (a third
+/// waits for the older to end), and an op that ended is harmless to a join
+/// (its end is behind the clock): nothing need be retired.
 struct AsyncEngine {
-  struct Pending {
-    uint64_t end;
-    uint32_t lo, hi;
-    int32_t color, forward; ///< forward: -1 for none
+  struct Op {
+    uint64_t end = 0;
+    uint32_t lo = 0, hi = 0;
+    int32_t color = -1, forward = -1; ///< -1: none
   };
-  static constexpr uint32_t kSlots = 2;
   uint64_t free = 0;
-  Pending pending[kSlots];
-  uint8_t count = 0;
+  Op last, before; ///< the latest op and the one before it; end 0 when none
 
-  /// Forgets the ops that ended by `clock`.
-  void retire(uint64_t clock) {
-    uint8_t kept = 0;
-    for (uint32_t i = 0; i < count; ++i)
-      if (pending[i].end > clock)
-        pending[kept++] = pending[i];
-    count = kept;
-  }
-  /// At most kSlots ops in flight: the core waits for the first to end.
-  void awaitSlot(uint64_t &clock) {
-    retire(clock);
-    if (count == kSlots) {
-      uint64_t first = pending[0].end;
-      for (uint32_t i = 1; i < count; ++i)
-        first = std::min(first, pending[i].end);
-      clock = std::max(clock, first);
-      retire(clock);
-    }
-  }
+  /// Whether an op is still in flight at `clock`.
+  bool busy(uint64_t clock) const { return last.end > clock; }
+  /// At most two ops in flight: a third waits for the older to end.
+  void awaitSlot(uint64_t &clock) const { clock = std::max(clock, before.end); }
   /// The core waits for the ops in flight that use SRAM words [lo, hi) (a
   /// range) or the color `color` (lo == hi; received or forwarded on).
-  void join(uint64_t &clock, uint32_t lo, uint32_t hi, int64_t color) {
-    for (uint32_t i = 0; i < count; ++i) {
-      const Pending &p = pending[i];
-      if (lo < hi ? lo < p.hi && p.lo < hi : color >= 0 && (color == p.color || color == p.forward))
-        clock = std::max(clock, p.end);
-    }
-    retire(clock);
+  void join(uint64_t &clock, uint32_t lo, uint32_t hi, int64_t color) const {
+    for (const Op *p : {&last, &before})
+      if (lo < hi ? lo < p->hi && p->lo < hi
+                  : color >= 0 && (color == p->color || color == p->forward))
+        clock = std::max(clock, p->end);
   }
   /// An op over SRAM words [lo, hi) ran on the engine up to `clock`: the
   /// engine is busy until then.
   void start(uint64_t clock, uint32_t lo, uint32_t hi, int32_t color, int32_t forward) {
     free = clock;
-    pending[count++] = Pending{clock, lo, hi, color, forward};
+    before = last;
+    last = Op{clock, lo, hi, color, forward};
   }
+  /// The PE ended, and with it the engine's ops.
+  void clear() { last = before = Op{}; }
 };
 
 /// A PE's run-time state, in three cache lines, the fields a visit reads

@@ -644,11 +644,11 @@ bool Core::batchTimes(Batch &b) {
       uint64_t &time = b.sendTime[t * k + j];
       if (!ins.async) { // as span() and joinColors
         for (uint32_t o = 0; o < op.operands; ++o)
-          if (async.count && op.operand[o].words) {
+          if (op.operand[o].words && async.busy(clock)) {
             uint32_t lo = op.operand[o].word(in, out);
             async.join(clock, lo, lo + uint32_t(op.operand[o].words), -1);
           }
-        if (async.count && (ins.op == format::SEND || op.q)) {
+        if ((ins.op == format::SEND || op.q) && async.busy(clock)) {
           async.join(clock, 0, 0, ins.color);
           async.join(clock, 0, 0, ins.forward);
         }
