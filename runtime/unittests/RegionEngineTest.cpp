@@ -128,6 +128,42 @@ TEST(RegionEngine, MultipliesAllTheTripsAtOnceInRowOrder) {
   EXPECT_EQ(res.report.batchedTrips, 2u * kTokens);
 }
 
+TEST(RegionEngine, SumsZeroProductsToPositiveZero) {
+  // Four tokens of zeros of either sign into 16 columns of W (the batched
+  // product's four-vector block) of +1, -1, +0 and -0: every product is a
+  // zero, and in some columns of the first two tokens all are -0. A sum
+  // starts at +0, so it ends +0 in every column whatever its products' signs.
+  constexpr int kTokens = 4, kN = 3, kM = 16;
+  const float neg0 = -0.0f;
+  std::vector<float> x = {neg0, neg0, neg0, 0.0f, 0.0f, 0.0f, neg0, 0.0f, neg0, 0.0f, neg0, 0.0f};
+  std::vector<float> w(kN * kM);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = i % 4 == 0 ? 1.0f : i % 4 == 1 ? -1.0f : i % 4 == 2 ? 0.0f : neg0;
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
+  initFloats(r, 0, 0, 0, x);
+  initFloats(r, 1, 0, 0, w);
+  const int64_t sums = 4 * kN * kM;
+  *r->add_code() = only(loop(kTokens), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, kN), 0, 0, {4 * kN}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(loop(kTokens), 1, 1, 0, 0);
+  format::Instr mv = at(ins(format::RECV_VECMAT, {sums, 0}, kN, kM), 0, sums, {4 * kM});
+  mv.set_color(1);
+  *r->add_code() = only(mv, 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "y", format::F32, {kTokens, kM}), 1, 0, uint32_t(sums), 0,
+           kTokens * kM);
+  RunResult res = bothEngines(p);
+  ASSERT_TRUE(res.status.ok()) << res.status.message();
+  EXPECT_EQ(res.report.batchedTrips, 2u * kTokens);
+  std::vector<float> y = res.out("y");
+  ASSERT_EQ(y.size(), size_t(kTokens * kM));
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_TRUE(y[i] == 0.0f && !std::signbit(y[i])) << "element " << i << " is " << y[i];
+}
+
 TEST(RegionEngine, AddsEachTripsWordsIntoItsOwn) {
   // PE 0 streams 6 trips of two messages: 11 words, which PE 1 adds into
   // its trip's copy of a's and passes on to PE 2 (RECV_ADD), and 3 words,
