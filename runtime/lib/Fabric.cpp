@@ -150,18 +150,28 @@ void MessageLog::reserve(uint64_t words) {
 }
 
 void MessageLog::grow(uint64_t atLeast) {
-  // Segments double up to 64 Ki words: a relay's log stays small, a busy
-  // multicast's allocates rarely.
-  uint32_t capacity = uint32_t(std::max<uint64_t>(nextCapacity_, atLeast));
-  nextCapacity_ = std::min<uint32_t>(nextCapacity_ * 2, kMaxSegment);
-  Segment *s = new (::operator new(sizeof(Segment) + size_t(capacity) * 4)) Segment;
-  s->readers.store(readers_, std::memory_order_relaxed);
-  s->capacity = capacity;
-  s->bytes = &bytes_;
-  uint64_t live = bytes_.live.fetch_add(s->size(), std::memory_order_relaxed) + s->size();
-  for (uint64_t peak = bytes_.peak.load(std::memory_order_relaxed);
-       live > peak && !bytes_.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed);)
-    ;
+  // The readers left a segment: they keep up, and it serves again.
+  Segment *s = spare_.exchange(nullptr, std::memory_order_acquire);
+  if (s && s->capacity >= atLeast) {
+    s->used.store(0, std::memory_order_relaxed);
+    s->next.store(nullptr, std::memory_order_relaxed);
+    s->readers.store(readers_, std::memory_order_relaxed);
+  } else {
+    if (s)
+      free(s);
+    // Else they lag: segments double up to 64 Ki words, so a busy
+    // multicast's allocates rarely.
+    uint32_t capacity = uint32_t(std::max<uint64_t>(nextCapacity_, atLeast));
+    nextCapacity_ = std::min<uint32_t>(nextCapacity_ * 2, kMaxSegment);
+    s = new (::operator new(sizeof(Segment) + size_t(capacity) * 4)) Segment;
+    s->readers.store(readers_, std::memory_order_relaxed);
+    s->capacity = capacity;
+    s->log = this;
+    uint64_t live = bytes_.live.fetch_add(s->size(), std::memory_order_relaxed) + s->size();
+    for (uint64_t peak = bytes_.peak.load(std::memory_order_relaxed);
+         live > peak && !bytes_.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed);)
+      ;
+  }
   if (tail_)
     tail_->next.store(s, std::memory_order_release);
   else

@@ -25,8 +25,11 @@ namespace wsc::runtime::detail {
 /// The messages one origin (a sending PE and color) sent, in send order.
 /// Every core the origin reaches reads them at its own pace through its
 /// receive queue: a multicast to thousands of cores is written once, and
-/// its delivery touches no receiver's words. Storage comes in segments
-/// that grow with the traffic; the last reader to leave a segment frees it.
+/// its delivery touches no receiver's words. Storage comes in segments;
+/// the last reader to leave a segment hands it back to the log, which
+/// keeps one to reuse. Segments grow only while the readers are a segment
+/// or more behind: a relay's log, read as it is written, keeps two small
+/// ones however long its stream.
 /// One thread (the origin's) appends; a reader on another thread sees what
 /// was published before the mail that woke it, and may see more.
 class MessageLog {
@@ -44,7 +47,7 @@ public:
     std::atomic<uint32_t> used{0}; ///< words published
     std::atomic<Segment *> next{nullptr};
     uint32_t capacity = 0;
-    Bytes *bytes = nullptr;
+    MessageLog *log = nullptr;
     uint64_t size() const { return sizeof(Segment) + uint64_t(capacity) * 4; }
     uint32_t *words() { return reinterpret_cast<uint32_t *>(this + 1); }
     const uint32_t *words() const { return reinterpret_cast<const uint32_t *>(this + 1); }
@@ -52,6 +55,7 @@ public:
   MessageLog(uint32_t readers, Bytes &bytes) : readers_(readers), bytes_(bytes) {}
   MessageLog(const MessageLog &) = delete;
   MessageLog &operator=(const MessageLog &) = delete;
+  ~MessageLog() { dropSpare(); }
   /// The first segment, where readers start; it lives until they all left it.
   Segment *start() const { return start_; }
   void append(const uint32_t *words, uint32_t n, uint64_t time);
@@ -60,19 +64,27 @@ public:
   /// in one allocation, read in order.
   void reserve(uint64_t words);
   /// No message follows (the origin's PE ended): a reader that has read
-  /// everything leaves the last segment too.
-  void close() { closed_.store(true, std::memory_order_release); }
+  /// everything leaves the last segment too. No segment serves again.
+  void close() {
+    closed_.store(true, std::memory_order_release);
+    dropSpare();
+  }
   bool closed() const { return closed_.load(std::memory_order_acquire); }
   /// The words of all the messages appended so far: a reader that sees a
   /// total sees the messages it counts.
   uint64_t wordsPublished() const { return words_.load(std::memory_order_acquire); }
-  /// Drops a reader's hold on `s`; frees it when it was the last.
+  /// Drops a reader's hold on `s`; when it was the last, the log keeps it
+  /// to reuse, or frees it if it keeps one already.
   static void leave(Segment *s) {
-    if (s->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      s->bytes->live.fetch_sub(s->size(), std::memory_order_relaxed);
-      s->~Segment();
-      ::operator delete(s);
-    }
+    if (s->readers.fetch_sub(1, std::memory_order_acq_rel) != 1)
+      return;
+    Segment *none = nullptr;
+    MessageLog &log = *s->log;
+    if (log.closed() || !log.spare_.compare_exchange_strong(none, s, std::memory_order_acq_rel,
+                                                            std::memory_order_relaxed))
+      log.free(s);
+    else if (log.closed()) // it closed meanwhile: no writer takes the spare now
+      log.dropSpare();
   }
 
 private:
@@ -82,12 +94,23 @@ private:
   }
   /// Starts a segment of at least `atLeast` words.
   void grow(uint64_t atLeast);
+  void dropSpare() {
+    if (Segment *s = spare_.exchange(nullptr, std::memory_order_acq_rel))
+      free(s);
+  }
+  void free(Segment *s) {
+    bytes_.live.fetch_sub(s->size(), std::memory_order_relaxed);
+    s->~Segment();
+    ::operator delete(s);
+  }
   uint32_t readers_;
   uint32_t nextCapacity_ = 64;
   Bytes &bytes_;
   Segment *start_ = nullptr, *tail_ = nullptr;
   std::atomic<bool> closed_{false};
   std::atomic<uint64_t> words_{0};
+  /// A segment every reader left (its bytes still count as live), or null.
+  std::atomic<Segment *> spare_{nullptr};
   static constexpr uint32_t kMaxSegment = 1 << 16;
 };
 

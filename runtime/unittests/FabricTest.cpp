@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <random>
 
 using namespace wsc::runtime;
@@ -389,6 +390,68 @@ TEST(Fabric, TraceRecordsTheFirstPeOfEachKernel) {
   std::string json = traceJson(res.report);
   EXPECT_NE(json.find("\"traceEvents\""), std::string::npos);
   EXPECT_NE(json.find("\"ph\":\"X\""), std::string::npos);
+}
+
+using wsc::runtime::detail::LogCursor;
+using wsc::runtime::detail::MessageLog;
+
+/// Appends message k (13 words from k on, sent at cycle k) to `log`.
+void appendMessage(MessageLog &log, uint32_t k) {
+  std::vector<uint32_t> words(13);
+  std::iota(words.begin(), words.end(), k);
+  log.append(words.data(), uint32_t(words.size()), k);
+}
+
+/// Reads message k at `cur` and passes it.
+void readMessage(LogCursor &cur, uint32_t k) {
+  const uint32_t *h = cur.message(true);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h[0], 13u);
+  EXPECT_EQ(h[1], k);
+  EXPECT_EQ(h[MessageLog::kHeader + 12], k + 12);
+  cur.pass(h, 0);
+}
+
+TEST(MessageLog, AReaderThatKeepsUpReusesTwoSegments) {
+  MessageLog::Bytes bytes;
+  {
+    MessageLog log(1, bytes);
+    appendMessage(log, 0);
+    LogCursor cur{log.start()};
+    readMessage(cur, 0);
+    // A relay: each message read as it comes. The first two segments (64
+    // and 128 words) take turns; doubling would reach 64 Ki words.
+    for (uint32_t k = 1; k < 10000; ++k) {
+      appendMessage(log, k);
+      readMessage(cur, k);
+    }
+    uint64_t two = 2 * sizeof(MessageLog::Segment) + (64 + 128) * 4;
+    EXPECT_EQ(bytes.peak.load(), two);
+    // A reader far behind: the segments grow again, and every one the
+    // reader leaves is freed or kept to serve again.
+    for (uint32_t k = 10000; k < 15000; ++k)
+      appendMessage(log, k);
+    EXPECT_GT(bytes.live.load(), 5000u * 16 * 4);
+    for (uint32_t k = 10000; k < 15000; ++k)
+      readMessage(cur, k);
+    EXPECT_LT(bytes.live.load(), 3u * (sizeof(MessageLog::Segment) + 65536 * 4));
+    // Closed: the reader leaves the last segment, and nothing is kept.
+    log.close();
+    EXPECT_EQ(cur.message(true), nullptr);
+    MessageLog::leave(cur.seg);
+    EXPECT_EQ(bytes.live.load(), 0u);
+    // A log that ends open frees the segment it kept.
+    MessageLog open(1, bytes);
+    appendMessage(open, 0);
+    LogCursor at{open.start()};
+    for (uint32_t k = 1; k < 10; ++k)
+      appendMessage(open, k);
+    for (uint32_t k = 0; k < 10; ++k)
+      readMessage(at, k);
+    EXPECT_EQ(bytes.live.load(), two);
+    MessageLog::leave(at.seg);
+  }
+  EXPECT_EQ(bytes.live.load(), 0u);
 }
 
 } // namespace
