@@ -93,6 +93,11 @@ Fabric::Fabric(const Model &m, PeStates &pes) : m_(m) {
     if (!s.numQueues++)
       s.queues = &q;
   }
+  for (uint64_t pe = 0; pe < pes.size(); ++pe) {
+    size_t pos = pePosition(pe);
+    pes[pe].firstSlot = slotStart_[pos];
+    pes[pe].slotCount = slotStart_[pos + 1] - slotStart_[pos];
+  }
   size_t numOrigins = 0;
   for (Slot &sl : slots_)
     if (sl.mask[format::RAMP])
@@ -380,7 +385,7 @@ void Fabric::deliver(Origin &from, const Outbox &outbox, const OutMsg *const *ms
   }
 }
 
-Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
+Status Fabric::route(Walker &w, uint64_t sender, const PeState &state, Outbox &outbox, uint8_t lane,
                      std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
   // A visit's messages of one color travel as one block (each color keeps
   // its send order; colors reach different queues): the tables they follow
@@ -401,14 +406,17 @@ Status Fabric::route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
     for (const OutMsg &msg : outbox.msgs)
       if (msg.color == color)
         order.push_back(&msg);
-  uint32_t srcPos = uint32_t(pePosition(sender));
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j]->color == order[i]->color &&
            (order[j]->size == 0) == (order[i]->size == 0))
       ++j;
     // The origin (the sending PE and color) is named by its slot at the sender.
-    int32_t srcSlot = slotOf(srcPos, order[i]->color);
+    int32_t srcSlot = kNoEntry;
+    for (uint32_t k = state.firstSlot; k < state.firstSlot + state.slotCount && srcSlot < 0; ++k)
+      if (slots_[k].color == order[i]->color)
+        srcSlot = int32_t(k);
+    uint32_t srcPos = srcSlot >= 0 ? slots_[size_t(srcSlot)].pos : uint32_t(pePosition(sender));
     Source source{sender, uint32_t(srcSlot) + 1, originOf(srcSlot),
                   Hop{srcSlot, srcPos, order[i]->color, format::RAMP, 0, 0, 0}};
     if (Status st = walk(w, source, outbox, order.data() + i, j - i, lane, woken, remote); !st)

@@ -367,6 +367,8 @@ struct alignas(64) PeState {
   uint32_t depth = 0;     ///< of the LOOPs it is in
   /// The pc after a LOOP whose nest the region engine cannot batch here, or 0.
   uint32_t unbatchable = 0;
+  /// Its router's slots, by color: Fabric::slots_[firstSlot, firstSlot + slotCount).
+  uint32_t firstSlot = 0, slotCount = 0;
   PeStatus status = PeStatus::Ready;
   StoreWatch *watch = nullptr; ///< null but on the PEs that hold a watched output
   std::unique_ptr<std::vector<TraceEvent>> trace; ///< null: not traced
@@ -480,8 +482,16 @@ public:
   /// PEs to `remote`; clears `outbox`. Stops at the first fault.
   /// Threads may route concurrently: only the origin's thread touches its
   /// state, and links are claimed atomically.
-  Status route(Walker &w, uint64_t sender, Outbox &outbox, uint8_t lane,
+  Status route(Walker &w, uint64_t sender, const PeState &state, Outbox &outbox, uint8_t lane,
                std::vector<uint64_t> &woken, std::vector<Remote> &remote);
+  /// Fetches the router slots that `state`'s PE sends into, for route().
+  void prefetchSlots(const PeState &state) const {
+    if (!state.slotCount)
+      return;
+    const Slot *first = slots_.data() + state.firstSlot;
+    __builtin_prefetch(first);
+    __builtin_prefetch(first + state.slotCount - 1);
+  }
   /// Wakes the PE of a remote queue if it waits; on the thread that runs it.
   void deliver(const Remote &r, std::vector<uint64_t> &woken);
   /// What the links carried that this fabric's walks claimed.

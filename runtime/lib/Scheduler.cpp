@@ -181,9 +181,10 @@ bool exchange(Shared &sh, bool idle, Fabric::Walker &walker, std::vector<uint64_
 /// Fetches what the next visits of a turn read first, a stage further
 /// ahead for each load that needs the one before: their states, then their
 /// queues and loop frames, then the messages at the queues' readers and
-/// their SRAM. A turn's PEs last ran a turn ago, so each of these would
-/// miss the host's caches, one after the other.
-void prefetchTurn(const PeStates &pes, const std::vector<uint64_t> &turn) {
+/// their SRAM; and the router slots the visit now sends into. A turn's PEs
+/// last ran a turn ago, so each of these would miss the host's caches, one
+/// after the other.
+void prefetchTurn(const PeStates &pes, const Fabric &fabric, const std::vector<uint64_t> &turn) {
   constexpr uint32_t kSramBytes = 4096;
   size_t n = turn.size(); // turn[n - 1] runs now
   if (n >= 4) {
@@ -207,6 +208,8 @@ void prefetchTurn(const PeStates &pes, const std::vector<uint64_t> &turn) {
     for (uint32_t at = 0; at < std::min<uint32_t>(4 * s.sramWords, kSramBytes); at += 64)
       __builtin_prefetch(sram + at);
   }
+  if (n >= 1) // routed after the visit
+    fabric.prefetchSlots(pes[turn[n - 1]]);
 }
 
 void runLane(Shared &sh, unsigned id);
@@ -282,7 +285,7 @@ void runLane(Shared &sh, unsigned id) {
       }
       lane.startTurn();
     }
-    prefetchTurn(sh.pes, lane.turn);
+    prefetchTurn(sh.pes, sh.fabric, lane.turn);
     uint64_t pe = lane.turn.back();
     lane.turn.pop_back();
     ++lane.visits;
@@ -297,7 +300,8 @@ void runLane(Shared &sh, unsigned id) {
         sh.dist->halt();
       return sh.halt();
     }
-    if (Status st = sh.fabric.route(walker, pe, outbox, uint8_t(id), woken, remote); !st)
+    if (Status st = sh.fabric.route(walker, pe, sh.pes[pe], outbox, uint8_t(id), woken, remote);
+        !st)
       return sh.fail(st);
     if (s.status == PeStatus::Ready)
       lane.add(lane.turnRegion, pe);
