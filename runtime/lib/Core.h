@@ -144,6 +144,10 @@ private:
   /// False for a nest that this PE can never batch: noted, so that the
   /// trips after do not try again.
   bool never(Batch &b);
+  /// Whether a receive of the nest has fewer than kMinBatchTrips trips'
+  /// words there, so that cutBatch would leave too few: a look before the
+  /// operands, for a PE that gets its words a token at a time.
+  bool tooFewWords(const Batch &b);
   /// Cuts the batch to the outer trips whose words have all arrived and
   /// whose messages the visit may send before it yields; false when those
   /// are too few.

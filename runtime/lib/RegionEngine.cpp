@@ -844,6 +844,24 @@ bool Core::never(Batch &b) {
   return false;
 }
 
+bool Core::tooFewWords(const Batch &b) {
+  for (const Batch::Op &op : b.ops) {
+    format::Op code = op.in->op;
+    bool recvs = code == format::RECV || code == format::RECV_ADD || code == format::RECV_DROP ||
+                 code == format::RECV_VECMAT;
+    // (A count that moves with the trips waits for batchOperands, which
+    // places the inner loop's frame.)
+    if (!recvs || !op.in->n.stride.empty())
+      continue;
+    // A trip takes at least these words from the queue (cutBatch's perUnit / unit).
+    int64_t n = eval(op.in->n);
+    RecvQueue *q = s_.queue(op.in->color);
+    if (n > 0 && q && q->available() / uint64_t(n) < kMinBatchTrips)
+      return true;
+  }
+  return false;
+}
+
 bool Core::cutBatch(Batch &b) {
   // Whole trips of the outer loop: `units` of `unit` trips each.
   uint64_t unit = b.innerTrips, units = b.outerTrips;
@@ -875,7 +893,7 @@ bool Core::cutBatch(Batch &b) {
 
 bool Core::batchNest() {
   static thread_local Batch b;
-  if (batchesStopped_ || s_.unbatchable == s_.pc || !batchShape(b))
+  if (batchesStopped_ || s_.unbatchable == s_.pc || !batchShape(b) || tooFewWords(b))
     return false;
   // Ops, operands or places outside a batch's do not change from trip to
   // trip; a time limit or the visit's send limit holds for the visit.
