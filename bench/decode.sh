@@ -48,18 +48,20 @@ if [[ $parts == *1* ]]; then
     echo "== GPT-2-small on wse3, $run, 16-token prompt, 16 generated (emulated)"
     /usr/bin/time -f "compile: %e s, %M KB" $bin/wsc-compile "$out/$ref/model.onnx" --generate \
       "${sampling[@]}" --arch=wse3 --mode=$mode --report "$out/gpt2-$run.json" -o "$out/gpt2-$run.wafer"
-    $bin/wsc-run "$out/gpt2-$run.wafer" --input idx="$out/$ref/prompt.npy" --generate 16 \
+    /usr/bin/time -f "%M" -o "$out/gpt2-$run.run.rss" \
+      $bin/wsc-run "$out/gpt2-$run.wafer" --input idx="$out/$ref/prompt.npy" --generate 16 \
       "${flags[@]}" \
       --output tokens="$out/gpt2-$run.tokens.npy" --report "$out/gpt2-$run.run.json" \
       > "$out/gpt2-$run.run.log"
-    /usr/bin/python3 - "$out" "$run" "$loop" "$ref" <<'PY'
-import json, sys
+    /usr/bin/python3 - "$out" "$run" "$loop" "$ref" "$(cat "$out/gpt2-$run.run.rss")" <<'PY'
+import json, os, sys
 import numpy
-out, mode, loop, ref = sys.argv[1:5]
+out, mode, loop, ref, rss_kb = sys.argv[1:6]
 tokens = numpy.load(out + "/gpt2-%s.tokens.npy" % mode)
 want = numpy.load(out + "/%s/%s.npy" % (ref, loop))
 compiled = json.load(open(out + "/gpt2-%s.json" % mode))["generation"]
-run = json.load(open(out + "/gpt2-%s.run.json" % mode))["generation"]
+report = json.load(open(out + "/gpt2-%s.run.json" % mode))
+run = report["generation"]
 emulated = run["decode_cycles_per_token"]
 estimate = compiled["decode_cycles_per_token"]
 print("tokens %s torch's %s loop" % ("match" if (tokens == want[:, :tokens.shape[1]]).all() else "DIFFER from", loop))
@@ -67,6 +69,9 @@ print("decode cycles per token: emulated %.0f, estimate %.0f (estimate / emulate
     emulated, estimate, estimate / emulated))
 print("tokens/s per sequence (emulated): %.0f; KV cache %d bytes" % (
     run["tokens_per_s"], compiled["kv_cache_bytes"]))
+print("emulator: %.2f s wall (wall_s), peak RSS %d MiB, message logs' peak %d MiB, .wafer %d MiB" % (
+    report["wall_s"], int(rss_kb) // 1024, report["message_log_peak_bytes"] >> 20,
+    os.path.getsize(out + "/gpt2-%s.wafer" % mode) >> 20))
 PY
   done
 fi
