@@ -14,12 +14,6 @@ using format::Op;
 
 typedef float V8 __attribute__((vector_size(32)));
 
-typedef int32_t V8i __attribute__((vector_size(32)));
-
-/// f in every lane. (Not V8{} + f: that adds, turning a -0 into +0; a sum
-/// that starts at +0 ends the same either way, but the add costs a row.)
-__attribute__((always_inline)) inline V8 splat(float f) { return __builtin_shuffle(V8{f}, V8i{}); }
-
 /// Columns [c, c + 16) of four vectors' products (x and sums a vector's
 /// `stride` and `cols` words apart), summed in registers in ascending row.
 /// GCC's vector types keep each lane's adds in that order on every clone.
@@ -33,7 +27,9 @@ __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums,
     V8 lo, hi;
     std::memcpy(&lo, w + r * cols + c, sizeof lo);
     std::memcpy(&hi, w + r * cols + c + 8, sizeof hi);
-    V8 v0 = splat(x[r]), v1 = splat(x1[r]), v2 = splat(x2[r]), v3 = splat(x3[r]);
+    // Scalars: each times a vector is broadcast to it (V8{} + x[r] would
+    // add, an instruction more a row; a sum starting at +0 ends the same).
+    float v0 = x[r], v1 = x1[r], v2 = x2[r], v3 = x3[r];
     a0 += v0 * lo, b0 += v0 * hi;
     a1 += v1 * lo, b1 += v1 * hi;
     a2 += v2 * lo, b2 += v2 * hi;
