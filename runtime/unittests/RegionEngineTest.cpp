@@ -35,6 +35,29 @@ RunResult bothEngines(const format::Program &p) {
   return reg;
 }
 
+/// PE 0 streams `tokens` vectors of x (n words each) east; PE 1 multiplies
+/// each into its n x m W as it arrives (RECV_VECMAT), each token's sums
+/// kept apart in output "y". Runs both engines.
+RunResult multiplyEachToken(const std::vector<float> &x, const std::vector<float> &w, int tokens,
+                            int n, int m) {
+  format::Program p = makeProgram(2, 1);
+  format::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
+  initFloats(r, 0, 0, 0, x);
+  initFloats(r, 1, 0, 0, w);
+  const int64_t sums = 4 * n * m;
+  *r->add_code() = only(loop(tokens), 0, 0, 0, 0);
+  *r->add_code() = only(at(send(1, 0, n), 0, 0, {4 * n}), 0, 0, 0, 0);
+  *r->add_code() = only(end(), 0, 0, 0, 0);
+  *r->add_code() = only(loop(tokens), 1, 1, 0, 0);
+  format::Instr mv = at(ins(format::RECV_VECMAT, {sums, 0}, n, m), 0, sums, {4 * m});
+  mv.set_color(1);
+  *r->add_code() = only(mv, 1, 1, 0, 0);
+  *r->add_code() = only(end(), 1, 1, 0, 0);
+  routeEast(p, 0, 0, 1, 1);
+  addPiece(addTensor(p, true, "y", format::F32, {tokens, m}), 1, 0, uint32_t(sums), 0, tokens * m);
+  return bothEngines(p);
+}
+
 TEST(RegionEngine, BatchesATokenLoopAroundAParityLoop) {
   // PE 0 streams 8 tokens of 3 words east. PE 1 multiplies each into its
   // 3x4 W as it arrives (RECV_VECMAT), adds a bias and passes the sums on
@@ -101,23 +124,7 @@ TEST(RegionEngine, MultipliesAllTheTripsAtOnceInRowOrder) {
     x[i] = float(std::ldexp(1.0 + i % 7, int(i % 13) - 6)) * (i % 3 ? 1.0f : -1.0f);
   for (size_t i = 0; i < w.size(); ++i)
     w[i] = float(std::ldexp(1.0 + i % 11, int(i % 29) - 14)) * (i % 4 ? 1.0f : -1.0f);
-  format::Program p = makeProgram(2, 1);
-  format::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
-  initFloats(r, 0, 0, 0, x);
-  initFloats(r, 1, 0, 0, w);
-  const int64_t sums = 4 * kN * kM;
-  *r->add_code() = only(loop(kTokens), 0, 0, 0, 0);
-  *r->add_code() = only(at(send(1, 0, kN), 0, 0, {4 * kN}), 0, 0, 0, 0);
-  *r->add_code() = only(end(), 0, 0, 0, 0);
-  *r->add_code() = only(loop(kTokens), 1, 1, 0, 0);
-  format::Instr mv = at(ins(format::RECV_VECMAT, {sums, 0}, kN, kM), 0, sums, {4 * kM});
-  mv.set_color(1);
-  *r->add_code() = only(mv, 1, 1, 0, 0);
-  *r->add_code() = only(end(), 1, 1, 0, 0);
-  routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, true, "y", format::F32, {kTokens, kM}), 1, 0, uint32_t(sums), 0,
-           kTokens * kM);
-  RunResult res = bothEngines(p);
+  RunResult res = multiplyEachToken(x, w, kTokens, kN, kM);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   std::vector<float> want(kTokens * kM, 0.0f);
   for (int t = 0; t < kTokens; ++t)
@@ -139,23 +146,7 @@ TEST(RegionEngine, SumsZeroProductsToPositiveZero) {
   std::vector<float> w(kN * kM);
   for (size_t i = 0; i < w.size(); ++i)
     w[i] = i % 4 == 0 ? 1.0f : i % 4 == 1 ? -1.0f : i % 4 == 2 ? 0.0f : neg0;
-  format::Program p = makeProgram(2, 1);
-  format::Region *r = addRegion(p, "mm", 0, 0, 2, 1);
-  initFloats(r, 0, 0, 0, x);
-  initFloats(r, 1, 0, 0, w);
-  const int64_t sums = 4 * kN * kM;
-  *r->add_code() = only(loop(kTokens), 0, 0, 0, 0);
-  *r->add_code() = only(at(send(1, 0, kN), 0, 0, {4 * kN}), 0, 0, 0, 0);
-  *r->add_code() = only(end(), 0, 0, 0, 0);
-  *r->add_code() = only(loop(kTokens), 1, 1, 0, 0);
-  format::Instr mv = at(ins(format::RECV_VECMAT, {sums, 0}, kN, kM), 0, sums, {4 * kM});
-  mv.set_color(1);
-  *r->add_code() = only(mv, 1, 1, 0, 0);
-  *r->add_code() = only(end(), 1, 1, 0, 0);
-  routeEast(p, 0, 0, 1, 1);
-  addPiece(addTensor(p, true, "y", format::F32, {kTokens, kM}), 1, 0, uint32_t(sums), 0,
-           kTokens * kM);
-  RunResult res = bothEngines(p);
+  RunResult res = multiplyEachToken(x, w, kTokens, kN, kM);
   ASSERT_TRUE(res.status.ok()) << res.status.message();
   EXPECT_EQ(res.report.batchedTrips, 2u * kTokens);
   std::vector<float> y = res.out("y");
