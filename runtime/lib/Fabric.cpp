@@ -222,8 +222,8 @@ int32_t Fabric::neighbour(size_t pos, uint32_t color, uint32_t port, uint32_t &t
   return slotOf(to, color);
 }
 
-int32_t Fabric::slotOf(size_t pos, uint32_t color) const {
-  for (uint32_t i = slotStart_[pos], e = slotStart_[pos + 1]; i < e; ++i)
+int32_t Fabric::slotIn(uint32_t first, uint32_t end, uint32_t color) const {
+  for (uint32_t i = first; i < end; ++i)
     if (slots_[i].color == color)
       return int32_t(i);
   return kNoEntry;
@@ -412,10 +412,7 @@ Status Fabric::route(Walker &w, uint64_t sender, const PeState &state, Outbox &o
            (order[j]->size == 0) == (order[i]->size == 0))
       ++j;
     // The origin (the sending PE and color) is named by its slot at the sender.
-    int32_t srcSlot = kNoEntry;
-    for (uint32_t k = state.firstSlot; k < state.firstSlot + state.slotCount && srcSlot < 0; ++k)
-      if (slots_[k].color == order[i]->color)
-        srcSlot = int32_t(k);
+    int32_t srcSlot = slotIn(state.firstSlot, state.firstSlot + state.slotCount, order[i]->color);
     uint32_t srcPos = srcSlot >= 0 ? slots_[size_t(srcSlot)].pos : uint32_t(pePosition(sender));
     Source source{sender, uint32_t(srcSlot) + 1, originOf(srcSlot),
                   Hop{srcSlot, srcPos, order[i]->color, format::RAMP, 0, 0, 0}};

@@ -80,10 +80,10 @@ public:
       return;
     Segment *none = nullptr;
     MessageLog &log = *s->log;
-    if (log.closed() || !log.spare_.compare_exchange_strong(none, s, std::memory_order_acq_rel,
-                                                            std::memory_order_relaxed))
+    if (!log.spare_.compare_exchange_strong(none, s, std::memory_order_acq_rel,
+                                            std::memory_order_relaxed))
       log.free(s);
-    else if (log.closed()) // it closed meanwhile: no writer takes the spare now
+    else if (log.closed()) // no writer takes the spare now
       log.dropSpare();
   }
 
@@ -557,7 +557,11 @@ private:
       woken.push_back(q.pe);
     }
   }
-  int32_t slotOf(size_t pos, uint32_t color) const;
+  int32_t slotOf(size_t pos, uint32_t color) const {
+    return slotIn(slotStart_[pos], slotStart_[pos + 1], color);
+  }
+  /// The slot of `color` among slots [first, end) (a position's), or kNoEntry.
+  int32_t slotIn(uint32_t first, uint32_t end, uint32_t color) const;
   size_t position(uint32_t wafer, uint32_t x, uint32_t y) const {
     return (size_t(wafer) * m_.height + y) * m_.width + x;
   }

@@ -135,6 +135,12 @@ bool sends(const Instr &in) {
   return in.op == format::SEND || (in.op != format::RECV_VECMAT && in.forward >= 0);
 }
 
+/// Whether an op takes words from a queue at each trip.
+bool receives(Op op) {
+  return op == format::RECV || op == format::RECV_ADD || op == format::RECV_DROP ||
+         op == format::RECV_VECMAT;
+}
+
 bool isBinaryF32(Op op) {
   return op == format::ADD || op == format::SUB || op == format::MUL || op == format::DIV ||
          op == format::MAX || op == format::MIN;
@@ -404,9 +410,7 @@ bool Core::batchOperands(Batch &b) const {
       break;
     }
     uint64_t n = op.n;
-    bool recvs =
-        code == format::RECV || code == format::RECV_ADD || code == format::RECV_DROP || usesM;
-    if (recvs) {
+    if (receives(code)) {
       op.q = s_.queue(in.color);
       ok = op.q != nullptr;
     }
@@ -842,12 +846,9 @@ bool Core::never(Batch &b) {
 
 bool Core::tooFewWords(const Batch &b) {
   for (const Batch::Op &op : b.ops) {
-    format::Op code = op.in->op;
-    bool recvs = code == format::RECV || code == format::RECV_ADD || code == format::RECV_DROP ||
-                 code == format::RECV_VECMAT;
     // (A count that moves with the trips waits for batchOperands, which
     // places the inner loop's frame.)
-    if (!recvs || !op.in->n.stride.empty())
+    if (!receives(op.in->op) || !op.in->n.stride.empty())
       continue;
     // A trip takes at least these words from the queue (cutBatch's perUnit / unit).
     int64_t n = eval(op.in->n);
