@@ -1,6 +1,8 @@
 #include "Distributed.h"
 #include "Machine.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 
 namespace wsc::runtime::detail {
@@ -363,3 +365,43 @@ Status gatherResults(const Model &m, PeStates &pes, Distributed &d, const Status
 }
 
 } // namespace wsc::runtime::detail
+
+namespace wsc::runtime {
+
+std::string agreeToStart(Channel &channel, const std::string &error) {
+  // The next message from process 0 (from any when `anyone`); what others
+  // send process k > 0 meanwhile is their run's.
+  auto next = [&](bool anyone, unsigned &from) {
+    std::vector<uint8_t> bytes;
+    for (;;) {
+      if (!channel.receive(from, bytes))
+        channel.pause();
+      else if (anyone || from == 0)
+        return std::string(bytes.begin(), bytes.end());
+      else
+        channel.nextRun.emplace_back(from, std::move(bytes));
+    }
+  };
+  unsigned from;
+  if (channel.rank() != 0) {
+    channel.send(0, std::vector<uint8_t>(error.begin(), error.end()));
+    return next(false, from);
+  }
+  // No process starts before the verdict: until then each sends process 0
+  // its failure alone.
+  std::vector<std::string> errors(channel.size());
+  errors[0] = error;
+  for (unsigned n = 1; n < channel.size(); ++n) {
+    std::string e = next(true, from);
+    errors[from] = std::move(e);
+  }
+  std::string first;
+  for (unsigned r = 0; r < errors.size() && first.empty(); ++r)
+    if (!errors[r].empty())
+      first = r ? fmt::format("process {} of {}: {}", r, errors.size(), errors[r]) : errors[r];
+  for (unsigned r = 1; r < channel.size(); ++r)
+    channel.send(r, std::vector<uint8_t>(first.begin(), first.end()));
+  return first;
+}
+
+} // namespace wsc::runtime

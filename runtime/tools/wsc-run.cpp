@@ -91,55 +91,11 @@ bool quiet = false;
 /// The processes of a run under mpirun, until they have agreed to start it.
 Channel *unagreed = nullptr;
 
-/// Every process's verdict on what came before the run ("" when fine): the
-/// first failure by rank is everyone's, so that no process starts a run
-/// that another has given up (it would wait for it for ever). A run starts
-/// once every process has the verdict (it acknowledges it, then process 0
-/// says go): a walk sent by a process that started earlier would otherwise
-/// be taken for the verdict by one still waiting for it.
-std::string agree(Channel &channel, const std::string &error) {
-  auto wait = [&](unsigned &from, std::vector<uint8_t> &bytes) {
-    while (!channel.receive(from, bytes))
-      channel.pause();
-  };
-  unsigned from;
-  std::vector<uint8_t> bytes;
-  if (channel.rank() != 0) {
-    channel.send(0, std::vector<uint8_t>(error.begin(), error.end()));
-    wait(from, bytes);
-    std::string verdict(bytes.begin(), bytes.end());
-    if (verdict.empty()) {
-      channel.send(0, {});
-      wait(from, bytes); // go
-    }
-    return verdict;
-  }
-  std::vector<std::string> errors(channel.size());
-  errors[0] = error;
-  for (unsigned n = 1; n < channel.size(); ++n) {
-    wait(from, bytes);
-    errors[from].assign(bytes.begin(), bytes.end());
-  }
-  std::string first;
-  for (unsigned r = 0; r < errors.size() && first.empty(); ++r)
-    if (!errors[r].empty())
-      first = r ? fmt::format("process {} of {}: {}", r, errors.size(), errors[r]) : errors[r];
-  for (unsigned r = 1; r < channel.size(); ++r)
-    channel.send(r, std::vector<uint8_t>(first.begin(), first.end()));
-  if (!first.empty())
-    return first;
-  for (unsigned n = 1; n < channel.size(); ++n)
-    wait(from, bytes); // acknowledged
-  for (unsigned r = 1; r < channel.size(); ++r)
-    channel.send(r, {});
-  return first;
-}
-
 int fail(const std::string &msg) {
   std::string shown = msg;
   if (Channel *c = unagreed) {
     unagreed = nullptr;
-    shown = agree(*c, msg);
+    shown = agreeToStart(*c, msg);
   }
   if (!quiet)
     std::fprintf(stderr, "error: %s\n", shown.c_str());
@@ -617,7 +573,7 @@ int runMain(int argc, char **argv, Channel *channel) {
   }
   if (unagreed) {
     unagreed = nullptr;
-    if (std::string error = agree(*channel, ""); !error.empty())
+    if (std::string error = agreeToStart(*channel, ""); !error.empty())
       return fail(error);
   }
   options.engine =

@@ -211,6 +211,48 @@ TEST(Distributed, AFaultOnOneProcessStopsThemAll) {
     EXPECT_EQ(s.message(), one.status.message());
 }
 
+/// Each process's verdict from agreeToStart, run on threads over `hub`.
+std::vector<std::string> agreeOn(Hub &hub, std::vector<std::unique_ptr<QueueChannel>> &channels,
+                                 const std::vector<std::string> &errors) {
+  std::vector<std::string> verdicts(channels.size());
+  std::vector<std::thread> threads;
+  for (unsigned r = 0; r < channels.size(); ++r)
+    threads.emplace_back([&, r] { verdicts[r] = agreeToStart(*channels[r], errors[r]); });
+  for (std::thread &t : threads)
+    t.join();
+  return verdicts;
+}
+
+TEST(Distributed, AProcessStillWaitingForTheVerdictKeepsWalksForTheRun) {
+  Hub hub;
+  hub.inbox.resize(3);
+  std::vector<std::unique_ptr<QueueChannel>> channels;
+  for (unsigned r = 0; r < 3; ++r)
+    channels.push_back(std::make_unique<QueueChannel>(hub, r));
+  // Process 1 had its verdict, started and sent process 2 a walk before
+  // process 2 read its own.
+  const std::vector<uint8_t> walk{0, 7, 7};
+  channels[1]->send(2, walk);
+  EXPECT_EQ(agreeOn(hub, channels, {"", "", ""}), std::vector<std::string>(3, ""));
+  ASSERT_EQ(channels[2]->nextRun.size(), 1u);
+  EXPECT_EQ(channels[2]->nextRun.front().first, 1u);
+  EXPECT_EQ(channels[2]->nextRun.front().second, walk);
+  EXPECT_TRUE(channels[0]->nextRun.empty());
+  EXPECT_TRUE(channels[1]->nextRun.empty());
+  for (auto &box : hub.inbox)
+    EXPECT_TRUE(box.empty());
+}
+
+TEST(Distributed, TheFirstFailureBeforeARunIsEveryProcesss) {
+  Hub hub;
+  hub.inbox.resize(3);
+  std::vector<std::unique_ptr<QueueChannel>> channels;
+  for (unsigned r = 0; r < 3; ++r)
+    channels.push_back(std::make_unique<QueueChannel>(hub, r, /*latestFirst=*/true));
+  std::vector<std::string> verdicts = agreeOn(hub, channels, {"", "bad input", "worse"});
+  EXPECT_EQ(verdicts, std::vector<std::string>(3, "process 1 of 3: bad input"));
+}
+
 TEST(Distributed, ADeadlockAcrossProcessesIsFound) {
   format::Program p = southChain(4);
   // PE 0 sends nothing: every PE below it waits for ever.

@@ -32,6 +32,14 @@ public:
   std::deque<std::pair<unsigned, std::vector<uint8_t>>> nextRun;
 };
 
+/// Every process's verdict on what came before a run ("" when all went
+/// well): the first failure by rank is everyone's, so that no process starts
+/// a run that another has given up (it would wait for it for ever). Process
+/// 0 gathers the failures and sends the verdict; a process starts as soon as
+/// it has it, so one still waiting may first get the walks of one that has
+/// started: those are kept for the run in `nextRun`.
+std::string agreeToStart(Channel &channel, const std::string &error);
+
 /// Which process emulates which PEs: the rows of every wafer in order
 /// (wafer 0's rows, then wafer 1's, ...) cut into `ranks` runs of about
 /// equal PEs in use. When there are at least as many wafers as ranks the
