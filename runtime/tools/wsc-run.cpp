@@ -670,12 +670,16 @@ int main(int argc, char **argv) {
 #endif
   // A FIFO output whose reader goes away is a write error, not a signal.
   std::signal(SIGPIPE, SIG_IGN);
+#if WSC_MPI
+  // Outside the try: a failure before the run is agreed over it.
+  std::unique_ptr<MpiChannel> channel;
+#endif
   // Host-side failures (e.g. out of memory) are errors too, never an abort.
   try {
     restartForLargeProgram(argc, argv);
 #if WSC_MPI
     // Started by mpirun: this process emulates its share of the PEs.
-    std::unique_ptr<MpiChannel> channel = MpiChannel::launchedByMpirun(argc, argv);
+    channel = MpiChannel::launchedByMpirun(argc, argv);
     return runMain(argc, argv, channel.get());
 #else
     return runMain(argc, argv, nullptr);
