@@ -104,14 +104,16 @@ private:
     ::operator delete(s);
   }
   uint32_t readers_;
-  uint32_t nextCapacity_ = 64;
+  /// A relay's messages are mostly a token's few words, and a keeping-up
+  /// relay holds two segments: small first ones keep those small.
+  uint32_t nextCapacity_ = kFirstSegment;
   Bytes &bytes_;
   Segment *start_ = nullptr, *tail_ = nullptr;
   std::atomic<bool> closed_{false};
   std::atomic<uint64_t> words_{0};
   /// A segment every reader left (its bytes still count as live), or null.
   std::atomic<Segment *> spare_{nullptr};
-  static constexpr uint32_t kMaxSegment = 1 << 16;
+  static constexpr uint32_t kFirstSegment = 16, kMaxSegment = 1 << 16;
 };
 
 /// A reader's place in a log: at word `off` of `seg`, the header of the

@@ -419,13 +419,13 @@ TEST(MessageLog, AReaderThatKeepsUpReusesTwoSegments) {
     appendMessage(log, 0);
     LogCursor cur{log.start()};
     readMessage(cur, 0);
-    // A relay: each message read as it comes. The first two segments (64
-    // and 128 words) take turns; doubling would reach 64 Ki words.
+    // A relay: each message read as it comes. The first two segments (16
+    // and 32 words) take turns; doubling would reach 64 Ki words.
     for (uint32_t k = 1; k < 10000; ++k) {
       appendMessage(log, k);
       readMessage(cur, k);
     }
-    uint64_t two = 2 * sizeof(MessageLog::Segment) + (64 + 128) * 4;
+    uint64_t two = 2 * sizeof(MessageLog::Segment) + (16 + 32) * 4;
     EXPECT_EQ(bytes.peak.load(), two);
     // A reader far behind: the segments grow again, and every one the
     // reader leaves is freed or kept to serve again.
@@ -444,9 +444,9 @@ TEST(MessageLog, AReaderThatKeepsUpReusesTwoSegments) {
     MessageLog open(1, bytes);
     appendMessage(open, 0);
     LogCursor at{open.start()};
-    for (uint32_t k = 1; k < 10; ++k)
+    for (uint32_t k = 1; k < 3; ++k)
       appendMessage(open, k);
-    for (uint32_t k = 0; k < 10; ++k)
+    for (uint32_t k = 0; k < 3; ++k)
       readMessage(at, k);
     EXPECT_EQ(bytes.live.load(), two);
     MessageLog::leave(at.seg);
