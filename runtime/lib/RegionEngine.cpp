@@ -42,40 +42,50 @@ __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums,
   std::memcpy(s3, &a3, 32), std::memcpy(s3 + 8, &b3, 32);
 }
 
+/// Columns [c, cols) of kN vectors' products (as vecmatBlock16's), a column
+/// at a time with the vectors' sums side by side in a V. `byRow`: room for
+/// kN * rows floats.
+template <class V, uint64_t kN>
+__attribute__((always_inline)) inline void
+vecmatColumns(float *__restrict sums, const float *w, const float *x, uint64_t rows,
+              uint64_t stride, uint64_t cols, uint64_t c, float *__restrict byRow) {
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t v = 0; v < kN; ++v)
+      byRow[kN * r + v] = x[v * stride + r];
+  for (; c < cols; ++c) {
+    V a = {};
+    for (uint64_t r = 0; r < rows; ++r) {
+      V xr;
+      std::memcpy(&xr, byRow + kN * r, sizeof xr);
+      a += xr * w[r * cols + c];
+    }
+    for (uint64_t v = 0; v < kN; ++v)
+      sums[v * cols + c] = a[v];
+  }
+}
+
 /// VECMAT of `trips` vectors (`stride` words apart in x) by one W into `sums`
 /// (`cols` words apart, each written): vecmatRows' sums bit for bit (each
 /// column's products added in ascending row), four vectors at a time over
-/// blocks of columns held in registers, each row of W loaded once for four.
-/// `byRow`: room for 4 * rows floats.
+/// blocks of columns held in registers, each row of W loaded once for four;
+/// the columns past the blocks (all of a narrow W's) eight vectors at a time.
+/// `byRow`: room for 8 * rows floats.
 WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const float *x,
                                   uint64_t trips, uint64_t rows, uint64_t stride, uint64_t cols,
                                   float *__restrict byRow) {
-  uint64_t t = 0;
-  for (; t + 4 <= trips; t += 4) {
-    const float *xt = x + t * stride;
-    float *st = sums + t * cols;
-    uint64_t c = 0;
-    for (; c + 16 <= cols; c += 16)
-      vecmatBlock16(st, w, xt, rows, stride, cols, c);
-    if (c == cols)
-      continue;
-    // The last columns one at a time, the four vectors' sums side by side.
-    typedef float V4 __attribute__((vector_size(16)));
-    for (uint64_t r = 0; r < rows; ++r)
-      for (uint64_t v = 0; v < 4; ++v)
-        byRow[4 * r + v] = xt[v * stride + r];
-    for (; c < cols; ++c) {
-      V4 a = {};
-      for (uint64_t r = 0; r < rows; ++r) {
-        V4 xr;
-        std::memcpy(&xr, byRow + 4 * r, sizeof xr);
-        a += xr * w[r * cols + c];
-      }
-      for (uint64_t v = 0; v < 4; ++v)
-        st[v * cols + c] = a[v];
-    }
+  typedef float V4 __attribute__((vector_size(16)));
+  uint64_t wide = cols / 16 * 16, quads = trips / 4 * 4;
+  for (uint64_t t = 0; t < quads; t += 4)
+    for (uint64_t c = 0; c < wide; c += 16)
+      vecmatBlock16(sums + t * cols, w, x + t * stride, rows, stride, cols, c);
+  if (wide < cols) {
+    uint64_t t = 0;
+    for (; t + 8 <= quads; t += 8)
+      vecmatColumns<V8, 8>(sums + t * cols, w, x + t * stride, rows, stride, cols, wide, byRow);
+    if (t < quads)
+      vecmatColumns<V4, 4>(sums + t * cols, w, x + t * stride, rows, stride, cols, wide, byRow);
   }
-  for (; t < trips; ++t) {
+  for (uint64_t t = quads; t < trips; ++t) {
     std::fill_n(sums + t * cols, cols, 0.0f);
     vecmatRows(sums + t * cols, w, x + t * stride, rows, cols);
   }
@@ -830,7 +840,7 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
     return reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
   };
   if (op.operand[1].inner == 0 && op.operand[1].outer == 0) { // one W for every trip
-    byRow.resize(4 * n);
+    byRow.resize(8 * n);
     vecmatTrips(products.data(), tile(0), x, b.trips, n, stride, m, byRow.data());
     return;
   }

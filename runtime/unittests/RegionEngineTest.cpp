@@ -115,24 +115,26 @@ TEST(RegionEngine, BatchesATokenLoopAroundAParityLoop) {
 }
 
 TEST(RegionEngine, MultipliesAllTheTripsAtOnceInRowOrder) {
-  // 7 tokens (a block of four and three more) of 5 words into 27 columns
-  // (blocks of 16 and 8 and three more), each token's sums kept apart:
-  // every path of the batched product, bit for bit the reference's.
-  constexpr int kTokens = 7, kN = 5, kM = 27;
-  std::vector<float> x(kTokens * kN), w(kN * kM);
-  for (size_t i = 0; i < x.size(); ++i)
-    x[i] = float(std::ldexp(1.0 + i % 7, int(i % 13) - 6)) * (i % 3 ? 1.0f : -1.0f);
-  for (size_t i = 0; i < w.size(); ++i)
-    w[i] = float(std::ldexp(1.0 + i % 11, int(i % 29) - 14)) * (i % 4 ? 1.0f : -1.0f);
-  RunResult res = multiplyEachToken(x, w, kTokens, kN, kM);
-  ASSERT_TRUE(res.status.ok()) << res.status.message();
-  std::vector<float> want(kTokens * kM, 0.0f);
-  for (int t = 0; t < kTokens; ++t)
-    for (int c = 0; c < kM; ++c)
-      for (int k = 0; k < kN; ++k)
-        want[t * kM + c] += x[t * kN + k] * w[k * kM + c];
-  EXPECT_EQ(res.out("y"), want);
-  EXPECT_EQ(res.report.batchedTrips, 2u * kTokens);
+  // 15 tokens (blocks of eight and four, and three more) of 5 words into 27
+  // columns (a block of 16 and eleven more) and into 5: every path of the
+  // batched product, bit for bit the reference's.
+  constexpr int kTokens = 15, kN = 5;
+  for (int m : {27, 5}) {
+    std::vector<float> x(kTokens * kN), w(kN * m);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = float(std::ldexp(1.0 + i % 7, int(i % 13) - 6)) * (i % 3 ? 1.0f : -1.0f);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = float(std::ldexp(1.0 + i % 11, int(i % 29) - 14)) * (i % 4 ? 1.0f : -1.0f);
+    RunResult res = multiplyEachToken(x, w, kTokens, kN, m);
+    ASSERT_TRUE(res.status.ok()) << res.status.message();
+    std::vector<float> want(kTokens * m, 0.0f);
+    for (int t = 0; t < kTokens; ++t)
+      for (int c = 0; c < m; ++c)
+        for (int k = 0; k < kN; ++k)
+          want[t * m + c] += x[t * kN + k] * w[k * m + c];
+    EXPECT_EQ(res.out("y"), want) << m << " columns";
+    EXPECT_EQ(res.report.batchedTrips, 2u * kTokens);
+  }
 }
 
 TEST(RegionEngine, SumsZeroProductsToPositiveZero) {
