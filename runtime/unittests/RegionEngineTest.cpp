@@ -341,7 +341,9 @@ TEST(RegionEngine, KeepsTripOrderOnAColorTwoOpsShare) {
 /// filters keep words [2, 5) of each 6: a window across both messages.
 /// Each multiplies them into its own 3x2 W and keeps the sums at 32 +
 /// `sumsPerPe` * px bytes; checked against the reference and the sums.
-void multiplyAlongARow(int64_t sumsPerPe) {
+/// With `lateWords`, PE `late` of the row first adds that many words, so
+/// that its clock, not its words, starts its trips.
+void multiplyAlongARow(int64_t sumsPerPe, int64_t lateWords = 0, uint32_t late = 0) {
   constexpr int kTokens = 6, kPes = 4;
   std::vector<float> x(kTokens * 6);
   for (size_t i = 0; i < x.size(); ++i)
@@ -362,6 +364,8 @@ void multiplyAlongARow(int64_t sumsPerPe) {
     format::Filter *f = row->add_filters();
     f->set_px(uint32_t(pe)), f->set_color(1), f->set_first(2), f->set_count(3), f->set_period(6);
   }
+  if (lateWords)
+    *row->add_code() = only(ins(format::ADD, {1024, 1024, 1024}, lateWords), late, late, 0, 0);
   *row->add_code() = loop(kTokens);
   format::Instr mv = ins(format::RECV_VECMAT, {32, 0}, 3, 2);
   *mv.mutable_addr(0) = aff(32, {8}, sumsPerPe);
@@ -395,6 +399,14 @@ TEST(RegionEngine, SharesOneWalkOfAStreamAlongARow) {
   // their words arrive a hop later at each, which the cycles (the farthest
   // PE's) must show. Their batches' places are alike too.
   multiplyAlongARow(0);
+}
+
+TEST(RegionEngine, TimesAPeWhoseClockStartsItsTripsOnItsOwn) {
+  // The PEs' times are each other's moved a hop, but for the one whose
+  // clock is late: its times are its own, and no other PE's follow from
+  // them, whether it is timed first or last.
+  multiplyAlongARow(0, 700, 0);
+  multiplyAlongARow(0, 700, 3);
 }
 
 TEST(RegionEngine, PlacesEachPesOwnWordsWhereTheyDiffer) {
