@@ -44,49 +44,54 @@ __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums,
   std::memcpy(s3, &a3, 32), std::memcpy(s3 + 8, &b3, 32);
 }
 
-/// Columns [c, cols) of kN vectors' products (as vecmatBlock16's), a column
-/// at a time with the vectors' sums side by side in a V. `byRow`: room for
-/// kN * rows floats.
-template <class V, uint64_t kN>
-__attribute__((always_inline)) inline void
-vecmatColumns(float *__restrict sums, const float *w, const float *x, uint64_t rows,
-              uint64_t stride, uint64_t cols, uint64_t c, float *__restrict byRow) {
-  for (uint64_t r = 0; r < rows; ++r)
+/// Columns [c, c + 8) of kN vectors' products (as vecmatBlock16's), each
+/// vector's sums a V8 with a column a lane: W's rows of those columns in
+/// `padded`, 8 floats each. All 8 lanes are stored, past the last column
+/// too (see vecmatTrips).
+template <uint64_t kN>
+__attribute__((always_inline)) inline void vecmatNarrow(float *__restrict sums,
+                                                        const float *padded, const float *x,
+                                                        uint64_t rows, uint64_t stride,
+                                                        uint64_t cols, uint64_t c) {
+  V8 a[kN] = {};
+  for (uint64_t r = 0; r < rows; ++r) {
+    V8 wr;
+    std::memcpy(&wr, padded + 8 * r, sizeof wr);
     for (uint64_t v = 0; v < kN; ++v)
-      byRow[kN * r + v] = x[v * stride + r];
-  for (; c < cols; ++c) {
-    V a = {};
-    for (uint64_t r = 0; r < rows; ++r) {
-      V xr;
-      std::memcpy(&xr, byRow + kN * r, sizeof xr);
-      a += xr * w[r * cols + c];
-    }
-    for (uint64_t v = 0; v < kN; ++v)
-      sums[v * cols + c] = a[v];
+      a[v] += x[v * stride + r] * wr;
   }
+  for (uint64_t v = 0; v < kN; ++v)
+    std::memcpy(sums + v * cols + c, &a[v], sizeof a[v]);
 }
 
 /// VECMAT of `trips` vectors (`stride` words apart in x) by one W into `sums`
-/// (`cols` words apart, each written): vecmatRows' sums bit for bit (each
-/// column's products added in ascending row), four vectors at a time over
-/// blocks of columns held in registers, each row of W loaded once for four;
-/// the columns past the blocks (all of a narrow W's) eight vectors at a time.
-/// `byRow`: room for 8 * rows floats.
+/// (`cols` words apart, each written, and 8 more words of room): vecmatRows'
+/// sums bit for bit (each column's products added in ascending row), four
+/// vectors at a time over blocks of 16 columns held in registers, each row
+/// of W loaded once for four; the columns past the blocks (all of a narrow
+/// W's) eight at a time for eight vectors, then four. `padded`: room for 8
+/// * rows floats.
 WSC_MULTIVERSION void vecmatTrips(float *__restrict sums, const float *w, const float *x,
                                   uint64_t trips, uint64_t rows, uint64_t stride, uint64_t cols,
-                                  float *__restrict byRow) {
-  typedef float V4 __attribute__((vector_size(16)));
+                                  float *__restrict padded) {
   uint64_t wide = cols / 16 * 16, quads = trips / 4 * 4;
+  // Eight columns a store: past a vector's last column it writes the next
+  // vector's first ones, which the columns before (in falling order), the
+  // blocks and the trips past the quads write after it.
+  for (uint64_t g = (cols - wide + 7) / 8; g-- > 0;) {
+    uint64_t c = wide + 8 * g;
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t l = 0; l < 8; ++l)
+        padded[8 * r + l] = c + l < cols ? w[r * cols + c + l] : 0.0f;
+    uint64_t t = 0;
+    for (; t + 8 <= quads; t += 8)
+      vecmatNarrow<8>(sums + t * cols, padded, x + t * stride, rows, stride, cols, c);
+    if (t < quads)
+      vecmatNarrow<4>(sums + t * cols, padded, x + t * stride, rows, stride, cols, c);
+  }
   for (uint64_t t = 0; t < quads; t += 4)
     for (uint64_t c = 0; c < wide; c += 16)
       vecmatBlock16(sums + t * cols, w, x + t * stride, rows, stride, cols, c);
-  if (wide < cols) {
-    uint64_t t = 0;
-    for (; t + 8 <= quads; t += 8)
-      vecmatColumns<V8, 8>(sums + t * cols, w, x + t * stride, rows, stride, cols, wide, byRow);
-    if (t < quads)
-      vecmatColumns<V4, 4>(sums + t * cols, w, x + t * stride, rows, stride, cols, wide, byRow);
-  }
   for (uint64_t t = quads; t < trips; ++t) {
     std::fill_n(sums + t * cols, cols, 0.0f);
     vecmatRows(sums + t * cols, w, x + t * stride, rows, cols);
@@ -1014,11 +1019,11 @@ void Core::batchData(Batch &b) {
 }
 
 void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
-  static thread_local std::vector<float> xs, byRow;
+  static thread_local std::vector<float> xs, padded;
   const Batch::Op &op = b.ops[j];
   uint64_t n = op.n, m = op.m;
-  // Sized, not cleared: the products write every sum.
-  products.resize(b.trips * m);
+  // Sized, not cleared: the products write every sum (and past the last).
+  products.resize(b.trips * m + 8);
   if (!n) {
     std::fill(products.begin(), products.end(), 0.0f);
     return;
@@ -1036,8 +1041,8 @@ void Core::batchProducts(Batch &b, size_t j, std::vector<float> &products) {
     return reinterpret_cast<const SramF32 *>(b.where(t, j, 1, s_.sram));
   };
   if (op.operand[1].inner == 0 && op.operand[1].outer == 0) { // one W for every trip
-    byRow.resize(8 * n);
-    vecmatTrips(products.data(), tile(0), x, b.trips, n, stride, m, byRow.data());
+    padded.resize(8 * n);
+    vecmatTrips(products.data(), tile(0), x, b.trips, n, stride, m, padded.data());
     return;
   }
   std::fill(products.begin(), products.end(), 0.0f);

@@ -116,10 +116,11 @@ TEST(RegionEngine, BatchesATokenLoopAroundAParityLoop) {
 
 TEST(RegionEngine, MultipliesAllTheTripsAtOnceInRowOrder) {
   // 15 tokens (blocks of eight and four, and three more) of 5 words into 27
-  // columns (a block of 16 and eleven more) and into 5: every path of the
-  // batched product, bit for bit the reference's.
+  // columns (a block of 16, eight more and three), into 11 (eight and three)
+  // and into 5: every path of the batched product, bit for bit the
+  // reference's.
   constexpr int kTokens = 15, kN = 5;
-  for (int m : {27, 5}) {
+  for (int m : {27, 11, 5}) {
     std::vector<float> x(kTokens * kN), w(kN * m);
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = float(std::ldexp(1.0 + i % 7, int(i % 13) - 6)) * (i % 3 ? 1.0f : -1.0f);
