@@ -469,50 +469,29 @@ Core::Step Core::fault(const Instr &in, std::string kind, std::string what) {
   return Step::Fault;
 }
 
-bool Core::count(const Instr &in, const Affine &a, const char *what, uint64_t &out) {
-  int64_t v = eval(a);
-  if (v < 0) {
+bool Core::countFault(const Instr &in, const char *what, int64_t v) {
+  if (v < 0)
     fault(in, "bad count", fmt::format("{} = {} is negative", what, v));
-    return false;
-  }
-  // Bounding counts here keeps the operand-size products below from overflowing.
-  // Dropped words never touch SRAM, so only a sanity bound applies to them.
-  int64_t limit = in.op == format::RECV_DROP ? int64_t(1) << 32 : int64_t(reg_.sramBytes);
-  if (v > limit) {
+  else
     fault(in, "SRAM overflow",
           fmt::format("{} = {} words cannot fit the kernel's {} SRAM bytes", what, v,
                       reg_.sramBytes));
-    return false;
-  }
-  out = uint64_t(v);
-  return true;
+  return false;
 }
 
-bool Core::span(const Instr &in, int k, uint64_t words, uint32_t &first) {
-  int64_t addr = eval(in.addr[k]);
-  if (addr % 4) {
-    fault(in, "misaligned address",
-          fmt::format("addr[{}] = {} is not a multiple of 4", k, addr));
-    return false;
-  }
-  if (addr < 0 || words > reg_.sramBytes || uint64_t(addr) + words * 4 > reg_.sramBytes) {
+bool Core::spanFault(const Instr &in, int k, uint64_t words, int64_t addr) {
+  if (addr % 4)
+    fault(in, "misaligned address", fmt::format("addr[{}] = {} is not a multiple of 4", k, addr));
+  else if (addr < 0 || words > reg_.sramBytes || uint64_t(addr) + words * 4 > reg_.sramBytes)
     fault(in, "SRAM overflow",
           fmt::format("addr[{}] spans bytes [{}, {}) outside the kernel's {} SRAM bytes", k, addr,
                       rangeEnd(addr, words), reg_.sramBytes));
-    return false;
-  }
-  first = uint32_t(addr / 4);
-  // The PE's words in the arena: beyond them the footprint analysis was wrong.
-  if (first + words > s_.sramWords) {
+  else // beyond the PE's words in the arena: the footprint analysis was wrong
     fault(in, "emulator error",
           fmt::format("addr[{}] spans bytes [{}, {}), past the {} bytes the emulator found this "
                       "PE's code can reach",
                       k, addr, rangeEnd(addr, words), uint64_t(s_.sramWords) * 4));
-    return false;
-  }
-  if (!in.async && words && s_.async.busy(s_.clock))
-    join(first, first + uint32_t(words), -1);
-  return true;
+  return false;
 }
 
 void Core::multiply(const Instr &in, bool mv, uint64_t n, uint64_t m, uint32_t d, uint32_t a,
@@ -565,7 +544,7 @@ void Core::multiplyEntries(const Instr &in, bool mv, uint64_t n, uint64_t m, uin
 }
 
 Core::Step Core::multiplySparse(const Instr &in, bool mv, uint64_t n, uint64_t m) {
-  uint32_t d, b;
+  uint32_t d = 0, b = 0;
   SparseView t;
   if (!span(in, 0, mv ? n : m, d) || !sparseTile(in, n, m, t) || !span(in, 2, mv ? m : n, b))
     return Step::Fault;
@@ -580,7 +559,7 @@ Core::Step Core::multiplySparse(const Instr &in, bool mv, uint64_t n, uint64_t m
 }
 
 bool Core::sparseTile(const Instr &in, uint64_t n, uint64_t m, SparseView &t) {
-  uint32_t a;
+  uint32_t a = 0;
   if (!span(in, 1, 1, a)) // word 0 says how long the tile is
     return false;
   uint32_t head = s_.sram[a];
@@ -697,7 +676,7 @@ uint32_t Core::reduce(const Instr &in, uint64_t n, uint32_t a) const {
 }
 
 Core::Step Core::select(const Instr &in, uint64_t n) {
-  uint32_t d, c, a, b;
+  uint32_t d = 0, c = 0, a = 0, b = 0;
   if (!span(in, 0, n, d) || !span(in, 1, n, c) || !span(in, 2, n, a) || !span(in, 3, n, b))
     return Step::Fault;
   const uint32_t *w = s_.sram;
@@ -745,7 +724,7 @@ void Core::noteStore(const Instr &in) {
 }
 
 Core::Step Core::indexCopy(const Instr &in, uint64_t n, uint64_t m) {
-  uint32_t d, a, x;
+  uint32_t d = 0, a = 0, x = 0;
   if (!span(in, 0, n, d) || !span(in, 1, m, a) || !span(in, 2, n, x))
     return Step::Fault;
   const uint32_t *w = s_.sram;

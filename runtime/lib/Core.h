@@ -243,8 +243,31 @@ private:
   }
   /// Checks that operand k covers `words` words inside the kernel's SRAM and
   /// returns its first word index.
-  bool span(const Instr &in, int k, uint64_t words, uint32_t &first);
-  bool count(const Instr &in, const Affine &a, const char *what, uint64_t &out);
+  bool span(const Instr &in, int k, uint64_t words, uint32_t &first) {
+    int64_t addr = eval(in.addr[k]);
+    // The PE's words in the arena end before the kernel's SRAM or at it.
+    if (addr % 4 || addr < 0 || words > reg_.sramBytes ||
+        uint64_t(addr) + words * 4 > reg_.sramBytes || uint64_t(addr) / 4 + words > s_.sramWords)
+      return spanFault(in, k, words, addr);
+    first = uint32_t(addr / 4);
+    if (!in.async && words && s_.async.busy(s_.clock))
+      join(first, first + uint32_t(words), -1);
+    return true;
+  }
+  /// The fault of an operand that span() refuses; false. Apart, so that
+  /// span()'s checks inline without its messages.
+  [[gnu::cold, gnu::noinline]] bool spanFault(const Instr &in, int k, uint64_t words, int64_t addr);
+  bool count(const Instr &in, const Affine &a, const char *what, uint64_t &out) {
+    int64_t v = eval(a);
+    // Bounding counts here keeps the operand-size products from overflowing.
+    // Dropped words never touch SRAM, so only a sanity bound applies to them.
+    int64_t limit = in.op == format::RECV_DROP ? int64_t(1) << 32 : int64_t(reg_.sramBytes);
+    if (v < 0 || v > limit)
+      return countFault(in, what, v);
+    out = uint64_t(v);
+    return true;
+  }
+  [[gnu::cold, gnu::noinline]] bool countFault(const Instr &in, const char *what, int64_t v);
   Step fault(const Instr &in, std::string kind, std::string what);
   float f(uint32_t word) const { return asF(s_.sram[word]); }
   /// Whether the matrix's elements are fp32 words (a sparse tile's values

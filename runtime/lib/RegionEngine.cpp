@@ -366,7 +366,7 @@ struct Core::Batch {
       while (r < readers.size() && readers[r].q != op.q)
         ++r;
       if (r == readers.size())
-        readers.push_back(Reader{op.q});
+        readers.emplace_back().q = op.q;
       op.reader = uint32_t(r);
       readers[r].words += op.n * trips;
       readers[r].takes.push_back(op.n);
