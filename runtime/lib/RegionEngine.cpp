@@ -4,9 +4,9 @@
 #include "Core.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
-#include <array>
 #include <map>
 
 namespace wsc::runtime::detail {
@@ -49,10 +49,9 @@ __attribute__((always_inline)) inline void vecmatBlock16(float *__restrict sums,
 /// `padded`, 8 floats each. All 8 lanes are stored, past the last column
 /// too (see vecmatTrips).
 template <uint64_t kN>
-__attribute__((always_inline)) inline void vecmatNarrow(float *__restrict sums,
-                                                        const float *padded, const float *x,
-                                                        uint64_t rows, uint64_t stride,
-                                                        uint64_t cols, uint64_t c) {
+__attribute__((always_inline)) inline void
+vecmatNarrow(float *__restrict sums, const float *padded, const float *x, uint64_t rows,
+             uint64_t stride, uint64_t cols, uint64_t c) {
   V8 a[kN] = {};
   for (uint64_t r = 0; r < rows; ++r) {
     V8 wr;
@@ -301,7 +300,7 @@ struct Core::Batch {
   /// the arrivals').
   template <bool kMarked> void timeTrips(Clocks &c, uint64_t fmac);
   /// A batch's times that follow from its arrivals alone, not from the
-  /// clock its PE started at (BatchTimes, docs/runtime.md): another PE's
+  /// clock its PE started at (docs/runtime.md, The region engine): another PE's
   /// batch keyed alike whose arrivals are these moved by d takes these
   /// times moved by d.
   struct Timing {
@@ -325,9 +324,9 @@ struct Core::Batch {
   bool matches(const Timing &tm, int64_t &d) const;
   /// Takes a Timing's times moved by d.
   void takeTiming(const Timing &tm, int64_t d, Clocks &c);
-  /// Keeps this batch's times as a Timing, from the trial that lifted its
-  /// arrivals out of reach of any start clock.
-  void keepTiming(const Clocks &end, uint64_t startClock);
+  /// Keeps this batch's times, marked as following from its arrivals
+  /// alone, as a Timing for a PE whose clock starts no later than `startClock`.
+  void keepTiming(const Clocks &end, uint64_t startClock, bool asyncOps);
   /// Times the trips from `c`: a Timing's moved, when one matches.
   void time(Clocks &c, uint64_t fmac, const void *code);
   /// Times the trips from `c`, marked, and keeps them as a Timing where
@@ -832,7 +831,7 @@ void Core::Batch::takeTiming(const Timing &tm, int64_t d, Clocks &c) {
   }
 }
 
-void Core::Batch::keepTiming(const Clocks &end, uint64_t startClock) {
+void Core::Batch::keepTiming(const Clocks &end, uint64_t startClock, bool asyncOps) {
   Timing *tm = timings.size() < kTimings ? &timings.emplace_back() : nullptr;
   for (Timing &t : timings)
     if (!tm || t.lastUse < tm->lastUse)
@@ -850,7 +849,7 @@ void Core::Batch::keepTiming(const Clocks &end, uint64_t startClock) {
   tm->runSpan = runSpan;
   tm->startClock = startClock;
   tm->end = end;
-  tm->asyncOps = std::any_of(ops.begin(), ops.end(), [](const Op &op) { return op.in->async; });
+  tm->asyncOps = asyncOps;
   tm->lastUse = walkBatches;
 }
 
@@ -858,9 +857,9 @@ void Core::Batch::time(Clocks &c, uint64_t fmac, const void *code) {
   keyTiming(code);
   int64_t d = 0;
   // A Timing moves with arrivals: every reader's first.
-  bool arrivals = !readers.empty() && std::none_of(readers.begin(), readers.end(), [](const Reader &r) {
-    return r.walk->runs.empty();
-  });
+  bool arrivals =
+      !readers.empty() && std::none_of(readers.begin(), readers.end(),
+                                       [](const Reader &r) { return r.walk->runs.empty(); });
   bool idle = idleBy(c.async, c.clock);
   if (idle && arrivals)
     for (Timing &tm : timings)
@@ -906,7 +905,7 @@ bool Core::Batch::timeMarked(Clocks &c, uint64_t fmac) {
   added.busy -= c.busy, added.messages -= c.messages;
   c = marked;
   if (alone)
-    keepTiming(added, start);
+    keepTiming(added, start, asyncOps);
   return alone;
 }
 
