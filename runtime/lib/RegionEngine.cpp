@@ -63,6 +63,15 @@ vecmatNarrow(float *__restrict sums, const float *padded, const float *x, uint64
     std::memcpy(sums + v * cols + c, &a[v], sizeof a[v]);
 }
 
+/// out[i] += x[i], each word's add alone as ADD adds it. Inline, without
+/// fastF32's dispatch and overlap checks: a batch calls it per trip on a
+/// few words, and out (a trip's own words) never overlaps x (a log or the
+/// products).
+inline void addWords(SramF32 *__restrict out, const SramF32 *__restrict x, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i)
+    out[i] = out[i] + x[i];
+}
+
 /// VECMAT of `trips` vectors (`stride` words apart in x) by one W into `sums`
 /// (`cols` words apart, each written, and 8 more words of room): vecmatRows'
 /// sums bit for bit (each column's products added in ascending row), four
@@ -978,9 +987,8 @@ void Core::batchData(Batch &b) {
             std::copy(r.src, r.src + r.take, dst + r.i);
             continue;
           }
-          // A log never overlaps SRAM or a trip's own words.
-          SramF32 *out = reinterpret_cast<SramF32 *>(dst + r.i);
-          fastF32(format::ADD, out, out, reinterpret_cast<const SramF32 *>(r.src), 1, r.take);
+          addWords(reinterpret_cast<SramF32 *>(dst + r.i), reinterpret_cast<const SramF32 *>(r.src),
+                   r.take);
         }
         if (in.forward >= 0)
           send(t, j, uint32_t(in.forward), dst, n);
@@ -990,7 +998,7 @@ void Core::batchData(Batch &b) {
         SramF32 *out = reinterpret_cast<SramF32 *>(dst);
         const float *sums = products.data() + t * op.m;
         if (in.count == 1)
-          fastF32(format::ADD, out, out, sums, 1, op.m);
+          addWords(out, sums, op.m);
         else
           std::memcpy(out, sums, op.m * 4);
         break;
