@@ -531,7 +531,9 @@ std::vector<detail::StoreWatch> Emulator::watchNextToken(PeStates &pes,
   std::map<uint64_t, detail::StoreWatch> byPe;
   for (const detail::PieceRef &p : t->pieces) {
     uint32_t lo = p.offset / 4, hi = lo + p.rows * p.count;
-    auto [it, fresh] = byPe.try_emplace(p.pe, detail::StoreWatch{p.pe, lo, hi});
+    auto [it, fresh] = byPe.try_emplace(p.pe);
+    if (fresh)
+      it->second.pe = p.pe, it->second.lo = lo, it->second.hi = hi;
     it->second.lo = std::min(it->second.lo, lo);
     it->second.hi = std::max(it->second.hi, hi);
   }
