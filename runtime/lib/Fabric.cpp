@@ -128,8 +128,8 @@ uint64_t Fabric::plannedBytes(const Model &m) {
     if (!(mask & (1u << format::RAMP)) || slotKey == lastQueueKey)
       continue;
     lastQueueKey = slotKey;
-    queues += m.regionOf(uint32_t(pk >> 32), uint32_t(pk & 0xffff),
-                         uint32_t((pk >> 16) & 0xffff)) >= 0;
+    queues +=
+        m.regionOf(uint32_t(pk >> 32), uint32_t(pk & 0xffff), uint32_t((pk >> 16) & 0xffff)) >= 0;
   }
   uint64_t positions = uint64_t(m.wafers) * m.width * m.height;
   return slots * sizeof(Slot) + origins * sizeof(Origin) + queues * sizeof(RecvQueue) +
@@ -149,9 +149,29 @@ Fabric::~Fabric() {
   }
 }
 
-void MessageLog::reserve(uint64_t words) {
-  if (room() < words)
-    grow(std::min<uint64_t>(words, kMaxSegment));
+void MessageLog::appendBlock(const uint32_t *words, const OutMsg *const *msgs, size_t count,
+                             uint64_t blockWords) {
+  if (room() < blockWords)
+    grow(std::min<uint64_t>(blockWords, kMaxSegment));
+  if (room() < blockWords) { // larger than a segment
+    for (size_t k = 0; k < count; ++k)
+      append(words + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
+    return;
+  }
+  uint32_t used = tail_->used.load(std::memory_order_relaxed);
+  uint32_t *d = tail_->words() + used;
+  uint64_t sent = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const OutMsg &m = *msgs[k];
+    d[0] = m.size;
+    d[1] = uint32_t(m.time);
+    d[2] = uint32_t(m.time >> 32);
+    std::memcpy(d + kHeader, words + m.offset, size_t(m.size) * 4);
+    d += kHeader + m.size;
+    sent += m.size;
+  }
+  tail_->used.store(used + uint32_t(blockWords), std::memory_order_release);
+  words_.store(words_.load(std::memory_order_relaxed) + sent, std::memory_order_release);
 }
 
 void MessageLog::grow(uint64_t atLeast) {
@@ -229,9 +249,9 @@ int32_t Fabric::slotIn(uint32_t first, uint32_t end, uint32_t color) const {
   return kNoEntry;
 }
 
-Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
-                    const OutMsg *const *msgs, size_t count, uint8_t lane,
-                    std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
+Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
+                    size_t count, uint8_t lane, std::vector<uint64_t> &woken,
+                    std::vector<Remote> &remote) {
   const OutMsg &msg = *msgs[0];
   // The largest message's delays bound the block's (a link's grow with size).
   uint64_t n = 0;
@@ -300,8 +320,8 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox,
           const Slot &other = slots_[owner - 1];
           Place at = place(other.pos);
           return fail("collision", h,
-                      fmt::format("{} already carries wavelets of {} on color {}",
-                                  portName(port), m_.where(at.wafer, at.x, at.y), other.color));
+                      fmt::format("{} already carries wavelets of {} on color {}", portName(port),
+                                  m_.where(at.wafer, at.x, at.y), other.color));
         }
       }
       if (port == format::RAMP) {
@@ -369,9 +389,7 @@ void Fabric::deliver(Origin &from, const Outbox &outbox, const OutMsg *const *ms
   uint64_t block = 0;
   for (size_t k = 0; k < count; ++k)
     block += MessageLog::kHeader + msgs[k]->size;
-  from.log->reserve(block);
-  for (size_t k = 0; k < count; ++k)
-    from.log->append(outbox.words.data() + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
+  from.log->appendBlock(outbox.words.data(), msgs, count, block);
   // The queues learn their log here; a waiting PE is woken to count again.
   // A queue of a PE that another thread runs is that thread's to look at.
   for (const Arrival *a = from.targetsBegin(); a != from.targetsEnd(); ++a) {
@@ -437,8 +455,8 @@ void Fabric::setPartition(const Partition &partition, unsigned rank) {
 
 // A walk passed on: the sending PE, its owner id and color, the hop, then
 // the messages (size, send time, words).
-void Fabric::passOn(Walker &w, const Source &src, const Outbox &outbox,
-                    const OutMsg *const *msgs, size_t count) {
+void Fabric::passOn(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
+                    size_t count) {
   if (w.outgoing.size() < ranks_)
     w.outgoing.resize(ranks_);
   for (const auto &[rank, hop] : w.crossings) {
@@ -456,8 +474,7 @@ void Fabric::passOn(Walker &w, const Source &src, const Outbox &outbox,
   }
 }
 
-Status Fabric::receive(Walker &w, const uint8_t *bytes, size_t size,
-                       std::vector<uint64_t> &woken) {
+Status Fabric::receive(Walker &w, const uint8_t *bytes, size_t size, std::vector<uint64_t> &woken) {
   ByteReader in{bytes};
   std::vector<Remote> remote; // one thread: stays empty
   while (in.at < size) {

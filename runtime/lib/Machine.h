@@ -32,6 +32,8 @@ namespace wsc::runtime::detail {
 /// ones however long its stream.
 /// One thread (the origin's) appends; a reader on another thread sees what
 /// was published before the mail that woke it, and may see more.
+struct OutMsg;
+
 class MessageLog {
 public:
   /// The bytes a run's segments hold, now and at most: a fabric's logs
@@ -59,10 +61,11 @@ public:
   /// The first segment, where readers start; it lives until they all left it.
   Segment *start() const { return start_; }
   void append(const uint32_t *words, uint32_t n, uint64_t time);
-  /// Makes room for `words` more words (headers included) in one segment,
-  /// up to a segment's largest size: a visit's block of messages then lies
-  /// in one allocation, read in order.
-  void reserve(uint64_t words);
+  /// Appends a visit's block of `count` messages (their words in `words`,
+  /// `blockWords` with the headers) in one segment, up to a segment's
+  /// largest size, read in order; a block that fits is published at once.
+  void appendBlock(const uint32_t *words, const OutMsg *const *msgs, size_t count,
+                   uint64_t blockWords);
   /// No message follows (the origin's PE ended): a reader that has read
   /// everything leaves the last segment too. No segment serves again.
   void close() {

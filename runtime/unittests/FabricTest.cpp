@@ -43,7 +43,8 @@ TEST(Fabric, MessagesOfOneVisitKeepTheirOrderPerColor) {
   // color's queue still gets them in send order, each with its own time.
   format::Program p = makeProgram(3, 1);
   format::Region *src = addRegion(p, "src", 0, 0, 1, 1);
-  for (format::Instr i : {send(1, 0, 2), send(2, 8, 3), send(1, 20, 2), send(2, 28, 1), send(1, 32, 2)})
+  for (format::Instr i :
+       {send(1, 0, 2), send(2, 8, 3), send(1, 20, 2), send(2, 28, 1), send(1, 32, 2)})
     *src->add_code() = i;
   format::Region *dst = addRegion(p, "dst", 2, 0, 1, 1);
   *dst->add_code() = recv(1, 0, 6);
@@ -128,7 +129,8 @@ TEST(Fabric, FiltersGiveEachCoreItsWindow) {
   filter(s, 0, 1);
   RunResult bad = runProgram(p, {{"x", vec({1, 2, 3, 4, 5, 6})}});
   EXPECT_FALSE(bad.status.ok());
-  EXPECT_NE(bad.status.message().find("filter 0 of region 's': PE (1,0) of wafer 0 gets nothing on color 2"),
+  EXPECT_NE(bad.status.message().find(
+                "filter 0 of region 's': PE (1,0) of wafer 0 gets nothing on color 2"),
             std::string::npos)
       << bad.status.message();
 }
@@ -452,6 +454,47 @@ TEST(MessageLog, AReaderThatKeepsUpReusesTwoSegments) {
     MessageLog::leave(at.seg);
   }
   EXPECT_EQ(bytes.live.load(), 0u);
+}
+
+/// Appends `sizes.size()` messages as one block (message k: sizes[k] words
+/// from k * 1000, sent at cycle k), and reads them back in order.
+void appendAndReadBlock(const std::vector<uint32_t> &sizes) {
+  using wsc::runtime::detail::OutMsg;
+  MessageLog::Bytes bytes;
+  MessageLog log(1, bytes);
+  std::vector<uint32_t> words;
+  std::vector<OutMsg> msgs;
+  uint64_t block = 0;
+  for (uint32_t k = 0; k < sizes.size(); ++k) {
+    msgs.push_back(OutMsg{0, sizes[k], k, words.size()});
+    for (uint32_t i = 0; i < sizes[k]; ++i)
+      words.push_back(k * 1000 + i);
+    block += MessageLog::kHeader + sizes[k];
+  }
+  std::vector<const OutMsg *> order;
+  for (const OutMsg &m : msgs)
+    order.push_back(&m);
+  log.appendBlock(words.data(), order.data(), order.size(), block);
+  EXPECT_EQ(log.wordsPublished(), words.size());
+  LogCursor cur{log.start()};
+  for (uint32_t k = 0; k < sizes.size(); ++k) {
+    const uint32_t *h = cur.message(true);
+    ASSERT_NE(h, nullptr);
+    EXPECT_EQ(h[0], sizes[k]);
+    EXPECT_EQ(h[1], k);
+    EXPECT_EQ(h[MessageLog::kHeader], k * 1000);
+    EXPECT_EQ(h[MessageLog::kHeader + sizes[k] - 1], k * 1000 + sizes[k] - 1);
+    cur.pass(h, 0);
+  }
+  EXPECT_EQ(cur.message(true), nullptr);
+  log.close();
+  MessageLog::leave(cur.seg);
+}
+
+TEST(MessageLog, AppendsAVisitsBlockInOrderWhetherASegmentHoldsItOrNot) {
+  appendAndReadBlock({5, 1, 12});
+  // 90,000 words: more than a segment's 64 Ki, so message by message.
+  appendAndReadBlock({30000, 30000, 30000});
 }
 
 } // namespace
