@@ -254,9 +254,11 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox, const Ou
                     std::vector<Remote> &remote) {
   const OutMsg &msg = *msgs[0];
   // The largest message's delays bound the block's (a link's grow with size).
-  uint64_t n = 0;
-  for (size_t k = 0; k < count; ++k)
+  uint64_t n = 0, words = 0;
+  for (size_t k = 0; k < count; ++k) {
     n = std::max<uint64_t>(n, msgs[k]->size);
+    words += msgs[k]->size;
+  }
   auto fail = [&](const char *kind, const Hop &h, std::string what) {
     Place at = place(h.pos);
     return Status::failure(fmt::format("{}: {}, color {}: {} (sent by {} on color {})", kind,
@@ -276,8 +278,7 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox, const Ou
   if (from) {
     first = from->messages == 0;
     from->messages += count;
-    for (size_t k = 0; k < count; ++k)
-      from->words += msgs[k]->size;
+    from->words += words;
   }
   // Later walks read the same tables to the same cores: their arrivals are known.
   bool known = from && from->log;
@@ -285,7 +286,7 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox, const Ou
   // not change, so a later block needs no walk unless its delays depend on
   // its size (a LINK) or its walk goes on in another process.
   if (known && from->planned && n > 0) {
-    deliver(*from, outbox, msgs, count, lane, woken, remote);
+    deliver(*from, outbox, msgs, count, words, lane, woken, remote);
     return Status::success();
   }
   bool linked = false;
@@ -379,17 +380,14 @@ Status Fabric::walk(Walker &w, const Source &src, const Outbox &outbox, const Ou
     from->log.emplace(uint32_t(arrivals.size()), logBytes_);
     from->planned = !linked && w.crossings.empty();
   }
-  deliver(*from, outbox, msgs, count, lane, woken, remote, !known);
+  deliver(*from, outbox, msgs, count, words, lane, woken, remote, !known);
   return Status::success();
 }
 
 void Fabric::deliver(Origin &from, const Outbox &outbox, const OutMsg *const *msgs, size_t count,
-                     uint8_t lane, std::vector<uint64_t> &woken, std::vector<Remote> &remote,
-                     bool first) {
-  uint64_t block = 0;
-  for (size_t k = 0; k < count; ++k)
-    block += MessageLog::kHeader + msgs[k]->size;
-  from.log->appendBlock(outbox.words.data(), msgs, count, block);
+                     uint64_t words, uint8_t lane, std::vector<uint64_t> &woken,
+                     std::vector<Remote> &remote, bool first) {
+  from.log->appendBlock(outbox.words.data(), msgs, count, count * MessageLog::kHeader + words);
   // The queues learn their log here; a waiting PE is woken to count again.
   // A queue of a PE that another thread runs is that thread's to look at.
   for (const Arrival *a = from.targetsBegin(); a != from.targetsEnd(); ++a) {
@@ -403,16 +401,19 @@ void Fabric::deliver(Origin &from, const Outbox &outbox, const OutMsg *const *ms
   }
 }
 
-Status Fabric::route(Walker &w, uint64_t sender, const PeState &state, Outbox &outbox, uint8_t lane,
-                     std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
-  // A visit's messages of one color travel as one block (each color keeps
-  // its send order; colors reach different queues): the tables they follow
-  // do not depend on their sizes (a row gather's relay and send differ),
-  // and a queue adds a link's size-dependent time per message. Empty
-  // messages deliver nothing and go on their own.
-  // By color, stably: a visit sends thousands of messages on a few colors.
-  std::vector<const OutMsg *> &order = w.order;
-  std::vector<uint32_t> &colors = w.colors;
+namespace {
+/// A visit's messages by color, stably, into `order`: a visit sends
+/// thousands of messages on a few colors, and a batch's mostly on one.
+void orderByColor(const Outbox &outbox, std::vector<const OutMsg *> &order,
+                  std::vector<uint32_t> &colors) {
+  order.clear();
+  bool oneColor = true;
+  for (const OutMsg &msg : outbox.msgs) {
+    oneColor &= msg.color == outbox.msgs[0].color;
+    order.push_back(&msg);
+  }
+  if (oneColor)
+    return;
   order.clear();
   colors.clear();
   for (const OutMsg &msg : outbox.msgs)
@@ -424,6 +425,18 @@ Status Fabric::route(Walker &w, uint64_t sender, const PeState &state, Outbox &o
     for (const OutMsg &msg : outbox.msgs)
       if (msg.color == color)
         order.push_back(&msg);
+}
+} // namespace
+
+Status Fabric::route(Walker &w, uint64_t sender, const PeState &state, Outbox &outbox, uint8_t lane,
+                     std::vector<uint64_t> &woken, std::vector<Remote> &remote) {
+  // A visit's messages of one color travel as one block (each color keeps
+  // its send order; colors reach different queues): the tables they follow
+  // do not depend on their sizes (a row gather's relay and send differ),
+  // and a queue adds a link's size-dependent time per message. Empty
+  // messages deliver nothing and go on their own.
+  std::vector<const OutMsg *> &order = w.order;
+  orderByColor(outbox, order, w.colors);
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j]->color == order[i]->color &&

@@ -545,11 +545,12 @@ private:
   Status walk(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
               size_t count, uint8_t lane, std::vector<uint64_t> &woken,
               std::vector<Remote> &remote);
-  /// Appends a block of `from`'s messages to its log and wakes the cores it
-  /// reaches that wait; `first`: its first block, which tells them the log.
+  /// Appends a block of `from`'s messages (`words` words in all) to its
+  /// log and wakes the cores it reaches that wait; `first`: its first
+  /// block, which tells them the log.
   void deliver(Origin &from, const Outbox &outbox, const OutMsg *const *msgs, size_t count,
-               uint8_t lane, std::vector<uint64_t> &woken, std::vector<Remote> &remote,
-               bool first = false);
+               uint64_t words, uint8_t lane, std::vector<uint64_t> &woken,
+               std::vector<Remote> &remote, bool first = false);
   /// Adds the walk's crossings, with its messages, to Walker::outgoing.
   void passOn(Walker &w, const Source &src, const Outbox &outbox, const OutMsg *const *msgs,
               size_t count);
