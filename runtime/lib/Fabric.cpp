@@ -162,16 +162,10 @@ void MessageLog::appendBlock(const uint32_t *words, const OutMsg *const *msgs, s
   uint32_t *d = tail_->words() + used;
   uint64_t sent = 0;
   for (size_t k = 0; k < count; ++k) {
-    const OutMsg &m = *msgs[k];
-    d[0] = m.size;
-    d[1] = uint32_t(m.time);
-    d[2] = uint32_t(m.time >> 32);
-    std::memcpy(d + kHeader, words + m.offset, size_t(m.size) * 4);
-    d += kHeader + m.size;
-    sent += m.size;
+    d = put(d, words + msgs[k]->offset, msgs[k]->size, msgs[k]->time);
+    sent += msgs[k]->size;
   }
-  tail_->used.store(used + uint32_t(blockWords), std::memory_order_release);
-  words_.store(words_.load(std::memory_order_relaxed) + sent, std::memory_order_release);
+  publish(used + uint32_t(blockWords), sent);
 }
 
 void MessageLog::grow(uint64_t atLeast) {
@@ -209,13 +203,8 @@ void MessageLog::append(const uint32_t *words, uint32_t n, uint64_t time) {
   if (room() < need)
     grow(need);
   uint32_t used = tail_->used.load(std::memory_order_relaxed);
-  uint32_t *d = tail_->words() + used;
-  d[0] = n;
-  d[1] = uint32_t(time);
-  d[2] = uint32_t(time >> 32);
-  std::memcpy(d + kHeader, words, size_t(n) * 4);
-  tail_->used.store(used + need, std::memory_order_release);
-  words_.store(words_.load(std::memory_order_relaxed) + n, std::memory_order_release);
+  put(tail_->words() + used, words, n, time);
+  publish(used + need, n);
 }
 
 void Fabric::assignLanes(const std::vector<uint8_t> &laneOfPe) {

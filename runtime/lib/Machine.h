@@ -22,6 +22,8 @@
 
 namespace wsc::runtime::detail {
 
+struct OutMsg;
+
 /// The messages one origin (a sending PE and color) sent, in send order.
 /// Every core the origin reaches reads them at its own pace through its
 /// receive queue: a multicast to thousands of cores is written once, and
@@ -32,8 +34,6 @@ namespace wsc::runtime::detail {
 /// ones however long its stream.
 /// One thread (the origin's) appends; a reader on another thread sees what
 /// was published before the mail that woke it, and may see more.
-struct OutMsg;
-
 class MessageLog {
 public:
   /// The bytes a run's segments hold, now and at most: a fabric's logs
@@ -97,6 +97,20 @@ private:
   }
   /// Starts a segment of at least `atLeast` words.
   void grow(uint64_t atLeast);
+  /// Writes a message, its header then its words, at `d`; the word past it.
+  static uint32_t *put(uint32_t *d, const uint32_t *words, uint32_t n, uint64_t time) {
+    d[0] = n;
+    d[1] = uint32_t(time);
+    d[2] = uint32_t(time >> 32);
+    std::memcpy(d + kHeader, words, size_t(n) * 4);
+    return d + kHeader + n;
+  }
+  /// Publishes the last segment's words up to `used`, which hold `sent`
+  /// more messages' words.
+  void publish(uint32_t used, uint64_t sent) {
+    tail_->used.store(used, std::memory_order_release);
+    words_.store(words_.load(std::memory_order_relaxed) + sent, std::memory_order_release);
+  }
   void dropSpare() {
     if (Segment *s = spare_.exchange(nullptr, std::memory_order_acq_rel))
       free(s);
